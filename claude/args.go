@@ -1,0 +1,145 @@
+package claude
+
+import (
+	"os"
+	"sort"
+	"strings"
+)
+
+// AgentTools are the tools an agent turn may use without asking. The Skill
+// tool needs no entry (PROTOCOL.md §4).
+const AgentTools = "Bash Read Edit Write Glob Grep"
+
+// AgentArgs is the argv of one agent turn under the isolation recipe of
+// PROTOCOL.md §4: project settings only (the skill installed in the sandbox
+// is a project skill), no MCP servers but ours (none).
+func AgentArgs(prompt, resumeSession, model string) []string {
+	args := []string{"-p", prompt,
+		"--output-format", "stream-json", "--verbose",
+		"--setting-sources", "project", "--strict-mcp-config",
+		"--allowedTools", AgentTools,
+	}
+	if resumeSession != "" {
+		args = append(args, "--resume", resumeSession)
+	}
+	if model != "" {
+		args = append(args, "--model", model)
+	}
+	return args
+}
+
+// StructuredArgs is the argv of a cold call that must answer with JSON
+// matching schema (PROTOCOL.md §7): no tools, no session left behind.
+func StructuredArgs(prompt, schema, model string) []string {
+	args := []string{"-p", prompt,
+		"--output-format", "stream-json", "--verbose",
+		"--json-schema", schema, "--tools", "",
+		"--setting-sources", "project", "--strict-mcp-config",
+		"--no-session-persistence",
+	}
+	if model != "" {
+		args = append(args, "--model", model)
+	}
+	return args
+}
+
+// CredentialVars are the variables that carry the author's credentials.
+var CredentialVars = []string{"ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_AUTH_TOKEN"}
+
+// passThrough are the variables an agent process may inherit: what the CLI
+// needs to find its binary, speak the user's locale and reach its API.
+// Everything else in the author's environment stays out.
+var passThrough = []string{"PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR",
+	"HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "https_proxy", "http_proxy", "no_proxy",
+	"NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE"}
+
+// passPrefixes: the CLI's own configuration (base URL, model names, retries,
+// credentials) lives in these.
+var passPrefixes = []string{"ANTHROPIC_", "CLAUDE_CODE_"}
+
+// EnvOptions says how to build an agent's environment.
+type EnvOptions struct {
+	Home      string   // a fresh HOME
+	ConfigDir string   // CLAUDE_CONFIG_DIR; "" keeps the author's own
+	Extra     []string // KEY=VALUE set last (e.g. CLAUDE_CODE_MAX_RETRIES)
+	PassEnv   []string // names the author asked to pass (--pass-env)
+}
+
+// Env builds an environment by allowlist from base (normally os.Environ()).
+func Env(base []string, o EnvOptions) []string {
+	allowed := map[string]bool{}
+	for _, k := range passThrough {
+		allowed[k] = true
+	}
+	for _, k := range o.PassEnv {
+		allowed[k] = true
+	}
+	vars := map[string]string{}
+	for _, kv := range base {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		if allowed[k] || hasAnyPrefix(k, passPrefixes) {
+			vars[k] = v
+		}
+	}
+	// A non-interactive, quiet CLI: no telemetry, no update checks.
+	vars["TERM"] = "dumb"
+	vars["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] = "1"
+	vars["DISABLE_TELEMETRY"] = "1"
+	vars["DISABLE_AUTOUPDATER"] = "1"
+	if vars["LANG"] == "" {
+		vars["LANG"] = "C.UTF-8"
+	}
+	if o.Home != "" {
+		vars["HOME"] = o.Home
+	}
+	delete(vars, "CLAUDE_CONFIG_DIR")
+	if o.ConfigDir != "" {
+		vars["CLAUDE_CONFIG_DIR"] = o.ConfigDir
+	}
+	for _, kv := range o.Extra {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			vars[k] = v
+		}
+	}
+	env := make([]string, 0, len(vars))
+	for k, v := range vars {
+		env = append(env, k+"="+v)
+	}
+	sort.Strings(env)
+	return env
+}
+
+// HasCredentials reports whether the environment carries an API key or
+// OAuth token, which lets a run use a fresh config dir (fully hermetic).
+func HasCredentials(base []string) bool {
+	for _, kv := range base {
+		k, v, _ := strings.Cut(kv, "=")
+		for _, c := range CredentialVars {
+			if k == c && v != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// AuthorConfigDir is where the author's own Claude Code config lives.
+func AuthorConfigDir() string {
+	if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
+		return d
+	}
+	home, _ := os.UserHomeDir()
+	return home + "/.claude"
+}
+
+func hasAnyPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,178 @@
+package claude
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// VerifiedVersion is the Claude Code version whose stream-json this package
+// was verified against (shared/claude-code/PROTOCOL.md). The same version is
+// pinned for tests and the demo in tools/package.json; a test keeps the two
+// in step.
+const VerifiedVersion = "2.1.328"
+
+// Invocation is one run of the CLI.
+type Invocation struct {
+	Binary string
+	Args   []string
+	Env    []string // the complete environment: nothing is inherited
+	Dir    string
+	// Stdout receives the raw stream as it arrives (the saved transcript).
+	Stdout io.Writer
+	// Timeout bounds the whole invocation; 0 means none.
+	Timeout time.Duration
+	// Grace is how long SIGTERM is given before SIGKILL.
+	Grace time.Duration
+}
+
+// Outcome is what the process did, apart from what it printed.
+type Outcome struct {
+	ExitCode int
+	Stderr   string
+	TimedOut bool
+	Turn     Turn
+}
+
+// Run starts the CLI, streams its stdout to inv.Stdout while parsing it, and
+// stops it with SIGTERM then SIGKILL when ctx ends or the timeout passes. The
+// child runs in its own process group so the signal reaches its helpers too.
+// A non-nil error means the process could not be run at all.
+func Run(ctx context.Context, inv Invocation) (Outcome, error) {
+	var out Outcome
+	runCtx := ctx
+	var cancel context.CancelFunc = func() {}
+	if inv.Timeout > 0 {
+		runCtx, cancel = context.WithTimeout(ctx, inv.Timeout)
+	}
+	defer cancel()
+
+	cmd := exec.Command(inv.Binary, inv.Args...)
+	cmd.Env = inv.Env
+	cmd.Dir = inv.Dir
+	cmd.Stdin = nil // /dev/null: the CLI must never wait for input
+	var stderr bytes.Buffer
+	cmd.Stderr = &limitedWriter{w: &stderr, n: 64 << 10}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return out, fmt.Errorf("claude stdout: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return out, fmt.Errorf("starting %s: %w", inv.Binary, err)
+	}
+
+	// Stop the group on cancellation: SIGTERM first (the CLI then stops its
+	// Bash child), SIGKILL after the grace period.
+	stopped := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-done:
+			return
+		case <-runCtx.Done():
+		}
+		close(stopped)
+		pgid := cmd.Process.Pid
+		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		grace := inv.Grace
+		if grace <= 0 {
+			grace = 2 * time.Second
+		}
+		select {
+		case <-done:
+		case <-time.After(grace):
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		}
+	}()
+
+	var src io.Reader = stdout
+	if inv.Stdout != nil {
+		src = io.TeeReader(stdout, inv.Stdout)
+	}
+	turn, perr := ParseTurn(src)
+	// Drain whatever is left so the child never blocks on a full pipe.
+	_, _ = io.Copy(io.Discard, src)
+	werr := cmd.Wait()
+	close(done)
+
+	out.Turn = turn
+	out.Stderr = stderr.String()
+	select {
+	case <-stopped:
+		out.TimedOut = ctx.Err() == nil // our timeout, not the caller's cancel
+	default:
+	}
+	var exitErr *exec.ExitError
+	switch {
+	case werr == nil:
+	case errors.As(werr, &exitErr):
+		out.ExitCode = exitErr.ExitCode()
+		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			out.ExitCode = 128 + int(ws.Signal())
+		}
+	default:
+		return out, fmt.Errorf("waiting for claude: %w", werr)
+	}
+	if perr != nil {
+		return out, perr
+	}
+	return out, nil
+}
+
+// limitedWriter keeps the first n bytes and drops the rest, so a chatty
+// stderr cannot grow without bound.
+type limitedWriter struct {
+	w io.Writer
+	n int
+}
+
+func (l *limitedWriter) Write(p []byte) (int, error) {
+	if l.n > 0 {
+		k := min(len(p), l.n)
+		l.n -= k
+		_, _ = l.w.Write(p[:k])
+	}
+	return len(p), nil
+}
+
+var versionRE = regexp.MustCompile(`\d+\.\d+\.\d+`)
+
+// Version asks the binary for its version ("2.1.328").
+func Version(ctx context.Context, binary string, env []string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, "--version")
+	cmd.Env = env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	b, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("%s --version: %w (%s)", binary, err, strings.TrimSpace(stderr.String()))
+	}
+	v := versionRE.FindString(string(b))
+	if v == "" {
+		return "", fmt.Errorf("%s --version printed %q, not a version", binary, strings.TrimSpace(string(b)))
+	}
+	return v, nil
+}
+
+// LookPath finds the claude binary: $VIBE_TEST_CLAUDE, then PATH.
+func LookPath() (string, error) {
+	if p := os.Getenv("VIBE_TEST_CLAUDE"); p != "" {
+		return p, nil
+	}
+	p, err := exec.LookPath("claude")
+	if err != nil {
+		return "", fmt.Errorf("claude not found on PATH: install the pinned version with `npm install -g @anthropic-ai/claude-code@%s` (or set VIBE_TEST_CLAUDE to its path)", VerifiedVersion)
+	}
+	return p, nil
+}

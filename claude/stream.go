@@ -1,0 +1,262 @@
+// Package claude runs the Claude Code CLI headless and reads what it printed.
+//
+// It is the only package that knows the CLI's flags and the shapes of its
+// stream-json events (see shared/claude-code/PROTOCOL.md, verified on the
+// version in VerifiedVersion). Everything else in vibe-test works with the
+// Turn values this package produces.
+package claude
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// ToolCall is one tool the agent executed, in the order the model asked for it.
+type ToolCall struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	Result    string          `json:"result,omitempty"`
+	IsError   bool            `json:"is_error,omitempty"`
+	HasResult bool            `json:"has_result"`
+	Denied    bool            `json:"denied,omitempty"`
+}
+
+// Usage is the input picture (and output) of one API call.
+type Usage struct {
+	Input         int64 `json:"input_tokens"`
+	CacheCreation int64 `json:"cache_creation_input_tokens"`
+	CacheRead     int64 `json:"cache_read_input_tokens"`
+	Output        int64 `json:"output_tokens"`
+}
+
+// Context is the number of tokens the model saw on this call.
+func (u Usage) Context() int64 { return u.Input + u.CacheCreation + u.CacheRead }
+
+// Turn is one invocation of `claude -p`, parsed from its stream-json.
+type Turn struct {
+	SessionID      string     `json:"session_id,omitempty"`
+	Model          string     `json:"model,omitempty"`
+	CLIVersion     string     `json:"claude_code_version,omitempty"`
+	Skills         []string   `json:"skills,omitempty"`
+	Calls          []ToolCall `json:"tool_calls"`
+	Text           string     `json:"text,omitempty"`
+	APICalls       int        `json:"api_calls"`
+	LastUsage      Usage      `json:"last_usage"`
+	ContextTokens  int64      `json:"context_tokens"`
+	CostUSD        float64    `json:"cost_usd"`
+	HasResult      bool       `json:"has_result"`
+	IsError        bool       `json:"is_error,omitempty"`
+	TerminalReason string     `json:"terminal_reason,omitempty"`
+	APIErrorStatus int        `json:"api_error_status,omitempty"`
+	Errors         []string   `json:"errors,omitempty"`
+	Retries        int        `json:"api_retries,omitempty"`
+	// StructuredOutput is set by --json-schema calls when the model called
+	// the StructuredOutput tool; absent otherwise, even on "success".
+	StructuredOutput json.RawMessage `json:"structured_output,omitempty"`
+	// BadLines counts lines that were not valid JSON (a stream cut mid-line).
+	BadLines int `json:"bad_lines,omitempty"`
+}
+
+// maxLine bounds one stream-json line; tool results can be large.
+const maxLine = 64 << 20
+
+// ParseTurn reads one invocation's stream-json. It never fails on content:
+// malformed lines are counted, and a missing result line leaves HasResult
+// false, which Failure reports. Only a read error is returned.
+func ParseTurn(r io.Reader) (Turn, error) {
+	var t Turn
+	byID := map[string]int{} // tool_use id → index in t.Calls
+	var lastMsgID string
+	var lastText strings.Builder
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 1<<20), maxLine)
+	for sc.Scan() {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		if !gjson.ValidBytes(line) {
+			t.BadLines++
+			continue
+		}
+		ev := gjson.ParseBytes(line)
+		switch ev.Get("type").String() {
+		case "system":
+			switch ev.Get("subtype").String() {
+			case "init":
+				t.SessionID = ev.Get("session_id").String()
+				t.Model = ev.Get("model").String()
+				t.CLIVersion = ev.Get("claude_code_version").String()
+				t.Skills = t.Skills[:0]
+				for _, s := range ev.Get("skills").Array() {
+					t.Skills = append(t.Skills, s.String())
+				}
+			case "api_retry":
+				t.Retries++
+			case "permission_denied":
+				if i, ok := byID[ev.Get("tool_use_id").String()]; ok {
+					t.Calls[i].Denied = true
+				}
+			}
+		case "assistant":
+			msg := ev.Get("message")
+			// Synthetic messages report API errors; they are not model calls.
+			if msg.Get("model").String() == "<synthetic>" || ev.Get("is_api_error_message").Bool() {
+				continue
+			}
+			id := msg.Get("id").String()
+			if id != lastMsgID {
+				// A new API call: its text replaces the previous call's as the
+				// candidate final text.
+				t.APICalls++
+				lastMsgID = id
+				lastText.Reset()
+				u := msg.Get("usage")
+				t.LastUsage = Usage{
+					Input:         u.Get("input_tokens").Int(),
+					CacheCreation: u.Get("cache_creation_input_tokens").Int(),
+					CacheRead:     u.Get("cache_read_input_tokens").Int(),
+					Output:        u.Get("output_tokens").Int(),
+				}
+			}
+			if ev.Get("parent_tool_use_id").Exists() && ev.Get("parent_tool_use_id").Type != gjson.Null {
+				// A subagent's call: count the API call but keep the trace to the
+				// main agent's own actions.
+				continue
+			}
+			for _, block := range msg.Get("content").Array() {
+				switch block.Get("type").String() {
+				case "text":
+					lastText.WriteString(block.Get("text").String())
+				case "tool_use":
+					byID[block.Get("id").String()] = len(t.Calls)
+					t.Calls = append(t.Calls, ToolCall{
+						ID:    block.Get("id").String(),
+						Name:  block.Get("name").String(),
+						Input: json.RawMessage(block.Get("input").Raw),
+					})
+				}
+			}
+		case "user":
+			for _, block := range ev.Get("message.content").Array() {
+				if block.Get("type").String() != "tool_result" {
+					continue
+				}
+				i, ok := byID[block.Get("tool_use_id").String()]
+				if !ok {
+					continue
+				}
+				t.Calls[i].HasResult = true
+				t.Calls[i].IsError = block.Get("is_error").Bool()
+				t.Calls[i].Result = resultText(block.Get("content"))
+			}
+		case "result":
+			t.HasResult = true
+			t.IsError = ev.Get("is_error").Bool()
+			t.TerminalReason = ev.Get("terminal_reason").String()
+			t.APIErrorStatus = int(ev.Get("api_error_status").Int())
+			t.CostUSD = ev.Get("total_cost_usd").Float()
+			if t.SessionID == "" {
+				t.SessionID = ev.Get("session_id").String()
+			}
+			if res := ev.Get("result"); res.Exists() {
+				t.Text = res.String()
+			}
+			for _, e := range ev.Get("errors").Array() {
+				t.Errors = append(t.Errors, e.String())
+			}
+			if so := ev.Get("structured_output"); so.Exists() && so.Type != gjson.Null {
+				t.StructuredOutput = json.RawMessage(so.Raw)
+			}
+			// result.usage is a sum over the turn's calls; only its
+			// iterations element (the last call's) says what the model saw.
+			its := ev.Get("usage.iterations").Array()
+			for k := len(its) - 1; k >= 0; k-- {
+				if its[k].Get("type").String() == "message" {
+					t.LastUsage = Usage{
+						Input:         its[k].Get("input_tokens").Int(),
+						CacheCreation: its[k].Get("cache_creation_input_tokens").Int(),
+						CacheRead:     its[k].Get("cache_read_input_tokens").Int(),
+						Output:        its[k].Get("output_tokens").Int(),
+					}
+					break
+				}
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if err == bufio.ErrTooLong {
+			// An absurdly long line is treated like a cut stream, not a crash.
+			t.BadLines++
+		} else {
+			return t, fmt.Errorf("reading stream-json: %w", err)
+		}
+	}
+	if !t.HasResult {
+		t.Text = lastText.String()
+	}
+	t.ContextTokens = t.LastUsage.Context()
+	return t, nil
+}
+
+// resultText flattens a tool_result content (a string, or an array of blocks).
+func resultText(c gjson.Result) string {
+	if c.Type == gjson.String {
+		return c.String()
+	}
+	var b strings.Builder
+	for _, part := range c.Array() {
+		if part.Get("type").String() == "text" {
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(part.Get("text").String())
+		}
+	}
+	if b.Len() == 0 && c.Exists() {
+		return c.Raw
+	}
+	return b.String()
+}
+
+// Failure says why a turn failed, or "" when it succeeded. The rule is
+// PROTOCOL.md's: a non-zero exit, is_error, or no result line is a failure;
+// the result's subtype is never trusted.
+func (t Turn) Failure(exitCode int) string {
+	switch {
+	case !t.HasResult && exitCode == 0:
+		return "the stream ended without a result line"
+	case !t.HasResult:
+		return fmt.Sprintf("claude exited with code %d and no result line", exitCode)
+	case t.IsError:
+		reason := t.TerminalReason
+		if reason == "" {
+			reason = "error"
+		}
+		msg := strings.Join(t.Errors, "; ")
+		if msg == "" {
+			msg = firstLine(t.Text)
+		}
+		if t.APIErrorStatus != 0 {
+			return fmt.Sprintf("%s (HTTP %d): %s", reason, t.APIErrorStatus, msg)
+		}
+		return fmt.Sprintf("%s: %s", reason, msg)
+	case exitCode != 0:
+		return fmt.Sprintf("claude exited with code %d", exitCode)
+	}
+	return ""
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
