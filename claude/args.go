@@ -59,8 +59,8 @@ var passPrefixes = []string{"ANTHROPIC_", "CLAUDE_CODE_"}
 
 // EnvOptions says how to build an agent's environment.
 type EnvOptions struct {
-	Home      string   // a fresh HOME
-	ConfigDir string   // CLAUDE_CONFIG_DIR; "" keeps the author's own
+	Home      string   // a fresh HOME; "" keeps the author's (and their login)
+	ConfigDir string   // CLAUDE_CONFIG_DIR; "" keeps the author's setting
 	Extra     []string // KEY=VALUE set last (e.g. CLAUDE_CODE_MAX_RETRIES)
 	PassEnv   []string // names the author asked to pass (--pass-env)
 }
@@ -73,6 +73,12 @@ func Env(base []string, o EnvOptions) []string {
 	}
 	for _, k := range o.PassEnv {
 		allowed[k] = true
+	}
+	if o.Home == "" {
+		allowed["HOME"] = true
+	}
+	if o.ConfigDir == "" {
+		allowed["CLAUDE_CONFIG_DIR"] = true
 	}
 	vars := map[string]string{}
 	for _, kv := range base {
@@ -95,7 +101,6 @@ func Env(base []string, o EnvOptions) []string {
 	if o.Home != "" {
 		vars["HOME"] = o.Home
 	}
-	delete(vars, "CLAUDE_CONFIG_DIR")
 	if o.ConfigDir != "" {
 		vars["CLAUDE_CONFIG_DIR"] = o.ConfigDir
 	}

@@ -1,0 +1,155 @@
+// Package app is vibe-test's command line: flags become options, options
+// become a run, the run becomes a summary, files and an exit code. main.go
+// only wires the process to Main, so whole commands run inside tests.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+	"github.com/vibe-test/vibe-test/internal/exit"
+)
+
+// Version of vibe-test, stamped into run.json.
+var Version = "0.1.0-dev"
+
+// IO is where a command reads its environment and writes its output.
+type IO struct {
+	Env    []string // the process environment (KEY=VALUE)
+	Stdout io.Writer
+	Stderr io.Writer
+	// Styled enables colours and rounded borders (a terminal).
+	Styled bool
+}
+
+// Main runs the command line and returns the exit code. Errors are printed
+// as one line on stderr.
+func Main(ctx context.Context, args []string, stdio IO) int {
+	a := newApp(stdio)
+	err := a.RunContext(ctx, reorder(a, args))
+	if err != nil {
+		msg := strings.ReplaceAll(err.Error(), "\n", " ")
+		fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", msg)
+	}
+	return exit.Code(err)
+}
+
+func newApp(stdio IO) *cli.App {
+	runFlags := runFlagSet()
+	a := &cli.App{
+		Name:      "vibe-test",
+		Usage:     "measure whether an agent still follows a skill after the conversation moves on",
+		UsageText: "vibe-test [flags] ./SKILL.md\n   vibe-test demo\n   vibe-test report RUN_DIR",
+		Version:   Version,
+		Writer:    stdio.Stdout,
+		ErrWriter: stdio.Stderr,
+		// urfave/cli would call os.Exit itself, skipping deferred cleanup;
+		// Main maps errors to exit codes instead.
+		ExitErrHandler:  func(*cli.Context, error) {},
+		HideHelpCommand: true,
+		Flags:           runFlags,
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				_ = cli.ShowAppHelp(c)
+				return exit.Errorf(exit.Tool, "no skill given: expected a path to a SKILL.md or its folder")
+			}
+			return runCommand(c, stdio)
+		},
+		Commands: []*cli.Command{
+			{
+				Name:      "run",
+				Usage:     "run the decay measurement on a skill (the default command)",
+				ArgsUsage: "./SKILL.md",
+				Flags:     runFlags,
+				Action:    func(c *cli.Context) error { return runCommand(c, stdio) },
+			},
+			{
+				Name:   "demo",
+				Usage:  "run the bundled example skill against a scripted model with the real claude CLI (no credentials needed)",
+				Flags:  demoFlags(),
+				Action: func(c *cli.Context) error { return demoCommand(c, stdio) },
+			},
+			{
+				Name:      "report",
+				Usage:     "re-render the summary and chart of a saved run (no model calls)",
+				ArgsUsage: "RUN_DIR",
+				Action:    func(c *cli.Context) error { return reportCommand(c, stdio) },
+			},
+		},
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			return exit.With(exit.Tool, fmt.Errorf("%w (see vibe-test --help)", err))
+		},
+	}
+	return a
+}
+
+// reorder moves flags ahead of positional arguments, so
+// `vibe-test ./SKILL.md --no-baseline-gate` works as users type it (the
+// standard flag parser stops at the first positional argument).
+func reorder(a *cli.App, args []string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	flags := a.Flags
+	start := 1
+	for _, c := range a.Commands {
+		if args[1] == c.Name {
+			flags, start = c.Flags, 2
+		}
+	}
+	takesValue := map[string]bool{}
+	for _, f := range flags {
+		_, isBool := f.(*cli.BoolFlag)
+		for _, n := range f.Names() {
+			takesValue[n] = !isBool
+		}
+	}
+	var flagArgs, positional []string
+	rest := args[start:]
+	for i := 0; i < len(rest); i++ {
+		s := rest[i]
+		if s == "--" {
+			positional = append(positional, rest[i+1:]...)
+			break
+		}
+		if strings.HasPrefix(s, "-") && len(s) > 1 {
+			flagArgs = append(flagArgs, s)
+			name := strings.TrimLeft(s, "-")
+			if !strings.Contains(name, "=") && takesValue[name] && i+1 < len(rest) {
+				i++
+				flagArgs = append(flagArgs, rest[i])
+			}
+			continue
+		}
+		positional = append(positional, s)
+	}
+	out := append([]string{}, args[:start]...)
+	out = append(out, flagArgs...)
+	return append(out, positional...)
+}
+
+// envValue reads a variable from an environment list.
+func envValue(env []string, key string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
+}
+
+// isInterrupted reports whether err comes from a cancelled context.
+func isInterrupted(ctx context.Context, err error) bool {
+	return ctx.Err() != nil || errors.Is(err, context.Canceled)
+}
+
+// Stdin-free main helper: the styled check for a real terminal.
+func IsTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,78 @@
+package app
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+	"github.com/vibe-test/vibe-test/claude"
+	"github.com/vibe-test/vibe-test/demo"
+	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/scripted"
+)
+
+func demoFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "out", Usage: "the run `folder` (default ./vibe-runs/<UTC time>-stock-ledger)"},
+		&cli.StringFlag{Name: "personas", Value: "decaying,steady", Usage: "the scripted agent's persona per conversation: steady, decaying, never, escaping"},
+		&cli.BoolFlag{Name: "keep-sandbox", Usage: "keep each conversation's sandbox folder"},
+	}
+}
+
+// demoCommand runs the bundled skill against the scripted model with the
+// real CLI. It needs no credentials and makes no network call beyond
+// 127.0.0.1. It exits 0 when the demo ran as designed and says which exit
+// code a real run with these results would give.
+func demoCommand(c *cli.Context, stdio IO) error {
+	personas := strings.Split(c.String("personas"), ",")
+	if _, err := findClaude(stdio.Env); err != nil {
+		return exit.Errorf(exit.Tool, "the demo runs the real claude CLI, which is not installed: run `make tools` in the vibe-test repo (installs @anthropic-ai/claude-code@%s into tools/) or `npm install -g @anthropic-ai/claude-code@%s`", claude.VerifiedVersion, claude.VerifiedVersion)
+	}
+	script, err := demo.Script(personas, false)
+	if err != nil {
+		return exit.With(exit.Tool, fmt.Errorf("--personas: %w", err))
+	}
+	srv, err := scripted.Start(script)
+	if err != nil {
+		return exit.With(exit.Tool, fmt.Errorf("starting the scripted model: %w", err))
+	}
+	defer srv.Close()
+	dir, err := os.MkdirTemp("", "stock-")
+	if err != nil {
+		return exit.With(exit.Tool, err)
+	}
+	defer os.RemoveAll(dir)
+	paths, err := demo.Materialize(dir)
+	if err != nil {
+		return exit.With(exit.Tool, err)
+	}
+	env := DemoEnv(stdio.Env, srv.URL())
+	fmt.Fprintf(stdio.Stderr, "vibe-test demo: scripted model on %s, personas %s (one per conversation, in order)\n", srv.URL(), strings.Join(personas, ", "))
+	r, err := Execute(c.Context, Options{
+		SkillPath: paths.Skill, ConfigPath: paths.Config, OutDir: c.String("out"),
+		Conversations: len(personas), Concurrency: 1, // in order, so conversation N gets persona N
+		TurnTimeout: defaultDemoTimeout, Grace: defaultGrace, MaxRetries: 1, Seed: 1,
+		KeepSandbox: c.Bool("keep-sandbox"), CacheDir: dir + "/cache",
+	}, IO{Env: env, Stdout: stdio.Stdout, Stderr: stdio.Stderr, Styled: stdio.Styled})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdio.Stdout, "\nThe demo ran as designed. A real run with these results would exit %d: %s\n", r.Outcome.Exit, r.Outcome.Sentence)
+	return nil
+}
+
+// DemoEnv is the environment of runs against the scripted model: the
+// author's allowlisted variables minus any real credentials, pointed at
+// 127.0.0.1 with a placeholder key (which also makes the run hermetic).
+func DemoEnv(base []string, url string) []string {
+	var env []string
+	for _, kv := range base {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "ANTHROPIC_") || k == "CLAUDE_CODE_OAUTH_TOKEN" || k == "CLAUDE_CONFIG_DIR" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "ANTHROPIC_BASE_URL="+url, "ANTHROPIC_API_KEY=sk-offline-placeholder")
+}

@@ -1,0 +1,447 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/urfave/cli/v2"
+	"github.com/vibe-test/vibe-test/chart"
+	"github.com/vibe-test/vibe-test/claude"
+	"github.com/vibe-test/vibe-test/fillers"
+	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/internal/redact"
+	"github.com/vibe-test/vibe-test/judge"
+	"github.com/vibe-test/vibe-test/plan"
+	"github.com/vibe-test/vibe-test/probe"
+	"github.com/vibe-test/vibe-test/report"
+	"github.com/vibe-test/vibe-test/result"
+	"github.com/vibe-test/vibe-test/rubric"
+	"github.com/vibe-test/vibe-test/skill"
+)
+
+// Options of one run; flags map onto these one to one.
+type Options struct {
+	SkillPath      string
+	ConfigPath     string
+	RubricPath     string
+	OutDir         string
+	Conversations  int
+	Concurrency    int
+	Model          string
+	JudgeModel     string
+	NoBaselineGate bool
+	KeepSandbox    bool
+	TurnTimeout    time.Duration
+	Grace          time.Duration
+	MaxRetries     int
+	FillersDir     string
+	Seed           int64
+	PassEnv        []string
+	Args           []string
+	// CacheDir holds cached rubrics ("" = $VIBE_TEST_CACHE_DIR or the
+	// user's cache folder).
+	CacheDir string
+}
+
+func runFlagSet() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "config", Usage: "the run's `vibe-test.yaml` (default: the one beside SKILL.md, if any)"},
+		&cli.StringFlag{Name: "rubric", Usage: "use a reviewed rubric `FILE` instead of extracting one"},
+		&cli.StringFlag{Name: "out", Usage: "the run `folder` (default ./vibe-runs/<UTC time>-<skill>)"},
+		&cli.IntFlag{Name: "conversations", Value: 2, Usage: "independent conversations to run"},
+		&cli.IntFlag{Name: "concurrency", Usage: "conversations run at once (default: all)"},
+		&cli.StringFlag{Name: "model", Usage: "the agent's model (default: the config's, else the CLI's)"},
+		&cli.StringFlag{Name: "judge-model", Usage: "the rubric and judge model (default: the config's, else the CLI's)"},
+		&cli.BoolFlag{Name: "no-baseline-gate", Usage: "go on when turn 1 fails (stamped loudly on every artifact)"},
+		&cli.BoolFlag{Name: "keep-sandbox", Usage: "keep each conversation's sandbox folder"},
+		&cli.DurationFlag{Name: "turn-timeout", Value: 10 * time.Minute, Usage: "stop a turn that runs longer (SIGTERM, then SIGKILL)"},
+		&cli.IntFlag{Name: "max-retries", Value: 2, Usage: "CLAUDE_CODE_MAX_RETRIES for every claude call"},
+		&cli.StringFlag{Name: "fillers", Usage: "a `folder` of your own filler passages (*.md, *.txt) added to the built-in ones"},
+		&cli.Int64Flag{Name: "seed", Usage: "filler selection seed (default: random, recorded in plan.json)"},
+		&cli.StringSliceFlag{Name: "pass-env", Usage: "also pass this environment `variable` to the agent"},
+	}
+}
+
+func optionsFrom(c *cli.Context) (Options, error) {
+	o := Options{
+		SkillPath: c.Args().First(), ConfigPath: c.String("config"), RubricPath: c.String("rubric"),
+		OutDir: c.String("out"), Conversations: c.Int("conversations"), Concurrency: c.Int("concurrency"),
+		Model: c.String("model"), JudgeModel: c.String("judge-model"),
+		NoBaselineGate: c.Bool("no-baseline-gate"), KeepSandbox: c.Bool("keep-sandbox"),
+		TurnTimeout: c.Duration("turn-timeout"), MaxRetries: c.Int("max-retries"),
+		FillersDir: c.String("fillers"), Seed: c.Int64("seed"), PassEnv: c.StringSlice("pass-env"),
+		Grace: 3 * time.Second,
+	}
+	if c.NArg() > 1 {
+		return o, fmt.Errorf("one skill per run: got %d paths (%s)", c.NArg(), strings.Join(c.Args().Slice(), ", "))
+	}
+	if o.Conversations < 1 || o.Conversations > 200 {
+		return o, fmt.Errorf("--conversations: %d, expected 1 to 200", o.Conversations)
+	}
+	if o.Concurrency < 0 {
+		return o, fmt.Errorf("--concurrency: %d, expected 0 (all) or more", o.Concurrency)
+	}
+	if o.TurnTimeout <= 0 {
+		return o, fmt.Errorf("--turn-timeout: %s, expected a positive duration", o.TurnTimeout)
+	}
+	if o.MaxRetries < 0 || o.MaxRetries > 20 {
+		return o, fmt.Errorf("--max-retries: %d, expected 0 to 20", o.MaxRetries)
+	}
+	if !c.IsSet("seed") {
+		o.Seed = rand.Int64N(1 << 31)
+	}
+	return o, nil
+}
+
+func runCommand(c *cli.Context, stdio IO) error {
+	o, err := optionsFrom(c)
+	if err != nil {
+		return exit.With(exit.Tool, err)
+	}
+	o.Args = c.Args().Slice()
+	r, err := Execute(c.Context, o, stdio)
+	if err != nil {
+		return err
+	}
+	return outcomeError(r)
+}
+
+// outcomeError turns a finished run's outcome into the exit code.
+func outcomeError(r *result.Run) error {
+	if r.Outcome.Exit == exit.OK {
+		return nil
+	}
+	return &exit.Error{Code: r.Outcome.Exit, Err: errors.New(r.Outcome.Verdict)}
+}
+
+// Execute runs the whole measurement and writes the run folder. An error
+// means the tool could not do its job (the run folder, if made, holds what
+// was done); a finished run's verdict is in its Outcome.
+func Execute(ctx context.Context, o Options, stdio IO) (*result.Run, error) {
+	sk, err := skill.Load(o.SkillPath)
+	if err != nil {
+		return nil, exit.With(exit.Tool, err)
+	}
+	cfg, cfgPath, err := loadConfig(o, sk)
+	if err != nil {
+		return nil, exit.With(exit.Tool, err)
+	}
+	var reviewed *rubric.Rubric
+	if o.RubricPath != "" {
+		if reviewed, err = rubric.Load(o.RubricPath); err != nil {
+			return nil, exit.With(exit.Tool, err)
+		}
+	}
+	pool := fillers.Builtin()
+	if o.FillersDir != "" {
+		own, err := fillers.LoadDir(o.FillersDir)
+		if err != nil {
+			return nil, exit.With(exit.Tool, err)
+		}
+		pool = append(pool, own...)
+	}
+	binary, err := findClaude(stdio.Env)
+	if err != nil {
+		return nil, exit.With(exit.Tool, err)
+	}
+	version, err := claude.Version(ctx, binary, claude.Env(stdio.Env, claude.EnvOptions{}))
+	if err != nil {
+		return nil, exit.Errorf(exit.Tool, "checking the claude CLI: %v", err)
+	}
+	outDir, err := makeOutDir(o.OutDir, sk.Name)
+	if err != nil {
+		return nil, exit.With(exit.Tool, err)
+	}
+
+	model, judgeModel := o.Model, o.JudgeModel
+	if cfg != nil {
+		if model == "" {
+			model = cfg.Model
+		}
+		if judgeModel == "" {
+			judgeModel = cfg.JudgeModel
+		}
+	}
+	hermetic := claude.HasCredentials(stdio.Env)
+	run := &result.Run{
+		SchemaVersion: result.SchemaVersion,
+		Status:        result.StatusRunning,
+		StartedAt:     time.Now().UTC(),
+		Versions: result.Versions{
+			VibeTest: Version, Claude: version, ClaudeVerified: claude.VerifiedVersion,
+			ClaudeMismatch: version != claude.VerifiedVersion,
+			RubricPrompt:   rubric.PromptVersion, JudgePrompt: judge.PromptVersion, RunSchema: result.SchemaVersion,
+		},
+		Skill: result.Skill{Name: sk.Name, Path: sk.Path, Hash: sk.Hash},
+		Config: result.Config{
+			Conversations: o.Conversations, Concurrency: o.Concurrency, Model: model, JudgeModel: judgeModel,
+			NoBaselineGate: o.NoBaselineGate, TurnTimeout: o.TurnTimeout.String(), MaxRetries: o.MaxRetries,
+			ConfigFile: cfgPath, RubricFile: o.RubricPath, FillersDir: o.FillersDir, KeepSandbox: o.KeepSandbox,
+			Args: o.Args,
+		},
+		Isolation: "author-config",
+	}
+	if hermetic {
+		run.Isolation = "hermetic"
+	}
+	if run.Versions.ClaudeMismatch {
+		fmt.Fprintf(stdio.Stderr, "warning: claude %s differs from %s, the version vibe-test's parser was verified on; results may be misread\n", version, claude.VerifiedVersion)
+	}
+	var mu sync.Mutex
+	saveErr := error(nil)
+	save := func() {
+		if err := result.Save(outDir, run); err != nil && saveErr == nil {
+			saveErr = err
+		}
+	}
+	update := func(fn func()) {
+		mu.Lock()
+		defer mu.Unlock()
+		fn()
+		save()
+	}
+	update(func() {})
+	fmt.Fprintf(stdio.Stderr, "vibe-test: run folder %s\n", outDir)
+
+	caller := claude.Caller{
+		Binary:  binary,
+		Env:     coldEnv(stdio.Env, hermetic, o.MaxRetries),
+		Timeout: o.TurnTimeout,
+		Grace:   o.Grace,
+	}
+	fail := func(err error) (*result.Run, error) {
+		update(func() {
+			run.Status, run.Error, run.FinishedAt = result.StatusError, err.Error(), time.Now().UTC()
+			if ctx.Err() != nil {
+				run.Status = result.StatusInterrupted
+			}
+		})
+		if ctx.Err() != nil {
+			return run, exit.Errorf(exit.Interrupted, "interrupted; the run folder %s keeps what was done", outDir)
+		}
+		return run, exit.With(exit.Tool, err)
+	}
+
+	// The plan: the config's tasks, or drafted by one cold call.
+	var pl *plan.Plan
+	if cfg != nil {
+		pl = plan.FromConfig(cfgPath, cfg)
+	} else {
+		fmt.Fprintln(stdio.Stderr, "vibe-test: no vibe-test.yaml beside the skill: drafting the base task and probes with one model call")
+		var turn claude.Turn
+		pl, turn, err = plan.Draft(ctx, caller, sk, judgeModel)
+		run.Costs.Plan += turn.CostUSD
+		if err != nil {
+			return fail(err)
+		}
+		fmt.Fprintf(stdio.Stdout, "Drafted tasks (saved in plan.json; copy them into %s beside SKILL.md to keep them):\n%s\n", plan.ConfigName, indent(pl.YAML()))
+	}
+	pl.Model, pl.JudgeModel, pl.FillerSeed = model, judgeModel, o.Seed
+	picks := make([][]fillers.Passage, o.Conversations)
+	for i := range picks {
+		if picks[i], err = fillers.Pick(pool, 6, o.Seed+int64(i)); err != nil {
+			return fail(fmt.Errorf("choosing fillers: %w", err))
+		}
+		ids := make([]string, len(picks[i]))
+		for k, p := range picks[i] {
+			ids[k] = p.ID
+		}
+		pl.Fillers = append(pl.Fillers, ids)
+	}
+	update(func() { run.Plan = pl })
+	if err := result.WriteJSON(filepath.Join(outDir, "plan.json"), pl); err != nil {
+		return fail(err)
+	}
+
+	// The rubric: reviewed, cached, or extracted by a cold call.
+	rb := reviewed
+	if rb == nil {
+		var u rubric.Usage
+		rb, u, err = rubric.Extract(ctx, caller, sk, judgeModel, cacheDir(o, stdio.Env))
+		run.Costs.Rubric += u.Cost
+		run.Costs.RubricTokens += u.Tokens
+		if err != nil {
+			return fail(err)
+		}
+	}
+	update(func() { run.Rubric = rb })
+	if err := result.WriteJSON(filepath.Join(outDir, "rubric.json"), rb); err != nil {
+		return fail(err)
+	}
+
+	driver := &probe.Driver{
+		Binary: binary, BaseEnv: stdio.Env, PassEnv: o.PassEnv, Hermetic: hermetic,
+		AuthorConfigDir: claude.AuthorConfigDir(), Skill: sk, Plan: pl,
+		Judge:  &judge.Judge{Caller: caller, Rubric: rb, Model: judgeModel},
+		RunDir: outDir, Model: model, TurnTimeout: o.TurnTimeout, Grace: o.Grace,
+		MaxRetries: o.MaxRetries, NoGate: o.NoBaselineGate, KeepSandbox: o.KeepSandbox,
+		Redactor: redact.FromEnv(stdio.Env, claude.CredentialVars), Update: update,
+	}
+	update(func() {
+		for i := 0; i < o.Conversations; i++ {
+			run.Conversations = append(run.Conversations, result.Conversation{
+				Index: i + 1, Status: "pending", Fillers: pl.Fillers[i], Turns: []result.Turn{},
+			})
+		}
+	})
+	limit := o.Concurrency
+	if limit <= 0 || limit > o.Conversations {
+		limit = o.Conversations
+	}
+	sem := make(chan struct{}, limit)
+	var wg sync.WaitGroup
+	for i := range run.Conversations {
+		wg.Add(1)
+		go func(conv *result.Conversation, passages []fillers.Passage) {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			driver.Converse(ctx, conv, passages)
+		}(&run.Conversations[i], picks[i])
+	}
+	wg.Wait()
+
+	update(func() {
+		run.FinishedAt = time.Now().UTC()
+		for i := range run.Conversations {
+			c := &run.Conversations[i]
+			if c.Status == "pending" {
+				c.Status = result.StatusInterrupted
+			}
+			for k := range c.Turns {
+				t := &c.Turns[k]
+				run.Costs.Agent += t.CostUSD
+				if t.Verdict != nil {
+					run.Costs.Judge += t.Verdict.CostUSD
+					run.Costs.JudgeTokens += t.Verdict.Tokens
+				}
+				if t.Verdict != nil && t.Verdict.Result == judge.Fail && t.Turn == 1 && o.NoBaselineGate {
+					run.GateBypassed = true
+				}
+			}
+		}
+		run.Costs.Total = run.Costs.Agent + run.Costs.Rubric + run.Costs.Plan + run.Costs.Judge
+		result.Decide(run)
+	})
+	if saveErr != nil {
+		return run, exit.With(exit.Tool, saveErr)
+	}
+	if err := writeChart(outDir, run); err != nil {
+		fmt.Fprintf(stdio.Stderr, "vibe-test: %v\n", err)
+	}
+	report.Summary(stdio.Stdout, run, stdio.Styled)
+	fmt.Fprintf(stdio.Stdout, "run folder: %s\n", outDir)
+	return run, nil
+}
+
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
+}
+
+// writeChart renders chart.html; a binary built without the echarts script
+// says how to build it instead of writing a page that cannot draw.
+func writeChart(dir string, r *result.Run) error {
+	f, err := os.CreateTemp(dir, ".chart.html.*")
+	if err != nil {
+		return fmt.Errorf("writing chart.html: %w", err)
+	}
+	defer os.Remove(f.Name())
+	if err := chart.Render(f, report.ChartData(r)); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing chart.html: %w", err)
+	}
+	return os.Rename(f.Name(), filepath.Join(dir, "chart.html"))
+}
+
+// loadConfig finds the config: --config, else vibe-test.yaml beside SKILL.md.
+func loadConfig(o Options, sk *skill.Skill) (*plan.Config, string, error) {
+	path := o.ConfigPath
+	if path == "" {
+		beside := filepath.Join(sk.Dir, plan.ConfigName)
+		if _, err := os.Stat(beside); err != nil {
+			return nil, "", nil
+		}
+		path = beside
+	}
+	cfg, err := plan.LoadConfig(path)
+	if err != nil {
+		return nil, "", err
+	}
+	return cfg, path, nil
+}
+
+// findClaude looks for the CLI the way the author's shell would.
+func findClaude(env []string) (string, error) {
+	if p := envValue(env, "VIBE_TEST_CLAUDE"); p != "" {
+		return p, nil
+	}
+	for _, dir := range filepath.SplitList(envValue(env, "PATH")) {
+		p := filepath.Join(dir, "claude")
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	if p, err := exec.LookPath("claude"); err == nil && envValue(env, "PATH") == "" {
+		return p, nil
+	}
+	return "", fmt.Errorf("claude not found on PATH: install the pinned version with `npm install -g @anthropic-ai/claude-code@%s` (or set VIBE_TEST_CLAUDE to its path)", claude.VerifiedVersion)
+}
+
+// makeOutDir creates the run folder; an existing non-empty folder is never
+// written into, so an earlier run is never overwritten.
+func makeOutDir(out, name string) (string, error) {
+	if out == "" {
+		out = filepath.Join("vibe-runs", time.Now().UTC().Format("20060102T150405Z")+"-"+name)
+	}
+	if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 {
+		return "", fmt.Errorf("--out %s: folder exists and is not empty, expected a new folder (a run is never written over another)", out)
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return "", fmt.Errorf("creating run folder %s: %w", out, err)
+	}
+	abs, err := filepath.Abs(out)
+	if err != nil {
+		return "", err
+	}
+	return abs, nil
+}
+
+// coldEnv builds the environment of rubric, plan and judge calls: hermetic
+// runs get a fresh HOME and config dir inside the call's own folder.
+func coldEnv(base []string, hermetic bool, maxRetries int) func(dir string) []string {
+	return func(dir string) []string {
+		o := claude.EnvOptions{Extra: []string{fmt.Sprintf("CLAUDE_CODE_MAX_RETRIES=%d", maxRetries)}}
+		if hermetic {
+			o.Home = filepath.Join(dir, ".home")
+			o.ConfigDir = filepath.Join(o.Home, ".claude")
+			_ = os.MkdirAll(o.ConfigDir, 0o700)
+		}
+		return claude.Env(base, o)
+	}
+}
+
+func cacheDir(o Options, env []string) string {
+	if o.CacheDir != "" {
+		return o.CacheDir
+	}
+	if d := envValue(env, "VIBE_TEST_CACHE_DIR"); d != "" {
+		return d
+	}
+	return rubric.DefaultCacheDir()
+}
+
+const (
+	defaultGrace       = 3 * time.Second
+	defaultDemoTimeout = 2 * time.Minute
+)

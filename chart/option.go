@@ -1,0 +1,431 @@
+package chart
+
+import (
+	"fmt"
+	"html"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+)
+
+// StampText is the red stamp's text, shown when the baseline gate was
+// bypassed.
+const stampText = "BASELINE GATE BYPASSED: turn 1 already failed, so this is not a decay curve."
+
+const (
+	// chartID names the chart's div and JavaScript variables. go-echarts
+	// generates a random one by default, which would make every page differ.
+	chartID = "decay"
+
+	// minTurns is the length of the protocol's conversation; the x axis
+	// always shows it, even for a run stopped early.
+	minTurns = 10
+
+	// maxDodge is how far apart, in turns, the first and last
+	// conversation's points are drawn at the same turn. Results are 0 or 1,
+	// so without a sideways offset every conversation that failed turn 6
+	// would be one dot with one tooltip.
+	maxDodge  = 0.3
+	dodgeStep = 0.12
+)
+
+// palette gives conversation i its colour; its result line and its
+// context line share it so they read as a pair.
+var palette = []string{"#3b5bdb", "#e8590c", "#2f9e44", "#ae3ec9", "#1098ad", "#f08c00", "#c2255c", "#5c940d"}
+
+// Marks drawn over the lines.
+const (
+	passColor       = "#2b8a3e"
+	failColor       = "#c92a2a"
+	escapeColor     = "#d9480f"
+	judgeErrorColor = "#868e96"
+	stampColor      = "#c92a2a"
+)
+
+// build turns d into a go-echarts line chart, validated and ready for
+// JSON(). It reports data it cannot draw honestly instead of guessing.
+func build(d Data) (*charts.Line, error) {
+	lastTurn := minTurns
+	for _, c := range d.Conversations {
+		seen := map[int]bool{}
+		for _, p := range c.Turns {
+			if err := checkPoint(p); err != nil {
+				return nil, fmt.Errorf("chart: %q turn %d: %w", c.Label, p.Turn, err)
+			}
+			if seen[p.Turn] {
+				return nil, fmt.Errorf("chart: %q has turn %d twice", c.Label, p.Turn)
+			}
+			seen[p.Turn] = true
+			lastTurn = max(lastTurn, p.Turn)
+		}
+	}
+
+	// Room at the top for the title, and the stamp under it when there is one.
+	gridTop := "90"
+	if d.GateBypassed {
+		gridTop = "140"
+	}
+
+	line := charts.NewLine()
+	// Clear the preset assets: by default go-echarts adds a <script src> on
+	// its remote assets host. Render inlines the script instead.
+	line.ClearPresetAssets()
+	line.SetGlobalOptions(
+		charts.WithInitializationOpts(opts.Initialization{
+			ChartID:   chartID,
+			PageTitle: pageTitle(d.Title),
+			Width:     "1000px",
+			Height:    "600px",
+			// SVG keeps text crisp and selectable, and lets a test see
+			// what was drawn in the DOM.
+			Renderer: "svg",
+			Theme:    "white",
+		}),
+		// A report is read, not watched; no animation also makes
+		// screenshots deterministic.
+		charts.WithAnimation(false),
+		charts.WithTitleOpts(opts.Title{Title: d.Title, Subtitle: d.Subtitle, Left: "center", Top: "10"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Bottom: "10"}),
+		charts.WithGridOpts(opts.Grid{Top: gridTop, Bottom: "80", Left: "80", Right: "90"}),
+		charts.WithXAxisOpts(opts.XAxis{
+			Type:         "value",
+			Name:         "turn",
+			NameLocation: "middle",
+			NameGap:      30,
+			Min:          1,
+			Max:          lastTurn,
+			MinInterval:  1,
+			SplitNumber:  lastTurn - 1,
+			AxisLabel:    &opts.AxisLabel{Show: opts.Bool(true), ShowMinLabel: opts.Bool(true), ShowMaxLabel: opts.Bool(true)},
+		}),
+		charts.WithYAxisOpts(opts.YAxis{
+			Type: "value",
+			// In the middle, rotated along the axis: at the top the name
+			// is wider than the margin and gets cut.
+			Name:         "judged result (1 = pass, 0 = fail)",
+			NameLocation: "middle",
+			NameGap:      30,
+			Min:          0,
+			Max:          1,
+			MinInterval:  1,
+			AxisLabel:    &opts.AxisLabel{Show: opts.Bool(true), ShowMinLabel: opts.Bool(true), ShowMaxLabel: opts.Bool(true)},
+		}),
+	)
+	line.ExtendYAxis(opts.YAxis{
+		Type:         "value",
+		Name:         "context tokens",
+		NameLocation: "middle",
+		NameGap:      60,
+		Position:     "right",
+		Min:          0,
+		SplitLine:    &opts.SplitLine{Show: opts.Bool(false)},
+		AxisLabel:    &opts.AxisLabel{Show: opts.Bool(true), ShowMinLabel: opts.Bool(true), ShowMaxLabel: opts.Bool(true)},
+	})
+
+	n := len(d.Conversations)
+	step := dodgeStep
+	if n > 1 {
+		step = min(dodgeStep, maxDodge/float64(n-1))
+	}
+	for i, c := range d.Conversations {
+		color := palette[i%len(palette)]
+		dodge := round3((float64(i) - float64(n-1)/2) * step)
+		results, marks := resultSeries(c, dodge)
+		line.AddSeries(c.Label+" result", nil, charts.WithSeriesOpts(func(s *charts.SingleSeries) {
+			s.Data = results
+			s.Color = color
+			s.Symbol = "circle"
+			s.SymbolSize = 12
+			s.ShowSymbol = opts.Bool(true)
+			// Judged turns are few and far apart; the line is there to
+			// join them, over fillers and judge errors alike.
+			s.ConnectNulls = opts.Bool(true)
+			s.LineStyle = &opts.LineStyle{Width: 2}
+			if len(marks) > 0 {
+				s.MarkPoints = &opts.MarkPoints{Data: marks}
+			}
+		}))
+		line.AddSeries(c.Label+" context", nil, charts.WithSeriesOpts(func(s *charts.SingleSeries) {
+			s.Data = contextSeries(c)
+			s.YAxisIndex = 1
+			s.Color = color
+			s.Symbol = "emptyCircle"
+			s.SymbolSize = 6
+			s.ShowSymbol = opts.Bool(true)
+			s.ConnectNulls = opts.Bool(true)
+			// Dashed and faint: context is the backdrop to the results.
+			s.LineStyle = &opts.LineStyle{Type: "dashed", Width: 1.5, Opacity: opts.Float(0.6)}
+		}))
+	}
+
+	line.Accept(optionVisitor{stamp: d.GateBypassed})
+	line.Validate()
+	return line, nil
+}
+
+// checkPoint rejects values the chart has no way to draw. A typo in a
+// result would otherwise vanish from the chart without a trace.
+func checkPoint(p Point) error {
+	if p.Turn < 1 {
+		return fmt.Errorf("turn must be 1 or more")
+	}
+	switch p.Kind {
+	case "base", "filler", "probe":
+	default:
+		return fmt.Errorf("unknown kind %q", p.Kind)
+	}
+	switch p.Result {
+	case "pass", "fail", "judge-error", "":
+	default:
+		return fmt.Errorf("unknown result %q", p.Result)
+	}
+	return nil
+}
+
+func pageTitle(title string) string {
+	if title == "" {
+		return "vibe-test decay chart"
+	}
+	return title
+}
+
+// judged reports whether p is a turn the judge scores: the baseline and the
+// probes. Fillers are never judged, whatever their Result says.
+func judged(p Point) bool { return p.Kind == "base" || p.Kind == "probe" }
+
+// item is one point of a series: [turn, value], with its own tooltip so
+// that the tooltip text is data, escaped here, and never JavaScript.
+type item struct {
+	Value     [2]float64 `json:"value"`
+	ItemStyle *itemStyle `json:"itemStyle,omitempty"`
+	Tooltip   tooltip    `json:"tooltip"`
+}
+
+type itemStyle struct {
+	Color string `json:"color"`
+}
+
+type tooltip struct {
+	Formatter string `json:"formatter"`
+}
+
+// mark is a mark point: an escape hatch or a judge error.
+type mark struct {
+	Name       string     `json:"name"`
+	Coord      [2]float64 `json:"coord"`
+	Symbol     string     `json:"symbol"`
+	SymbolSize any        `json:"symbolSize"`
+	ItemStyle  itemStyle  `json:"itemStyle"`
+	Label      markLabel  `json:"label"`
+	Tooltip    tooltip    `json:"tooltip"`
+}
+
+type markLabel struct {
+	Show       bool   `json:"show"`
+	Position   string `json:"position,omitempty"`
+	Formatter  string `json:"formatter"`
+	Color      string `json:"color"`
+	FontSize   int    `json:"fontSize"`
+	FontWeight string `json:"fontWeight,omitempty"`
+}
+
+// resultSeries returns a conversation's judged results as points, and the
+// marks for its escape hatches and judge errors. Only judged turns with a
+// pass or fail become points: a judge error is neither, so it is a mark
+// halfway up instead, and the line joins over it.
+func resultSeries(c Conversation, dodge float64) (points []item, marks []any) {
+	points = []item{}
+	for _, p := range c.Turns {
+		if !judged(p) || p.Result == "" {
+			continue
+		}
+		x := float64(p.Turn) + dodge
+		tip := tooltip{Formatter: judgedTooltip(c.Label, p)}
+		y := 0.5 // where a judge error's mark sits: neither pass nor fail
+		switch p.Result {
+		case "pass":
+			y = 1
+			points = append(points, item{Value: [2]float64{x, y}, ItemStyle: &itemStyle{Color: passColor}, Tooltip: tip})
+		case "fail":
+			y = 0
+			points = append(points, item{Value: [2]float64{x, y}, ItemStyle: &itemStyle{Color: failColor}, Tooltip: tip})
+		case "judge-error":
+			marks = append(marks, mark{
+				Name: "judge error", Coord: [2]float64{x, y},
+				Symbol: "roundRect", SymbolSize: []int{74, 20},
+				ItemStyle: itemStyle{Color: judgeErrorColor},
+				Label:     markLabel{Show: true, Formatter: "judge error", Color: "#fff", FontSize: 11},
+				Tooltip:   tip,
+			})
+		}
+		if p.Escape {
+			marks = append(marks, mark{
+				Name: "escape", Coord: [2]float64{x, y},
+				Symbol: "pin", SymbolSize: 40,
+				ItemStyle: itemStyle{Color: escapeColor},
+				// Above the pin: inside, the word does not fit the head.
+				Label:   markLabel{Show: true, Position: "top", Formatter: "escape", Color: escapeColor, FontSize: 12, FontWeight: "bold"},
+				Tooltip: tip,
+			})
+		}
+	}
+	return points, marks
+}
+
+// contextSeries returns a conversation's known context sizes, every turn
+// with a count, fillers included.
+func contextSeries(c Conversation) []item {
+	points := []item{}
+	for _, p := range c.Turns {
+		if p.ContextTokens <= 0 {
+			continue
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "<b>%s · turn %d · %s</b><br/>", esc(c.Label), p.Turn, kindName(p.Kind))
+		fmt.Fprintf(&b, "context tokens: %s<br/>tool calls: %d", thousands(p.ContextTokens), p.ToolCalls)
+		points = append(points, item{Value: [2]float64{float64(p.Turn), float64(p.ContextTokens)}, Tooltip: tooltip{Formatter: b.String()}})
+	}
+	return points
+}
+
+// judgedTooltip is the HTML of a judged turn's tooltip. Every piece of text
+// that is not ours goes through esc.
+func judgedTooltip(label string, p Point) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "<b>%s · turn %d · %s</b><br/>", esc(label), p.Turn, kindName(p.Kind))
+	switch p.Result {
+	case "pass":
+		fmt.Fprintf(&b, `result: <b style="color:%s">PASS</b><br/>`, passColor)
+	case "fail":
+		fmt.Fprintf(&b, `result: <b style="color:%s">FAIL</b><br/>`, failColor)
+	case "judge-error":
+		fmt.Fprintf(&b, `result: <b style="color:%s">judge error</b> (not scored)<br/>`, judgeErrorColor)
+	}
+	if p.Escape {
+		reason := p.EscapeReason
+		if reason == "" {
+			reason = "(no reason given)"
+		}
+		fmt.Fprintf(&b, `<b style="color:%s">escape hatch:</b> %s<br/>`, escapeColor, esc(reason))
+	}
+	fmt.Fprintf(&b, "tool calls: %d<br/>", p.ToolCalls)
+	tokens := "unknown"
+	if p.ContextTokens > 0 {
+		tokens = thousands(p.ContextTokens)
+	}
+	fmt.Fprintf(&b, "context tokens: %s", tokens)
+	if len(p.FailedCriteria) > 0 {
+		b.WriteString("<br/>failed criteria:")
+		for _, c := range p.FailedCriteria {
+			fmt.Fprintf(&b, "<br/>• %s", esc(c))
+		}
+	}
+	return b.String()
+}
+
+func kindName(kind string) string {
+	if kind == "base" {
+		return "baseline"
+	}
+	return kind
+}
+
+// escBraces stops echarts from expanding {a}, {b}, {@name}… in untrusted
+// text: a tooltip formatter string is a template before it is HTML.
+var escBraces = strings.NewReplacer("{", "&#123;", "}", "&#125;")
+
+// esc makes untrusted text inert in a tooltip, which echarts sets as HTML:
+// markup is escaped, template braces are escaped, newlines are kept.
+func esc(s string) string {
+	s = escBraces.Replace(html.EscapeString(s))
+	return strings.ReplaceAll(s, "\n", "<br/>")
+}
+
+// thousands formats n as 31,234.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 && s[i-1] != '-' {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
+
+// optionVisitor adds what go-echarts has no typed option for: the stamp
+// (echarts' graphic component) and tooltip settings for long text.
+type optionVisitor struct {
+	charts.BaseConfigurationVisitor
+	stamp bool
+}
+
+// Visit adds the red stamp when the baseline gate was bypassed.
+func (v optionVisitor) Visit(option map[string]any) {
+	if !v.stamp {
+		return
+	}
+	option["graphic"] = []graphicText{{
+		Type: "text",
+		Left: "center",
+		Top:  62,
+		Z:    100,
+		Style: graphicStyle{
+			Text:            stampText,
+			Fill:            stampColor,
+			Font:            "bold 17px sans-serif",
+			BackgroundColor: "rgba(201, 42, 42, 0.08)",
+			BorderColor:     stampColor,
+			BorderWidth:     3,
+			BorderRadius:    4,
+			Padding:         []int{8, 14},
+		},
+	}}
+}
+
+// VisitTitleOpt widens the gap between title and subtitle, which go-echarts
+// cannot set: with echarts' default (10) the SVG renderer draws the bold
+// title touching its subtitle.
+func (v optionVisitor) VisitTitleOpt(title opts.Title) any {
+	return struct {
+		opts.Title
+		ItemGap int `json:"itemGap"`
+	}{title, 16}
+}
+
+// VisitTooltipOpt replaces go-echarts' tooltip, which lacks confine and
+// extraCssText: criteria texts are long, and a tooltip must stay inside the
+// chart and wrap.
+func (v optionVisitor) VisitTooltipOpt(opts.Tooltip) any {
+	return map[string]any{
+		"show":         true,
+		"trigger":      "item",
+		"confine":      true,
+		"extraCssText": "max-width: 480px; white-space: normal; overflow-wrap: anywhere;",
+	}
+}
+
+type graphicText struct {
+	Type  string       `json:"type"`
+	Left  string       `json:"left"`
+	Top   int          `json:"top"`
+	Z     int          `json:"z"`
+	Style graphicStyle `json:"style"`
+}
+
+type graphicStyle struct {
+	Text            string `json:"text"`
+	Fill            string `json:"fill"`
+	Font            string `json:"font"`
+	BackgroundColor string `json:"backgroundColor"`
+	BorderColor     string `json:"borderColor"`
+	BorderWidth     int    `json:"borderWidth"`
+	BorderRadius    int    `json:"borderRadius"`
+	Padding         []int  `json:"padding"`
+}

@@ -1,0 +1,61 @@
+package claude
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+)
+
+// Caller makes cold calls: one-shot `claude -p` invocations with no tools,
+// no skill and an empty working folder, answering JSON that matches a schema
+// (the rubric, the judge, the drafted plan).
+type Caller struct {
+	Binary string
+	// Env builds the environment for a call whose fresh folder is dir; it
+	// decides about HOME and CLAUDE_CONFIG_DIR (hermetic or the author's).
+	Env     func(dir string) []string
+	Timeout time.Duration
+	Grace   time.Duration
+}
+
+// Structured runs one cold call and returns the parsed turn. A turn that
+// failed, or that ended without structured_output (the CLI returns success
+// even then, PROTOCOL.md §7), is an error; the turn is returned either way so
+// its cost can be counted.
+func (c Caller) Structured(ctx context.Context, prompt, schema, model string) (Turn, error) {
+	dir, err := os.MkdirTemp("", "work-")
+	if err != nil {
+		return Turn{}, fmt.Errorf("creating a folder for the call: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	out, err := Run(ctx, Invocation{
+		Binary:  c.Binary,
+		Args:    StructuredArgs(prompt, schema, model),
+		Env:     c.Env(dir),
+		Dir:     dir,
+		Timeout: c.Timeout,
+		Grace:   c.Grace,
+	})
+	if err != nil {
+		return out.Turn, err
+	}
+	if f := out.Turn.Failure(out.ExitCode); f != "" {
+		if out.TimedOut {
+			f = fmt.Sprintf("timed out after %s", c.Timeout)
+		}
+		return out.Turn, fmt.Errorf("%s%s", f, stderrHint(out.Stderr))
+	}
+	if len(out.Turn.StructuredOutput) == 0 || !json.Valid(out.Turn.StructuredOutput) {
+		return out.Turn, fmt.Errorf("the model answered without structured output (text: %.120q)", out.Turn.Text)
+	}
+	return out.Turn, nil
+}
+
+func stderrHint(stderr string) string {
+	if stderr == "" {
+		return ""
+	}
+	return " (stderr: " + firstLine(stderr) + ")"
+}

@@ -1,0 +1,222 @@
+// Package report turns a run record into what people read: the terminal
+// summary and the chart's data. It reads only run.json, so an old run can be
+// redrawn with the current code.
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/lipgloss/table"
+	"github.com/vibe-test/vibe-test/chart"
+	"github.com/vibe-test/vibe-test/judge"
+	"github.com/vibe-test/vibe-test/plan"
+	"github.com/vibe-test/vibe-test/result"
+)
+
+// BypassBanner is the first line of every artifact of a run whose gate was
+// bypassed.
+const BypassBanner = "BASELINE GATE BYPASSED: turn 1 already failed, so this is not a decay curve."
+
+// Cell is what a turn shows in the summary: PASS, FAIL, ESCAPE, JUDGE-ERROR,
+// filler, ERROR, or "-" when not run.
+func Cell(t *result.Turn) string {
+	switch {
+	case t == nil:
+		return "-"
+	case t.Status == result.TurnTimedOut:
+		return "TIMEOUT"
+	case t.Status != result.TurnOK:
+		return "ERROR"
+	case t.Kind == "filler":
+		return "filler"
+	case t.Verdict == nil:
+		return "not judged"
+	case t.Verdict.EscapeHatch:
+		return "ESCAPE"
+	case t.Verdict.Result == judge.Pass && t.Verdict.Partial:
+		return "PASS*"
+	case t.Verdict.Result == judge.Pass:
+		return "PASS"
+	case t.Verdict.Result == judge.Fail:
+		return "FAIL"
+	}
+	return strings.ToUpper(t.Verdict.Result)
+}
+
+// Summary writes the terminal summary. styled=false gives plain ASCII for
+// logs and pipes (CI).
+func Summary(w io.Writer, r *result.Run, styled bool) {
+	var b strings.Builder
+	red := lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("9"))
+	bold := lipgloss.NewStyle().Bold(true)
+	paint := func(s lipgloss.Style, text string) string {
+		if !styled {
+			return text
+		}
+		return s.Render(text)
+	}
+	if r.GateBypassed {
+		b.WriteString(paint(red, "!! "+BypassBanner) + "\n")
+	}
+	fmt.Fprintf(&b, "%s  %s · %d conversations · status %s\n", paint(bold, "vibe-test"), r.Skill.Name, len(r.Conversations), r.Status)
+	if r.Versions.ClaudeMismatch {
+		fmt.Fprintf(&b, "warning: claude %s differs from the version the parser was verified on (%s)\n", r.Versions.Claude, r.Versions.ClaudeVerified)
+	}
+	fmt.Fprintf(&b, "isolation: %s\n\n", r.Isolation)
+
+	headers := []string{"conv", "turn"}
+	for t := 1; t <= 10; t++ {
+		headers = append(headers, strconv.Itoa(t))
+	}
+	var rows [][]string
+	for i := range r.Conversations {
+		c := &r.Conversations[i]
+		res := []string{strconv.Itoa(c.Index), "result"}
+		calls := []string{"", "calls"}
+		ctx := []string{"", "ctx k"}
+		for t := 1; t <= 10; t++ {
+			tr := c.TurnAt(t)
+			res = append(res, Cell(tr))
+			if tr == nil {
+				calls = append(calls, "")
+				ctx = append(ctx, "")
+				continue
+			}
+			calls = append(calls, strconv.Itoa(tr.ToolCallCount))
+			ctx = append(ctx, kTokens(tr.ContextTokens))
+		}
+		rows = append(rows, res, calls, ctx)
+	}
+	tbl := table.New().Headers(headers...).Rows(rows...)
+	if !styled {
+		tbl = tbl.Border(lipgloss.ASCIIBorder())
+	} else {
+		tbl = tbl.Border(lipgloss.RoundedBorder())
+	}
+	b.WriteString(tbl.Render() + "\n")
+	b.WriteString("PASS* = passed, with a judge escape-hatch flag downgraded (a required step's check passed)\n\n")
+
+	for i := range r.Conversations {
+		c := &r.Conversations[i]
+		first, last := contextRange(c)
+		line := fmt.Sprintf("conversation %d: %s", c.Index, c.Status)
+		if c.Shape != "" {
+			line += ", shape " + c.Shape
+		}
+		if first > 0 {
+			line += fmt.Sprintf(", context %s → %s tokens", commas(first), commas(last))
+		}
+		b.WriteString(line + "\n")
+		if c.Error != "" {
+			fmt.Fprintf(&b, "  %s\n", c.Error)
+		}
+		for k := range c.Turns {
+			t := &c.Turns[k]
+			if t.Verdict == nil {
+				continue
+			}
+			if t.Verdict.EscapeHatch {
+				fmt.Fprintf(&b, "  turn %d escape hatch: %s\n", t.Turn, t.Verdict.EscapeReason)
+			}
+			if t.Verdict.OverCall {
+				fmt.Fprintf(&b, "  turn %d: judge flagged an escape hatch (%s) but a required step ran: downgraded to partial compliance\n", t.Turn, t.Verdict.EscapeReason)
+			}
+			if t.Verdict.Result == judge.JudgeError {
+				fmt.Fprintf(&b, "  turn %d judge error (neither pass nor fail): %s\n", t.Turn, t.Verdict.Error)
+			}
+			if r.Rubric != nil {
+				for _, f := range t.Verdict.Failed(r.Rubric) {
+					fmt.Fprintf(&b, "  turn %d failed %s\n", t.Turn, f)
+				}
+			}
+		}
+	}
+	o := r.Outcome
+	for _, s := range o.StoppedConsulting {
+		fmt.Fprintf(&b, "stopped consulting (from the raw trace, judge-free): %s\n", s)
+	}
+	c := r.Costs
+	fmt.Fprintf(&b, "\ncost: $%.4f (agent $%.4f, rubric $%.4f, plan $%.4f, judge $%.4f)\n", c.Total, c.Agent, c.Rubric, c.Plan, c.Judge)
+	for _, n := range o.Notes {
+		if n == BypassBanner {
+			continue // already the first line
+		}
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
+	fmt.Fprintf(&b, "%s (exit %d)\n", paint(bold, o.Sentence), o.Exit)
+	io.WriteString(w, b.String())
+}
+
+// contextRange is a conversation's first and last known context size; it is
+// never joined with another conversation's numbers.
+func contextRange(c *result.Conversation) (first, last int64) {
+	for k := range c.Turns {
+		if n := c.Turns[k].ContextTokens; n > 0 {
+			if first == 0 {
+				first = n
+			}
+			last = n
+		}
+	}
+	return first, last
+}
+
+func kTokens(n int64) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%.1f", float64(n)/1000)
+}
+
+func commas(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	var out []byte
+	for i := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	return string(out)
+}
+
+// ChartData maps a run to the chart's input.
+func ChartData(r *result.Run) chart.Data {
+	d := chart.Data{
+		Title:        r.Skill.Name + " — decay over 10 turns",
+		Subtitle:     fmt.Sprintf("%d conversations · %s · %s", len(r.Conversations), modelName(r), r.Outcome.Sentence),
+		GateBypassed: r.GateBypassed,
+	}
+	for i := range r.Conversations {
+		c := &r.Conversations[i]
+		cc := chart.Conversation{Label: fmt.Sprintf("conv %d", c.Index)}
+		for t := 1; t <= 10; t++ {
+			tr := c.TurnAt(t)
+			p := chart.Point{Turn: t, Kind: plan.Kind(t)}
+			if tr != nil {
+				p.ContextTokens, p.ToolCalls = tr.ContextTokens, tr.ToolCallCount
+				if tr.Verdict != nil {
+					p.Result = tr.Verdict.Result
+					p.Escape, p.EscapeReason = tr.Verdict.EscapeHatch, tr.Verdict.EscapeReason
+					if r.Rubric != nil {
+						p.FailedCriteria = tr.Verdict.Failed(r.Rubric)
+					}
+				}
+			}
+			cc.Turns = append(cc.Turns, p)
+		}
+		d.Conversations = append(d.Conversations, cc)
+	}
+	return d
+}
+
+func modelName(r *result.Run) string {
+	if r.Config.Model != "" {
+		return "model " + r.Config.Model
+	}
+	return "default model"
+}

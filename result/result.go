@@ -1,0 +1,239 @@
+// Package result is the record of a run (run.json) and what it concludes:
+// each conversation's turns and verdicts, its shape, the run's status, the
+// verdict sentence and the exit code.
+package result
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/vibe-test/vibe-test/claude"
+	"github.com/vibe-test/vibe-test/judge"
+	"github.com/vibe-test/vibe-test/plan"
+	"github.com/vibe-test/vibe-test/rubric"
+)
+
+// SchemaVersion of run.json. Readers check it; bump it on any change that
+// an older reader would misread.
+const SchemaVersion = 1
+
+// Run statuses.
+const (
+	StatusRunning        = "running"
+	StatusCompleted      = "completed"
+	StatusBaselineFailed = "baseline-failed"
+	StatusError          = "error"
+	StatusInterrupted    = "interrupted"
+)
+
+// Turn statuses.
+const (
+	TurnOK       = "ok"
+	TurnError    = "error"
+	TurnTimedOut = "timed-out"
+)
+
+// Run is run.json.
+type Run struct {
+	SchemaVersion int       `json:"schema_version"`
+	Status        string    `json:"status"`
+	StartedAt     time.Time `json:"started_at"`
+	FinishedAt    time.Time `json:"finished_at,omitzero"`
+	Versions      Versions  `json:"versions"`
+	Skill         Skill     `json:"skill"`
+	Config        Config    `json:"config"`
+	// Isolation is "hermetic" (fresh config dir per conversation) or
+	// "author-config" (the author's login kept, isolated by flags alone).
+	Isolation     string         `json:"isolation"`
+	GateBypassed  bool           `json:"gate_bypassed"`
+	Rubric        *rubric.Rubric `json:"rubric,omitempty"`
+	Plan          *plan.Plan     `json:"plan,omitempty"`
+	Conversations []Conversation `json:"conversations"`
+	Costs         Costs          `json:"costs"`
+	Outcome       Outcome        `json:"outcome"`
+	Error         string         `json:"error,omitempty"`
+}
+
+// Versions of the tools that made the run.
+type Versions struct {
+	VibeTest        string `json:"vibe_test"`
+	Claude          string `json:"claude"`
+	ClaudeVerified  string `json:"claude_verified"`
+	ClaudeMismatch  bool   `json:"claude_mismatch,omitempty"`
+	RubricPrompt    string `json:"rubric_prompt"`
+	JudgePrompt     string `json:"judge_prompt"`
+	RunSchema       int    `json:"run_schema"`
+	ClaudeParserMsg string `json:"claude_warning,omitempty"`
+}
+
+// Skill identifies the skill measured.
+type Skill struct {
+	Name string `json:"name"`
+	Path string `json:"path"`
+	Hash string `json:"hash"`
+}
+
+// Config is the run's settings as given.
+type Config struct {
+	Conversations  int     `json:"conversations"`
+	Concurrency    int     `json:"concurrency"`
+	Model          string  `json:"model,omitempty"`
+	JudgeModel     string  `json:"judge_model,omitempty"`
+	NoBaselineGate bool    `json:"no_baseline_gate"`
+	TurnTimeout    string  `json:"turn_timeout"`
+	MaxRetries     int     `json:"claude_max_retries"`
+	ConfigFile     string  `json:"config_file,omitempty"`
+	RubricFile     string  `json:"rubric_file,omitempty"`
+	FillersDir     string  `json:"fillers_dir,omitempty"`
+	KeepSandbox    bool    `json:"keep_sandbox"`
+	Args           []string `json:"args,omitempty"`
+}
+
+// Costs in USD, kept apart by purpose.
+type Costs struct {
+	Agent  float64 `json:"agent_usd"`
+	Rubric float64 `json:"rubric_usd"`
+	Plan   float64 `json:"plan_usd"`
+	Judge  float64 `json:"judge_usd"`
+	Total  float64 `json:"total_usd"`
+	// Tokens the judge and rubric calls saw, apart from the agent's.
+	JudgeTokens  int64 `json:"judge_tokens"`
+	RubricTokens int64 `json:"rubric_tokens"`
+}
+
+// Conversation is one 10-turn session.
+type Conversation struct {
+	Index     int    `json:"index"` // 1-based
+	SessionID string `json:"session_id,omitempty"`
+	Status    string `json:"status"`
+	Error     string `json:"error,omitempty"`
+	Fillers   []string `json:"fillers"`
+	Sandbox   string   `json:"sandbox,omitempty"` // kept only with --keep-sandbox
+	ConfigDir string   `json:"config_dir,omitempty"`
+	Turns     []Turn   `json:"turns"`
+	Shape     string   `json:"shape,omitempty"`
+}
+
+// Turn is one turn's record.
+type Turn struct {
+	Turn       int    `json:"turn"`
+	Kind       string `json:"kind"` // base, filler, probe
+	Prompt     string `json:"prompt"`
+	FillerID   string `json:"filler_id,omitempty"`
+	Transcript string `json:"transcript"` // relative to the run folder
+	Status     string `json:"status"`
+	Error      string `json:"error,omitempty"`
+	ExitCode   int    `json:"exit_code"`
+	DurationMS int64  `json:"duration_ms"`
+	// From the trace, judge-free.
+	ToolCalls     []Call  `json:"tool_calls"`
+	ToolCallCount int     `json:"tool_call_count"`
+	SkillInvoked  bool    `json:"skill_invoked"`
+	APICalls      int     `json:"api_calls"`
+	ContextTokens int64   `json:"context_tokens"`
+	CostUSD       float64 `json:"cost_usd"`
+	Retries       int     `json:"api_retries,omitempty"`
+	Verdict       *judge.Verdict `json:"verdict,omitempty"`
+}
+
+// Call is a tool call as saved in run.json: the input in full, the result
+// clipped (the transcript has it whole).
+type Call struct {
+	Name    string          `json:"name"`
+	Input   json.RawMessage `json:"input"`
+	Result  string          `json:"result,omitempty"`
+	IsError bool            `json:"is_error,omitempty"`
+}
+
+// CallsOf converts a parsed turn's calls for run.json.
+func CallsOf(t claude.Turn) []Call {
+	out := make([]Call, 0, len(t.Calls))
+	for _, c := range t.Calls {
+		r := c.Result
+		if len(r) > 500 {
+			r = r[:500] + "…"
+		}
+		out = append(out, Call{Name: c.Name, Input: c.Input, Result: r, IsError: c.IsError})
+	}
+	return out
+}
+
+// Judged reports whether the turn kind is judged.
+func (t *Turn) Judged() bool { return t.Kind != "filler" }
+
+// Result is the turn's judged result: pass, fail, judge-error, or "" when
+// not judged.
+func (t *Turn) Result() string {
+	if t.Verdict == nil {
+		return ""
+	}
+	return t.Verdict.Result
+}
+
+// TurnAt returns the record of a turn number, or nil.
+func (c *Conversation) TurnAt(n int) *Turn {
+	for i := range c.Turns {
+		if c.Turns[i].Turn == n {
+			return &c.Turns[i]
+		}
+	}
+	return nil
+}
+
+// Save writes run.json atomically: a temp file in the same folder, synced,
+// then renamed over the old one, so a crash never leaves half a file.
+func Save(dir string, r *Run) error {
+	return WriteJSON(filepath.Join(dir, "run.json"), r)
+}
+
+// WriteJSON writes any value atomically as indented JSON.
+func WriteJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding %s: %w", filepath.Base(path), err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // no-op after the rename
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("syncing %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("replacing %s: %w", path, err)
+	}
+	return nil
+}
+
+// Load reads a run folder's run.json.
+func Load(dir string) (*Run, error) {
+	path := filepath.Join(dir, "run.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w (expected a vibe-test run folder)", path, err)
+	}
+	var r Run
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%s: not a run record: %w", path, err)
+	}
+	if r.SchemaVersion == 0 {
+		return nil, fmt.Errorf("%s: field \"schema_version\" is missing, expected a vibe-test run record", path)
+	}
+	if r.SchemaVersion > SchemaVersion {
+		return nil, fmt.Errorf("%s: schema_version %d is newer than this vibe-test reads (%d): upgrade vibe-test", path, r.SchemaVersion, SchemaVersion)
+	}
+	return &r, nil
+}

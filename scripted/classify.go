@@ -1,0 +1,188 @@
+package scripted
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// wireRequest is the part of a Messages API request body the server looks at.
+// Everything else (system, metadata, thinking, ...) is ignored but recorded raw.
+type wireRequest struct {
+	Model    string        `json:"model"`
+	Stream   *bool         `json:"stream"`
+	Messages []wireMessage `json:"messages"`
+	Tools    []wireTool    `json:"tools"`
+}
+
+type wireMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+type wireTool struct {
+	Name        string `json:"name"`
+	InputSchema struct {
+		Title json.RawMessage `json:"title"`
+	} `json:"input_schema"`
+}
+
+type wireBlock struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// classified is what routing needs to know about one request.
+type classified struct {
+	Model  string
+	Stream bool // false only when the body says "stream": false
+	Kind   CallKind
+	Turn   int
+	Step   int
+	Prompt string
+}
+
+// enforcePrefix starts the user message the CLI adds when a --json-schema call
+// answered with text instead of the StructuredOutput tool (PROTOCOL §7). It is a
+// nudge inside the same call, not a new prompt.
+const enforcePrefix = "[structured-output-enforce]"
+
+// noContent is the placeholder text the CLI was seen sending as a user message
+// (PROTOCOL "A mock that works"); it is not a prompt either.
+const noContent = "(no content)"
+
+// structuredTool is the tool the CLI adds for --json-schema.
+const structuredTool = "StructuredOutput"
+
+// deferredPlaceholder is sent even with --tools ""; it is not a real tool, so a
+// request whose only tool it is counts as having no tools.
+const deferredPlaceholder = "DeferredToolPlaceholder"
+
+// classify parses a request body and derives kind, turn, step and prompt.
+func classify(body []byte) (classified, error) {
+	var req wireRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		return classified{}, fmt.Errorf("request body is not valid JSON: %v", err)
+	}
+	c := classified{
+		Model:  req.Model,
+		Stream: req.Stream == nil || *req.Stream,
+		Kind:   kindOf(req.Tools),
+	}
+	newest := -1
+	for i, m := range req.Messages {
+		texts, isPrompt, err := promptTexts(m)
+		if err != nil {
+			return classified{}, fmt.Errorf("messages[%d]: %v", i, err)
+		}
+		if !isPrompt {
+			continue
+		}
+		c.Turn++
+		newest = i
+		c.Prompt = newestText(texts)
+	}
+	// Step counts assistant messages after the newest prompt: each one is an
+	// earlier response of this agentic loop (the CLI keeps one assistant message
+	// per response id, see PROTOCOL "A mock that works").
+	for _, m := range req.Messages[newest+1:] {
+		if m.Role == "assistant" {
+			c.Step++
+		}
+	}
+	return c, nil
+}
+
+// kindOf tells an agent turn from structured and cold calls by the tools sent.
+func kindOf(tools []wireTool) CallKind {
+	real := 0
+	for _, t := range tools {
+		if t.Name == structuredTool {
+			var title string
+			if len(t.InputSchema.Title) > 0 && json.Unmarshal(t.InputSchema.Title, &title) == nil {
+				switch title {
+				case "rubric":
+					return KindRubric
+				case "verdict":
+					return KindJudge
+				case "plan":
+					return KindPlan
+				}
+			}
+			return KindCold
+		}
+		if t.Name != deferredPlaceholder {
+			real++
+		}
+	}
+	if real == 0 {
+		return KindCold
+	}
+	return KindAgent
+}
+
+// promptTexts returns the text blocks of a message and whether it is a real
+// prompt: a user message that carries no tool_result (tool results and the
+// skill body that rides with them belong to the agentic loop), is not the
+// "(no content)" placeholder and is not a structured-output enforcement.
+func promptTexts(m wireMessage) ([]string, bool, error) {
+	if m.Role != "user" {
+		return nil, false, nil
+	}
+	var texts []string
+	content := bytes.TrimSpace(m.Content)
+	switch {
+	case len(content) == 0 || bytes.Equal(content, []byte("null")):
+		return nil, false, nil
+	case content[0] == '"':
+		var s string
+		if err := json.Unmarshal(content, &s); err != nil {
+			return nil, false, err
+		}
+		texts = []string{s}
+	default:
+		var blocks []wireBlock
+		if err := json.Unmarshal(content, &blocks); err != nil {
+			return nil, false, err
+		}
+		for _, b := range blocks {
+			switch b.Type {
+			case "tool_result":
+				return nil, false, nil
+			case "text":
+				texts = append(texts, b.Text)
+			}
+		}
+	}
+	meaningful := 0
+	for _, t := range texts {
+		trimmed := strings.TrimSpace(t)
+		if strings.HasPrefix(trimmed, enforcePrefix) {
+			return nil, false, nil
+		}
+		if trimmed != "" && trimmed != noContent {
+			meaningful++
+		}
+	}
+	return texts, meaningful > 0, nil
+}
+
+// newestText picks the prompt out of a prompt message: the last text block.
+// The first user message carries <system-reminder> blocks (CLAUDE.md, git
+// status) before the prompt, so the last block is the one the user typed;
+// trailing reminder or empty blocks are skipped in case a CLI version appends
+// them after the prompt.
+func newestText(texts []string) string {
+	for i := len(texts) - 1; i >= 0; i-- {
+		t := strings.TrimSpace(texts[i])
+		if t == "" || t == noContent || strings.HasPrefix(t, "<system-reminder>") {
+			continue
+		}
+		return texts[i]
+	}
+	if len(texts) > 0 {
+		return texts[len(texts)-1]
+	}
+	return ""
+}

@@ -1,0 +1,81 @@
+package scripted
+
+import (
+	"fmt"
+	"regexp"
+)
+
+// Procedure describes a skill's task from the model's side, so a persona can
+// play it compliantly, improvise, or skip it.
+type Procedure struct {
+	TaskPattern string // regexp: a prompt matching it is a skill task (base task or probe); other agent prompts are fillers
+	Follow      []Step // compliant steps (tool calls of the procedure, then a final text step)
+	Improvise   []Step // escape hatch: hand-rolls its own approach (tool calls, but not the procedure's)
+	FromMemory  string // answer with no tool calls at all
+	FillerReply string // reply to a filler prompt (a short generic summary if empty)
+}
+
+// The personas PersonaRules knows.
+const (
+	PersonaSteady   = "steady"   // follows the procedure at every task turn
+	PersonaDecaying = "decaying" // follows through turn 7, answers from memory from turn 8 on
+	PersonaNever    = "never"    // answers from memory at every task turn: fails the baseline
+	PersonaEscaping = "escaping" // follows at turn 1, improvises at every later task turn
+)
+
+// decayTurn is the first prompt turn at which the decaying persona stops
+// consulting the procedure. The demo's probes sit at turns 1, 6, 8 and 10, so
+// it holds at 1 and 6 and fails at 8 and 10: the seed's surviving finding.
+const decayTurn = 8
+
+const (
+	defaultFillerReply = "Done. In short: I looked at the request and answered it; nothing else needed changing."
+	defaultFromMemory  = "Done from memory: I know this procedure well, so I skipped running it."
+)
+
+// PersonaRules returns the rules that make agent sessions of the given persona
+// behave as described, for concatenation with other personas' rules in one
+// Script. Task rules come before the filler rule, and the task rules of each
+// persona cover every turn, so a task prompt never falls through to the filler
+// reply.
+func PersonaRules(persona string, p Procedure) ([]Rule, error) {
+	if p.TaskPattern == "" {
+		return nil, fmt.Errorf("scripted: persona %q: empty TaskPattern", persona)
+	}
+	if _, err := regexp.Compile(p.TaskPattern); err != nil {
+		return nil, fmt.Errorf("scripted: persona %q: TaskPattern: %w", persona, err)
+	}
+	fromMemory := p.FromMemory
+	if fromMemory == "" {
+		fromMemory = defaultFromMemory
+	}
+	filler := p.FillerReply
+	if filler == "" {
+		filler = defaultFillerReply
+	}
+	task := func(turns []int, steps []Step) Rule {
+		return Rule{Kind: KindAgent, Persona: persona, Turns: turns, Pattern: p.TaskPattern, Steps: steps}
+	}
+	memory := []Step{{Text: fromMemory}}
+
+	var rules []Rule
+	switch persona {
+	case PersonaSteady:
+		rules = []Rule{task(nil, p.Follow)}
+	case PersonaDecaying:
+		early := make([]int, 0, decayTurn-1)
+		for t := 1; t < decayTurn; t++ {
+			early = append(early, t)
+		}
+		rules = []Rule{task(early, p.Follow), task(nil, memory)}
+	case PersonaNever:
+		rules = []Rule{task(nil, memory)}
+	case PersonaEscaping:
+		rules = []Rule{task([]int{1}, p.Follow), task(nil, p.Improvise)}
+	default:
+		return nil, fmt.Errorf("scripted: unknown persona %q (want %s, %s, %s or %s)",
+			persona, PersonaSteady, PersonaDecaying, PersonaNever, PersonaEscaping)
+	}
+	rules = append(rules, Rule{Kind: KindAgent, Persona: persona, Steps: []Step{{Text: filler}}})
+	return rules, nil
+}
