@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/urfave/cli/v2"
 	"github.com/vibe-test/vibe-test/internal/exit"
@@ -30,8 +31,17 @@ type IO struct {
 // Main runs the command line and returns the exit code. Errors are printed
 // as one line on stderr.
 func Main(ctx context.Context, args []string, stdio IO) int {
-	a := newApp(stdio)
+	// Parse first, under a lock: urfave/cli writes to its package-level help
+	// and version flags while parsing, which races when tests run several
+	// commands at once. The chosen command then runs outside the lock.
+	var action func() error
+	a := newApp(stdio, &action)
+	parseMu.Lock()
 	err := a.RunContext(ctx, reorder(a, args))
+	parseMu.Unlock()
+	if err == nil && action != nil {
+		err = action()
+	}
 	if err != nil {
 		msg := strings.ReplaceAll(err.Error(), "\n", " ")
 		fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", msg)
@@ -39,7 +49,17 @@ func Main(ctx context.Context, args []string, stdio IO) int {
 	return exit.Code(err)
 }
 
-func newApp(stdio IO) *cli.App {
+var parseMu sync.Mutex
+
+// newApp builds the command line; the chosen command's work is stored in
+// *action rather than run during parsing.
+func newApp(stdio IO, action *func() error) *cli.App {
+	later := func(run func(*cli.Context, IO) error) cli.ActionFunc {
+		return func(c *cli.Context) error {
+			*action = func() error { return run(c, stdio) }
+			return nil
+		}
+	}
 	runFlags := runFlagSet()
 	a := &cli.App{
 		Name:      "vibe-test",
@@ -58,7 +78,7 @@ func newApp(stdio IO) *cli.App {
 				_ = cli.ShowAppHelp(c)
 				return exit.Errorf(exit.Tool, "no skill given: expected a path to a SKILL.md or its folder")
 			}
-			return runCommand(c, stdio)
+			return later(runCommand)(c)
 		},
 		Commands: []*cli.Command{
 			{
@@ -66,19 +86,19 @@ func newApp(stdio IO) *cli.App {
 				Usage:     "run the decay measurement on a skill (the default command)",
 				ArgsUsage: "./SKILL.md",
 				Flags:     runFlags,
-				Action:    func(c *cli.Context) error { return runCommand(c, stdio) },
+				Action:    later(runCommand),
 			},
 			{
 				Name:   "demo",
 				Usage:  "run the bundled example skill against a scripted model with the real claude CLI (no credentials needed)",
 				Flags:  demoFlags(),
-				Action: func(c *cli.Context) error { return demoCommand(c, stdio) },
+				Action: later(demoCommand),
 			},
 			{
 				Name:      "report",
 				Usage:     "re-render the summary and chart of a saved run (no model calls)",
 				ArgsUsage: "RUN_DIR",
-				Action:    func(c *cli.Context) error { return reportCommand(c, stdio) },
+				Action:    later(reportCommand),
 			},
 		},
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {

@@ -148,6 +148,9 @@ func Execute(ctx context.Context, o Options, stdio IO) (*result.Run, error) {
 		}
 		pool = append(pool, own...)
 	}
+	if err := checkOutDir(o.OutDir); err != nil {
+		return nil, exit.With(exit.Tool, err)
+	}
 	binary, err := findClaude(stdio.Env)
 	if err != nil {
 		return nil, exit.With(exit.Tool, err)
@@ -404,8 +407,8 @@ func makeOutDir(out, name string) (string, error) {
 	if out == "" {
 		out = filepath.Join("vibe-runs", time.Now().UTC().Format("20060102T150405Z")+"-"+name)
 	}
-	if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 {
-		return "", fmt.Errorf("--out %s: folder exists and is not empty, expected a new folder (a run is never written over another)", out)
+	if err := checkOutDir(out); err != nil {
+		return "", err
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return "", fmt.Errorf("creating run folder %s: %w", out, err)
@@ -415,6 +418,25 @@ func makeOutDir(out, name string) (string, error) {
 		return "", err
 	}
 	return abs, nil
+}
+
+// checkOutDir refuses a run folder that holds anything: an earlier run is
+// never written over.
+func checkOutDir(out string) error {
+	if out == "" {
+		return nil
+	}
+	st, err := os.Stat(out)
+	if err != nil {
+		return nil
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("--out %s: is a file, expected a new folder", out)
+	}
+	if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 {
+		return fmt.Errorf("--out %s: folder exists and is not empty, expected a new folder (a run is never written over another)", out)
+	}
+	return nil
 }
 
 // coldEnv builds the environment of rubric, plan and judge calls: hermetic

@@ -108,7 +108,8 @@ echarts.getInstanceByDom(document.getElementById("decay")).dispatchAction({type:
 	}
 }
 
-// runChromium runs headless Chromium offline and returns its stdout.
+// runChromium runs headless Chromium offline and returns its stdout,
+// failing the test on an uncaught JavaScript error.
 // Chromium starts helper processes; it runs in its own process group so
 // that a timeout ends all of them, SIGTERM first.
 func runChromium(t *testing.T, dir string, args ...string) string {
@@ -119,6 +120,10 @@ func runChromium(t *testing.T, dir string, args ...string) string {
 		"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
 		"--user-data-dir=" + filepath.Join(dir, "profile"),
+		// No host resolves: the page must draw with no network at all.
+		"--host-resolver-rules=MAP * ~NOTFOUND",
+		// Console messages, uncaught errors included, go to stderr.
+		"--enable-logging=stderr",
 		// Let timers run (echarts defers some drawing) before the dump.
 		"--virtual-time-budget=5000",
 	}, args...)
@@ -130,6 +135,11 @@ func runChromium(t *testing.T, dir string, args ...string) string {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("chromium %s: %v\nstderr:\n%s", strings.Join(args, " "), err, tail(stderr.String(), 3000))
+	}
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		if strings.Contains(line, ":CONSOLE") && strings.Contains(line, "Uncaught") {
+			t.Errorf("the page threw: %s", line)
+		}
 	}
 	return stdout.String()
 }

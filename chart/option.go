@@ -1,6 +1,7 @@
 package chart
 
 import (
+	"errors"
 	"fmt"
 	"html"
 	"math"
@@ -11,7 +12,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/opts"
 )
 
-// StampText is the red stamp's text, shown when the baseline gate was
+// stampText is the red stamp's text, shown when the baseline gate was
 // bypassed.
 const stampText = "BASELINE GATE BYPASSED: turn 1 already failed, so this is not a decay curve."
 
@@ -24,17 +25,18 @@ const (
 	// always shows it, even for a run stopped early.
 	minTurns = 10
 
-	// maxDodge is how far apart, in turns, the first and last
-	// conversation's points are drawn at the same turn. Results are 0 or 1,
-	// so without a sideways offset every conversation that failed turn 6
-	// would be one dot with one tooltip.
-	maxDodge  = 0.3
-	dodgeStep = 0.12
+	// Conversations' points at one turn are drawn side by side, dodgeStep
+	// turns apart, or closer so that the first and last are at most
+	// maxDodge apart. Results are 0 or 1: without a sideways offset every
+	// conversation that failed turn 6 would be one dot with one tooltip.
+	dodgeStep = 0.16
+	maxDodge  = 0.4
 )
 
 // palette gives conversation i its colour; its result line and its
-// context line share it so they read as a pair.
-var palette = []string{"#3b5bdb", "#e8590c", "#2f9e44", "#ae3ec9", "#1098ad", "#f08c00", "#c2255c", "#5c940d"}
+// context line share it so they read as a pair. No greens, reds or
+// oranges: those mean pass, fail and escape.
+var palette = []string{"#3b5bdb", "#7048e8", "#1098ad", "#495057", "#ae3ec9", "#0b7285", "#364fc7", "#862e9c"}
 
 // Marks drawn over the lines.
 const (
@@ -70,6 +72,8 @@ func build(d Data) (*charts.Line, error) {
 	}
 
 	line := charts.NewLine()
+	// go-echarts writes its own palette into the option; make it ours.
+	line.Colors = palette
 	// Clear the preset assets: by default go-echarts adds a <script src> on
 	// its remote assets host. Render inlines the script instead.
 	line.ClearPresetAssets()
@@ -95,11 +99,13 @@ func build(d Data) (*charts.Line, error) {
 			Name:         "turn",
 			NameLocation: "middle",
 			NameGap:      30,
-			Min:          1,
-			Max:          lastTurn,
-			MinInterval:  1,
-			SplitNumber:  lastTurn - 1,
-			AxisLabel:    &opts.AxisLabel{Show: opts.Bool(true), ShowMinLabel: opts.Bool(true), ShowMaxLabel: opts.Bool(true)},
+			// Half a turn of room either side, so that the first and
+			// last turns' dodged points and marks are inside the axis:
+			// echarts drops marks outside it. Ticks and labels stay on
+			// whole turns (set by the visitor).
+			Min:       0.5,
+			Max:       float64(lastTurn) + 0.5,
+			AxisLabel: &opts.AxisLabel{Show: opts.Bool(true)}, // replaced by the visitor
 		}),
 		charts.WithYAxisOpts(opts.YAxis{
 			Type: "value",
@@ -133,15 +139,16 @@ func build(d Data) (*charts.Line, error) {
 	for i, c := range d.Conversations {
 		color := palette[i%len(palette)]
 		dodge := round3((float64(i) - float64(n-1)/2) * step)
-		results, marks := resultSeries(c, dodge)
+		results, marks := resultSeries(c, dodge, i)
 		line.AddSeries(c.Label+" result", nil, charts.WithSeriesOpts(func(s *charts.SingleSeries) {
 			s.Data = results
 			s.Color = color
 			s.Symbol = "circle"
 			s.SymbolSize = 12
 			s.ShowSymbol = opts.Bool(true)
-			// Judged turns are few and far apart; the line is there to
-			// join them, over fillers and judge errors alike.
+			// Only judged pass/fail turns are in the data, so the line
+			// joins them over fillers and judge errors; connectNulls
+			// says so to echarts too.
 			s.ConnectNulls = opts.Bool(true)
 			s.LineStyle = &opts.LineStyle{Width: 2}
 			if len(marks) > 0 {
@@ -161,7 +168,7 @@ func build(d Data) (*charts.Line, error) {
 		}))
 	}
 
-	line.Accept(optionVisitor{stamp: d.GateBypassed})
+	line.Accept(optionVisitor{stamp: d.GateBypassed, lastTurn: lastTurn})
 	line.Validate()
 	return line, nil
 }
@@ -170,7 +177,7 @@ func build(d Data) (*charts.Line, error) {
 // result would otherwise vanish from the chart without a trace.
 func checkPoint(p Point) error {
 	if p.Turn < 1 {
-		return fmt.Errorf("turn must be 1 or more")
+		return errors.New("turn must be 1 or more")
 	}
 	switch p.Kind {
 	case "base", "filler", "probe":
@@ -218,14 +225,17 @@ type mark struct {
 	Coord      [2]float64 `json:"coord"`
 	Symbol     string     `json:"symbol"`
 	SymbolSize any        `json:"symbolSize"`
-	ItemStyle  itemStyle  `json:"itemStyle"`
-	Label      markLabel  `json:"label"`
-	Tooltip    tooltip    `json:"tooltip"`
+	// SymbolOffset moves the whole mark, label included.
+	SymbolOffset []int     `json:"symbolOffset,omitempty"`
+	ItemStyle    itemStyle `json:"itemStyle"`
+	Label        markLabel `json:"label"`
+	Tooltip      tooltip   `json:"tooltip"`
 }
 
 type markLabel struct {
 	Show       bool   `json:"show"`
 	Position   string `json:"position,omitempty"`
+	Offset     []int  `json:"offset,omitempty"`
 	Formatter  string `json:"formatter"`
 	Color      string `json:"color"`
 	FontSize   int    `json:"fontSize"`
@@ -235,8 +245,11 @@ type markLabel struct {
 // resultSeries returns a conversation's judged results as points, and the
 // marks for its escape hatches and judge errors. Only judged turns with a
 // pass or fail become points: a judge error is neither, so it is a mark
-// halfway up instead, and the line joins over it.
-func resultSeries(c Conversation, dodge float64) (points []item, marks []any) {
+// halfway up instead, and the line joins over it. index is the
+// conversation's place in the run: it staggers the marks' text, which
+// conversations that share a turn would otherwise print over each other
+// (the dodge separates points, not words).
+func resultSeries(c Conversation, dodge float64, index int) (points []item, marks []any) {
 	points = []item{}
 	for _, p := range c.Turns {
 		if !judged(p) || p.Result == "" {
@@ -258,16 +271,21 @@ func resultSeries(c Conversation, dodge float64) (points []item, marks []any) {
 				Symbol: "roundRect", SymbolSize: []int{74, 20},
 				ItemStyle: itemStyle{Color: judgeErrorColor},
 				Label:     markLabel{Show: true, Formatter: "judge error", Color: "#fff", FontSize: 11},
-				Tooltip:   tip,
+				// Staggered downwards: judge errors sit mid-axis, with
+				// room either way.
+				SymbolOffset: []int{0, (index % 3) * 22},
+				Tooltip:      tip,
 			})
 		}
 		if p.Escape {
 			marks = append(marks, mark{
 				Name: "escape", Coord: [2]float64{x, y},
-				Symbol: "pin", SymbolSize: 40,
+				Symbol: "pin", SymbolSize: 32,
 				ItemStyle: itemStyle{Color: escapeColor},
-				// Above the pin: inside, the word does not fit the head.
-				Label:   markLabel{Show: true, Position: "top", Formatter: "escape", Color: escapeColor, FontSize: 12, FontWeight: "bold"},
+				// Above the pin, as the word does not fit in its head;
+				// staggered upwards.
+				Label: markLabel{Show: true, Position: "top", Offset: []int{0, -(index % 3) * 14},
+					Formatter: "escape", Color: escapeColor, FontSize: 12, FontWeight: "bold"},
 				Tooltip: tip,
 			})
 		}
@@ -360,14 +378,21 @@ func thousands(n int64) string {
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
 
 // optionVisitor adds what go-echarts has no typed option for: the stamp
-// (echarts' graphic component) and tooltip settings for long text.
+// (echarts' graphic component), tooltip settings for long text, the
+// title's gap and ticks on whole turns.
 type optionVisitor struct {
 	charts.BaseConfigurationVisitor
-	stamp bool
+	stamp    bool
+	lastTurn int
 }
 
 // Visit adds the red stamp when the baseline gate was bypassed.
 func (v optionVisitor) Visit(option map[string]any) {
+	// go-echarts writes no series as null; echarts wants a list, and an
+	// empty run still gets its axes drawn.
+	if s, ok := option["series"].(charts.MultiSeries); ok && len(s) == 0 {
+		option["series"] = []any{}
+	}
 	if !v.stamp {
 		return
 	}
@@ -397,6 +422,32 @@ func (v optionVisitor) VisitTitleOpt(title opts.Title) any {
 		opts.Title
 		ItemGap int `json:"itemGap"`
 	}{title, 16}
+}
+
+// VisitXAxis puts the ticks and labels on whole turns, with echarts'
+// customValues (5.5.1+), which go-echarts has no field for. Left to
+// itself, echarts counts ticks from the axis minimum, 0.5.
+func (v optionVisitor) VisitXAxis(axes []opts.XAxis) any {
+	turns := make([]int, v.lastTurn)
+	for i := range turns {
+		turns[i] = i + 1
+	}
+	type onTurns struct {
+		Show         bool  `json:"show"`
+		CustomValues []int `json:"customValues"`
+	}
+	type turnAxis struct {
+		opts.XAxis
+		// Shallower than opts.XAxis's fields of the same name, so these
+		// are the ones encoding/json writes.
+		AxisLabel onTurns `json:"axisLabel"`
+		AxisTick  onTurns `json:"axisTick"`
+	}
+	out := make([]turnAxis, len(axes))
+	for i, a := range axes {
+		out[i] = turnAxis{a, onTurns{true, turns}, onTurns{true, turns}}
+	}
+	return out
 }
 
 // VisitTooltipOpt replaces go-echarts' tooltip, which lacks confine and

@@ -78,17 +78,17 @@ type Skill struct {
 
 // Config is the run's settings as given.
 type Config struct {
-	Conversations  int     `json:"conversations"`
-	Concurrency    int     `json:"concurrency"`
-	Model          string  `json:"model,omitempty"`
-	JudgeModel     string  `json:"judge_model,omitempty"`
-	NoBaselineGate bool    `json:"no_baseline_gate"`
-	TurnTimeout    string  `json:"turn_timeout"`
-	MaxRetries     int     `json:"claude_max_retries"`
-	ConfigFile     string  `json:"config_file,omitempty"`
-	RubricFile     string  `json:"rubric_file,omitempty"`
-	FillersDir     string  `json:"fillers_dir,omitempty"`
-	KeepSandbox    bool    `json:"keep_sandbox"`
+	Conversations  int      `json:"conversations"`
+	Concurrency    int      `json:"concurrency"`
+	Model          string   `json:"model,omitempty"`
+	JudgeModel     string   `json:"judge_model,omitempty"`
+	NoBaselineGate bool     `json:"no_baseline_gate"`
+	TurnTimeout    string   `json:"turn_timeout"`
+	MaxRetries     int      `json:"claude_max_retries"`
+	ConfigFile     string   `json:"config_file,omitempty"`
+	RubricFile     string   `json:"rubric_file,omitempty"`
+	FillersDir     string   `json:"fillers_dir,omitempty"`
+	KeepSandbox    bool     `json:"keep_sandbox"`
 	Args           []string `json:"args,omitempty"`
 }
 
@@ -106,10 +106,10 @@ type Costs struct {
 
 // Conversation is one 10-turn session.
 type Conversation struct {
-	Index     int    `json:"index"` // 1-based
-	SessionID string `json:"session_id,omitempty"`
-	Status    string `json:"status"`
-	Error     string `json:"error,omitempty"`
+	Index     int      `json:"index"` // 1-based
+	SessionID string   `json:"session_id,omitempty"`
+	Status    string   `json:"status"`
+	Error     string   `json:"error,omitempty"`
 	Fillers   []string `json:"fillers"`
 	Sandbox   string   `json:"sandbox,omitempty"` // kept only with --keep-sandbox
 	ConfigDir string   `json:"config_dir,omitempty"`
@@ -129,13 +129,13 @@ type Turn struct {
 	ExitCode   int    `json:"exit_code"`
 	DurationMS int64  `json:"duration_ms"`
 	// From the trace, judge-free.
-	ToolCalls     []Call  `json:"tool_calls"`
-	ToolCallCount int     `json:"tool_call_count"`
-	SkillInvoked  bool    `json:"skill_invoked"`
-	APICalls      int     `json:"api_calls"`
-	ContextTokens int64   `json:"context_tokens"`
-	CostUSD       float64 `json:"cost_usd"`
-	Retries       int     `json:"api_retries,omitempty"`
+	ToolCalls     []Call         `json:"tool_calls"`
+	ToolCallCount int            `json:"tool_call_count"`
+	SkillInvoked  bool           `json:"skill_invoked"`
+	APICalls      int            `json:"api_calls"`
+	ContextTokens int64          `json:"context_tokens"`
+	CostUSD       float64        `json:"cost_usd"`
+	Retries       int            `json:"api_retries,omitempty"`
 	Verdict       *judge.Verdict `json:"verdict,omitempty"`
 }
 

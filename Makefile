@@ -1,0 +1,42 @@
+# vibe-test: the two set-up commands are `make demo` and `make test`.
+# Everything external is pinned in tools/package.json (+ package-lock.json):
+# the Claude Code CLI the tests and demo run, and the echarts script that is
+# embedded into the binary so chart.html opens offline.
+
+SHELL := /bin/bash
+TOOLS_BIN := $(CURDIR)/tools/node_modules/.bin
+export PATH := $(TOOLS_BIN):$(PATH)
+
+.PHONY: tools assets build demo test vet fuzz clean
+
+tools: tools/node_modules/.stamp
+
+tools/node_modules/.stamp: tools/package.json tools/package-lock.json
+	npm ci --prefix tools --no-audit --no-fund
+	@$(TOOLS_BIN)/claude --version
+	@touch $@
+
+assets: tools
+	sh scripts/fetch-echarts.sh
+
+build: assets
+	go build -o vibe-test .
+
+demo: build
+	./vibe-test demo
+
+vet:
+	go vet ./...
+	@test -z "$$(gofmt -l . | tee /dev/stderr)" || (echo "gofmt: files above need formatting" >&2; exit 1)
+
+test: assets vet
+	go test -race -count=1 ./...
+
+# Each fuzz target for FUZZTIME (default 60s).
+FUZZTIME ?= 60s
+fuzz: assets
+	go test ./claude -run '^$$' -fuzz FuzzParseTurn -fuzztime $(FUZZTIME)
+	go test ./skill -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME)
+
+clean:
+	rm -rf vibe-test tools/node_modules chart/assets/echarts.min.js

@@ -1,0 +1,220 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/vibe-test/vibe-test/demo"
+	"github.com/vibe-test/vibe-test/internal/testenv"
+	"github.com/vibe-test/vibe-test/judge"
+	"github.com/vibe-test/vibe-test/result"
+	"github.com/vibe-test/vibe-test/scripted"
+)
+
+// scenario is one run of the real claude CLI against the scripted model.
+type scenario struct {
+	code           int
+	stdout, stderr string
+	dir            string
+	run            *result.Run
+	srv            *scripted.Server
+}
+
+// runScenario runs the bundled skill with the given personas (one
+// conversation each, in order) and extra flags.
+func runScenario(t *testing.T, personas []string, overCall bool, flags ...string) scenario {
+	t.Helper()
+	bin := testenv.Claude(t)
+	script, err := demo.Script(personas, overCall)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := scripted.Start(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	files := t.TempDir()
+	paths, err := demo.Materialize(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "run")
+	env := DemoEnv(os.Environ(), srv.URL())
+	env = append(env, "VIBE_TEST_CLAUDE="+bin, "VIBE_TEST_CACHE_DIR="+filepath.Join(files, "cache"))
+	args := []string{"vibe-test", paths.Skill, "--config", paths.Config, "--out", out, "--seed", "7",
+		"--conversations", itoa(len(personas)), "--concurrency", "1", "--max-retries", "1"}
+	args = append(args, flags...)
+	var stdout, stderr bytes.Buffer
+	code := Main(context.Background(), args, IO{Env: env, Stdout: &stdout, Stderr: &stderr})
+	s := scenario{code: code, stdout: stdout.String(), stderr: stderr.String(), dir: out, srv: srv}
+	if r, err := result.Load(out); err == nil {
+		s.run = r
+	} else {
+		t.Fatalf("run.json unreadable: %v\nstdout:\n%s\nstderr:\n%s", err, s.stdout, s.stderr)
+	}
+	t.Logf("exit %d\n%s\n%s", code, s.stdout, s.stderr)
+	return s
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func turnsOf(s scenario, conv int) []result.Turn { return s.run.Conversations[conv].Turns }
+
+func TestSteadyHolds(t *testing.T) {
+	t.Parallel()
+	s := runScenario(t, []string{"steady"}, false)
+	if s.code != 0 {
+		t.Fatalf("exit %d, want 0", s.code)
+	}
+	turns := turnsOf(s, 0)
+	if len(turns) != 10 {
+		t.Fatalf("%d turns, want 10", len(turns))
+	}
+	for _, tr := range turns {
+		if tr.Kind != "filler" && tr.Result() != judge.Pass {
+			t.Errorf("turn %d: %s", tr.Turn, tr.Result())
+		}
+		if _, err := os.Stat(filepath.Join(s.dir, tr.Transcript)); err != nil {
+			t.Errorf("transcript of turn %d: %v", tr.Turn, err)
+		}
+	}
+	if s.run.Conversations[0].Shape != result.ShapeHeld || s.run.Outcome.Verdict != "no-decay" {
+		t.Errorf("shape %q verdict %q", s.run.Conversations[0].Shape, s.run.Outcome.Verdict)
+	}
+	if !strings.Contains(s.stdout, "Underpowered") {
+		t.Error("a 1-conversation run must not print a bare no-decay")
+	}
+	if _, err := os.Stat(filepath.Join(s.dir, "chart.html")); err != nil {
+		t.Errorf("chart.html: %v", err)
+	}
+	assertContextIsLastCall(t, s)
+}
+
+// The context figure of each turn equals the input picture of the last API
+// call the scripted model answered in that turn.
+func assertContextIsLastCall(t *testing.T, s scenario) {
+	t.Helper()
+	conv := s.run.Conversations[0]
+	var agent []scripted.Request
+	for _, r := range s.srv.Requests() {
+		if r.Kind == scripted.KindAgent && r.SessionID == conv.SessionID && r.Status == 200 {
+			agent = append(agent, r)
+		}
+	}
+	for _, tr := range conv.Turns {
+		var last *scripted.Request
+		for i := range agent {
+			if agent[i].Turn == tr.Turn {
+				last = &agent[i]
+			}
+		}
+		if last == nil {
+			t.Errorf("turn %d: no request recorded", tr.Turn)
+			continue
+		}
+		if tr.ContextTokens != last.Usage.Context() {
+			t.Errorf("turn %d: context %d, want the last call's %d", tr.Turn, tr.ContextTokens, last.Usage.Context())
+		}
+	}
+}
+
+func TestDecayingExits1(t *testing.T) {
+	t.Parallel()
+	s := runScenario(t, []string{"decaying"}, false)
+	if s.code != 1 {
+		t.Fatalf("exit %d, want 1", s.code)
+	}
+	c := s.run.Conversations[0]
+	if got := c.TurnAt(8).Result(); got != judge.Fail {
+		t.Errorf("turn 8: %s, want fail", got)
+	}
+	if c.TurnAt(8).ToolCallCount != 0 || c.Shape != result.ShapeDecayed {
+		t.Errorf("turn 8 calls %d, shape %q", c.TurnAt(8).ToolCallCount, c.Shape)
+	}
+	if len(s.run.Outcome.StoppedConsulting) == 0 {
+		t.Error("stopped consulting not flagged")
+	}
+	assertContextIsLastCall(t, s)
+}
+
+func TestNeverStopsAtGate(t *testing.T) {
+	t.Parallel()
+	s := runScenario(t, []string{"never"}, false)
+	if s.code != 2 {
+		t.Fatalf("exit %d, want 2", s.code)
+	}
+	c := s.run.Conversations[0]
+	if len(c.Turns) != 1 || c.Status != result.StatusBaselineFailed || s.run.Status != result.StatusBaselineFailed {
+		t.Fatalf("turns %d, status %s/%s", len(c.Turns), c.Status, s.run.Status)
+	}
+	if !strings.Contains(c.Error, "decay curve from it is meaningless") || s.run.GateBypassed {
+		t.Errorf("gate message %q, bypassed %v", c.Error, s.run.GateBypassed)
+	}
+}
+
+func TestNeverWithGateBypassed(t *testing.T) {
+	t.Parallel()
+	s := runScenario(t, []string{"never"}, false, "--no-baseline-gate")
+	if s.code != 2 {
+		t.Fatalf("exit %d, want 2", s.code)
+	}
+	if n := len(s.run.Conversations[0].Turns); n != 10 {
+		t.Fatalf("%d turns, want 10", n)
+	}
+	first := strings.SplitN(s.stdout, "\n", 2)[0]
+	if !strings.Contains(first, "BASELINE GATE BYPASSED") {
+		t.Errorf("first line of the summary: %q", first)
+	}
+	raw, _ := os.ReadFile(filepath.Join(s.dir, "run.json"))
+	if !s.run.GateBypassed || !bytes.Contains(raw, []byte(`"gate_bypassed": true`)) {
+		t.Error("run.json does not record the bypass")
+	}
+	if s.run.Conversations[0].Shape != result.ShapeNeverWorked {
+		t.Errorf("shape %q, want a flat %q", s.run.Conversations[0].Shape, result.ShapeNeverWorked)
+	}
+	page, err := os.ReadFile(filepath.Join(s.dir, "chart.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(page, []byte("BASELINE GATE BYPASSED: turn 1 already failed, so this is not a decay curve.")) {
+		t.Error("chart.html lacks the red stamp")
+	}
+}
+
+func TestEscapingFlagged(t *testing.T) {
+	t.Parallel()
+	s := runScenario(t, []string{"escaping"}, false)
+	if s.code != 1 {
+		t.Fatalf("exit %d, want 1", s.code)
+	}
+	v := s.run.Conversations[0].TurnAt(6).Verdict
+	if v == nil || !v.EscapeHatch || v.Result != judge.Fail || v.OverCall {
+		t.Fatalf("turn 6 verdict %+v", v)
+	}
+	if s.run.Outcome.Escapes != 3 || !strings.Contains(s.stdout, "ESCAPE") {
+		t.Errorf("escapes %d", s.run.Outcome.Escapes)
+	}
+}
+
+func TestJudgeOverCallDowngraded(t *testing.T) {
+	t.Parallel()
+	s := runScenario(t, []string{"steady"}, true)
+	if s.code != 0 {
+		t.Fatalf("exit %d, want 0: the required script ran, so the flag is partial compliance", s.code)
+	}
+	for _, n := range []int{1, 6, 8, 10} {
+		v := s.run.Conversations[0].TurnAt(n).Verdict
+		if v == nil || v.EscapeHatch || !v.Partial || !v.OverCall {
+			t.Errorf("turn %d verdict %+v", n, v)
+		}
+	}
+	if s.run.Outcome.OverCalls != 4 || !strings.Contains(s.stdout, "over-call") {
+		t.Errorf("over-calls counted %d", s.run.Outcome.OverCalls)
+	}
+}

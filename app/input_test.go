@@ -1,0 +1,95 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Bad input: one line on stderr naming the file or flag and what was
+// expected, exit 3, and nothing on disk overwritten. None of these cases
+// reaches the claude CLI.
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(rel, content string) string {
+		p := filepath.Join(dir, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := write("good/SKILL.md", "---\nname: good\ndescription: d\n---\nRun the script.\n")
+	emptyFolder := filepath.Join(dir, "empty")
+	os.Mkdir(emptyFolder, 0o755)
+	existing := filepath.Join(dir, "earlier-run")
+	marker := write("earlier-run/run.json", `{"schema_version":1}`)
+
+	cases := []struct {
+		name string
+		args []string
+		env  []string
+		want string
+	}{
+		{"no path", nil, nil, "no skill given"},
+		{"missing path", []string{filepath.Join(dir, "nope")}, nil, "no such file or folder"},
+		{"folder without SKILL.md", []string{emptyFolder}, nil, "folder has no SKILL.md"},
+		{"no frontmatter", []string{write("a/SKILL.md", "# hi\n")}, nil, "SKILL.md:1: no YAML frontmatter"},
+		{"no name", []string{write("b/SKILL.md", "---\ndescription: d\n---\nx\n")}, nil, `field "name" is missing`},
+		{"no description", []string{write("c/SKILL.md", "---\nname: c\n---\nx\n")}, nil, `field "description" is missing`},
+		{"broken yaml", []string{write("d/SKILL.md", "---\nname: d\ndescription: [\n---\nx\n")}, nil, "SKILL.md:"},
+		{"empty body", []string{write("e/SKILL.md", "---\nname: e\ndescription: d\n---\n")}, nil, "empty body"},
+		{"binary", []string{write("f/SKILL.md", "---\x00\x01")}, nil, "binary content"},
+		{"config unknown key", []string{good, "--config", write("cfg1.yaml", "base_task: a\nprobes: [{task: b}, {task: c}, {task: d}]\nextra: 1\n")}, nil, `unknown field "extra"`},
+		{"config wrong type", []string{good, "--config", write("cfg2.yaml", "base_task: [a]\nprobes: []\n")}, nil, "cfg2.yaml:"},
+		{"probe schedule", []string{good, "--config", write("cfg3.yaml", "base_task: a\nprobes: [{task: b}]\n")}, nil, "expected exactly 3"},
+		{"fixture missing", []string{good, "--config", write("cfg4.yaml", "base_task: a\nprobes: [{task: b}, {task: c}, {task: d}]\nfixture: nowhere\n")}, nil, `field "fixture"`},
+		{"config missing", []string{good, "--config", filepath.Join(dir, "none.yaml")}, nil, "none.yaml: no such file"},
+		{"rubric missing", []string{good, "--rubric", filepath.Join(dir, "none.json")}, nil, "none.json: no such file"},
+		{"rubric invalid", []string{good, "--rubric", write("r.json", `{"criteria":[]}`)}, nil, "expected 5 to 8"},
+		{"out exists", []string{good, "--out", existing}, nil, "folder exists and is not empty"},
+		{"conversations", []string{good, "--conversations", "0"}, nil, "--conversations: 0"},
+		{"two skills", []string{good, good}, nil, "one skill per run"},
+		{"unknown flag", []string{good, "--nope"}, nil, "flag provided but not defined"},
+		{"fillers dir", []string{good, "--fillers", emptyFolder}, nil, "fillers:"},
+		{"claude missing", []string{good}, []string{"PATH=" + emptyFolder}, "claude not found on PATH: install the pinned version"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			env := c.env
+			if env == nil {
+				env = []string{"PATH=" + emptyFolder}
+			}
+			code := Main(context.Background(), append([]string{"vibe-test"}, c.args...), IO{Env: env, Stdout: &stdout, Stderr: &stderr})
+			if code != 3 {
+				t.Fatalf("exit %d, want 3; stderr %q", code, stderr.String())
+			}
+			lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+			last := lines[len(lines)-1]
+			if !strings.Contains(last, c.want) || !strings.HasPrefix(last, "vibe-test: ") {
+				t.Fatalf("stderr %q, want one line containing %q", stderr.String(), c.want)
+			}
+		})
+	}
+	if b, _ := os.ReadFile(marker); string(b) != `{"schema_version":1}` {
+		t.Error("an earlier run's file was overwritten")
+	}
+}
+
+func TestReorderFlagsAfterPath(t *testing.T) {
+	var action func() error
+	a := newApp(IO{}, &action)
+	got := reorder(a, []string{"vibe-test", "./SKILL.md", "--no-baseline-gate", "--conversations", "3", "--out=x"})
+	want := "vibe-test --no-baseline-gate --conversations 3 --out=x ./SKILL.md"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("%v", got)
+	}
+	got = reorder(a, []string{"vibe-test", "demo", "--personas", "steady"})
+	if strings.Join(got, " ") != "vibe-test demo --personas steady" {
+		t.Fatalf("%v", got)
+	}
+}
