@@ -95,6 +95,13 @@ func newApp(stdio IO, action *func() error) *cli.App {
 				Action: later(demoCommand),
 			},
 			{
+				Name:      "resume",
+				Usage:     "continue an interrupted run from each conversation's last completed turn",
+				ArgsUsage: "RUN_DIR",
+				Flags:     resumeFlags(),
+				Action:    later(resumeCommand),
+			},
+			{
 				Name:      "report",
 				Usage:     "re-render the summary and chart of a saved run (no model calls)",
 				ArgsUsage: "RUN_DIR",

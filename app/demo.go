@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 	"github.com/vibe-test/vibe-test/claude"
@@ -53,6 +54,7 @@ func demoCommand(c *cli.Context, stdio IO) error {
 		SkillPath: paths.Skill, ConfigPath: paths.Config, OutDir: c.String("out"),
 		Conversations: len(personas), Concurrency: 1, // in order, so conversation N gets persona N
 		TurnTimeout: defaultDemoTimeout, Grace: defaultGrace, MaxRetries: 1, Seed: 1,
+		TurnRetries: 1, RetryBackoff: time.Second,
 		KeepSandbox: c.Bool("keep-sandbox"), CacheDir: dir + "/cache",
 	}, IO{Env: env, Stdout: stdio.Stdout, Stderr: stdio.Stderr, Styled: stdio.Styled})
 	if err != nil {

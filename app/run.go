@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -17,10 +16,8 @@ import (
 	"github.com/vibe-test/vibe-test/claude"
 	"github.com/vibe-test/vibe-test/fillers"
 	"github.com/vibe-test/vibe-test/internal/exit"
-	"github.com/vibe-test/vibe-test/internal/redact"
 	"github.com/vibe-test/vibe-test/judge"
 	"github.com/vibe-test/vibe-test/plan"
-	"github.com/vibe-test/vibe-test/probe"
 	"github.com/vibe-test/vibe-test/report"
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/rubric"
@@ -46,6 +43,9 @@ type Options struct {
 	Seed           int64
 	PassEnv        []string
 	Args           []string
+	MaxBudgetUSD   float64
+	TurnRetries    int
+	RetryBackoff   time.Duration
 	// CacheDir holds cached rubrics ("" = $VIBE_TEST_CACHE_DIR or the
 	// user's cache folder).
 	CacheDir string
@@ -67,6 +67,9 @@ func runFlagSet() []cli.Flag {
 		&cli.StringFlag{Name: "fillers", Usage: "a `folder` of your own filler passages (*.md, *.txt) added to the built-in ones"},
 		&cli.Int64Flag{Name: "seed", Usage: "filler selection seed (default: random, recorded in plan.json)"},
 		&cli.StringSliceFlag{Name: "pass-env", Usage: "also pass this environment `variable` to the agent"},
+		&cli.Float64Flag{Name: "max-budget-usd", Usage: "stop starting turns once the run has spent this much (agent, rubric and judge)"},
+		&cli.IntFlag{Name: "turn-retries", Value: 3, Usage: "rerun a turn this often after the CLI's own retries give up on a transient API error"},
+		&cli.DurationFlag{Name: "retry-backoff", Value: 10 * time.Second, Usage: "the first wait before rerunning a turn (doubles each time)"},
 	}
 }
 
@@ -78,7 +81,8 @@ func optionsFrom(c *cli.Context) (Options, error) {
 		NoBaselineGate: c.Bool("no-baseline-gate"), KeepSandbox: c.Bool("keep-sandbox"),
 		TurnTimeout: c.Duration("turn-timeout"), MaxRetries: c.Int("max-retries"),
 		FillersDir: c.String("fillers"), Seed: c.Int64("seed"), PassEnv: c.StringSlice("pass-env"),
-		Grace: 3 * time.Second,
+		MaxBudgetUSD: c.Float64("max-budget-usd"), TurnRetries: c.Int("turn-retries"), RetryBackoff: c.Duration("retry-backoff"),
+		Grace: defaultGrace,
 	}
 	if c.NArg() > 1 {
 		return o, fmt.Errorf("one skill per run: got %d paths (%s)", c.NArg(), strings.Join(c.Args().Slice(), ", "))
@@ -94,6 +98,12 @@ func optionsFrom(c *cli.Context) (Options, error) {
 	}
 	if o.MaxRetries < 0 || o.MaxRetries > 20 {
 		return o, fmt.Errorf("--max-retries: %d, expected 0 to 20", o.MaxRetries)
+	}
+	if o.MaxBudgetUSD < 0 {
+		return o, fmt.Errorf("--max-budget-usd: %v, expected a positive amount", o.MaxBudgetUSD)
+	}
+	if o.TurnRetries < 0 || o.TurnRetries > 10 {
+		return o, fmt.Errorf("--turn-retries: %d, expected 0 to 10", o.TurnRetries)
 	}
 	if !c.IsSet("seed") {
 		o.Seed = rand.Int64N(1 << 31)
@@ -188,7 +198,7 @@ func Execute(ctx context.Context, o Options, stdio IO) (*result.Run, error) {
 			Conversations: o.Conversations, Concurrency: o.Concurrency, Model: model, JudgeModel: judgeModel,
 			NoBaselineGate: o.NoBaselineGate, TurnTimeout: o.TurnTimeout.String(), MaxRetries: o.MaxRetries,
 			ConfigFile: cfgPath, RubricFile: o.RubricPath, FillersDir: o.FillersDir, KeepSandbox: o.KeepSandbox,
-			Args: o.Args,
+			MaxBudgetUSD: o.MaxBudgetUSD, PassEnv: o.PassEnv, Args: o.Args,
 		},
 		Isolation: "author-config",
 	}
@@ -198,30 +208,11 @@ func Execute(ctx context.Context, o Options, stdio IO) (*result.Run, error) {
 	if run.Versions.ClaudeMismatch {
 		fmt.Fprintf(stdio.Stderr, "warning: claude %s differs from %s, the version vibe-test's parser was verified on; results may be misread\n", version, claude.VerifiedVersion)
 	}
-	var mu sync.Mutex
-	saveErr := error(nil)
-	save := func() {
-		if err := result.Save(outDir, run); err != nil && saveErr == nil {
-			saveErr = err
-		}
-	}
-	update := func(fn func()) {
-		mu.Lock()
-		defer mu.Unlock()
-		fn()
-		save()
-	}
-	update(func() {})
+	sess := &session{run: run, dir: outDir}
+	sess.update(func() {})
 	fmt.Fprintf(stdio.Stderr, "vibe-test: run folder %s\n", outDir)
-
-	caller := claude.Caller{
-		Binary:  binary,
-		Env:     coldEnv(stdio.Env, hermetic, o.MaxRetries),
-		Timeout: o.TurnTimeout,
-		Grace:   o.Grace,
-	}
 	fail := func(err error) (*result.Run, error) {
-		update(func() {
+		sess.update(func() {
 			run.Status, run.Error, run.FinishedAt = result.StatusError, err.Error(), time.Now().UTC()
 			if ctx.Err() != nil {
 				run.Status = result.StatusInterrupted
@@ -239,9 +230,10 @@ func Execute(ctx context.Context, o Options, stdio IO) (*result.Run, error) {
 		pl = plan.FromConfig(cfgPath, cfg)
 	} else {
 		fmt.Fprintln(stdio.Stderr, "vibe-test: no vibe-test.yaml beside the skill: drafting the base task and probes with one model call")
+		caller := coldCaller(binary, stdio.Env, hermetic, o.MaxRetries, o.TurnTimeout, o.Grace)
 		var turn claude.Turn
 		pl, turn, err = plan.Draft(ctx, caller, sk, judgeModel)
-		run.Costs.Plan += turn.CostUSD
+		sess.update(func() { run.Costs.Plan += turn.CostUSD })
 		if err != nil {
 			return fail(err)
 		}
@@ -259,90 +251,22 @@ func Execute(ctx context.Context, o Options, stdio IO) (*result.Run, error) {
 		}
 		pl.Fillers = append(pl.Fillers, ids)
 	}
-	update(func() { run.Plan = pl })
-	if err := result.WriteJSON(filepath.Join(outDir, "plan.json"), pl); err != nil {
-		return fail(err)
-	}
-
-	// The rubric: reviewed, cached, or extracted by a cold call.
-	rb := reviewed
-	if rb == nil {
-		var u rubric.Usage
-		rb, u, err = rubric.Extract(ctx, caller, sk, judgeModel, cacheDir(o, stdio.Env))
-		run.Costs.Rubric += u.Cost
-		run.Costs.RubricTokens += u.Tokens
-		if err != nil {
-			return fail(err)
-		}
-	}
-	update(func() { run.Rubric = rb })
-	if err := result.WriteJSON(filepath.Join(outDir, "rubric.json"), rb); err != nil {
-		return fail(err)
-	}
-
-	driver := &probe.Driver{
-		Binary: binary, BaseEnv: stdio.Env, PassEnv: o.PassEnv, Hermetic: hermetic,
-		AuthorConfigDir: claude.AuthorConfigDir(), Skill: sk, Plan: pl,
-		Judge:  &judge.Judge{Caller: caller, Rubric: rb, Model: judgeModel},
-		RunDir: outDir, Model: model, TurnTimeout: o.TurnTimeout, Grace: o.Grace,
-		MaxRetries: o.MaxRetries, NoGate: o.NoBaselineGate, KeepSandbox: o.KeepSandbox,
-		Redactor: redact.FromEnv(stdio.Env, claude.CredentialVars), Update: update,
-	}
-	update(func() {
+	sess.update(func() {
+		run.Plan = pl
+		run.Rubric = reviewed
 		for i := 0; i < o.Conversations; i++ {
 			run.Conversations = append(run.Conversations, result.Conversation{
 				Index: i + 1, Status: "pending", Fillers: pl.Fillers[i], Turns: []result.Turn{},
 			})
 		}
 	})
-	limit := o.Concurrency
-	if limit <= 0 || limit > o.Conversations {
-		limit = o.Conversations
+	if err := result.WriteJSON(filepath.Join(outDir, "plan.json"), pl); err != nil {
+		return fail(err)
 	}
-	sem := make(chan struct{}, limit)
-	var wg sync.WaitGroup
-	for i := range run.Conversations {
-		wg.Add(1)
-		go func(conv *result.Conversation, passages []fillers.Passage) {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			driver.Converse(ctx, conv, passages)
-		}(&run.Conversations[i], picks[i])
-	}
-	wg.Wait()
-
-	update(func() {
-		run.FinishedAt = time.Now().UTC()
-		for i := range run.Conversations {
-			c := &run.Conversations[i]
-			if c.Status == "pending" {
-				c.Status = result.StatusInterrupted
-			}
-			for k := range c.Turns {
-				t := &c.Turns[k]
-				run.Costs.Agent += t.CostUSD
-				if t.Verdict != nil {
-					run.Costs.Judge += t.Verdict.CostUSD
-					run.Costs.JudgeTokens += t.Verdict.Tokens
-				}
-				if t.Verdict != nil && t.Verdict.Result == judge.Fail && t.Turn == 1 && o.NoBaselineGate {
-					run.GateBypassed = true
-				}
-			}
-		}
-		run.Costs.Total = run.Costs.Agent + run.Costs.Rubric + run.Costs.Plan + run.Costs.Judge
-		result.Decide(run)
-	})
-	if saveErr != nil {
-		return run, exit.With(exit.Tool, saveErr)
-	}
-	if err := writeChart(outDir, run); err != nil {
-		fmt.Fprintf(stdio.Stderr, "vibe-test: %v\n", err)
-	}
-	report.Summary(stdio.Stdout, run, stdio.Styled)
-	fmt.Fprintf(stdio.Stdout, "run folder: %s\n", outDir)
-	return run, nil
+	return drive(ctx, sess, driveInput{
+		binary: binary, env: stdio.Env, hermetic: hermetic, skill: sk, plan: pl, picks: picks,
+		cacheDir: cacheDir(o, stdio.Env), opts: o,
+	}, stdio)
 }
 
 func indent(s string) string {
@@ -437,6 +361,11 @@ func checkOutDir(out string) error {
 		return fmt.Errorf("--out %s: folder exists and is not empty, expected a new folder (a run is never written over another)", out)
 	}
 	return nil
+}
+
+// coldCaller makes rubric, plan and judge calls.
+func coldCaller(binary string, env []string, hermetic bool, maxRetries int, timeout, grace time.Duration) claude.Caller {
+	return claude.Caller{Binary: binary, Env: coldEnv(env, hermetic, maxRetries), Timeout: timeout, Grace: grace}
 }
 
 // coldEnv builds the environment of rubric, plan and judge calls: hermetic

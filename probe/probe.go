@@ -1,17 +1,21 @@
 // Package probe drives one conversation: ten turns of `claude -p` on one
 // resumed session in its own sandbox. Turn 1 is the base task, turns 2–5, 7
 // and 9 are fillers, turns 6, 8 and 10 probe again. Each turn's stream is
-// saved as it arrives; the baseline and the probes are judged as soon as they
-// end, and a failing baseline stops the conversation unless the gate is
-// bypassed.
+// saved as it arrives; the baseline is judged before turn 2 (the gate), the
+// probes are judged while the next turn runs.
+//
+// A conversation can be continued from its last completed turn (resume):
+// everything it needs (session id, sandbox, config dir) is in its record.
 package probe
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/vibe-test/vibe-test/claude"
@@ -27,6 +31,9 @@ import (
 // GateMessage is what a conversation stopped by the baseline gate says.
 const GateMessage = "the baseline probe (turn 1, before dilution) already fails, so a decay curve from it is meaningless; fix the skill or base prompt first (or pass --no-baseline-gate)"
 
+// ErrCredentials stops the whole run: retrying a refused key only burns time.
+var ErrCredentials = errors.New("the API refused the credentials")
+
 // Driver holds what every conversation of a run shares.
 type Driver struct {
 	Binary          string
@@ -36,48 +43,112 @@ type Driver struct {
 	AuthorConfigDir string
 	Skill           *skill.Skill // nil: the no-skill control
 	Plan            *plan.Plan
-	Judge           *judge.Judge
-	RunDir          string
-	Model           string
-	TurnTimeout     time.Duration
-	Grace           time.Duration
-	MaxRetries      int
-	NoGate          bool
-	KeepSandbox     bool
-	Redactor        *redact.Redactor
+	// Judge returns the judge once the rubric is ready (it is extracted
+	// while turn 1 runs); an error stops the run.
+	Judge       func(ctx context.Context) (*judge.Judge, error)
+	RunDir      string
+	Model       string
+	TurnTimeout time.Duration
+	Grace       time.Duration
+	MaxRetries  int // CLAUDE_CODE_MAX_RETRIES: the CLI's own retries
+	// TurnRetries is how often a turn is rerun after the CLI's own retries
+	// gave up on a transient API error; RetryBackoff is the first wait,
+	// doubled each time.
+	TurnRetries  int
+	RetryBackoff time.Duration
+	NoGate       bool
+	KeepSandbox  bool
+	Redactor     *redact.Redactor
+	Budget       *Budget
 	// Update applies fn to the run record under the run's lock and saves
 	// run.json; every change to a conversation goes through it.
 	Update func(fn func())
+	// Fatal stops the whole run (refused credentials, no rubric).
+	Fatal func(error)
 }
 
-// Converse runs one conversation into conv, whose Index and Fillers are set.
+// Budget is the run's spending limit, shared by its conversations.
+type Budget struct {
+	mu    sync.Mutex
+	Limit float64 // 0 = none
+	spent float64
+}
+
+// Spend records a cost.
+func (b *Budget) Spend(usd float64) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	b.spent += usd
+	b.mu.Unlock()
+}
+
+// Exhausted reports whether no new turn may start.
+func (b *Budget) Exhausted() bool {
+	if b == nil || b.Limit <= 0 {
+		return false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.spent >= b.Limit
+}
+
+// Spent is the total so far.
+func (b *Budget) Spent() float64 {
+	if b == nil {
+		return 0
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.spent
+}
+
+// stopped says how a cancelled context ended the conversation: the user's
+// interrupt, or a fatal error elsewhere in the run.
+func stopped(ctx context.Context) (status, msg string) {
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+		return result.StatusError, cause.Error()
+	}
+	return result.StatusInterrupted, "interrupted"
+}
+
+// Converse runs, or continues, one conversation into conv, whose Index and
+// Fillers are set. Turns already completed are kept; an unfinished one is
+// moved to conv.Abandoned and run again.
 func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passages []fillers.Passage) {
 	setStatus := func(status, msg string) {
 		d.Update(func() { conv.Status, conv.Error = status, msg })
 	}
-	sb, err := sandbox.New(sandbox.Options{
-		Skill: d.Skill, Fixture: d.Plan.Fixture, Files: d.Plan.Files,
-		Hermetic: d.Hermetic, AuthorConfigDir: d.AuthorConfigDir,
-	})
+	sb, err := d.openSandbox(conv)
 	if err != nil {
 		setStatus(result.StatusError, err.Error())
 		return
 	}
-	if d.KeepSandbox {
-		d.Update(func() { conv.Sandbox = sb.Dir })
-	} else {
-		defer sb.Remove()
-	}
-	if d.Hermetic {
-		d.Update(func() { conv.ConfigDir = sb.ConfigDir })
-	}
+	keep := d.KeepSandbox
+	defer func() {
+		// An interrupted conversation keeps its sandbox for resume.
+		if !keep && conv.Status != result.StatusInterrupted {
+			sb.Remove()
+			d.Update(func() { conv.Sandbox, conv.Home = "", "" })
+		}
+	}()
 	convDir := filepath.Join(d.RunDir, fmt.Sprintf("conv-%d", conv.Index))
 	if err := os.MkdirAll(convDir, 0o755); err != nil {
 		setStatus(result.StatusError, fmt.Sprintf("creating %s: %v", convDir, err))
 		return
 	}
-	d.Update(func() { conv.Status = result.StatusRunning })
 
+	// Keep completed turns; set aside an unfinished or failed last one.
+	done := 0
+	d.Update(func() {
+		for done < len(conv.Turns) && conv.Turns[done].Status == result.TurnOK && conv.Turns[done].Turn == done+1 {
+			done++
+		}
+		conv.Abandoned = append(conv.Abandoned, conv.Turns[done:]...)
+		conv.Turns = conv.Turns[:done]
+		conv.Status, conv.Error = result.StatusRunning, ""
+	})
 	fillerAt := map[int]fillers.Passage{}
 	k := 0
 	for turn := 1; turn <= plan.Turns; turn++ {
@@ -86,10 +157,31 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 			k++
 		}
 	}
-	sessionID := ""
-	for turn := 1; turn <= plan.Turns; turn++ {
+
+	var judging sync.WaitGroup
+	defer judging.Wait()
+	// Turns completed before a resume but never judged are judged now.
+	for i := 0; i < done; i++ {
+		if t := &conv.Turns[i]; t.Kind != "filler" && (t.Verdict == nil || t.Verdict.Result == judge.JudgeError) {
+			if !d.judgeSaved(ctx, conv, i) {
+				return
+			}
+		}
+	}
+	if done >= 1 {
+		if base := &conv.Turns[0]; base.Verdict != nil && base.Verdict.Result == judge.Fail && !d.NoGate {
+			setStatus(result.StatusBaselineFailed, GateMessage)
+			return
+		}
+	}
+
+	for turn := done + 1; turn <= plan.Turns; turn++ {
 		if ctx.Err() != nil {
-			setStatus(result.StatusInterrupted, "interrupted before turn "+strconv.Itoa(turn))
+			setStatus(stopped(ctx))
+			return
+		}
+		if d.Budget.Exhausted() {
+			setStatus(result.StatusBudgetExhausted, fmt.Sprintf("budget of $%.2f spent before turn %d", d.Budget.Limit, turn))
 			return
 		}
 		rec := result.Turn{Turn: turn, Kind: plan.Kind(turn)}
@@ -104,49 +196,163 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 			}
 		}
 		rec.Transcript = filepath.Join(fmt.Sprintf("conv-%d", conv.Index), fmt.Sprintf("turn-%02d.jsonl", turn))
-		out, err := d.turn(ctx, sb, filepath.Join(d.RunDir, rec.Transcript), rec.Prompt, sessionID, &rec)
-		if err != nil {
-			rec.Status, rec.Error = result.TurnError, err.Error()
+		resume := conv.SessionID
+		if turn == 1 {
+			resume = ""
 		}
+		out := d.runTurn(ctx, sb, resume, &rec)
 		if ctx.Err() != nil && rec.Status != result.TurnOK {
-			// Stopped by the user: the turn is incomplete, not a failure.
-			rec.Status, rec.Error = result.TurnError, "interrupted"
-			d.Update(func() { conv.Turns = append(conv.Turns, rec) })
-			setStatus(result.StatusInterrupted, fmt.Sprintf("interrupted during turn %d", turn))
+			// Stopped by the user or a fatal error: the turn is unfinished,
+			// not a failure; resume runs it again.
+			rec.Status, rec.Error = result.TurnError, "stopped before the turn ended"
+			d.Update(func() { conv.Abandoned = append(conv.Abandoned, rec) })
+			setStatus(stopped(ctx))
 			return
 		}
-		if sessionID == "" {
-			sessionID = out.Turn.SessionID
-			d.Update(func() { conv.SessionID = sessionID })
-		}
 		if rec.Status != result.TurnOK {
-			d.Update(func() { conv.Turns = append(conv.Turns, rec) })
+			d.Update(func() { conv.Abandoned = append(conv.Abandoned, rec) })
 			setStatus(result.StatusError, fmt.Sprintf("turn %d: %s", turn, rec.Error))
 			return
 		}
-		if rec.Kind != "filler" && d.Judge != nil {
-			v := d.Judge.Judge(ctx, rec.Prompt, out.Turn)
-			rec.Verdict = &v
-		}
-		d.Update(func() { conv.Turns = append(conv.Turns, rec) })
-		if turn == 1 && rec.Verdict != nil {
-			switch rec.Verdict.Result {
-			case judge.JudgeError:
-				setStatus(result.StatusError, "judging the baseline failed: "+rec.Verdict.Error)
-				return
-			case judge.Fail:
-				if !d.NoGate {
-					setStatus(result.StatusBaselineFailed, GateMessage)
-					return
-				}
+		idx := 0
+		d.Update(func() {
+			if conv.SessionID == "" {
+				conv.SessionID = out.Turn.SessionID
 			}
+			idx = len(conv.Turns)
+			conv.Turns = append(conv.Turns, rec)
+		})
+		switch {
+		case rec.Kind == "base":
+			// The gate needs the baseline's verdict before turn 2.
+			v, ok := d.judgeTurn(ctx, conv, idx, rec.Prompt, out.Turn)
+			if !ok {
+				return
+			}
+			if v.Result == judge.JudgeError {
+				setStatus(result.StatusError, "judging the baseline failed: "+v.Error)
+				return
+			}
+			if v.Result == judge.Fail && !d.NoGate {
+				setStatus(result.StatusBaselineFailed, GateMessage)
+				return
+			}
+		case rec.Kind == "probe":
+			// Judge while the next turn runs.
+			judging.Add(1)
+			go func(idx int, prompt string, t claude.Turn) {
+				defer judging.Done()
+				d.judgeTurn(ctx, conv, idx, prompt, t)
+			}(idx, rec.Prompt, out.Turn)
 		}
+	}
+	judging.Wait()
+	if ctx.Err() != nil {
+		setStatus(stopped(ctx))
+		return
 	}
 	setStatus(result.StatusCompleted, "")
 }
 
-// turn runs one invocation, saving its stream (redacted) as it arrives.
-func (d *Driver) turn(ctx context.Context, sb *sandbox.Sandbox, path, prompt, sessionID string, rec *result.Turn) (claude.Outcome, error) {
+// openSandbox reuses the conversation's recorded sandbox when it still
+// exists (resume), or makes a new one.
+func (d *Driver) openSandbox(conv *result.Conversation) (*sandbox.Sandbox, error) {
+	if conv.Sandbox != "" {
+		if st, err := os.Stat(conv.Sandbox); err == nil && st.IsDir() {
+			return &sandbox.Sandbox{Dir: conv.Sandbox, Home: conv.Home, ConfigDir: conv.ConfigDir, Hermetic: d.Hermetic}, nil
+		}
+	}
+	if len(conv.Turns) > 0 && d.Hermetic {
+		// The session lived in the lost config dir: it cannot be resumed,
+		// so the conversation starts again from turn 1.
+		d.Update(func() {
+			conv.Abandoned = append(conv.Abandoned, conv.Turns...)
+			conv.Turns, conv.SessionID = nil, ""
+			conv.Notes = append(conv.Notes, "sandbox was gone on resume; restarted from turn 1")
+		})
+	}
+	sb, err := sandbox.New(sandbox.Options{
+		Skill: d.Skill, Fixture: d.Plan.Fixture, Files: d.Plan.Files,
+		Hermetic: d.Hermetic, AuthorConfigDir: d.AuthorConfigDir,
+	})
+	if err != nil {
+		return nil, err
+	}
+	d.Update(func() { conv.Sandbox, conv.Home, conv.ConfigDir = sb.Dir, sb.Home, sb.ConfigDir })
+	return sb, nil
+}
+
+// runTurn runs one turn, retrying what is worth retrying: a transient API
+// error after the CLI's own retries gave up (with backoff), and a timeout
+// (once). Each failed attempt's transcript is kept beside the turn's.
+func (d *Driver) runTurn(ctx context.Context, sb *sandbox.Sandbox, resume string, rec *result.Turn) claude.Outcome {
+	backoff := d.RetryBackoff
+	timeouts := 0
+	for attempt := 1; ; attempt++ {
+		out, err := d.attempt(ctx, sb, resume, rec)
+		if err != nil {
+			rec.Status, rec.Error = result.TurnError, err.Error()
+			return out
+		}
+		if rec.Status == result.TurnOK || ctx.Err() != nil {
+			return out
+		}
+		t := out.Turn
+		switch status := t.APIErrorStatus; {
+		case status == 401 || status == 403:
+			d.Fatal(fmt.Errorf("%w (HTTP %d) at turn %d: check ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN, or run `claude` and /login; then `vibe-test resume %s`", ErrCredentials, status, rec.Turn, d.RunDir))
+			return out
+		case rec.Status == result.TurnTimedOut:
+			timeouts++
+			if timeouts > 1 {
+				return out
+			}
+		case t.TerminalReason == "prompt_too_long":
+			rec.Status = result.TurnPromptTooLong
+			return out
+		case transient(t):
+			if attempt > d.TurnRetries {
+				return out
+			}
+		default:
+			return out
+		}
+		// Keep the failed attempt and try again.
+		kept := fmt.Sprintf("%s.attempt-%d", rec.Transcript, attempt)
+		_ = os.Rename(filepath.Join(d.RunDir, rec.Transcript), filepath.Join(d.RunDir, kept))
+		rec.Attempts = append(rec.Attempts, result.Attempt{Transcript: kept, Status: rec.Status, Error: rec.Error, ExitCode: rec.ExitCode, CostUSD: rec.CostUSD})
+		if rec.Status != result.TurnTimedOut {
+			select {
+			case <-ctx.Done():
+				return out
+			case <-time.After(backoff):
+			}
+			backoff *= 2
+		}
+	}
+}
+
+// transient: an API error the CLI gave up on that a later try may pass
+// (rate limits, overload, server errors), or a stream cut without a result.
+func transient(t claude.Turn) bool {
+	if !t.HasResult {
+		return false // killed or cut: recorded as an error, not retried blindly
+	}
+	if t.TerminalReason != "api_error" {
+		return false
+	}
+	switch s := t.APIErrorStatus; {
+	case s == 429, s == 529, s >= 500:
+		return true
+	case s == 0:
+		return true // connection errors carry no status
+	}
+	return false
+}
+
+// attempt runs one invocation, saving its stream (redacted) as it arrives.
+func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string, rec *result.Turn) (claude.Outcome, error) {
+	path := filepath.Join(d.RunDir, rec.Transcript)
 	f, err := os.Create(path)
 	if err != nil {
 		return claude.Outcome{}, fmt.Errorf("creating transcript: %w", err)
@@ -163,13 +369,17 @@ func (d *Driver) turn(ctx context.Context, sb *sandbox.Sandbox, path, prompt, se
 	start := time.Now()
 	out, runErr := claude.Run(ctx, claude.Invocation{
 		Binary:  d.Binary,
-		Args:    claude.AgentArgs(prompt, sessionID, d.Model),
+		Args:    claude.AgentArgs(rec.Prompt, resume, d.Model),
 		Env:     claude.Env(d.BaseEnv, envOpts),
 		Dir:     sb.Dir,
 		Stdout:  w,
 		Timeout: d.TurnTimeout,
 		Grace:   d.Grace,
 	})
+	// The CLI's Bash child can outlive a killed CLI (PROTOCOL.md §5).
+	if out.TimedOut || ctx.Err() != nil {
+		sb.KillStrays()
+	}
 	rec.DurationMS = time.Since(start).Milliseconds()
 	if err := w.Flush(); err != nil && runErr == nil {
 		runErr = fmt.Errorf("writing transcript: %w", err)
@@ -178,6 +388,7 @@ func (d *Driver) turn(ctx context.Context, sb *sandbox.Sandbox, path, prompt, se
 		runErr = fmt.Errorf("syncing transcript: %w", err)
 	}
 	t := out.Turn
+	d.Budget.Spend(t.CostUSD)
 	rec.ExitCode = out.ExitCode
 	rec.ToolCalls = result.CallsOf(t)
 	for i := range rec.ToolCalls {
@@ -185,6 +396,7 @@ func (d *Driver) turn(ctx context.Context, sb *sandbox.Sandbox, path, prompt, se
 		rec.ToolCalls[i].Input = d.Redactor.Bytes(rec.ToolCalls[i].Input)
 	}
 	rec.ToolCallCount = len(t.Calls)
+	rec.SkillInvoked = false
 	for _, c := range t.Calls {
 		if c.Name == "Skill" {
 			rec.SkillInvoked = true
@@ -197,15 +409,45 @@ func (d *Driver) turn(ctx context.Context, sb *sandbox.Sandbox, path, prompt, se
 	if runErr != nil {
 		return out, runErr
 	}
+	rec.Status, rec.Error = result.TurnOK, ""
 	switch {
 	case out.TimedOut:
 		rec.Status, rec.Error = result.TurnTimedOut, fmt.Sprintf("timed out after %s", d.TurnTimeout)
 	default:
 		if f := t.Failure(out.ExitCode); f != "" {
 			rec.Status, rec.Error = result.TurnError, d.Redactor.String(f)
-		} else {
-			rec.Status = result.TurnOK
 		}
 	}
 	return out, nil
+}
+
+// judgeTurn judges conv.Turns[idx] and stores the verdict. It returns
+// false when the run must stop (no rubric).
+func (d *Driver) judgeTurn(ctx context.Context, conv *result.Conversation, idx int, prompt string, t claude.Turn) (judge.Verdict, bool) {
+	j, err := d.Judge(ctx)
+	if err != nil {
+		d.Fatal(err)
+		return judge.Verdict{}, false
+	}
+	v := j.Judge(ctx, prompt, t)
+	d.Budget.Spend(v.CostUSD)
+	d.Update(func() { conv.Turns[idx].Verdict = &v })
+	return v, true
+}
+
+// judgeSaved judges a completed turn from its saved transcript (resume).
+func (d *Driver) judgeSaved(ctx context.Context, conv *result.Conversation, idx int) bool {
+	f, err := os.Open(filepath.Join(d.RunDir, conv.Turns[idx].Transcript))
+	if err != nil {
+		d.Fatal(fmt.Errorf("reading a saved transcript: %w", err))
+		return false
+	}
+	defer f.Close()
+	t, err := claude.ParseTurn(f)
+	if err != nil {
+		d.Fatal(fmt.Errorf("reading a saved transcript: %w", err))
+		return false
+	}
+	_, ok := d.judgeTurn(ctx, conv, idx, conv.Turns[idx].Prompt, t)
+	return ok
 }

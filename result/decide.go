@@ -89,7 +89,7 @@ func ShapeOf(c *Conversation) string {
 func Decide(r *Run) {
 	o := Outcome{}
 	decayed, baselineFailed, errored, interrupted, incomplete := 0, 0, 0, 0, 0
-	gateStops := 0
+	gateStops, budgetStops := 0, 0
 	shapes := map[string]int{}
 	for i := range r.Conversations {
 		c := &r.Conversations[i]
@@ -104,6 +104,8 @@ func Decide(r *Run) {
 			interrupted++
 		case StatusBaselineFailed:
 			gateStops++
+		case StatusBudgetExhausted:
+			budgetStops++
 		}
 		base := c.TurnAt(1)
 		baseResult := ""
@@ -156,6 +158,8 @@ func Decide(r *Run) {
 	switch {
 	case interrupted > 0:
 		r.Status = StatusInterrupted
+	case budgetStops > 0:
+		r.Status = StatusBudgetExhausted
 	case n > 0 && gateStops == n:
 		r.Status = StatusBaselineFailed
 	case errored > 0:
@@ -178,6 +182,9 @@ func Decide(r *Run) {
 	}
 
 	switch {
+	case budgetStops > 0:
+		o.Exit, o.Verdict = exit.Tool, "budget-exhausted"
+		o.Sentence = fmt.Sprintf("No verdict: the budget ran out before %d of %d conversations finished; what was judged so far is reported (%d of %d judged probes failed).", budgetStops, n, o.ProbesFailed, o.ProbesJudged)
 	case decayed > 0:
 		o.Exit, o.Verdict = exit.Decay, "decay"
 		o.Sentence = fmt.Sprintf("Decay: in %d of %d conversations the baseline passed and a later probe failed (%d of %d judged probes failed).",

@@ -27,6 +27,9 @@ const (
 	StatusBaselineFailed = "baseline-failed"
 	StatusError          = "error"
 	StatusInterrupted    = "interrupted"
+	// StatusBudgetExhausted: a turn would have started after --max-budget-usd
+	// was spent.
+	StatusBudgetExhausted = "budget-exhausted"
 )
 
 // Turn statuses.
@@ -34,6 +37,8 @@ const (
 	TurnOK       = "ok"
 	TurnError    = "error"
 	TurnTimedOut = "timed-out"
+	// TurnPromptTooLong: the API refused the conversation as too long.
+	TurnPromptTooLong = "prompt-too-long"
 )
 
 // Run is run.json.
@@ -89,6 +94,8 @@ type Config struct {
 	RubricFile     string   `json:"rubric_file,omitempty"`
 	FillersDir     string   `json:"fillers_dir,omitempty"`
 	KeepSandbox    bool     `json:"keep_sandbox"`
+	MaxBudgetUSD   float64  `json:"max_budget_usd,omitempty"`
+	PassEnv        []string `json:"pass_env,omitempty"`
 	Args           []string `json:"args,omitempty"`
 }
 
@@ -111,10 +118,27 @@ type Conversation struct {
 	Status    string   `json:"status"`
 	Error     string   `json:"error,omitempty"`
 	Fillers   []string `json:"fillers"`
-	Sandbox   string   `json:"sandbox,omitempty"` // kept only with --keep-sandbox
-	ConfigDir string   `json:"config_dir,omitempty"`
-	Turns     []Turn   `json:"turns"`
+	// Sandbox, Home and ConfigDir locate the conversation's workspace while
+	// it exists (during the run, after an interrupt, with --keep-sandbox), so
+	// resume can continue the session.
+	Sandbox   string `json:"sandbox,omitempty"`
+	Home      string `json:"home,omitempty"`
+	ConfigDir string `json:"config_dir,omitempty"`
+	Turns     []Turn `json:"turns"`
+	// Abandoned are turns that did not complete (interrupted, errored, or
+	// lost with a sandbox); kept for the record, never judged.
+	Abandoned []Turn   `json:"abandoned_turns,omitempty"`
+	Notes     []string `json:"notes,omitempty"`
 	Shape     string   `json:"shape,omitempty"`
+}
+
+// Attempt is a failed try of a turn that was run again.
+type Attempt struct {
+	Transcript string  `json:"transcript"`
+	Status     string  `json:"status"`
+	Error      string  `json:"error,omitempty"`
+	ExitCode   int     `json:"exit_code"`
+	CostUSD    float64 `json:"cost_usd"`
 }
 
 // Turn is one turn's record.
@@ -129,14 +153,16 @@ type Turn struct {
 	ExitCode   int    `json:"exit_code"`
 	DurationMS int64  `json:"duration_ms"`
 	// From the trace, judge-free.
-	ToolCalls     []Call         `json:"tool_calls"`
-	ToolCallCount int            `json:"tool_call_count"`
-	SkillInvoked  bool           `json:"skill_invoked"`
-	APICalls      int            `json:"api_calls"`
-	ContextTokens int64          `json:"context_tokens"`
-	CostUSD       float64        `json:"cost_usd"`
-	Retries       int            `json:"api_retries,omitempty"`
-	Verdict       *judge.Verdict `json:"verdict,omitempty"`
+	ToolCalls     []Call  `json:"tool_calls"`
+	ToolCallCount int     `json:"tool_call_count"`
+	SkillInvoked  bool    `json:"skill_invoked"`
+	APICalls      int     `json:"api_calls"`
+	ContextTokens int64   `json:"context_tokens"`
+	CostUSD       float64 `json:"cost_usd"`
+	Retries       int     `json:"api_retries,omitempty"`
+	// Attempts are earlier tries of this turn that failed and were retried.
+	Attempts []Attempt      `json:"attempts,omitempty"`
+	Verdict  *judge.Verdict `json:"verdict,omitempty"`
 }
 
 // Call is a tool call as saved in run.json: the input in full, the result

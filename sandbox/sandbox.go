@@ -15,7 +15,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/vibe-test/vibe-test/skill"
 )
@@ -228,4 +230,35 @@ func copyFile(src, dst string, mode fs.FileMode) error {
 		return err
 	}
 	return out.Close()
+}
+
+// KillStrays kills processes still running inside the workspace: the CLI's
+// Bash tool runs its commands in their own session, which survives a
+// SIGKILL of the CLI (PROTOCOL.md §5). Linux only (it reads /proc); a no-op
+// elsewhere.
+func (s *Sandbox) KillStrays() int {
+	if s.Dir == "" {
+		return 0
+	}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	killed := 0
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
+		if err != nil {
+			continue
+		}
+		if cwd == s.Dir || strings.HasPrefix(cwd, s.Dir+string(filepath.Separator)) {
+			if syscall.Kill(pid, syscall.SIGKILL) == nil {
+				killed++
+			}
+		}
+	}
+	return killed
 }

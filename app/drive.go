@@ -1,0 +1,208 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/vibe-test/vibe-test/claude"
+	"github.com/vibe-test/vibe-test/fillers"
+	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/internal/redact"
+	"github.com/vibe-test/vibe-test/judge"
+	"github.com/vibe-test/vibe-test/plan"
+	"github.com/vibe-test/vibe-test/probe"
+	"github.com/vibe-test/vibe-test/report"
+	"github.com/vibe-test/vibe-test/result"
+	"github.com/vibe-test/vibe-test/rubric"
+	"github.com/vibe-test/vibe-test/skill"
+)
+
+// session is a run record being written: every change goes through update,
+// which holds the lock and replaces run.json atomically.
+type session struct {
+	run     *result.Run
+	dir     string
+	mu      sync.Mutex
+	saveErr error
+}
+
+func (s *session) update(fn func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fn()
+	if err := result.Save(s.dir, s.run); err != nil && s.saveErr == nil {
+		s.saveErr = err
+	}
+}
+
+// driveInput is what running (or resuming) the conversations needs.
+type driveInput struct {
+	binary   string
+	env      []string
+	hermetic bool
+	skill    *skill.Skill
+	plan     *plan.Plan
+	picks    [][]fillers.Passage // per conversation
+	cacheDir string
+	opts     Options
+}
+
+// drive runs every conversation that is not finished yet, extracting the
+// rubric (when the run has none) while the first turns run, then judges,
+// decides, and writes the artifacts.
+func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result.Run, error) {
+	run, o := s.run, in.opts
+	ctx, stop := context.WithCancelCause(parent)
+	defer stop(nil)
+	caller := coldCaller(in.binary, in.env, in.hermetic, o.MaxRetries, o.TurnTimeout, o.Grace)
+	budget := &probe.Budget{Limit: o.MaxBudgetUSD}
+	budget.Spend(run.Costs.Total)
+
+	// The rubric overlaps turn 1; the gate waits for both.
+	var rb *rubric.Rubric
+	var rubricErr error
+	rubricReady := make(chan struct{})
+	go func() {
+		defer close(rubricReady)
+		s.mu.Lock()
+		rb = run.Rubric
+		s.mu.Unlock()
+		if rb != nil {
+			return
+		}
+		var u rubric.Usage
+		rb, u, rubricErr = rubric.Extract(ctx, caller, in.skill, run.Config.JudgeModel, in.cacheDir)
+		budget.Spend(u.Cost)
+		s.update(func() {
+			run.Costs.Rubric += u.Cost
+			run.Costs.RubricTokens += u.Tokens
+			run.Rubric = rb
+		})
+		if rubricErr != nil {
+			stop(fmt.Errorf("extracting the rubric: %w", rubricErr))
+			return
+		}
+		if err := result.WriteJSON(filepath.Join(s.dir, "rubric.json"), rb); err != nil {
+			stop(err)
+		}
+	}()
+	var judgeOnce sync.Once
+	var theJudge *judge.Judge
+	judgeFor := func(ctx context.Context) (*judge.Judge, error) {
+		select {
+		case <-rubricReady:
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		}
+		if rubricErr != nil {
+			return nil, fmt.Errorf("extracting the rubric: %w", rubricErr)
+		}
+		judgeOnce.Do(func() { theJudge = &judge.Judge{Caller: caller, Rubric: rb, Model: run.Config.JudgeModel} })
+		return theJudge, nil
+	}
+	if run.Rubric != nil {
+		_ = result.WriteJSON(filepath.Join(s.dir, "rubric.json"), run.Rubric)
+	}
+
+	driver := &probe.Driver{
+		Binary: in.binary, BaseEnv: in.env, PassEnv: o.PassEnv, Hermetic: in.hermetic,
+		AuthorConfigDir: claude.AuthorConfigDir(), Skill: in.skill, Plan: in.plan, Judge: judgeFor,
+		RunDir: s.dir, Model: run.Config.Model, TurnTimeout: o.TurnTimeout, Grace: o.Grace,
+		MaxRetries: o.MaxRetries, TurnRetries: o.TurnRetries, RetryBackoff: o.RetryBackoff,
+		NoGate: run.Config.NoBaselineGate, KeepSandbox: o.KeepSandbox,
+		Redactor: redact.FromEnv(in.env, claude.CredentialVars), Budget: budget,
+		Update: s.update, Fatal: func(err error) { stop(err) },
+	}
+	limit := o.Concurrency
+	if limit <= 0 || limit > len(run.Conversations) {
+		limit = len(run.Conversations)
+	}
+	sem := make(chan struct{}, max(limit, 1))
+	var wg sync.WaitGroup
+	for i := range run.Conversations {
+		c := &run.Conversations[i]
+		if c.Status == result.StatusCompleted || c.Status == result.StatusBaselineFailed {
+			continue
+		}
+		wg.Add(1)
+		go func(conv *result.Conversation, passages []fillers.Passage) {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			defer func() { <-sem }()
+			driver.Converse(ctx, conv, passages)
+		}(c, in.picks[i])
+	}
+	wg.Wait()
+	<-rubricReady
+
+	cause := context.Cause(ctx)
+	fatal := cause != nil && !errors.Is(cause, context.Canceled)
+	s.update(func() {
+		run.FinishedAt = time.Now().UTC()
+		for i := range run.Conversations {
+			if c := &run.Conversations[i]; c.Status == "pending" || c.Status == result.StatusRunning {
+				c.Status = result.StatusInterrupted
+				if fatal {
+					c.Status, c.Error = result.StatusError, cause.Error()
+				}
+			}
+		}
+		tallyCosts(run)
+		result.Decide(run)
+		if fatal {
+			run.Status, run.Error = result.StatusError, cause.Error()
+		}
+	})
+	if s.saveErr != nil {
+		return run, exit.With(exit.Tool, s.saveErr)
+	}
+	if err := writeChart(s.dir, run); err != nil {
+		fmt.Fprintf(stdio.Stderr, "vibe-test: %v\n", err)
+	}
+	report.Summary(stdio.Stdout, run, stdio.Styled)
+	fmt.Fprintf(stdio.Stdout, "run folder: %s\n", s.dir)
+	switch {
+	case fatal:
+		return run, exit.With(exit.Tool, cause)
+	case parent.Err() != nil:
+		return run, exit.Errorf(exit.Interrupted, "interrupted: `vibe-test resume %s` continues from the last completed turn", s.dir)
+	}
+	return run, nil
+}
+
+// tallyCosts sums the run's costs from its records, so a resumed run counts
+// every attempt once.
+func tallyCosts(run *result.Run) {
+	c := &run.Costs
+	c.Agent, c.Judge, c.JudgeTokens = 0, 0, 0
+	run.GateBypassed = false
+	for i := range run.Conversations {
+		conv := &run.Conversations[i]
+		for _, t := range conv.Abandoned {
+			c.Agent += t.CostUSD
+		}
+		for k := range conv.Turns {
+			t := &conv.Turns[k]
+			c.Agent += t.CostUSD
+			for _, a := range t.Attempts {
+				c.Agent += a.CostUSD
+			}
+			if t.Verdict != nil {
+				c.Judge += t.Verdict.CostUSD
+				c.JudgeTokens += t.Verdict.Tokens
+				if t.Turn == 1 && t.Verdict.Result == judge.Fail && run.Config.NoBaselineGate {
+					run.GateBypassed = true
+				}
+			}
+		}
+	}
+	c.Total = c.Agent + c.Rubric + c.Plan + c.Judge
+}

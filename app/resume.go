@@ -1,0 +1,99 @@
+package app
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/urfave/cli/v2"
+	"github.com/vibe-test/vibe-test/claude"
+	"github.com/vibe-test/vibe-test/fillers"
+	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/result"
+	"github.com/vibe-test/vibe-test/skill"
+)
+
+func resumeFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.Float64Flag{Name: "max-budget-usd", Usage: "the run's budget, counting what it already spent (default: the run's own)"},
+		&cli.IntFlag{Name: "turn-retries", Value: 3, Usage: "rerun a turn this often after a transient API error"},
+		&cli.DurationFlag{Name: "retry-backoff", Value: 10 * time.Second, Usage: "the first wait before rerunning a turn"},
+	}
+}
+
+// resumeCommand continues an interrupted or crashed run: each unfinished
+// conversation goes on from its last completed turn with its saved session
+// and config dir, and unjudged turns are judged.
+func resumeCommand(c *cli.Context, stdio IO) error {
+	if c.NArg() != 1 {
+		return exit.Errorf(exit.Tool, "resume: expected one RUN_DIR, got %d arguments", c.NArg())
+	}
+	dir := c.Args().First()
+	r, err := result.Load(dir)
+	if err != nil {
+		return exit.With(exit.Tool, err)
+	}
+	if r.Plan == nil || len(r.Conversations) == 0 {
+		return exit.Errorf(exit.Tool, "%s: the run stopped before its conversations began (no plan in run.json): start a new run", dir)
+	}
+	sk, err := skill.Load(r.Skill.Path)
+	if err != nil {
+		return exit.With(exit.Tool, fmt.Errorf("resume needs the run's skill: %w", err))
+	}
+	if sk.Hash != r.Skill.Hash {
+		return exit.Errorf(exit.Tool, "%s: the skill changed since the run began (hash %.12s, now %.12s): resuming would mix two versions; start a new run", r.Skill.Path, r.Skill.Hash, sk.Hash)
+	}
+	pool := fillers.Builtin()
+	if r.Config.FillersDir != "" {
+		own, err := fillers.LoadDir(r.Config.FillersDir)
+		if err != nil {
+			return exit.With(exit.Tool, err)
+		}
+		pool = append(pool, own...)
+	}
+	byID := map[string]fillers.Passage{}
+	for _, p := range pool {
+		byID[p.ID] = p
+	}
+	picks := make([][]fillers.Passage, len(r.Conversations))
+	for i, conv := range r.Conversations {
+		for _, id := range conv.Fillers {
+			p, ok := byID[id]
+			if !ok {
+				return exit.Errorf(exit.Tool, "%s: conversation %d used filler %q, which this vibe-test does not have", dir, conv.Index, id)
+			}
+			picks[i] = append(picks[i], p)
+		}
+	}
+	binary, err := findClaude(stdio.Env)
+	if err != nil {
+		return exit.With(exit.Tool, err)
+	}
+	hermetic := r.Isolation == "hermetic"
+	if hermetic != claude.HasCredentials(stdio.Env) {
+		return exit.Errorf(exit.Tool, "%s: the run used isolation %q; set the same credentials (ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN, or neither) to resume it", dir, r.Isolation)
+	}
+	timeout, err := time.ParseDuration(r.Config.TurnTimeout)
+	if err != nil {
+		timeout = 10 * time.Minute
+	}
+	o := Options{
+		Concurrency: r.Config.Concurrency, TurnTimeout: timeout, Grace: defaultGrace, MaxRetries: r.Config.MaxRetries,
+		KeepSandbox: r.Config.KeepSandbox, PassEnv: r.Config.PassEnv, MaxBudgetUSD: r.Config.MaxBudgetUSD,
+		TurnRetries: c.Int("turn-retries"), RetryBackoff: c.Duration("retry-backoff"),
+	}
+	if c.IsSet("max-budget-usd") {
+		o.MaxBudgetUSD = c.Float64("max-budget-usd")
+		r.Config.MaxBudgetUSD = o.MaxBudgetUSD
+	}
+	sess := &session{run: r, dir: dir}
+	sess.update(func() { r.Status, r.Error = result.StatusRunning, "" })
+	fmt.Fprintf(stdio.Stderr, "vibe-test: resuming %s\n", dir)
+	r, err = drive(c.Context, sess, driveInput{
+		binary: binary, env: stdio.Env, hermetic: hermetic, skill: sk, plan: r.Plan, picks: picks,
+		cacheDir: cacheDir(Options{}, stdio.Env), opts: o,
+	}, stdio)
+	if err != nil {
+		return err
+	}
+	return outcomeError(r)
+}
