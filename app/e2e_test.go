@@ -29,11 +29,18 @@ type scenario struct {
 // conversation each, in order) and extra flags.
 func runScenario(t *testing.T, personas []string, overCall bool, flags ...string) scenario {
 	t.Helper()
-	bin := testenv.Claude(t)
 	script, err := demo.Script(personas, overCall)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return runScript(t, script, len(personas), nil, flags...)
+}
+
+// runScript runs the bundled skill against any script, with extra
+// environment variables and flags.
+func runScript(t *testing.T, script scripted.Script, conversations int, extraEnv []string, flags ...string) scenario {
+	t.Helper()
+	bin := testenv.Claude(t)
 	srv, err := scripted.Start(script)
 	if err != nil {
 		t.Fatal(err)
@@ -47,8 +54,9 @@ func runScenario(t *testing.T, personas []string, overCall bool, flags ...string
 	out := filepath.Join(t.TempDir(), "run")
 	env := DemoEnv(os.Environ(), srv.URL())
 	env = append(env, "VIBE_TEST_CLAUDE="+bin, "VIBE_TEST_CACHE_DIR="+filepath.Join(files, "cache"))
+	env = append(env, extraEnv...)
 	args := []string{"vibe-test", paths.Skill, "--config", paths.Config, "--out", out, "--seed", "7",
-		"--conversations", itoa(len(personas)), "--concurrency", "1", "--max-retries", "1"}
+		"--conversations", itoa(conversations), "--concurrency", "1", "--max-retries", "1", "--retry-backoff", "200ms"}
 	args = append(args, flags...)
 	var stdout, stderr bytes.Buffer
 	code := Main(context.Background(), args, IO{Env: env, Stdout: &stdout, Stderr: &stderr})
