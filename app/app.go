@@ -107,6 +107,20 @@ func newApp(stdio IO, action *func() error) *cli.App {
 				ArgsUsage: "RUN_DIR",
 				Action:    later(reportCommand),
 			},
+			{
+				Name:      "rejudge",
+				Usage:     "judge a saved run's turns again from their transcripts; writes verdicts-N.json beside run.json, never over it",
+				ArgsUsage: "RUN_DIR",
+				Flags:     rejudgeFlags(),
+				Action:    later(rejudgeCommand),
+			},
+			{
+				Name:      "init",
+				Usage:     "draft a commented vibe-test.yaml (tasks and rubric) beside a SKILL.md",
+				ArgsUsage: "./SKILL.md",
+				Flags:     initFlags(),
+				Action:    later(initCommand),
+			},
 		},
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
 			return exit.With(exit.Tool, fmt.Errorf("%w (see vibe-test --help)", err))

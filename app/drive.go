@@ -34,6 +34,7 @@ func (s *session) update(fn func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	fn()
+	s.run.MarkBypass()
 	if err := result.Save(s.dir, s.run); err != nil && s.saveErr == nil {
 		s.saveErr = err
 	}
@@ -148,7 +149,7 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 	s.update(func() {
 		run.FinishedAt = time.Now().UTC()
 		for i := range run.Conversations {
-			if c := &run.Conversations[i]; c.Status == "pending" || c.Status == result.StatusRunning {
+			if c := &run.Conversations[i]; c.Status == result.StatusPending || c.Status == result.StatusRunning {
 				c.Status = result.StatusInterrupted
 				if fatal {
 					c.Status, c.Error = result.StatusError, cause.Error()
@@ -183,7 +184,6 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 func tallyCosts(run *result.Run) {
 	c := &run.Costs
 	c.Agent, c.Judge, c.JudgeTokens = 0, 0, 0
-	run.GateBypassed = false
 	for i := range run.Conversations {
 		conv := &run.Conversations[i]
 		for _, t := range conv.Abandoned {
@@ -198,9 +198,6 @@ func tallyCosts(run *result.Run) {
 			if t.Verdict != nil {
 				c.Judge += t.Verdict.CostUSD
 				c.JudgeTokens += t.Verdict.Tokens
-				if t.Turn == 1 && t.Verdict.Result == judge.Fail && run.Config.NoBaselineGate {
-					run.GateBypassed = true
-				}
 			}
 		}
 	}

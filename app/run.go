@@ -214,8 +214,10 @@ func Execute(ctx context.Context, o Options, stdio IO) (*result.Run, error) {
 	fail := func(err error) (*result.Run, error) {
 		sess.update(func() {
 			run.Status, run.Error, run.FinishedAt = result.StatusError, err.Error(), time.Now().UTC()
+			run.Outcome = result.Outcome{Exit: exit.Tool, Verdict: "error", Sentence: "No verdict: " + err.Error()}
 			if ctx.Err() != nil {
 				run.Status = result.StatusInterrupted
+				run.Outcome = result.Outcome{Exit: exit.Interrupted, Verdict: "interrupted", Sentence: "Interrupted before the conversations began."}
 			}
 		})
 		if ctx.Err() != nil {
@@ -256,7 +258,7 @@ func Execute(ctx context.Context, o Options, stdio IO) (*result.Run, error) {
 		run.Rubric = reviewed
 		for i := 0; i < o.Conversations; i++ {
 			run.Conversations = append(run.Conversations, result.Conversation{
-				Index: i + 1, Status: "pending", Fillers: pl.Fillers[i], Turns: []result.Turn{},
+				Index: i + 1, Status: result.StatusPending, Fillers: pl.Fillers[i], Turns: []result.Turn{},
 			})
 		}
 	})

@@ -62,7 +62,11 @@ func Summary(w io.Writer, r *result.Run, styled bool) {
 	if r.GateBypassed {
 		b.WriteString(paint(red, "!! "+BypassBanner) + "\n")
 	}
-	fmt.Fprintf(&b, "%s  %s · %d conversations · status %s\n", paint(bold, "vibe-test"), r.Skill.Name, len(r.Conversations), r.Status)
+	dot, arrow := "·", "→"
+	if !styled {
+		dot, arrow = "-", "->" // logs and pipes stay ASCII
+	}
+	fmt.Fprintf(&b, "%s  %s %s %d conversations %s status %s\n", paint(bold, "vibe-test"), r.Skill.Name, dot, len(r.Conversations), dot, r.Status)
 	if r.Versions.ClaudeMismatch {
 		fmt.Fprintf(&b, "warning: claude %s differs from the version the parser was verified on (%s)\n", r.Versions.Claude, r.Versions.ClaudeVerified)
 	}
@@ -79,7 +83,7 @@ func Summary(w io.Writer, r *result.Run, styled bool) {
 		calls := []string{"", "calls"}
 		ctx := []string{"", "ctx k"}
 		for t := 1; t <= 10; t++ {
-			tr := c.TurnAt(t)
+			tr := c.Shown(t)
 			res = append(res, Cell(tr))
 			if tr == nil {
 				calls = append(calls, "")
@@ -108,7 +112,7 @@ func Summary(w io.Writer, r *result.Run, styled bool) {
 			line += ", shape " + c.Shape
 		}
 		if first > 0 {
-			line += fmt.Sprintf(", context %s → %s tokens", commas(first), commas(last))
+			line += fmt.Sprintf(", context %s %s %s tokens", commas(first), arrow, commas(last))
 		}
 		b.WriteString(line + "\n")
 		if c.Error != "" {
@@ -197,6 +201,11 @@ func ChartData(r *result.Run) chart.Data {
 		for t := 1; t <= 10; t++ {
 			tr := c.TurnAt(t)
 			p := chart.Point{Turn: t, Kind: plan.Kind(t)}
+			if tr == nil {
+				if a := c.Shown(t); a != nil {
+					p.ContextTokens, p.ToolCalls = a.ContextTokens, a.ToolCallCount
+				}
+			}
 			if tr != nil {
 				p.ContextTokens, p.ToolCalls = tr.ContextTokens, tr.ToolCallCount
 				if tr.Verdict != nil {

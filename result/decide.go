@@ -11,7 +11,7 @@ import (
 // Outcome is what the run concludes.
 type Outcome struct {
 	Exit     int    `json:"exit_code"`
-	Verdict  string `json:"verdict"` // decay, no-decay, baseline-failed, indeterminate, error, interrupted
+	Verdict  string `json:"verdict"` // decay, no-decay, baseline-failed, error, interrupted, budget-exhausted
 	Sentence string `json:"sentence"`
 	Shape    string `json:"shape,omitempty"`
 	// Counts over judged probe turns of conversations whose baseline passed.
@@ -54,7 +54,7 @@ func ShapeOf(c *Conversation) string {
 	}
 	if len(seq) == 1 {
 		if seq[0] {
-			return ShapeHeld
+			return "" // one passing point is no shape at all
 		}
 		return ShapeBaselineFailed
 	}
@@ -100,7 +100,7 @@ func Decide(r *Run) {
 		switch c.Status {
 		case StatusError:
 			errored++
-		case StatusInterrupted, StatusRunning:
+		case StatusInterrupted, StatusRunning, StatusPending:
 			interrupted++
 		case StatusBaselineFailed:
 			gateStops++

@@ -22,6 +22,7 @@ const SchemaVersion = 1
 
 // Run statuses.
 const (
+	StatusPending        = "pending"
 	StatusRunning        = "running"
 	StatusCompleted      = "completed"
 	StatusBaselineFailed = "baseline-failed"
@@ -197,6 +198,33 @@ func (t *Turn) Result() string {
 		return ""
 	}
 	return t.Verdict.Result
+}
+
+// Shown returns the record to show for a turn number: the completed turn,
+// else the last abandoned try of it (an error or timeout), else nil.
+func (c *Conversation) Shown(n int) *Turn {
+	if t := c.TurnAt(n); t != nil {
+		return t
+	}
+	for i := len(c.Abandoned) - 1; i >= 0; i-- {
+		if c.Abandoned[i].Turn == n {
+			return &c.Abandoned[i]
+		}
+	}
+	return nil
+}
+
+// MarkBypass sets GateBypassed as soon as a baseline failed under
+// --no-baseline-gate, so even a run.json written mid-run says so.
+func (r *Run) MarkBypass() {
+	if !r.Config.NoBaselineGate {
+		return
+	}
+	for i := range r.Conversations {
+		if t := r.Conversations[i].TurnAt(1); t != nil && t.Result() == "fail" {
+			r.GateBypassed = true
+		}
+	}
 }
 
 // TurnAt returns the record of a turn number, or nil.

@@ -1,0 +1,146 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/vibe-test/vibe-test/judge"
+	"github.com/vibe-test/vibe-test/plan"
+	"github.com/vibe-test/vibe-test/result"
+	"github.com/vibe-test/vibe-test/rubric"
+)
+
+// JSONSchemaVersion is the version of the summary JSON that JSON writes (not
+// run.json's): bump it on any change a reader of the old one would misread.
+const JSONSchemaVersion = 1
+
+// JSONSummary is the terminal summary as one JSON object, for scripts and
+// CI: the same cells, counts and sentence, no styling.
+type JSONSummary struct {
+	SchemaVersion int `json:"schema_version"`
+	// Warning is BypassBanner when the baseline gate was bypassed, first
+	// so that it is the first thing a reader sees.
+	Warning       string             `json:"warning,omitempty"`
+	Skill         string             `json:"skill"`
+	Status        string             `json:"status"`
+	GateBypassed  bool               `json:"gate_bypassed"`
+	Outcome       JSONOutcome        `json:"outcome"`
+	Conversations []JSONConversation `json:"conversations"`
+	Costs         result.Costs       `json:"costs"`
+}
+
+// JSONOutcome is the run's verdict.
+type JSONOutcome struct {
+	Verdict           string   `json:"verdict"`
+	ExitCode          int      `json:"exit_code"`
+	Sentence          string   `json:"sentence"`
+	Notes             []string `json:"notes"`
+	StoppedConsulting []string `json:"stopped_consulting"`
+}
+
+// JSONConversation is one conversation's row of the summary. ContextStart
+// and ContextEnd are its own first and last known context sizes (0 when
+// none is known), never joined with another conversation's.
+type JSONConversation struct {
+	Index        int        `json:"index"`
+	Status       string     `json:"status"`
+	Error        string     `json:"error,omitempty"`
+	Shape        string     `json:"shape"`
+	ContextStart int64      `json:"context_start"`
+	ContextEnd   int64      `json:"context_end"`
+	Turns        []JSONTurn `json:"turns"`
+}
+
+// JSONTurn is one of the ten turns, run or not. Result is what Cell shows:
+// PASS, PASS*, FAIL, ESCAPE, JUDGE-ERROR, filler, ERROR, TIMEOUT,
+// "not judged", or "-" for a turn that did not run.
+type JSONTurn struct {
+	Turn           int      `json:"turn"`
+	Kind           string   `json:"kind"`
+	Result         string   `json:"result"`
+	ToolCalls      int      `json:"tool_calls"`
+	ContextTokens  int64    `json:"context_tokens"`
+	FailedCriteria []string `json:"failed_criteria"`
+	EscapeReason   string   `json:"escape_reason,omitempty"`
+	JudgeError     string   `json:"judge_error,omitempty"`
+}
+
+// Summarize builds the JSON summary of r. Lists are never null.
+func Summarize(r *result.Run) JSONSummary {
+	o := r.Outcome
+	s := JSONSummary{
+		SchemaVersion: JSONSchemaVersion,
+		Skill:         r.Skill.Name,
+		Status:        r.Status,
+		GateBypassed:  r.GateBypassed,
+		Outcome: JSONOutcome{
+			Verdict: o.Verdict, ExitCode: o.Exit, Sentence: o.Sentence,
+			Notes: nonNil(o.Notes), StoppedConsulting: nonNil(o.StoppedConsulting),
+		},
+		Conversations: []JSONConversation{},
+		Costs:         r.Costs,
+	}
+	if r.GateBypassed {
+		s.Warning = BypassBanner
+	}
+	for i := range r.Conversations {
+		c := &r.Conversations[i]
+		first, last := contextRange(c)
+		jc := JSONConversation{
+			Index: c.Index, Status: c.Status, Error: c.Error, Shape: c.Shape,
+			ContextStart: first, ContextEnd: last, Turns: []JSONTurn{},
+		}
+		for n := 1; n <= plan.Turns; n++ {
+			t := c.TurnAt(n)
+			jt := JSONTurn{Turn: n, Kind: plan.Kind(n), Result: Cell(t), FailedCriteria: []string{}}
+			if t != nil {
+				jt.Kind, jt.ToolCalls, jt.ContextTokens = t.Kind, t.ToolCallCount, t.ContextTokens
+				if v := t.Verdict; v != nil {
+					jt.FailedCriteria = failedCriteria(v, r.Rubric)
+					if v.EscapeHatch || v.Partial {
+						jt.EscapeReason = v.EscapeReason
+					}
+					if v.Result == judge.JudgeError {
+						jt.JudgeError = v.Error
+					}
+				}
+			}
+			jc.Turns = append(jc.Turns, jt)
+		}
+		s.Conversations = append(s.Conversations, jc)
+	}
+	return s
+}
+
+// JSON writes the summary as one indented JSON object.
+func JSON(w io.Writer, r *result.Run) error {
+	b, err := json.MarshalIndent(Summarize(r), "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding the JSON summary: %w", err)
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// failedCriteria is what the terminal summary lists ("id: text" of each
+// failed must criterion), or the bare ids when the run has no rubric.
+func failedCriteria(v *judge.Verdict, rb *rubric.Rubric) []string {
+	if rb != nil {
+		return nonNil(v.Failed(rb))
+	}
+	out := []string{}
+	for _, c := range v.Criteria {
+		if c.Result == judge.Fail && c.Kind == rubric.Must {
+			out = append(out, c.ID)
+		}
+	}
+	return out
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
