@@ -201,7 +201,7 @@ func suite(r *result.Run, c *result.Conversation) (testsuite, int64) {
 // testCase is judged turn n of conversation c.
 func testCase(r *result.Run, c *result.Conversation, n int) (tc testcase) {
 	tc = testcase{
-		Name:      fmt.Sprintf("turn %d (%s)", n, plan.Kind(n)),
+		Name: fmt.Sprintf("turn %d (%s)", n, plan.Kind(n)),
 		// Per conversation, so CI servers that group cases by class and
 		// name keep each conversation's turns apart.
 		Classname: fmt.Sprintf("%s.conversation-%d", r.Skill.Name, c.Index),
