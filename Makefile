@@ -30,7 +30,7 @@ vet:
 	@test -z "$$(gofmt -l . | tee /dev/stderr)" || (echo "gofmt: files above need formatting" >&2; exit 1)
 
 test: assets vet
-	go test -race -count=1 ./...
+	go test -race -count=1 -timeout 40m ./...
 
 # Each fuzz target for FUZZTIME (default 60s).
 FUZZTIME ?= 60s

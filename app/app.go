@@ -105,6 +105,7 @@ func newApp(stdio IO, action *func() error) *cli.App {
 				Name:      "report",
 				Usage:     "re-render the summary and chart of a saved run (no model calls)",
 				ArgsUsage: "RUN_DIR",
+				Flags:     outputFlags(),
 				Action:    later(reportCommand),
 			},
 			{

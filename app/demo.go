@@ -56,6 +56,7 @@ func demoCommand(c *cli.Context, stdio IO) error {
 		TurnTimeout: defaultDemoTimeout, Grace: defaultGrace, MaxRetries: 1, Seed: 1,
 		TurnRetries: 1, RetryBackoff: time.Second,
 		KeepSandbox: c.Bool("keep-sandbox"), CacheDir: dir + "/cache",
+		Output: output{styled: stdio.Styled && envValue(stdio.Env, "NO_COLOR") == ""},
 	}, IO{Env: env, Stdout: stdio.Stdout, Stderr: stdio.Stderr, Styled: stdio.Styled})
 	if err != nil {
 		return err

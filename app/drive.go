@@ -15,7 +15,6 @@ import (
 	"github.com/vibe-test/vibe-test/judge"
 	"github.com/vibe-test/vibe-test/plan"
 	"github.com/vibe-test/vibe-test/probe"
-	"github.com/vibe-test/vibe-test/report"
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/rubric"
 	"github.com/vibe-test/vibe-test/skill"
@@ -50,6 +49,7 @@ type driveInput struct {
 	picks    [][]fillers.Passage // per conversation
 	cacheDir string
 	opts     Options
+	out      output
 }
 
 // drive runs every conversation that is not finished yet, extracting the
@@ -165,11 +165,9 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 	if s.saveErr != nil {
 		return run, exit.With(exit.Tool, s.saveErr)
 	}
-	if err := writeChart(s.dir, run); err != nil {
-		fmt.Fprintf(stdio.Stderr, "vibe-test: %v\n", err)
+	if err := in.out.show(s.dir, run, stdio); err != nil {
+		return run, exit.With(exit.Tool, err)
 	}
-	report.Summary(stdio.Stdout, run, stdio.Styled)
-	fmt.Fprintf(stdio.Stdout, "run folder: %s\n", s.dir)
 	switch {
 	case fatal:
 		return run, exit.With(exit.Tool, cause)

@@ -100,9 +100,9 @@ func initCommand(c *cli.Context, stdio IO) error {
 		return exit.Errorf(exit.Tool, "writing %s: %v", target, err)
 	}
 	fmt.Fprintf(stdio.Stdout, "wrote %s\n", target)
-	fmt.Fprintf(stdio.Stdout, "  base task (turn 1): %s\n", pl.BaseTask)
+	fmt.Fprintf(stdio.Stdout, "  %-20s %s\n", "base task (turn 1):", pl.BaseTask)
 	for i, p := range pl.Probes {
-		fmt.Fprintf(stdio.Stdout, "  probe (turn %d):    %s\n", plan.ProbeTurns[i], p.Task)
+		fmt.Fprintf(stdio.Stdout, "  %-20s %s\n", fmt.Sprintf("probe (turn %d):", plan.ProbeTurns[i]), p.Task)
 	}
 	fmt.Fprintf(stdio.Stdout, "  rubric: %d criteria (%s), in a comment block at the end of the file\n", len(rb.Criteria), rb.Source)
 	fmt.Fprintf(stdio.Stdout, "model cost $%.4f. Review the file (a model wrote it), then run: vibe-test %s\n", planTurn.CostUSD+usage.Cost, sk.Path)

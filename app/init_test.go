@@ -108,7 +108,7 @@ func TestInit(t *testing.T) {
 }
 
 // Whatever the model drafts, the written file loads back to the same tasks.
-func TestConfigTextRoundTrip(t *testing.T) {
+func TestInitConfigTextRoundTrip(t *testing.T) {
 	t.Parallel()
 	rb, err := rubric.Parse(mustJSON(t, demo.Rubric()))
 	if err != nil {

@@ -167,7 +167,7 @@ func rejudgeCommand(c *cli.Context, stdio IO) error {
 			}
 		}
 	})
-	fmt.Fprintf(stdio.Stdout, "rejudged %d turns: %d results changed, %d criterion verdicts changed, %d judge errors; outcome %s (exit %d), was %s (exit %d); judge cost $%.4f; wrote %s (run.json unchanged)\n",
+	fmt.Fprintf(stdio.Stdout, "rejudged %d turns: results changed %d, criterion verdicts changed %d, judge errors %d; outcome %s (exit %d), was %s (exit %d); judge cost $%.4f; wrote %s (run.json unchanged)\n",
 		len(targets), stats.results, stats.criteria, stats.errors, after.Verdict, after.Exit, before.Verdict, before.Exit, cost, path)
 	if stats.errors > 0 {
 		return exit.Errorf(exit.Tool, "%d of %d turns could not be judged (judge-error, recorded in %s)", stats.errors, len(targets), filepath.Base(path))

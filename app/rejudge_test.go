@@ -69,7 +69,7 @@ func demoCriterionIDs() []string {
 func copyRun(t *testing.T, src string) string {
 	t.Helper()
 	dst := filepath.Join(t.TempDir(), "run")
-	if err := sandbox.CopyDir(src, dst); err != nil {
+	if err := sandbox.CopyDir(src, dst, nil); err != nil {
 		t.Fatal(err)
 	}
 	return dst
@@ -152,7 +152,7 @@ func TestRejudge(t *testing.T) {
 		if strings.Contains(r.stdout, "runs-census:") || strings.Contains(r.stdout, "turn 8: pass") {
 			t.Error("unchanged verdicts were printed as changes")
 		}
-		if !strings.Contains(r.stdout, "rejudged 4 turns: 0 results changed, 4 criterion verdicts changed, 0 judge errors; outcome no-decay (exit 0), was no-decay (exit 0)") {
+		if !strings.Contains(r.stdout, "rejudged 4 turns: results changed 0, criterion verdicts changed 4, judge errors 0; outcome no-decay (exit 0), was no-decay (exit 0)") {
 			t.Error("summary line missing or wrong")
 		}
 
@@ -209,7 +209,7 @@ func TestRejudge(t *testing.T) {
 			"conv 1 turn 8 reads-skill: (none) → fail (judge)",
 			"conv 1 turn 8 appends-ledger: pass → (none) (not in this rubric)",
 		)
-		if !strings.Contains(r.stdout, "was no-decay (exit 0)") || !strings.Contains(r.stdout, "4 results changed") {
+		if !strings.Contains(r.stdout, "was no-decay (exit 0)") || !strings.Contains(r.stdout, "results changed 4,") {
 			t.Error("summary line missing or wrong")
 		}
 		for _, req := range r.srv.Requests() {
@@ -308,7 +308,7 @@ func TestRejudgeBadInput(t *testing.T) {
 	}
 }
 
-func TestVerdictChanges(t *testing.T) {
+func TestRejudgeVerdictChanges(t *testing.T) {
 	t.Parallel()
 	old := &judge.Verdict{Result: judge.Pass, Criteria: []judge.CriterionVerdict{
 		{ID: "a", Kind: "must", Result: judge.Pass, Source: "check"},
@@ -335,7 +335,7 @@ func TestVerdictChanges(t *testing.T) {
 	}
 }
 
-func TestWriteFirstFree(t *testing.T) {
+func TestRejudgeWriteFirstFree(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	name := func(n int) string { return "verdicts-" + itoa(n+2) + ".json" }

@@ -1,11 +1,8 @@
 package app
 
 import (
-	"fmt"
-
 	"github.com/urfave/cli/v2"
 	"github.com/vibe-test/vibe-test/internal/exit"
-	"github.com/vibe-test/vibe-test/report"
 	"github.com/vibe-test/vibe-test/result"
 )
 
@@ -20,9 +17,8 @@ func reportCommand(c *cli.Context, stdio IO) error {
 		return exit.With(exit.Tool, err)
 	}
 	result.Decide(r)
-	if err := writeChart(dir, r); err != nil {
-		fmt.Fprintf(stdio.Stderr, "vibe-test: %v\n", err)
+	if err := outputFrom(c, stdio).show(dir, r, stdio); err != nil {
+		return exit.With(exit.Tool, err)
 	}
-	report.Summary(stdio.Stdout, r, stdio.Styled)
 	return outcomeError(r)
 }

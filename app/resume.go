@@ -13,11 +13,11 @@ import (
 )
 
 func resumeFlags() []cli.Flag {
-	return []cli.Flag{
+	return append(outputFlags(),
 		&cli.Float64Flag{Name: "max-budget-usd", Usage: "the run's budget, counting what it already spent (default: the run's own)"},
 		&cli.IntFlag{Name: "turn-retries", Value: 3, Usage: "rerun a turn this often after a transient API error"},
 		&cli.DurationFlag{Name: "retry-backoff", Value: 10 * time.Second, Usage: "the first wait before rerunning a turn"},
-	}
+	)
 }
 
 // resumeCommand continues an interrupted or crashed run: each unfinished
@@ -90,7 +90,7 @@ func resumeCommand(c *cli.Context, stdio IO) error {
 	fmt.Fprintf(stdio.Stderr, "vibe-test: resuming %s\n", dir)
 	r, err = drive(c.Context, sess, driveInput{
 		binary: binary, env: stdio.Env, hermetic: hermetic, skill: sk, plan: r.Plan, picks: picks,
-		cacheDir: cacheDir(Options{}, stdio.Env), opts: o,
+		cacheDir: cacheDir(Options{}, stdio.Env), opts: o, out: outputFrom(c, stdio),
 	}, stdio)
 	if err != nil {
 		return err

@@ -43,16 +43,19 @@ type Options struct {
 	Seed           int64
 	PassEnv        []string
 	Args           []string
+	Gate           string
+	Alpha          float64
 	MaxBudgetUSD   float64
 	TurnRetries    int
 	RetryBackoff   time.Duration
+	Output         output
 	// CacheDir holds cached rubrics ("" = $VIBE_TEST_CACHE_DIR or the
 	// user's cache folder).
 	CacheDir string
 }
 
 func runFlagSet() []cli.Flag {
-	return []cli.Flag{
+	return append(outputFlags(),
 		&cli.StringFlag{Name: "config", Usage: "the run's `vibe-test.yaml` (default: the one beside SKILL.md, if any)"},
 		&cli.StringFlag{Name: "rubric", Usage: "use a reviewed rubric `FILE` instead of extracting one"},
 		&cli.StringFlag{Name: "out", Usage: "the run `folder` (default ./vibe-runs/<UTC time>-<skill>)"},
@@ -67,10 +70,12 @@ func runFlagSet() []cli.Flag {
 		&cli.StringFlag{Name: "fillers", Usage: "a `folder` of your own filler passages (*.md, *.txt) added to the built-in ones"},
 		&cli.Int64Flag{Name: "seed", Usage: "filler selection seed (default: random, recorded in plan.json)"},
 		&cli.StringSliceFlag{Name: "pass-env", Usage: "also pass this environment `variable` to the agent"},
+		&cli.StringFlag{Name: "gate", Value: result.GateAny, Usage: "exit 1 on `any` decay, or only on a `significant` one (paired sign test, --alpha)"},
+		&cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "significance level for --gate significant"},
 		&cli.Float64Flag{Name: "max-budget-usd", Usage: "stop starting turns once the run has spent this much (agent, rubric and judge)"},
 		&cli.IntFlag{Name: "turn-retries", Value: 3, Usage: "rerun a turn this often after the CLI's own retries give up on a transient API error"},
 		&cli.DurationFlag{Name: "retry-backoff", Value: 10 * time.Second, Usage: "the first wait before rerunning a turn (doubles each time)"},
-	}
+	)
 }
 
 func optionsFrom(c *cli.Context) (Options, error) {
@@ -81,6 +86,7 @@ func optionsFrom(c *cli.Context) (Options, error) {
 		NoBaselineGate: c.Bool("no-baseline-gate"), KeepSandbox: c.Bool("keep-sandbox"),
 		TurnTimeout: c.Duration("turn-timeout"), MaxRetries: c.Int("max-retries"),
 		FillersDir: c.String("fillers"), Seed: c.Int64("seed"), PassEnv: c.StringSlice("pass-env"),
+		Gate: c.String("gate"), Alpha: c.Float64("alpha"),
 		MaxBudgetUSD: c.Float64("max-budget-usd"), TurnRetries: c.Int("turn-retries"), RetryBackoff: c.Duration("retry-backoff"),
 		Grace: defaultGrace,
 	}
@@ -98,6 +104,12 @@ func optionsFrom(c *cli.Context) (Options, error) {
 	}
 	if o.MaxRetries < 0 || o.MaxRetries > 20 {
 		return o, fmt.Errorf("--max-retries: %d, expected 0 to 20", o.MaxRetries)
+	}
+	if o.Gate != result.GateAny && o.Gate != result.GateSignificant {
+		return o, fmt.Errorf("--gate: %q, expected %q or %q", o.Gate, result.GateAny, result.GateSignificant)
+	}
+	if o.Alpha <= 0 || o.Alpha >= 0.5 {
+		return o, fmt.Errorf("--alpha: %v, expected a level between 0 and 0.5", o.Alpha)
 	}
 	if o.MaxBudgetUSD < 0 {
 		return o, fmt.Errorf("--max-budget-usd: %v, expected a positive amount", o.MaxBudgetUSD)
@@ -117,6 +129,7 @@ func runCommand(c *cli.Context, stdio IO) error {
 		return exit.With(exit.Tool, err)
 	}
 	o.Args = c.Args().Slice()
+	o.Output = outputFrom(c, stdio)
 	r, err := Execute(c.Context, o, stdio)
 	if err != nil {
 		return err
@@ -198,7 +211,7 @@ func Execute(ctx context.Context, o Options, stdio IO) (*result.Run, error) {
 			Conversations: o.Conversations, Concurrency: o.Concurrency, Model: model, JudgeModel: judgeModel,
 			NoBaselineGate: o.NoBaselineGate, TurnTimeout: o.TurnTimeout.String(), MaxRetries: o.MaxRetries,
 			ConfigFile: cfgPath, RubricFile: o.RubricPath, FillersDir: o.FillersDir, KeepSandbox: o.KeepSandbox,
-			MaxBudgetUSD: o.MaxBudgetUSD, PassEnv: o.PassEnv, Args: o.Args,
+			MaxBudgetUSD: o.MaxBudgetUSD, PassEnv: o.PassEnv, Gate: o.Gate, Alpha: o.Alpha, Args: o.Args,
 		},
 		Isolation: "author-config",
 	}
@@ -267,7 +280,7 @@ func Execute(ctx context.Context, o Options, stdio IO) (*result.Run, error) {
 	}
 	return drive(ctx, sess, driveInput{
 		binary: binary, env: stdio.Env, hermetic: hermetic, skill: sk, plan: pl, picks: picks,
-		cacheDir: cacheDir(o, stdio.Env), opts: o,
+		cacheDir: cacheDir(o, stdio.Env), opts: o, out: o.Output,
 	}, stdio)
 }
 

@@ -140,6 +140,7 @@ func Summary(w io.Writer, r *result.Run, styled bool) {
 		}
 	}
 	o := r.Outcome
+	writeStats(&b, o.Stats)
 	for _, s := range o.StoppedConsulting {
 		fmt.Fprintf(&b, "stopped consulting (from the raw trace, judge-free): %s\n", s)
 	}
@@ -228,4 +229,36 @@ func modelName(r *result.Run) string {
 		return "model " + r.Config.Model
 	}
 	return "default model"
+}
+
+// writeStats prints what the numbers may claim, in plain words.
+func writeStats(b *strings.Builder, s result.Stats) {
+	if len(s.PerTurn) == 0 {
+		return
+	}
+	b.WriteString("\npass rate per judged turn (95% Wilson interval):\n")
+	for _, t := range s.PerTurn {
+		if t.N == 0 {
+			fmt.Fprintf(b, "  turn %2d: not judged\n", t.Turn)
+			continue
+		}
+		fmt.Fprintf(b, "  turn %2d: %d/%d passed (%.0f%%, %.0f%%-%.0f%%)\n", t.Turn, t.Passes, t.N, 100*t.Rate, 100*t.Lo, 100*t.Hi)
+	}
+	b.WriteString("turn 1 vs probes, paired sign test (down = passed at 1, failed later):\n")
+	for _, p := range s.Paired {
+		label := "turn " + p.Probe
+		if p.Probe == "pooled" {
+			label = "any probe"
+		}
+		fmt.Fprintf(b, "  %-10s down %d, up %d, p = %.3g\n", label+":", p.Down, p.Up, p.P)
+	}
+	if s.EffectiveTurn > 0 {
+		fmt.Fprintf(b, "effective turn: %d (the last judged turn still at >= 85%% of the baseline's pass rate)\n", s.EffectiveTurn)
+	}
+	if s.CheckTotal > 0 {
+		fmt.Fprintf(b, "judge agreed with the deterministic checks on %d of %d criteria\n", s.CheckAgreed, s.CheckTotal)
+	}
+	if len(s.NonDiscriminating) > 0 {
+		fmt.Fprintf(b, "criteria that passed everywhere and cannot tell decay apart: %s\n", strings.Join(s.NonDiscriminating, ", "))
+	}
 }

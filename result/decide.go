@@ -21,6 +21,7 @@ type Outcome struct {
 	OverCalls    int      `json:"judge_over_calls"`
 	Escapes      int      `json:"escape_hatches"`
 	Notes        []string `json:"notes,omitempty"`
+	Stats        Stats    `json:"stats"`
 	// StoppedConsulting lists "conv N turn T" where the agent made (almost)
 	// no tool calls at a probe after a baseline that made many: visible in
 	// the raw trace, true whatever one thinks of the judge.
@@ -181,10 +182,23 @@ func Decide(r *Run) {
 		o.Shape = "mixed: " + strings.Join(parts, ", ")
 	}
 
+	alpha := r.Config.Alpha
+	if alpha <= 0 {
+		alpha = 0.05
+	}
+	o.Stats = ComputeStats(r, alpha)
+	pooled := o.Stats.Paired[len(o.Stats.Paired)-1]
+	significant := r.Config.Gate == GateSignificant
 	switch {
 	case budgetStops > 0:
 		o.Exit, o.Verdict = exit.Tool, "budget-exhausted"
 		o.Sentence = fmt.Sprintf("No verdict: the budget ran out before %d of %d conversations finished; what was judged so far is reported (%d of %d judged probes failed).", budgetStops, n, o.ProbesFailed, o.ProbesJudged)
+	case decayed > 0 && significant && pooled.P > alpha:
+		o.Exit, o.Verdict = exit.Indeterminate, "decay-not-significant"
+		o.Sentence = fmt.Sprintf("Decay seen but not significant: %d of %d conversations decayed, paired sign test p = %.3g > alpha %.2g (--gate significant).", decayed, n, pooled.P, alpha)
+	case decayed > 0 && significant:
+		o.Exit, o.Verdict = exit.Decay, "decay"
+		o.Sentence = fmt.Sprintf("Significant decay: %d of %d conversations passed at turn 1 and failed later, paired sign test p = %.3g <= alpha %.2g.", decayed, n, pooled.P, alpha)
 	case decayed > 0:
 		o.Exit, o.Verdict = exit.Decay, "decay"
 		o.Sentence = fmt.Sprintf("Decay: in %d of %d conversations the baseline passed and a later probe failed (%d of %d judged probes failed).",
@@ -208,12 +222,15 @@ func Decide(r *Run) {
 	if o.JudgeErrors > 0 && o.Verdict != "error" {
 		o.Notes = append(o.Notes, fmt.Sprintf("%d judged turns ended in judge errors; they count as neither pass nor fail (`vibe-test rejudge` can redo them).", o.JudgeErrors))
 	}
-	if o.Verdict == "no-decay" || o.Verdict == "decay" {
-		// The paired sign test needs 5 discordant conversations, all one way,
-		// to reach p <= 0.05 (0.5^5 = 0.031); fewer can never be significant.
-		if n < 5 {
-			o.Notes = append(o.Notes, fmt.Sprintf("Underpowered: with %d conversations a drop can never be statistically significant (the paired sign test needs at least 5 conversations that pass at turn 1 and fail later, p = 0.5^5 = 0.031); run --conversations 5 or more to claim it.", n))
-		}
+	if o.Stats.Underpowered && (o.Verdict == "no-decay" || o.Verdict == "decay" || o.Verdict == "decay-not-significant") {
+		// The paired sign test needs NeededMin discordant conversations, all
+		// one way, to reach alpha (5 for 0.05: 0.5^5 = 0.031).
+		o.Notes = append(o.Notes, fmt.Sprintf("Underpowered: with %d conversations no drop can reach p <= %.2g (the paired sign test needs at least %d conversations that pass at turn 1 and fail later); about %d conversations detect a decay that strikes 40%% of them with 80%% power.",
+			n, alpha, o.Stats.NeededMin, o.Stats.NeededPower))
+	}
+	if !o.Stats.Underpowered && o.Verdict == "no-decay" {
+		o.Notes = append(o.Notes, fmt.Sprintf("Not underpowered, but a held run proves little: with %d conversations, a decay that struck 40%% of them would have shown as significant with probability %.0f%% (power); about %d conversations reach 80%%.",
+			n, 100*o.Stats.Power40, o.Stats.NeededPower))
 	}
 	if o.OverCalls > 0 {
 		o.Notes = append(o.Notes, fmt.Sprintf("%d escape-hatch flags from the judge were downgraded to partial compliance: a must-criterion's deterministic check passed (judge over-calls).", o.OverCalls))

@@ -97,6 +97,8 @@ type Config struct {
 	KeepSandbox    bool     `json:"keep_sandbox"`
 	MaxBudgetUSD   float64  `json:"max_budget_usd,omitempty"`
 	PassEnv        []string `json:"pass_env,omitempty"`
+	Gate           string   `json:"gate,omitempty"` // any (default) or significant
+	Alpha          float64  `json:"alpha,omitempty"`
 	Args           []string `json:"args,omitempty"`
 }
 

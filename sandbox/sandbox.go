@@ -83,7 +83,7 @@ func New(o Options) (sb *Sandbox, err error) {
 		sb.ConfigDir = o.AuthorConfigDir
 	}
 	if o.Fixture != "" {
-		if err := CopyDir(o.Fixture, sb.Dir); err != nil {
+		if err := CopyDir(o.Fixture, sb.Dir, nil); err != nil {
 			return sb, fmt.Errorf("copying fixture %s: %w", o.Fixture, err)
 		}
 	}
@@ -92,7 +92,7 @@ func New(o Options) (sb *Sandbox, err error) {
 	}
 	if o.Skill != nil {
 		dst := filepath.Join(sb.Dir, ".claude", "skills", o.Skill.Name)
-		if err := CopyDir(o.Skill.Dir, dst); err != nil {
+		if err := CopyDir(o.Skill.Dir, dst, skill.NotPart); err != nil {
 			return sb, fmt.Errorf("installing skill %s: %w", o.Skill.Name, err)
 		}
 	}
@@ -177,8 +177,9 @@ func SessionDir(configDir, cwd string) string {
 	return filepath.Join(configDir, "projects", nonAlnum.ReplaceAllString(cwd, "-"))
 }
 
-// CopyDir copies a folder tree; symlinks are copied as links.
-func CopyDir(src, dst string) error {
+// CopyDir copies a folder tree; symlinks are copied as links. skip, when
+// set, leaves out entries by their path relative to src.
+func CopyDir(src, dst string, skip func(rel string) bool) error {
 	st, err := os.Stat(src)
 	if err != nil {
 		return err
@@ -193,6 +194,12 @@ func CopyDir(src, dst string) error {
 		rel, err := filepath.Rel(src, p)
 		if err != nil {
 			return err
+		}
+		if skip != nil && rel != "." && skip(rel) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
 		}
 		target := filepath.Join(dst, rel)
 		info, err := d.Info()

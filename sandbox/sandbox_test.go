@@ -14,6 +14,8 @@ func TestNewInstallsSkillAndFixture(t *testing.T) {
 	os.WriteFile(filepath.Join(skillDir, "SKILL.md"), []byte("---\nname: demo-skill\ndescription: d\n---\nbody\n"), 0o644)
 	os.MkdirAll(filepath.Join(skillDir, "scripts"), 0o755)
 	os.WriteFile(filepath.Join(skillDir, "scripts", "run.sh"), []byte("echo hi\n"), 0o755)
+	os.WriteFile(filepath.Join(skillDir, "vibe-test.yaml"), []byte("base_task: x\n"), 0o644)
+	os.WriteFile(filepath.Join(skillDir, "rubric.json"), []byte("{}"), 0o644)
 	sk, err := skill.Load(skillDir)
 	if err != nil {
 		t.Fatal(err)
@@ -32,6 +34,11 @@ func TestNewInstallsSkillAndFixture(t *testing.T) {
 	for _, rel := range []string{".claude/skills/demo-skill/SKILL.md", ".claude/skills/demo-skill/scripts/run.sh", "data.csv", ".env"} {
 		if _, err := os.Stat(filepath.Join(sb.Dir, rel)); err != nil {
 			t.Errorf("%s: %v", rel, err)
+		}
+	}
+	for _, rel := range []string{".claude/skills/demo-skill/vibe-test.yaml", ".claude/skills/demo-skill/rubric.json"} {
+		if _, err := os.Stat(filepath.Join(sb.Dir, rel)); err == nil {
+			t.Errorf("%s reached the sandbox: the agent would read the experiment's own files", rel)
 		}
 	}
 	st, _ := os.Stat(filepath.Join(sb.Dir, ".claude/skills/demo-skill/scripts/run.sh"))

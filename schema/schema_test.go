@@ -54,8 +54,9 @@ func validate(sch *jsonschema.Schema, b []byte) error {
 }
 
 // populated is a finished run that sets every field of every type in
-// result.Run somewhere (TestPopulatedSetsEveryField checks), so a field the
-// schema does not know is caught by additionalProperties.
+// result.Run somewhere, save result.Stats.Power40, which significant() sets
+// (TestPopulatedSetsEveryField checks), so a field the schema does not know
+// is caught by additionalProperties.
 func populated() *result.Run {
 	rb := &rubric.Rubric{Source: "extracted", Model: "sonnet", Criteria: []rubric.Criterion{
 		{ID: "runs-census", Kind: rubric.Must, Text: "runs scripts/census.sh with Bash before answering",
@@ -163,7 +164,8 @@ func populated() *result.Run {
 			Conversations: 3, Concurrency: 2, Model: "sonnet", JudgeModel: "sonnet", NoBaselineGate: true,
 			TurnTimeout: "10m0s", MaxRetries: 2, ConfigFile: "/work/skills/stock-ledger/vibe-test.yaml",
 			RubricFile: "/work/skills/stock-ledger/rubric.json", FillersDir: "/work/fillers", KeepSandbox: true,
-			MaxBudgetUSD: 5, PassEnv: []string{"HTTP_PROXY"}, Args: []string{"./stock-ledger", "--no-baseline-gate"},
+			MaxBudgetUSD: 5, PassEnv: []string{"HTTP_PROXY"}, Gate: result.GateAny, Alpha: 0.1,
+			Args: []string{"./stock-ledger", "--no-baseline-gate"},
 		},
 		Isolation:    "hermetic",
 		GateBypassed: true,
@@ -252,12 +254,25 @@ func setFields(v reflect.Value, out map[string]bool) {
 	}
 }
 
-// The populated run must exercise every field, or a new field could slip
+// significant is populated() decided under --gate significant at alpha
+// 0.49: its two conversations that pair turn 1 with a probe are enough for
+// the sign test at that level, so the run is not underpowered and has a
+// power (Power40 is 0 whenever Underpowered is true, so no one run sets
+// both), but only one of them decayed: decay-not-significant.
+func significant() *result.Run {
+	r := populated()
+	r.Config.Gate, r.Config.Alpha = result.GateSignificant, 0.49
+	result.Decide(r)
+	return r
+}
+
+// The populated runs must exercise every field, or a new field could slip
 // past the schema unchecked.
 func TestPopulatedSetsEveryField(t *testing.T) {
 	all, set := map[string]bool{}, map[string]bool{}
 	fieldsOf(reflect.TypeOf(result.Run{}), all)
 	setFields(reflect.ValueOf(populated()), set)
+	setFields(reflect.ValueOf(significant()), set)
 	var missing []string
 	for f := range all {
 		if !set[f] {
@@ -266,7 +281,7 @@ func TestPopulatedSetsEveryField(t *testing.T) {
 	}
 	sort.Strings(missing)
 	if len(missing) > 0 {
-		t.Errorf("populated() leaves these fields zero; set them, and add them to run.schema.json:\n  %s", strings.Join(missing, "\n  "))
+		t.Errorf("populated() and significant() leave these fields zero; set them, and add them to run.schema.json:\n  %s", strings.Join(missing, "\n  "))
 	}
 }
 
@@ -286,6 +301,83 @@ func TestPopulatedRunValidates(t *testing.T) {
 	}
 	if r.Outcome.Verdict != "decay" || r.Outcome.Notes[0] != banner {
 		t.Fatalf("the populated run is not the decaying, bypassed run it means to be: %+v", r.Outcome)
+	}
+
+	// Under --gate significant the same run's one decayed conversation is
+	// not enough for the sign test.
+	r = significant()
+	if r.Outcome.Verdict != "decay-not-significant" || r.Outcome.Exit != 2 || r.Outcome.Stats.Underpowered || r.Outcome.Stats.Power40 == 0 {
+		t.Fatalf("significant() is not the powered, decay-not-significant run it means to be: %+v", r.Outcome)
+	}
+	b, err = json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := validate(sch, b); err != nil {
+		t.Fatalf("run.json of a decay-not-significant run does not validate:\n%v", err)
+	}
+}
+
+// Keys added within schema_version 1, which records written by older
+// vibe-test versions lack. The schema must not require them.
+var addedInV1 = map[string][]string{
+	"config":       {"gate", "alpha", "max_budget_usd", "pass_env"},
+	"conversation": {"home", "abandoned_turns", "notes"},
+	"turn":         {"attempts", "api_retries"},
+	"outcome":      {"stats"},
+}
+
+// stripAdded deletes the addedInV1 keys from a run.json document.
+func stripAdded(doc map[string]any) {
+	del := func(obj any, def string) {
+		if m, ok := obj.(map[string]any); ok {
+			for _, k := range addedInV1[def] {
+				delete(m, k)
+			}
+		}
+	}
+	del(doc["config"], "config")
+	del(doc["outcome"], "outcome")
+	convs, _ := doc["conversations"].([]any)
+	for _, c := range convs {
+		del(c, "conversation")
+		for _, list := range []string{"turns", "abandoned_turns"} {
+			turns, _ := c.(map[string]any)[list].([]any)
+			for _, t := range turns {
+				del(t, "turn")
+			}
+		}
+	}
+}
+
+// run.json written by an older vibe-test (schema_version 1, before the keys
+// in addedInV1) still validates.
+func TestOlderRecordsValidate(t *testing.T) {
+	sch := compile(t)
+	fixture, err := os.ReadFile(filepath.Join("testdata", "run-v1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pop, err := json.Marshal(populated())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string][]byte{"fixture": fixture, "populated": pop} {
+		var doc map[string]any
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatal(err)
+		}
+		stripAdded(doc)
+		old, err := json.Marshal(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(old, []byte(`"stats"`)) || bytes.Contains(old, []byte(`"gate"`)) {
+			t.Fatalf("%s: stripAdded left new keys in", name)
+		}
+		if err := validate(sch, old); err != nil {
+			t.Errorf("%s without the keys added in schema_version 1 does not validate:\n%v", name, err)
+		}
 	}
 }
 
@@ -369,6 +461,9 @@ func TestRejects(t *testing.T) {
 	}
 	conv0 := func(doc map[string]any) map[string]any { return doc["conversations"].([]any)[0].(map[string]any) }
 	turn := func(doc map[string]any, i int) map[string]any { return conv0(doc)["turns"].([]any)[i].(map[string]any) }
+	stats := func(doc map[string]any) map[string]any {
+		return doc["outcome"].(map[string]any)["stats"].(map[string]any)
+	}
 	cases := []struct {
 		name   string
 		mutate func(doc map[string]any)
@@ -386,6 +481,26 @@ func TestRejects(t *testing.T) {
 		{"missing turns", func(d map[string]any) { delete(conv0(d), "turns") }, "turns"},
 		{"verdict and exit code disagree", func(d map[string]any) { d["outcome"].(map[string]any)["exit_code"] = 0 }, "/outcome/exit_code"},
 		{"wrong started_at", func(d map[string]any) { d["started_at"] = "yesterday" }, "/started_at"},
+		{"wrong gate", func(d map[string]any) { d["config"].(map[string]any)["gate"] = "all" }, "/config/gate"},
+		{"alpha out of range", func(d map[string]any) { d["config"].(map[string]any)["alpha"] = 0.5 }, "/config/alpha"},
+		{"not significant without the significant gate", func(d map[string]any) {
+			o := d["outcome"].(map[string]any)
+			o["verdict"], o["exit_code"] = "decay-not-significant", 2
+		}, "/config/gate"},
+		{"not significant exits 1", func(d map[string]any) {
+			d["config"].(map[string]any)["gate"] = "significant"
+			o := d["outcome"].(map[string]any)
+			o["verdict"] = "decay-not-significant"
+		}, "/outcome/exit_code"},
+		{"wrong paired probe", func(d map[string]any) { stats(d)["paired"].([]any)[0].(map[string]any)["probe"] = "7" }, "/outcome/stats/paired/0/probe"},
+		{"filler turn in per_turn", func(d map[string]any) { stats(d)["per_turn"].([]any)[1].(map[string]any)["turn"] = 7 }, "/outcome/stats/per_turn/1/turn"},
+		{"rate above 1", func(d map[string]any) { stats(d)["per_turn"].([]any)[0].(map[string]any)["rate"] = 1.5 }, "/outcome/stats/per_turn/0/rate"},
+		{"stats missing a key", func(d map[string]any) { delete(stats(d), "needed_min") }, "needed_min"},
+		{"unknown stats key", func(d map[string]any) { stats(d)["power"] = 0.5 }, "power"},
+		{"wrong attempt status", func(d map[string]any) {
+			c := d["conversations"].([]any)[1].(map[string]any)
+			c["turns"].([]any)[6].(map[string]any)["attempts"].([]any)[0].(map[string]any)["status"] = "overloaded"
+		}, "/conversations/1/turns/6/attempts/0/status"},
 		{"bypassed without the banner", func(d map[string]any) {
 			d["gate_bypassed"] = true
 			d["config"].(map[string]any)["no_baseline_gate"] = true
@@ -426,16 +541,22 @@ func TestEnumsMatchGo(t *testing.T) {
 	enum := func(def string) []string {
 		var out []string
 		for _, v := range s.Defs[def].Enum {
-			out = append(out, v.(string))
+			out = append(out, fmt.Sprint(v))
 		}
 		sort.Strings(out)
 		return out
 	}
 	runStatuses := []string{result.StatusRunning, result.StatusCompleted, result.StatusBaselineFailed, result.StatusError, result.StatusInterrupted, result.StatusBudgetExhausted}
-	var kinds []string
+	var kinds, judged, probes []string
 	for n := 1; n <= plan.Turns; n++ {
 		if !slices.Contains(kinds, plan.Kind(n)) {
 			kinds = append(kinds, plan.Kind(n))
+		}
+		if plan.Kind(n) != "filler" {
+			judged = append(judged, fmt.Sprint(n))
+		}
+		if plan.Kind(n) == "probe" {
+			probes = append(probes, fmt.Sprint(n))
 		}
 	}
 	want := map[string][]string{
@@ -443,12 +564,140 @@ func TestEnumsMatchGo(t *testing.T) {
 		"conversationStatus": append(slices.Clone(runStatuses), "pending"),
 		"turnStatus":         {result.TurnOK, result.TurnError, result.TurnTimedOut, result.TurnPromptTooLong},
 		"turnKind":           kinds,
+		"gate":               {result.GateAny, result.GateSignificant},
+		"judgedTurn":         judged,
+		"pairedProbe":        append(probes, "pooled"),
 		"shape":              {result.ShapeHeld, result.ShapeDecayed, result.ShapeNeverWorked, result.ShapeUnstable, result.ShapeBaselineFailed},
 	}
 	for def, w := range want {
 		sort.Strings(w)
 		if got := enum(def); !slices.Equal(got, w) {
 			t.Errorf("$defs/%s enum %v, Go writes %v", def, got, w)
+		}
+	}
+	// The statistics cover exactly the judged turns and probes.
+	st := populated().Outcome.Stats
+	var perTurn, paired []string
+	for _, ts := range st.PerTurn {
+		perTurn = append(perTurn, fmt.Sprint(ts.Turn))
+	}
+	for _, pt := range st.Paired {
+		paired = append(paired, pt.Probe)
+	}
+	sort.Strings(perTurn)
+	sort.Strings(paired)
+	if !slices.Equal(perTurn, want["judgedTurn"]) || !slices.Equal(paired, want["pairedProbe"]) {
+		t.Errorf("stats cover turns %v and probes %v; the schema's enums are %v and %v", perTurn, paired, want["judgedTurn"], want["pairedProbe"])
+	}
+}
+
+// jsonKeys lists the keys a struct marshals, with whether each is always
+// written (no omitempty or omitzero).
+func jsonKeys(t reflect.Type) map[string]bool {
+	out := map[string]bool{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if !f.IsExported() || tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "" {
+			name = f.Name
+		}
+		always := true
+		for _, o := range strings.Split(opts, ",") {
+			if o == "omitempty" || o == "omitzero" {
+				always = false
+			}
+		}
+		out[name] = always
+	}
+	return out
+}
+
+// Every object in the schema has exactly the keys its Go type marshals, and
+// requires exactly the ones always written, less those added within
+// schema_version 1 (which older records lack).
+func TestKeysMatchGo(t *testing.T) {
+	var doc map[string]any
+	if err := json.Unmarshal(RunSchema, &doc); err != nil {
+		t.Fatal(err)
+	}
+	at := func(ptr string) map[string]any {
+		v := any(doc)
+		for _, p := range strings.Split(ptr, "/") {
+			if p != "" {
+				v = v.(map[string]any)[p]
+			}
+		}
+		return v.(map[string]any)
+	}
+	objects := map[string]reflect.Type{
+		"":                                   reflect.TypeOf(result.Run{}),
+		"$defs/versions":                     reflect.TypeOf(result.Versions{}),
+		"$defs/skill":                        reflect.TypeOf(result.Skill{}),
+		"$defs/config":                       reflect.TypeOf(result.Config{}),
+		"$defs/costs":                        reflect.TypeOf(result.Costs{}),
+		"$defs/rubric":                       reflect.TypeOf(rubric.Rubric{}),
+		"$defs/criterion":                    reflect.TypeOf(rubric.Criterion{}),
+		"$defs/criterion/properties/check":   reflect.TypeOf(rubric.Check{}),
+		"$defs/plan":                         reflect.TypeOf(plan.Plan{}),
+		"$defs/plan/properties/probes/items": reflect.TypeOf(plan.Probe{}),
+		"$defs/conversation":                 reflect.TypeOf(result.Conversation{}),
+		"$defs/turn":                         reflect.TypeOf(result.Turn{}),
+		"$defs/call":                         reflect.TypeOf(result.Call{}),
+		"$defs/attempt":                      reflect.TypeOf(result.Attempt{}),
+		"$defs/verdict":                      reflect.TypeOf(judge.Verdict{}),
+		"$defs/criterionVerdict":             reflect.TypeOf(judge.CriterionVerdict{}),
+		"$defs/outcome":                      reflect.TypeOf(result.Outcome{}),
+		"$defs/stats":                        reflect.TypeOf(result.Stats{}),
+		"$defs/turnStat":                     reflect.TypeOf(result.TurnStat{}),
+		"$defs/pairedTest":                   reflect.TypeOf(result.PairedTest{}),
+	}
+	// Every struct result.Run reaches is listed.
+	all := map[string]bool{}
+	fieldsOf(reflect.TypeOf(result.Run{}), all)
+	listed := map[string]bool{}
+	for _, typ := range objects {
+		listed[typ.String()] = true
+	}
+	for f := range all {
+		if typ := f[:strings.LastIndex(f, ".")]; !listed[typ] {
+			t.Errorf("%s: its type has no entry in TestKeysMatchGo's objects", f)
+		}
+	}
+	for ptr, typ := range objects {
+		obj := at(ptr)
+		if obj["additionalProperties"] != false {
+			t.Errorf("#/%s (%s) is not closed", ptr, typ)
+		}
+		props := map[string]bool{}
+		for k := range obj["properties"].(map[string]any) {
+			props[k] = true
+		}
+		required := map[string]bool{}
+		for _, k := range obj["required"].([]any) {
+			required[k.(string)] = true
+		}
+		def := strings.TrimPrefix(ptr, "$defs/")
+		keys := jsonKeys(typ)
+		for k, always := range keys {
+			switch {
+			case !props[k]:
+				t.Errorf("#/%s lacks %s.%s (%q)", ptr, typ, k, k)
+			case always && !required[k] && !slices.Contains(addedInV1[def], k):
+				t.Errorf("#/%s does not require %q, which %s always writes", ptr, k, typ)
+			case required[k] && slices.Contains(addedInV1[def], k):
+				t.Errorf("#/%s requires %q, which records from older versions lack", ptr, k)
+			case required[k] && !always:
+				t.Errorf("#/%s requires %q, which %s omits when empty", ptr, k, typ)
+			}
+		}
+		for k := range props {
+			if _, ok := keys[k]; !ok {
+				t.Errorf("#/%s has %q, which %s does not marshal", ptr, k, typ)
+			}
 		}
 	}
 }

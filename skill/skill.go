@@ -166,6 +166,18 @@ func fieldLine(front, field string) int {
 	return 1
 }
 
+// NotPart reports whether a top-level entry of the skill folder belongs to
+// vibe-test, not to the skill: it is neither hashed nor installed in the
+// sandbox, so the agent never sees the config, the rubric or the runs.
+func NotPart(rel string) bool {
+	top := strings.Split(filepath.ToSlash(rel), "/")[0]
+	switch top {
+	case "vibe-test.yaml", "rubric.json", "vibe-runs", ".git", "node_modules":
+		return true
+	}
+	return false
+}
+
 // hashFolder hashes every regular file's relative path and content, in a
 // fixed order.
 func hashFolder(dir string) (string, error) {
@@ -175,8 +187,11 @@ func hashFolder(dir string) (string, error) {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules") && p != dir {
-			return filepath.SkipDir
+		if rel, _ := filepath.Rel(dir, p); p != dir && NotPart(rel) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
 		}
 		if d.Type().IsRegular() {
 			info, err := d.Info()

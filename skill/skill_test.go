@@ -43,6 +43,13 @@ func TestLoadFolderAndFile(t *testing.T) {
 	if c.Hash == a.Hash {
 		t.Error("hash ignores the skill's scripts")
 	}
+	// vibe-test's own files beside SKILL.md are not part of the skill.
+	write(t, dir, "vibe-test.yaml", "base_task: x\n")
+	write(t, dir, "vibe-runs/run/run.json", "{}")
+	d, err := Load(dir)
+	if err != nil || d.Hash != c.Hash {
+		t.Errorf("the config or run folder changed the skill hash (%v)", err)
+	}
 }
 
 func TestLoadErrors(t *testing.T) {

@@ -1,0 +1,78 @@
+package app
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+	"github.com/vibe-test/vibe-test/junit"
+	"github.com/vibe-test/vibe-test/report"
+	"github.com/vibe-test/vibe-test/result"
+)
+
+// outputFlags choose how a finished run is shown; run and report share them.
+func outputFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "json", Usage: "print the summary as one JSON object on stdout (the human summary goes to stderr)"},
+		&cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE` (a test suite per conversation, a test case per judged turn)"},
+		&cli.BoolFlag{Name: "no-color", Usage: "plain output even on a terminal (NO_COLOR is honoured too)"},
+	}
+}
+
+// output is what outputFlags chose.
+type output struct {
+	json   bool
+	junit  string
+	styled bool
+}
+
+func outputFrom(c *cli.Context, stdio IO) output {
+	styled := stdio.Styled && !c.Bool("no-color") && envValue(stdio.Env, "NO_COLOR") == ""
+	return output{json: c.Bool("json"), junit: c.String("junit"), styled: styled}
+}
+
+// show writes the run's artifacts for people and machines: chart.html in
+// the run folder, the summary, the JSON summary and junit.xml when asked.
+func (o output) show(dir string, r *result.Run, stdio IO) error {
+	if err := writeChart(dir, r); err != nil {
+		fmt.Fprintf(stdio.Stderr, "vibe-test: %v\n", err)
+	}
+	human := stdio.Stdout
+	if o.json {
+		human = stdio.Stderr
+	}
+	report.Summary(human, r, o.styled && !o.json)
+	fmt.Fprintf(human, "run folder: %s\n", dir)
+	if o.json {
+		if err := report.JSON(stdio.Stdout, r); err != nil {
+			return err
+		}
+	}
+	if o.junit != "" {
+		if err := writeJUnit(o.junit, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeJUnit writes the file atomically, so CI never reads half of it.
+func writeJUnit(path string, r *result.Run) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".junit-*.xml")
+	if err != nil {
+		return fmt.Errorf("--junit %s: %w", path, err)
+	}
+	defer os.Remove(f.Name())
+	if err := junit.Write(f, r); err != nil {
+		f.Close()
+		return fmt.Errorf("--junit %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("--junit %s: %w", path, err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("--junit %s: %w", path, err)
+	}
+	return nil
+}
