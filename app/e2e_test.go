@@ -226,3 +226,30 @@ func TestJudgeOverCallDowngraded(t *testing.T) {
 		t.Errorf("over-calls counted %d", s.run.Outcome.OverCalls)
 	}
 }
+
+// A second run on an unchanged skill reads the rubric from the cache and
+// makes no rubric call.
+func TestRubricCachedOnSecondRun(t *testing.T) {
+	t.Parallel()
+	cache := []string{"VIBE_TEST_CACHE_DIR=" + t.TempDir()}
+	count := func(s scenario) (n int) {
+		for _, r := range s.srv.Requests() {
+			if r.Kind == scripted.KindRubric {
+				n++
+			}
+		}
+		return n
+	}
+	script, err := demo.Script([]string{"never"}, false) // stops at the gate: cheap
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := runScript(t, script, 1, cache)
+	second := runScript(t, script, 1, cache)
+	if count(first) != 1 || count(second) != 0 {
+		t.Fatalf("rubric calls: first run %d, second run %d; want 1 then 0", count(first), count(second))
+	}
+	if second.run.Rubric == nil || second.run.Rubric.Source != "cache" {
+		t.Errorf("second run's rubric source: %+v", second.run.Rubric)
+	}
+}

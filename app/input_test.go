@@ -25,6 +25,8 @@ func TestBadInput(t *testing.T) {
 	good := write("good/SKILL.md", "---\nname: good\ndescription: d\n---\nRun the script.\n")
 	emptyFolder := filepath.Join(dir, "empty")
 	os.Mkdir(emptyFolder, 0o755)
+	oldClaude := write("bin/claude", "#!/bin/sh\necho '1.0.3 (Claude Code)'\n")
+	os.Chmod(oldClaude, 0o755)
 	existing := filepath.Join(dir, "earlier-run")
 	marker := write("earlier-run/run.json", `{"schema_version":1}`)
 
@@ -56,6 +58,9 @@ func TestBadInput(t *testing.T) {
 		{"unknown flag", []string{good, "--nope"}, nil, "flag provided but not defined"},
 		{"fillers dir", []string{good, "--fillers", emptyFolder}, nil, "fillers:"},
 		{"claude missing", []string{good}, []string{"PATH=" + emptyFolder}, "claude not found on PATH: install the pinned version"},
+		{"claude too old", []string{good}, []string{"PATH=" + emptyFolder, "VIBE_TEST_CLAUDE=" + oldClaude}, "too old for the flags vibe-test needs"},
+		{"conflicting flags", []string{good, "--alpha", "0.01"}, nil, "--alpha only applies with --gate significant"},
+		{"bad gate", []string{good, "--gate", "sometimes"}, nil, `--gate: "sometimes"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -108,6 +108,9 @@ func optionsFrom(c *cli.Context) (Options, error) {
 	if o.Gate != result.GateAny && o.Gate != result.GateSignificant {
 		return o, fmt.Errorf("--gate: %q, expected %q or %q", o.Gate, result.GateAny, result.GateSignificant)
 	}
+	if c.IsSet("alpha") && o.Gate != result.GateSignificant {
+		return o, fmt.Errorf("--alpha only applies with --gate significant (the default gate, any, exits 1 on any decay)")
+	}
 	if o.Alpha <= 0 || o.Alpha >= 0.5 {
 		return o, fmt.Errorf("--alpha: %v, expected a level between 0 and 0.5", o.Alpha)
 	}
@@ -181,6 +184,9 @@ func Execute(ctx context.Context, o Options, stdio IO) (*result.Run, error) {
 	version, err := claude.Version(ctx, binary, claude.Env(stdio.Env, claude.EnvOptions{}))
 	if err != nil {
 		return nil, exit.Errorf(exit.Tool, "checking the claude CLI: %v", err)
+	}
+	if claude.OlderThan(version, claude.MinVersion) {
+		return nil, exit.Errorf(exit.Tool, "%s is claude %s, too old for the flags vibe-test needs (%s or newer): install the pinned version with `npm install -g @anthropic-ai/claude-code@%s`", binary, version, claude.MinVersion, claude.VerifiedVersion)
 	}
 	outDir, err := makeOutDir(o.OutDir, sk.Name)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -175,4 +176,27 @@ func LookPath() (string, error) {
 		return "", fmt.Errorf("claude not found on PATH: install the pinned version with `npm install -g @anthropic-ai/claude-code@%s` (or set VIBE_TEST_CLAUDE to its path)", VerifiedVersion)
 	}
 	return p, nil
+}
+
+// MinVersion is the oldest CLI with every flag vibe-test passes
+// (--json-schema, --strict-mcp-config, --setting-sources, stream-json with
+// session resume). Older ones fail in confusing ways mid-run.
+const MinVersion = "2.1.0"
+
+// OlderThan compares dotted versions numerically.
+func OlderThan(v, than string) bool {
+	a, b := strings.Split(v, "."), strings.Split(than, ".")
+	for i := 0; i < len(a) || i < len(b); i++ {
+		var x, y int
+		if i < len(a) {
+			x, _ = strconv.Atoi(a[i])
+		}
+		if i < len(b) {
+			y, _ = strconv.Atoi(b[i])
+		}
+		if x != y {
+			return x < y
+		}
+	}
+	return false
 }
