@@ -36,7 +36,9 @@ test: assets vet
 FUZZTIME ?= 60s
 fuzz: assets
 	go test ./claude -run '^$$' -fuzz FuzzParseTurn -fuzztime $(FUZZTIME)
-	go test ./skill -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME)
+	go test ./skill -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
+	go test ./plan -run '^$$' -fuzz FuzzLoadConfig -fuzztime $(FUZZTIME)
+	go test ./judge -run '^$$' -fuzz FuzzParseAnswer -fuzztime $(FUZZTIME)
 
 clean:
 	rm -rf vibe-test tools/node_modules chart/assets/echarts.min.js
