@@ -41,22 +41,25 @@ func (u Usage) Context() int64 { return u.Input + u.CacheCreation + u.CacheRead 
 
 // Turn is one invocation of `claude -p`, parsed from its stream-json.
 type Turn struct {
-	SessionID      string     `json:"session_id,omitempty"`
-	Model          string     `json:"model,omitempty"`
-	CLIVersion     string     `json:"claude_code_version,omitempty"`
-	Skills         []string   `json:"skills,omitempty"`
-	Calls          []ToolCall `json:"tool_calls"`
-	Text           string     `json:"text,omitempty"`
-	APICalls       int        `json:"api_calls"`
-	LastUsage      Usage      `json:"last_usage"`
-	ContextTokens  int64      `json:"context_tokens"`
-	CostUSD        float64    `json:"cost_usd"`
-	HasResult      bool       `json:"has_result"`
-	IsError        bool       `json:"is_error,omitempty"`
-	TerminalReason string     `json:"terminal_reason,omitempty"`
-	APIErrorStatus int        `json:"api_error_status,omitempty"`
-	Errors         []string   `json:"errors,omitempty"`
-	Retries        int        `json:"api_retries,omitempty"`
+	SessionID     string     `json:"session_id,omitempty"`
+	Model         string     `json:"model,omitempty"`
+	CLIVersion    string     `json:"claude_code_version,omitempty"`
+	Skills        []string   `json:"skills,omitempty"`
+	Calls         []ToolCall `json:"tool_calls"`
+	Text          string     `json:"text,omitempty"`
+	APICalls      int        `json:"api_calls"`
+	LastUsage     Usage      `json:"last_usage"`
+	ContextTokens int64      `json:"context_tokens"`
+	CostUSD       float64    `json:"cost_usd"`
+	// OutputTokens is the turn's output over all its calls (result.usage:
+	// a sum, right for output, wrong for context).
+	OutputTokens   int64    `json:"output_tokens"`
+	HasResult      bool     `json:"has_result"`
+	IsError        bool     `json:"is_error,omitempty"`
+	TerminalReason string   `json:"terminal_reason,omitempty"`
+	APIErrorStatus int      `json:"api_error_status,omitempty"`
+	Errors         []string `json:"errors,omitempty"`
+	Retries        int      `json:"api_retries,omitempty"`
 	// StructuredOutput is set by --json-schema calls when the model called
 	// the StructuredOutput tool; absent otherwise, even on "success".
 	StructuredOutput json.RawMessage `json:"structured_output,omitempty"`
@@ -76,7 +79,7 @@ func ParseTurn(r io.Reader) (Turn, error) {
 	var lastMsgID string
 	var lastText strings.Builder
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 1<<20), maxLine)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	for sc.Scan() {
 		line := bytes.TrimSpace(sc.Bytes())
 		if len(line) == 0 {
@@ -163,6 +166,7 @@ func ParseTurn(r io.Reader) (Turn, error) {
 			t.TerminalReason = ev.Get("terminal_reason").String()
 			t.APIErrorStatus = int(ev.Get("api_error_status").Int())
 			t.CostUSD = ev.Get("total_cost_usd").Float()
+			t.OutputTokens = ev.Get("usage.output_tokens").Int()
 			if t.SessionID == "" {
 				t.SessionID = ev.Get("session_id").String()
 			}

@@ -25,7 +25,16 @@ const (
 	Pass       = "pass"
 	Fail       = "fail"
 	JudgeError = "judge-error"
+	// Uncertain: repeated judgements of the turn disagree (--judge-repeats).
+	Uncertain = "uncertain"
 )
+
+// RepeatVerdict is one of several judgements of the same turn.
+type RepeatVerdict struct {
+	Result      string `json:"result"`
+	EscapeHatch bool   `json:"escape_hatch"`
+	Error       string `json:"error,omitempty"`
+}
 
 // PromptVersion changes whenever the judge prompt or schema changes.
 const PromptVersion = "judge-v1"
@@ -55,6 +64,10 @@ type Verdict struct {
 	OverCall bool   `json:"judge_over_call,omitempty"`
 	Error    string `json:"error,omitempty"`
 	Attempts int    `json:"attempts"`
+	// Repeats and Agreement are set with --judge-repeats > 1: each
+	// judgement's result, and per criterion the share that agreed.
+	Repeats   []RepeatVerdict    `json:"repeats,omitempty"`
+	Agreement map[string]float64 `json:"agreement,omitempty"`
 	// Judge cost and tokens, kept apart from the agent's.
 	CostUSD float64 `json:"cost_usd"`
 	Tokens  int64   `json:"tokens"`
@@ -93,10 +106,67 @@ type Judge struct {
 	Rubric   *rubric.Rubric
 	Model    string
 	Attempts int // model calls per turn before judge-error (default 2)
+	Repeats  int // independent judgements per turn (default 1)
 }
 
 // Judge returns the verdict of one turn given the task it answered.
+//
+// With Repeats > 1 the model judges the turn that many times; verdicts that
+// disagree make the turn Uncertain, never silently resolved.
 func (j *Judge) Judge(ctx context.Context, task string, turn claude.Turn) Verdict {
+	if j.Repeats <= 1 {
+		return j.once(ctx, task, turn)
+	}
+	var vs []Verdict
+	for i := 0; i < j.Repeats; i++ {
+		vs = append(vs, j.once(ctx, task, turn))
+	}
+	return merge(vs)
+}
+
+// merge combines repeated verdicts of one turn.
+func merge(vs []Verdict) Verdict {
+	v := vs[0]
+	v.Repeats = nil
+	agree := map[string]int{}
+	for _, r := range vs {
+		v.Repeats = append(v.Repeats, RepeatVerdict{Result: r.Result, EscapeHatch: r.EscapeHatch, Error: r.Error})
+		if r.Result == JudgeError {
+			// An error in any repeat leaves the turn undecided.
+			v.Result, v.Error = JudgeError, r.Error
+		}
+	}
+	for i := 1; i < len(vs); i++ {
+		v.CostUSD += vs[i].CostUSD
+		v.Tokens += vs[i].Tokens
+		v.Attempts += vs[i].Attempts
+	}
+	if v.Result == JudgeError {
+		return v
+	}
+	// Agreement per criterion: the share of repeats that match the first.
+	v.Agreement = map[string]float64{}
+	for k, c := range v.Criteria {
+		same := 0
+		for _, r := range vs {
+			if k < len(r.Criteria) && r.Criteria[k].Result == c.Result {
+				same++
+			}
+		}
+		agree[c.ID] = same
+		v.Agreement[c.ID] = float64(same) / float64(len(vs))
+	}
+	for _, r := range vs[1:] {
+		if r.Result != v.Result || r.EscapeHatch != v.EscapeHatch {
+			v.Result = Uncertain
+			v.Error = "the judge's repeated verdicts disagree"
+		}
+	}
+	return v
+}
+
+// once is one judgement: checks, then the model, retried on a bad answer.
+func (j *Judge) once(ctx context.Context, task string, turn claude.Turn) Verdict {
 	calls := CheckCalls(turn.Calls)
 	checks := map[string]rubric.CheckResult{}
 	for _, c := range j.Rubric.Criteria {
@@ -120,7 +190,7 @@ func (j *Judge) Judge(ctx context.Context, task string, turn claude.Turn) Verdic
 		v.Attempts++
 		out, err := j.Caller.Structured(ctx, prompt, Schema, j.Model)
 		v.CostUSD += out.CostUSD
-		v.Tokens += out.LastUsage.Context() + out.LastUsage.Output
+		v.Tokens += out.LastUsage.Context() + out.OutputTokens
 		if err != nil {
 			lastErr = err
 			if ctx.Err() != nil {

@@ -149,3 +149,20 @@ func FuzzParseAnswer(f *testing.F) {
 		}
 	})
 }
+
+func TestRepeatsDisagreeMakeUncertain(t *testing.T) {
+	turn := claude.Turn{Calls: []claude.ToolCall{call("Bash", `{"command":"python3 health.py"}`)}}
+	// Two judgements: the first passes appends-log, the second fails it.
+	pass := answer("pass", 1, false)
+	fail := strings.Replace(answer("pass", 1, false), `{"id":"appends-log","result":"pass"`, `{"id":"appends-log","result":"fail"`, 1)
+	f := &fakeCaller{answers: []string{pass, fail}}
+	v := (&Judge{Caller: f, Rubric: testRubric(), Repeats: 2}).Judge(context.Background(), "task", turn)
+	if v.Result != Uncertain || len(v.Repeats) != 2 || v.Agreement["appends-log"] != 0.5 || v.Agreement["runs-script"] != 1 {
+		t.Fatalf("%+v", v)
+	}
+	f = &fakeCaller{answers: []string{pass, pass}}
+	v = (&Judge{Caller: f, Rubric: testRubric(), Repeats: 2}).Judge(context.Background(), "task", turn)
+	if v.Result != Pass || v.CostUSD != 0.02 {
+		t.Fatalf("agreeing repeats: %+v", v)
+	}
+}

@@ -83,7 +83,7 @@ func Extract(ctx context.Context, c Caller, s *skill.Skill, model, cacheDir stri
 	for attempt := 0; attempt < 2; attempt++ {
 		turn, err := c.Structured(ctx, Prompt(s), Schema, model)
 		u.Calls++
-		u.Tokens += turn.LastUsage.Context() + turn.LastUsage.Output
+		u.Tokens += turn.LastUsage.Context() + turn.OutputTokens
 		u.Cost += turn.CostUSD
 		if err != nil {
 			if ctx.Err() != nil {
