@@ -102,7 +102,9 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 		if rubricErr != nil {
 			return nil, fmt.Errorf("extracting the rubric: %w", rubricErr)
 		}
-		judgeOnce.Do(func() { theJudge = &judge.Judge{Caller: caller, Rubric: rb, Model: run.Config.JudgeModel} })
+		judgeOnce.Do(func() {
+			theJudge = &judge.Judge{Caller: caller, Rubric: rb, Model: run.Config.JudgeModel, Repeats: run.Config.JudgeRepeats}
+		})
 		return theJudge, nil
 	}
 	if run.Rubric != nil {
@@ -141,6 +143,31 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 			driver.Converse(ctx, conv, passages)
 		}(c, in.picks[i])
 	}
+	// Controls share the limit; they never decide the exit code.
+	noSkill := *driver
+	noSkill.Skill, noSkill.NoGate = nil, true
+	for i := range run.Controls {
+		c := &run.Controls[i]
+		if c.Status == result.StatusCompleted {
+			continue
+		}
+		wg.Add(1)
+		go func(conv *result.Conversation) {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			defer func() { <-sem }()
+			switch conv.Control {
+			case result.ControlNoSkill:
+				noSkill.Converse(ctx, conv, in.picks[(conv.Index-1)%len(in.picks)])
+			case result.ControlUndiluted:
+				driver.Undiluted(ctx, conv)
+			}
+		}(c)
+	}
 	wg.Wait()
 	<-rubricReady
 
@@ -148,8 +175,15 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 	fatal := cause != nil && !errors.Is(cause, context.Canceled)
 	s.update(func() {
 		run.FinishedAt = time.Now().UTC()
+		var all []*result.Conversation
 		for i := range run.Conversations {
-			if c := &run.Conversations[i]; c.Status == result.StatusPending || c.Status == result.StatusRunning {
+			all = append(all, &run.Conversations[i])
+		}
+		for i := range run.Controls {
+			all = append(all, &run.Controls[i])
+		}
+		for _, c := range all {
+			if c.Status == result.StatusPending || c.Status == result.StatusRunning {
 				c.Status = result.StatusInterrupted
 				if fatal {
 					c.Status, c.Error = result.StatusError, cause.Error()
@@ -182,8 +216,9 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 func tallyCosts(run *result.Run) {
 	c := &run.Costs
 	c.Agent, c.Judge, c.JudgeTokens = 0, 0, 0
-	for i := range run.Conversations {
-		conv := &run.Conversations[i]
+	convs := append(append([]result.Conversation{}, run.Conversations...), run.Controls...)
+	for i := range convs {
+		conv := &convs[i]
 		for _, t := range conv.Abandoned {
 			c.Agent += t.CostUSD
 		}

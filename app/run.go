@@ -45,6 +45,8 @@ type Options struct {
 	Args           []string
 	Gate           string
 	Alpha          float64
+	JudgeRepeats   int
+	Controls       []string
 	MaxBudgetUSD   float64
 	TurnRetries    int
 	RetryBackoff   time.Duration
@@ -72,6 +74,8 @@ func runFlagSet() []cli.Flag {
 		&cli.StringSliceFlag{Name: "pass-env", Usage: "also pass this environment `variable` to the agent"},
 		&cli.StringFlag{Name: "gate", Value: result.GateAny, Usage: "exit 1 on `any` decay, or only on a `significant` one (paired sign test, --alpha)"},
 		&cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "significance level for --gate significant"},
+		&cli.StringSliceFlag{Name: "control", Usage: "also run a control: `no-skill` (same schedule, no skill installed) or undiluted (each probe in a fresh session); repeatable"},
+		&cli.IntFlag{Name: "judge-repeats", Value: 1, Usage: "judge each turn this many times; disagreeing verdicts make the turn uncertain"},
 		&cli.Float64Flag{Name: "max-budget-usd", Usage: "stop starting turns once the run has spent this much (agent, rubric and judge)"},
 		&cli.IntFlag{Name: "turn-retries", Value: 3, Usage: "rerun a turn this often after the CLI's own retries give up on a transient API error"},
 		&cli.DurationFlag{Name: "retry-backoff", Value: 10 * time.Second, Usage: "the first wait before rerunning a turn (doubles each time)"},
@@ -86,7 +90,7 @@ func optionsFrom(c *cli.Context) (Options, error) {
 		NoBaselineGate: c.Bool("no-baseline-gate"), KeepSandbox: c.Bool("keep-sandbox"),
 		TurnTimeout: c.Duration("turn-timeout"), MaxRetries: c.Int("max-retries"),
 		FillersDir: c.String("fillers"), Seed: c.Int64("seed"), PassEnv: c.StringSlice("pass-env"),
-		Gate: c.String("gate"), Alpha: c.Float64("alpha"),
+		Gate: c.String("gate"), Alpha: c.Float64("alpha"), JudgeRepeats: c.Int("judge-repeats"), Controls: c.StringSlice("control"),
 		MaxBudgetUSD: c.Float64("max-budget-usd"), TurnRetries: c.Int("turn-retries"), RetryBackoff: c.Duration("retry-backoff"),
 		Grace: defaultGrace,
 	}
@@ -113,6 +117,14 @@ func optionsFrom(c *cli.Context) (Options, error) {
 	}
 	if o.Alpha <= 0 || o.Alpha >= 0.5 {
 		return o, fmt.Errorf("--alpha: %v, expected a level between 0 and 0.5", o.Alpha)
+	}
+	for _, k := range o.Controls {
+		if k != result.ControlNoSkill && k != result.ControlUndiluted {
+			return o, fmt.Errorf("--control: %q, expected %q or %q", k, result.ControlNoSkill, result.ControlUndiluted)
+		}
+	}
+	if o.JudgeRepeats < 1 || o.JudgeRepeats > 9 {
+		return o, fmt.Errorf("--judge-repeats: %d, expected 1 to 9", o.JudgeRepeats)
 	}
 	if o.MaxBudgetUSD < 0 {
 		return o, fmt.Errorf("--max-budget-usd: %v, expected a positive amount", o.MaxBudgetUSD)
@@ -217,7 +229,7 @@ func Execute(ctx context.Context, o Options, stdio IO) (*result.Run, error) {
 			Conversations: o.Conversations, Concurrency: o.Concurrency, Model: model, JudgeModel: judgeModel,
 			NoBaselineGate: o.NoBaselineGate, TurnTimeout: o.TurnTimeout.String(), MaxRetries: o.MaxRetries,
 			ConfigFile: cfgPath, RubricFile: o.RubricPath, FillersDir: o.FillersDir, KeepSandbox: o.KeepSandbox,
-			MaxBudgetUSD: o.MaxBudgetUSD, PassEnv: o.PassEnv, Gate: o.Gate, Alpha: o.Alpha, Args: o.Args,
+			MaxBudgetUSD: o.MaxBudgetUSD, PassEnv: o.PassEnv, Gate: o.Gate, Alpha: o.Alpha, JudgeRepeats: o.JudgeRepeats, Controls: o.Controls, Args: o.Args,
 		},
 		Isolation: "author-config",
 	}
@@ -279,6 +291,15 @@ func Execute(ctx context.Context, o Options, stdio IO) (*result.Run, error) {
 			run.Conversations = append(run.Conversations, result.Conversation{
 				Index: i + 1, Status: result.StatusPending, Fillers: pl.Fillers[i], Turns: []result.Turn{},
 			})
+		}
+		for _, kind := range o.Controls {
+			for i := 0; i < o.Conversations; i++ {
+				c := result.Conversation{Index: i + 1, Control: kind, Status: result.StatusPending, Turns: []result.Turn{}}
+				if kind == result.ControlNoSkill {
+					c.Fillers = pl.Fillers[i] // the same fillers as the measured conversation
+				}
+				run.Controls = append(run.Controls, c)
+			}
 		}
 	})
 	if err := result.WriteJSON(filepath.Join(outDir, "plan.json"), pl); err != nil {

@@ -135,3 +135,36 @@ func TestSteadyTenConversations(t *testing.T) {
 		t.Errorf("the summary must give the interval and say what 10 conversations can detect:\n%s", s.stdout)
 	}
 }
+
+func TestControls(t *testing.T) {
+	t.Parallel()
+	script, err := demo.Script([]string{"decaying"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := runScript(t, script, 1, nil, "--control", "no-skill", "--control", "undiluted", "--concurrency", "3")
+	if s.code != 1 {
+		t.Fatalf("exit %d, want 1: controls never change the verdict", s.code)
+	}
+	byKey := map[string]result.ControlStat{}
+	for _, c := range s.run.Outcome.Controls {
+		byKey[fmt.Sprintf("%s %d", c.Control, c.Turn)] = c
+	}
+	if c := byKey["no-skill 1"]; c.ControlN != 1 || c.ControlPass != 0 || c.Lift != 1 {
+		t.Errorf("no-skill at turn 1: %+v (the agent without the skill must fail)", c)
+	}
+	if c := byKey["undiluted 8"]; c.Decayed != 1 || !strings.Contains(c.Reading, "decay") {
+		t.Errorf("undiluted at turn 8: %+v (fails diluted, passes fresh)", c)
+	}
+	if c := byKey["undiluted 6"]; c.Decayed != 0 || c.Passes != 1 {
+		t.Errorf("undiluted at turn 6: %+v", c)
+	}
+	if !strings.Contains(s.stdout, "undiluted control") || !strings.Contains(s.stdout, "no-skill control") {
+		t.Errorf("summary lacks the controls:\n%s", s.stdout)
+	}
+	for _, c := range s.run.Controls {
+		if c.Status != result.StatusCompleted {
+			t.Errorf("control %s %d: %s %s", c.Control, c.Index, c.Status, c.Error)
+		}
+	}
+}

@@ -143,7 +143,13 @@ func JudgeRules(overCall bool) []scripted.Rule {
 // Script is the scripted model for a run whose agent sessions get the given
 // personas in turn (steady, decaying, never, escaping).
 func Script(personas []string, overCall bool) (scripted.Script, error) {
-	s := scripted.Script{Personas: personas, Rules: JudgeRules(overCall)}
+	// Whatever the persona, an agent that was never shown the skill (the
+	// no-skill control) answers from memory.
+	p := Procedure()
+	s := scripted.Script{Personas: personas, Rules: append([]scripted.Rule{{
+		Kind: scripted.KindAgent, Pattern: p.TaskPattern, BodyLacks: "- " + SkillName + ":",
+		Steps: []scripted.Step{{Text: p.FromMemory}},
+	}}, JudgeRules(overCall)...)}
 	seen := map[string]bool{}
 	for _, p := range personas {
 		if seen[p] {

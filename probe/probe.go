@@ -133,7 +133,7 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 			d.Update(func() { conv.Sandbox, conv.Home = "", "" })
 		}
 	}()
-	convDir := filepath.Join(d.RunDir, fmt.Sprintf("conv-%d", conv.Index))
+	convDir := filepath.Join(d.RunDir, conv.DirName())
 	if err := os.MkdirAll(convDir, 0o755); err != nil {
 		setStatus(result.StatusError, fmt.Sprintf("creating %s: %v", convDir, err))
 		return
@@ -195,7 +195,7 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 				return
 			}
 		}
-		rec.Transcript = filepath.Join(fmt.Sprintf("conv-%d", conv.Index), fmt.Sprintf("turn-%02d.jsonl", turn))
+		rec.Transcript = filepath.Join(conv.DirName(), fmt.Sprintf("turn-%02d.jsonl", turn))
 		resume := conv.SessionID
 		if turn == 1 {
 			resume = ""
@@ -450,4 +450,62 @@ func (d *Driver) judgeSaved(ctx context.Context, conv *result.Conversation, idx 
 	}
 	_, ok := d.judgeTurn(ctx, conv, idx, conv.Turns[idx].Prompt, t)
 	return ok
+}
+
+// Undiluted runs the undiluted control for one conversation: each probe
+// task as turn 1 of a fresh session, with the skill installed and the
+// probe's setup files written, then judged. A probe that fails diluted but
+// passes here is decay; one that fails both the skill never handles.
+func (d *Driver) Undiluted(ctx context.Context, conv *result.Conversation) {
+	setStatus := func(status, msg string) {
+		d.Update(func() { conv.Status, conv.Error = status, msg })
+	}
+	if err := os.MkdirAll(filepath.Join(d.RunDir, conv.DirName()), 0o755); err != nil {
+		setStatus(result.StatusError, err.Error())
+		return
+	}
+	d.Update(func() { conv.Status = result.StatusRunning })
+	for _, turn := range plan.ProbeTurns {
+		if conv.TurnAt(turn) != nil {
+			continue // done before a resume
+		}
+		if ctx.Err() != nil {
+			setStatus(stopped(ctx))
+			return
+		}
+		if d.Budget.Exhausted() {
+			setStatus(result.StatusBudgetExhausted, fmt.Sprintf("budget of $%.2f spent", d.Budget.Limit))
+			return
+		}
+		sb, err := sandbox.New(sandbox.Options{Skill: d.Skill, Fixture: d.Plan.Fixture, Files: d.Plan.Files, Hermetic: d.Hermetic, AuthorConfigDir: d.AuthorConfigDir})
+		if err != nil {
+			setStatus(result.StatusError, err.Error())
+			return
+		}
+		rec := result.Turn{Turn: turn, Kind: "probe", Prompt: d.Plan.Task(turn),
+			Transcript: filepath.Join(conv.DirName(), fmt.Sprintf("turn-%02d.jsonl", turn))}
+		if err := sb.WriteFiles(d.Plan.Setup(turn)); err != nil {
+			sb.Remove()
+			setStatus(result.StatusError, err.Error())
+			return
+		}
+		out := d.runTurn(ctx, sb, "", &rec)
+		sb.Remove()
+		if rec.Status != result.TurnOK {
+			d.Update(func() { conv.Abandoned = append(conv.Abandoned, rec) })
+			if ctx.Err() != nil {
+				setStatus(stopped(ctx))
+			} else {
+				setStatus(result.StatusError, fmt.Sprintf("probe %d: %s", turn, rec.Error))
+			}
+			return
+		}
+		rec.SessionID = out.Turn.SessionID
+		idx := 0
+		d.Update(func() { idx = len(conv.Turns); conv.Turns = append(conv.Turns, rec) })
+		if _, ok := d.judgeTurn(ctx, conv, idx, rec.Prompt, out.Turn); !ok {
+			return
+		}
+	}
+	setStatus(result.StatusCompleted, "")
 }

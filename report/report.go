@@ -130,6 +130,9 @@ func Summary(w io.Writer, r *result.Run, styled bool) {
 			if t.Verdict.Result == judge.JudgeError {
 				fmt.Fprintf(&b, "  turn %d judge error (neither pass nor fail): %s\n", t.Turn, t.Verdict.Error)
 			}
+			if t.Verdict.Result == judge.Uncertain {
+				fmt.Fprintf(&b, "  turn %d uncertain (neither pass nor fail): the judge's %d verdicts disagree\n", t.Turn, len(t.Verdict.Repeats))
+			}
 			if r.Rubric != nil {
 				for _, f := range t.Verdict.Failed(r.Rubric) {
 					fmt.Fprintf(&b, "  turn %d failed %s\n", t.Turn, f)
@@ -139,6 +142,7 @@ func Summary(w io.Writer, r *result.Run, styled bool) {
 	}
 	o := r.Outcome
 	writeStats(&b, o.Stats)
+	writeControls(&b, o.Controls)
 	for _, s := range o.StoppedConsulting {
 		fmt.Fprintf(&b, "stopped consulting (from the raw trace, judge-free): %s\n", s)
 	}
@@ -216,5 +220,20 @@ func writeStats(b *strings.Builder, s result.Stats) {
 	}
 	if len(s.NonDiscriminating) > 0 {
 		fmt.Fprintf(b, "criteria that passed everywhere and cannot tell decay apart: %s\n", strings.Join(s.NonDiscriminating, ", "))
+	}
+}
+
+func writeControls(b *strings.Builder, cs []result.ControlStat) {
+	for i, c := range cs {
+		if i == 0 || cs[i-1].Control != c.Control {
+			switch c.Control {
+			case result.ControlNoSkill:
+				b.WriteString("no-skill control (same turns, no skill installed; Fisher's exact test, one-sided):\n")
+			case result.ControlUndiluted:
+				b.WriteString("undiluted control (each probe in a fresh session; Fisher's exact test, one-sided):\n")
+			}
+		}
+		fmt.Fprintf(b, "  turn %2d: %d/%d with vs %d/%d control, lift %+.0f points, p = %.3g: %s\n",
+			c.Turn, c.Passes, c.N, c.ControlPass, c.ControlN, 100*c.Lift, c.P, c.Reading)
 	}
 }

@@ -18,10 +18,13 @@ type Outcome struct {
 	ProbesJudged int      `json:"probes_judged"`
 	ProbesFailed int      `json:"probes_failed"`
 	JudgeErrors  int      `json:"judge_errors"`
+	Uncertain    int      `json:"uncertain"`
 	OverCalls    int      `json:"judge_over_calls"`
 	Escapes      int      `json:"escape_hatches"`
 	Notes        []string `json:"notes,omitempty"`
 	Stats        Stats    `json:"stats"`
+	// Controls compare the run with its --control conversations.
+	Controls []ControlStat `json:"controls,omitempty"`
 	// StoppedConsulting lists "conv N turn T" where the agent made (almost)
 	// no tool calls at a probe after a baseline that made many: visible in
 	// the raw trace, true whatever one thinks of the judge.
@@ -126,8 +129,11 @@ func Decide(r *Run) {
 				if t.Verdict.EscapeHatch {
 					o.Escapes++
 				}
-				if t.Verdict.Result == judge.JudgeError {
+				switch t.Verdict.Result {
+				case judge.JudgeError:
 					o.JudgeErrors++
+				case judge.Uncertain:
+					o.Uncertain++
 				}
 			}
 			if t.Kind != "probe" {
@@ -187,6 +193,7 @@ func Decide(r *Run) {
 		alpha = 0.05
 	}
 	o.Stats = ComputeStats(r, alpha)
+	o.Controls = ComputeControls(r)
 	pooled := o.Stats.Paired[len(o.Stats.Paired)-1]
 	significant := r.Config.Gate == GateSignificant
 	switch {
@@ -209,6 +216,9 @@ func Decide(r *Run) {
 	case interrupted > 0:
 		o.Exit, o.Verdict = exit.Interrupted, "interrupted"
 		o.Sentence = fmt.Sprintf("Interrupted before %d of %d conversations finished; the run folder can be resumed or reported.", interrupted, n)
+	case o.Uncertain > 0 && errored == 0:
+		o.Exit, o.Verdict = exit.Indeterminate, "uncertain"
+		o.Sentence = fmt.Sprintf("Indeterminate: no decay among the turns the judge agreed on, but %d judged turns are uncertain (the repeated judgements disagreed).", o.Uncertain)
 	case errored > 0 || o.JudgeErrors > 0 || incomplete > 0:
 		o.Exit, o.Verdict = exit.Tool, "error"
 		o.Sentence = fmt.Sprintf("No verdict: %d conversations stopped on an error and %d judged turns ended in judge errors, which count as neither pass nor fail.", errored, o.JudgeErrors)

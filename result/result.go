@@ -58,9 +58,13 @@ type Run struct {
 	Rubric        *rubric.Rubric `json:"rubric,omitempty"`
 	Plan          *plan.Plan     `json:"plan,omitempty"`
 	Conversations []Conversation `json:"conversations"`
-	Costs         Costs          `json:"costs"`
-	Outcome       Outcome        `json:"outcome"`
-	Error         string         `json:"error,omitempty"`
+	// Controls are the --control conversations: the same schedule with no
+	// skill installed, or each probe in a fresh session. They never decide
+	// the exit code; they tell where the skill earns its lines.
+	Controls []Conversation `json:"controls,omitempty"`
+	Costs    Costs          `json:"costs"`
+	Outcome  Outcome        `json:"outcome"`
+	Error    string         `json:"error,omitempty"`
 }
 
 // Versions of the tools that made the run.
@@ -96,9 +100,11 @@ type Config struct {
 	FillersDir     string   `json:"fillers_dir,omitempty"`
 	KeepSandbox    bool     `json:"keep_sandbox"`
 	MaxBudgetUSD   float64  `json:"max_budget_usd,omitempty"`
+	Controls       []string `json:"controls,omitempty"`
 	PassEnv        []string `json:"pass_env,omitempty"`
 	Gate           string   `json:"gate,omitempty"` // any (default) or significant
 	Alpha          float64  `json:"alpha,omitempty"`
+	JudgeRepeats   int      `json:"judge_repeats,omitempty"`
 	Args           []string `json:"args,omitempty"`
 }
 
@@ -116,7 +122,10 @@ type Costs struct {
 
 // Conversation is one 10-turn session.
 type Conversation struct {
-	Index     int      `json:"index"` // 1-based
+	Index int `json:"index"` // 1-based
+	// Control is "" for a measured conversation, else "no-skill" or
+	// "undiluted".
+	Control   string   `json:"control,omitempty"`
 	SessionID string   `json:"session_id,omitempty"`
 	Status    string   `json:"status"`
 	Error     string   `json:"error,omitempty"`
@@ -146,8 +155,10 @@ type Attempt struct {
 
 // Turn is one turn's record.
 type Turn struct {
-	Turn       int    `json:"turn"`
-	Kind       string `json:"kind"` // base, filler, probe
+	Turn int    `json:"turn"`
+	Kind string `json:"kind"` // base, filler, probe
+	// SessionID is set on undiluted control turns, each its own session.
+	SessionID  string `json:"session_id,omitempty"`
 	Prompt     string `json:"prompt"`
 	FillerID   string `json:"filler_id,omitempty"`
 	Transcript string `json:"transcript"` // relative to the run folder
@@ -200,6 +211,20 @@ func (t *Turn) Result() string {
 		return ""
 	}
 	return t.Verdict.Result
+}
+
+// Control kinds.
+const (
+	ControlNoSkill   = "no-skill"
+	ControlUndiluted = "undiluted"
+)
+
+// DirName is the folder of the conversation's transcripts in the run folder.
+func (c *Conversation) DirName() string {
+	if c.Control != "" {
+		return fmt.Sprintf("control-%s-%d", c.Control, c.Index)
+	}
+	return fmt.Sprintf("conv-%d", c.Index)
 }
 
 // Shown returns the record to show for a turn number: the completed turn,

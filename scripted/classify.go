@@ -41,6 +41,7 @@ type classified struct {
 	Turn   int
 	Step   int
 	Prompt string
+	Body   []byte // the raw request, for rules on what the CLI sent around the prompt
 }
 
 // enforcePrefix starts the user message the CLI adds when a --json-schema call
@@ -66,6 +67,7 @@ func classify(body []byte) (classified, error) {
 		return classified{}, fmt.Errorf("request body is not valid JSON: %v", err)
 	}
 	c := classified{
+		Body:   body,
 		Model:  req.Model,
 		Stream: req.Stream == nil || *req.Stream,
 		Kind:   kindOf(req.Tools),

@@ -19,6 +19,7 @@
 package scripted
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -79,6 +80,10 @@ type Rule struct {
 	// ("" = any). It exists because PersonaRules tells skill tasks from filler
 	// prompts by a regexp, which a substring cannot express.
 	Pattern string
+	// BodyLacks: the rule applies only when the raw request lacks this
+	// substring, e.g. a skill's line in the skills listing: a model that was
+	// never shown the skill cannot follow it (the no-skill control).
+	BodyLacks string
 	// Steps[i] answers the i-th request after the prompt (i = assistant messages
 	// after the newest prompt message); past the end: "Done." with end_turn.
 	Steps []Step
@@ -452,6 +457,9 @@ func (r *compiledRule) matches(c classified, persona string) bool {
 		return false
 	}
 	if r.re != nil && !r.re.MatchString(c.Prompt) {
+		return false
+	}
+	if r.BodyLacks != "" && bytes.Contains(c.Body, []byte(r.BodyLacks)) {
 		return false
 	}
 	return true
