@@ -18,6 +18,7 @@ import (
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/rubric"
 	"github.com/vibe-test/vibe-test/skill"
+	"github.com/vibe-test/vibe-test/stats"
 )
 
 // session is a run record being written: every change goes through update,
@@ -50,6 +51,10 @@ type driveInput struct {
 	cacheDir string
 	opts     Options
 	out      output
+	// pool and seed draw the fillers of conversations added later
+	// (--until-decided).
+	pool []fillers.Passage
+	seed int64
 }
 
 // drive runs every conversation that is not finished yet, extracting the
@@ -121,18 +126,18 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 		Update: s.update, Fatal: func(err error) { stop(err) },
 	}
 	limit := o.Concurrency
-	if limit <= 0 || limit > len(run.Conversations) {
-		limit = len(run.Conversations)
+	total := len(run.Conversations) + len(run.Controls)
+	if run.Sequential != nil {
+		total = max(total, run.Sequential.Batch)
+	}
+	if limit <= 0 || limit > total {
+		limit = total
 	}
 	sem := make(chan struct{}, max(limit, 1))
 	var wg sync.WaitGroup
-	for i := range run.Conversations {
-		c := &run.Conversations[i]
-		if c.Status == result.StatusCompleted || c.Status == result.StatusBaselineFailed {
-			continue
-		}
+	launch := func(conv *result.Conversation, work func(*result.Conversation)) {
 		wg.Add(1)
-		go func(conv *result.Conversation, passages []fillers.Passage) {
+		go func() {
 			defer wg.Done()
 			select {
 			case sem <- struct{}{}:
@@ -140,9 +145,20 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 				return
 			}
 			defer func() { <-sem }()
-			driver.Converse(ctx, conv, passages)
-		}(c, in.picks[i])
+			work(conv)
+		}()
 	}
+	startFrom := func(from int) {
+		for i := from; i < len(run.Conversations); i++ {
+			c := &run.Conversations[i]
+			if c.Status == result.StatusCompleted || c.Status == result.StatusBaselineFailed {
+				continue
+			}
+			passages := in.picks[i]
+			launch(c, func(conv *result.Conversation) { driver.Converse(ctx, conv, passages) })
+		}
+	}
+	startFrom(0)
 	// Controls share the limit; they never decide the exit code.
 	noSkill := *driver
 	noSkill.Skill, noSkill.NoGate = nil, true
@@ -151,24 +167,57 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 		if c.Status == result.StatusCompleted {
 			continue
 		}
-		wg.Add(1)
-		go func(conv *result.Conversation) {
-			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				return
-			}
-			defer func() { <-sem }()
+		launch(c, func(conv *result.Conversation) {
 			switch conv.Control {
 			case result.ControlNoSkill:
 				noSkill.Converse(ctx, conv, in.picks[(conv.Index-1)%len(in.picks)])
 			case result.ControlUndiluted:
 				driver.Undiluted(ctx, conv)
 			}
-		}(c)
+		})
 	}
 	wg.Wait()
+	// --until-decided: look after each batch; add a batch while the SPRT
+	// says continue. Conversations are only appended while none runs.
+	for run.Sequential != nil && ctx.Err() == nil {
+		var decision string
+		var look result.Look
+		s.update(func() {
+			decision = run.Sequential.Observe(run)
+			look = run.Sequential.Looks[len(run.Sequential.Looks)-1]
+		})
+		fmt.Fprintf(stdio.Stderr, "vibe-test: look after %d conversations: %d observations, %d decayed, log-likelihood ratio %.2f: %s\n",
+			look.Conversations, look.Observations, look.Decayed, look.LLR, decision)
+		if decision != stats.DecisionContinue {
+			break
+		}
+		from := len(run.Conversations)
+		n := min(run.Sequential.Batch, run.Sequential.Max-from)
+		var ids [][]string
+		for i := from; i < from+n; i++ {
+			p, err := fillers.Pick(in.pool, 6, in.seed+int64(i))
+			if err != nil {
+				stop(fmt.Errorf("choosing fillers: %w", err))
+				break
+			}
+			in.picks = append(in.picks, p)
+			var pid []string
+			for _, x := range p {
+				pid = append(pid, x.ID)
+			}
+			ids = append(ids, pid)
+		}
+		s.update(func() {
+			for k, pid := range ids {
+				run.Conversations = append(run.Conversations, result.Conversation{
+					Index: from + k + 1, Status: result.StatusPending, Fillers: pid, Turns: []result.Turn{},
+				})
+				run.Plan.Fillers = append(run.Plan.Fillers, pid)
+			}
+		})
+		startFrom(from)
+		wg.Wait()
+	}
 	<-rubricReady
 
 	cause := context.Cause(ctx)

@@ -90,7 +90,7 @@ func resumeCommand(c *cli.Context, stdio IO) error {
 	fmt.Fprintf(stdio.Stderr, "vibe-test: resuming %s\n", dir)
 	r, err = drive(c.Context, sess, driveInput{
 		binary: binary, env: stdio.Env, hermetic: hermetic, skill: sk, plan: r.Plan, picks: picks,
-		cacheDir: cacheDir(Options{}, stdio.Env), opts: o, out: outputFrom(c, stdio),
+		cacheDir: cacheDir(Options{}, stdio.Env), opts: o, out: outputFrom(c, stdio), pool: pool, seed: r.Plan.FillerSeed,
 	}, stdio)
 	if err != nil {
 		return err

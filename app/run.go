@@ -22,6 +22,7 @@ import (
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/rubric"
 	"github.com/vibe-test/vibe-test/skill"
+	"github.com/vibe-test/vibe-test/stats"
 )
 
 // Options of one run; flags map onto these one to one.
@@ -47,10 +48,16 @@ type Options struct {
 	Alpha          float64
 	JudgeRepeats   int
 	Controls       []string
-	MaxBudgetUSD   float64
-	TurnRetries    int
-	RetryBackoff   time.Duration
-	Output         output
+	// Sequential mode (--until-decided).
+	UntilDecided     bool
+	MaxConversations int
+	Effect           float64
+	NoiseFloor       float64
+	Beta             float64
+	MaxBudgetUSD     float64
+	TurnRetries      int
+	RetryBackoff     time.Duration
+	Output           output
 	// CacheDir holds cached rubrics ("" = $VIBE_TEST_CACHE_DIR or the
 	// user's cache folder).
 	CacheDir string
@@ -75,6 +82,11 @@ func runFlagSet() []cli.Flag {
 		&cli.StringFlag{Name: "gate", Value: result.GateAny, Usage: "exit 1 on `any` decay, or only on a `significant` one (paired sign test, --alpha)"},
 		&cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "significance level for --gate significant"},
 		&cli.StringSliceFlag{Name: "control", Usage: "also run a control: `no-skill` (same schedule, no skill installed) or undiluted (each probe in a fresh session); repeatable"},
+		&cli.BoolFlag{Name: "until-decided", Usage: "add --conversations at a time until a sequential test (SPRT) decides decay or no decay, or --max-conversations is reached"},
+		&cli.IntFlag{Name: "max-conversations", Value: 20, Usage: "the cap of --until-decided"},
+		&cli.Float64Flag{Name: "effect", Value: 0.4, Usage: "--until-decided: the decay to detect, as the share of conversations it strikes beyond the noise floor (P1 = P0 + effect)"},
+		&cli.Float64Flag{Name: "noise-floor", Value: 0.05, Usage: "--until-decided: P0, the share of conversations that look decayed when nothing decayed"},
+		&cli.Float64Flag{Name: "beta", Value: 0.2, Usage: "--until-decided: the miss rate (1 - power)"},
 		&cli.IntFlag{Name: "judge-repeats", Value: 1, Usage: "judge each turn this many times; disagreeing verdicts make the turn uncertain"},
 		&cli.Float64Flag{Name: "max-budget-usd", Usage: "stop starting turns once the run has spent this much (agent, rubric and judge)"},
 		&cli.IntFlag{Name: "turn-retries", Value: 3, Usage: "rerun a turn this often after the CLI's own retries give up on a transient API error"},
@@ -91,6 +103,8 @@ func optionsFrom(c *cli.Context) (Options, error) {
 		TurnTimeout: c.Duration("turn-timeout"), MaxRetries: c.Int("max-retries"),
 		FillersDir: c.String("fillers"), Seed: c.Int64("seed"), PassEnv: c.StringSlice("pass-env"),
 		Gate: c.String("gate"), Alpha: c.Float64("alpha"), JudgeRepeats: c.Int("judge-repeats"), Controls: c.StringSlice("control"),
+		UntilDecided: c.Bool("until-decided"), MaxConversations: c.Int("max-conversations"),
+		Effect: c.Float64("effect"), NoiseFloor: c.Float64("noise-floor"), Beta: c.Float64("beta"),
 		MaxBudgetUSD: c.Float64("max-budget-usd"), TurnRetries: c.Int("turn-retries"), RetryBackoff: c.Duration("retry-backoff"),
 		Grace: defaultGrace,
 	}
@@ -112,8 +126,24 @@ func optionsFrom(c *cli.Context) (Options, error) {
 	if o.Gate != result.GateAny && o.Gate != result.GateSignificant {
 		return o, fmt.Errorf("--gate: %q, expected %q or %q", o.Gate, result.GateAny, result.GateSignificant)
 	}
-	if c.IsSet("alpha") && o.Gate != result.GateSignificant {
-		return o, fmt.Errorf("--alpha only applies with --gate significant (the default gate, any, exits 1 on any decay)")
+	if c.IsSet("alpha") && o.Gate != result.GateSignificant && !o.UntilDecided {
+		return o, fmt.Errorf("--alpha only applies with --gate significant or --until-decided (the default gate, any, exits 1 on any decay)")
+	}
+	for _, name := range []string{"max-conversations", "effect", "noise-floor", "beta"} {
+		if c.IsSet(name) && !o.UntilDecided {
+			return o, fmt.Errorf("--%s only applies with --until-decided", name)
+		}
+	}
+	if o.UntilDecided {
+		if o.MaxConversations < o.Conversations {
+			return o, fmt.Errorf("--max-conversations: %d, expected at least --conversations (%d, the batch size)", o.MaxConversations, o.Conversations)
+		}
+		if err := (stats.SPRT{P0: o.NoiseFloor, P1: o.NoiseFloor + o.Effect, Alpha: o.Alpha, Beta: o.Beta, Max: o.MaxConversations}).Validate(); err != nil {
+			return o, fmt.Errorf("--until-decided: %v", err)
+		}
+		if len(o.Controls) > 0 {
+			return o, fmt.Errorf("--control and --until-decided do not go together: controls are sized by --conversations")
+		}
 	}
 	if o.Alpha <= 0 || o.Alpha >= 0.5 {
 		return o, fmt.Errorf("--alpha: %v, expected a level between 0 and 0.5", o.Alpha)
@@ -239,6 +269,10 @@ func Execute(ctx context.Context, o Options, stdio IO) (*result.Run, error) {
 	if run.Versions.ClaudeMismatch {
 		fmt.Fprintf(stdio.Stderr, "warning: claude %s differs from %s, the version vibe-test's parser was verified on; results may be misread\n", version, claude.VerifiedVersion)
 	}
+	if o.UntilDecided {
+		run.Sequential = &result.Sequential{P0: o.NoiseFloor, P1: o.NoiseFloor + o.Effect, Alpha: o.Alpha, Beta: o.Beta,
+			Max: o.MaxConversations, Batch: o.Conversations, Decision: "continue"}
+	}
 	sess := &session{run: run, dir: outDir}
 	sess.update(func() {})
 	fmt.Fprintf(stdio.Stderr, "vibe-test: run folder %s\n", outDir)
@@ -307,7 +341,7 @@ func Execute(ctx context.Context, o Options, stdio IO) (*result.Run, error) {
 	}
 	return drive(ctx, sess, driveInput{
 		binary: binary, env: stdio.Env, hermetic: hermetic, skill: sk, plan: pl, picks: picks,
-		cacheDir: cacheDir(o, stdio.Env), opts: o, out: o.Output,
+		cacheDir: cacheDir(o, stdio.Env), opts: o, out: o.Output, pool: pool, seed: o.Seed,
 	}, stdio)
 }
 

@@ -168,3 +168,25 @@ func TestControls(t *testing.T) {
 		}
 	}
 }
+
+func TestUntilDecided(t *testing.T) {
+	t.Parallel()
+	script, err := demo.Script([]string{"decaying"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One conversation per batch: after the first decayed one the
+	// log-likelihood ratio ln(0.45/0.05) = 2.20 is below the upper bound
+	// ln(0.8/0.05) = 2.77, so a second batch runs; after it, 4.39 crosses.
+	s := runScript(t, script, 1, nil, "--until-decided", "--max-conversations", "6")
+	if s.code != 1 {
+		t.Fatalf("exit %d, want 1", s.code)
+	}
+	sq := s.run.Sequential
+	if sq == nil || len(sq.Looks) != 2 || sq.Looks[0].Decision != "continue" || sq.Decision != "decay" || len(s.run.Conversations) != 2 {
+		t.Fatalf("sequential record %+v with %d conversations", sq, len(s.run.Conversations))
+	}
+	if !strings.Contains(s.stdout, "after 1 conversations") || !strings.Contains(s.stdout, "crossed the upper bound") {
+		t.Errorf("summary lacks the interim looks:\n%s", s.stdout)
+	}
+}

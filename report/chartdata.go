@@ -1,6 +1,8 @@
 package report
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 
 	"github.com/vibe-test/vibe-test/chart"
@@ -8,32 +10,62 @@ import (
 	"github.com/vibe-test/vibe-test/result"
 )
 
-// ChartData maps a run to the chart's input.
+// ChartData maps a run to chart.html's input: the chart, and the report
+// below it (facts, rubric, statistics, and per judged turn the criteria and
+// the condensed trace). It reads only the record, so an old run redraws.
 func ChartData(r *result.Run) chart.Data {
 	d := chart.Data{
 		Title:        r.Skill.Name + " — decay over 10 turns",
 		Subtitle:     fmt.Sprintf("%d conversations · %s · %s", len(r.Conversations), modelName(r), r.Outcome.Sentence),
 		GateBypassed: r.GateBypassed,
+		Facts:        facts(r),
+		Stats:        stats(r.Outcome.Stats),
+	}
+	texts := map[string]string{}
+	if r.Rubric != nil {
+		for _, c := range r.Rubric.Criteria {
+			cr := chart.Criterion{ID: c.ID, Kind: c.Kind, Text: c.Text}
+			if c.Check != nil {
+				cr.Check = &chart.Check{Tool: c.Check.Tool, Pattern: c.Check.Pattern, Expect: c.Check.Expect}
+			}
+			d.Rubric = append(d.Rubric, cr)
+			texts[c.ID] = c.Text
+		}
 	}
 	for i := range r.Conversations {
 		c := &r.Conversations[i]
-		cc := chart.Conversation{Label: fmt.Sprintf("conv %d", c.Index)}
-		for t := 1; t <= 10; t++ {
-			tr := c.TurnAt(t)
+		cc := chart.Conversation{
+			Label:  fmt.Sprintf("conv %d", c.Index),
+			Status: c.Status, Shape: c.Shape, Error: c.Error, Notes: c.Notes,
+		}
+		for t := 1; t <= plan.Turns; t++ {
 			p := chart.Point{Turn: t, Kind: plan.Kind(t)}
-			if tr == nil {
-				if a := c.Shown(t); a != nil {
-					p.ContextTokens, p.ToolCalls = a.ContextTokens, a.ToolCallCount
-				}
-			}
-			if tr != nil {
+			// The completed turn, else the last try that did not complete
+			// (an error or a timeout): what happened there is worth seeing.
+			if tr := c.Shown(t); tr != nil {
 				p.ContextTokens, p.ToolCalls = tr.ContextTokens, tr.ToolCallCount
-				if tr.Verdict != nil {
-					p.Result = tr.Verdict.Result
-					p.Escape, p.EscapeReason = tr.Verdict.EscapeHatch, tr.Verdict.EscapeReason
-					if r.Rubric != nil {
-						p.FailedCriteria = tr.Verdict.Failed(r.Rubric)
-					}
+				p.Status, p.Error = tr.Status, tr.Error
+				if tr.Judged() {
+					// Filler prompts are long passages; judged tasks are
+					// what the agent was asked to do.
+					p.Task = tr.Prompt
+				}
+				p.Calls = calls(tr.ToolCalls)
+			}
+			if tr := c.TurnAt(t); tr != nil && tr.Verdict != nil {
+				v := tr.Verdict
+				p.Result = v.Result
+				p.Escape, p.EscapeReason = v.EscapeHatch, v.EscapeReason
+				p.Partial, p.OverCall = v.Partial, v.OverCall
+				p.VerdictError = v.Error
+				if r.Rubric != nil {
+					p.FailedCriteria = v.Failed(r.Rubric)
+				}
+				for _, cv := range v.Criteria {
+					p.Criteria = append(p.Criteria, chart.CriterionResult{
+						ID: cv.ID, Kind: cv.Kind, Text: texts[cv.ID], Result: cv.Result,
+						Source: cv.Source, Evidence: cv.Evidence, Call: cv.Call, JudgeResult: cv.JudgeResult,
+					})
 				}
 			}
 			cc.Turns = append(cc.Turns, p)
@@ -41,6 +73,71 @@ func ChartData(r *result.Run) chart.Data {
 		d.Conversations = append(d.Conversations, cc)
 	}
 	return d
+}
+
+func facts(r *result.Run) *chart.Facts {
+	o := r.Outcome
+	f := &chart.Facts{
+		SkillName: r.Skill.Name, SkillPath: r.Skill.Path, SkillHash: r.Skill.Hash,
+		Model: r.Config.Model, JudgeModel: r.Config.JudgeModel,
+		VibeTestVersion: r.Versions.VibeTest,
+		ClaudeVersion:   r.Versions.Claude, ClaudeVerified: r.Versions.ClaudeVerified,
+		ClaudeMismatch: r.Versions.ClaudeMismatch, ClaudeWarning: r.Versions.ClaudeParserMsg,
+		Isolation:     r.Isolation,
+		Conversations: len(r.Conversations),
+		Status:        r.Status,
+		Verdict:       o.Verdict, Sentence: o.Sentence, ExitCode: o.Exit, Shape: o.Shape,
+		Error:     r.Error,
+		Costs:     chart.Costs{Agent: r.Costs.Agent, Rubric: r.Costs.Rubric, Plan: r.Costs.Plan, Judge: r.Costs.Judge, Total: r.Costs.Total},
+		StartedAt: r.StartedAt, FinishedAt: r.FinishedAt,
+	}
+	// The plan carries the models a config file chose when no flag did.
+	if r.Plan != nil {
+		if f.Model == "" {
+			f.Model = r.Plan.Model
+		}
+		if f.JudgeModel == "" {
+			f.JudgeModel = r.Plan.JudgeModel
+		}
+	}
+	f.Notes = append(f.Notes, o.Notes...)
+	for _, s := range o.StoppedConsulting {
+		f.Notes = append(f.Notes, "Stopped consulting (from the raw trace, judge-free): "+s)
+	}
+	return f
+}
+
+func stats(s result.Stats) *chart.Stats {
+	if len(s.PerTurn) == 0 {
+		return nil // a run decided before statistics existed
+	}
+	cs := &chart.Stats{
+		EffectiveTurn: s.EffectiveTurn, Alpha: s.Alpha, Underpowered: s.Underpowered,
+		NeededMin: s.NeededMin, NeededPower: s.NeededPower,
+		CheckAgreed: s.CheckAgreed, CheckTotal: s.CheckTotal,
+		NonDiscriminating: s.NonDiscriminating,
+	}
+	for _, t := range s.PerTurn {
+		cs.PerTurn = append(cs.PerTurn, chart.TurnRate{Turn: t.Turn, Passes: t.Passes, N: t.N, Lo: t.Lo, Hi: t.Hi})
+	}
+	for _, p := range s.Paired {
+		cs.Paired = append(cs.Paired, chart.PairedTest{Probe: p.Probe, Down: p.Down, Up: p.Up, P: p.P})
+	}
+	return cs
+}
+
+// calls is a turn's trace for the report: inputs as compact JSON.
+func calls(in []result.Call) []chart.ToolCall {
+	var out []chart.ToolCall
+	for _, c := range in {
+		input := string(c.Input)
+		var b bytes.Buffer
+		if json.Compact(&b, c.Input) == nil {
+			input = b.String()
+		}
+		out = append(out, chart.ToolCall{Name: c.Name, Input: input, Result: c.Result, IsError: c.IsError})
+	}
+	return out
 }
 
 func modelName(r *result.Run) string {

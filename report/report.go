@@ -143,6 +143,13 @@ func Summary(w io.Writer, r *result.Run, styled bool) {
 	o := r.Outcome
 	writeStats(&b, o.Stats)
 	writeControls(&b, o.Controls)
+	if sq := r.Sequential; sq != nil {
+		fmt.Fprintf(&b, "sequential test (SPRT: P0 %.2f, P1 %.2f, alpha %.2g, beta %.2g, cap %d, batches of %d):\n", sq.P0, sq.P1, sq.Alpha, sq.Beta, sq.Max, sq.Batch)
+		for _, l := range sq.Looks {
+			fmt.Fprintf(&b, "  after %d conversations: %d observations, %d decayed, log-likelihood ratio %.2f: %s\n", l.Conversations, l.Observations, l.Decayed, l.LLR, l.Decision)
+		}
+		fmt.Fprintf(&b, "  stopped: %s\n", sq.Reason)
+	}
 	for _, s := range o.StoppedConsulting {
 		fmt.Fprintf(&b, "stopped consulting (from the raw trace, judge-free): %s\n", s)
 	}

@@ -200,6 +200,15 @@ func Decide(r *Run) {
 	case budgetStops > 0:
 		o.Exit, o.Verdict = exit.Tool, "budget-exhausted"
 		o.Sentence = fmt.Sprintf("No verdict: the budget ran out before %d of %d conversations finished; what was judged so far is reported (%d of %d judged probes failed).", budgetStops, n, o.ProbesFailed, o.ProbesJudged)
+	case r.Sequential != nil && r.Sequential.Decision == "decay":
+		o.Exit, o.Verdict = exit.Decay, "decay"
+		o.Sentence = fmt.Sprintf("Decay, decided sequentially after %d conversations: %s.", n, r.Sequential.Reason)
+	case r.Sequential != nil && r.Sequential.Decision == "no-decay" && baselineFailed == 0 && errored == 0 && o.JudgeErrors == 0:
+		o.Exit, o.Verdict = exit.OK, "no-decay"
+		o.Sentence = fmt.Sprintf("No decay, decided sequentially after %d conversations: %s.", n, r.Sequential.Reason)
+	case r.Sequential != nil && r.Sequential.Decision == "cap" && interrupted == 0 && errored == 0:
+		o.Exit, o.Verdict = exit.Indeterminate, "undecided"
+		o.Sentence = fmt.Sprintf("Undecided: %s.", r.Sequential.Reason)
 	case decayed > 0 && significant && pooled.P > alpha:
 		o.Exit, o.Verdict = exit.Indeterminate, "decay-not-significant"
 		o.Sentence = fmt.Sprintf("Decay seen but not significant: %d of %d conversations decayed, paired sign test p = %.3g > alpha %.2g (--gate significant).", decayed, n, pooled.P, alpha)
@@ -232,13 +241,13 @@ func Decide(r *Run) {
 	if o.JudgeErrors > 0 && o.Verdict != "error" {
 		o.Notes = append(o.Notes, fmt.Sprintf("%d judged turns ended in judge errors; they count as neither pass nor fail (`vibe-test rejudge` can redo them).", o.JudgeErrors))
 	}
-	if o.Stats.Underpowered && (o.Verdict == "no-decay" || o.Verdict == "decay" || o.Verdict == "decay-not-significant") {
+	if r.Sequential == nil && o.Stats.Underpowered && (o.Verdict == "no-decay" || o.Verdict == "decay" || o.Verdict == "decay-not-significant") {
 		// The paired sign test needs NeededMin discordant conversations, all
 		// one way, to reach alpha (5 for 0.05: 0.5^5 = 0.031).
 		o.Notes = append(o.Notes, fmt.Sprintf("Underpowered: with %d conversations no drop can reach p <= %.2g (the paired sign test needs at least %d conversations that pass at turn 1 and fail later); about %d conversations detect a decay that strikes 40%% of them with 80%% power.",
 			n, alpha, o.Stats.NeededMin, o.Stats.NeededPower))
 	}
-	if !o.Stats.Underpowered && o.Verdict == "no-decay" {
+	if r.Sequential == nil && !o.Stats.Underpowered && o.Verdict == "no-decay" {
 		o.Notes = append(o.Notes, fmt.Sprintf("Not underpowered, but a held run proves little: with %d conversations, a decay that struck 40%% of them would have shown as significant with probability %.0f%% (power); about %d conversations reach 80%%.",
 			n, 100*o.Stats.Power40, o.Stats.NeededPower))
 	}

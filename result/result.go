@@ -62,9 +62,11 @@ type Run struct {
 	// skill installed, or each probe in a fresh session. They never decide
 	// the exit code; they tell where the skill earns its lines.
 	Controls []Conversation `json:"controls,omitempty"`
-	Costs    Costs          `json:"costs"`
-	Outcome  Outcome        `json:"outcome"`
-	Error    string         `json:"error,omitempty"`
+	// Sequential is set with --until-decided.
+	Sequential *Sequential `json:"sequential,omitempty"`
+	Costs      Costs       `json:"costs"`
+	Outcome    Outcome     `json:"outcome"`
+	Error      string      `json:"error,omitempty"`
 }
 
 // Versions of the tools that made the run.
