@@ -125,6 +125,8 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 		Redactor: redact.FromEnv(in.env, claude.CredentialVars), Budget: budget,
 		Update: s.update, Fatal: func(err error) { stop(err) },
 	}
+	prog := newProgress(stdio.Stderr, in.out.styled && !in.out.json)
+	driver.Progress = prog.event
 	limit := o.Concurrency
 	total := len(run.Conversations) + len(run.Controls)
 	if run.Sequential != nil {
@@ -220,6 +222,7 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 	}
 	<-rubricReady
 
+	prog.close()
 	cause := context.Cause(ctx)
 	fatal := cause != nil && !errors.Is(cause, context.Canceled)
 	s.update(func() {

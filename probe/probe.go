@@ -65,6 +65,28 @@ type Driver struct {
 	Update func(fn func())
 	// Fatal stops the whole run (refused credentials, no rubric).
 	Fatal func(error)
+	// Progress, when set, hears what each conversation is doing.
+	Progress func(Event)
+}
+
+// Event is one step of a conversation, for live progress.
+type Event struct {
+	Conv    int
+	Control string
+	Turn    int
+	Kind    string // base, filler, probe
+	Phase   string // agent, judge, done, judged
+	Context int64
+	Result  string // the verdict, when judged
+	Spent   float64
+}
+
+func (d *Driver) emit(conv *result.Conversation, turn int, phase string, ctxTokens int64, res string) {
+	if d.Progress == nil {
+		return
+	}
+	d.Progress(Event{Conv: conv.Index, Control: conv.Control, Turn: turn, Kind: plan.Kind(turn), Phase: phase,
+		Context: ctxTokens, Result: res, Spent: d.Budget.Spent()})
 }
 
 // Budget is the run's spending limit, shared by its conversations.
@@ -200,7 +222,9 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 		if turn == 1 {
 			resume = ""
 		}
+		d.emit(conv, turn, "agent", 0, "")
 		out := d.runTurn(ctx, sb, resume, &rec)
+		d.emit(conv, turn, "done", rec.ContextTokens, rec.Status)
 		if ctx.Err() != nil && rec.Status != result.TurnOK {
 			// Stopped by the user or a fatal error: the turn is unfinished,
 			// not a failure; resume runs it again.
@@ -429,9 +453,13 @@ func (d *Driver) judgeTurn(ctx context.Context, conv *result.Conversation, idx i
 		d.Fatal(err)
 		return judge.Verdict{}, false
 	}
+	turn := 0
+	d.Update(func() { turn = conv.Turns[idx].Turn })
+	d.emit(conv, turn, "judge", 0, "")
 	v := j.Judge(ctx, prompt, t)
 	d.Budget.Spend(v.CostUSD)
 	d.Update(func() { conv.Turns[idx].Verdict = &v })
+	d.emit(conv, turn, "judged", 0, v.Result)
 	return v, true
 }
 
