@@ -116,6 +116,12 @@ func newApp(stdio IO, action *func() error) *cli.App {
 				Action:    later(rejudgeCommand),
 			},
 			{
+				Name:      "compare",
+				Usage:     "accept or reject a new skill version: the candidate run against base runs, within the noise the base runs measure (seed 000's rule)",
+				ArgsUsage: "BASE_RUN [BASE_RUN2 ...] CANDIDATE_RUN",
+				Action:    later(compareCommand),
+			},
+			{
 				Name:      "init",
 				Usage:     "draft a commented vibe-test.yaml (tasks and rubric) beside a SKILL.md",
 				ArgsUsage: "./SKILL.md",

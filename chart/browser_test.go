@@ -5,7 +5,6 @@ package chart
 import (
 	"bytes"
 	"context"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,12 +18,21 @@ import (
 // chromium is Debian's headless browser (apt package "chromium").
 const chromium = "/usr/bin/chromium"
 
-var screenshot = flag.String("screenshot", "", "TestBrowser also saves a PNG of the chart to this path")
+// reportTables are the report's tables and disclosures, as a DOM dump
+// serialises them.
+var reportTables = []string{
+	`<table class="facts">`, `<table class="rubric">`, `<table class="per-turn">`, `<table class="paired">`,
+	`<table class="overview">`, `<table class="criteria">`, `<details class="trace">`,
+}
 
-// TestBrowser opens a rendered chart.html in headless Chromium, with no
-// network, and checks what a reader would get: the chart is drawn (SVG in
-// the chart's div, with its title, marks and stamp), a tooltip shows
-// hostile text as text, and no planted payload runs.
+// TestBrowser opens rendered chart.html pages in headless Chromium, with no
+// network, and checks what a reader gets: the chart is drawn (SVG in the
+// chart's div, with its title, pass rate, filler shading and marks), the
+// stamp and the banner show when the gate was bypassed and not otherwise,
+// the report's tables are there (with JavaScript too, and without it), a
+// tooltip shows hostile text as text, and no planted payload runs. It
+// keeps a screenshot, chart.png, in $VIBE_TEST_ARTIFACTS (default: a
+// temporary folder) and logs its path.
 func TestBrowser(t *testing.T) {
 	if _, err := os.Stat(chromium); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -38,73 +46,201 @@ func TestBrowser(t *testing.T) {
 		}
 		t.Skipf("chart/assets/echarts.min.js is absent: %s", fetchHint)
 	}
+	artifacts := os.Getenv("VIBE_TEST_ARTIFACTS")
+	if artifacts == "" {
+		artifacts = t.TempDir()
+	}
+	if err := os.MkdirAll(artifacts, 0o755); err != nil {
+		t.Fatal(err)
+	}
 
-	d := plantHostile(run(true))
-	// A payload that runs when inserted as HTML; a <script> inserted with
-	// innerHTML never runs, so it alone would prove nothing.
-	d.Conversations[0].Turns[5].FailedCriteria = append(d.Conversations[0].Turns[5].FailedCriteria, `c9: <img src=x onerror="alert(9)">`)
+	// Each page is its own Chromium run; they run side by side. Nothing
+	// here changes package state.
+	t.Run("bypassed-hostile", func(t *testing.T) {
+		t.Parallel()
+		d := plantHostile(run(true))
+		// A payload that runs when inserted as HTML; a <script> inserted
+		// with innerHTML never runs, so it alone would prove nothing.
+		p := &d.Conversations[0].Turns[5]
+		p.FailedCriteria = append(p.FailedCriteria, `c9: <img src=x onerror="alert(9)">`)
+		p.Criteria = append(p.Criteria, CriterionResult{ID: "c9", Kind: "must", Text: `<img src=x onerror="alert(9)">`, Result: "fail", Source: "judge", Evidence: `<img src=x onerror="alert(10)">`})
+		p.Calls[0].Result += `<img src=x onerror="alert(11)">`
+		d.Facts.SkillName += `<img src=x onerror="alert(12)">`
+		// Conv 1's turn 6 is data index 1 of series 0 (turns 1, 6, 10 are
+		// its judged points); its tooltip carries every planted criterion.
+		dom := openPage(t, d, artifacts, `{type: "showTip", seriesIndex: 0, dataIndex: 1}`, "chart-bypassed-tooltip.png", "chart-bypassed.png")
+
+		if regexp.MustCompile(`<html[^>]*data-alerted`).MatchString(dom) {
+			t.Error("a planted payload ran: alert was called")
+		}
+		checkDrawn(t, dom)
+		for what, want := range map[string]string{
+			"title":  `&lt;script&gt;alert("x")&lt;/script&gt; title</text>`,
+			"stamp":  ">BASELINE GATE BYPASSED: turn 1 already failed, so this is not a decay curve.</text>",
+			"banner": `<p class="banner" id="bypass-banner" role="alert">BASELINE GATE BYPASSED: turn 1 already failed, so this is not a decay curve.</p>`,
+		} {
+			if !strings.Contains(dom, want) {
+				t.Errorf("the %s is not shown: no %q in the DOM", what, want)
+			}
+		}
+		// In a DOM dump, text is serialised with < as &lt;, elements are
+		// not: the tooltip and the report must hold the planted markup as
+		// text.
+		for _, want := range []string{
+			`escape hatch:</b> &lt;script&gt;alert("x")&lt;/script&gt;<br>`,
+			`• c1: &lt;script&gt;alert("x")&lt;/script&gt;<br>`,
+			`evidence (model judge, call 1): &lt;script&gt;alert(1)&lt;/script&gt;</span>`,
+			`• c2: &lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;<br>`,
+			`• c3 (should): {a} {@x} __f__ &amp; ' "<br>`,
+			`• c9: &lt;img src=x onerror="alert(9)"&gt;`,
+			`evidence (model judge): &lt;img src=x onerror="alert(10)"&gt;</span>`,
+			`<tr><th>skill</th><td>&lt;script&gt;alert(1)&lt;/script&gt;&lt;/script&gt;&lt;img src=x onerror="alert(12)"&gt;</td></tr>`,
+			`<pre>&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror="alert(11)"&gt;</pre>`,
+			`<td>no Bash call matches /&lt;script&gt;alert(1)&lt;/script&gt;/</td>`,
+		} {
+			if !strings.Contains(dom, want) {
+				t.Errorf("the page does not show %q as text; DOM:\n%s", want, tail(dom, 3000))
+			}
+		}
+		// The echarts script itself holds '<img src="'; a planted one as an
+		// element would serialise as below.
+		if strings.Contains(dom, `<img src="x"`) {
+			t.Error("a planted <img> became an element")
+		}
+	})
+
+	t.Run("not-bypassed", func(t *testing.T) {
+		t.Parallel()
+		// The tooltip of conv 1's turn 6: failed criteria with their
+		// evidence. chart.png is the page as it opens, without it.
+		dom := openPage(t, run(false), artifacts, `{type: "showTip", seriesIndex: 0, dataIndex: 1}`, "chart-tooltip.png", "chart.png")
+		checkDrawn(t, dom)
+		if strings.Contains(dom, "BYPASSED") {
+			t.Error("the stamp or the banner is shown for a run that did not bypass the gate")
+		}
+		if !strings.Contains(dom, `evidence (deterministic check): no Bash call matches /capabilities-health\.py/</span>`) {
+			t.Errorf("the tooltip does not show the failed criterion's evidence; DOM:\n%s", tail(dom, 3000))
+		}
+	})
+
+	t.Run("no-javascript", func(t *testing.T) {
+		t.Parallel()
+		var page bytes.Buffer
+		if err := Render(&page, run(true)); err != nil {
+			t.Fatal(err)
+		}
+		// Headless Chromium dumps and screenshots nothing with scripting
+		// turned off (--blink-settings=scriptEnabled=false), so a content
+		// security policy forbids every script of the page instead: none
+		// runs, and the report must be all there. (Scripting stays on as far
+		// as <noscript> is concerned; TestNoScript covers that markup.)
+		html := strings.Replace(page.String(), "<head>", `<head><meta http-equiv="Content-Security-Policy" content="script-src 'none'">`, 1)
+		dir := t.TempDir()
+		file := filepath.Join(dir, "chart.html")
+		if err := os.WriteFile(file, []byte(html), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dom := runChromium(t, dir, "--dump-dom", "file://"+file)
+		if strings.Contains(dom, "<svg") {
+			t.Error("an SVG was drawn with scripts forbidden: the test did not stop them")
+		}
+		for _, want := range append([]string{
+			`<p class="banner" id="bypass-banner" role="alert">BASELINE GATE BYPASSED: turn 1 already failed, so this is not a decay curve.</p>`,
+			`<td class="r-escape"><a href="#conv-1-turn-6">ESCAPE</a></td>`,
+		}, reportTables...) {
+			if !strings.Contains(dom, want) {
+				t.Errorf("without JavaScript the page lacks %q", want)
+			}
+		}
+		shot := filepath.Join(artifacts, "report-no-javascript.png")
+		runChromium(t, dir, "--window-size=1100,2400", "--screenshot="+shot, "file://"+file)
+		if info, err := os.Stat(shot); err != nil || info.Size() == 0 {
+			t.Fatalf("no screenshot at %s: %v", shot, err)
+		}
+		t.Logf("screenshot without JavaScript: %s", shot)
+	})
+}
+
+// openPage renders d, opens it in Chromium with an alert trap and, after
+// the chart, the given showTip action; returns the DOM and saves a
+// screenshot named shot in artifacts. With plainShot, it also saves one
+// without the tooltip, which covers part of the chart.
+func openPage(t *testing.T, d Data, artifacts, showTip, shot, plainShot string) string {
+	t.Helper()
 	var page bytes.Buffer
 	if err := Render(&page, d); err != nil {
 		t.Fatal(err)
 	}
-
 	// The harness around the page: an alert that leaves a mark in the DOM,
-	// before anything else runs; and after the chart, the tooltip of conv
-	// 1's turn 6 (data index 1: turns 1, 6, 10 are its judged points),
-	// which carries the escape reason and every planted criterion.
-	html := strings.Replace(page.String(), "<head>",
+	// before anything else runs; and after the chart, a tooltip.
+	plain := strings.Replace(page.String(), "<head>",
 		`<head><script>window.alert = function () { document.documentElement.setAttribute("data-alerted", "yes") }</script>`, 1)
-	html += `<script>
-echarts.getInstanceByDom(document.getElementById("decay")).dispatchAction({type: "showTip", seriesIndex: 0, dataIndex: 1});
+	html := plain + `<script>
+echarts.getInstanceByDom(document.getElementById("decay")).dispatchAction(` + showTip + `);
 </script>`
 	dir := t.TempDir()
 	file := filepath.Join(dir, "chart.html")
 	if err := os.WriteFile(file, []byte(html), 0o644); err != nil {
 		t.Fatal(err)
 	}
-
 	dom := runChromium(t, dir, "--dump-dom", "file://"+file)
-
-	if regexp.MustCompile(`<html[^>]*data-alerted`).MatchString(dom) {
-		t.Error("a planted payload ran: alert was called")
+	screenshot(t, dir, file, filepath.Join(artifacts, shot))
+	if plainShot != "" {
+		plainFile := filepath.Join(dir, "plain.html")
+		if err := os.WriteFile(plainFile, []byte(plain), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		screenshot(t, dir, plainFile, filepath.Join(artifacts, plainShot))
 	}
-	if !regexp.MustCompile(`id="decay"[^>]*>\s*<div[^>]*>\s*<svg`).MatchString(dom) {
+	return dom
+}
+
+// screenshot saves a PNG of the page in file, tall enough for the chart
+// and the top of the report, and logs where.
+func screenshot(t *testing.T, dir, file, path string) {
+	t.Helper()
+	runChromium(t, dir, "--window-size=1100,1300", "--screenshot="+path, "file://"+file)
+	info, err := os.Stat(path)
+	if err != nil || info.Size() == 0 {
+		t.Fatalf("no screenshot at %s: %v", path, err)
+	}
+	t.Logf("screenshot: %s", path)
+}
+
+// checkDrawn asserts that echarts drew the chart: an SVG in the chart's
+// div with shapes and text in it, the pass rate and the filler shading,
+// the marks and both axes; and that the report is below it.
+func checkDrawn(t *testing.T, dom string) {
+	t.Helper()
+	m := regexp.MustCompile(`(?s)id="decay"[^>]*>\s*<div[^>]*>\s*(<svg.*?</svg>)`).FindStringSubmatch(dom)
+	if m == nil {
 		t.Fatalf("no SVG drawn in the chart's div; DOM:\n%s", tail(dom, 3000))
 	}
-	drawn := map[string]string{
-		"title":            `&lt;script&gt;alert("x")&lt;/script&gt; title</text>`,
-		"stamp":            ">BASELINE GATE BYPASSED: turn 1 already failed, so this is not a decay curve.</text>",
+	svg := m[1]
+	if paths, texts := strings.Count(svg, "<path"), strings.Count(svg, "<text"); paths < 30 || texts < 20 {
+		t.Errorf("the SVG is nearly empty: %d paths, %d texts", paths, texts)
+	}
+	for what, want := range map[string]string{
 		"escape mark":      ">escape</text>",
 		"judge error mark": ">judge error</text>",
 		"context axis":     ">context tokens</text>",
-	}
-	for what, want := range drawn {
-		if !strings.Contains(dom, want) {
-			t.Errorf("the %s is not drawn: no %q in the DOM", what, want)
-		}
-	}
-	// In a DOM dump, text is serialised with < as &lt;, elements are not:
-	// the tooltip must hold the planted markup as text.
-	for _, want := range []string{
-		`escape hatch:</b> &lt;script&gt;alert("x")&lt;/script&gt;<br>`,
-		`• c1: &lt;script&gt;alert("x")&lt;/script&gt;<br>`,
-		`• c2: &lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;<br>`,
-		`• c3: {a} {@x} __f__ &amp; ' "<br>`,
-		`• c9: &lt;img src=x onerror="alert(9)"&gt;`,
+		"pass rate legend": ">pass rate</text>",
+		"pass rate axis":   ">result (1 = pass, 0 = fail) · pass rate</text>",
+		"filler shading":   ">fillers</text>",
+		"filler legend":    ">filler turns</text>",
 	} {
-		if !strings.Contains(dom, want) {
-			t.Errorf("the tooltip does not show %q as text; DOM:\n%s", want, tail(dom, 3000))
+		if !strings.Contains(svg, want) {
+			t.Errorf("the %s is not drawn: no %q in the SVG", what, want)
 		}
 	}
-	// The echarts script itself holds '<img src="'; the planted one as an
-	// element would serialise as below.
-	if strings.Contains(dom, `<img src="x"`) {
-		t.Error("a planted <img> became an element")
+	// The filler areas are grey rectangles behind the lines.
+	if !strings.Contains(svg, `fill="rgb(134,142,150)" fill-opacity="0.13"`) && !strings.Contains(svg, `fill="rgba(134,142,150,0.13)"`) {
+		t.Errorf("no filler shading in the SVG")
 	}
-
-	if *screenshot != "" {
-		runChromium(t, dir, "--window-size=1100,700", "--screenshot="+*screenshot, "file://"+file)
-		t.Logf("screenshot: %s", *screenshot)
+	for _, want := range reportTables {
+		if !strings.Contains(dom, want) {
+			t.Errorf("the report lacks %q", want)
+		}
 	}
 }
 
@@ -126,6 +262,7 @@ func runChromium(t *testing.T, dir string, args ...string) string {
 		"--enable-logging=stderr",
 		// Let timers run (echarts defers some drawing) before the dump.
 		"--virtual-time-budget=5000",
+		"--hide-scrollbars",
 	}, args...)
 	cmd := exec.CommandContext(ctx, chromium, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

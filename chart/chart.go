@@ -1,18 +1,36 @@
-// Package chart draws chart.html, the decay chart of a vibe-test run.
+// Package chart draws chart.html, the report of a vibe-test run: the decay
+// chart, and below it the report people read.
 //
 // The x axis is the turn (1..10). For each conversation one line joins its
 // judged turns, the turn-1 baseline and the probes, at 1 for pass and 0 for
 // fail; a second, dashed line per conversation shows the context size in
 // tokens on a second y axis. Fillers are not judged and are not plotted on
-// the result line. Escape hatches get an "escape" pin; a turn whose judge
-// call failed gets a grey "judge error" mark instead of a point, because it
-// is neither a pass nor a fail. Hovering a judged turn shows its result,
-// failed criteria, tool calls, context tokens and escape reason.
+// the result line; their turns are shaded light grey. When more than one
+// conversation reached a judged turn, a black "pass rate" line shows the
+// share that passed there, with its Wilson 95% interval as an error bar
+// (a silent markLine: the common echarts build has no custom series).
+// Escape hatches get an "escape" pin; a turn whose judge call failed gets
+// a grey "judge error" mark instead of a point, and one whose repeated
+// judgements disagreed an "uncertain" mark, because neither is a pass or a
+// fail. Hovering a judged turn shows its result, failed criteria with
+// their evidence, tool calls, context tokens and escape reason.
 //
 // When the baseline gate was bypassed (turn 1 already failed and the run
 // went on with --no-baseline-gate), a red stamp across the top says the
 // chart is not a decay curve: a flat line of failures is easy to misread as
-// decay, and a status field nobody opens does not stop that.
+// decay, and a status field nobody opens does not stop that. The report
+// repeats it as a banner at its top.
+//
+// # The report
+//
+// Below the chart, plain HTML from html/template: the run's facts (skill,
+// hash, models, versions, isolation, costs, status, verdict, notes), the
+// rubric, the statistics (pass rate per judged turn with its interval,
+// paired sign tests, effective turn), an overview of every turn, and per
+// conversation and judged turn the criteria with verdict, source and
+// evidence, and the condensed trace behind a <details> disclosure. It
+// needs no JavaScript: without it the chart's empty box is hidden and the
+// report reads on its own. Its style sheet is inlined; nothing is loaded.
 //
 // # Offline
 //
@@ -24,8 +42,9 @@
 //
 // # Untrusted text
 //
-// Titles, conversation labels, criteria and escape reasons come from skills,
-// transcripts and the judge, so they are treated as hostile. go-echarts
+// Titles, conversation labels, criteria, evidence, tasks, tool inputs and
+// results and escape reasons come from skills, transcripts and the judge,
+// so they are treated as hostile. go-echarts
 // writes its option JSON into a <script> element with HTML escaping turned
 // off (JSONNotEscaped: SetEscapeHTML(false), then safeJS), and then deletes
 // every "__f__" in the page to unquote JavaScript functions. A criterion
@@ -33,7 +52,9 @@
 // "__f__" would cut a JSON string open. So this package marshals the option
 // itself with encoding/json's HTML escaping, neutralises "__f__", never puts
 // such text into go-echarts' customized headers, and HTML-escapes it before
-// it goes into a tooltip, which echarts renders as HTML.
+// it goes into a tooltip, which echarts renders as HTML. The report is
+// html/template's, escaped for each context, and goes into the page after
+// go-echarts has run, with "__f__" spelled "&#95;_f__".
 package chart
 
 import (
@@ -43,35 +64,182 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"time"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/render"
 )
 
-// Data is everything one chart shows.
+// Data is everything chart.html shows: the chart, and below it the report.
+//
+// Title, Subtitle, GateBypassed and Conversations' turn results draw the
+// chart; Stats adds the pass rate across conversations to it. Facts,
+// Rubric, Stats and the turns' criteria and tool calls fill the report
+// below the chart, which is plain HTML and reads without JavaScript. A
+// section with no data is left out, so a Data with only the chart's fields
+// still renders.
 type Data struct {
 	Title         string // e.g. "skill-name — decay over 10 turns"
 	Subtitle      string // e.g. "2 conversations · model claude-sonnet-5-5"
 	GateBypassed  bool   // turn 1 failed and the run went on anyway: draw the red stamp
 	Conversations []Conversation
+
+	Facts  *Facts      // the run's facts; nil leaves the section out
+	Rubric []Criterion // the rubric the turns were judged against
+	Stats  *Stats      // pass rates (also drawn on the chart), sign tests, effective turn
 }
 
 // Conversation is one 10-turn conversation of a run.
 type Conversation struct {
 	Label string // e.g. "conv 1"
 	Turns []Point
+
+	// For the report.
+	Status string   // e.g. "completed", "baseline-failed", "error"
+	Shape  string   // e.g. "decayed", "held"
+	Error  string   // why the conversation stopped, if it did
+	Notes  []string // anything else the run recorded about it
 }
 
 // Point is one turn of a conversation.
 type Point struct {
-	Turn           int    // 1-based
-	Kind           string // "base", "filler", "probe"
-	Result         string // "pass", "fail", "judge-error", "" (filler or not run)
-	Escape         bool   // the judge flagged an escape hatch
+	Turn int    // 1-based
+	Kind string // "base", "filler", "probe"
+	// Result is "pass", "fail", "judge-error", "uncertain" (repeated
+	// judgements disagreed) or "" (filler, not judged, or not run).
+	Result         string
+	Escape         bool // the judge flagged an escape hatch
 	EscapeReason   string
 	ContextTokens  int64 // 0 = unknown/not run
 	ToolCalls      int
-	FailedCriteria []string // "id: text"
+	FailedCriteria []string // "id: text"; the tooltip uses Criteria instead when there are any
+
+	// For the report, and Criteria for the tooltip's evidence.
+	Status   string // the turn's status: "ok", "error", "timed-out", …; "" = not run
+	Error    string // why the turn did not complete
+	Task     string // the prompt of a judged turn
+	Partial  bool   // passed, with an escape-hatch flag downgraded: a required step's check passed
+	OverCall bool   // that downgrade counted as a judge over-call
+	// VerdictError says why the result is a judge error or uncertain.
+	VerdictError string
+	Criteria     []CriterionResult // the turn's verdict, criterion by criterion
+	Calls        []ToolCall        // the tool calls the agent executed, in order
+}
+
+// CriterionResult is one criterion's verdict at one turn.
+type CriterionResult struct {
+	ID       string
+	Kind     string // "must" or "should"
+	Text     string // the criterion, from the rubric
+	Result   string // "pass", "fail", "n/a"
+	Source   string // "check" (a deterministic check decided) or "judge"
+	Evidence string
+	Call     int // the 1-based tool call cited; 0 for none
+	// JudgeResult is the model judge's own answer where a check overrode it.
+	JudgeResult string
+}
+
+// ToolCall is one tool call of a turn's trace.
+type ToolCall struct {
+	Name    string
+	Input   string // compact JSON; the report clips it
+	Result  string // already clipped in run.json; the report clips it again
+	IsError bool
+}
+
+// Facts are what a reader needs to trust or question a run.
+type Facts struct {
+	SkillName string
+	SkillPath string
+	SkillHash string // hex; the report shows a prefix
+
+	Model      string // the agent's model; "" = the CLI's default
+	JudgeModel string // rubric, plan and judge model; "" = the CLI's default
+
+	VibeTestVersion string
+	ClaudeVersion   string
+	ClaudeVerified  string // the claude version the parser was verified on
+	ClaudeMismatch  bool   // ClaudeVersion differs from ClaudeVerified: warn
+	ClaudeWarning   string // any other warning about the claude CLI
+
+	Isolation     string // "hermetic" or "author-config"
+	Conversations int
+	Status        string
+	Verdict       string // e.g. "decay", "no-decay", "baseline-failed"
+	Sentence      string // the verdict in one sentence
+	ExitCode      int
+	Shape         string
+	Notes         []string
+	Error         string
+	Costs         Costs
+	StartedAt     time.Time
+	FinishedAt    time.Time
+}
+
+// Costs of a run in USD, apart by purpose.
+type Costs struct {
+	Agent, Rubric, Plan, Judge, Total float64
+}
+
+// Criterion is one rubric criterion.
+type Criterion struct {
+	ID   string
+	Kind string // "must" or "should"
+	Text string
+	// Check is the deterministic check, nil when the model judge decides.
+	Check *Check
+}
+
+// Check is a deterministic check of a criterion.
+type Check struct {
+	Tool    string // regular expression over the tool name
+	Pattern string // regular expression over the call's input as compact JSON
+	Expect  string // "present" or "absent"
+}
+
+// Stats is what the numbers may claim.
+type Stats struct {
+	// PerTurn is each judged turn's pass rate over the conversations that
+	// reached it. The chart draws it, with its interval, at the turns that
+	// more than one conversation reached.
+	PerTurn []TurnRate
+	Paired  []PairedTest
+	// EffectiveTurn is the last judged turn still at >= 85% of the
+	// baseline's pass rate; 0 when there is none.
+	EffectiveTurn int
+	Alpha         float64
+	Underpowered  bool
+	NeededMin     int // discordant conversations the sign test needs to reach Alpha
+	NeededPower   int // conversations for 80% power against a decay that strikes 40%
+	CheckAgreed   int // criteria where the model judge agreed with the check…
+	CheckTotal    int // …of the criteria that had a check
+	// NonDiscriminating criteria passed everywhere: they cannot tell decay apart.
+	NonDiscriminating []string
+}
+
+// TurnRate is one judged turn's pass rate with its Wilson 95% interval.
+type TurnRate struct {
+	Turn   int
+	Passes int
+	N      int
+	Lo, Hi float64 // the Wilson 95% interval, 0..1
+}
+
+// Rate is Passes/N, 0 when N is 0.
+func (r TurnRate) Rate() float64 {
+	if r.N == 0 {
+		return 0
+	}
+	return float64(r.Passes) / float64(r.N)
+}
+
+// PairedTest compares turn 1 with a probe inside each conversation: the
+// exact one-sided sign test on the conversations that changed.
+type PairedTest struct {
+	Probe string // "6", "8", "10" or "pooled"
+	Down  int    // passed at turn 1, failed at the probe
+	Up    int    // the reverse
+	P     float64
 }
 
 // ErrNoScript is returned by Render when this binary was built without the
@@ -93,8 +261,9 @@ func OptionJSON(d Data) ([]byte, error) {
 	return optionJSON(line)
 }
 
-// Render writes chart.html for d to w. It writes nothing and returns
-// ErrNoScript when the echarts script is not built into the binary.
+// Render writes chart.html for d to w: the chart, and below it the
+// report. It writes nothing and returns ErrNoScript when the echarts script
+// is not built into the binary.
 func Render(w io.Writer, d Data) error {
 	if !HasScript() {
 		return ErrNoScript
@@ -110,15 +279,32 @@ func Render(w io.Writer, d Data) error {
 	if err != nil {
 		return err
 	}
-	// The script is ours and checked; it is the only thing that ever goes
-	// into the customized headers, which go-echarts does not escape.
-	line.AddCustomizedHeaders("<script>" + string(echartsScript) + "</script>")
+	report, err := ReportHTML(d)
+	if err != nil {
+		return err
+	}
+	// The script and the style sheet are ours, fixed and checked; they are
+	// the only things that ever go into the customized headers, which
+	// go-echarts does not escape.
+	line.AddCustomizedHeaders("<script>"+string(echartsScript)+"</script>", pageStyle)
 
 	page, err := renderPage(safePage{Line: line, option: option})
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(page)
+	// The report goes in after go-echarts has run, so that its deleting
+	// of "__f__" never touches it (ReportHTML spells that differently
+	// anyway), before the page's last </body>: the template's own, as the
+	// inlined script, which might hold the string, comes earlier.
+	end := bytes.LastIndex(page, []byte("</body>"))
+	if end < 0 {
+		return errors.New("rendering chart.html: the page template has no </body>")
+	}
+	out := make([]byte, 0, len(page)+len(report))
+	out = append(out, page[:end]...)
+	out = append(out, report...)
+	out = append(out, page[end:]...)
+	_, err = w.Write(out)
 	return err
 }
 

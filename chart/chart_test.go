@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -29,29 +30,83 @@ const hostile = `<script>alert("x")</script>`
 
 // run is the shape of a real run: two conversations, the second one with
 // fewer recorded turns, an escape hatch, a judge error, fillers without
-// results and a probe that did not run.
+// results and a probe that did not run; with the facts, rubric, statistics,
+// criteria and tool calls the report below the chart shows.
 func run(bypassed bool) Data {
+	c1 := CriterionResult{ID: "c1", Kind: "must", Text: "runs capabilities-health.py before any analysis", Result: "pass", Source: "check",
+		Evidence: "call 1 (Bash) matches /capabilities-health\\.py/", Call: 1}
+	c2 := CriterionResult{ID: "c2", Kind: "must", Text: "reads the whole report before answering", Result: "pass", Source: "judge", Evidence: "call 2 reads report.md", Call: 2}
+	c3 := CriterionResult{ID: "c3", Kind: "should", Text: "quotes the numbers it used", Result: "pass", Source: "judge", Evidence: "the answer cites call 1's table", Call: 1}
+	c4 := CriterionResult{ID: "c4", Kind: "must", Text: "appends one line to the decision log", Result: "pass", Source: "judge", Evidence: "call 3 appends to decisions.log", Call: 3}
+	failed := func(c CriterionResult, evidence string) CriterionResult {
+		c.Result, c.Evidence, c.Call = "fail", evidence, 0
+		return c
+	}
+	held := []CriterionResult{c1, c2, c3, c4}
+	calls := []ToolCall{
+		{Name: "Bash", Input: `{"command":"python3 scripts/capabilities-health.py"}`, Result: "component  status\nauth       ok\nbilling    degraded"},
+		{Name: "Read", Input: `{"file_path":"/tmp/repo-x1/report.md"}`, Result: "# Report\n…"},
+		{Name: "Bash", Input: `{"command":"echo '2026-11-30 billing degraded' >> decisions.log"}`, Result: "", IsError: false},
+	}
+	c1overridden := c1
+	c1overridden.JudgeResult = "fail"
 	return Data{
 		Title:        "capabilities-health — decay over 10 turns",
 		Subtitle:     "2 conversations · model claude-sonnet-5-5",
 		GateBypassed: bypassed,
+		Facts: &Facts{
+			SkillName: "capabilities-health", SkillPath: "skills/capabilities-health/SKILL.md",
+			SkillHash: "4b0e7c2a9d11f00d5e6a7b8c9d0e1f2a3b4c5d6e7f8091a2b3c4d5e6f708192a",
+			Model:     "claude-sonnet-5-5", VibeTestVersion: "v0.4.0",
+			ClaudeVersion: "2.1.330", ClaudeVerified: "2.1.328", ClaudeMismatch: true,
+			Isolation: "hermetic", Conversations: 2, Status: "completed",
+			Verdict: "decay", Sentence: "Decay: in 1 of 2 conversations the baseline passed and a later probe failed (3 of 4 judged probes failed).", ExitCode: 1,
+			Notes:      []string{"Underpowered: with 2 conversations no drop can reach p <= 0.05."},
+			Costs:      Costs{Agent: 0.6123, Rubric: 0.0412, Plan: 0.0187, Judge: 0.0265, Total: 0.6987},
+			StartedAt:  time.Date(2026, 11, 30, 10, 15, 0, 0, time.UTC),
+			FinishedAt: time.Date(2026, 11, 30, 10, 31, 12, 0, time.UTC),
+		},
+		Rubric: []Criterion{
+			{ID: "c1", Kind: "must", Text: "runs capabilities-health.py before any analysis", Check: &Check{Tool: "Bash", Pattern: `capabilities-health\.py`, Expect: "present"}},
+			{ID: "c2", Kind: "must", Text: "reads the whole report before answering"},
+			{ID: "c3", Kind: "should", Text: "quotes the numbers it used"},
+			{ID: "c4", Kind: "must", Text: "appends one line to the decision log"},
+		},
+		Stats: &Stats{
+			PerTurn: []TurnRate{
+				{Turn: 1, Passes: 2, N: 2, Lo: 0.3424, Hi: 1},
+				{Turn: 6, Passes: 0, N: 2, Lo: 0, Hi: 0.6576},
+				{Turn: 8, Passes: 0, N: 1, Lo: 0, Hi: 0.7935},
+				{Turn: 10, Passes: 1, N: 1, Lo: 0.2065, Hi: 1},
+			},
+			Paired: []PairedTest{
+				{Probe: "6", Down: 2, P: 0.25}, {Probe: "8", Down: 1, P: 0.5}, {Probe: "10", P: 1}, {Probe: "pooled", Down: 2, P: 0.25},
+			},
+			EffectiveTurn: 1, Alpha: 0.05, Underpowered: true, NeededMin: 5, NeededPower: 16,
+			CheckAgreed: 4, CheckTotal: 5,
+		},
 		Conversations: []Conversation{
-			{Label: "conv 1", Turns: []Point{
-				{Turn: 1, Kind: "base", Result: "pass", ContextTokens: 31012, ToolCalls: 14},
+			{Label: "conv 1", Status: "completed", Shape: "decayed", Turns: []Point{
+				{Turn: 1, Kind: "base", Result: "pass", ContextTokens: 31012, ToolCalls: 14, Status: "ok",
+					Task: "Which components are degraded right now?", Criteria: held, Calls: calls},
 				{Turn: 2, Kind: "filler", ContextTokens: 32650, ToolCalls: 0},
 				{Turn: 3, Kind: "filler", ContextTokens: 33900},
 				{Turn: 4, Kind: "filler", ContextTokens: 35120},
 				{Turn: 5, Kind: "filler", ContextTokens: 36300},
 				{Turn: 6, Kind: "probe", Result: "fail", Escape: true, EscapeReason: "answered from memory with zero tool calls",
-					ContextTokens: 37050, ToolCalls: 0, FailedCriteria: []string{"c1: runs capabilities-health.py before any analysis", "c4: appends one line to the decision log"}},
+					ContextTokens: 37050, ToolCalls: 0, FailedCriteria: []string{"c1: runs capabilities-health.py before any analysis", "c4: appends one line to the decision log"},
+					Status: "ok", Task: "Quick one: is billing still degraded?",
+					Criteria: []CriterionResult{failed(c1, "no Bash call matches /capabilities-health\\.py/"), failed(c2, "no Read call"), failed(c3, "no numbers quoted"), failed(c4, "no call appends to decisions.log")}},
 				{Turn: 7, Kind: "filler", ContextTokens: 38200},
-				{Turn: 8, Kind: "probe", Result: "judge-error", ContextTokens: 39010, ToolCalls: 1},
+				{Turn: 8, Kind: "probe", Result: "judge-error", ContextTokens: 39010, ToolCalls: 1, Status: "ok",
+					VerdictError: "judge answer cites call 4, but the trace has 1 calls", Calls: calls[:1]},
 				{Turn: 9, Kind: "filler", ContextTokens: 39700},
-				{Turn: 10, Kind: "probe", Result: "pass", ContextTokens: 40120, ToolCalls: 9},
+				{Turn: 10, Kind: "probe", Result: "pass", ContextTokens: 40120, ToolCalls: 9, Status: "ok", Criteria: []CriterionResult{c1overridden, c2, c3, c4}, Calls: calls},
 			}},
-			{Label: "conv 2", Turns: []Point{
-				{Turn: 1, Kind: "base", Result: "pass", ContextTokens: 38000, ToolCalls: 12},
-				{Turn: 6, Kind: "probe", Result: "fail", ContextTokens: 45500, ToolCalls: 3, FailedCriteria: []string{"c4: appends one line to the decision log"}},
+			{Label: "conv 2", Status: "error", Error: "turn 10: timed out after 10m0s", Turns: []Point{
+				{Turn: 1, Kind: "base", Result: "pass", ContextTokens: 38000, ToolCalls: 12, Status: "ok", Criteria: held, Calls: calls},
+				{Turn: 6, Kind: "probe", Result: "fail", ContextTokens: 45500, ToolCalls: 3, FailedCriteria: []string{"c4: appends one line to the decision log"},
+					Status: "ok", Criteria: []CriterionResult{c1, c2, c3, failed(c4, "no call appends to decisions.log")}, Calls: calls[:2]},
 				{Turn: 8, Kind: "probe", Result: "fail", ContextTokens: 50100, ToolCalls: 2, FailedCriteria: []string{"c4: appends one line to the decision log"}},
 				{Turn: 10, Kind: "probe", Result: ""}, // not run
 			}},
@@ -59,14 +114,33 @@ func run(bypassed bool) Data {
 	}
 }
 
+// payload is the script the brief plants everywhere run text goes.
+const payload = "<script>alert(1)</script>"
+
 // plantHostile puts hostile text in every field that takes text.
 func plantHostile(d Data) Data {
 	d.Title = hostile + " title"
 	d.Subtitle = hostile + " subtitle"
 	d.Conversations[0].Label = hostile
+	d.Conversations[1].Error = "</script>" + hostile
 	p := &d.Conversations[0].Turns[5] // turn 6: fail + escape
 	p.FailedCriteria = []string{"c1: " + hostile, "c2: </script><script>alert(1)</script>", "c3: {a} {@x} __f__ & ' \""}
 	p.EscapeReason = hostile
+	p.Task = hostile + " task"
+	p.Criteria = []CriterionResult{
+		{ID: "c1", Kind: "must", Text: hostile, Result: "fail", Source: "check", Evidence: "no Bash call matches /" + payload + "/"},
+		{ID: "c2", Kind: "must", Text: "</script><script>alert(1)</script>", Result: "fail", Source: "judge", Evidence: payload, Call: 1},
+		{ID: "c3", Kind: "should", Text: "{a} {@x} __f__ & ' \"", Result: "fail", Source: "judge", Evidence: "</script> ends here"},
+		{ID: "c4", Kind: "must", Text: "passes", Result: "pass", Source: "judge", Evidence: payload + " </script>"},
+	}
+	p.Calls = []ToolCall{
+		{Name: "Bash" + payload, Input: `{"command":"echo '` + payload + `' </script>"}`, Result: "</script>" + payload, IsError: true},
+	}
+	d.Facts.SkillName = payload + "</script>"
+	d.Facts.SkillPath = "skills/" + payload + "/SKILL.md"
+	d.Facts.Notes = append(d.Facts.Notes, hostile)
+	d.Rubric[1].Text = "</script>" + payload
+	d.Rubric[0].Check.Pattern = payload
 	return d
 }
 
@@ -141,6 +215,96 @@ func TestOptionGolden(t *testing.T) {
 	}
 }
 
+// TestReportGolden pins the report below the chart, the HTML a reader reads
+// without JavaScript.
+func TestReportGolden(t *testing.T) {
+	tests := []struct {
+		name string
+		data Data
+	}{
+		{"decay", run(false)},
+		{"gate-bypassed", run(true)},
+		{"empty", Data{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ReportHTML(tt.data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden := filepath.Join("testdata", tt.name+".report.golden.html")
+			if *update {
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test ./chart/ -update to create it)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("ReportHTML differs from %s (run go test ./chart/ -update and review the diff):\n%s", golden, got)
+			}
+		})
+	}
+}
+
+// TestReportSections checks what the report holds for a full run, and that
+// the banner is there exactly when the gate was bypassed.
+func TestReportSections(t *testing.T) {
+	for _, bypassed := range []bool{false, true} {
+		b, err := ReportHTML(run(bypassed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		report := string(b)
+		for _, want := range []string{
+			`<table class="facts">`, `<table class="rubric">`, `<table class="per-turn">`, `<table class="paired">`,
+			`<table class="overview">`, `<table class="criteria">`, `<details class="trace">`,
+			`<tr><th>content hash</th><td><code title="4b0e7c2a9d11f00d5e6a7b8c9d0e1f2a3b4c5d6e7f8091a2b3c4d5e6f708192a">4b0e7c2a9d11</code></td></tr>`,
+			`warning: differs from the version the parser was verified on (2.1.328)`,
+			`$0.6987 <span class="muted">(agent $0.6123, rubric $0.0412, plan $0.0187, judge $0.0265)</span>`,
+			`<td class="num">2 / 2</td><td class="num">100%</td><td class="num">34% – 100%</td>`,
+			`<tr><td>any probe (pooled)</td><td class="num">2</td><td class="num">0</td><td class="num">0.25</td></tr>`,
+			`effective turn: <b>1</b>`,
+			`deterministic check <span class="muted">(the model said fail)</span>`,
+			`<summary>trace: 3 tool calls</summary>`,
+			`Not run: turn 10.`,
+		} {
+			if !strings.Contains(report, want) {
+				t.Errorf("bypassed=%v: the report lacks %q", bypassed, want)
+			}
+		}
+		banner := `<p class="banner" id="bypass-banner" role="alert">BASELINE GATE BYPASSED: turn 1 already failed, so this is not a decay curve.</p>`
+		if got := strings.Contains(report, banner); got != bypassed {
+			t.Errorf("bypassed=%v: banner shown = %v", bypassed, got)
+		}
+		if !bypassed && strings.Contains(report, "BYPASSED") {
+			t.Error("the report mentions the bypass of a run that did not bypass the gate")
+		}
+	}
+}
+
+// TestNoScript checks what a reader without JavaScript gets: the chart's
+// empty box hidden, and a line saying the report does not need it.
+func TestNoScript(t *testing.T) {
+	withScript(t, stubScript)
+	page := renderPageT(t, run(false))
+	head := page[:strings.Index(page, "</head>")]
+	if !strings.Contains(head, `<noscript><style>.container{display:none !important}</style></noscript>`) {
+		t.Error("the head does not hide the chart's box without JavaScript")
+	}
+	body := page[strings.Index(page, "<body>"):]
+	if !strings.Contains(body, `<noscript><p class="muted">The chart needs JavaScript; this report does not.</p></noscript>`) {
+		t.Error("the report does not say it works without JavaScript")
+	}
+	// The report comes after the chart, inside the body.
+	chartAt, reportAt, endAt := strings.Index(body, `id="decay"`), strings.Index(body, `<div class="report"`), strings.LastIndex(body, "</body>")
+	if !(chartAt >= 0 && chartAt < reportAt && reportAt < endAt) {
+		t.Errorf("chart at %d, report at %d, </body> at %d: want them in that order", chartAt, reportAt, endAt)
+	}
+}
+
 // TestOptionStable guards the golden files' premise: the same data gives
 // the same bytes (go-echarts picks a random chart id unless told).
 func TestOptionStable(t *testing.T) {
@@ -199,7 +363,7 @@ func TestEscaping(t *testing.T) {
 
 	// The page holds exactly the two script elements it should: echarts and
 	// the chart's own. Anything more is text that broke out.
-	for _, bad := range []string{hostile, "<script>alert", "</script><script>", "__f__"} {
+	for _, bad := range []string{hostile, payload, "<script>alert", "</script><script>", "__f__", "</script> ends", "' </script>"} {
 		if strings.Contains(page, bad) {
 			t.Errorf("page contains %q unescaped", bad)
 		}
@@ -212,6 +376,34 @@ func TestEscaping(t *testing.T) {
 	}
 	if !strings.Contains(page, "<title>&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; title</title>") {
 		t.Errorf("page title is not escaped text:\n%s", page[:min(len(page), 400)])
+	}
+
+	// The report below the chart shows every planted text as text.
+	report := page[strings.Index(page, `<div class="report"`):]
+	for what, want := range map[string]string{
+		"skill name":         `<tr><th>skill</th><td>&lt;script&gt;alert(1)&lt;/script&gt;&lt;/script&gt;</td></tr>`,
+		"skill path":         `<code>skills/&lt;script&gt;alert(1)&lt;/script&gt;/SKILL.md</code>`,
+		"rubric text":        `<td>&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;</td>`,
+		"rubric check":       `input <code>/&lt;script&gt;alert(1)&lt;/script&gt;/</code>`,
+		"evidence":           `<td>no Bash call matches /&lt;script&gt;alert(1)&lt;/script&gt;/</td>`,
+		"evidence 2":         `<td>&lt;/script&gt; ends here</td>`,
+		"tool name":          `<code>Bash&lt;script&gt;alert(1)&lt;/script&gt;</code>`,
+		"tool input":         `<pre>{&#34;command&#34;:&#34;echo &#39;&lt;script&gt;alert(1)&lt;/script&gt;&#39; &lt;/script&gt;&#34;}</pre>`,
+		"tool result":        `<span class="flag">error</span> <pre>&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;</pre>`,
+		"task":               `task: &lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; task`,
+		"note":               `<li>&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;</li>`,
+		"label":              `<a href="#conv-1">&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;</a>`,
+		"braces":             `&#123;a&#125;`,
+		"__f__":              `&#95;_f__`,
+		"conversation error": `<p class="warn">&lt;/script&gt;&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;</p>`,
+	} {
+		if what == "braces" {
+			// The report is not a template: braces stay braces.
+			want = `{a} {@x} &#95;_f__ &amp; &#39; &#34;`
+		}
+		if !strings.Contains(report, want) {
+			t.Errorf("the report does not show the %s as text: no %q", what, want)
+		}
 	}
 
 	// The option in the page is the one OptionJSON returns, intact: the
@@ -260,14 +452,21 @@ func TestEscaping(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
-		"&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;",                   // label, escape reason, criterion c1
-		"c2: &lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;",          // criterion c2
-		"c3: &#123;a&#125; &#123;@x&#125; __f__ &amp; &#39; &#34;",          // criterion c3
-		"escape hatch:</b> &lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;", // escape reason
+		"<b>&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; · turn 6",                         // label
+		"escape hatch:</b> &lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;",                   // escape reason
+		"• c1: &lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;",                               // criterion c1
+		"(deterministic check): no Bash call matches /&lt;script&gt;alert(1)&lt;/script&gt;/", // its evidence
+		"• c2: &lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;",                          // criterion c2
+		"(model judge, call 1): &lt;script&gt;alert(1)&lt;/script&gt;",                        // its evidence
+		"• c3 (should): &#123;a&#125; &#123;@x&#125; __f__ &amp; &#39; &#34;",                 // criterion c3
+		"(model judge): &lt;/script&gt; ends here",                                            // its evidence
 	} {
 		if !strings.Contains(tip, want) {
 			t.Errorf("turn 6 tooltip lacks %q:\n%s", want, tip)
 		}
+	}
+	if strings.Contains(tip, "c4") {
+		t.Errorf("turn 6 tooltip lists c4, which passed:\n%s", tip)
 	}
 	for _, m := range o.Series[0].MarkPoint.Data {
 		if strings.Contains(m.Tooltip.Formatter, "<script") || strings.Contains(m.Tooltip.Formatter, "{a}") {
@@ -411,6 +610,7 @@ func TestWhatIsPlotted(t *testing.T) {
 	}
 	var o struct {
 		Series []struct {
+			Name       string
 			YAxisIndex int
 			Data       []struct{ Value [2]float64 }
 			MarkPoint  struct {
@@ -419,13 +619,19 @@ func TestWhatIsPlotted(t *testing.T) {
 					Coord [2]float64
 				}
 			}
+			MarkArea struct {
+				Data [][2]struct {
+					Name  string
+					XAxis float64
+				}
+			}
 		}
 	}
 	if err := json.Unmarshal(option, &o); err != nil {
 		t.Fatal(err)
 	}
-	if len(o.Series) != 2 {
-		t.Fatalf("got %d series, want a result and a context series", len(o.Series))
+	if len(o.Series) != 3 {
+		t.Fatalf("got %d series, want a result, a context and a filler series", len(o.Series))
 	}
 	var results [][2]float64
 	for _, p := range o.Series[0].Data {
@@ -451,6 +657,138 @@ func TestWhatIsPlotted(t *testing.T) {
 	if want := [][2]float64{{1, 100}, {2, 200}, {6, 600}, {8, 800}}; !equalPoints(tokens, want) {
 		t.Errorf("context points = %v, want %v", tokens, want)
 	}
+	// Fillers 2 and 3 are one shaded area, from half a turn before to half
+	// a turn after; the series has no points of its own.
+	f := o.Series[2]
+	if f.Name != "filler turns" || len(f.Data) != 0 {
+		t.Errorf("third series = %q with %d points, want the filler shading with none", f.Name, len(f.Data))
+	}
+	var areas []string
+	for _, a := range f.MarkArea.Data {
+		areas = append(areas, fmt.Sprintf("%s %g-%g", a[0].Name, a[0].XAxis, a[1].XAxis))
+	}
+	if want := "fillers 1.5-3.5"; strings.Join(areas, ", ") != want {
+		t.Errorf("filler areas = %v, want %s", areas, want)
+	}
+}
+
+// TestFillerShading checks the protocol's schedule: turns 2-5, 7 and 9
+// are shaded, each run of fillers as one area.
+func TestFillerShading(t *testing.T) {
+	option, err := OptionJSON(run(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o struct {
+		Series []struct {
+			Name     string
+			MarkArea struct {
+				Silent bool
+				Data   [][2]struct{ XAxis float64 }
+			}
+		}
+	}
+	if err := json.Unmarshal(option, &o); err != nil {
+		t.Fatal(err)
+	}
+	last := o.Series[len(o.Series)-1]
+	if last.Name != "filler turns" || !last.MarkArea.Silent {
+		t.Fatalf("last series = %+v, want the silent filler shading", last)
+	}
+	var got [][2]float64
+	for _, a := range last.MarkArea.Data {
+		got = append(got, [2]float64{a[0].XAxis, a[1].XAxis})
+	}
+	if want := [][2]float64{{1.5, 5.5}, {6.5, 7.5}, {8.5, 9.5}}; !equalPoints(got, want) {
+		t.Errorf("filler areas = %v, want %v", got, want)
+	}
+}
+
+// TestPassRate checks the pass rate across conversations: drawn only at
+// turns more than one conversation reached, with its Wilson interval as
+// error bars, and not at all for a single conversation.
+func TestPassRate(t *testing.T) {
+	type series struct {
+		Name string
+		Data []struct {
+			Value   [2]float64
+			Tooltip struct{ Formatter string }
+		}
+		MarkLine struct {
+			Silent bool
+			Data   [][2]struct{ Coord [2]float64 }
+		}
+	}
+	rateOf := func(d Data) *series {
+		t.Helper()
+		option, err := OptionJSON(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var o struct{ Series []series }
+		if err := json.Unmarshal(option, &o); err != nil {
+			t.Fatal(err)
+		}
+		for i := range o.Series {
+			if o.Series[i].Name == "pass rate" {
+				return &o.Series[i]
+			}
+		}
+		return nil
+	}
+
+	s := rateOf(run(false))
+	if s == nil {
+		t.Fatal("no pass rate series for a run of two conversations")
+	}
+	var points [][2]float64
+	for _, p := range s.Data {
+		points = append(points, p.Value)
+	}
+	// Turns 8 and 10 were judged in one conversation only.
+	if want := [][2]float64{{1, 1}, {6, 0}}; !equalPoints(points, want) {
+		t.Errorf("pass rate points = %v, want %v", points, want)
+	}
+	if tip := s.Data[0].Tooltip.Formatter; !strings.Contains(tip, "2 of 2 conversations passed: 100%") || !strings.Contains(tip, "Wilson 95% interval: 34% – 100%") {
+		t.Errorf("turn 1 pass rate tooltip = %q", tip)
+	}
+	if !s.MarkLine.Silent {
+		t.Error("the error bars are not silent")
+	}
+	var bars []string
+	for _, l := range s.MarkLine.Data {
+		bars = append(bars, fmt.Sprintf("%g,%g-%g,%g", l[0].Coord[0], l[0].Coord[1], l[1].Coord[0], l[1].Coord[1]))
+	}
+	want := []string{
+		"1,0.342-1,1", "0.94,0.342-1.06,0.342", "0.94,1-1.06,1", // turn 1: bar and caps
+		"6,0-6,0.658", "5.94,0-6.06,0", "5.94,0.658-6.06,0.658", // turn 6
+	}
+	if strings.Join(bars, " ") != strings.Join(want, " ") {
+		t.Errorf("error bars = %v, want %v", bars, want)
+	}
+
+	// One conversation: its own points are the rate, no series of it.
+	single := Data{Conversations: run(false).Conversations[:1], Stats: &Stats{PerTurn: []TurnRate{{Turn: 1, Passes: 1, N: 1, Lo: 0.2065, Hi: 1}}}}
+	if s := rateOf(single); s != nil {
+		t.Errorf("a pass rate is drawn for one conversation: %+v", s)
+	}
+}
+
+func TestInvalidRates(t *testing.T) {
+	for _, tt := range []struct {
+		rate TurnRate
+		want string
+	}{
+		{TurnRate{Turn: 0, N: 2}, "turn must be 1 or more"},
+		{TurnRate{Turn: 6, Passes: 3, N: 2, Hi: 1}, "3 passes of 2"},
+		{TurnRate{Turn: 6, Passes: 1, N: 2, Lo: 0.6, Hi: 0.9}, "outside its interval"},
+		{TurnRate{Turn: 6, Passes: 1, N: 2, Lo: 0.1, Hi: 1.2}, "not inside [0, 1]"},
+	} {
+		_, err := OptionJSON(Data{Stats: &Stats{PerTurn: []TurnRate{tt.rate}}})
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("rate %+v: OptionJSON = %v, want an error containing %q", tt.rate, err, tt.want)
+		}
+	}
 }
 
 func equalPoints(a, b [][2]float64) bool {
@@ -469,6 +807,51 @@ func TestThousands(t *testing.T) {
 	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 31012: "31,012", 1234567: "1,234,567", -1234: "-1,234"} {
 		if got := thousands(n); got != want {
 			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// TestUncertain: a turn whose repeated judgements disagreed is neither a
+// pass nor a fail, so it is a mark, like a judge error, and never a point.
+func TestUncertain(t *testing.T) {
+	option, err := OptionJSON(Data{Conversations: []Conversation{{Label: "conv 1", Turns: []Point{
+		{Turn: 1, Kind: "base", Result: "pass"},
+		{Turn: 6, Kind: "probe", Result: "uncertain", VerdictError: "the judge's repeated verdicts disagree"},
+	}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o struct {
+		Series []struct {
+			Data      []struct{ Value [2]float64 }
+			MarkPoint struct {
+				Data []struct {
+					Name    string
+					Coord   [2]float64
+					Tooltip struct{ Formatter string }
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(option, &o); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(o.Series[0].Data); n != 1 {
+		t.Errorf("%d result points, want only the pass at turn 1", n)
+	}
+	marks := o.Series[0].MarkPoint.Data
+	if len(marks) != 1 || marks[0].Name != "uncertain" || marks[0].Coord != [2]float64{6, 0.5} || !strings.Contains(marks[0].Tooltip.Formatter, "uncertain</b> (repeated judgements disagree; not scored)") {
+		t.Errorf("marks = %+v, want one uncertain mark at turn 6, halfway", marks)
+	}
+	report, err := ReportHTML(Data{Conversations: []Conversation{{Label: "conv 1", Turns: []Point{
+		{Turn: 6, Kind: "probe", Result: "uncertain", Status: "ok", VerdictError: "the judge's repeated verdicts disagree"},
+	}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<td class="r-uncertain"><a href="#conv-1-turn-6">UNCERTAIN</a></td>`, `uncertain (neither pass nor fail): the judge&#39;s repeated verdicts disagree`} {
+		if !strings.Contains(string(report), want) {
+			t.Errorf("the report lacks %q", want)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
@@ -44,7 +45,14 @@ const (
 	failColor       = "#c92a2a"
 	escapeColor     = "#d9480f"
 	judgeErrorColor = "#868e96"
+	uncertainColor  = "#f59f00"
 	stampColor      = "#c92a2a"
+	// The pass rate across conversations and its error bars: near black,
+	// apart from every conversation's colour.
+	rateColor = "#212529"
+	// Filler turns are shaded light grey: context, not data.
+	fillerShade = "rgba(134, 142, 150, 0.13)"
+	fillerText  = "#868e96"
 )
 
 // build turns d into a go-echarts line chart, validated and ready for
@@ -63,6 +71,29 @@ func build(d Data) (*charts.Line, error) {
 			seen[p.Turn] = true
 			lastTurn = max(lastTurn, p.Turn)
 		}
+	}
+	var rates []TurnRate
+	if d.Stats != nil {
+		rates = d.Stats.PerTurn
+	}
+	seenRate := map[int]bool{}
+	for _, r := range rates {
+		if err := checkRate(r); err != nil {
+			return nil, fmt.Errorf("chart: pass rate at turn %d: %w", r.Turn, err)
+		}
+		if seenRate[r.Turn] {
+			return nil, fmt.Errorf("chart: pass rate at turn %d twice", r.Turn)
+		}
+		seenRate[r.Turn] = true
+		lastTurn = max(lastTurn, r.Turn)
+	}
+	rate := rateSeries(rates)
+
+	yName, yMinInterval, yMaxInterval := "judged result (1 = pass, 0 = fail)", 1.0, 0.0
+	if rate != nil {
+		// The pass rate lives between 0 and 1: ticks on the quarters help
+		// read it (echarts picks 0.3 steps if left to itself).
+		yName, yMinInterval, yMaxInterval = "result (1 = pass, 0 = fail) · pass rate", 0.25, 0.25
 	}
 
 	// Room at the top for the title, and the stamp under it when there is one.
@@ -111,12 +142,13 @@ func build(d Data) (*charts.Line, error) {
 			Type: "value",
 			// In the middle, rotated along the axis: at the top the name
 			// is wider than the margin and gets cut.
-			Name:         "judged result (1 = pass, 0 = fail)",
+			Name:         yName,
 			NameLocation: "middle",
 			NameGap:      30,
 			Min:          0,
 			Max:          1,
-			MinInterval:  1,
+			MinInterval:  yMinInterval,
+			MaxInterval:  yMaxInterval,
 			AxisLabel:    &opts.AxisLabel{Show: opts.Bool(true), ShowMinLabel: opts.Bool(true), ShowMaxLabel: opts.Bool(true)},
 		}),
 	)
@@ -168,7 +200,17 @@ func build(d Data) (*charts.Line, error) {
 		}))
 	}
 
-	line.Accept(optionVisitor{stamp: d.GateBypassed, lastTurn: lastTurn})
+	// Series go-echarts has no typed options for (a silent markLine and
+	// markArea, legend icons) are added by the visitor, after the
+	// conversations: the pass rate across them, then the filler shading.
+	var extra []any
+	if rate != nil {
+		extra = append(extra, rate)
+	}
+	if f := fillerSeries(d.Conversations); f != nil {
+		extra = append(extra, f)
+	}
+	line.Accept(optionVisitor{stamp: d.GateBypassed, lastTurn: lastTurn, extra: extra})
 	line.Validate()
 	return line, nil
 }
@@ -185,9 +227,26 @@ func checkPoint(p Point) error {
 		return fmt.Errorf("unknown kind %q", p.Kind)
 	}
 	switch p.Result {
-	case "pass", "fail", "judge-error", "":
+	case "pass", "fail", "judge-error", "uncertain", "":
 	default:
 		return fmt.Errorf("unknown result %q", p.Result)
+	}
+	return nil
+}
+
+// checkRate rejects a pass rate whose numbers contradict each other: an
+// interval that misses its own rate would draw a lie.
+func checkRate(r TurnRate) error {
+	const eps = 1e-9
+	switch {
+	case r.Turn < 1:
+		return errors.New("turn must be 1 or more")
+	case r.N < 0 || r.Passes < 0 || r.Passes > r.N:
+		return fmt.Errorf("%d passes of %d", r.Passes, r.N)
+	case math.IsNaN(r.Lo) || math.IsNaN(r.Hi) || r.Lo < -eps || r.Hi > 1+eps || r.Lo > r.Hi+eps:
+		return fmt.Errorf("interval [%g, %g] is not inside [0, 1]", r.Lo, r.Hi)
+	case r.N > 0 && (r.Rate() < r.Lo-eps || r.Rate() > r.Hi+eps):
+		return fmt.Errorf("rate %g is outside its interval [%g, %g]", r.Rate(), r.Lo, r.Hi)
 	}
 	return nil
 }
@@ -236,7 +295,7 @@ type markLabel struct {
 	Show       bool   `json:"show"`
 	Position   string `json:"position,omitempty"`
 	Offset     []int  `json:"offset,omitempty"`
-	Formatter  string `json:"formatter"`
+	Formatter  string `json:"formatter,omitempty"`
 	Color      string `json:"color"`
 	FontSize   int    `json:"fontSize"`
 	FontWeight string `json:"fontWeight,omitempty"`
@@ -273,6 +332,17 @@ func resultSeries(c Conversation, dodge float64, index int) (points []item, mark
 				Label:     markLabel{Show: true, Formatter: "judge error", Color: "#fff", FontSize: 11},
 				// Staggered downwards: judge errors sit mid-axis, with
 				// room either way.
+				SymbolOffset: []int{0, (index % 3) * 22},
+				Tooltip:      tip,
+			})
+		case "uncertain":
+			// Like a judge error, neither pass nor fail: the repeated
+			// judgements disagreed.
+			marks = append(marks, mark{
+				Name: "uncertain", Coord: [2]float64{x, y},
+				Symbol: "roundRect", SymbolSize: []int{70, 20},
+				ItemStyle:    itemStyle{Color: uncertainColor},
+				Label:        markLabel{Show: true, Formatter: "uncertain", Color: "#212529", FontSize: 11},
 				SymbolOffset: []int{0, (index % 3) * 22},
 				Tooltip:      tip,
 			})
@@ -321,6 +391,8 @@ func judgedTooltip(label string, p Point) string {
 		fmt.Fprintf(&b, `result: <b style="color:%s">FAIL</b><br/>`, failColor)
 	case "judge-error":
 		fmt.Fprintf(&b, `result: <b style="color:%s">judge error</b> (not scored)<br/>`, judgeErrorColor)
+	case "uncertain":
+		fmt.Fprintf(&b, `result: <b style="color:%s">uncertain</b> (repeated judgements disagree; not scored)<br/>`, uncertainColor)
 	}
 	if p.Escape {
 		reason := p.EscapeReason
@@ -329,13 +401,47 @@ func judgedTooltip(label string, p Point) string {
 		}
 		fmt.Fprintf(&b, `<b style="color:%s">escape hatch:</b> %s<br/>`, escapeColor, esc(reason))
 	}
+	if p.Partial {
+		b.WriteString("partial compliance: an escape-hatch flag was downgraded<br/>")
+	}
 	fmt.Fprintf(&b, "tool calls: %d<br/>", p.ToolCalls)
 	tokens := "unknown"
 	if p.ContextTokens > 0 {
 		tokens = thousands(p.ContextTokens)
 	}
 	fmt.Fprintf(&b, "context tokens: %s", tokens)
-	if len(p.FailedCriteria) > 0 {
+	if len(p.Criteria) > 0 {
+		// Every failed criterion, must before should, with the evidence
+		// that failed it: a reader hovering a red dot wants the why.
+		first := true
+		for _, kind := range []string{"must", "should", ""} {
+			for _, c := range p.Criteria {
+				if c.Result != "fail" || !sameKind(c.Kind, kind) {
+					continue
+				}
+				if first {
+					b.WriteString("<br/>failed criteria:")
+					first = false
+				}
+				fmt.Fprintf(&b, "<br/>• %s", esc(c.ID))
+				if c.Kind != "must" {
+					fmt.Fprintf(&b, " (%s)", esc(c.Kind))
+				}
+				if c.Text != "" {
+					fmt.Fprintf(&b, ": %s", esc(c.Text))
+				}
+				evidence := c.Evidence
+				if evidence == "" {
+					evidence = "(none given)"
+				}
+				fmt.Fprintf(&b, `<br/>&nbsp;&nbsp;<span style="color:#495057">evidence (%s`, esc(sourceName(c.Source)))
+				if c.Call > 0 {
+					fmt.Fprintf(&b, ", call %d", c.Call)
+				}
+				fmt.Fprintf(&b, "): %s</span>", esc(clip(evidence, tooltipEvidence)))
+			}
+		}
+	} else if len(p.FailedCriteria) > 0 {
 		b.WriteString("<br/>failed criteria:")
 		for _, c := range p.FailedCriteria {
 			fmt.Fprintf(&b, "<br/>• %s", esc(c))
@@ -343,6 +449,200 @@ func judgedTooltip(label string, p Point) string {
 	}
 	return b.String()
 }
+
+// tooltipEvidence bounds one criterion's evidence in a tooltip; the report
+// below the chart has it whole.
+const tooltipEvidence = 300
+
+// sameKind groups criteria kinds: "must", "should", and "" for any other.
+func sameKind(kind, group string) bool {
+	if group == "" {
+		return kind != "must" && kind != "should"
+	}
+	return kind == group
+}
+
+// sourceName says who decided a criterion.
+func sourceName(source string) string {
+	switch source {
+	case "check":
+		return "deterministic check"
+	case "judge":
+		return "model judge"
+	case "":
+		return "unknown source"
+	}
+	return source
+}
+
+// clip shortens s to at most n bytes, on a rune boundary, and says how much
+// it cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf(" …[%d bytes cut]", len(s)-cut)
+}
+
+// lineSeries is a line series written by this package rather than
+// go-echarts, for options go-echarts has no field for.
+type lineSeries struct {
+	Name         string      `json:"name"`
+	Type         string      `json:"type"`
+	Color        string      `json:"color"`
+	LegendIcon   string      `json:"legendIcon,omitempty"`
+	Symbol       string      `json:"symbol,omitempty"`
+	SymbolSize   int         `json:"symbolSize,omitempty"`
+	ShowSymbol   bool        `json:"showSymbol"`
+	ConnectNulls bool        `json:"connectNulls"`
+	Z            int         `json:"z,omitempty"`
+	LineStyle    *lineStyle  `json:"lineStyle,omitempty"`
+	Data         []item      `json:"data"`
+	MarkLine     *markLine   `json:"markLine,omitempty"`
+	MarkArea     *markArea   `json:"markArea,omitempty"`
+	Animation    bool        `json:"animation"`
+	Emphasis     *disabled   `json:"emphasis,omitempty"`
+	Tooltip      *seriesShow `json:"tooltip,omitempty"`
+}
+
+type lineStyle struct {
+	Color string  `json:"color,omitempty"`
+	Width float64 `json:"width"`
+	Type  string  `json:"type,omitempty"`
+}
+
+type disabled struct {
+	Disabled bool `json:"disabled"`
+}
+
+type seriesShow struct {
+	Show bool `json:"show"`
+}
+
+// markLine draws the error bars: silent, so that hovering a bar does not
+// open a tooltip of bare numbers over the rate's own.
+type markLine struct {
+	Silent    bool         `json:"silent"`
+	Symbol    []string     `json:"symbol"`
+	Label     seriesShow   `json:"label"`
+	LineStyle lineStyle    `json:"lineStyle"`
+	Emphasis  disabled     `json:"emphasis"`
+	Data      [][2]markEnd `json:"data"`
+}
+
+type markEnd struct {
+	Coord [2]float64 `json:"coord"`
+}
+
+// markArea shades the filler turns.
+type markArea struct {
+	Silent    bool         `json:"silent"`
+	ItemStyle itemStyle    `json:"itemStyle"`
+	Label     markLabel    `json:"label"`
+	Emphasis  disabled     `json:"emphasis"`
+	Data      [][2]areaEnd `json:"data"`
+}
+
+type areaEnd struct {
+	Name  string  `json:"name,omitempty"`
+	XAxis float64 `json:"xAxis"`
+}
+
+// errorCap is half the width of an error bar's caps, in turns.
+const errorCap = 0.06
+
+// rateSeries is the pass rate across conversations with its Wilson 95%
+// interval as error bars, at the turns that more than one conversation
+// reached: at a turn with one, the rate is that conversation's own point
+// and its interval says nothing. Nil when no turn has more than one.
+func rateSeries(rates []TurnRate) *lineSeries {
+	s := &lineSeries{
+		Name: "pass rate", Type: "line", Color: rateColor,
+		Symbol: "diamond", SymbolSize: 14, ShowSymbol: true, ConnectNulls: true,
+		// Over the conversations' lines: it is the summary of them.
+		Z:         5,
+		LineStyle: &lineStyle{Width: 2.5},
+		Data:      []item{},
+		MarkLine: &markLine{
+			Silent: true, Symbol: []string{"none", "none"},
+			LineStyle: lineStyle{Color: rateColor, Width: 1.5, Type: "solid"},
+			Emphasis:  disabled{true},
+			Data:      [][2]markEnd{},
+		},
+	}
+	for _, r := range rates {
+		if r.N < 2 {
+			continue
+		}
+		x, rate, lo, hi := float64(r.Turn), round3(r.Rate()), round3(r.Lo), round3(r.Hi)
+		var b strings.Builder
+		fmt.Fprintf(&b, "<b>pass rate · turn %d</b><br/>", r.Turn)
+		fmt.Fprintf(&b, "%d of %d conversations passed: %s<br/>", r.Passes, r.N, percent(r.Rate()))
+		fmt.Fprintf(&b, "Wilson 95%% interval: %s – %s", percent(r.Lo), percent(r.Hi))
+		s.Data = append(s.Data, item{Value: [2]float64{x, rate}, Tooltip: tooltip{Formatter: b.String()}})
+		s.MarkLine.Data = append(s.MarkLine.Data,
+			[2]markEnd{{[2]float64{x, lo}}, {[2]float64{x, hi}}},
+			[2]markEnd{{[2]float64{round3(x - errorCap), lo}}, {[2]float64{round3(x + errorCap), lo}}},
+			[2]markEnd{{[2]float64{round3(x - errorCap), hi}}, {[2]float64{round3(x + errorCap), hi}}},
+		)
+	}
+	if len(s.Data) == 0 {
+		return nil
+	}
+	return s
+}
+
+// fillerSeries shades the filler turns (any conversation's turns of kind
+// "filler"), a run of adjacent ones as one area. It is a series of its own,
+// with no data, so the legend can hide the shading and hiding a
+// conversation does not. Nil when there are no fillers.
+func fillerSeries(convs []Conversation) *lineSeries {
+	fillers := map[int]bool{}
+	last := 0
+	for _, c := range convs {
+		for _, p := range c.Turns {
+			if p.Kind == "filler" {
+				fillers[p.Turn] = true
+				last = max(last, p.Turn)
+			}
+		}
+	}
+	if len(fillers) == 0 {
+		return nil
+	}
+	area := &markArea{
+		Silent:    true,
+		ItemStyle: itemStyle{Color: fillerShade},
+		Label:     markLabel{Show: true, Position: "insideTop", Color: fillerText, FontSize: 11},
+		Emphasis:  disabled{true},
+		Data:      [][2]areaEnd{},
+	}
+	for t := 1; t <= last; t++ {
+		if !fillers[t] || fillers[t-1] {
+			continue
+		}
+		end := t
+		for fillers[end+1] {
+			end++
+		}
+		name := "filler"
+		if end > t {
+			name = "fillers"
+		}
+		area.Data = append(area.Data, [2]areaEnd{{Name: name, XAxis: float64(t) - 0.5}, {XAxis: float64(end) + 0.5}})
+	}
+	return &lineSeries{
+		Name: "filler turns", Type: "line", Color: "#ced4da", LegendIcon: "rect",
+		Data: []item{}, MarkArea: area, Tooltip: &seriesShow{false},
+	}
+}
+
+// percent formats a 0..1 share as a whole percentage.
+func percent(x float64) string { return fmt.Sprintf("%.0f%%", 100*x) }
 
 func kindName(kind string) string {
 	if kind == "base" {
@@ -384,15 +684,21 @@ type optionVisitor struct {
 	charts.BaseConfigurationVisitor
 	stamp    bool
 	lastTurn int
+	extra    []any // series appended after go-echarts' own
 }
 
-// Visit adds the red stamp when the baseline gate was bypassed.
+// Visit appends the extra series, and adds the red stamp when the baseline
+// gate was bypassed.
 func (v optionVisitor) Visit(option map[string]any) {
 	// go-echarts writes no series as null; echarts wants a list, and an
 	// empty run still gets its axes drawn.
-	if s, ok := option["series"].(charts.MultiSeries); ok && len(s) == 0 {
-		option["series"] = []any{}
+	series := []any{}
+	if s, ok := option["series"].(charts.MultiSeries); ok {
+		for _, one := range s {
+			series = append(series, one)
+		}
 	}
+	option["series"] = append(series, v.extra...)
 	if !v.stamp {
 		return
 	}
