@@ -1,0 +1,388 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/vibe-test/vibe-test/demo"
+	"github.com/vibe-test/vibe-test/judge"
+	"github.com/vibe-test/vibe-test/result"
+	"github.com/vibe-test/vibe-test/rubric"
+)
+
+// synthConv is one synthetic conversation for compare's unit tests.
+type synthConv struct {
+	// turns are the results at turns 1, 6, 8 and 10: p pass, f fail,
+	// e judge-error, - not run.
+	turns string
+	// crit gives a criterion its own results at the same turns (p, f, n for
+	// n/a) where they differ from the turn's.
+	crit map[string]string
+}
+
+func convs(specs ...string) []synthConv {
+	out := make([]synthConv, len(specs))
+	for i, s := range specs {
+		out[i] = synthConv{turns: s}
+	}
+	return out
+}
+
+var synthCriteria = []string{"runs-census", "appends-ledger", "no-ledger-rewrite", "answers-from-census"}
+
+// writeRun saves a completed run of the named skill whose conversations
+// are cs, with a rubric of the given criteria, and returns its folder.
+func writeRun(t *testing.T, name, hash string, criteria []string, cs []synthConv) string {
+	t.Helper()
+	r := &result.Run{
+		SchemaVersion: result.SchemaVersion,
+		Status:        result.StatusCompleted,
+		StartedAt:     time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC),
+		Skill:         result.Skill{Name: name, Path: "/skills/" + name, Hash: hash},
+		Config:        result.Config{Conversations: len(cs)},
+		Rubric:        &rubric.Rubric{},
+	}
+	for _, id := range criteria {
+		r.Rubric.Criteria = append(r.Rubric.Criteria, rubric.Criterion{ID: id, Kind: rubric.Must, Text: id})
+	}
+	word := map[byte]string{'p': judge.Pass, 'f': judge.Fail, 'e': judge.JudgeError, 'n': "n/a"}
+	for i, sc := range cs {
+		c := result.Conversation{Index: i + 1, Status: result.StatusCompleted}
+		for k, n := range compareJudgedTurns {
+			ch := sc.turns[k]
+			if ch == '-' {
+				continue
+			}
+			v := &judge.Verdict{Result: word[ch], Attempts: 1}
+			if ch != 'e' {
+				for _, id := range criteria {
+					res := word[ch]
+					if own, ok := sc.crit[id]; ok {
+						res = word[own[k]]
+					}
+					v.Criteria = append(v.Criteria, judge.CriterionVerdict{ID: id, Kind: rubric.Must, Result: res, Source: "judge"})
+				}
+			}
+			kind := "probe"
+			if n == 1 {
+				kind = "base"
+			}
+			c.Turns = append(c.Turns, result.Turn{Turn: n, Kind: kind, Status: result.TurnOK, Verdict: v})
+		}
+		r.Conversations = append(r.Conversations, c)
+	}
+	dir := t.TempDir()
+	if err := result.Save(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// compareMain runs `vibe-test compare dirs...` through Main.
+func compareMain(t *testing.T, dirs ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	args := append([]string{"vibe-test", "compare"}, dirs...)
+	code = Main(context.Background(), args, IO{Env: os.Environ(), Stdout: &out, Stderr: &errb})
+	t.Logf("exit %d\n%s\n%s", code, out.String(), errb.String())
+	return code, out.String(), errb.String()
+}
+
+// Two base runs whose totals vary: pooled {1, .75, 1, .75, 1, .75}, mean
+// 0.875, SD sqrt(6 x 0.125^2 / 5) = 0.1369; every criterion 21/24 = 0.875.
+func noisyBases(t *testing.T) (string, string) {
+	t.Helper()
+	a := writeRun(t, "stock-ledger", "hash-v1", synthCriteria, convs("pppp", "pppf", "pppp"))
+	b := writeRun(t, "stock-ledger", "hash-v1", synthCriteria, convs("pppf", "pppp", "pppf"))
+	return a, b
+}
+
+// row is a table row of compare's output, its cells after the label joined
+// by single spaces ("" when there is no such row).
+func row(out, label string) string {
+	for _, line := range strings.Split(out, "\n") {
+		if rest, ok := strings.CutPrefix(line, label+" "); ok {
+			return strings.Join(strings.Fields(rest), " ")
+		}
+	}
+	return ""
+}
+
+const totalLabel = "total (mean per conversation)"
+
+func wantRow(t *testing.T, out, label, want string) {
+	t.Helper()
+	if got := row(out, label); got != want {
+		t.Errorf("row %s = %q, want %q", label, got, want)
+	}
+}
+
+func mustContain(t *testing.T, s string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(s, w) {
+			t.Errorf("output lacks %q", w)
+		}
+	}
+}
+
+func TestCompareAccept(t *testing.T) {
+	t.Parallel()
+	a, b := noisyBases(t)
+	cand := writeRun(t, "stock-ledger", "hash-v2", synthCriteria, convs("pppp", "pppf", "pppf"))
+	code, out, _ := compareMain(t, a, b, cand)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0", code)
+	}
+	// Margin 2 x 0.1369 x sqrt(1/3 + 1/6) = 0.194, bar 0.875 - 0.194 = 0.681;
+	// the candidate's mean is 2.5/3 = 0.833. Criterion runs-census: 2 x
+	// sqrt(0.875 x 0.125 / 24) = 0.135, bar 0.740; candidate 10/12 = 0.833.
+	mustContain(t, out,
+		"SD of the 6 base conversation totals = 0.137",
+		"sqrt(1/3 + 1/6) = 0.194",
+		"as expected between versions",
+		"ACCEPT")
+	wantRow(t, out, totalLabel, "0.875 (n=6) 0.833 (n=3) 0.194 0.681 pass")
+	wantRow(t, out, "runs-census", "0.875 (n=24) 0.833 (n=12) 0.135 0.740 pass")
+	if strings.Contains(out, "within-run repeats only") {
+		t.Error("two base runs printed the one-base note")
+	}
+}
+
+func TestCompareRejectOnTotal(t *testing.T) {
+	t.Parallel()
+	a, b := noisyBases(t)
+	// Turns fail while every criterion still passes: only the total can
+	// reject. Mean (0.25 + 0.5 + 0.25) / 3 = 0.333 < 0.681.
+	allPass := map[string]string{}
+	for _, id := range synthCriteria {
+		allPass[id] = "pppp"
+	}
+	cand := writeRun(t, "stock-ledger", "hash-v2", synthCriteria, []synthConv{
+		{turns: "pfff", crit: allPass}, {turns: "ppff", crit: allPass}, {turns: "pfff", crit: allPass}})
+	code, out, errOut := compareMain(t, a, b, cand)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	mustContain(t, out, "REJECT")
+	wantRow(t, out, totalLabel, "0.875 (n=6) 0.333 (n=3) 0.194 0.681 FAIL")
+	if strings.Count(out, " FAIL\n") != 1 {
+		t.Error("want only the total row to fail")
+	}
+	mustContain(t, errOut, "candidate rejected: total 0.333 < bar 0.681")
+}
+
+func TestCompareRejectOnOneCriterion(t *testing.T) {
+	t.Parallel()
+	// The base always answered from the census (rate 1, so margin 0); the
+	// candidate skipped it at one turn: 11/12 fails, though every turn (a
+	// should criterion does not fail a turn) and so the total held.
+	base := writeRun(t, "stock-ledger", "hash-v1", synthCriteria, []synthConv{
+		{turns: "pppp"}, {turns: "pppf", crit: map[string]string{"answers-from-census": "pppp"}}, {turns: "pppp"}, {turns: "pppp"}})
+	cand := writeRun(t, "stock-ledger", "hash-v2", synthCriteria, []synthConv{
+		{turns: "pppp"}, {turns: "pppp", crit: map[string]string{"answers-from-census": "ppfp"}}, {turns: "pppp"}})
+	code, out, errOut := compareMain(t, base, cand)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	mustContain(t, out, "REJECT")
+	wantRow(t, out, "answers-from-census", "1.000 (n=16) 0.917 (n=12) 0.000 1.000 FAIL")
+	wantRow(t, out, "runs-census", "0.938 (n=16) 1.000 (n=12) 0.121 0.816 pass")
+	mustContain(t, errOut, "candidate rejected: answers-from-census 0.917 < bar 1.000")
+	if strings.Contains(errOut, "total") {
+		t.Error("the total should have held")
+	}
+}
+
+func TestCompareOneBaseNote(t *testing.T) {
+	t.Parallel()
+	a, _ := noisyBases(t)
+	cand := writeRun(t, "stock-ledger", "hash-v2", synthCriteria, convs("pppp", "pppp"))
+	code, out, _ := compareMain(t, a, cand)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0", code)
+	}
+	mustContain(t, out, "against 1 base run",
+		"the noise is estimated from within-run repeats only, so run-to-run variation (different days, API drift) is not in it and the margin may be too narrow")
+}
+
+func TestCompareZeroNoise(t *testing.T) {
+	t.Parallel()
+	// All-pass bases: SD 0, margin 0. An identical candidate passes, any
+	// drop fails, and the output says why.
+	a := writeRun(t, "stock-ledger", "hash-v1", synthCriteria, convs("pppp", "pppp"))
+	b := writeRun(t, "stock-ledger", "hash-v1", synthCriteria, convs("pppp", "pppp"))
+	same := writeRun(t, "stock-ledger", "hash-v1", synthCriteria, convs("pppp", "pppp"))
+	code, out, _ := compareMain(t, a, b, same)
+	if code != 0 {
+		t.Fatalf("identical candidate: exit %d, want 0", code)
+	}
+	mustContain(t, out, "(SD 0): the margin is 0", "same skill content as the base", "ACCEPT")
+	lower := writeRun(t, "stock-ledger", "hash-v2", synthCriteria, convs("pppp", "pppf"))
+	if code, _, _ := compareMain(t, a, b, lower); code != 1 {
+		t.Fatalf("lower candidate: exit %d, want 1", code)
+	}
+}
+
+func TestCompareRubricMismatch(t *testing.T) {
+	t.Parallel()
+	a, b := noisyBases(t)
+	candCriteria := []string{"runs-census", "appends-ledger", "no-ledger-rewrite", "cites-census-line"}
+	cand := writeRun(t, "stock-ledger", "hash-v2", candCriteria, convs("pppp", "pppf", "pppp"))
+	code, out, _ := compareMain(t, a, b, cand)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0 (compared on the shared criteria)", code)
+	}
+	mustContain(t, out, "Criteria not compared (a rubric that differs",
+		"answers-from-census: not in the rubric of "+cand,
+		"cites-census-line: not in the rubric of "+a+", "+b)
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "answers-from-census ") || strings.HasPrefix(line, "cites-census-line ") {
+			t.Errorf("dropped criterion in the table: %q", line)
+		}
+	}
+}
+
+func TestCompareCannotDecide(t *testing.T) {
+	t.Parallel()
+	a, b := noisyBases(t)
+	good := writeRun(t, "stock-ledger", "hash-v2", synthCriteria, convs("pppp", "pppp"))
+	cases := []struct {
+		name string
+		dirs []string
+		want string
+	}{
+		{"one base conversation", []string{writeRun(t, "stock-ledger", "hash-v1", synthCriteria, convs("pppp")), good},
+			"1 scored conversation; the noise SD is undefined"},
+		// Two conversations, but the judge decided nothing in one of them.
+		{"one scored base conversation", []string{writeRun(t, "stock-ledger", "hash-v1", synthCriteria, convs("pppf", "ee--")), good},
+			"the base runs have 1 scored conversation;"},
+		{"different skills", []string{a, b, writeRun(t, "other-skill", "hash-v2", synthCriteria, convs("pppp", "pppp"))},
+			`different skills`},
+		{"candidate never judged", []string{a, b, writeRun(t, "stock-ledger", "hash-v2", synthCriteria, convs("eeee", "e---"))},
+			"has no scored conversation"},
+		{"no shared criterion", []string{a, b, writeRun(t, "stock-ledger", "hash-v2", []string{"x-one", "x-two"}, convs("pppp", "pppp"))},
+			"share no criterion"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errOut := compareMain(t, c.dirs...)
+			if code != 2 {
+				t.Fatalf("exit %d, want 2", code)
+			}
+			mustContain(t, out, "CANNOT DECIDE", c.want)
+			mustContain(t, errOut, "cannot decide")
+		})
+	}
+}
+
+func TestCompareBadInput(t *testing.T) {
+	t.Parallel()
+	a, _ := noisyBases(t)
+	empty := t.TempDir()
+	cases := []struct {
+		name string
+		dirs []string
+		want string
+	}{
+		{"one path", []string{a}, "expected BASE_RUN [BASE_RUN2 ...] CANDIDATE_RUN, got 1"},
+		{"no path", nil, "got 0 arguments"},
+		{"not a run", []string{a, empty}, "expected a vibe-test run folder"},
+		{"the same run twice", []string{a, a}, "given twice"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, _, errOut := compareMain(t, c.dirs...)
+			if code != 3 {
+				t.Fatalf("exit %d, want 3", code)
+			}
+			mustContain(t, errOut, c.want)
+		})
+	}
+}
+
+// TestCompareBothWays checks the rule both ways with the real CLI, as seed
+// 000 did: a second base run passes against the first, and a no-skill
+// stand-in (the never persona with the gate bypassed: every judged turn
+// fails) fails against both. Five conversations in all (about 75 claude
+// calls). The steady persona passes everything, so the base noise is 0:
+// the output must say that the margin is 0.
+func TestCompareBothWays(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	var mu sync.Mutex
+	dirs := map[string]string{}
+	runs := []struct {
+		name          string
+		persona       string
+		conversations int
+		code          int
+		flags         []string
+	}{
+		{"base1", "steady", 2, 0, nil},
+		{"base2", "steady", 2, 0, nil},
+		{"control", "never", 1, 2, []string{"--no-baseline-gate"}},
+	}
+	t.Run("runs", func(t *testing.T) {
+		for _, r := range runs {
+			t.Run(r.name, func(t *testing.T) {
+				t.Parallel()
+				script, err := demo.Script([]string{r.persona}, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				flags := append([]string{"--concurrency", itoa(r.conversations)}, r.flags...)
+				s := runScript(t, script, r.conversations, nil, flags...)
+				if s.code != r.code {
+					t.Fatalf("exit %d, want %d", s.code, r.code)
+				}
+				// The run's folder goes with this subtest; keep its run.json.
+				dst := filepath.Join(root, r.name)
+				raw, err := os.ReadFile(filepath.Join(s.dir, "run.json"))
+				if err == nil {
+					err = os.MkdirAll(dst, 0o755)
+				}
+				if err == nil {
+					err = os.WriteFile(filepath.Join(dst, "run.json"), raw, 0o644)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				mu.Lock()
+				dirs[r.name] = dst
+				mu.Unlock()
+			})
+		}
+	})
+	if t.Failed() {
+		return
+	}
+	if len(dirs) != len(runs) {
+		t.Skip("the runs were skipped")
+	}
+
+	code, out, _ := compareMain(t, dirs["base1"], dirs["base2"])
+	if code != 0 {
+		t.Fatalf("second base against the first: exit %d, want 0", code)
+	}
+	mustContain(t, out, "within-run repeats only", "(SD 0): the margin is 0", "ACCEPT")
+	wantRow(t, out, totalLabel, "1.000 (n=2) 1.000 (n=2) 0.000 1.000 pass")
+
+	code, out, errOut := compareMain(t, dirs["base1"], dirs["base2"], dirs["control"])
+	if code != 1 {
+		t.Fatalf("control against both bases: exit %d, want 1", code)
+	}
+	mustContain(t, out, "REJECT")
+	wantRow(t, out, totalLabel, "1.000 (n=4) 0.000 (n=1) 0.000 1.000 FAIL")
+	wantRow(t, out, "runs-census", "1.000 (n=16) 0.000 (n=4) 0.000 1.000 FAIL")
+	mustContain(t, errOut, "total 0.000 < bar 1.000", "runs-census 0.000 < bar 1.000")
+	if strings.Contains(out, "within-run repeats only") {
+		t.Error("two base runs printed the one-base note")
+	}
+}
