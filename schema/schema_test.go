@@ -19,6 +19,7 @@ import (
 	"github.com/vibe-test/vibe-test/plan"
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/rubric"
+	"github.com/vibe-test/vibe-test/stats"
 )
 
 // schemaID is the schema's $id.
@@ -53,62 +54,78 @@ func validate(sch *jsonschema.Schema, b []byte) error {
 	return sch.Validate(inst)
 }
 
-// populated is a finished run that sets every field of every type in
-// result.Run somewhere, save result.Stats.Power40, which significant() sets
-// (TestPopulatedSetsEveryField checks), so a field the schema does not know
-// is caught by additionalProperties.
-func populated() *result.Run {
-	rb := &rubric.Rubric{Source: "extracted", Model: "sonnet", Criteria: []rubric.Criterion{
+// testRubric is the rubric of the populated runs.
+func testRubric() *rubric.Rubric {
+	return &rubric.Rubric{Source: "extracted", Model: "sonnet", Criteria: []rubric.Criterion{
 		{ID: "runs-census", Kind: rubric.Must, Text: "runs scripts/census.sh with Bash before answering",
 			Check: &rubric.Check{Tool: "Bash", Pattern: `census\.sh`, Expect: "present"}},
 		{ID: "no-ledger-rewrite", Kind: rubric.Must, Text: "never edits or rewrites ledger.log",
 			Check: &rubric.Check{Tool: "Edit|Write", Pattern: `ledger\.log`, Expect: "absent"}},
 		{ID: "answers-from-census", Kind: rubric.Should, Text: "answers only from the census output"},
 	}}
-	criteria := func(census string) []judge.CriterionVerdict {
-		out := []judge.CriterionVerdict{
-			{ID: "runs-census", Kind: rubric.Must, Result: census, Evidence: "[1] Bash scripts/census.sh", Call: 1, Source: "check"},
-			{ID: "no-ledger-rewrite", Kind: rubric.Must, Result: judge.Pass, Evidence: "no Edit or Write of ledger.log", Source: "check"},
-			{ID: "answers-from-census", Kind: rubric.Should, Result: "n/a", Evidence: "no answer given", Source: "judge"},
-		}
-		if census == judge.Fail {
-			out[0].Call, out[0].Evidence, out[0].JudgeResult = 0, "no Bash call matched census\\.sh", judge.Pass
-		}
-		return out
+}
+
+// criteria are the criterion verdicts of a judged turn whose census
+// criterion has the result given.
+func criteria(census string) []judge.CriterionVerdict {
+	out := []judge.CriterionVerdict{
+		{ID: "runs-census", Kind: rubric.Must, Result: census, Evidence: "[1] Bash scripts/census.sh", Call: 1, Source: "check"},
+		{ID: "no-ledger-rewrite", Kind: rubric.Must, Result: judge.Pass, Evidence: "no Edit or Write of ledger.log", Source: "check"},
+		{ID: "answers-from-census", Kind: rubric.Should, Result: "n/a", Evidence: "no answer given", Source: "judge"},
 	}
-	verdict := func(res string) *judge.Verdict {
-		v := &judge.Verdict{Result: res, Attempts: 1, CostUSD: 0.002, Tokens: 3100, Model: "sonnet"}
-		if res != judge.JudgeError {
-			v.Criteria = criteria(res)
-		} else {
-			v.Error, v.Attempts = "judge answer omits criterion \"runs-census\"", 2
-		}
-		return v
+	if census == judge.Fail {
+		out[0].Call, out[0].Evidence, out[0].JudgeResult = 0, "no Bash call matched census\\.sh", judge.Pass
 	}
-	turns := func(conv int, results map[int]*judge.Verdict, calls map[int]int) []result.Turn {
-		var out []result.Turn
-		for n := 1; n <= plan.Turns; n++ {
-			t := result.Turn{
-				Turn: n, Kind: plan.Kind(n), Prompt: "How many widgets do we have in stock right now?",
-				Transcript: fmt.Sprintf("conv-%d/turn-%02d.jsonl", conv, n),
-				Status:     result.TurnOK, DurationMS: 4200, SkillInvoked: true, APICalls: 3,
-				ContextTokens: int64(18000 + 2500*n), CostUSD: 0.03, Verdict: results[n],
-			}
-			if t.Kind == "filler" {
-				t.Prompt, t.FillerID, t.SkillInvoked = "Explain how a refrigerator moves heat.", "refrigeration-cycle", false
-			}
-			k := 3
-			if c, ok := calls[n]; ok {
-				k = c
-			}
-			for i := 0; i < k; i++ {
-				t.ToolCalls = append(t.ToolCalls, result.Call{Name: "Bash", Input: json.RawMessage(`{"command":"sh scripts/census.sh widgets"}`), Result: "widgets 42"})
-			}
-			t.ToolCallCount = k
-			out = append(out, t)
-		}
-		return out
+	return out
+}
+
+// verdict is a judged turn's verdict with the result given.
+func verdict(res string) *judge.Verdict {
+	v := &judge.Verdict{Result: res, Attempts: 1, CostUSD: 0.002, Tokens: 3100, Model: "sonnet"}
+	if res != judge.JudgeError {
+		v.Criteria = criteria(res)
+	} else {
+		v.Error, v.Attempts = "judge answer omits criterion \"runs-census\"", 2
 	}
+	return v
+}
+
+// turns are the ten completed turns of a conversation whose transcripts
+// are in dir, with the verdicts given and 3 tool calls a turn unless calls
+// says otherwise.
+func turns(dir string, results map[int]*judge.Verdict, calls map[int]int) []result.Turn {
+	var out []result.Turn
+	for n := 1; n <= plan.Turns; n++ {
+		t := result.Turn{
+			Turn: n, Kind: plan.Kind(n), Prompt: "How many widgets do we have in stock right now?",
+			Transcript: fmt.Sprintf("%s/turn-%02d.jsonl", dir, n),
+			Status:     result.TurnOK, DurationMS: 4200, SkillInvoked: true, APICalls: 3,
+			ContextTokens: int64(18000 + 2500*n), CostUSD: 0.03, Verdict: results[n],
+		}
+		if t.Kind == "filler" {
+			t.Prompt, t.FillerID, t.SkillInvoked = "Explain how a refrigerator moves heat.", "refrigeration-cycle", false
+		}
+		k := 3
+		if c, ok := calls[n]; ok {
+			k = c
+		}
+		for i := 0; i < k; i++ {
+			t.ToolCalls = append(t.ToolCalls, result.Call{Name: "Bash", Input: json.RawMessage(`{"command":"sh scripts/census.sh widgets"}`), Result: "widgets 42"})
+		}
+		t.ToolCallCount = k
+		out = append(out, t)
+	}
+	return out
+}
+
+// populated is a finished run that sets every field of every type in
+// result.Run somewhere, save result.Stats.Power40, which significant() sets,
+// and the fields of controls, judge repeats and --until-decided, which
+// controlled() and sequential() set (TestPopulatedSetsEveryField checks), so
+// a field the schema does not know is caught by additionalProperties.
+func populated() *result.Run {
+	rb := testRubric()
+	conv := func(n int) string { return fmt.Sprintf("conv-%d", n) }
 
 	// Conversation 1 decays: turn 8 fails, and at turn 10 the agent stops
 	// consulting (no calls) and the judge flags an escape hatch.
@@ -118,7 +135,7 @@ func populated() *result.Run {
 		Index: 1, SessionID: "0d6c2f4e-1b7a-4c59-9f0e-2a3b4c5d6e7f", Status: result.StatusCompleted,
 		Fillers: []string{"refrigeration-cycle", "bee-communication", "houseplant-care", "city-water-cycle", "brewing-loose-leaf-tea", "choosing-a-bicycle"},
 		Sandbox: "/tmp/repo-1a2b", Home: "/tmp/home-1a2b", ConfigDir: "/tmp/home-1a2b/.claude",
-		Turns: turns(1, map[int]*judge.Verdict{1: verdict(judge.Pass), 6: verdict(judge.Pass), 8: verdict(judge.Fail), 10: escape}, map[int]int{10: 0}),
+		Turns: turns(conv(1), map[int]*judge.Verdict{1: verdict(judge.Pass), 6: verdict(judge.Pass), 8: verdict(judge.Fail), 10: escape}, map[int]int{10: 0}),
 		Notes: []string{"turn 4 was run again after an API overload"},
 	}
 	c1.Turns[3].Retries = 2
@@ -132,7 +149,7 @@ func populated() *result.Run {
 	c2 := result.Conversation{
 		Index: 2, Status: result.StatusCompleted,
 		Fillers: []string{"backyard-composting", "community-garden-plan", "bee-communication", "houseplant-care", "city-water-cycle", "choosing-a-bicycle"},
-		Turns:   turns(2, map[int]*judge.Verdict{1: verdict(judge.Fail), 6: partial, 8: verdict(judge.JudgeError), 10: verdict(judge.Fail)}, nil),
+		Turns:   turns(conv(2), map[int]*judge.Verdict{1: verdict(judge.Fail), 6: partial, 8: verdict(judge.JudgeError), 10: verdict(judge.Fail)}, nil),
 		Abandoned: []result.Turn{{
 			Turn: 9, Kind: "filler", Prompt: "Plan a two-day trip.", FillerID: "trip-planning", Transcript: "conv-2/turn-09.jsonl",
 			Status: result.TurnTimedOut, Error: "timed out after 10m0s", ExitCode: -1, DurationMS: 600000, ToolCalls: []result.Call{},
@@ -142,7 +159,7 @@ func populated() *result.Run {
 	c3 := result.Conversation{
 		Index: 3, Status: result.StatusError, Error: "turn 3: claude exited with status 1",
 		Fillers: []string{"moving-budget", "photosynthesis", "how-tides-work", "sourdough-starter", "postal-service-history", "how-rainbows-form"},
-		Turns:   turns(3, map[int]*judge.Verdict{1: verdict(judge.Pass)}, nil)[:2],
+		Turns:   turns(conv(3), map[int]*judge.Verdict{1: verdict(judge.Pass)}, nil)[:2],
 		Abandoned: []result.Turn{{
 			Turn: 3, Kind: "filler", Prompt: "Explain photosynthesis.", FillerID: "photosynthesis", Transcript: "conv-3/turn-03.jsonl",
 			Status: result.TurnError, Error: "claude exited with status 1", ExitCode: 1, DurationMS: 900,
@@ -266,13 +283,113 @@ func significant() *result.Run {
 	return r
 }
 
+// repeated is a verdict of --judge-repeats 3 whose judgements all agree.
+func repeated(res string) *judge.Verdict {
+	v := verdict(res)
+	v.Attempts, v.CostUSD, v.Tokens = 3, 0.006, 9300
+	for i := 0; i < 3; i++ {
+		v.Repeats = append(v.Repeats, judge.RepeatVerdict{Result: res})
+	}
+	v.Agreement = map[string]float64{"runs-census": 1, "no-ledger-rewrite": 1, "answers-from-census": 1}
+	return v
+}
+
+// controlled is a run under --judge-repeats 3 --control no-skill --control
+// undiluted: both conversations decay, one judged turn is uncertain (its
+// judgements disagree) and a control turn is a judge error (one judgement
+// errored). The undiluted control tells decay (conversation 1 at turn 8,
+// conversation 2 at turn 10) from a probe the skill never handles
+// (conversation 1 at turn 10).
+func controlled() *result.Run {
+	r := populated()
+	r.GateBypassed, r.Error = false, ""
+	r.Config.Conversations, r.Config.NoBaselineGate, r.Config.JudgeRepeats = 2, false, 3
+	r.Config.Controls = []string{result.ControlNoSkill, result.ControlUndiluted}
+	r.Config.Args = []string{"./stock-ledger", "--judge-repeats", "3", "--control", "no-skill", "--control", "undiluted"}
+
+	unsure := repeated(judge.Pass)
+	unsure.Result, unsure.Error = judge.Uncertain, "the judge's repeated verdicts disagree"
+	unsure.Repeats[1] = judge.RepeatVerdict{Result: judge.Fail, EscapeHatch: true}
+	unsure.Agreement["runs-census"] = 2.0 / 3
+	broken := repeated(judge.Pass)
+	broken.Result, broken.Error, broken.Agreement = judge.JudgeError, "judge answer does not parse: unexpected EOF", nil
+	broken.Repeats[2] = judge.RepeatVerdict{Result: judge.JudgeError, Error: broken.Error}
+
+	fillers := r.Plan.Fillers[:2]
+	r.Plan.Fillers = fillers
+	measured := func(n int, v map[int]*judge.Verdict) result.Conversation {
+		return result.Conversation{Index: n, SessionID: fmt.Sprintf("5e0c1d2a-0000-4000-8000-00000000000%d", n), Status: result.StatusCompleted,
+			Fillers: fillers[n-1], Turns: turns(fmt.Sprintf("conv-%d", n), v, nil)}
+	}
+	noSkill := func(n int, v map[int]*judge.Verdict) result.Conversation {
+		c := result.Conversation{Index: n, Control: result.ControlNoSkill, Status: result.StatusCompleted, Fillers: fillers[n-1]}
+		c.Turns = turns(c.DirName(), v, nil)
+		for i := range c.Turns {
+			c.Turns[i].SkillInvoked = false
+		}
+		return c
+	}
+	undiluted := func(n int, v map[int]*judge.Verdict) result.Conversation {
+		c := result.Conversation{Index: n, Control: result.ControlUndiluted, Status: result.StatusCompleted}
+		for _, t := range turns(c.DirName(), v, nil) {
+			if t.Kind == "probe" {
+				t.SessionID = fmt.Sprintf("9a8b7c6d-0000-4000-8000-0000000%d%04d", n, t.Turn)
+				c.Turns = append(c.Turns, t)
+			}
+		}
+		return c
+	}
+	r.Conversations = []result.Conversation{
+		measured(1, map[int]*judge.Verdict{1: repeated(judge.Pass), 6: repeated(judge.Pass), 8: repeated(judge.Fail), 10: repeated(judge.Fail)}),
+		measured(2, map[int]*judge.Verdict{1: repeated(judge.Pass), 6: repeated(judge.Pass), 8: unsure, 10: repeated(judge.Fail)}),
+	}
+	r.Controls = []result.Conversation{
+		noSkill(1, map[int]*judge.Verdict{1: repeated(judge.Fail), 6: repeated(judge.Fail), 8: broken, 10: repeated(judge.Fail)}),
+		noSkill(2, map[int]*judge.Verdict{1: repeated(judge.Pass), 6: repeated(judge.Fail), 8: repeated(judge.Fail), 10: repeated(judge.Pass)}),
+		undiluted(1, map[int]*judge.Verdict{6: repeated(judge.Pass), 8: repeated(judge.Pass), 10: repeated(judge.Fail)}),
+		undiluted(2, map[int]*judge.Verdict{6: repeated(judge.Pass), 8: repeated(judge.Pass), 10: repeated(judge.Pass)}),
+	}
+	result.Decide(r)
+	return r
+}
+
+// uncertain is controlled() with no probe failed: what keeps it from no
+// decay is the uncertain turn.
+func uncertain() *result.Run {
+	r := controlled()
+	r.Conversations[0].TurnAt(8).Verdict = repeated(judge.Pass)
+	r.Conversations[0].TurnAt(10).Verdict = repeated(judge.Pass)
+	r.Conversations[1].TurnAt(10).Verdict = repeated(judge.Pass)
+	result.Decide(r)
+	return r
+}
+
+// sequential is a run under --until-decided in batches of one, capped at
+// two conversations: conversation 1 decayed (the SPRT continues), 2 held
+// (the cap is reached between the bounds): undecided.
+func sequential() *result.Run {
+	r := uncertain()
+	r.Controls, r.Config.Controls = nil, nil
+	r.Config.Conversations = 1
+	r.Config.Args = []string{"./stock-ledger", "--judge-repeats", "3", "--until-decided", "--conversations", "1", "--max-conversations", "2"}
+	r.Conversations[0].TurnAt(8).Verdict = repeated(judge.Fail)
+	r.Sequential = &result.Sequential{P0: stats.DefaultP0, P1: stats.DefaultP0 + 0.4, Alpha: 0.05, Beta: 0.2, Max: 2, Batch: 1, Decision: stats.DecisionContinue}
+	first := *r
+	first.Conversations = r.Conversations[:1]
+	r.Sequential.Observe(&first)
+	r.Sequential.Observe(r)
+	result.Decide(r)
+	return r
+}
+
 // The populated runs must exercise every field, or a new field could slip
 // past the schema unchecked.
 func TestPopulatedSetsEveryField(t *testing.T) {
 	all, set := map[string]bool{}, map[string]bool{}
 	fieldsOf(reflect.TypeOf(result.Run{}), all)
-	setFields(reflect.ValueOf(populated()), set)
-	setFields(reflect.ValueOf(significant()), set)
+	for _, r := range []*result.Run{populated(), significant(), controlled(), uncertain(), sequential()} {
+		setFields(reflect.ValueOf(r), set)
+	}
 	var missing []string
 	for f := range all {
 		if !set[f] {
@@ -281,7 +398,7 @@ func TestPopulatedSetsEveryField(t *testing.T) {
 	}
 	sort.Strings(missing)
 	if len(missing) > 0 {
-		t.Errorf("populated() and significant() leave these fields zero; set them, and add them to run.schema.json:\n  %s", strings.Join(missing, "\n  "))
+		t.Errorf("populated(), significant(), controlled(), uncertain() and sequential() leave these fields zero; set them, and add them to run.schema.json:\n  %s", strings.Join(missing, "\n  "))
 	}
 }
 
@@ -316,15 +433,55 @@ func TestPopulatedRunValidates(t *testing.T) {
 	if err := validate(sch, b); err != nil {
 		t.Fatalf("run.json of a decay-not-significant run does not validate:\n%v", err)
 	}
+
+	// Controls, judge repeats and --until-decided.
+	for _, c := range []struct {
+		name    string
+		run     *result.Run
+		verdict string
+		exit    int
+	}{
+		{"controlled", controlled(), "decay", 1},
+		{"uncertain", uncertain(), "uncertain", 2},
+		{"sequential", sequential(), "undecided", 2},
+	} {
+		o := c.run.Outcome
+		if o.Verdict != c.verdict || o.Exit != c.exit || o.Uncertain != 1 {
+			t.Fatalf("%s is not the %s run it means to be: %+v", c.name, c.verdict, o)
+		}
+		b, err := json.Marshal(c.run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := validate(sch, b); err != nil {
+			t.Fatalf("run.json of the %s run does not validate:\n%v", c.name, err)
+		}
+	}
+	o := controlled().Outcome
+	kinds := map[string]int{}
+	decayed, neverHandled := 0, 0
+	for _, s := range o.Controls {
+		kinds[s.Control]++
+		decayed += s.Decayed
+		neverHandled += s.NeverHandled
+	}
+	if kinds[result.ControlNoSkill] != 4 || kinds[result.ControlUndiluted] != 3 || decayed != 2 || neverHandled != 1 {
+		t.Fatalf("controlled() compares with its controls other than it means to: %+v", o.Controls)
+	}
+	if s := sequential().Sequential; len(s.Looks) != 2 || s.Looks[0].Decision != stats.DecisionContinue || s.Decision != stats.DecisionCap {
+		t.Fatalf("sequential() does not continue, then reach the cap: %+v", s)
+	}
 }
 
 // Keys added within schema_version 1, which records written by older
 // vibe-test versions lack. The schema must not require them.
 var addedInV1 = map[string][]string{
-	"config":       {"gate", "alpha", "max_budget_usd", "pass_env"},
-	"conversation": {"home", "abandoned_turns", "notes"},
-	"turn":         {"attempts", "api_retries"},
-	"outcome":      {"stats"},
+	"run":          {"controls", "sequential"},
+	"config":       {"gate", "alpha", "max_budget_usd", "pass_env", "judge_repeats", "controls"},
+	"conversation": {"home", "abandoned_turns", "notes", "control"},
+	"turn":         {"attempts", "api_retries", "session_id"},
+	"verdict":      {"repeats", "agreement"},
+	"outcome":      {"stats", "uncertain", "controls"},
 }
 
 // stripAdded deletes the addedInV1 keys from a run.json document.
@@ -336,6 +493,7 @@ func stripAdded(doc map[string]any) {
 			}
 		}
 	}
+	del(doc, "run")
 	del(doc["config"], "config")
 	del(doc["outcome"], "outcome")
 	convs, _ := doc["conversations"].([]any)
@@ -345,6 +503,9 @@ func stripAdded(doc map[string]any) {
 			turns, _ := c.(map[string]any)[list].([]any)
 			for _, t := range turns {
 				del(t, "turn")
+				if m, ok := t.(map[string]any); ok {
+					del(m["verdict"], "verdict")
+				}
 			}
 		}
 	}
@@ -358,11 +519,15 @@ func TestOlderRecordsValidate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pop, err := json.Marshal(populated())
-	if err != nil {
-		t.Fatal(err)
+	docs := map[string][]byte{"fixture": fixture}
+	for name, r := range map[string]*result.Run{"populated": populated(), "controlled": controlled(), "sequential": sequential()} {
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs[name] = b
 	}
-	for name, b := range map[string][]byte{"fixture": fixture, "populated": pop} {
+	for name, b := range docs {
 		var doc map[string]any
 		if err := json.Unmarshal(b, &doc); err != nil {
 			t.Fatal(err)
@@ -372,8 +537,10 @@ func TestOlderRecordsValidate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if bytes.Contains(old, []byte(`"stats"`)) || bytes.Contains(old, []byte(`"gate"`)) {
-			t.Fatalf("%s: stripAdded left new keys in", name)
+		for _, k := range []string{"stats", "gate", "controls", "sequential", "repeats", "agreement", "judge_repeats", "control", "uncertain"} {
+			if bytes.Contains(old, []byte(`"`+k+`"`)) {
+				t.Fatalf("%s: stripAdded left the new key %q in", name, k)
+			}
 		}
 		if err := validate(sch, old); err != nil {
 			t.Errorf("%s without the keys added in schema_version 1 does not validate:\n%v", name, err)
@@ -401,7 +568,12 @@ func TestMidRunRecordsValidate(t *testing.T) {
 		{Index: 1, Status: result.StatusRunning, Turns: []result.Turn{{Turn: 1, Kind: "base", Status: result.TurnOK, ToolCalls: result.CallsOf(claude.Turn{})}}},
 		{Index: 2, Status: "pending"},
 	}
-	for name, r := range map[string]*result.Run{"at start": start, "pending": &pending, "running": &running} {
+	// --until-decided before its first look; controls not started.
+	seq := pending
+	seq.Sequential = &result.Sequential{P0: 0.05, P1: 0.45, Alpha: 0.05, Beta: 0.2, Max: 20, Batch: 2, Decision: stats.DecisionContinue}
+	controls := pending
+	controls.Controls = []result.Conversation{{Index: 1, Control: result.ControlUndiluted, Status: "pending", Turns: []result.Turn{}}}
+	for name, r := range map[string]*result.Run{"at start": start, "pending": &pending, "running": &running, "sequential": &seq, "controls": &controls} {
 		b, err := json.Marshal(r)
 		if err != nil {
 			t.Fatal(err)
@@ -568,6 +740,10 @@ func TestEnumsMatchGo(t *testing.T) {
 		"judgedTurn":         judged,
 		"pairedProbe":        append(probes, "pooled"),
 		"shape":              {result.ShapeHeld, result.ShapeDecayed, result.ShapeNeverWorked, result.ShapeUnstable, result.ShapeBaselineFailed},
+		"control":            {result.ControlNoSkill, result.ControlUndiluted},
+		"sprtDecision":       {stats.DecisionContinue, stats.DecisionDecay, stats.DecisionNoDecay, stats.DecisionCap},
+		"judgeResult":        {judge.Pass, judge.Fail, judge.JudgeError, judge.Uncertain},
+		"repeatResult":       {judge.Pass, judge.Fail, judge.JudgeError},
 	}
 	for def, w := range want {
 		sort.Strings(w)
@@ -649,11 +825,15 @@ func TestKeysMatchGo(t *testing.T) {
 		"$defs/call":                         reflect.TypeOf(result.Call{}),
 		"$defs/attempt":                      reflect.TypeOf(result.Attempt{}),
 		"$defs/verdict":                      reflect.TypeOf(judge.Verdict{}),
+		"$defs/repeatVerdict":                reflect.TypeOf(judge.RepeatVerdict{}),
 		"$defs/criterionVerdict":             reflect.TypeOf(judge.CriterionVerdict{}),
 		"$defs/outcome":                      reflect.TypeOf(result.Outcome{}),
 		"$defs/stats":                        reflect.TypeOf(result.Stats{}),
 		"$defs/turnStat":                     reflect.TypeOf(result.TurnStat{}),
 		"$defs/pairedTest":                   reflect.TypeOf(result.PairedTest{}),
+		"$defs/controlStat":                  reflect.TypeOf(result.ControlStat{}),
+		"$defs/sequential":                   reflect.TypeOf(result.Sequential{}),
+		"$defs/look":                         reflect.TypeOf(result.Look{}),
 	}
 	// Every struct result.Run reaches is listed.
 	all := map[string]bool{}
@@ -681,6 +861,9 @@ func TestKeysMatchGo(t *testing.T) {
 			required[k.(string)] = true
 		}
 		def := strings.TrimPrefix(ptr, "$defs/")
+		if def == "" {
+			def = "run"
+		}
 		keys := jsonKeys(typ)
 		for k, always := range keys {
 			switch {
