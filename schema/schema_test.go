@@ -520,13 +520,13 @@ func TestOlderRecordsValidate(t *testing.T) {
 		t.Fatal(err)
 	}
 	docs := map[string][]byte{"fixture": fixture}
-	for name, r := range map[string]*result.Run{"populated": populated(), "controlled": controlled(), "sequential": sequential()} {
-		b, err := json.Marshal(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		docs[name] = b
+	// populated() only: the other runs' uncertain turns, controls and
+	// looks are things no older record holds.
+	pop, err := json.Marshal(populated())
+	if err != nil {
+		t.Fatal(err)
 	}
+	docs["populated"] = pop
 	for name, b := range docs {
 		var doc map[string]any
 		if err := json.Unmarshal(b, &doc); err != nil {
@@ -624,6 +624,19 @@ func TestFixtureValidates(t *testing.T) {
 	}
 }
 
+// clone is a deep copy of a decoded JSON object.
+func clone(m map[string]any) map[string]any {
+	b, err := json.Marshal(m)
+	if err != nil {
+		panic(err)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		panic(err)
+	}
+	return out
+}
+
 // Invalid documents are rejected, each for the reason it is invalid.
 func TestRejects(t *testing.T) {
 	sch := compile(t)
@@ -673,6 +686,71 @@ func TestRejects(t *testing.T) {
 			c := d["conversations"].([]any)[1].(map[string]any)
 			c["turns"].([]any)[6].(map[string]any)["attempts"].([]any)[0].(map[string]any)["status"] = "overloaded"
 		}, "/conversations/1/turns/6/attempts/0/status"},
+		{"uncertain exits 1", func(d map[string]any) {
+			o := d["outcome"].(map[string]any)
+			o["verdict"], o["uncertain"] = "uncertain", 1
+		}, "/outcome/exit_code"},
+		{"uncertain with no uncertain turn", func(d map[string]any) {
+			o := d["outcome"].(map[string]any)
+			o["verdict"], o["exit_code"] = "uncertain", 2
+		}, "uncertain"},
+		{"undecided without --until-decided", func(d map[string]any) {
+			o := d["outcome"].(map[string]any)
+			o["verdict"], o["exit_code"] = "undecided", 2
+		}, "sequential"},
+		{"undecided before the cap", func(d map[string]any) {
+			o := d["outcome"].(map[string]any)
+			o["verdict"], o["exit_code"] = "undecided", 2
+			d["sequential"] = map[string]any{"p0": 0.05, "p1": 0.45, "alpha": 0.05, "beta": 0.2, "max_conversations": 20, "batch": 2, "looks": nil, "decision": "continue"}
+		}, "/sequential/decision"},
+		{"wrong sequential decision", func(d map[string]any) {
+			d["sequential"] = map[string]any{"p0": 0.05, "p1": 0.45, "alpha": 0.05, "beta": 0.2, "max_conversations": 20, "batch": 2, "looks": nil, "decision": "stop"}
+		}, "/sequential/decision"},
+		{"sequential p1 of 1", func(d map[string]any) {
+			d["sequential"] = map[string]any{"p0": 0.05, "p1": 1, "alpha": 0.05, "beta": 0.2, "max_conversations": 20, "batch": 2, "looks": nil, "decision": "continue"}
+		}, "/sequential/p1"},
+		{"uncertain turn without repeats", func(d map[string]any) {
+			v := turn(d, 0)["verdict"].(map[string]any)
+			v["result"], v["error"] = "uncertain", "the judge's repeated verdicts disagree"
+		}, "/conversations/0/turns/0/verdict"},
+		{"single escape hatch not failed", func(d map[string]any) {
+			v := turn(d, 9)["verdict"].(map[string]any)
+			v["escape_hatch"], v["result"], v["escape_reason"] = true, "uncertain", "answered from memory"
+			v["error"] = "the judge's repeated verdicts disagree"
+		}, "/conversations/0/turns/9/verdict/result"},
+		{"wrong repeat result", func(d map[string]any) {
+			v := turn(d, 0)["verdict"].(map[string]any)
+			v["repeats"] = []any{map[string]any{"result": "pass", "escape_hatch": false}, map[string]any{"result": "uncertain", "escape_hatch": false}}
+		}, "/conversations/0/turns/0/verdict/repeats/1/result"},
+		{"agreement above 1", func(d map[string]any) {
+			turn(d, 0)["verdict"].(map[string]any)["agreement"] = map[string]any{"runs-census": 1.5}
+		}, "/conversations/0/turns/0/verdict/agreement/runs-census"},
+		{"measured conversation marked control", func(d map[string]any) { conv0(d)["control"] = "no-skill" }, "/conversations/0"},
+		{"control without its kind", func(d map[string]any) { d["controls"] = []any{clone(conv0(d))} }, "/controls/0"},
+		{"wrong control kind", func(d map[string]any) {
+			c := clone(conv0(d))
+			c["control"] = "fresh"
+			d["controls"] = []any{c}
+		}, "/controls/0/control"},
+		{"undiluted control with fillers", func(d map[string]any) {
+			c := clone(conv0(d))
+			c["control"] = "undiluted"
+			d["controls"] = []any{c}
+		}, "/controls/0/turns/1/kind"},
+		{"wrong config control", func(d map[string]any) { d["config"].(map[string]any)["controls"] = []any{"baseline"} }, "/config/controls/0"},
+		{"judge_repeats 0", func(d map[string]any) { d["config"].(map[string]any)["judge_repeats"] = 0 }, "/config/judge_repeats"},
+		{"no-skill control stat counts decay", func(d map[string]any) {
+			d["outcome"].(map[string]any)["controls"] = []any{map[string]any{
+				"control": "no-skill", "turn": 1, "passes": 2, "n": 2, "control_passes": 0, "control_n": 2,
+				"lift": 1, "p": 0.17, "reading": "the skill lifts the pass rate by 100 points", "decayed": 1,
+			}}
+		}, "/outcome/controls/0"},
+		{"undiluted control stat at the baseline", func(d map[string]any) {
+			d["outcome"].(map[string]any)["controls"] = []any{map[string]any{
+				"control": "undiluted", "turn": 1, "passes": 2, "n": 2, "control_passes": 2, "control_n": 2,
+				"lift": 0, "p": 1, "reading": "holds diluted",
+			}}
+		}, "/outcome/controls/0/turn"},
 		{"bypassed without the banner", func(d map[string]any) {
 			d["gate_bypassed"] = true
 			d["config"].(map[string]any)["no_baseline_gate"] = true
