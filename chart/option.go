@@ -32,6 +32,11 @@ const (
 	// conversation that failed turn 6 would be one dot with one tooltip.
 	dodgeStep = 0.16
 	maxDodge  = 0.4
+
+	// The legend fits about this many entries on a row of the 1000px
+	// chart ("conv 10 context" is the widest), each row this high.
+	legendPerRow    = 6
+	legendRowHeight = 24
 )
 
 // palette gives conversation i its colour; its result line and its
@@ -89,11 +94,12 @@ func build(d Data) (*charts.Line, error) {
 	}
 	rate := rateSeries(rates)
 
-	yName, yMinInterval, yMaxInterval := "judged result (1 = pass, 0 = fail)", 1.0, 0.0
+	yName, yMinInterval, yMaxInterval, yNameGap := "judged result (1 = pass, 0 = fail)", 1.0, 0.0, 30
 	if rate != nil {
 		// The pass rate lives between 0 and 1: ticks on the quarters help
-		// read it (echarts picks 0.3 steps if left to itself).
-		yName, yMinInterval, yMaxInterval = "result (1 = pass, 0 = fail) · pass rate", 0.25, 0.25
+		// read it (echarts picks 0.3 steps if left to itself), and their
+		// labels ("0.75") are wider, so the name moves out.
+		yName, yMinInterval, yMaxInterval, yNameGap = "result (1 = pass, 0 = fail) · pass rate", 0.25, 0.25, 40
 	}
 
 	// Room at the top for the title, and the stamp under it when there is one.
@@ -101,6 +107,18 @@ func build(d Data) (*charts.Line, error) {
 	if d.GateBypassed {
 		gridTop = "140"
 	}
+	// Room at the bottom for the axis name and the legend, which wraps
+	// onto more rows as conversations add entries (two each).
+	fillers := fillerSeries(d.Conversations)
+	entries := 2 * len(d.Conversations)
+	if rate != nil {
+		entries++
+	}
+	if fillers != nil {
+		entries++
+	}
+	legendRows := max(1, (entries+legendPerRow-1)/legendPerRow)
+	gridBottom := strconv.Itoa(80 + legendRowHeight*(legendRows-1))
 
 	line := charts.NewLine()
 	// go-echarts writes its own palette into the option; make it ours.
@@ -124,7 +142,7 @@ func build(d Data) (*charts.Line, error) {
 		charts.WithAnimation(false),
 		charts.WithTitleOpts(opts.Title{Title: d.Title, Subtitle: d.Subtitle, Left: "center", Top: "10"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Bottom: "10"}),
-		charts.WithGridOpts(opts.Grid{Top: gridTop, Bottom: "80", Left: "80", Right: "90"}),
+		charts.WithGridOpts(opts.Grid{Top: gridTop, Bottom: gridBottom, Left: "80", Right: "90"}),
 		charts.WithXAxisOpts(opts.XAxis{
 			Type:         "value",
 			Name:         "turn",
@@ -144,7 +162,7 @@ func build(d Data) (*charts.Line, error) {
 			// is wider than the margin and gets cut.
 			Name:         yName,
 			NameLocation: "middle",
-			NameGap:      30,
+			NameGap:      yNameGap,
 			Min:          0,
 			Max:          1,
 			MinInterval:  yMinInterval,
@@ -207,8 +225,8 @@ func build(d Data) (*charts.Line, error) {
 	if rate != nil {
 		extra = append(extra, rate)
 	}
-	if f := fillerSeries(d.Conversations); f != nil {
-		extra = append(extra, f)
+	if fillers != nil {
+		extra = append(extra, fillers)
 	}
 	line.Accept(optionVisitor{stamp: d.GateBypassed, lastTurn: lastTurn, extra: extra})
 	line.Validate()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/vibe-test/vibe-test/chart"
 	"github.com/vibe-test/vibe-test/plan"
@@ -126,18 +127,50 @@ func stats(s result.Stats) *chart.Stats {
 	return cs
 }
 
-// calls is a turn's trace for the report: inputs as compact JSON.
+// calls is a turn's trace for the report: inputs as readable compact JSON.
 func calls(in []result.Call) []chart.ToolCall {
 	var out []chart.ToolCall
 	for _, c := range in {
-		input := string(c.Input)
-		var b bytes.Buffer
-		if json.Compact(&b, c.Input) == nil {
-			input = b.String()
-		}
-		out = append(out, chart.ToolCall{Name: c.Name, Input: input, Result: c.Result, IsError: c.IsError})
+		out = append(out, chart.ToolCall{Name: c.Name, Input: readableJSON(c.Input), Result: c.Result, IsError: c.IsError})
 	}
 	return out
+}
+
+// readableJSON is raw as compact JSON, with the \u003c \u003e \u0026 that
+// Go's encoder writes for < > & turned back into the characters, so that a
+// reader sees ">> ledger.log" rather than "\u003e\u003e ledger.log". The
+// result is still the same JSON; the report escapes it for HTML. Input that
+// is not JSON is returned as it is.
+func readableJSON(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return string(raw)
+	}
+	s := b.Bytes()
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 >= len(s) {
+			out = append(out, s[i])
+			continue
+		}
+		// An escape: \uXXXX for one of the three, else copied whole (so
+		// that the escaped backslash of "\\u003e" is never misread).
+		if s[i+1] == 'u' && i+6 <= len(s) {
+			switch strings.ToLower(string(s[i+2 : i+6])) {
+			case "003c":
+				out, i = append(out, '<'), i+5
+				continue
+			case "003e":
+				out, i = append(out, '>'), i+5
+				continue
+			case "0026":
+				out, i = append(out, '&'), i+5
+				continue
+			}
+		}
+		out, i = append(out, s[i], s[i+1]), i+1
+	}
+	return string(out)
 }
 
 func modelName(r *result.Run) string {
