@@ -61,8 +61,29 @@ func demoCommand(c *cli.Context, stdio IO) error {
 	if err != nil {
 		return err
 	}
+	want := expectedDemoExit(personas)
+	if r.Outcome.Exit != want {
+		return exit.Errorf(exit.Tool, "the demo did not run as designed: personas %s should give exit %d, the run gave %d (%s)", strings.Join(personas, ", "), want, r.Outcome.Exit, r.Outcome.Sentence)
+	}
 	fmt.Fprintf(stdio.Stdout, "\nThe demo ran as designed. A real run with these results would exit %d: %s\n", r.Outcome.Exit, r.Outcome.Sentence)
+	fmt.Fprintln(stdio.Stdout, "(The costs are what the CLI computes for the scripted model's token counts at list prices; nothing was billed.)")
 	return nil
+}
+
+// expectedDemoExit is the exit code a real run with these personas gives:
+// a failing baseline anywhere is indeterminate unless another conversation
+// decayed, which is decay.
+func expectedDemoExit(personas []string) int {
+	code := exit.OK
+	for _, p := range personas {
+		switch p {
+		case "decaying", "escaping":
+			return exit.Decay
+		case "never":
+			code = exit.Indeterminate
+		}
+	}
+	return code
 }
 
 // DemoEnv is the environment of runs against the scripted model: the

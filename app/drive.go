@@ -137,15 +137,17 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 	}
 	sem := make(chan struct{}, max(limit, 1))
 	var wg sync.WaitGroup
+	// launch takes a slot before starting the goroutine, so conversations
+	// start in order (with --concurrency 1, conversation N runs N-th).
 	launch := func(conv *result.Conversation, work func(*result.Conversation)) {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				return
-			}
 			defer func() { <-sem }()
 			work(conv)
 		}()

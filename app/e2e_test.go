@@ -253,3 +253,34 @@ func TestRubricCachedOnSecondRun(t *testing.T) {
 		t.Errorf("second run's rubric source: %+v", second.run.Rubric)
 	}
 }
+
+// `vibe-test demo` runs as designed with no credentials: one decaying and
+// one steady conversation, exit 0, and it names the exit code a real run
+// would give.
+func TestDemoCommand(t *testing.T) {
+	t.Parallel()
+	bin := testenv.Claude(t)
+	out := filepath.Join(t.TempDir(), "demo")
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "ANTHROPIC_") && !strings.HasPrefix(kv, "CLAUDE_CODE_OAUTH") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "VIBE_TEST_CLAUDE="+bin)
+	var stdout, stderr bytes.Buffer
+	code := Main(context.Background(), []string{"vibe-test", "demo", "--out", out}, IO{Env: env, Stdout: &stdout, Stderr: &stderr})
+	if code != 0 {
+		t.Fatalf("demo exit %d\n%s\n%s", code, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "A real run with these results would exit 1") {
+		t.Errorf("the demo must say which exit code a real run would give:\n%s", stdout.String())
+	}
+	r, err := result.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Conversations[0].Shape != result.ShapeDecayed || r.Conversations[1].Shape != result.ShapeHeld {
+		t.Errorf("conversation 1 should decay and 2 hold (personas in order): %q, %q", r.Conversations[0].Shape, r.Conversations[1].Shape)
+	}
+}
