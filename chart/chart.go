@@ -112,6 +112,7 @@ type Point struct {
 	EscapeReason   string
 	ContextTokens  int64 // 0 = unknown/not run
 	ToolCalls      int
+	SkillInvoked   bool     // the agent called the Skill tool this turn
 	FailedCriteria []string // "id: text"; the tooltip uses Criteria instead when there are any
 
 	// For the report, and Criteria for the tooltip's evidence.

@@ -391,7 +391,7 @@ func contextSeries(c Conversation) []item {
 		}
 		var b strings.Builder
 		fmt.Fprintf(&b, "<b>%s · turn %d · %s</b><br/>", esc(c.Label), p.Turn, kindName(p.Kind))
-		fmt.Fprintf(&b, "context tokens: %s<br/>tool calls: %d", thousands(p.ContextTokens), p.ToolCalls)
+		fmt.Fprintf(&b, "context tokens: %s<br/>tool calls: %d%s", thousands(p.ContextTokens), p.ToolCalls, skillNote(p))
 		points = append(points, item{Value: [2]float64{float64(p.Turn), float64(p.ContextTokens)}, Tooltip: tooltip{Formatter: b.String()}})
 	}
 	return points
@@ -422,7 +422,7 @@ func judgedTooltip(label string, p Point) string {
 	if p.Partial {
 		b.WriteString("partial compliance: an escape-hatch flag was downgraded<br/>")
 	}
-	fmt.Fprintf(&b, "tool calls: %d<br/>", p.ToolCalls)
+	fmt.Fprintf(&b, "tool calls: %d%s<br/>", p.ToolCalls, skillNote(p))
 	tokens := "unknown"
 	if p.ContextTokens > 0 {
 		tokens = thousands(p.ContextTokens)
@@ -803,4 +803,12 @@ type graphicStyle struct {
 	BorderWidth     int    `json:"borderWidth"`
 	BorderRadius    int    `json:"borderRadius"`
 	Padding         []int  `json:"padding"`
+}
+
+// skillNote is the judge-free signal of whether the Skill tool ran.
+func skillNote(p Point) string {
+	if p.SkillInvoked {
+		return " (Skill tool invoked)"
+	}
+	return ""
 }

@@ -44,7 +44,7 @@ func ChartData(r *result.Run) chart.Data {
 			// The completed turn, else the last try that did not complete
 			// (an error or a timeout): what happened there is worth seeing.
 			if tr := c.Shown(t); tr != nil {
-				p.ContextTokens, p.ToolCalls = tr.ContextTokens, tr.ToolCallCount
+				p.ContextTokens, p.ToolCalls, p.SkillInvoked = tr.ContextTokens, tr.ToolCallCount, tr.SkillInvoked
 				p.Status, p.Error = tr.Status, tr.Error
 				if tr.Judged() {
 					// Filler prompts are long passages; judged tasks are

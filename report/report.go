@@ -79,6 +79,7 @@ func Summary(w io.Writer, r *result.Run, styled bool) {
 		c := &r.Conversations[i]
 		res := []string{strconv.Itoa(c.Index), "result"}
 		calls := []string{"", "calls"}
+		skillRow := []string{"", "skill"}
 		ctx := []string{"", "ctx k"}
 		for t := 1; t <= 10; t++ {
 			tr := c.Shown(t)
@@ -86,12 +87,14 @@ func Summary(w io.Writer, r *result.Run, styled bool) {
 			if tr == nil {
 				calls = append(calls, "")
 				ctx = append(ctx, "")
+				skillRow = append(skillRow, "")
 				continue
 			}
 			calls = append(calls, strconv.Itoa(tr.ToolCallCount))
+			skillRow = append(skillRow, map[bool]string{true: "yes", false: ""}[tr.SkillInvoked])
 			ctx = append(ctx, kTokens(tr.ContextTokens))
 		}
-		rows = append(rows, res, calls, ctx)
+		rows = append(rows, res, calls, skillRow, ctx)
 	}
 	tbl := table.New().Headers(headers...).Rows(rows...)
 	if !styled {
@@ -100,7 +103,7 @@ func Summary(w io.Writer, r *result.Run, styled bool) {
 		tbl = tbl.Border(lipgloss.RoundedBorder())
 	}
 	b.WriteString(tbl.Render() + "\n")
-	b.WriteString("PASS* = passed, with a judge escape-hatch flag downgraded (a required step's check passed)\n\n")
+	b.WriteString("PASS* = passed, with a judge escape-hatch flag downgraded (a required step's check passed); skill = the Skill tool ran\n\n")
 
 	for i := range r.Conversations {
 		c := &r.Conversations[i]

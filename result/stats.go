@@ -168,7 +168,13 @@ func ComputeStats(r *Run, alpha float64) Stats {
 	for _, ts := range s.PerTurn {
 		anyFail = anyFail || ts.Passes < ts.N
 	}
-	if r.Rubric != nil && anyFail {
+	// With a no-skill control, a criterion that passes everywhere there
+	// too is one an agent meets without the skill.
+	hasControl := false
+	for _, c := range r.Controls {
+		hasControl = hasControl || c.Control == ControlNoSkill
+	}
+	if r.Rubric != nil && (anyFail || hasControl) {
 		s.NonDiscriminating = nonDiscriminating(r, r.Rubric)
 	}
 	for i := range r.Conversations {
@@ -216,10 +222,16 @@ func binomUpper(n, k int, p float64) float64 {
 
 func nonDiscriminating(r *Run, rb *rubric.Rubric) []string {
 	var out []string
+	convs := append([]Conversation{}, r.Conversations...)
+	for _, c := range r.Controls {
+		if c.Control == ControlNoSkill {
+			convs = append(convs, c)
+		}
+	}
 	for _, crit := range rb.Criteria {
 		seen, always := 0, true
-		for i := range r.Conversations {
-			for _, t := range r.Conversations[i].Turns {
+		for i := range convs {
+			for _, t := range convs[i].Turns {
 				if t.Verdict == nil || t.Verdict.Result == judge.JudgeError {
 					continue
 				}
