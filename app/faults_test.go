@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -36,29 +37,35 @@ func followAfterError(status, count int) []scripted.Step {
 	return steps
 }
 
-func TestRateLimitBurstRetried(t *testing.T) {
+func TestAPIErrorBurstsRetried(t *testing.T) {
 	t.Parallel()
-	// 3 × 429 at turn 6: the CLI (CLAUDE_CODE_MAX_RETRIES=1) gives up after
-	// 2 requests; vibe-test reruns the turn, which then gets through.
-	s := runScript(t, faultScript(t, scripted.Rule{Kind: scripted.KindAgent, Turns: []int{6}, Pattern: "gaskets", Steps: followAfterError(429, 3)}), 1, nil)
-	if s.code != 0 {
-		t.Fatalf("exit %d, want 0 after the retry", s.code)
-	}
-	tr := s.run.Conversations[0].TurnAt(6)
-	if tr.Status != result.TurnOK || len(tr.Attempts) == 0 || tr.Result() != judge.Pass {
-		t.Fatalf("turn 6: status %s, attempts %+v, result %s", tr.Status, tr.Attempts, tr.Result())
-	}
-	if _, err := os.Stat(filepath.Join(s.dir, tr.Attempts[0].Transcript)); err != nil {
-		t.Errorf("the failed attempt's transcript was not kept: %v", err)
-	}
-	var n429 int
-	for _, r := range s.srv.Requests() {
-		if r.Status == 429 {
-			n429++
-		}
-	}
-	if n429 != 3 {
-		t.Errorf("%d requests answered 429, want 3", n429)
+	// 4 × 429/500/529 at turn 6: the CLI (CLAUDE_CODE_MAX_RETRIES=1) gives
+	// up; vibe-test reruns the turn, which then gets through.
+	for _, status := range []int{429, 500, 529} {
+		t.Run(strconv.Itoa(status), func(t *testing.T) {
+			t.Parallel()
+			const burst = 4
+			s := runScript(t, faultScript(t, scripted.Rule{Kind: scripted.KindAgent, Turns: []int{6}, Pattern: "gaskets", Steps: followAfterError(status, burst)}), 1, nil)
+			if s.code != 0 {
+				t.Fatalf("exit %d, want 0 after the retries", s.code)
+			}
+			tr := s.run.Conversations[0].TurnAt(6)
+			if tr.Status != result.TurnOK || len(tr.Attempts) == 0 || tr.Result() != judge.Pass {
+				t.Fatalf("turn 6: status %s, attempts %+v, result %s", tr.Status, tr.Attempts, tr.Result())
+			}
+			if _, err := os.Stat(filepath.Join(s.dir, tr.Attempts[0].Transcript)); err != nil {
+				t.Errorf("the failed attempt's transcript was not kept: %v", err)
+			}
+			var n int
+			for _, r := range s.srv.Requests() {
+				if r.Status == status {
+					n++
+				}
+			}
+			if n != burst {
+				t.Errorf("%d requests answered %d, want %d", n, status, burst)
+			}
+		})
 	}
 }
 
