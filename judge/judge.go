@@ -79,8 +79,11 @@ func (v *Verdict) Failed(r *rubric.Rubric) []string {
 	var out []string
 	for _, c := range v.Criteria {
 		if c.Result == Fail && c.Kind == rubric.Must {
-			crit, _ := r.ByID(c.ID)
-			out = append(out, c.ID+": "+crit.Text)
+			if crit, ok := r.ByID(c.ID); ok {
+				out = append(out, c.ID+": "+crit.Text)
+			} else {
+				out = append(out, c.ID) // a record without its rubric
+			}
 		}
 	}
 	return out

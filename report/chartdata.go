@@ -59,9 +59,7 @@ func ChartData(r *result.Run) chart.Data {
 				p.Escape, p.EscapeReason = v.EscapeHatch, v.EscapeReason
 				p.Partial, p.OverCall = v.Partial, v.OverCall
 				p.VerdictError = v.Error
-				if r.Rubric != nil {
-					p.FailedCriteria = v.Failed(r.Rubric)
-				}
+				p.FailedCriteria = v.Failed(r.Rubric)
 				for _, cv := range v.Criteria {
 					p.Criteria = append(p.Criteria, chart.CriterionResult{
 						ID: cv.ID, Kind: cv.Kind, Text: texts[cv.ID], Result: cv.Result,

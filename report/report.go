@@ -136,10 +136,8 @@ func Summary(w io.Writer, r *result.Run, styled bool) {
 			if t.Verdict.Result == judge.Uncertain {
 				fmt.Fprintf(&b, "  turn %d uncertain (neither pass nor fail): the judge's %d verdicts disagree\n", t.Turn, len(t.Verdict.Repeats))
 			}
-			if r.Rubric != nil {
-				for _, f := range t.Verdict.Failed(r.Rubric) {
-					fmt.Fprintf(&b, "  turn %d failed %s\n", t.Turn, f)
-				}
+			for _, f := range t.Verdict.Failed(r.Rubric) {
+				fmt.Fprintf(&b, "  turn %d failed %s\n", t.Turn, f)
 			}
 		}
 	}

@@ -171,6 +171,9 @@ func (c *Check) Run(calls []Call) (CheckResult, error) {
 
 // ByID finds a criterion.
 func (r *Rubric) ByID(id string) (Criterion, bool) {
+	if r == nil {
+		return Criterion{}, false
+	}
 	for _, c := range r.Criteria {
 		if c.ID == id {
 			return c, true
