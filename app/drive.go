@@ -78,6 +78,9 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 		rb = run.Rubric
 		s.mu.Unlock()
 		if rb != nil {
+			if err := result.WriteJSON(filepath.Join(s.dir, "rubric.json"), rb); err != nil {
+				stop(err)
+			}
 			return
 		}
 		var u rubric.Usage
@@ -89,7 +92,9 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 			run.Rubric = rb
 		})
 		if rubricErr != nil {
-			stop(fmt.Errorf("extracting the rubric: %w", rubricErr))
+			if ctx.Err() == nil { // an interrupt is not a rubric failure
+				stop(fmt.Errorf("extracting the rubric: %w", rubricErr))
+			}
 			return
 		}
 		if err := result.WriteJSON(filepath.Join(s.dir, "rubric.json"), rb); err != nil {
@@ -111,9 +116,6 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 			theJudge = &judge.Judge{Caller: caller, Rubric: rb, Model: run.Config.JudgeModel, Repeats: run.Config.JudgeRepeats}
 		})
 		return theJudge, nil
-	}
-	if run.Rubric != nil {
-		_ = result.WriteJSON(filepath.Join(s.dir, "rubric.json"), run.Rubric)
 	}
 
 	driver := &probe.Driver{

@@ -82,9 +82,11 @@ func snapshot(t *testing.T, dir string) map[string]completedTurn {
 	return out
 }
 
-// TestInterruptAndResume stops a real run with SIGINT (and once with
-// SIGKILL) at random moments; every folder must be readable by report and
-// resumable, and resume must lose none of the turns completed before.
+// TestInterruptAndResume stops real runs with SIGINT (and once with
+// SIGKILL) at 20 random moments, resuming after each stop, so each stop
+// lands somewhere else in the run: a turn, a judge call, the rubric, the
+// start. After every stop the folder must be readable by report and
+// resumable, and no turn completed before the stop may be lost or changed.
 func TestInterruptAndResume(t *testing.T) {
 	points := 20
 	if v := os.Getenv("VIBE_TEST_INTERRUPT_POINTS"); v != "" {
@@ -95,20 +97,7 @@ func TestInterruptAndResume(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	bin := vibeTestBinary(t)
 	claudeBin := testenv.Claude(t)
-	for i := 0; i < points; i++ {
-		delay := time.Duration(300+rng.IntN(17000)) * time.Millisecond
-		sig := syscall.SIGINT
-		if i == points-1 {
-			sig = syscall.SIGKILL
-		}
-		t.Run(fmt.Sprintf("%s-after-%s", sig, delay), func(t *testing.T) {
-			t.Parallel()
-			interruptAndResume(t, bin, claudeBin, sig, delay)
-		})
-	}
-}
 
-func interruptAndResume(t *testing.T, bin, claudeBin string, sig syscall.Signal, delay time.Duration) {
 	script, err := demo.Script([]string{"steady"}, false)
 	if err != nil {
 		t.Fatal(err)
@@ -123,16 +112,95 @@ func interruptAndResume(t *testing.T, bin, claudeBin string, sig syscall.Signal,
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(t.TempDir(), "run")
 	env := append(DemoEnv(os.Environ(), srv.URL()), "VIBE_TEST_CLAUDE="+claudeBin, "VIBE_TEST_CACHE_DIR="+filepath.Join(files, "cache"))
-	run := func(args ...string) (*exec.Cmd, *bytes.Buffer) {
+	command := func(args ...string) (*exec.Cmd, *bytes.Buffer) {
 		cmd := exec.Command(bin, args...)
 		cmd.Env = env
 		var buf bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &buf, &buf
 		return cmd, &buf
 	}
-	cmd, buf := run(paths.Skill, "--config", paths.Config, "--out", out, "--seed", "3", "--conversations", "1", "--max-retries", "1")
+	runs, out, started := 0, "", false
+	var before map[string]completedTurn
+	for stop := 0; stop < points; stop++ {
+		if !started {
+			runs++
+			out = filepath.Join(t.TempDir(), fmt.Sprintf("run-%d", runs))
+			before = map[string]completedTurn{}
+		}
+		var cmd *exec.Cmd
+		var buf *bytes.Buffer
+		if started {
+			cmd, buf = command("resume", out, "--retry-backoff", "200ms")
+		} else {
+			cmd, buf = command(paths.Skill, "--config", paths.Config, "--out", out, "--seed", "3", "--conversations", "2", "--max-retries", "1")
+		}
+		sig := syscall.SIGINT
+		if stop == points/2 {
+			sig = syscall.SIGKILL
+		}
+		delay := time.Duration(200+rng.IntN(6000)) * time.Millisecond
+		code := runAndStop(t, cmd, sig, delay)
+		switch {
+		case code == 0:
+			t.Logf("stop %d: run %d finished before the signal (%s)", stop, runs, delay)
+			started = false
+			continue
+		case sig == syscall.SIGINT && code != 130, sig == syscall.SIGKILL && code != 137:
+			t.Fatalf("stop %d: exit %d after %s\n%s", stop, code, sig, buf)
+		}
+		if _, err := os.Stat(filepath.Join(out, "run.json")); err != nil {
+			t.Logf("stop %d: %s after %s, before run.json was written", stop, sig, delay)
+			continue // nothing to lose yet; the next start makes the folder anew
+		}
+		started = true
+		now := snapshot(t, out)
+		for k, v := range before {
+			if w, ok := now[k]; !ok || !sameTurn(v, w) {
+				t.Fatalf("stop %d: %s was completed before and is lost or changed", stop, k)
+			}
+		}
+		before = now
+		rep, rbuf := command("report", out)
+		if err := rep.Run(); err != nil {
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() == 3 {
+				t.Fatalf("stop %d: report on the stopped folder: %v\n%s", stop, err, rbuf)
+			}
+		}
+		t.Logf("stop %d: %s after %s, %d turns completed so far, all kept", stop, sig, delay, len(now))
+	}
+	if !started {
+		return
+	}
+	res, rsbuf := command("resume", out, "--retry-backoff", "200ms")
+	if err := res.Run(); err != nil {
+		t.Fatalf("final resume: %v\n%s", err, rsbuf)
+	}
+	r, err := result.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != result.StatusCompleted || r.Outcome.Exit != 0 {
+		t.Fatalf("after the last resume: status %s exit %d\n%s", r.Status, r.Outcome.Exit, rsbuf)
+	}
+	for _, c := range r.Conversations {
+		if len(c.Turns) != 10 {
+			t.Errorf("conversation %d has %d turns", c.Index, len(c.Turns))
+		}
+	}
+	final := snapshot(t, out)
+	for k, v := range before {
+		if w, ok := final[k]; !ok || !sameTurn(v, w) {
+			t.Errorf("%s was completed before the last stop and is lost or changed", k)
+		}
+	}
+}
+
+// runAndStop starts cmd, signals it after delay unless it ended first, and
+// returns its exit code (128+signal when killed).
+func runAndStop(t *testing.T, cmd *exec.Cmd, sig syscall.Signal, delay time.Duration) int {
+	t.Helper()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -141,64 +209,23 @@ func interruptAndResume(t *testing.T, bin, claudeBin string, sig syscall.Signal,
 	var werr error
 	select {
 	case werr = <-done:
-		t.Log("the run finished before the signal")
 	case <-time.After(delay):
 		_ = cmd.Process.Signal(sig)
 		werr = <-done
 	}
-	code := 0
 	var ee *exec.ExitError
 	if errors.As(werr, &ee) {
-		code = ee.ExitCode()
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			code = 128 + int(ws.Signal())
+			return 128 + int(ws.Signal())
 		}
+		return ee.ExitCode()
 	}
-	switch {
-	case sig == syscall.SIGINT && code != 130 && code != 0:
-		t.Fatalf("exit %d after SIGINT, want 130\n%s", code, buf)
-	case sig == syscall.SIGKILL && code != 137 && code != 0:
-		t.Fatalf("exit %d after SIGKILL\n%s", code, buf)
-	}
-	if _, err := os.Stat(filepath.Join(out, "run.json")); err != nil {
-		// Stopped before the run folder's first write: nothing to lose.
-		t.Logf("stopped before run.json was written (%v)", err)
-		return
-	}
-	before := snapshot(t, out)
-	rep, rbuf := run("report", out)
-	if err := rep.Run(); err != nil {
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() == 3 {
-			t.Fatalf("report on the stopped folder: %v\n%s", err, rbuf)
-		}
-	}
-	res, rsbuf := run("resume", out, "--retry-backoff", "200ms")
-	if err := res.Run(); err != nil {
-		t.Fatalf("resume: %v\n%s\nfirst run:\n%s", err, rsbuf, buf)
-	}
-	r, err := result.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Status != result.StatusCompleted || r.Outcome.Exit != 0 {
-		t.Fatalf("after resume: status %s exit %d\n%s", r.Status, r.Outcome.Exit, rsbuf)
-	}
-	for _, c := range r.Conversations {
-		if len(c.Turns) != 10 {
-			t.Errorf("conversation %d has %d turns after resume", c.Index, len(c.Turns))
-		}
-	}
-	after := snapshot(t, out)
-	for k, v := range before {
-		w, ok := after[k]
-		if !ok {
-			t.Errorf("%s was completed before the stop and is lost", k)
-			continue
-		}
-		if w.transcript != v.transcript || w.context != v.context || (v.verdict != "" && w.verdict != v.verdict) {
-			t.Errorf("%s changed across the resume", k)
-		}
-	}
-	t.Logf("%d turns completed before the stop, all kept", len(before))
+	return 0
+}
+
+// sameTurn: the transcript and context are unchanged, and a verdict given
+// before is kept (a turn stopped before its judging ended gets one later).
+func sameTurn(before, after completedTurn) bool {
+	return before.transcript == after.transcript && before.context == after.context &&
+		(before.verdict == "" || before.verdict == after.verdict)
 }

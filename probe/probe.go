@@ -186,6 +186,7 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 	for i := 0; i < done; i++ {
 		if t := &conv.Turns[i]; t.Kind != "filler" && (t.Verdict == nil || t.Verdict.Result == judge.JudgeError) {
 			if !d.judgeSaved(ctx, conv, i) {
+				setStatus(stopped(ctx))
 				return
 			}
 		}
@@ -251,6 +252,7 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 			// The gate needs the baseline's verdict before turn 2.
 			v, ok := d.judgeTurn(ctx, conv, idx, rec.Prompt, out.Turn)
 			if !ok {
+				setStatus(stopped(ctx))
 				return
 			}
 			if v.Result == judge.JudgeError {
@@ -458,6 +460,11 @@ func (d *Driver) judgeTurn(ctx context.Context, conv *result.Conversation, idx i
 	d.emit(conv, turn, "judge", 0, "")
 	v := j.Judge(ctx, prompt, t)
 	d.Budget.Spend(v.CostUSD)
+	if ctx.Err() != nil && v.Result == judge.JudgeError {
+		// Stopped while judging: no verdict rather than a false judge
+		// error; resume judges the turn.
+		return v, false
+	}
 	d.Update(func() { conv.Turns[idx].Verdict = &v })
 	d.emit(conv, turn, "judged", 0, v.Result)
 	return v, true
@@ -532,6 +539,7 @@ func (d *Driver) Undiluted(ctx context.Context, conv *result.Conversation) {
 		idx := 0
 		d.Update(func() { idx = len(conv.Turns); conv.Turns = append(conv.Turns, rec) })
 		if _, ok := d.judgeTurn(ctx, conv, idx, rec.Prompt, out.Turn); !ok {
+			setStatus(stopped(ctx))
 			return
 		}
 	}
