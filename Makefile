@@ -6,6 +6,8 @@
 SHELL := /bin/bash
 TOOLS_BIN := $(CURDIR)/tools/node_modules/.bin
 export PATH := $(TOOLS_BIN):$(PATH)
+# The browser test keeps its screenshots here (git-ignored).
+export VIBE_TEST_ARTIFACTS ?= $(CURDIR)/artifacts
 
 .PHONY: tools assets build demo test vet fuzz clean
 
@@ -30,6 +32,7 @@ vet:
 	@test -z "$$(gofmt -l . | tee /dev/stderr)" || (echo "gofmt: files above need formatting" >&2; exit 1)
 
 test: assets vet
+	mkdir -p $(VIBE_TEST_ARTIFACTS)
 	go test -race -count=1 -timeout 40m ./...
 
 # Each fuzz target for FUZZTIME (default 60s).
