@@ -71,26 +71,31 @@ func TestAPIErrorBurstsRetried(t *testing.T) {
 
 func TestCredentialsRefusedStopsAtOnce(t *testing.T) {
 	t.Parallel()
-	s := runScript(t, faultScript(t, scripted.Rule{Kind: scripted.KindAgent, Steps: []scripted.Step{{Error: &scripted.HTTPError{Status: 401, Count: 1000}}}}), 2, nil)
-	if s.code != 3 {
-		t.Fatalf("exit %d, want 3", s.code)
-	}
-	if !strings.Contains(s.stderr, "refused the credentials") || !strings.Contains(s.stderr, "ANTHROPIC_API_KEY") {
-		t.Errorf("stderr does not say the credentials were refused and how to check them: %q", s.stderr)
-	}
-	var agentCalls int
-	for _, r := range s.srv.Requests() {
-		if r.Kind == scripted.KindAgent {
-			agentCalls++
-		}
-	}
-	// One turn with the CLI's single retry; the second conversation never
-	// starts (concurrency 1) and nothing is retried by vibe-test.
-	if agentCalls > 2 {
-		t.Errorf("%d agent requests after a 401, want at most 2", agentCalls)
-	}
-	if s.run.Status != result.StatusError {
-		t.Errorf("run status %s", s.run.Status)
+	for _, status := range []int{401, 403} {
+		t.Run(strconv.Itoa(status), func(t *testing.T) {
+			t.Parallel()
+			s := runScript(t, faultScript(t, scripted.Rule{Kind: scripted.KindAgent, Steps: []scripted.Step{{Error: &scripted.HTTPError{Status: status, Count: 1000}}}}), 2, nil)
+			if s.code != 3 {
+				t.Fatalf("exit %d, want 3", s.code)
+			}
+			if !strings.Contains(s.stderr, "refused the credentials") || !strings.Contains(s.stderr, "ANTHROPIC_API_KEY") {
+				t.Errorf("stderr does not say the credentials were refused and how to check them: %q", s.stderr)
+			}
+			var agentCalls int
+			for _, r := range s.srv.Requests() {
+				if r.Kind == scripted.KindAgent {
+					agentCalls++
+				}
+			}
+			// One turn with the CLI's single retry; the second conversation
+			// never starts (concurrency 1) and vibe-test retries nothing.
+			if agentCalls > 2 {
+				t.Errorf("%d agent requests after a %d, want at most 2", agentCalls, status)
+			}
+			if s.run.Status != result.StatusError {
+				t.Errorf("run status %s", s.run.Status)
+			}
+		})
 	}
 }
 
