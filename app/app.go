@@ -5,7 +5,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -191,12 +190,7 @@ func envValue(env []string, key string) string {
 	return ""
 }
 
-// isInterrupted reports whether err comes from a cancelled context.
-func isInterrupted(ctx context.Context, err error) bool {
-	return ctx.Err() != nil || errors.Is(err, context.Canceled)
-}
-
-// Stdin-free main helper: the styled check for a real terminal.
+// IsTerminal reports whether f is a terminal, where output may be styled.
 func IsTerminal(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0

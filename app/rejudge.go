@@ -93,17 +93,9 @@ func rejudgeCommand(c *cli.Context, stdio IO) error {
 		return exit.Errorf(exit.Tool, "%s: no judged turn was completed in this run: nothing to judge again", dir)
 	}
 
-	binary, err := findClaude(stdio.Env)
+	binary, hermetic, timeout, err := savedRunSetup(dir, r, stdio.Env, "judge it again")
 	if err != nil {
-		return exit.With(exit.Tool, err)
-	}
-	hermetic := r.Isolation == "hermetic"
-	if hermetic != claude.HasCredentials(stdio.Env) {
-		return exit.Errorf(exit.Tool, "%s: the run used isolation %q; set the same credentials (ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN, or neither) to judge it again", dir, r.Isolation)
-	}
-	timeout, err := time.ParseDuration(r.Config.TurnTimeout)
-	if err != nil || timeout <= 0 {
-		timeout = 10 * time.Minute
+		return err
 	}
 	j := &judge.Judge{
 		Caller: coldCaller(binary, stdio.Env, hermetic, r.Config.MaxRetries, timeout, defaultGrace),

@@ -64,17 +64,9 @@ func resumeCommand(c *cli.Context, stdio IO) error {
 			picks[i] = append(picks[i], p)
 		}
 	}
-	binary, err := findClaude(stdio.Env)
+	binary, hermetic, timeout, err := savedRunSetup(dir, r, stdio.Env, "resume it")
 	if err != nil {
-		return exit.With(exit.Tool, err)
-	}
-	hermetic := r.Isolation == "hermetic"
-	if hermetic != claude.HasCredentials(stdio.Env) {
-		return exit.Errorf(exit.Tool, "%s: the run used isolation %q; set the same credentials (ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN, or neither) to resume it", dir, r.Isolation)
-	}
-	timeout, err := time.ParseDuration(r.Config.TurnTimeout)
-	if err != nil {
-		timeout = 10 * time.Minute
+		return err
 	}
 	o := Options{
 		Concurrency: r.Config.Concurrency, TurnTimeout: timeout, Grace: defaultGrace, MaxRetries: r.Config.MaxRetries,
@@ -96,4 +88,22 @@ func resumeCommand(c *cli.Context, stdio IO) error {
 		return err
 	}
 	return outcomeError(r)
+}
+
+// savedRunSetup is what continuing or re-judging a saved run needs: the
+// CLI, the run's isolation (the same credentials must be set, or the
+// sessions and config dirs would not match), and its turn timeout.
+func savedRunSetup(dir string, r *result.Run, env []string, purpose string) (binary string, hermetic bool, timeout time.Duration, err error) {
+	if binary, err = findClaude(env); err != nil {
+		return "", false, 0, exit.With(exit.Tool, err)
+	}
+	hermetic = r.Isolation == "hermetic"
+	if hermetic != claude.HasCredentials(env) {
+		return "", false, 0, exit.Errorf(exit.Tool, "%s: the run used isolation %q; set the same credentials (ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN, or neither) to %s", dir, r.Isolation, purpose)
+	}
+	timeout, perr := time.ParseDuration(r.Config.TurnTimeout)
+	if perr != nil || timeout <= 0 {
+		timeout = 10 * time.Minute
+	}
+	return binary, hermetic, timeout, nil
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
@@ -164,18 +163,6 @@ func Version(ctx context.Context, binary string, env []string) (string, error) {
 		return "", fmt.Errorf("%s --version printed %q, not a version", binary, strings.TrimSpace(string(b)))
 	}
 	return v, nil
-}
-
-// LookPath finds the claude binary: $VIBE_TEST_CLAUDE, then PATH.
-func LookPath() (string, error) {
-	if p := os.Getenv("VIBE_TEST_CLAUDE"); p != "" {
-		return p, nil
-	}
-	p, err := exec.LookPath("claude")
-	if err != nil {
-		return "", fmt.Errorf("claude not found on PATH: install the pinned version with `npm install -g @anthropic-ai/claude-code@%s` (or set VIBE_TEST_CLAUDE to its path)", VerifiedVersion)
-	}
-	return p, nil
 }
 
 // MinVersion is the oldest CLI with every flag vibe-test passes
