@@ -10,13 +10,15 @@ import (
 	"github.com/vibe-test/vibe-test/claude"
 	"github.com/vibe-test/vibe-test/demo"
 	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/judge"
+	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/scripted"
 )
 
 func demoFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "out", Usage: "the run `folder` (default ./vibe-runs/<UTC time>-stock-ledger)"},
-		&cli.StringFlag{Name: "personas", Value: "decaying,steady", Usage: "the scripted agent's persona per conversation: steady, decaying, never, escaping"},
+		&cli.StringFlag{Name: "personas", Value: "decaying,steady", Usage: "the scripted agent's persona per conversation: steady, decaying, never, escaping, noisy"},
 		&cli.BoolFlag{Name: "keep-sandbox", Usage: "keep each conversation's sandbox folder"},
 	}
 }
@@ -61,29 +63,41 @@ func demoCommand(c *cli.Context, stdio IO) error {
 	if err != nil {
 		return err
 	}
-	want := expectedDemoExit(personas)
-	if r.Outcome.Exit != want {
-		return exit.Errorf(exit.Tool, "the demo did not run as designed: personas %s should give exit %d, the run gave %d (%s)", strings.Join(personas, ", "), want, r.Outcome.Exit, r.Outcome.Sentence)
+	if err := checkDemo(personas, r); err != nil {
+		return exit.Errorf(exit.Tool, "the demo did not run as designed: %v", err)
 	}
 	fmt.Fprintf(stdio.Stdout, "\nThe demo ran as designed. A real run with these results would exit %d: %s\n", r.Outcome.Exit, r.Outcome.Sentence)
 	fmt.Fprintln(stdio.Stdout, "(The costs are what the CLI computes for the scripted model's token counts at list prices; nothing was billed.)")
 	return nil
 }
 
-// expectedDemoExit is the exit code a real run with these personas gives:
-// a failing baseline anywhere is indeterminate unless another conversation
-// decayed, which is decay.
-func expectedDemoExit(personas []string) int {
-	code := exit.OK
-	for _, p := range personas {
-		switch p {
-		case "decaying", "escaping":
-			return exit.Decay
-		case "never":
-			code = exit.Indeterminate
+// checkDemo says whether the run did what its personas script: each
+// conversation has its persona's shape, and every fresh session followed
+// the skill (all personas but never do, fresh). The verdict itself is then
+// whatever the decision function makes of that, which the demo reports.
+func checkDemo(personas []string, r *result.Run) error {
+	want := map[string]string{
+		scripted.PersonaSteady: result.ShapeHeld, scripted.PersonaDecaying: result.ShapeDecayed,
+		scripted.PersonaEscaping: result.ShapeDecayed, scripted.PersonaNever: result.ShapeBaselineFailed,
+	}
+	never := false
+	for i, p := range personas {
+		never = never || p == scripted.PersonaNever
+		if i >= len(r.Conversations) {
+			return fmt.Errorf("conversation %d (%s) did not run", i+1, p)
+		}
+		if got := r.Conversations[i].Shape; want[p] != "" && got != want[p] {
+			return fmt.Errorf("conversation %d plays %s and should be %q, it is %q", i+1, p, want[p], got)
 		}
 	}
-	return code
+	for _, f := range r.Fresh {
+		for _, t := range f.Turns {
+			if !never && t.Result() != judge.Pass {
+				return fmt.Errorf("fresh triple %d: probe %d should pass fresh, it is %q", f.Index, t.Turn, t.Result())
+			}
+		}
+	}
+	return nil
 }
 
 // DemoEnv is the environment of runs against the scripted model: the

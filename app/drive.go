@@ -18,7 +18,6 @@ import (
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/rubric"
 	"github.com/vibe-test/vibe-test/skill"
-	"github.com/vibe-test/vibe-test/stats"
 )
 
 // session is a run record being written: every change goes through update,
@@ -130,9 +129,9 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 	prog := newProgress(stdio.Stderr, in.out.styled && !in.out.json)
 	driver.Progress = prog.event
 	limit := o.Concurrency
-	total := len(run.Conversations) + len(run.Controls)
+	total := len(run.Conversations) + len(run.Fresh) + len(run.Controls)
 	if run.Sequential != nil {
-		total = max(total, run.Sequential.Batch)
+		total = max(total, 2*run.Sequential.Batch)
 	}
 	if limit <= 0 || limit > total {
 		limit = total
@@ -154,14 +153,19 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 			work(conv)
 		}()
 	}
+	// Each conversation goes with its fresh triple (the same probes, each
+	// the first message of its own new session): the two arms the verdict
+	// compares.
 	startFrom := func(from int) {
 		for i := from; i < len(run.Conversations); i++ {
 			c := &run.Conversations[i]
-			if c.Status == result.StatusCompleted || c.Status == result.StatusBaselineFailed {
-				continue
+			if c.Status != result.StatusCompleted && c.Status != result.StatusBaselineFailed {
+				passages := in.picks[i]
+				launch(c, func(conv *result.Conversation) { driver.Converse(ctx, conv, passages) })
 			}
-			passages := in.picks[i]
-			launch(c, func(conv *result.Conversation) { driver.Converse(ctx, conv, passages) })
+			if i < len(run.Fresh) && run.Fresh[i].Status != result.StatusCompleted {
+				launch(&run.Fresh[i], func(conv *result.Conversation) { driver.Fresh(ctx, conv) })
+			}
 		}
 	}
 	startFrom(0)
@@ -177,14 +181,13 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 			switch conv.Control {
 			case result.ControlNoSkill:
 				noSkill.Converse(ctx, conv, in.picks[(conv.Index-1)%len(in.picks)])
-			case result.ControlUndiluted:
-				driver.Undiluted(ctx, conv)
 			}
 		})
 	}
 	wg.Wait()
-	// --until-decided: look after each batch; add a batch while the SPRT
-	// says continue. Conversations are only appended while none runs.
+	// --until-decided: look after each batch; add a batch (conversations
+	// and their fresh triples) while the look says continue. Units are only
+	// appended while none runs.
 	for run.Sequential != nil && ctx.Err() == nil {
 		var decision string
 		var look result.Look
@@ -192,9 +195,9 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 			decision = run.Sequential.Observe(run)
 			look = run.Sequential.Looks[len(run.Sequential.Looks)-1]
 		})
-		fmt.Fprintf(stdio.Stderr, "vibe-test: look after %d conversations: %d observations, %d decayed, log-likelihood ratio %.2f: %s\n",
-			look.Conversations, look.Observations, look.Decayed, look.LLR, decision)
-		if decision != stats.DecisionContinue {
+		fmt.Fprintf(stdio.Stderr, "vibe-test: look after %d conversations: diluted vs fresh drop %.0f points, p = %.3g (this look's level %.3g): %s\n",
+			look.Conversations, 100*look.Drop, look.P, look.Level, decision)
+		if decision != result.SeqContinue {
 			break
 		}
 		from := len(run.Conversations)
@@ -218,6 +221,7 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 				run.Conversations = append(run.Conversations, result.Conversation{
 					Index: from + k + 1, Status: result.StatusPending, Fillers: pid, Turns: []result.Turn{},
 				})
+				run.Fresh = append(run.Fresh, result.FreshTriple(from+k+1))
 				run.Plan.Fillers = append(run.Plan.Fillers, pid)
 			}
 		})
@@ -234,6 +238,9 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 		var all []*result.Conversation
 		for i := range run.Conversations {
 			all = append(all, &run.Conversations[i])
+		}
+		for i := range run.Fresh {
+			all = append(all, &run.Fresh[i])
 		}
 		for i := range run.Controls {
 			all = append(all, &run.Controls[i])
@@ -272,7 +279,7 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 func tallyCosts(run *result.Run) {
 	c := &run.Costs
 	c.Agent, c.Judge, c.JudgeTokens = 0, 0, 0
-	convs := append(append([]result.Conversation{}, run.Conversations...), run.Controls...)
+	convs := append(append(append([]result.Conversation{}, run.Conversations...), run.Fresh...), run.Controls...)
 	for i := range convs {
 		conv := &convs[i]
 		for _, t := range conv.Abandoned {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/vibe-test/vibe-test/probe"
+	"github.com/vibe-test/vibe-test/result"
 )
 
 // progress shows what every conversation is doing while a run goes. On a
@@ -35,7 +36,11 @@ func (p *progress) event(ev probe.Event) {
 		return
 	}
 	name := fmt.Sprintf("conv %d", ev.Conv)
-	if ev.Control != "" {
+	switch ev.Control {
+	case "":
+	case result.ArmFresh:
+		name = fmt.Sprintf("fresh %d", ev.Conv)
+	default:
 		name = fmt.Sprintf("%s control %d", ev.Control, ev.Conv)
 	}
 	what := ""

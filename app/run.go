@@ -22,7 +22,6 @@ import (
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/rubric"
 	"github.com/vibe-test/vibe-test/skill"
-	"github.com/vibe-test/vibe-test/stats"
 )
 
 // Options of one run; flags map onto these one to one.
@@ -44,16 +43,17 @@ type Options struct {
 	Seed           int64
 	PassEnv        []string
 	Args           []string
-	Gate           string
+	// Rule sets the exit code (result.RuleDilutedVsFresh or
+	// result.RuleAnyProbeFailed).
+	Rule           string
 	Alpha          float64
 	JudgeRepeats   int
 	Controls       []string
 	// Sequential mode (--until-decided).
 	UntilDecided     bool
 	MaxConversations int
-	Effect           float64
-	NoiseFloor       float64
-	Beta             float64
+	// Effect is the drop in probe pass share the run aims to detect.
+	Effect float64
 	MaxBudgetUSD     float64
 	TurnRetries      int
 	RetryBackoff     time.Duration
@@ -79,14 +79,15 @@ func runFlagSet() []cli.Flag {
 		&cli.StringFlag{Name: "fillers", Usage: "a `folder` of your own filler passages (*.md, *.txt) added to the built-in ones"},
 		&cli.Int64Flag{Name: "seed", Usage: "filler selection seed (default: random, recorded in plan.json)"},
 		&cli.StringSliceFlag{Name: "pass-env", Usage: "also pass this environment `variable` to the agent"},
-		&cli.StringFlag{Name: "gate", Value: result.GateAny, Usage: "exit 1 on `any` decay, or only on a `significant` one (paired sign test, --alpha)"},
-		&cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "significance level for --gate significant"},
-		&cli.StringSliceFlag{Name: "control", Usage: "also run a control: `no-skill` (same schedule, no skill installed) or undiluted (each probe in a fresh session); repeatable"},
-		&cli.BoolFlag{Name: "until-decided", Usage: "add --conversations at a time until a sequential test (SPRT) decides decay or no decay, or --max-conversations is reached"},
+		&cli.StringFlag{Name: "rule", Value: result.RuleDilutedVsFresh, Usage: "what sets exit 1: `diluted-vs-fresh` (the probes pass significantly less often diluted than fresh, at --alpha) or any-probe-failed (seed 002's rule: any probe failed after a passed baseline; not a test)"},
+		&cli.StringFlag{Name: "gate", Hidden: true, Usage: "replaced by --rule (any = any-probe-failed, significant = diluted-vs-fresh)"},
+		&cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "the false-alarm rate of --rule diluted-vs-fresh"},
+		&cli.Float64Flag{Name: "effect", Value: result.DefaultEffect, Usage: "the drop in probe pass rate (0-1) worth catching: a run that could catch it with 80% power and did not says held, otherwise not enough evidence"},
+		&cli.StringSliceFlag{Name: "control", Usage: "also run a control: `no-skill` (same schedule, no skill installed); repeatable. (Each probe is always asked fresh as well: that is the comparison.)"},
+		&cli.BoolFlag{Name: "until-decided", Usage: "add --conversations (with their fresh sessions) at a time until decay is shown, the skill held, or --max-conversations is reached"},
 		&cli.IntFlag{Name: "max-conversations", Value: 20, Usage: "the cap of --until-decided"},
-		&cli.Float64Flag{Name: "effect", Value: 0.4, Usage: "--until-decided: the decay to detect, as the share of conversations it strikes beyond the noise floor (P1 = P0 + effect)"},
-		&cli.Float64Flag{Name: "noise-floor", Value: 0.05, Usage: "--until-decided: P0, the share of conversations that look decayed when nothing decayed"},
-		&cli.Float64Flag{Name: "beta", Value: 0.2, Usage: "--until-decided: the miss rate (1 - power)"},
+		&cli.Float64Flag{Name: "noise-floor", Hidden: true},
+		&cli.Float64Flag{Name: "beta", Hidden: true},
 		&cli.IntFlag{Name: "judge-repeats", Value: 1, Usage: "judge each turn this many times; disagreeing verdicts make the turn uncertain"},
 		&cli.Float64Flag{Name: "max-budget-usd", Usage: "stop starting turns once the run has spent this much (agent, rubric and judge)"},
 		&cli.IntFlag{Name: "turn-retries", Value: 3, Usage: "rerun a turn this often after the CLI's own retries give up on a transient API error"},
@@ -102,9 +103,9 @@ func optionsFrom(c *cli.Context) (Options, error) {
 		NoBaselineGate: c.Bool("no-baseline-gate"), KeepSandbox: c.Bool("keep-sandbox"),
 		TurnTimeout: c.Duration("turn-timeout"), MaxRetries: c.Int("max-retries"),
 		FillersDir: c.String("fillers"), Seed: c.Int64("seed"), PassEnv: c.StringSlice("pass-env"),
-		Gate: c.String("gate"), Alpha: c.Float64("alpha"), JudgeRepeats: c.Int("judge-repeats"), Controls: c.StringSlice("control"),
+		Rule: c.String("rule"), Alpha: c.Float64("alpha"), JudgeRepeats: c.Int("judge-repeats"), Controls: c.StringSlice("control"),
 		UntilDecided: c.Bool("until-decided"), MaxConversations: c.Int("max-conversations"),
-		Effect: c.Float64("effect"), NoiseFloor: c.Float64("noise-floor"), Beta: c.Float64("beta"),
+		Effect: c.Float64("effect"),
 		MaxBudgetUSD: c.Float64("max-budget-usd"), TurnRetries: c.Int("turn-retries"), RetryBackoff: c.Duration("retry-backoff"),
 		Grace: defaultGrace,
 	}
@@ -123,23 +124,46 @@ func optionsFrom(c *cli.Context) (Options, error) {
 	if o.MaxRetries < 0 || o.MaxRetries > 20 {
 		return o, fmt.Errorf("--max-retries: %d, expected 0 to 20", o.MaxRetries)
 	}
-	if o.Gate != result.GateAny && o.Gate != result.GateSignificant {
-		return o, fmt.Errorf("--gate: %q, expected %q or %q", o.Gate, result.GateAny, result.GateSignificant)
-	}
-	if c.IsSet("alpha") && o.Gate != result.GateSignificant && !o.UntilDecided {
-		return o, fmt.Errorf("--alpha only applies with --gate significant or --until-decided (the default gate, any, exits 1 on any decay)")
-	}
-	for _, name := range []string{"max-conversations", "effect", "noise-floor", "beta"} {
-		if c.IsSet(name) && !o.UntilDecided {
-			return o, fmt.Errorf("--%s only applies with --until-decided", name)
+	for _, name := range []string{"noise-floor", "beta"} {
+		if c.IsSet(name) {
+			return o, fmt.Errorf("--%s: no longer used: --until-decided now spends --alpha over its looks and needs no noise floor or miss rate (see README, \"Stopping early\")", name)
 		}
 	}
+	if g := c.String("gate"); g != "" {
+		if c.IsSet("rule") {
+			return o, fmt.Errorf("--gate: replaced by --rule; give only --rule")
+		}
+		switch g {
+		case result.GateAny:
+			o.Rule = result.RuleAnyProbeFailed
+		case result.GateSignificant:
+			o.Rule = result.RuleDilutedVsFresh
+		default:
+			return o, fmt.Errorf("--gate: %q, expected %q or %q (and --gate is replaced by --rule)", g, result.GateAny, result.GateSignificant)
+		}
+		fmt.Fprintf(os.Stderr, "warning: --gate %s is replaced by --rule %s\n", g, o.Rule)
+	}
+	if o.Rule != result.RuleDilutedVsFresh && o.Rule != result.RuleAnyProbeFailed {
+		return o, fmt.Errorf("--rule: %q, expected %q or %q", o.Rule, result.RuleDilutedVsFresh, result.RuleAnyProbeFailed)
+	}
+	if c.IsSet("alpha") && o.Rule != result.RuleDilutedVsFresh {
+		return o, fmt.Errorf("--alpha only applies with --rule %s (the any-probe-failed rule is not a test and has no level)", result.RuleDilutedVsFresh)
+	}
+	if c.IsSet("max-conversations") && !o.UntilDecided {
+		return o, fmt.Errorf("--max-conversations only applies with --until-decided")
+	}
+	if !(o.Effect > 0 && o.Effect <= 1) {
+		return o, fmt.Errorf("--effect: %v, expected a drop between 0 and 1 (0.3 = 30 points)", o.Effect)
+	}
 	if o.UntilDecided {
+		if o.Rule != result.RuleDilutedVsFresh {
+			return o, fmt.Errorf("--until-decided needs --rule %s", result.RuleDilutedVsFresh)
+		}
 		if o.MaxConversations < o.Conversations {
 			return o, fmt.Errorf("--max-conversations: %d, expected at least --conversations (%d, the batch size)", o.MaxConversations, o.Conversations)
 		}
-		if err := (stats.SPRT{P0: o.NoiseFloor, P1: o.NoiseFloor + o.Effect, Alpha: o.Alpha, Beta: o.Beta, Max: o.MaxConversations}).Validate(); err != nil {
-			return o, fmt.Errorf("--until-decided: %v", err)
+		if o.MaxConversations > 200 {
+			return o, fmt.Errorf("--max-conversations: %d, expected at most 200", o.MaxConversations)
 		}
 		if len(o.Controls) > 0 {
 			return o, fmt.Errorf("--control and --until-decided do not go together: controls are sized by --conversations")
@@ -148,11 +172,20 @@ func optionsFrom(c *cli.Context) (Options, error) {
 	if o.Alpha <= 0 || o.Alpha >= 0.5 {
 		return o, fmt.Errorf("--alpha: %v, expected a level between 0 and 0.5", o.Alpha)
 	}
+	var controls []string
 	for _, k := range o.Controls {
-		if k != result.ControlNoSkill && k != result.ControlUndiluted {
-			return o, fmt.Errorf("--control: %q, expected %q or %q", k, result.ControlNoSkill, result.ControlUndiluted)
+		switch k {
+		case result.ControlNoSkill:
+			controls = append(controls, k)
+		case result.ControlUndiluted:
+			// Every run asks each probe fresh now; accepted so old CI lines
+			// keep working.
+			fmt.Fprintln(os.Stderr, "note: --control undiluted is now part of every run (the fresh arm); the flag is ignored")
+		default:
+			return o, fmt.Errorf("--control: %q, expected %q", k, result.ControlNoSkill)
 		}
 	}
+	o.Controls = controls
 	if o.JudgeRepeats < 1 || o.JudgeRepeats > 9 {
 		return o, fmt.Errorf("--judge-repeats: %d, expected 1 to 9", o.JudgeRepeats)
 	}
@@ -259,7 +292,7 @@ func Execute(ctx context.Context, o Options, stdio IO) (*result.Run, error) {
 			Conversations: o.Conversations, Concurrency: o.Concurrency, Model: model, JudgeModel: judgeModel,
 			NoBaselineGate: o.NoBaselineGate, TurnTimeout: o.TurnTimeout.String(), MaxRetries: o.MaxRetries,
 			ConfigFile: cfgPath, RubricFile: o.RubricPath, FillersDir: o.FillersDir, KeepSandbox: o.KeepSandbox,
-			MaxBudgetUSD: o.MaxBudgetUSD, PassEnv: o.PassEnv, Gate: o.Gate, Alpha: o.Alpha, JudgeRepeats: o.JudgeRepeats, Controls: o.Controls, Args: o.Args,
+			MaxBudgetUSD: o.MaxBudgetUSD, PassEnv: o.PassEnv, Rule: o.Rule, Alpha: o.Alpha, Effect: o.Effect, JudgeRepeats: o.JudgeRepeats, Controls: o.Controls, Args: o.Args,
 		},
 		Isolation: "author-config",
 	}
@@ -270,8 +303,8 @@ func Execute(ctx context.Context, o Options, stdio IO) (*result.Run, error) {
 		fmt.Fprintf(stdio.Stderr, "warning: claude %s differs from %s, the version vibe-test's parser was verified on; results may be misread\n", version, claude.VerifiedVersion)
 	}
 	if o.UntilDecided {
-		run.Sequential = &result.Sequential{P0: o.NoiseFloor, P1: o.NoiseFloor + o.Effect, Alpha: o.Alpha, Beta: o.Beta,
-			Max: o.MaxConversations, Batch: o.Conversations, Decision: "continue"}
+		run.Sequential = &result.Sequential{Alpha: o.Alpha, Effect: o.Effect,
+			Max: o.MaxConversations, Batch: o.Conversations, Decision: result.SeqContinue}
 	}
 	sess := &session{run: run, dir: outDir}
 	sess.update(func() {})
@@ -325,6 +358,7 @@ func Execute(ctx context.Context, o Options, stdio IO) (*result.Run, error) {
 			run.Conversations = append(run.Conversations, result.Conversation{
 				Index: i + 1, Status: result.StatusPending, Fillers: pl.Fillers[i], Turns: []result.Turn{},
 			})
+			run.Fresh = append(run.Fresh, result.FreshTriple(i+1))
 		}
 		for _, kind := range o.Controls {
 			for i := 0; i < o.Conversations; i++ {

@@ -200,18 +200,30 @@ type Check struct {
 
 // Stats is what the numbers may claim.
 type Stats struct {
-	// PerTurn is each judged turn's pass rate over the conversations that
-	// reached it. The chart draws it, with its interval, at the turns that
-	// more than one conversation reached.
+	// PerTurn is each judged turn's pass rate in the diluted conversations
+	// (turn 1 over all of them, the probes over the population Population
+	// names). The chart draws it, with its interval, at the turns that more
+	// than one conversation reached.
 	PerTurn []TurnRate
-	Paired  []PairedTest
-	// EffectiveTurn is the last judged turn still at >= 85% of the
-	// baseline's pass rate; 0 when there is none.
+	// Fresh is each probe's pass rate asked fresh (the first message of a
+	// new session), drawn beside the diluted rate at the same turn.
+	Fresh []TurnRate
+	// The comparison behind the exit code: diluted vs fresh, per unit.
+	DilutedPopulation string
+	DilutedMean       float64
+	FreshMean         float64
+	DilutedUnits      int
+	FreshUnits        int
+	Testable          bool
+	Drop              float64
+	P                 float64
+	// MinDetectableDrop is the drop this run would catch with 80% power (0:
+	// none).
+	MinDetectableDrop float64
+	// EffectiveTurn is the last probe whose diluted pass rate is still at
+	// >= 85% of its fresh rate; 0 when there is none.
 	EffectiveTurn int
 	Alpha         float64
-	Underpowered  bool
-	NeededMin     int // discordant conversations the sign test needs to reach Alpha
-	NeededPower   int // conversations for 80% power against a decay that strikes 40%
 	CheckAgreed   int // criteria where the model judge agreed with the check…
 	CheckTotal    int // …of the criteria that had a check
 	// NonDiscriminating criteria passed everywhere: they cannot tell decay apart.
@@ -220,10 +232,13 @@ type Stats struct {
 
 // TurnRate is one judged turn's pass rate with its Wilson 95% interval.
 type TurnRate struct {
-	Turn   int
-	Passes int
-	N      int
-	Lo, Hi float64 // the Wilson 95% interval, 0..1
+	Turn int
+	// Population is who the rate is over ("all conversations", "fresh
+	// sessions", …).
+	Population string
+	Passes     int
+	N          int
+	Lo, Hi     float64 // the Wilson 95% interval, 0..1
 }
 
 // Rate is Passes/N, 0 when N is 0.
@@ -232,15 +247,6 @@ func (r TurnRate) Rate() float64 {
 		return 0
 	}
 	return float64(r.Passes) / float64(r.N)
-}
-
-// PairedTest compares turn 1 with a probe inside each conversation: the
-// exact one-sided sign test on the conversations that changed.
-type PairedTest struct {
-	Probe string // "6", "8", "10" or "pooled"
-	Down  int    // passed at turn 1, failed at the probe
-	Up    int    // the reverse
-	P     float64
 }
 
 // ErrNoScript is returned by Render when this binary was built without the

@@ -60,8 +60,8 @@ func run(bypassed bool) Data {
 			Model:     "claude-sonnet-5-5", VibeTestVersion: "v0.4.0",
 			ClaudeVersion: "2.1.330", ClaudeVerified: "2.1.328", ClaudeMismatch: true,
 			Isolation: "hermetic", Conversations: 2, Status: "completed",
-			Verdict: "decay", Sentence: "Decay: in 1 of 2 conversations the baseline passed and a later probe failed (3 of 4 judged probes failed).", ExitCode: 1,
-			Notes:      []string{"Underpowered: with 2 conversations no drop can reach p <= 0.05."},
+			Verdict: "not-enough-evidence", Sentence: "Not enough evidence: no decay shown (diluted 1/4 probes passed in conversations whose baseline passed, fresh 5/6), but this run was too small to reliably catch any drop, even a collapse.", ExitCode: 0,
+			Notes:      []string{"Left out of the diluted arm: 2 probes (not run)."},
 			Costs:      Costs{Agent: 0.6123, Rubric: 0.0412, Plan: 0.0187, Judge: 0.0265, Total: 0.6987},
 			StartedAt:  time.Date(2026, 11, 30, 10, 15, 0, 0, time.UTC),
 			FinishedAt: time.Date(2026, 11, 30, 10, 31, 12, 0, time.UTC),
@@ -74,15 +74,19 @@ func run(bypassed bool) Data {
 		},
 		Stats: &Stats{
 			PerTurn: []TurnRate{
-				{Turn: 1, Passes: 2, N: 2, Lo: 0.3424, Hi: 1},
-				{Turn: 6, Passes: 0, N: 2, Lo: 0, Hi: 0.6576},
-				{Turn: 8, Passes: 0, N: 1, Lo: 0, Hi: 0.7935},
-				{Turn: 10, Passes: 1, N: 1, Lo: 0.2065, Hi: 1},
+				{Turn: 1, Population: "all conversations", Passes: 2, N: 2, Lo: 0.3424, Hi: 1},
+				{Turn: 6, Population: "conversations whose baseline passed", Passes: 0, N: 2, Lo: 0, Hi: 0.6576},
+				{Turn: 8, Population: "conversations whose baseline passed", Passes: 0, N: 1, Lo: 0, Hi: 0.7935},
+				{Turn: 10, Population: "conversations whose baseline passed", Passes: 1, N: 1, Lo: 0.2065, Hi: 1},
 			},
-			Paired: []PairedTest{
-				{Probe: "6", Down: 2, P: 0.25}, {Probe: "8", Down: 1, P: 0.5}, {Probe: "10", P: 1}, {Probe: "pooled", Down: 2, P: 0.25},
+			Fresh: []TurnRate{
+				{Turn: 6, Population: "fresh sessions", Passes: 2, N: 2, Lo: 0.3424, Hi: 1},
+				{Turn: 8, Population: "fresh sessions", Passes: 2, N: 2, Lo: 0.3424, Hi: 1},
+				{Turn: 10, Population: "fresh sessions", Passes: 1, N: 2, Lo: 0.0945, Hi: 0.9055},
 			},
-			EffectiveTurn: 1, Alpha: 0.05, Underpowered: true, NeededMin: 5, NeededPower: 16,
+			DilutedPopulation: "conversations whose baseline passed", DilutedMean: 0.1667, FreshMean: 0.8333,
+			DilutedUnits: 2, FreshUnits: 2, Testable: true, Drop: 0.6667, P: 0.06,
+			EffectiveTurn: 1, Alpha: 0.05,
 			CheckAgreed: 4, CheckTotal: 5,
 		},
 		Conversations: []Conversation{
@@ -259,13 +263,14 @@ func TestReportSections(t *testing.T) {
 		}
 		report := string(b)
 		for _, want := range []string{
-			`<table class="facts">`, `<table class="rubric">`, `<table class="per-turn">`, `<table class="paired">`,
+			`<table class="facts">`, `<table class="rubric">`, `<table class="per-turn">`, `Diluted against fresh: the exit code's test`,
 			`<table class="overview">`, `<table class="criteria">`, `<details class="trace">`,
 			`<tr><th>content hash</th><td><code title="4b0e7c2a9d11f00d5e6a7b8c9d0e1f2a3b4c5d6e7f8091a2b3c4d5e6f708192a">4b0e7c2a9d11</code></td></tr>`,
 			`warning: differs from the version the parser was verified on (2.1.328)`,
 			`$0.6987 <span class="muted">(agent $0.6123, rubric $0.0412, plan $0.0187, judge $0.0265)</span>`,
 			`<td class="num">2 / 2</td><td class="num">100%</td><td class="num">34% – 100%</td>`,
-			`<tr><td>any probe (pooled)</td><td class="num">2</td><td class="num">0</td><td class="num">0.25</td></tr>`,
+			`<tr><td class="num">6</td><td>fresh</td><td>fresh sessions</td><td class="num">2 / 2</td>`,
+			`diluted: 2 units, mean share 17%; fresh: 2 units, mean share 83%`,
 			`effective turn: <b>1</b>`,
 			`deterministic check <span class="muted">(the model said fail)</span>`,
 			`<summary>trace: 3 tool calls</summary>`,
@@ -719,7 +724,7 @@ func TestPassRate(t *testing.T) {
 			Data   [][2]struct{ Coord [2]float64 }
 		}
 	}
-	rateOf := func(d Data) *series {
+	rateOf := func(d Data, name string) *series {
 		t.Helper()
 		option, err := OptionJSON(d)
 		if err != nil {
@@ -730,14 +735,23 @@ func TestPassRate(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range o.Series {
-			if o.Series[i].Name == "pass rate" {
+			if o.Series[i].Name == name {
 				return &o.Series[i]
 			}
 		}
 		return nil
 	}
 
-	s := rateOf(run(false))
+	// Beside the fresh rates, the diluted ones sit just left of the turn.
+	if s := rateOf(run(false), "fresh pass rate (same probe, new session)"); s == nil || len(s.Data) != 3 || s.Data[0].Value != [2]float64{6.12, 1} || s.Data[2].Value != [2]float64{10.12, 0.5} {
+		t.Errorf("fresh rate series: %+v", s)
+	}
+	if s := rateOf(run(false), "diluted pass rate"); s == nil || s.Data[1].Value != [2]float64{5.88, 0} {
+		t.Errorf("diluted rate series beside the fresh one: %+v", s)
+	}
+	noFresh := run(false)
+	noFresh.Stats.Fresh = nil
+	s := rateOf(noFresh, "diluted pass rate")
 	if s == nil {
 		t.Fatal("no pass rate series for a run of two conversations")
 	}
@@ -749,7 +763,7 @@ func TestPassRate(t *testing.T) {
 	if want := [][2]float64{{1, 1}, {6, 0}}; !equalPoints(points, want) {
 		t.Errorf("pass rate points = %v, want %v", points, want)
 	}
-	if tip := s.Data[0].Tooltip.Formatter; !strings.Contains(tip, "2 of 2 conversations passed: 100%") || !strings.Contains(tip, "Wilson 95% interval: 34% – 100%") {
+	if tip := s.Data[0].Tooltip.Formatter; !strings.Contains(tip, "2 of 2 passed (all conversations): 100%") || !strings.Contains(tip, "Wilson 95% interval: 34% – 100%") {
 		t.Errorf("turn 1 pass rate tooltip = %q", tip)
 	}
 	if !s.MarkLine.Silent {
@@ -769,7 +783,7 @@ func TestPassRate(t *testing.T) {
 
 	// One conversation: its own points are the rate, no series of it.
 	single := Data{Conversations: run(false).Conversations[:1], Stats: &Stats{PerTurn: []TurnRate{{Turn: 1, Passes: 1, N: 1, Lo: 0.2065, Hi: 1}}}}
-	if s := rateOf(single); s != nil {
+	if s := rateOf(single, "diluted pass rate"); s != nil {
 		t.Errorf("a pass rate is drawn for one conversation: %+v", s)
 	}
 }

@@ -127,7 +127,7 @@ func TestChartDataFromRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(option), `"name": "pass rate"`) || !strings.Contains(string(option), `"name": "filler turns"`) {
+	if !strings.Contains(string(option), `"name": "diluted pass rate"`) || !strings.Contains(string(option), `"name": "filler turns"`) {
 		t.Error("the chart lacks the pass rate or the filler shading")
 	}
 }

@@ -55,6 +55,8 @@ const (
 	// The pass rate across conversations and its error bars: near black,
 	// apart from every conversation's colour.
 	rateColor = "#212529"
+	// freshColor draws the fresh arm: each probe asked in a new session.
+	freshColor = "#2b8a3e"
 	// Filler turns are shaded light grey: context, not data.
 	fillerShade = "rgba(134, 142, 150, 0.13)"
 	fillerText  = "#868e96"
@@ -77,22 +79,33 @@ func build(d Data) (*charts.Line, error) {
 			lastTurn = max(lastTurn, p.Turn)
 		}
 	}
-	var rates []TurnRate
+	var rates, fresh []TurnRate
 	if d.Stats != nil {
-		rates = d.Stats.PerTurn
+		rates, fresh = d.Stats.PerTurn, d.Stats.Fresh
 	}
-	seenRate := map[int]bool{}
-	for _, r := range rates {
-		if err := checkRate(r); err != nil {
-			return nil, fmt.Errorf("chart: pass rate at turn %d: %w", r.Turn, err)
+	for _, set := range [][]TurnRate{rates, fresh} {
+		seenRate := map[int]bool{}
+		for _, r := range set {
+			if err := checkRate(r); err != nil {
+				return nil, fmt.Errorf("chart: pass rate at turn %d: %w", r.Turn, err)
+			}
+			if seenRate[r.Turn] {
+				return nil, fmt.Errorf("chart: pass rate at turn %d twice", r.Turn)
+			}
+			seenRate[r.Turn] = true
+			lastTurn = max(lastTurn, r.Turn)
 		}
-		if seenRate[r.Turn] {
-			return nil, fmt.Errorf("chart: pass rate at turn %d twice", r.Turn)
-		}
-		seenRate[r.Turn] = true
-		lastTurn = max(lastTurn, r.Turn)
 	}
-	rate := rateSeries(rates)
+	// Side by side at each probe: diluted just left of the turn, fresh
+	// just right, so the two intervals never hide each other.
+	rate := rateSeries(rates, rateSpec{name: "diluted pass rate", color: rateColor, symbol: "diamond", dx: 0})
+	var freshRate *lineSeries
+	if len(fresh) > 0 {
+		if rate != nil {
+			rate = rateSeries(rates, rateSpec{name: "diluted pass rate", color: rateColor, symbol: "diamond", dx: -freshDodge})
+		}
+		freshRate = rateSeries(fresh, rateSpec{name: "fresh pass rate (same probe, new session)", color: freshColor, symbol: "triangle", dx: freshDodge, noLine: true})
+	}
 
 	yName, yMinInterval, yMaxInterval, yNameGap := "judged result (1 = pass, 0 = fail)", 1.0, 0.0, 30
 	if rate != nil {
@@ -112,6 +125,9 @@ func build(d Data) (*charts.Line, error) {
 	fillers := fillerSeries(d.Conversations)
 	entries := 2 * len(d.Conversations)
 	if rate != nil {
+		entries++
+	}
+	if freshRate != nil {
 		entries++
 	}
 	if fillers != nil {
@@ -224,6 +240,9 @@ func build(d Data) (*charts.Line, error) {
 	var extra []any
 	if rate != nil {
 		extra = append(extra, rate)
+	}
+	if freshRate != nil {
+		extra = append(extra, freshRate)
 	}
 	if fillers != nil {
 		extra = append(extra, fillers)
@@ -577,29 +596,46 @@ const errorCap = 0.06
 // interval as error bars, at the turns that more than one conversation
 // reached: at a turn with one, the rate is that conversation's own point
 // and its interval says nothing. Nil when no turn has more than one.
-func rateSeries(rates []TurnRate) *lineSeries {
+// rateSpec says how to draw one arm's pass rates.
+type rateSpec struct {
+	name, color, symbol string
+	dx                  float64 // x offset from the turn
+	noLine              bool    // points and intervals only
+}
+
+// freshDodge sets the diluted and fresh rates apart at a probe turn.
+const freshDodge = 0.12
+
+func rateSeries(rates []TurnRate, spec rateSpec) *lineSeries {
 	s := &lineSeries{
-		Name: "pass rate", Type: "line", Color: rateColor,
-		Symbol: "diamond", SymbolSize: 14, ShowSymbol: true, ConnectNulls: true,
+		Name: spec.name, Type: "line", Color: spec.color,
+		Symbol: spec.symbol, SymbolSize: 14, ShowSymbol: true, ConnectNulls: true,
 		// Over the conversations' lines: it is the summary of them.
 		Z:         5,
 		LineStyle: &lineStyle{Width: 2.5},
 		Data:      []item{},
 		MarkLine: &markLine{
 			Silent: true, Symbol: []string{"none", "none"},
-			LineStyle: lineStyle{Color: rateColor, Width: 1.5, Type: "solid"},
+			LineStyle: lineStyle{Color: spec.color, Width: 1.5, Type: "solid"},
 			Emphasis:  disabled{true},
 			Data:      [][2]markEnd{},
 		},
+	}
+	if spec.noLine {
+		s.LineStyle = &lineStyle{Width: 0}
 	}
 	for _, r := range rates {
 		if r.N < 2 {
 			continue
 		}
-		x, rate, lo, hi := float64(r.Turn), round3(r.Rate()), round3(r.Lo), round3(r.Hi)
+		x, rate, lo, hi := round3(float64(r.Turn)+spec.dx), round3(r.Rate()), round3(r.Lo), round3(r.Hi)
 		var b strings.Builder
-		fmt.Fprintf(&b, "<b>pass rate · turn %d</b><br/>", r.Turn)
-		fmt.Fprintf(&b, "%d of %d conversations passed: %s<br/>", r.Passes, r.N, percent(r.Rate()))
+		fmt.Fprintf(&b, "<b>%s · turn %d</b><br/>", html.EscapeString(spec.name), r.Turn)
+		who := "conversations"
+		if r.Population != "" {
+			who = html.EscapeString(r.Population)
+		}
+		fmt.Fprintf(&b, "%d of %d passed (%s): %s<br/>", r.Passes, r.N, who, percent(r.Rate()))
 		fmt.Fprintf(&b, "Wilson 95%% interval: %s – %s", percent(r.Lo), percent(r.Hi))
 		s.Data = append(s.Data, item{Value: [2]float64{x, rate}, Tooltip: tooltip{Formatter: b.String()}})
 		s.MarkLine.Data = append(s.MarkLine.Data,

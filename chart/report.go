@@ -130,6 +130,7 @@ type callView struct {
 }
 
 type rateView struct {
+	Arm string // baseline, diluted or fresh
 	TurnRate
 	Bar, Dot template.CSS
 }
@@ -199,8 +200,14 @@ func newReportView(d Data) reportView {
 		v.Convs = append(v.Convs, cv)
 	}
 	if d.Stats != nil {
-		for _, r := range d.Stats.PerTurn {
-			rv := rateView{TurnRate: r}
+		for i, r := range append(append([]TurnRate{}, d.Stats.PerTurn...), d.Stats.Fresh...) {
+			rv := rateView{TurnRate: r, Arm: "diluted"}
+			if r.Turn == 1 {
+				rv.Arm = "baseline"
+			}
+			if i >= len(d.Stats.PerTurn) {
+				rv.Arm = "fresh"
+			}
 			if r.N > 0 {
 				rv.Bar = template.CSS(fmt.Sprintf("left:%.1f%%;width:%.1f%%", 100*clamp01(r.Lo), 100*(clamp01(r.Hi)-clamp01(r.Lo))))
 				rv.Dot = template.CSS(fmt.Sprintf("left:%.1f%%", 100*clamp01(r.Rate())))
@@ -382,32 +389,21 @@ const reportSource = `
 <h2>Statistics</h2>
 <h3>Pass rate per judged turn</h3>
 <table class="per-turn">
-<thead><tr><th>turn</th><th class="num">passed / n</th><th class="num">rate</th><th class="num">Wilson 95% interval</th><th></th></tr></thead>
+<thead><tr><th>turn</th><th>arm</th><th>over</th><th class="num">passed / n</th><th class="num">rate</th><th class="num">Wilson 95% interval</th><th></th></tr></thead>
 <tbody>
 {{- range $.Rates}}
-<tr><td class="num">{{.Turn}}</td>
+<tr><td class="num">{{.Turn}}</td><td>{{.Arm}}</td><td>{{.Population}}</td>
 {{- if .N}}<td class="num">{{.Passes}} / {{.N}}</td><td class="num">{{pct .Rate}}</td><td class="num">{{pct .Lo}} – {{pct .Hi}}</td><td><span class="bar"><span class="ci" style="{{.Bar}}"></span><span class="pt" style="{{.Dot}}"></span></span></td>
 {{- else}}<td class="num">0 / 0</td><td class="muted" colspan="3">not judged</td>{{end}}</tr>
 {{- end}}
 </tbody>
 </table>
-{{- if .Paired}}
-<h3>Turn 1 against the probes: paired sign test</h3>
-<p class="muted">Within each conversation: down = passed at turn 1 and failed at the probe, up = the reverse. One-sided exact p.</p>
-<table class="paired">
-<thead><tr><th>probe</th><th class="num">down</th><th class="num">up</th><th class="num">p</th></tr></thead>
-<tbody>
-{{- range .Paired}}
-<tr><td>{{if eq .Probe "pooled"}}any probe (pooled){{else}}turn {{.Probe}}{{end}}</td><td class="num">{{.Down}}</td><td class="num">{{.Up}}</td><td class="num">{{pval .P}}</td></tr>
-{{- end}}
-</tbody>
-</table>
-{{- end}}
+<h3>Diluted against fresh: the exit code's test</h3>
+<p class="muted">Units are conversations (diluted: {{.DilutedPopulation}}) and fresh triples (each probe the first message of its own new session). Each unit's share of probes passed; Welch's one-sided test, with each arm's variance no smaller than a binomial's at the pooled rate.</p>
 <ul class="stats">
-<li>effective turn: {{if .EffectiveTurn}}<b>{{.EffectiveTurn}}</b> (the last judged turn still at ≥ 85% of the baseline's pass rate){{else}}none (the baseline never passed){{end}}</li>
-{{- if .Alpha}}
-<li>alpha {{alpha .Alpha}}: {{if .Underpowered}}<span class="warn">underpowered</span>: the sign test needs at least {{.NeededMin}} conversations that pass at turn 1 and fail later{{else}}enough conversations for the sign test to reach it{{end}}{{if .NeededPower}}; about {{.NeededPower}} conversations detect a decay that strikes 40% of them with 80% power{{end}}</li>
-{{- end}}
+<li>diluted: {{.DilutedUnits}} units, mean share {{pct .DilutedMean}}; fresh: {{.FreshUnits}} units, mean share {{pct .FreshMean}}</li>
+<li>{{if .Testable}}drop {{pct .Drop}}, p = {{pval .P}} (alpha {{alpha .Alpha}}){{if .MinDetectableDrop}}; this run would catch a drop of {{pct .MinDetectableDrop}} with 80% power{{end}}{{else}}not testable: each arm needs at least 2 units with a judged probe{{end}}</li>
+<li>effective turn: {{if .EffectiveTurn}}<b>{{.EffectiveTurn}}</b> (the last probe whose diluted pass rate is still ≥ 85% of its fresh rate){{else}}none (nothing to compare){{end}}</li>
 {{- if .CheckTotal}}
 <li>the model judge agreed with the deterministic checks on {{.CheckAgreed}} of {{.CheckTotal}} criteria</li>
 {{- end}}

@@ -17,6 +17,10 @@ import (
 //go:embed all:skill all:fixture vibe-test.yaml
 var files embed.FS
 
+// BaseTaskPattern matches the demo's base task (turn 1 of a conversation)
+// and none of its probes.
+const BaseTaskPattern = `in stock right now`
+
 // SkillName is the bundled skill's name.
 const SkillName = "stock-ledger"
 
@@ -146,12 +150,22 @@ func Script(personas []string, overCall bool) (scripted.Script, error) {
 	// Whatever the persona, an agent that was never shown the skill (the
 	// no-skill control) answers from memory.
 	p := Procedure()
-	s := scripted.Script{Personas: personas, Rules: append([]scripted.Rule{{
+	// Conversations take the personas in turn; fresh sessions (which start
+	// with a probe, not the base task) play the steady agent: every persona
+	// here follows the skill in a fresh session, except never, which fails
+	// everywhere.
+	others := scripted.PersonaSteady
+	for _, q := range personas {
+		if q == scripted.PersonaNever {
+			others = q
+		}
+	}
+	s := scripted.Script{Personas: personas, PersonaPattern: BaseTaskPattern, OthersPersona: others, Rules: append([]scripted.Rule{{
 		Kind: scripted.KindAgent, Pattern: p.TaskPattern, BodyLacks: "- " + SkillName + ":",
 		Steps: []scripted.Step{{Text: p.FromMemory}},
 	}}, JudgeRules(overCall)...)}
 	seen := map[string]bool{}
-	for _, p := range personas {
+	for _, p := range append(append([]string{}, personas...), others) {
 		if seen[p] {
 			continue
 		}

@@ -92,8 +92,18 @@ type skipped struct {
 func Write(w io.Writer, r *result.Run) error {
 	doc := testsuites{Name: "vibe-test " + r.Skill.Name}
 	var totalMS int64
+	// A suite per conversation, then one per fresh triple (each probe asked
+	// as the first message of a new session): the two arms the verdict
+	// compares.
+	units := make([]*result.Conversation, 0, len(r.Conversations)+len(r.Fresh))
 	for i := range r.Conversations {
-		s, ms := suite(r, &r.Conversations[i])
+		units = append(units, &r.Conversations[i])
+	}
+	for i := range r.Fresh {
+		units = append(units, &r.Fresh[i])
+	}
+	for _, c := range units {
+		s, ms := suite(r, c)
 		doc.Tests += s.Tests
 		doc.Failures += s.Failures
 		doc.Errors += s.Errors
@@ -124,7 +134,7 @@ func Write(w io.Writer, r *result.Run) error {
 
 // suite is one conversation; ms is the time its turns took.
 func suite(r *result.Run, c *result.Conversation) (testsuite, int64) {
-	s := testsuite{Name: fmt.Sprintf("conversation %d", c.Index)}
+	s := testsuite{Name: unitName(c)}
 	if !r.StartedAt.IsZero() {
 		s.Timestamp = r.StartedAt.UTC().Format("2006-01-02T15:04:05")
 	}
@@ -168,7 +178,7 @@ func suite(r *result.Run, c *result.Conversation) (testsuite, int64) {
 	if r.GateBypassed {
 		out = append(out, BypassBanner)
 	}
-	line := fmt.Sprintf("conversation %d: %s", c.Index, c.Status)
+	line := fmt.Sprintf("%s: %s", unitName(c), c.Status)
 	if c.Shape != "" {
 		line += ", shape " + c.Shape
 	}
@@ -180,7 +190,7 @@ func suite(r *result.Run, c *result.Conversation) (testsuite, int64) {
 	}
 
 	for n := 1; n <= plan.Turns; n++ {
-		if plan.Kind(n) == "filler" {
+		if plan.Kind(n) == "filler" || (c.Control == result.ArmFresh && plan.Kind(n) != "probe") {
 			continue
 		}
 		tc := testCase(r, c, n)
@@ -198,13 +208,21 @@ func suite(r *result.Run, c *result.Conversation) (testsuite, int64) {
 	return s, ms
 }
 
+// unitName names a conversation or a fresh triple.
+func unitName(c *result.Conversation) string {
+	if c.Control == result.ArmFresh {
+		return fmt.Sprintf("fresh triple %d", c.Index)
+	}
+	return fmt.Sprintf("conversation %d", c.Index)
+}
+
 // testCase is judged turn n of conversation c.
 func testCase(r *result.Run, c *result.Conversation, n int) (tc testcase) {
 	tc = testcase{
 		Name: fmt.Sprintf("turn %d (%s)", n, plan.Kind(n)),
 		// Per conversation, so CI servers that group cases by class and
 		// name keep each conversation's turns apart.
-		Classname: fmt.Sprintf("%s.conversation-%d", r.Skill.Name, c.Index),
+		Classname: fmt.Sprintf("%s.%s", r.Skill.Name, strings.ReplaceAll(unitName(c), " ", "-")),
 		Time:      seconds(0),
 	}
 	var out []string

@@ -66,6 +66,14 @@ func newRun(convs ...result.Conversation) *result.Run {
 		Rubric:        testRubric,
 		Conversations: convs,
 	}
+	for i := range convs {
+		f := result.Conversation{Index: i + 1, Control: result.ArmFresh, Status: result.StatusCompleted}
+		for _, n := range plan.ProbeTurns {
+			f.Turns = append(f.Turns, result.Turn{Turn: n, Kind: "probe", Status: result.TurnOK, DurationMS: 500,
+				Transcript: fmt.Sprintf("fresh-%d/turn-%02d.jsonl", i+1, n), Verdict: pass()})
+		}
+		r.Fresh = append(r.Fresh, f)
+	}
 	result.Decide(r)
 	return r
 }
@@ -173,13 +181,14 @@ func cases(t *testing.T, s testsuite) map[string]testcase {
 
 func TestDecay(t *testing.T) {
 	doc, raw := parse(t, decayRun())
-	if doc.Name != "vibe-test stock-ledger" || doc.Tests != 8 || doc.Failures != 2 || doc.Errors != 0 {
+	// 2 conversations × 4 judged turns + 2 fresh triples × 3 probes.
+	if doc.Name != "vibe-test stock-ledger" || doc.Tests != 14 || doc.Failures != 2 || doc.Errors != 0 {
 		t.Errorf("testsuites name %q tests %d failures %d errors %d", doc.Name, doc.Tests, doc.Failures, doc.Errors)
 	}
-	if doc.Time != "110.000" { // 2 × (1+2+…+10) s
+	if doc.Time != "113.000" { // 2 × (1+2+…+10) s + 6 × 0.5 s
 		t.Errorf("testsuites time %s", doc.Time)
 	}
-	if len(doc.Suites) != 2 || doc.Suites[0].Name != "conversation 1" || doc.Suites[1].Name != "conversation 2" {
+	if len(doc.Suites) != 4 || doc.Suites[0].Name != "conversation 1" || doc.Suites[1].Name != "conversation 2" || doc.Suites[2].Name != "fresh triple 1" || doc.Suites[2].Tests != 3 || doc.Suites[2].Failures != 0 {
 		t.Fatalf("suites: %+v", doc.Suites)
 	}
 	s1 := doc.Suites[0]
@@ -239,7 +248,7 @@ func TestDecay(t *testing.T) {
 	for _, p := range s1.Properties.Property {
 		props[p.Name] = p.Value
 	}
-	if props["vibe-test.verdict"] != "decay" || props["vibe-test.exit_code"] != "1" || props["vibe-test.shape"] != result.ShapeDecayed {
+	if props["vibe-test.verdict"] != result.VerdictNotEnough || props["vibe-test.exit_code"] != "0" || props["vibe-test.shape"] != result.ShapeDecayed {
 		t.Errorf("properties: %v", props)
 	}
 }

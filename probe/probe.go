@@ -487,11 +487,12 @@ func (d *Driver) judgeSaved(ctx context.Context, conv *result.Conversation, idx 
 	return ok
 }
 
-// Undiluted runs the undiluted control for one conversation: each probe
-// task as turn 1 of a fresh session, with the skill installed and the
-// probe's setup files written, then judged. A probe that fails diluted but
-// passes here is decay; one that fails both the skill never handles.
-func (d *Driver) Undiluted(ctx context.Context, conv *result.Conversation) {
+// Fresh runs one fresh triple, the fresh arm's unit: each probe task as
+// the first message of its own new session in its own new sandbox, with
+// the skill installed and the probe's setup files written, then judged.
+// The verdict compares these with the same probes asked diluted. There is
+// no gate: the probes are the comparison, whatever the baseline did.
+func (d *Driver) Fresh(ctx context.Context, conv *result.Conversation) {
 	setStatus := func(status, msg string) {
 		d.Update(func() { conv.Status, conv.Error = status, msg })
 	}

@@ -110,17 +110,22 @@ func stats(s result.Stats) *chart.Stats {
 	if len(s.PerTurn) == 0 {
 		return nil // a run decided before statistics existed
 	}
+	c := s.Comparison
 	cs := &chart.Stats{
-		EffectiveTurn: s.EffectiveTurn, Alpha: s.Alpha, Underpowered: s.Underpowered,
-		NeededMin: s.NeededMin, NeededPower: s.NeededPower,
-		CheckAgreed: s.CheckAgreed, CheckTotal: s.CheckTotal,
+		EffectiveTurn: s.EffectiveTurn, Alpha: s.Alpha,
+		DilutedPopulation: s.DilutedPopulation, DilutedMean: c.Diluted.Mean, FreshMean: c.Fresh.Mean,
+		DilutedUnits: c.Diluted.Units, FreshUnits: c.Fresh.Units, Testable: c.Testable, Drop: c.Drop, P: c.P,
+		MinDetectableDrop: s.MinDetectableDrop,
+		CheckAgreed:       s.CheckAgreed, CheckTotal: s.CheckTotal,
 		NonDiscriminating: s.NonDiscriminating,
 	}
 	for _, t := range s.PerTurn {
-		cs.PerTurn = append(cs.PerTurn, chart.TurnRate{Turn: t.Turn, Passes: t.Passes, N: t.N, Lo: t.Lo, Hi: t.Hi})
-	}
-	for _, p := range s.Paired {
-		cs.Paired = append(cs.Paired, chart.PairedTest{Probe: p.Probe, Down: p.Down, Up: p.Up, P: p.P})
+		r := chart.TurnRate{Turn: t.Turn, Population: t.Population, Passes: t.Passes, N: t.N, Lo: t.Lo, Hi: t.Hi}
+		if t.Arm == "fresh" {
+			cs.Fresh = append(cs.Fresh, r)
+		} else {
+			cs.PerTurn = append(cs.PerTurn, r)
+		}
 	}
 	return cs
 }

@@ -13,7 +13,9 @@ import (
 
 // JSONSchemaVersion is the version of the summary JSON that JSON writes (not
 // run.json's): bump it on any change a reader of the old one would misread.
-const JSONSchemaVersion = 1
+//
+// 2: the outcome says its rule and the diluted-vs-fresh comparison.
+const JSONSchemaVersion = 2
 
 // JSONSummary is the terminal summary as one JSON object, for scripts and
 // CI: the same cells, counts and sentence, no styling.
@@ -32,9 +34,27 @@ type JSONSummary struct {
 
 // JSONOutcome is the run's verdict.
 type JSONOutcome struct {
-	Verdict           string   `json:"verdict"`
-	ExitCode          int      `json:"exit_code"`
-	Sentence          string   `json:"sentence"`
+	Verdict  string `json:"verdict"`
+	ExitCode int    `json:"exit_code"`
+	Sentence string `json:"sentence"`
+	// Rule is what set the exit code: diluted-vs-fresh or any-probe-failed.
+	Rule string `json:"rule"`
+	// The comparison behind the default rule: each arm's judged probes and
+	// passes (the diluted arm over DilutedPopulation), the drop in mean
+	// per-unit share, its one-sided p, and the drop the run could have
+	// caught with 80% power (0: none).
+	DilutedPopulation string  `json:"diluted_population"`
+	DilutedPassed     int     `json:"diluted_passed"`
+	DilutedProbes     int     `json:"diluted_probes"`
+	FreshPassed       int     `json:"fresh_passed"`
+	FreshProbes       int     `json:"fresh_probes"`
+	Drop              float64 `json:"drop"`
+	P                 float64 `json:"p"`
+	Alpha             float64 `json:"alpha"`
+	MinDetectableDrop float64 `json:"min_detectable_drop"`
+	// AnyFailureChance: with any-probe-failed, how often that rule fires on
+	// a stable skill at the fresh pass rate.
+	AnyFailureChance  float64  `json:"any_failure_chance,omitempty"`
 	Notes             []string `json:"notes"`
 	StoppedConsulting []string `json:"stopped_consulting"`
 }
@@ -75,7 +95,12 @@ func Summarize(r *result.Run) JSONSummary {
 		Status:        r.Status,
 		GateBypassed:  r.GateBypassed,
 		Outcome: JSONOutcome{
-			Verdict: o.Verdict, ExitCode: o.Exit, Sentence: o.Sentence,
+			Verdict: o.Verdict, ExitCode: o.Exit, Sentence: o.Sentence, Rule: o.Rule,
+			DilutedPopulation: o.Stats.DilutedPopulation,
+			DilutedPassed:     o.Stats.Comparison.Diluted.Passed, DilutedProbes: o.Stats.Comparison.Diluted.Probes,
+			FreshPassed: o.Stats.Comparison.Fresh.Passed, FreshProbes: o.Stats.Comparison.Fresh.Probes,
+			Drop: o.Stats.Comparison.Drop, P: o.Stats.Comparison.P, Alpha: o.Stats.Alpha,
+			MinDetectableDrop: o.Stats.MinDetectableDrop, AnyFailureChance: o.AnyFailureChance,
 			Notes: nonNil(o.Notes), StoppedConsulting: nonNil(o.StoppedConsulting),
 		},
 		Conversations: []JSONConversation{},

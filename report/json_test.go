@@ -72,7 +72,8 @@ func TestJSONDecay(t *testing.T) {
 	if s.SchemaVersion != JSONSchemaVersion || s.Skill != "stock-ledger" || s.Status != result.StatusCompleted || s.GateBypassed {
 		t.Errorf("header: %+v", s)
 	}
-	if s.Outcome.Verdict != "decay" || s.Outcome.ExitCode != 1 || s.Outcome.Sentence != r.Outcome.Sentence {
+	if s.Outcome.Verdict != result.VerdictNotEnough || s.Outcome.ExitCode != 0 || s.Outcome.Sentence != r.Outcome.Sentence ||
+		s.Outcome.Rule != result.RuleDilutedVsFresh || s.Outcome.DilutedPassed != 4 || s.Outcome.DilutedProbes != 6 || s.Outcome.FreshPassed != 6 || s.Outcome.FreshProbes != 6 {
 		t.Errorf("outcome: %+v", s.Outcome)
 	}
 	if !slices.Equal(s.Outcome.StoppedConsulting, r.Outcome.StoppedConsulting) || !slices.Equal(s.Outcome.Notes, r.Outcome.Notes) {
@@ -120,7 +121,7 @@ func TestJSONDecay(t *testing.T) {
 
 func TestJSONBypassAndGate(t *testing.T) {
 	b := jsonOf(t, bypassRun())
-	if !bytes.HasPrefix(b, []byte("{\n  \"schema_version\": 1,\n  \"warning\": \""+BypassBanner+"\",")) {
+	if !bytes.HasPrefix(b, []byte("{\n  \"schema_version\": 2,\n  \"warning\": \""+BypassBanner+"\",")) {
 		t.Errorf("the banner is not the first thing after the version:\n%s", b)
 	}
 	var s JSONSummary

@@ -144,10 +144,12 @@ func Summary(w io.Writer, r *result.Run, styled bool) {
 	o := r.Outcome
 	writeStats(&b, o.Stats)
 	writeControls(&b, o.Controls)
-	if sq := r.Sequential; sq != nil {
-		fmt.Fprintf(&b, "sequential test (SPRT: P0 %.2f, P1 %.2f, alpha %.2g, beta %.2g, cap %d, batches of %d):\n", sq.P0, sq.P1, sq.Alpha, sq.Beta, sq.Max, sq.Batch)
+	if sq := r.Sequential; sq != nil && sq.P1 > 0 {
+		fmt.Fprintf(&b, "sequential test of an earlier vibe-test (SPRT: P0 %.2f, P1 %.2f): its looks are not replayed; the verdict below is today's\n", sq.P0, sq.P1)
+	} else if sq != nil {
+		fmt.Fprintf(&b, "sequential looks (--until-decided: alpha %.2g spent over the looks, %.3g at each look before the cap of %d, %.3g at the cap; batches of %d):\n", sq.Alpha, sq.InterimLevel(), sq.Max, sq.FinalLevel(), sq.Batch)
 		for _, l := range sq.Looks {
-			fmt.Fprintf(&b, "  after %d conversations: %d observations, %d decayed, log-likelihood ratio %.2f: %s\n", l.Conversations, l.Observations, l.Decayed, l.LLR, l.Decision)
+			fmt.Fprintf(&b, "  after %d conversations: %d diluted and %d fresh units, drop %+.0f points, p = %.3g (level %.3g): %s\n", l.Conversations, l.DilutedUnits, l.FreshUnits, 100*l.Drop, l.P, l.Level, l.Decision)
 		}
 		fmt.Fprintf(&b, "  stopped: %s\n", sq.Reason)
 	}
@@ -199,29 +201,50 @@ func commas(n int64) string {
 	return string(out)
 }
 
-// writeStats prints what the numbers may claim, in plain words.
+// writeStats prints what the numbers may claim, in plain words, each rate
+// with the population it is over.
 func writeStats(b *strings.Builder, s result.Stats) {
 	if len(s.PerTurn) == 0 {
 		return
 	}
 	b.WriteString("\npass rate per judged turn (95% Wilson interval):\n")
 	for _, t := range s.PerTurn {
+		arm := t.Arm
+		if arm == "" {
+			arm = "diluted"
+		}
+		if t.Turn == 1 {
+			arm = "baseline"
+		}
 		if t.N == 0 {
-			fmt.Fprintf(b, "  turn %2d: not judged\n", t.Turn)
+			fmt.Fprintf(b, "  turn %2d %-9s not judged (%s)\n", t.Turn, arm+":", t.Population)
 			continue
 		}
-		fmt.Fprintf(b, "  turn %2d: %d/%d passed (%.0f%%, %.0f%%-%.0f%%)\n", t.Turn, t.Passes, t.N, 100*t.Rate, 100*t.Lo, 100*t.Hi)
+		fmt.Fprintf(b, "  turn %2d %-9s %d/%d passed (%.0f%%, %.0f%%-%.0f%%) over %s\n", t.Turn, arm+":", t.Passes, t.N, 100*t.Rate, 100*t.Lo, 100*t.Hi, t.Population)
 	}
-	b.WriteString("turn 1 vs probes, paired sign test (down = passed at 1, failed later):\n")
-	for _, p := range s.Paired {
-		label := "turn " + p.Probe
-		if p.Probe == "pooled" {
-			label = "any probe"
+	if len(s.Probes) > 0 {
+		b.WriteString("each probe diluted vs fresh (for reading, not the exit code; Fisher's exact test, one-sided):\n")
+		for _, p := range s.Probes {
+			fmt.Fprintf(b, "  turn %2d: diluted %d/%d, fresh %d/%d, drop %+.0f points, p = %.3g; %d failed diluted but passed fresh, %d failed both\n",
+				p.Turn, p.DilutedPass, p.DilutedN, p.FreshPass, p.FreshN, 100*p.Drop, p.P, p.Decayed, p.NeverHandled)
 		}
-		fmt.Fprintf(b, "  %-10s down %d, up %d, p = %.3g\n", label+":", p.Down, p.Up, p.P)
+	}
+	if c := s.Comparison; c.Diluted.Units > 0 || c.Fresh.Units > 0 {
+		fmt.Fprintf(b, "diluted vs fresh (the exit code's test: units are conversations and fresh triples; Welch one-sided on each unit's probe pass share):\n")
+		fmt.Fprintf(b, "  diluted: %d units (%s), mean share %.0f%%; fresh: %d units (%s), mean share %.0f%%\n",
+			c.Diluted.Units, s.DilutedPopulation, 100*c.Diluted.Mean, c.Fresh.Units, result.PopFresh, 100*c.Fresh.Mean)
+		if c.Testable {
+			fmt.Fprintf(b, "  drop %+.0f points, p = %.3g (alpha %.2g)", 100*c.Drop, c.P, s.Alpha)
+			if s.MinDetectableDrop > 0 {
+				fmt.Fprintf(b, "; this run would catch a drop of %.0f points with 80%% power", 100*s.MinDetectableDrop)
+			}
+			b.WriteString("\n")
+		} else {
+			fmt.Fprintf(b, "  not testable: each arm needs at least %d units with a judged probe\n", 2)
+		}
 	}
 	if s.EffectiveTurn > 0 {
-		fmt.Fprintf(b, "effective turn: %d (the last judged turn still at >= 85%% of the baseline's pass rate)\n", s.EffectiveTurn)
+		fmt.Fprintf(b, "effective turn: %d (the last probe whose diluted pass rate is still >= 85%% of its fresh rate)\n", s.EffectiveTurn)
 	}
 	if s.CheckTotal > 0 {
 		fmt.Fprintf(b, "judge agreed with the deterministic checks on %d of %d criteria\n", s.CheckAgreed, s.CheckTotal)
@@ -237,8 +260,6 @@ func writeControls(b *strings.Builder, cs []result.ControlStat) {
 			switch c.Control {
 			case result.ControlNoSkill:
 				b.WriteString("no-skill control (same turns, no skill installed; Fisher's exact test, one-sided):\n")
-			case result.ControlUndiluted:
-				b.WriteString("undiluted control (each probe in a fresh session; Fisher's exact test, one-sided):\n")
 			}
 		}
 		fmt.Fprintf(b, "  turn %2d: %d/%d with vs %d/%d control, lift %+.0f points, p = %.3g: %s\n",

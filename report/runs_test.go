@@ -57,6 +57,18 @@ func conv(index int, status string, ctx []int64, calls []int, verdicts map[int]*
 	return c
 }
 
+// freshTriple is conversation index's fresh triple: each probe asked as the
+// first message of a new session, all passing.
+func freshTriple(index int) result.Conversation {
+	c := result.Conversation{Index: index, Control: result.ArmFresh, Status: result.StatusCompleted}
+	for _, turn := range plan.ProbeTurns {
+		c.Turns = append(c.Turns, result.Turn{Turn: turn, Kind: "probe", Status: result.TurnOK,
+			Transcript: fmt.Sprintf("fresh-%d/turn-%02d.jsonl", index, turn), ToolCallCount: 3, ContextTokens: 13900,
+			DurationMS: 1000, CostUSD: 0.01, Verdict: pass()})
+	}
+	return c
+}
+
 func baseRun(convs ...result.Conversation) *result.Run {
 	r := &result.Run{
 		SchemaVersion: result.SchemaVersion,
@@ -68,6 +80,9 @@ func baseRun(convs ...result.Conversation) *result.Run {
 		Costs:         result.Costs{Agent: 0.6123, Rubric: 0.0412, Plan: 0.0187, Judge: 0.0265, Total: 0.6987},
 	}
 	r.Config.Conversations = len(convs)
+	for i := range convs {
+		r.Fresh = append(r.Fresh, freshTriple(i+1))
+	}
 	return r
 }
 

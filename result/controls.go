@@ -7,19 +7,19 @@ import (
 )
 
 // ControlStat compares a judged turn of the measured conversations with the
-// same turn of a control, as unpaired samples: Fisher's exact test.
+// same turn of the no-skill control, as unpaired samples: Fisher's exact
+// test. The measured probes are over the conversations whose baseline
+// passed (all of them with the gate bypassed); the control has no gate.
 type ControlStat struct {
-	Control      string  `json:"control"` // no-skill or undiluted
-	Turn         int     `json:"turn"`
-	Passes       int     `json:"passes"`
-	N            int     `json:"n"`
-	ControlPass  int     `json:"control_passes"`
-	ControlN     int     `json:"control_n"`
-	Lift         float64 `json:"lift"` // measured rate minus the control's
-	P            float64 `json:"p"`    // one-sided Fisher (see Reading)
-	Reading      string  `json:"reading"`
-	NeverHandled int     `json:"never_handled,omitempty"`
-	Decayed      int     `json:"decayed,omitempty"`
+	Control     string  `json:"control"` // no-skill
+	Turn        int     `json:"turn"`
+	Passes      int     `json:"passes"`
+	N           int     `json:"n"`
+	ControlPass int     `json:"control_passes"`
+	ControlN    int     `json:"control_n"`
+	Lift        float64 `json:"lift"` // measured rate minus the control's
+	P           float64 `json:"p"`    // one-sided Fisher (see Reading)
+	Reading     string  `json:"reading"`
 }
 
 // passCount counts pass/fail verdicts at a turn over conversations.
@@ -63,49 +63,6 @@ func ComputeControls(r *Run) []ControlStat {
 				s.Reading = "no lift: the agent does as well without the skill"
 			default:
 				s.Reading = fmt.Sprintf("the skill lifts the pass rate by %.0f points", 100*s.Lift)
-			}
-			out = append(out, s)
-		}
-	}
-	if kinds[ControlUndiluted] {
-		// Decay or a probe the skill never handles: the same probe fresh.
-		for _, turn := range judgedTurns[1:] {
-			s := ControlStat{Control: ControlUndiluted, Turn: turn}
-			s.Passes, s.N = passCount(r.Conversations, "", turn)
-			s.ControlPass, s.ControlN = passCount(r.Controls, ControlUndiluted, turn)
-			if s.N == 0 || s.ControlN == 0 {
-				continue
-			}
-			s.Lift = float64(s.Passes)/float64(s.N) - float64(s.ControlPass)/float64(s.ControlN)
-			// One-sided: the diluted probe does worse than the fresh one.
-			s.P = stats.FisherLess(s.Passes, s.N-s.Passes, s.ControlPass, s.ControlN-s.ControlPass)
-			for i := range r.Conversations {
-				c := &r.Conversations[i]
-				diluted, ok1 := judgedResult(c, turn)
-				var fresh, ok2 bool
-				for k := range r.Controls {
-					u := &r.Controls[k]
-					if u.Control == ControlUndiluted && u.Index == c.Index {
-						fresh, ok2 = judgedResult(u, turn)
-					}
-				}
-				if ok1 && ok2 && !diluted {
-					if fresh {
-						s.Decayed++
-					} else {
-						s.NeverHandled++
-					}
-				}
-			}
-			switch {
-			case s.Decayed > 0 && s.NeverHandled == 0:
-				s.Reading = "fails diluted but passes fresh: decay"
-			case s.NeverHandled > 0 && s.Decayed == 0:
-				s.Reading = "fails fresh too: a probe the skill never handles, not decay"
-			case s.Decayed > 0:
-				s.Reading = fmt.Sprintf("mixed: %d conversations decayed, %d fail this probe even fresh", s.Decayed, s.NeverHandled)
-			default:
-				s.Reading = "holds diluted"
 			}
 			out = append(out, s)
 		}

@@ -2,6 +2,7 @@ package result
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/vibe-test/vibe-test/internal/exit"
@@ -11,10 +12,17 @@ import (
 // Outcome is what the run concludes.
 type Outcome struct {
 	Exit     int    `json:"exit_code"`
-	Verdict  string `json:"verdict"` // decay, no-decay, baseline-failed, error, interrupted, budget-exhausted
+	Verdict  string `json:"verdict"` // see the Verdict constants
 	Sentence string `json:"sentence"`
-	Shape    string `json:"shape,omitempty"`
-	// Counts over judged probe turns of conversations whose baseline passed.
+	// Rule is what set the exit code (RuleDilutedVsFresh or
+	// RuleAnyProbeFailed).
+	Rule string `json:"rule"`
+	// AnyFailureChance: under RuleAnyProbeFailed, the chance the rule fires
+	// on a skill that never decays, at the pass rate measured fresh.
+	AnyFailureChance float64 `json:"any_failure_chance,omitempty"`
+	Shape            string  `json:"shape,omitempty"`
+	// Counts over judged diluted probe turns of conversations whose
+	// baseline passed.
 	ProbesJudged int      `json:"probes_judged"`
 	ProbesFailed int      `json:"probes_failed"`
 	JudgeErrors  int      `json:"judge_errors"`
@@ -88,11 +96,37 @@ func ShapeOf(c *Conversation) string {
 	return ShapeUnstable
 }
 
-// Decide fills in each conversation's shape and the run's outcome and
-// status. It reads only the record, so `report` can redo it on old runs.
+// Verdicts: the word for what a run concluded, beside its exit code.
+const (
+	VerdictDecay          = "decay"               // exit 1: shown at alpha (or, by RuleAnyProbeFailed, a probe failed)
+	VerdictHeld           = "held"                // exit 0: not shown, and the run could have caught the effect
+	VerdictNotEnough      = "not-enough-evidence" // exit 0: not shown, and the run was too small to tell
+	VerdictNoProbeFailed  = "no-probe-failed"     // exit 0 under RuleAnyProbeFailed
+	VerdictBaselineFailed = "baseline-failed"     // exit 2: the skill does not work fresh
+	VerdictNotComparable  = "not-comparable"      // exit 2: a run with no fresh arm (made before it existed)
+	VerdictError          = "error"               // exit 3
+	VerdictBudget         = "budget-exhausted"    // exit 3
+	VerdictInterrupted    = "interrupted"         // exit 130
+)
+
+// BaselineWorksShare: the skill "does not work fresh" (exit 2) when fewer
+// than this share of the judged baselines passed. A skill that passes its
+// base task 13 times in 16 works, noisily; one that fails most of the time
+// has nothing to decay from.
+const BaselineWorksShare = 0.5
+
+// Decide is the one pre-declared decision function: it fills in each
+// conversation's shape and the run's outcome and status, and the exit code
+// and the sentence come from the same branch, so they never disagree. It
+// reads only the record, so `report` can redo it on old runs, and the
+// calibrate package pushes simulated runs through it to measure its
+// false-alarm rate.
 func Decide(r *Run) {
-	o := Outcome{}
-	decayed, baselineFailed, errored, interrupted, incomplete := 0, 0, 0, 0, 0
+	o := Outcome{Rule: r.Config.Rule}
+	if o.Rule == "" {
+		o.Rule = RuleDilutedVsFresh
+	}
+	decayed, baseJudged, basePassed, errored, interrupted, incomplete := 0, 0, 0, 0, 0, 0
 	gateStops, budgetStops := 0, 0
 	shapes := map[string]int{}
 	for i := range r.Conversations {
@@ -116,8 +150,12 @@ func Decide(r *Run) {
 		if base != nil {
 			baseResult = base.Result()
 		}
-		if baseResult == judge.Fail {
-			baselineFailed++
+		switch baseResult {
+		case judge.Pass:
+			baseJudged++
+			basePassed++
+		case judge.Fail:
+			baseJudged++
 		}
 		convDecayed := false
 		for k := range c.Turns {
@@ -161,6 +199,27 @@ func Decide(r *Run) {
 			incomplete++
 		}
 	}
+	for i := range r.Fresh {
+		c := &r.Fresh[i]
+		switch c.Status {
+		case StatusError:
+			errored++
+		case StatusInterrupted, StatusRunning, StatusPending:
+			interrupted++
+		case StatusBudgetExhausted:
+			budgetStops++
+		}
+		for _, t := range c.Turns {
+			if t.Verdict != nil {
+				switch t.Verdict.Result {
+				case judge.JudgeError:
+					o.JudgeErrors++
+				case judge.Uncertain:
+					o.Uncertain++
+				}
+			}
+		}
+	}
 	n := len(r.Conversations)
 	switch {
 	case interrupted > 0:
@@ -192,64 +251,112 @@ func Decide(r *Run) {
 	if alpha <= 0 {
 		alpha = 0.05
 	}
-	o.Stats = ComputeStats(r, alpha)
+	effect := r.Config.Effect
+	if effect <= 0 {
+		effect = DefaultEffect
+	}
+	o.Stats = ComputeStats(r, alpha, effect)
 	o.Controls = ComputeControls(r)
-	pooled := o.Stats.Paired[len(o.Stats.Paired)-1]
-	significant := r.Config.Gate == GateSignificant
+	cmp := o.Stats.Comparison
+	freshRate := 0.0
+	if cmp.Fresh.Probes > 0 {
+		freshRate = float64(cmp.Fresh.Passed) / float64(cmp.Fresh.Probes)
+	}
+	hasFresh := len(r.Fresh) > 0
+
+	// Seed 002's rule, worded as what it is: how often would it fire on a
+	// skill that never decays, at the reliability measured fresh?
+	if o.Rule == RuleAnyProbeFailed && hasFresh && cmp.Fresh.Probes > 0 {
+		o.AnyFailureChance = 1 - math.Pow(freshRate, float64(o.ProbesJudged))
+	}
+
+	// The decision. Branch order matters only between outcomes that can
+	// both hold: interrupts and budgets first (no verdict yet), then a skill
+	// that does not work fresh (nothing to decay from), then decay shown,
+	// then errors (no verdict without the missing data), then the rest.
+	sig := false
+	var seqLook Look
+	seqDecided := false
+	// A schema-1 SPRT record (P1 set) is shown as it was, never replayed.
+	useSeq := r.Sequential != nil && r.Sequential.P1 == 0 && len(r.Sequential.Looks) > 0
+	if o.Rule == RuleDilutedVsFresh {
+		if useSeq {
+			seqLook, seqDecided = r.Sequential.Replay(r)
+			sig = seqDecided && seqLook.Decision == SeqDecay
+		} else {
+			sig = cmp.Testable && cmp.P <= alpha
+		}
+	}
+	dilutedRate := func() string {
+		return fmt.Sprintf("diluted %d/%d probes passed in %s, fresh %d/%d",
+			cmp.Diluted.Passed, cmp.Diluted.Probes, o.Stats.DilutedPopulation, cmp.Fresh.Passed, cmp.Fresh.Probes)
+	}
+	held := o.Stats.MinDetectableDrop > 0 && o.Stats.MinDetectableDrop <= effect
 	switch {
 	case budgetStops > 0:
-		o.Exit, o.Verdict = exit.Tool, "budget-exhausted"
-		o.Sentence = fmt.Sprintf("No verdict: the budget ran out before %d of %d conversations finished; what was judged so far is reported (%d of %d judged probes failed).", budgetStops, n, o.ProbesFailed, o.ProbesJudged)
-	case r.Sequential != nil && r.Sequential.Decision == "decay":
-		o.Exit, o.Verdict = exit.Decay, "decay"
-		o.Sentence = fmt.Sprintf("Decay, decided sequentially after %d conversations: %s.", n, r.Sequential.Reason)
-	case r.Sequential != nil && r.Sequential.Decision == "no-decay" && baselineFailed == 0 && errored == 0 && o.JudgeErrors == 0:
-		o.Exit, o.Verdict = exit.OK, "no-decay"
-		o.Sentence = fmt.Sprintf("No decay, decided sequentially after %d conversations: %s.", n, r.Sequential.Reason)
-	case r.Sequential != nil && r.Sequential.Decision == "cap" && interrupted == 0 && errored == 0:
-		o.Exit, o.Verdict = exit.Indeterminate, "undecided"
-		o.Sentence = fmt.Sprintf("Undecided: %s.", r.Sequential.Reason)
-	case decayed > 0 && significant && pooled.P > alpha:
-		o.Exit, o.Verdict = exit.Indeterminate, "decay-not-significant"
-		o.Sentence = fmt.Sprintf("Decay seen but not significant: %d of %d conversations decayed, paired sign test p = %.3g > alpha %.2g (--gate significant).", decayed, n, pooled.P, alpha)
-	case decayed > 0 && significant:
-		o.Exit, o.Verdict = exit.Decay, "decay"
-		o.Sentence = fmt.Sprintf("Significant decay: %d of %d conversations passed at turn 1 and failed later, paired sign test p = %.3g <= alpha %.2g.", decayed, n, pooled.P, alpha)
-	case decayed > 0:
-		o.Exit, o.Verdict = exit.Decay, "decay"
-		o.Sentence = fmt.Sprintf("Decay: in %d of %d conversations the baseline passed and a later probe failed (%d of %d judged probes failed).",
-			decayed, n, o.ProbesFailed, o.ProbesJudged)
-	case baselineFailed > 0:
-		o.Exit, o.Verdict = exit.Indeterminate, "baseline-failed"
-		o.Sentence = fmt.Sprintf("Indeterminate: the baseline (turn 1, before dilution) failed in %d of %d conversations, so no decay can be measured there; fix the skill or the base task first.", baselineFailed, n)
+		o.Exit, o.Verdict = exit.Tool, VerdictBudget
+		o.Sentence = fmt.Sprintf("No verdict: the budget ran out before %d of %d conversations and fresh triples finished; what was judged so far is reported.", budgetStops, n+len(r.Fresh))
 	case interrupted > 0:
-		o.Exit, o.Verdict = exit.Interrupted, "interrupted"
-		o.Sentence = fmt.Sprintf("Interrupted before %d of %d conversations finished; the run folder can be resumed or reported.", interrupted, n)
-	case o.Uncertain > 0 && errored == 0:
-		o.Exit, o.Verdict = exit.Indeterminate, "uncertain"
-		o.Sentence = fmt.Sprintf("Indeterminate: no decay among the turns the judge agreed on, but %d judged turns are uncertain (the repeated judgements disagreed).", o.Uncertain)
-	case errored > 0 || o.JudgeErrors > 0 || incomplete > 0:
-		o.Exit, o.Verdict = exit.Tool, "error"
-		o.Sentence = fmt.Sprintf("No verdict: %d conversations stopped on an error and %d judged turns ended in judge errors, which count as neither pass nor fail.", errored, o.JudgeErrors)
+		o.Exit, o.Verdict = exit.Interrupted, VerdictInterrupted
+		o.Sentence = fmt.Sprintf("Interrupted before %d of %d conversations and fresh triples finished; the run folder can be resumed or reported.", interrupted, n+len(r.Fresh))
 	case n == 0:
-		o.Exit, o.Verdict = exit.Tool, "error"
+		o.Exit, o.Verdict = exit.Tool, VerdictError
 		o.Sentence = "No verdict: no conversation ran."
+	case baseJudged > 0 && float64(basePassed) < BaselineWorksShare*float64(baseJudged):
+		o.Exit, o.Verdict = exit.Indeterminate, VerdictBaselineFailed
+		o.Sentence = fmt.Sprintf("The skill does not work fresh: the baseline (turn 1, before dilution) passed in %d of %d conversations, so there is no decay to measure; fix the skill or the base task first.", basePassed, baseJudged)
+	case baseJudged == 0 && errored == 0 && o.JudgeErrors == 0:
+		o.Exit, o.Verdict = exit.Indeterminate, VerdictBaselineFailed
+		o.Sentence = "No baseline was judged pass or fail, so there is no decay to measure."
+	case o.Rule == RuleAnyProbeFailed && decayed > 0:
+		o.Exit, o.Verdict = exit.Decay, VerdictDecay
+		o.Sentence = fmt.Sprintf("A probe failed after a passed baseline (seed 002's any-probe-failed rule, not a test): in %d of %d conversations, %d of %d judged probes failed.%s", decayed, n, o.ProbesFailed, o.ProbesJudged, anyChance(o, hasFresh, freshRate))
+	case o.Rule == RuleDilutedVsFresh && !hasFresh:
+		o.Exit, o.Verdict = exit.Indeterminate, VerdictNotComparable
+		o.Sentence = "Not comparable: this run has no fresh arm (it was made before vibe-test asked each probe fresh as well), so dilution cannot be told from task difficulty; its results are shown as recorded."
+	case sig && seqDecided:
+		o.Exit, o.Verdict = exit.Decay, VerdictDecay
+		o.Sentence = fmt.Sprintf("Decay, decided sequentially: %s; %s.", r.Sequential.Reason, dilutedRate())
+	case sig:
+		o.Exit, o.Verdict = exit.Decay, VerdictDecay
+		o.Sentence = fmt.Sprintf("Decay: the probes passed %.0f points less often diluted than fresh (mean share %.0f%% vs %.0f%%, Welch one-sided p = %.3g <= alpha %.2g; %s).",
+			100*cmp.Drop, 100*cmp.Diluted.Mean, 100*cmp.Fresh.Mean, cmp.P, alpha, dilutedRate())
+	case errored > 0 || o.JudgeErrors > 0 || incomplete > 0:
+		o.Exit, o.Verdict = exit.Tool, VerdictError
+		o.Sentence = fmt.Sprintf("No verdict: %d conversations or fresh triples stopped on an error and %d judged turns ended in judge errors; what was measured did not show decay, but the missing turns count as neither pass nor fail.", errored, o.JudgeErrors)
+	case o.Rule == RuleAnyProbeFailed:
+		o.Exit, o.Verdict = exit.OK, VerdictNoProbeFailed
+		o.Sentence = fmt.Sprintf("No probe failed after a passed baseline (seed 002's any-probe-failed rule): %d judged probes in %d conversations.%s", o.ProbesJudged, n, anyChance(o, hasFresh, freshRate))
+	case useSeq && seqLook.Decision == SeqHeld, !useSeq && held:
+		o.Exit, o.Verdict = exit.OK, VerdictHeld
+		o.Sentence = fmt.Sprintf("Held: no decay shown (p = %.3g > %.2g; %s). This run would have caught a drop of %.0f points with 80%% power.",
+			cmp.P, alphaOrLevel(alpha, seqLook, seqDecided), dilutedRate(), 100*o.Stats.MinDetectableDrop)
 	default:
-		o.Exit, o.Verdict = exit.OK, "no-decay"
-		o.Sentence = fmt.Sprintf("No decay seen: every baseline and all %d judged probes passed in %d conversations.", o.ProbesJudged, n)
+		o.Exit, o.Verdict = exit.OK, VerdictNotEnough
+		more := ""
+		if need := o.Stats.UnitsForEffect; need > 0 {
+			more = fmt.Sprintf(" About %d conversations (each with its fresh triple) would likely detect a drop of %.0f points.", need, 100*effect)
+		}
+		mdd := "was too small to reliably catch any drop, even a collapse"
+		if o.Stats.MinDetectableDrop > 0 {
+			mdd = fmt.Sprintf("could reliably catch only a drop of %.0f points or more", 100*o.Stats.MinDetectableDrop)
+		}
+		o.Sentence = fmt.Sprintf("Not enough evidence: no decay shown (%s), but this run %s.%s", dilutedRate(), mdd, more)
 	}
-	if o.JudgeErrors > 0 && o.Verdict != "error" {
+	if o.JudgeErrors > 0 && o.Verdict != VerdictError {
 		o.Notes = append(o.Notes, fmt.Sprintf("%d judged turns ended in judge errors; they count as neither pass nor fail (`vibe-test rejudge` can redo them).", o.JudgeErrors))
 	}
-	if r.Sequential == nil && o.Stats.Underpowered && (o.Verdict == "no-decay" || o.Verdict == "decay" || o.Verdict == "decay-not-significant") {
-		// The paired sign test needs NeededMin discordant conversations, all
-		// one way, to reach alpha (5 for 0.05: 0.5^5 = 0.031).
-		o.Notes = append(o.Notes, fmt.Sprintf("Underpowered: with %d conversations no drop can reach p <= %.2g (the paired sign test needs at least %d conversations that pass at turn 1 and fail later); about %d conversations detect a decay that strikes 40%% of them with 80%% power.",
-			n, alpha, o.Stats.NeededMin, o.Stats.NeededPower))
+	if o.Uncertain > 0 {
+		o.Notes = append(o.Notes, fmt.Sprintf("%d judged turns are uncertain (the repeated judgements disagreed); they are left out of the comparison.", o.Uncertain))
 	}
-	if r.Sequential == nil && !o.Stats.Underpowered && o.Verdict == "no-decay" {
-		o.Notes = append(o.Notes, fmt.Sprintf("Not underpowered, but a held run proves little: with %d conversations, a decay that struck 40%% of them would have shown as significant with probability %.0f%% (power); about %d conversations reach 80%%.",
-			n, 100*o.Stats.Power40, o.Stats.NeededPower))
+	if gateStops > 0 && !r.Config.NoBaselineGate && o.Verdict != VerdictBaselineFailed {
+		o.Notes = append(o.Notes, fmt.Sprintf("The baseline failed in %d of %d conversations; the gate stopped them, so the diluted arm holds only %s.", gateStops, n, PopGatePassed))
+	}
+	for _, d := range o.Stats.Dropped {
+		if d.Arm == "diluted" && d.What == "conversations" && d.Reason != "" && !r.Config.NoBaselineGate && gateStops > 0 && strings.HasPrefix(d.Reason, "the baseline") {
+			continue // said above
+		}
+		o.Notes = append(o.Notes, fmt.Sprintf("Left out of the %s arm: %d %s (%s).", d.Arm, d.Count, d.What, d.Reason))
 	}
 	if o.OverCalls > 0 {
 		o.Notes = append(o.Notes, fmt.Sprintf("%d escape-hatch flags from the judge were downgraded to partial compliance: a must-criterion's deterministic check passed (judge over-calls).", o.OverCalls))
@@ -258,4 +365,21 @@ func Decide(r *Run) {
 		o.Notes = append([]string{"BASELINE GATE BYPASSED: turn 1 already failed, so this is not a decay curve."}, o.Notes...)
 	}
 	r.Outcome = o
+}
+
+// anyChance is the sentence beside seed 002's rule: the chance it fires on
+// a stable skill at the reliability measured fresh.
+func anyChance(o Outcome, hasFresh bool, freshRate float64) string {
+	if !hasFresh || o.Stats.Comparison.Fresh.Probes == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" On a skill that never decays and passes %.0f%% of probes (the rate measured fresh), this rule fires %.0f%% of the time with %d judged probes.",
+		100*freshRate, 100*o.AnyFailureChance, o.ProbesJudged)
+}
+
+func alphaOrLevel(alpha float64, l Look, seq bool) float64 {
+	if seq {
+		return l.Level
+	}
+	return alpha
 }

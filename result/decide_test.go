@@ -1,6 +1,7 @@
 package result
 
 import (
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -50,29 +51,48 @@ func TestShapes(t *testing.T) {
 	}
 }
 
+// withFresh adds a fresh triple per conversation with the given results.
+func withFresh(convs []Conversation, results ...string) *Run {
+	r := &Run{Conversations: convs}
+	for i := range convs {
+		r.Fresh = append(r.Fresh, fresh(i+1, results...))
+	}
+	return r
+}
+
 func TestDecideExitCodes(t *testing.T) {
 	P, F, E := judge.Pass, judge.Fail, judge.JudgeError
+	many := func(n int, c func(i int) Conversation) []Conversation {
+		var out []Conversation
+		for i := 1; i <= n; i++ {
+			out = append(out, c(i))
+		}
+		return out
+	}
 	cases := []struct {
-		name  string
-		convs []Conversation
-		exit  int
-		want  string
+		name string
+		run  *Run
+		exit int
+		want string
 	}{
-		{"held", []Conversation{conv(1, StatusCompleted, P, P, P, P), conv(2, StatusCompleted, P, P, P, P)}, 0, "no-decay"},
-		{"decay in one", []Conversation{conv(1, StatusCompleted, P, P, F, F), conv(2, StatusCompleted, P, P, P, P)}, 1, "decay"},
-		{"gate", []Conversation{conv(1, StatusBaselineFailed, F)}, 2, "baseline-failed"},
-		{"decay beats a failed baseline elsewhere", []Conversation{conv(1, StatusCompleted, P, F, F, F), conv(2, StatusBaselineFailed, F)}, 1, "decay"},
-		{"bypassed gate, flat fail", []Conversation{conv(1, StatusCompleted, F, F, F, F)}, 2, "baseline-failed"},
-		{"judge error is neither", []Conversation{conv(1, StatusCompleted, P, E, P, P)}, 3, "error"},
-		{"conversation error", []Conversation{conv(1, StatusError, P)}, 3, "error"},
-		{"interrupted", []Conversation{conv(1, StatusInterrupted, P)}, 130, "interrupted"},
+		{"two all-pass: not enough to say held", withFresh([]Conversation{conv(1, StatusCompleted, P, P, P, P), conv(2, StatusCompleted, P, P, P, P)}, P, P, P), 0, VerdictNotEnough},
+		{"one decayed of two: noise, not decay", withFresh([]Conversation{conv(1, StatusCompleted, P, P, F, F), conv(2, StatusCompleted, P, P, P, P)}, P, P, P), 0, VerdictNotEnough},
+		{"collapse in five against fresh passes", withFresh(many(5, func(i int) Conversation { return conv(i, StatusCompleted, P, F, F, F) }), P, P, P), 1, VerdictDecay},
+		{"same collapse fresh: a probe the skill never handles", withFresh(many(5, func(i int) Conversation { return conv(i, StatusCompleted, P, F, F, F) }), F, F, F), 0, VerdictNotEnough},
+		{"held at 12", withFresh(many(12, func(i int) Conversation { return conv(i, StatusCompleted, P, P, P, P) }), P, P, P), 0, VerdictHeld},
+		{"gate", withFresh([]Conversation{conv(1, StatusBaselineFailed, F)}, P, P, P), 2, VerdictBaselineFailed},
+		{"a failed baseline in a minority is not exit 2", withFresh([]Conversation{conv(1, StatusCompleted, P, P, P, P), conv(2, StatusCompleted, P, P, P, P), conv(3, StatusBaselineFailed, F)}, P, P, P), 0, VerdictNotEnough},
+		{"bypassed gate, flat fail", withFresh([]Conversation{conv(1, StatusCompleted, F, F, F, F)}, P, P, P), 2, VerdictBaselineFailed},
+		{"judge error is neither", withFresh([]Conversation{conv(1, StatusCompleted, P, E, P, P), conv(2, StatusCompleted, P, P, P, P)}, P, P, P), 3, VerdictError},
+		{"conversation error", withFresh([]Conversation{conv(1, StatusError, P)}, P, P, P), 3, VerdictError},
+		{"interrupted", withFresh([]Conversation{conv(1, StatusInterrupted, P)}, P, P, P), 130, VerdictInterrupted},
+		{"no fresh arm (an old run)", &Run{Conversations: []Conversation{conv(1, StatusCompleted, P, F, F, F)}}, 2, VerdictNotComparable},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := &Run{Conversations: c.convs}
-			Decide(r)
-			if r.Outcome.Exit != c.exit || r.Outcome.Verdict != c.want {
-				t.Fatalf("exit %d verdict %s (%s), want %d %s", r.Outcome.Exit, r.Outcome.Verdict, r.Outcome.Sentence, c.exit, c.want)
+			Decide(c.run)
+			if c.run.Outcome.Exit != c.exit || c.run.Outcome.Verdict != c.want {
+				t.Fatalf("exit %d verdict %s (%s), want %d %s", c.run.Outcome.Exit, c.run.Outcome.Verdict, c.run.Outcome.Sentence, c.exit, c.want)
 			}
 		})
 	}
@@ -81,10 +101,75 @@ func TestDecideExitCodes(t *testing.T) {
 	if r.Status != StatusBaselineFailed {
 		t.Errorf("every conversation at the gate: status %s", r.Status)
 	}
-	r = &Run{Conversations: []Conversation{conv(1, StatusCompleted, P, P, P, P), conv(2, StatusCompleted, P, P, P, P)}}
+}
+
+// A run that could have caught a 30-point drop and did not says held, with
+// the drop it could have caught; seed 002's rule on the same run says what
+// it is and how often it fires on a stable skill.
+func TestHeldAndSeedRule(t *testing.T) {
+	P, F := judge.Pass, judge.Fail
+	r := &Run{}
+	for i := 1; i <= 30; i++ {
+		c := conv(i, StatusCompleted, P, P, P, P)
+		if i%5 == 0 {
+			c = conv(i, StatusCompleted, P, P, F, P)
+		}
+		r.Conversations = append(r.Conversations, c)
+		fr := fresh(i, P, P, P)
+		if i%5 == 1 {
+			fr = fresh(i, P, F, P)
+		}
+		r.Fresh = append(r.Fresh, fr)
+	}
 	Decide(r)
-	if !strings.Contains(strings.Join(r.Outcome.Notes, " "), "Underpowered") {
-		t.Error("n=2 no-decay must say underpowered")
+	o := r.Outcome
+	if o.Exit != 0 || o.Verdict != VerdictHeld || !strings.Contains(o.Sentence, "would have caught a drop of") {
+		t.Fatalf("%d %s: %s", o.Exit, o.Verdict, o.Sentence)
+	}
+	r.Config.Rule = RuleAnyProbeFailed
+	Decide(r)
+	o = r.Outcome
+	if o.Exit != 1 || !strings.Contains(o.Sentence, "not a test") || !strings.Contains(o.Sentence, "fires") {
+		t.Fatalf("seed rule: %d %s", o.Exit, o.Sentence)
+	}
+	// 84 of 90 fresh probes passed (0.9333), 90 judged diluted probes:
+	// 1 - 0.9333^90.
+	want := 1 - math.Pow(84.0/90, 90)
+	if math.Abs(o.AnyFailureChance-want) > 1e-9 {
+		t.Errorf("chance %v, want %v", o.AnyFailureChance, want)
+	}
+}
+
+// The sequential looks are replayed from the record, so the verdict
+// follows from the data whoever wrote the looks.
+func TestSequentialReplay(t *testing.T) {
+	P, F := judge.Pass, judge.Fail
+	r := &Run{Config: Config{Alpha: 0.05}, Sequential: &Sequential{Alpha: 0.05, Max: 20, Batch: 4, Effect: 0.3}}
+	for i := 1; i <= 8; i++ {
+		r.Conversations = append(r.Conversations, conv(i, StatusCompleted, P, F, F, F))
+		r.Fresh = append(r.Fresh, fresh(i, P, P, P))
+		if i%4 == 0 {
+			r.Sequential.Observe(r)
+		}
+	}
+	if r.Sequential.InterimLevel() != 0.001 || math.Abs(r.Sequential.FinalLevel()-0.046) > 1e-12 {
+		t.Errorf("levels %v %v", r.Sequential.InterimLevel(), r.Sequential.FinalLevel())
+	}
+	Decide(r)
+	if r.Outcome.Exit != 1 || !strings.Contains(r.Outcome.Sentence, "sequentially") {
+		t.Fatalf("%d %s", r.Outcome.Exit, r.Outcome.Sentence)
+	}
+	// A rejudge that turns every diluted probe into a pass undoes it.
+	for i := range r.Conversations {
+		for k := range r.Conversations[i].Turns {
+			if r.Conversations[i].Turns[k].Verdict != nil {
+				r.Conversations[i].Turns[k].Verdict.Result = P
+			}
+		}
+	}
+	Decide(r)
+	if r.Outcome.Exit != 0 {
+		t.Errorf("after rejudge: %d %s", r.Outcome.Exit, r.Outcome.Sentence)
 	}
 }
 

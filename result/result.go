@@ -18,7 +18,10 @@ import (
 
 // SchemaVersion of run.json. Readers check it; bump it on any change that
 // an older reader would misread.
-const SchemaVersion = 1
+//
+// 2: the two-arm design (the fresh arm, Config.Rule and Effect, the
+// diluted-vs-fresh statistics, alpha-spending looks).
+const SchemaVersion = 2
 
 // Run statuses.
 const (
@@ -58,6 +61,10 @@ type Run struct {
 	Rubric        *rubric.Rubric `json:"rubric,omitempty"`
 	Plan          *plan.Plan     `json:"plan,omitempty"`
 	Conversations []Conversation `json:"conversations"`
+	// Fresh is the fresh arm: for conversation i, fresh triple i asks each
+	// probe as the first message of its own new session in a fresh sandbox.
+	// The exit code compares the probes diluted with the same probes here.
+	Fresh []Conversation `json:"fresh"`
 	// Controls are the --control conversations: the same schedule with no
 	// skill installed, or each probe in a fresh session. They never decide
 	// the exit code; they tell where the skill earns its lines.
@@ -104,10 +111,16 @@ type Config struct {
 	MaxBudgetUSD   float64  `json:"max_budget_usd,omitempty"`
 	Controls       []string `json:"controls,omitempty"`
 	PassEnv        []string `json:"pass_env,omitempty"`
-	Gate           string   `json:"gate,omitempty"` // any (default) or significant
-	Alpha          float64  `json:"alpha,omitempty"`
-	JudgeRepeats   int      `json:"judge_repeats,omitempty"`
-	Args           []string `json:"args,omitempty"`
+	// Rule sets the exit code: RuleDilutedVsFresh (default) or
+	// RuleAnyProbeFailed (seed 002's rule).
+	Rule string `json:"rule,omitempty"`
+	// Gate is the rule of schema-1 runs (any or significant), kept so they
+	// load; new runs leave it empty.
+	Gate         string   `json:"gate,omitempty"`
+	Alpha        float64  `json:"alpha,omitempty"`
+	Effect       float64  `json:"effect,omitempty"`
+	JudgeRepeats int      `json:"judge_repeats,omitempty"`
+	Args         []string `json:"args,omitempty"`
 }
 
 // Costs in USD, kept apart by purpose.
@@ -125,8 +138,8 @@ type Costs struct {
 // Conversation is one 10-turn session.
 type Conversation struct {
 	Index int `json:"index"` // 1-based
-	// Control is "" for a measured conversation, else "no-skill" or
-	// "undiluted".
+	// Control is "" for a measured conversation, "fresh" for a fresh triple,
+	// else the control's kind ("no-skill").
 	Control   string   `json:"control,omitempty"`
 	SessionID string   `json:"session_id,omitempty"`
 	Status    string   `json:"status"`
@@ -217,12 +230,20 @@ func (t *Turn) Result() string {
 
 // Control kinds.
 const (
-	ControlNoSkill   = "no-skill"
+	ControlNoSkill = "no-skill"
+	// ControlUndiluted was a control of schema-1 runs: each probe in a
+	// fresh session. It is now the fresh arm of every run (ArmFresh);
+	// Load moves old records' undiluted controls there.
 	ControlUndiluted = "undiluted"
+	// ArmFresh marks a fresh triple (Conversation.Control).
+	ArmFresh = "fresh"
 )
 
 // DirName is the folder of the conversation's transcripts in the run folder.
 func (c *Conversation) DirName() string {
+	if c.Control == ArmFresh {
+		return fmt.Sprintf("fresh-%d", c.Index)
+	}
 	if c.Control != "" {
 		return fmt.Sprintf("control-%s-%d", c.Control, c.Index)
 	}
@@ -318,5 +339,31 @@ func Load(dir string) (*Run, error) {
 	if r.SchemaVersion > SchemaVersion {
 		return nil, fmt.Errorf("%s: schema_version %d is newer than this vibe-test reads (%d): upgrade vibe-test", path, r.SchemaVersion, SchemaVersion)
 	}
+	if r.SchemaVersion < 2 {
+		migrateV1(&r)
+	}
 	return &r, nil
+}
+
+// migrateV1 reads a schema-1 record in today's terms: its undiluted
+// controls (each probe in a fresh session) are exactly a fresh arm, so they
+// become one. Its SPRT looks cannot be replayed by the alpha-spending
+// design: Decide leaves them as recorded. Without undiluted controls, Decide
+// says what such a run cannot show (no fresh arm: not comparable).
+func migrateV1(r *Run) {
+	var keep []Conversation
+	for _, c := range r.Controls {
+		if c.Control == ControlUndiluted {
+			r.Fresh = append(r.Fresh, c)
+			continue
+		}
+		keep = append(keep, c)
+	}
+	r.Controls = keep
+}
+
+// FreshTriple is the pending record of the fresh triple that goes with
+// conversation index.
+func FreshTriple(index int) Conversation {
+	return Conversation{Index: index, Control: ArmFresh, Status: StatusPending, Turns: []Turn{}}
 }

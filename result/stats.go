@@ -1,58 +1,109 @@
 package result
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/vibe-test/vibe-test/judge"
+	"github.com/vibe-test/vibe-test/plan"
 	"github.com/vibe-test/vibe-test/rubric"
 	"github.com/vibe-test/vibe-test/stats"
 )
 
-// Gates: how the exit code treats decay.
+// Rules: what sets the exit code.
 const (
-	GateAny         = "any"         // any conversation that decays → exit 1 (seed 002's rule)
-	GateSignificant = "significant" // exit 1 only when the paired sign test says so
+	// RuleDilutedVsFresh (the default): exit 1 only when the probes pass
+	// significantly less often in the diluted conversations than the same
+	// probes asked fresh (stats.CompareArms at Alpha). Its false-alarm rate
+	// is measured by the calibrate package.
+	RuleDilutedVsFresh = "diluted-vs-fresh"
+	// RuleAnyProbeFailed is seed 002's rule: exit 1 when, in a
+	// conversation whose baseline passed, any probe failed. It is not a
+	// test: on a skill that passes each probe with probability q it fires
+	// with probability 1 - q^(probes), which the summary prints beside it.
+	RuleAnyProbeFailed = "any-probe-failed"
 )
 
-// TurnStat is one judged turn's pass rate over the conversations that
-// reached it, with its Wilson 95% interval.
+// Gate values of runs made before the two-arm design (run.json schema 1),
+// read only to redraw them.
+const (
+	GateAny         = "any"
+	GateSignificant = "significant"
+)
+
+// DefaultEffect is the drop in probe pass share (fresh minus diluted) a run
+// aims to detect with 80% power: a run that could have caught it and did
+// not says "held", one that could not says "not enough evidence".
+const DefaultEffect = 0.3
+
+// Population names, printed with every rate.
+const (
+	PopAll        = "all conversations"
+	PopGatePassed = "conversations whose baseline passed"
+	PopFresh      = "fresh sessions"
+)
+
+// TurnStat is one judged turn's pass rate over a stated population, with
+// its Wilson 95% interval.
 type TurnStat struct {
-	Turn   int     `json:"turn"`
-	Passes int     `json:"passes"`
-	N      int     `json:"n"`
-	Rate   float64 `json:"rate"`
-	Lo     float64 `json:"wilson_lo"`
-	Hi     float64 `json:"wilson_hi"`
+	Turn       int     `json:"turn"`
+	Arm        string  `json:"arm"` // diluted or fresh
+	Population string  `json:"population"`
+	Passes     int     `json:"passes"`
+	N          int     `json:"n"`
+	Rate       float64 `json:"rate"`
+	Lo         float64 `json:"wilson_lo"`
+	Hi         float64 `json:"wilson_hi"`
 }
 
-// PairedTest compares turn 1 with a probe (or with the probes pooled)
-// inside each conversation: the exact one-sided sign test (McNemar) on the
-// discordant conversations.
-type PairedTest struct {
-	Probe string `json:"probe"` // "6", "8", "10" or "pooled"
-	// Down: passed at turn 1 and failed at the probe; Up: the reverse.
-	Down int     `json:"down"`
-	Up   int     `json:"up"`
-	P    float64 `json:"p"`
+// ProbeComparison is one probe asked diluted (at its turn) and fresh (as
+// the first message of a new session): a view for the report, not the
+// exit code. P is the one-sided Fisher exact test of "the diluted rate is
+// lower", treating each asking as independent, which is right for the
+// fresh sessions and for one probe turn across conversations.
+type ProbeComparison struct {
+	Turn        int     `json:"turn"`
+	DilutedPass int     `json:"diluted_passes"`
+	DilutedN    int     `json:"diluted_n"`
+	FreshPass   int     `json:"fresh_passes"`
+	FreshN      int     `json:"fresh_n"`
+	Drop        float64 `json:"drop"` // fresh rate minus diluted rate
+	P           float64 `json:"p"`
+	// Decayed: conversations where the probe failed diluted while the same
+	// probe passed in its fresh triple; NeverHandled: failed both ways.
+	Decayed      int `json:"decayed"`
+	NeverHandled int `json:"never_handled"`
+}
+
+// Dropped says how many units or probes were left out of the comparison,
+// and why. Nothing left out is counted as a pass or a fail.
+type Dropped struct {
+	Arm    string `json:"arm"`
+	What   string `json:"what"` // conversations, fresh triples, probes
+	Count  int    `json:"count"`
+	Reason string `json:"reason"`
 }
 
 // Stats is what the numbers may claim.
 type Stats struct {
-	PerTurn []TurnStat   `json:"per_turn"`
-	Paired  []PairedTest `json:"paired"`
-	// EffectiveTurn is the last judged turn whose pass rate is still at
-	// least 85% of the baseline's (0 when the baseline never passed).
+	PerTurn []TurnStat        `json:"per_turn"`
+	Probes  []ProbeComparison `json:"probes,omitempty"`
+	// Comparison is the test behind the exit code (RuleDilutedVsFresh):
+	// per-unit probe pass shares, diluted conversations vs fresh triples.
+	Comparison stats.TwoArm `json:"comparison"`
+	// DilutedPopulation names which conversations the diluted arm holds.
+	DilutedPopulation string    `json:"diluted_population"`
+	Dropped           []Dropped `json:"dropped,omitempty"`
+	Alpha             float64   `json:"alpha"`
+	Effect            float64   `json:"effect"`
+	// MinDetectableDrop is the drop this run would have caught with 80%
+	// power (+Inf, saved as 0, when it could catch none); UnitsForEffect
+	// how many units per arm would catch Effect.
+	MinDetectableDrop float64 `json:"min_detectable_drop"`
+	UnitsForEffect    int     `json:"units_for_effect"`
+	// EffectiveTurn is the last probe turn whose diluted pass rate is still
+	// at least 85% of the same probe's fresh rate (1 when the first probe
+	// already falls below; 0 when nothing can be compared).
 	EffectiveTurn int `json:"effective_turn"`
-	// Underpowered: even if every conversation decayed, the sign test could
-	// not reach Alpha; Needed says how many conversations could.
-	Underpowered bool    `json:"underpowered"`
-	Alpha        float64 `json:"alpha"`
-	NeededMin    int     `json:"needed_min"`
-	NeededPower  int     `json:"needed_for_power"`
-	// Power40 is the chance this many conversations would have shown a
-	// significant drop if decay struck 40% of them.
-	Power40 float64 `json:"power_at_40pct"`
 	// NonDiscriminating criteria passed at every judged turn of every
 	// conversation: they cannot tell a decayed agent from a steady one.
 	NonDiscriminating []string `json:"non_discriminating,omitempty"`
@@ -62,7 +113,8 @@ type Stats struct {
 	CheckTotal  int `json:"check_total"`
 }
 
-var judgedTurns = []int{1, 6, 8, 10}
+// judgedTurns are the baseline and the probes, in schedule order.
+var judgedTurns = append([]int{1}, probeTurns...)
 
 // judgedResult is a turn's pass/fail, with ok false when it has neither.
 func judgedResult(c *Conversation, n int) (pass, ok bool) {
@@ -79,88 +131,195 @@ func judgedResult(c *Conversation, n int) (pass, ok bool) {
 	return false, false
 }
 
+// inDilutedArm reports whether a conversation's probes count in the
+// diluted arm: always when the gate was bypassed, else only when its
+// baseline passed (the gate stopped the others before any probe).
+func inDilutedArm(c *Conversation, bypass bool) bool {
+	if bypass {
+		return true
+	}
+	base, ok := judgedResult(c, 1)
+	return ok && base
+}
+
+// Arms builds the units of the two-arm comparison from the record,
+// counting conversations (diluted) and fresh triples with Index <= upTo
+// (0: all). Dropped says what was left out and why.
+func Arms(r *Run, upTo int) (diluted, fresh []stats.Unit, dropped []Dropped) {
+	bypass := r.Config.NoBaselineGate
+	var gateStopped, noDilutedProbe, noFreshProbe int
+	probeDrops := map[string]map[string]int{"diluted": {}, "fresh": {}}
+	unit := func(arm string, c *Conversation) stats.Unit {
+		u := stats.Unit{}
+		for _, n := range probeTurns {
+			t := c.Shown(n)
+			switch {
+			case t == nil:
+				probeDrops[arm]["not run"]++
+			case t.Status != TurnOK:
+				probeDrops[arm]["the turn ended in an error"]++
+			case t.Result() == judge.Pass:
+				u.Judged++
+				u.Passed++
+			case t.Result() == judge.Fail:
+				u.Judged++
+			case t.Result() == judge.JudgeError:
+				probeDrops[arm]["judge error"]++
+			case t.Result() == judge.Uncertain:
+				probeDrops[arm]["uncertain (repeated judgements disagreed)"]++
+			default:
+				probeDrops[arm]["not judged"]++
+			}
+		}
+		return u
+	}
+	for i := range r.Conversations {
+		c := &r.Conversations[i]
+		if upTo > 0 && c.Index > upTo {
+			continue
+		}
+		if !inDilutedArm(c, bypass) {
+			gateStopped++
+			continue
+		}
+		u := unit("diluted", c)
+		if u.Judged == 0 {
+			noDilutedProbe++
+			continue
+		}
+		diluted = append(diluted, u)
+	}
+	for i := range r.Fresh {
+		c := &r.Fresh[i]
+		if upTo > 0 && c.Index > upTo {
+			continue
+		}
+		u := unit("fresh", c)
+		if u.Judged == 0 {
+			noFreshProbe++
+			continue
+		}
+		fresh = append(fresh, u)
+	}
+	add := func(arm, what string, n int, why string) {
+		if n > 0 {
+			dropped = append(dropped, Dropped{Arm: arm, What: what, Count: n, Reason: why})
+		}
+	}
+	add("diluted", "conversations", gateStopped, "the baseline did not pass, so the gate stopped them before any probe")
+	add("diluted", "conversations", noDilutedProbe, "no probe was judged pass or fail")
+	add("fresh", "fresh triples", noFreshProbe, "no probe was judged pass or fail")
+	for _, arm := range []string{"diluted", "fresh"} {
+		for _, why := range []string{"not run", "the turn ended in an error", "judge error", "uncertain (repeated judgements disagreed)", "not judged"} {
+			n := probeDrops[arm][why]
+			add(arm, "probes", n, why)
+		}
+	}
+	return diluted, fresh, dropped
+}
+
+// probeTurns are the probe turns of the schedule.
+var probeTurns = plan.ProbeTurns[:]
+
 // ComputeStats derives the statistics from the record alone.
-func ComputeStats(r *Run, alpha float64) Stats {
-	s := Stats{Alpha: alpha}
+func ComputeStats(r *Run, alpha, effect float64) Stats {
+	s := Stats{Alpha: alpha, Effect: effect}
+	bypass := r.Config.NoBaselineGate
+	s.DilutedPopulation = PopGatePassed
+	if bypass {
+		s.DilutedPopulation = PopAll
+	}
 	for _, n := range judgedTurns {
-		ts := TurnStat{Turn: n}
+		ts := TurnStat{Turn: n, Arm: "diluted", Population: s.DilutedPopulation}
+		if n == 1 {
+			ts.Population = PopAll
+		}
 		for i := range r.Conversations {
-			if pass, ok := judgedResult(&r.Conversations[i], n); ok {
+			c := &r.Conversations[i]
+			if n != 1 && !inDilutedArm(c, bypass) {
+				continue
+			}
+			if pass, ok := judgedResult(c, n); ok {
 				ts.N++
 				if pass {
 					ts.Passes++
 				}
 			}
 		}
-		if ts.N > 0 {
-			ts.Rate = float64(ts.Passes) / float64(ts.N)
-		}
-		ts.Lo, ts.Hi = stats.Wilson(ts.Passes, ts.N, stats.Z95)
-		s.PerTurn = append(s.PerTurn, ts)
+		s.PerTurn = append(s.PerTurn, finishRate(ts))
 	}
-	var turns []int
-	var rates []float64
-	for _, ts := range s.PerTurn {
-		if ts.N > 0 {
-			turns, rates = append(turns, ts.Turn), append(rates, ts.Rate)
-		}
-	}
-	if len(turns) > 0 && turns[0] == 1 {
-		s.EffectiveTurn = stats.EffectiveTurn(turns, rates)
-	}
-
-	pairs := 0
-	pooled := PairedTest{Probe: "pooled"}
-	for _, probe := range judgedTurns[1:] {
-		pt := PairedTest{Probe: fmt.Sprint(probe)}
-		for i := range r.Conversations {
-			c := &r.Conversations[i]
-			b, okB := judgedResult(c, 1)
-			p, okP := judgedResult(c, probe)
-			if okB && okP && b != p {
-				if b {
-					pt.Down++
-				} else {
-					pt.Up++
+	for _, n := range probeTurns {
+		ts := TurnStat{Turn: n, Arm: "fresh", Population: PopFresh}
+		pc := ProbeComparison{Turn: n}
+		for i := range r.Fresh {
+			if pass, ok := judgedResult(&r.Fresh[i], n); ok {
+				ts.N++
+				if pass {
+					ts.Passes++
 				}
 			}
 		}
-		pt.P = stats.SignTest(pt.Down, pt.Up)
-		s.Paired = append(s.Paired, pt)
-	}
-	for i := range r.Conversations {
-		c := &r.Conversations[i]
-		b, okB := judgedResult(c, 1)
-		if !okB {
+		if ts.N == 0 {
 			continue
 		}
-		allPass, any := true, false
-		for _, probe := range judgedTurns[1:] {
-			if p, ok := judgedResult(c, probe); ok {
-				any = true
-				allPass = allPass && p
+		s.PerTurn = append(s.PerTurn, finishRate(ts))
+		for i := range r.Conversations {
+			c := &r.Conversations[i]
+			if !inDilutedArm(c, bypass) {
+				continue
+			}
+			d, ok := judgedResult(c, n)
+			if !ok {
+				continue
+			}
+			pc.DilutedN++
+			if d {
+				pc.DilutedPass++
+				continue
+			}
+			for k := range r.Fresh {
+				if f := &r.Fresh[k]; f.Index == c.Index {
+					if fp, ok := judgedResult(f, n); ok {
+						if fp {
+							pc.Decayed++
+						} else {
+							pc.NeverHandled++
+						}
+					}
+				}
 			}
 		}
-		if !any {
-			continue
+		pc.FreshPass, pc.FreshN = ts.Passes, ts.N
+		if pc.DilutedN > 0 {
+			pc.Drop = float64(pc.FreshPass)/float64(pc.FreshN) - float64(pc.DilutedPass)/float64(pc.DilutedN)
+			pc.P = stats.FisherLess(pc.DilutedPass, pc.DilutedN-pc.DilutedPass, pc.FreshPass, pc.FreshN-pc.FreshPass)
 		}
-		pairs++
-		switch {
-		case b && !allPass:
-			pooled.Down++
-		case !b && allPass:
-			pooled.Up++
+		s.Probes = append(s.Probes, pc)
+	}
+	// Effective turn: like with like, each probe diluted against itself
+	// fresh.
+	if len(s.Probes) > 0 {
+		s.EffectiveTurn = 1
+		for _, pc := range s.Probes {
+			if pc.DilutedN == 0 || pc.FreshN == 0 {
+				break
+			}
+			fr := float64(pc.FreshPass) / float64(pc.FreshN)
+			dr := float64(pc.DilutedPass) / float64(pc.DilutedN)
+			if fr > 0 && dr < stats.EffectiveFraction*fr-1e-12 {
+				break
+			}
+			s.EffectiveTurn = pc.Turn
 		}
 	}
-	pooled.P = stats.SignTest(pooled.Down, pooled.Up)
-	s.Paired = append(s.Paired, pooled)
 
-	s.NeededMin = stats.MinDiscordantForSignificance(alpha)
-	s.Underpowered = stats.SignTest(len(r.Conversations), 0) > alpha || pairs < s.NeededMin
-	s.NeededPower = neededForPower(0.4, alpha, 0.8)
-	if pairs >= s.NeededMin {
-		s.Power40 = binomUpper(pairs, s.NeededMin, 0.4)
+	d, f, dropped := Arms(r, 0)
+	s.Dropped = dropped
+	s.Comparison = stats.CompareArms(d, f)
+	if mdd := stats.MinDetectableDrop(s.Comparison, alpha, 0.8); !math.IsInf(mdd, 1) {
+		s.MinDetectableDrop = mdd
 	}
+	s.UnitsForEffect = stats.UnitsForDrop(s.Comparison, effect, alpha, 0.8)
 
 	// Only a run where some judged turn failed could have told criteria
 	// apart; in an all-pass run every criterion "always passes".
@@ -196,33 +355,17 @@ func ComputeStats(r *Run, alpha float64) Stats {
 	return s
 }
 
-// neededForPower is the number of conversations for which the sign test
-// detects, with the given power, a decay that strikes a fraction d of the
-// conversations (none recovering): P(Binomial(n, d) >= MinDiscordant) >= power.
-func neededForPower(d, alpha, power float64) int {
-	k := stats.MinDiscordantForSignificance(alpha)
-	for n := k; n <= 1000; n++ {
-		if binomUpper(n, k, d) >= power {
-			return n
-		}
+func finishRate(ts TurnStat) TurnStat {
+	if ts.N > 0 {
+		ts.Rate = float64(ts.Passes) / float64(ts.N)
 	}
-	return 0
-}
-
-func binomUpper(n, k int, p float64) float64 {
-	sum := 0.0
-	for i := k; i <= n; i++ {
-		lg, _ := math.Lgamma(float64(n + 1))
-		li, _ := math.Lgamma(float64(i + 1))
-		lni, _ := math.Lgamma(float64(n - i + 1))
-		sum += math.Exp(lg - li - lni + float64(i)*math.Log(p) + float64(n-i)*math.Log(1-p))
-	}
-	return sum
+	ts.Lo, ts.Hi = stats.Wilson(ts.Passes, ts.N, stats.Z95)
+	return ts
 }
 
 func nonDiscriminating(r *Run, rb *rubric.Rubric) []string {
 	var out []string
-	convs := append([]Conversation{}, r.Conversations...)
+	convs := append(append([]Conversation{}, r.Conversations...), r.Fresh...)
 	for _, c := range r.Controls {
 		if c.Control == ControlNoSkill {
 			convs = append(convs, c)

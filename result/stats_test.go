@@ -7,38 +7,68 @@ import (
 	"github.com/vibe-test/vibe-test/judge"
 )
 
-// Reference values computed exactly with Python's fractions module:
-// P(Binomial(n, 2/5) >= 5) = sum_{i=5}^{n} C(n,i) (2/5)^i (3/5)^(n-i):
-// n=15 → 0.782722294349824, n=16 → 0.83343261564928, n=10 → 0.3668967424.
-func TestPowerReferenceValues(t *testing.T) {
-	if got := neededForPower(0.4, 0.05, 0.8); got != 16 {
-		t.Errorf("neededForPower = %d, want 16 (power 0.7827 at 15, 0.8334 at 16)", got)
-	}
-	for n, want := range map[int]float64{10: 0.3668967424, 15: 0.782722294349824, 16: 0.83343261564928} {
-		if got := binomUpper(n, 5, 0.4); math.Abs(got-want) > 1e-12 {
-			t.Errorf("binomUpper(%d, 5, 0.4) = %v, want %v", n, got, want)
+// fresh builds a fresh triple from results at turns 6, 8, 10.
+func fresh(idx int, results ...string) Conversation {
+	c := Conversation{Index: idx, Control: ArmFresh, Status: StatusCompleted}
+	for i, r := range results {
+		if r == "" {
+			continue
 		}
+		c.Turns = append(c.Turns, Turn{Turn: []int{6, 8, 10}[i], Kind: "probe", Status: TurnOK, Verdict: &judge.Verdict{Result: r}})
 	}
+	return c
 }
 
 func TestComputeStats(t *testing.T) {
 	P, F := judge.Pass, judge.Fail
-	var convs []Conversation
-	for i := 0; i < 10; i++ {
-		convs = append(convs, conv(i+1, StatusCompleted, P, P, P, P))
+	r := &Run{}
+	for i := 1; i <= 10; i++ {
+		r.Conversations = append(r.Conversations, conv(i, StatusCompleted, P, P, P, P))
+		r.Fresh = append(r.Fresh, fresh(i, P, P, P))
 	}
-	s := ComputeStats(&Run{Conversations: convs}, 0.05)
+	s := ComputeStats(r, 0.05, 0.3)
 	// Wilson 95% for 10/10: [0.72, 1.00] (STATISTICS.md).
-	if ts := s.PerTurn[0]; ts.N != 10 || math.Round(ts.Lo*100) != 72 || ts.Hi != 1 {
+	if ts := s.PerTurn[0]; ts.N != 10 || math.Round(ts.Lo*100) != 72 || ts.Hi != 1 || ts.Population != PopAll {
 		t.Errorf("turn 1: %+v", ts)
 	}
-	if s.Underpowered || math.Abs(s.Power40-0.3668967424) > 1e-9 || s.EffectiveTurn != 10 {
-		t.Errorf("underpowered %v power %v effective %d", s.Underpowered, s.Power40, s.EffectiveTurn)
+	if s.EffectiveTurn != 10 || s.Comparison.P != 1 || s.Comparison.Diluted.Units != 10 || s.Comparison.Fresh.Units != 10 {
+		t.Errorf("all pass: effective %d, comparison %+v", s.EffectiveTurn, s.Comparison)
 	}
-	// Two conversations can never be significant: underpowered.
-	s = ComputeStats(&Run{Conversations: []Conversation{conv(1, StatusCompleted, P, F, F, F), conv(2, StatusCompleted, P, F, F, F)}}, 0.05)
-	pooled := s.Paired[len(s.Paired)-1]
-	if !s.Underpowered || pooled.Down != 2 || pooled.P != 0.25 || s.EffectiveTurn != 1 {
-		t.Errorf("n=2: %+v, pooled %+v", s, pooled)
+	if len(s.PerTurn) != 7 || s.PerTurn[4].Arm != "fresh" || s.PerTurn[4].Population != PopFresh || s.PerTurn[1].Population != PopGatePassed {
+		t.Errorf("per-turn rows and populations: %+v", s.PerTurn)
+	}
+
+	// The gate's population: a conversation whose baseline failed is not
+	// in the diluted arm, and the rates say so.
+	r = &Run{Conversations: []Conversation{conv(1, StatusCompleted, P, F, F, F), conv(2, StatusBaselineFailed, F)},
+		Fresh: []Conversation{fresh(1, P, P, P), fresh(2, P, P, P)}}
+	s = ComputeStats(r, 0.05, 0.3)
+	if s.Comparison.Diluted.Units != 1 || s.Comparison.Testable || s.EffectiveTurn != 1 {
+		t.Errorf("one diluted unit: %+v effective %d", s.Comparison, s.EffectiveTurn)
+	}
+	if len(s.Dropped) != 1 || s.Dropped[0].Count != 1 || s.Dropped[0].Arm != "diluted" {
+		t.Errorf("dropped: %+v", s.Dropped)
+	}
+	if pc := s.Probes[0]; pc.DilutedN != 1 || pc.Decayed != 1 || pc.FreshN != 2 {
+		t.Errorf("probe 6: %+v", pc)
+	}
+
+	// Errors, judge errors and uncertain probes are dropped and counted,
+	// never scored.
+	c := conv(1, StatusCompleted, P, judge.JudgeError, judge.Uncertain, P)
+	r = &Run{Conversations: []Conversation{c}, Fresh: []Conversation{fresh(1, P, "", P)}}
+	r.Fresh[0].Abandoned = []Turn{{Turn: 8, Kind: "probe", Status: TurnError}}
+	d, f, dropped := Arms(r, 0)
+	if d[0].Judged != 1 || f[0].Judged != 2 {
+		t.Errorf("units %+v %+v", d, f)
+	}
+	reasons := map[string]int{}
+	for _, x := range dropped {
+		reasons[x.Arm+": "+x.Reason] += x.Count
+	}
+	for _, want := range []string{"diluted: judge error", "diluted: uncertain (repeated judgements disagreed)", "fresh: the turn ended in an error"} {
+		if reasons[want] != 1 {
+			t.Errorf("dropped %q: %d (all: %v)", want, reasons[want], reasons)
+		}
 	}
 }

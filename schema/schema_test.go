@@ -202,8 +202,24 @@ func populated() *result.Run {
 		Costs:         result.Costs{Agent: 0.61, Rubric: 0.04, Plan: 0.02, Judge: 0.016, Total: 0.686, JudgeTokens: 24800, RubricTokens: 5200},
 		Error:         "chart.html could not be written",
 	}
+	r.Config.Rule, r.Config.Effect = result.RuleDilutedVsFresh, 0.25
+	for n := 1; n <= 3; n++ {
+		r.Fresh = append(r.Fresh, freshTriple(n, map[int]*judge.Verdict{6: verdict(judge.Pass), 8: verdict(judge.Pass), 10: verdict(judge.Pass)}))
+	}
 	result.Decide(r)
 	return r
+}
+
+// freshTriple is fresh triple n with verdicts at the probe turns.
+func freshTriple(n int, v map[int]*judge.Verdict) result.Conversation {
+	c := result.Conversation{Index: n, Control: result.ArmFresh, Status: result.StatusCompleted}
+	for _, t := range turns(c.DirName(), v, nil) {
+		if t.Kind == "probe" {
+			t.SessionID = fmt.Sprintf("9a8b7c6d-0000-4000-8000-0000000%d%04d", n, t.Turn)
+			c.Turns = append(c.Turns, t)
+		}
+	}
+	return c
 }
 
 // fieldsOf lists every field of t and the types it reaches, as Type.Field.
@@ -271,14 +287,13 @@ func setFields(v reflect.Value, out map[string]bool) {
 	}
 }
 
-// significant is populated() decided under --gate significant at alpha
-// 0.49: its two conversations that pair turn 1 with a probe are enough for
-// the sign test at that level, so the run is not underpowered and has a
-// power (Power40 is 0 whenever Underpowered is true, so no one run sets
-// both), but only one of them decayed: decay-not-significant.
-func significant() *result.Run {
+// anyRule is populated() decided by seed 002's rule, which also prints the
+// chance it fires on a stable skill; and a schema-1 gate kept in its
+// config.
+func anyRule() *result.Run {
 	r := populated()
-	r.Config.Gate, r.Config.Alpha = result.GateSignificant, 0.49
+	r.Config.Rule, r.Config.Gate = result.RuleAnyProbeFailed, result.GateAny
+	r.Fresh[0].Turns[1].Verdict = verdict(judge.Fail) // fresh reliability below 100%
 	result.Decide(r)
 	return r
 }
@@ -304,7 +319,7 @@ func controlled() *result.Run {
 	r := populated()
 	r.GateBypassed, r.Error = false, ""
 	r.Config.Conversations, r.Config.NoBaselineGate, r.Config.JudgeRepeats = 2, false, 3
-	r.Config.Controls = []string{result.ControlNoSkill, result.ControlUndiluted}
+	r.Config.Controls = []string{result.ControlNoSkill}
 	r.Config.Args = []string{"./stock-ledger", "--judge-repeats", "3", "--control", "no-skill", "--control", "undiluted"}
 
 	unsure := repeated(judge.Pass)
@@ -329,16 +344,6 @@ func controlled() *result.Run {
 		}
 		return c
 	}
-	undiluted := func(n int, v map[int]*judge.Verdict) result.Conversation {
-		c := result.Conversation{Index: n, Control: result.ControlUndiluted, Status: result.StatusCompleted}
-		for _, t := range turns(c.DirName(), v, nil) {
-			if t.Kind == "probe" {
-				t.SessionID = fmt.Sprintf("9a8b7c6d-0000-4000-8000-0000000%d%04d", n, t.Turn)
-				c.Turns = append(c.Turns, t)
-			}
-		}
-		return c
-	}
 	r.Conversations = []result.Conversation{
 		measured(1, map[int]*judge.Verdict{1: repeated(judge.Pass), 6: repeated(judge.Pass), 8: repeated(judge.Fail), 10: repeated(judge.Fail)}),
 		measured(2, map[int]*judge.Verdict{1: repeated(judge.Pass), 6: repeated(judge.Pass), 8: unsure, 10: repeated(judge.Fail)}),
@@ -346,8 +351,10 @@ func controlled() *result.Run {
 	r.Controls = []result.Conversation{
 		noSkill(1, map[int]*judge.Verdict{1: repeated(judge.Fail), 6: repeated(judge.Fail), 8: broken, 10: repeated(judge.Fail)}),
 		noSkill(2, map[int]*judge.Verdict{1: repeated(judge.Pass), 6: repeated(judge.Fail), 8: repeated(judge.Fail), 10: repeated(judge.Pass)}),
-		undiluted(1, map[int]*judge.Verdict{6: repeated(judge.Pass), 8: repeated(judge.Pass), 10: repeated(judge.Fail)}),
-		undiluted(2, map[int]*judge.Verdict{6: repeated(judge.Pass), 8: repeated(judge.Pass), 10: repeated(judge.Pass)}),
+	}
+	r.Fresh = []result.Conversation{
+		freshTriple(1, map[int]*judge.Verdict{6: repeated(judge.Pass), 8: repeated(judge.Pass), 10: repeated(judge.Fail)}),
+		freshTriple(2, map[int]*judge.Verdict{6: repeated(judge.Pass), 8: repeated(judge.Pass), 10: repeated(judge.Pass)}),
 	}
 	result.Decide(r)
 	return r
@@ -373,11 +380,31 @@ func sequential() *result.Run {
 	r.Config.Conversations = 1
 	r.Config.Args = []string{"./stock-ledger", "--judge-repeats", "3", "--until-decided", "--conversations", "1", "--max-conversations", "2"}
 	r.Conversations[0].TurnAt(8).Verdict = repeated(judge.Fail)
-	r.Sequential = &result.Sequential{P0: stats.DefaultP0, P1: stats.DefaultP0 + 0.4, Alpha: 0.05, Beta: 0.2, Max: 2, Batch: 1, Decision: stats.DecisionContinue}
-	first := *r
-	first.Conversations = r.Conversations[:1]
-	r.Sequential.Observe(&first)
-	r.Sequential.Observe(r)
+	r.Conversations[1].TurnAt(6).Verdict = repeated(judge.Fail)
+	// Two more conversations like the second, so the last look can say
+	// what drop the run could catch.
+	for n := 3; n <= 4; n++ {
+		c, f := r.Conversations[1], r.Fresh[1]
+		c.Index, f.Index = n, n
+		r.Conversations, r.Fresh = append(r.Conversations, c), append(r.Fresh, f)
+	}
+	r.Sequential = &result.Sequential{Alpha: 0.05, Max: 4, Batch: 1, Effect: 0.3, Decision: result.SeqContinue}
+	all := r.Conversations
+	for n := 1; n <= 4; n++ {
+		part := *r
+		part.Conversations = all[:n]
+		r.Sequential.Observe(&part)
+	}
+	result.Decide(r)
+	return r
+}
+
+// legacySequential is a schema-1 record of the SPRT design, as older
+// vibe-test versions wrote it: loaded and shown, never replayed.
+func legacySequential() *result.Run {
+	r := sequential()
+	r.Sequential = &result.Sequential{P0: 0.05, P1: 0.45, Alpha: 0.05, Beta: 0.2, Max: 2, Batch: 1, Decision: "cap",
+		Looks: []result.Look{{Conversations: 1, Observations: 1, Decayed: 1, LLR: 2.2, Decision: "continue"}, {Conversations: 2, Observations: 2, Decayed: 1, LLR: 1.6, Decision: "cap"}}}
 	result.Decide(r)
 	return r
 }
@@ -387,7 +414,7 @@ func sequential() *result.Run {
 func TestPopulatedSetsEveryField(t *testing.T) {
 	all, set := map[string]bool{}, map[string]bool{}
 	fieldsOf(reflect.TypeOf(result.Run{}), all)
-	for _, r := range []*result.Run{populated(), significant(), controlled(), uncertain(), sequential()} {
+	for _, r := range []*result.Run{populated(), anyRule(), controlled(), uncertain(), sequential(), legacySequential()} {
 		setFields(reflect.ValueOf(r), set)
 	}
 	var missing []string
@@ -398,7 +425,7 @@ func TestPopulatedSetsEveryField(t *testing.T) {
 	}
 	sort.Strings(missing)
 	if len(missing) > 0 {
-		t.Errorf("populated(), significant(), controlled(), uncertain() and sequential() leave these fields zero; set them, and add them to run.schema.json:\n  %s", strings.Join(missing, "\n  "))
+		t.Errorf("populated(), anyRule(), controlled(), uncertain(), sequential() and legacySequential() leave these fields zero; set them, and add them to run.schema.json:\n  %s", strings.Join(missing, "\n  "))
 	}
 }
 
@@ -416,22 +443,22 @@ func TestPopulatedRunValidates(t *testing.T) {
 	if err := validate(sch, b); err != nil {
 		t.Fatalf("run.json of a populated run does not validate:\n%v", err)
 	}
-	if r.Outcome.Verdict != "decay" || r.Outcome.Notes[0] != banner {
-		t.Fatalf("the populated run is not the decaying, bypassed run it means to be: %+v", r.Outcome)
+	if r.Outcome.Verdict != result.VerdictDecay || r.Outcome.Notes[0] != banner {
+		t.Fatalf("the populated run is not the bypassed decay (at its alpha of 0.1) it means to be: %+v", r.Outcome)
 	}
 
-	// Under --gate significant the same run's one decayed conversation is
-	// not enough for the sign test.
-	r = significant()
-	if r.Outcome.Verdict != "decay-not-significant" || r.Outcome.Exit != 2 || r.Outcome.Stats.Underpowered || r.Outcome.Stats.Power40 == 0 {
-		t.Fatalf("significant() is not the powered, decay-not-significant run it means to be: %+v", r.Outcome)
+	// Seed 002's rule on the same run fires, and says how often it would on
+	// a stable skill.
+	r = anyRule()
+	if r.Outcome.Verdict != result.VerdictDecay || r.Outcome.Exit != 1 || r.Outcome.AnyFailureChance == 0 {
+		t.Fatalf("anyRule() is not the seed-rule decay it means to be: %+v", r.Outcome)
 	}
 	b, err = json.Marshal(r)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := validate(sch, b); err != nil {
-		t.Fatalf("run.json of a decay-not-significant run does not validate:\n%v", err)
+		t.Fatalf("run.json of an any-probe-failed run does not validate:\n%v", err)
 	}
 
 	// Controls, judge repeats and --until-decided.
@@ -441,12 +468,13 @@ func TestPopulatedRunValidates(t *testing.T) {
 		verdict string
 		exit    int
 	}{
-		{"controlled", controlled(), "decay", 1},
-		{"uncertain", uncertain(), "uncertain", 2},
-		{"sequential", sequential(), "undecided", 2},
+		{"controlled", controlled(), result.VerdictNotEnough, 0},
+		{"uncertain", uncertain(), result.VerdictNotEnough, 0},
+		{"sequential", sequential(), result.VerdictNotEnough, 0},
+		{"legacy sequential", legacySequential(), result.VerdictDecay, 1}, // not replayed: the fixed-n test at its alpha of 0.1
 	} {
 		o := c.run.Outcome
-		if o.Verdict != c.verdict || o.Exit != c.exit || o.Uncertain != 1 {
+		if o.Verdict != c.verdict || o.Exit != c.exit || o.Uncertain < 1 {
 			t.Fatalf("%s is not the %s run it means to be: %+v", c.name, c.verdict, o)
 		}
 		b, err := json.Marshal(c.run)
@@ -459,16 +487,13 @@ func TestPopulatedRunValidates(t *testing.T) {
 	}
 	o := controlled().Outcome
 	kinds := map[string]int{}
-	decayed, neverHandled := 0, 0
 	for _, s := range o.Controls {
 		kinds[s.Control]++
-		decayed += s.Decayed
-		neverHandled += s.NeverHandled
 	}
-	if kinds[result.ControlNoSkill] != 4 || kinds[result.ControlUndiluted] != 3 || decayed != 2 || neverHandled != 1 {
-		t.Fatalf("controlled() compares with its controls other than it means to: %+v", o.Controls)
+	if kinds[result.ControlNoSkill] != 4 || len(o.Stats.Probes) != 3 || o.Stats.Probes[0].FreshN != 2 {
+		t.Fatalf("controlled() compares with its controls and fresh arm other than it means to: %+v %+v", o.Controls, o.Stats.Probes)
 	}
-	if s := sequential().Sequential; len(s.Looks) != 2 || s.Looks[0].Decision != stats.DecisionContinue || s.Decision != stats.DecisionCap {
+	if s := sequential().Sequential; len(s.Looks) != 4 || s.Looks[0].Decision != result.SeqContinue || s.Decision != result.SeqNotEnuf || s.Looks[3].MinDetectableDrop == 0 {
 		t.Fatalf("sequential() does not continue, then reach the cap: %+v", s)
 	}
 }
@@ -476,12 +501,15 @@ func TestPopulatedRunValidates(t *testing.T) {
 // Keys added within schema_version 1, which records written by older
 // vibe-test versions lack. The schema must not require them.
 var addedInV1 = map[string][]string{
-	"run":          {"controls", "sequential"},
+	"run":          {"controls", "sequential", "fresh"},
+	"turnStat":     {"arm", "population"},
+	"sequential":   {"effect"},
+	"look":         {"diluted_units", "fresh_units", "drop", "p", "level", "min_detectable_drop"},
 	"config":       {"gate", "alpha", "max_budget_usd", "pass_env", "judge_repeats", "controls"},
 	"conversation": {"home", "abandoned_turns", "notes", "control"},
 	"turn":         {"attempts", "api_retries", "session_id"},
 	"verdict":      {"repeats", "agreement"},
-	"outcome":      {"stats", "uncertain", "controls"},
+	"outcome":      {"stats", "uncertain", "controls", "rule"},
 }
 
 // stripAdded deletes the addedInV1 keys from a run.json document.
@@ -593,12 +621,11 @@ func TestFixtureValidates(t *testing.T) {
 	if err := validate(sch, b); err != nil {
 		t.Fatalf("testdata/run-v1.json: %v", err)
 	}
-	// The fixture is a record vibe-test itself reads, with no key it does
-	// not know, and whose outcome Decide agrees with.
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
+	// The fixture is a record vibe-test itself reads. Its statistics are
+	// schema 1's (paired sign tests), which today's types no longer carry:
+	// Decide recomputes them, so they are read past.
 	var r result.Run
-	if err := dec.Decode(&r); err != nil {
+	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatalf("testdata/run-v1.json is not a result.Run: %v", err)
 	}
 	dir := t.TempDir()
@@ -608,14 +635,15 @@ func TestFixtureValidates(t *testing.T) {
 	if _, err := result.Load(dir); err != nil {
 		t.Fatal(err)
 	}
-	saved := r.Outcome
 	shapes := []string{}
 	for _, c := range r.Conversations {
 		shapes = append(shapes, c.Shape)
 	}
+	// A schema-1 run has no fresh arm: today's decision says so rather
+	// than guess (its own saved outcome was the old design's).
 	result.Decide(&r)
-	if !reflect.DeepEqual(saved, r.Outcome) {
-		t.Errorf("the fixture's outcome is not what Decide makes of it:\n saved %+v\nDecide %+v", saved, r.Outcome)
+	if r.Outcome.Verdict != result.VerdictNotComparable || r.Outcome.Exit != 2 {
+		t.Errorf("Decide on a schema-1 record: %s (exit %d), want not-comparable (exit 2)", r.Outcome.Verdict, r.Outcome.Exit)
 	}
 	for i, c := range r.Conversations {
 		if c.Shape != shapes[i] {
@@ -656,7 +684,7 @@ func TestRejects(t *testing.T) {
 	}{
 		{"wrong run status", func(d map[string]any) { d["status"] = "done" }, "/status"},
 		{"missing schema_version", func(d map[string]any) { delete(d, "schema_version") }, "schema_version"},
-		{"newer schema_version", func(d map[string]any) { d["schema_version"] = 2 }, "/schema_version"},
+		{"newer schema_version", func(d map[string]any) { d["schema_version"] = 3 }, "/schema_version"},
 		{"wrong conversation status", func(d map[string]any) { conv0(d)["status"] = "finished" }, "/conversations/0/status"},
 		{"wrong turn kind", func(d map[string]any) { turn(d, 0)["kind"] = "baseline" }, "/conversations/0/turns/0/kind"},
 		{"probe turn labelled filler", func(d map[string]any) { turn(d, 5)["kind"] = "filler" }, "/conversations/0/turns/5"},
@@ -690,10 +718,6 @@ func TestRejects(t *testing.T) {
 			o := d["outcome"].(map[string]any)
 			o["verdict"], o["uncertain"] = "uncertain", 1
 		}, "/outcome/exit_code"},
-		{"uncertain with no uncertain turn", func(d map[string]any) {
-			o := d["outcome"].(map[string]any)
-			o["verdict"], o["exit_code"] = "uncertain", 2
-		}, "uncertain"},
 		{"undecided without --until-decided", func(d map[string]any) {
 			o := d["outcome"].(map[string]any)
 			o["verdict"], o["exit_code"] = "undecided", 2
@@ -729,7 +753,7 @@ func TestRejects(t *testing.T) {
 		{"control without its kind", func(d map[string]any) { d["controls"] = []any{clone(conv0(d))} }, "/controls/0"},
 		{"wrong control kind", func(d map[string]any) {
 			c := clone(conv0(d))
-			c["control"] = "fresh"
+			c["control"] = "diluted"
 			d["controls"] = []any{c}
 		}, "/controls/0/control"},
 		{"undiluted control with fillers", func(d map[string]any) {
@@ -816,12 +840,13 @@ func TestEnumsMatchGo(t *testing.T) {
 		"turnKind":           kinds,
 		"gate":               {result.GateAny, result.GateSignificant},
 		"judgedTurn":         judged,
-		"pairedProbe":        append(probes, "pooled"),
 		"shape":              {result.ShapeHeld, result.ShapeDecayed, result.ShapeNeverWorked, result.ShapeUnstable, result.ShapeBaselineFailed},
-		"control":            {result.ControlNoSkill, result.ControlUndiluted},
-		"sprtDecision":       {stats.DecisionContinue, stats.DecisionDecay, stats.DecisionNoDecay, stats.DecisionCap},
-		"judgeResult":        {judge.Pass, judge.Fail, judge.JudgeError, judge.Uncertain},
-		"repeatResult":       {judge.Pass, judge.Fail, judge.JudgeError},
+		"control":            {result.ControlNoSkill, result.ControlUndiluted, result.ArmFresh},
+		"rule":               {result.RuleDilutedVsFresh, result.RuleAnyProbeFailed},
+		// The last two are the SPRT decisions of schema-1 records.
+		"seqDecision":  {result.SeqContinue, result.SeqDecay, result.SeqHeld, result.SeqNotEnuf, "no-decay", "cap"},
+		"judgeResult":  {judge.Pass, judge.Fail, judge.JudgeError, judge.Uncertain},
+		"repeatResult": {judge.Pass, judge.Fail, judge.JudgeError},
 	}
 	for def, w := range want {
 		sort.Strings(w)
@@ -829,19 +854,21 @@ func TestEnumsMatchGo(t *testing.T) {
 			t.Errorf("$defs/%s enum %v, Go writes %v", def, got, w)
 		}
 	}
-	// The statistics cover exactly the judged turns and probes.
+	// The statistics cover exactly the judged turns, and the probes fresh.
 	st := populated().Outcome.Stats
-	var perTurn, paired []string
+	var perTurn, fresh []string
 	for _, ts := range st.PerTurn {
-		perTurn = append(perTurn, fmt.Sprint(ts.Turn))
-	}
-	for _, pt := range st.Paired {
-		paired = append(paired, pt.Probe)
+		if ts.Arm == "fresh" {
+			fresh = append(fresh, fmt.Sprint(ts.Turn))
+		} else {
+			perTurn = append(perTurn, fmt.Sprint(ts.Turn))
+		}
 	}
 	sort.Strings(perTurn)
-	sort.Strings(paired)
-	if !slices.Equal(perTurn, want["judgedTurn"]) || !slices.Equal(paired, want["pairedProbe"]) {
-		t.Errorf("stats cover turns %v and probes %v; the schema's enums are %v and %v", perTurn, paired, want["judgedTurn"], want["pairedProbe"])
+	sort.Strings(fresh)
+	sort.Strings(probes)
+	if !slices.Equal(perTurn, want["judgedTurn"]) || !slices.Equal(fresh, probes) {
+		t.Errorf("stats cover turns %v and fresh probes %v; the schema's judged turns are %v", perTurn, fresh, want["judgedTurn"])
 	}
 }
 
@@ -908,7 +935,10 @@ func TestKeysMatchGo(t *testing.T) {
 		"$defs/outcome":                      reflect.TypeOf(result.Outcome{}),
 		"$defs/stats":                        reflect.TypeOf(result.Stats{}),
 		"$defs/turnStat":                     reflect.TypeOf(result.TurnStat{}),
-		"$defs/pairedTest":                   reflect.TypeOf(result.PairedTest{}),
+		"$defs/probeComparison":              reflect.TypeOf(result.ProbeComparison{}),
+		"$defs/dropped":                      reflect.TypeOf(result.Dropped{}),
+		"$defs/twoArm":                       reflect.TypeOf(stats.TwoArm{}),
+		"$defs/armSummary":                   reflect.TypeOf(stats.ArmSummary{}),
 		"$defs/controlStat":                  reflect.TypeOf(result.ControlStat{}),
 		"$defs/sequential":                   reflect.TypeOf(result.Sequential{}),
 		"$defs/look":                         reflect.TypeOf(result.Look{}),

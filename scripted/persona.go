@@ -21,6 +21,12 @@ const (
 	PersonaDecaying = "decaying" // follows through turn 7, answers from memory from turn 8 on
 	PersonaNever    = "never"    // answers from memory at every task turn: fails the baseline
 	PersonaEscaping = "escaping" // follows at turn 1, improvises at every later task turn
+	// PersonaNoisy follows 4 times in 5 at every task turn, fresh or
+	// diluted, and answers from memory the fifth: a stable but noisy skill
+	// with no dilution effect at all. Which session slips is counted per
+	// prompt and turn (Rule.EveryNth), so the counts are the same in every
+	// run.
+	PersonaNoisy = "noisy"
 )
 
 // decayTurn is the first prompt turn at which the decaying persona stops
@@ -72,9 +78,13 @@ func PersonaRules(persona string, p Procedure) ([]Rule, error) {
 		rules = []Rule{task(nil, memory)}
 	case PersonaEscaping:
 		rules = []Rule{task([]int{1}, p.Follow), task(nil, p.Improvise)}
+	case PersonaNoisy:
+		slip := task(nil, memory)
+		slip.EveryNth = 5
+		rules = []Rule{slip, task(nil, p.Follow)}
 	default:
-		return nil, fmt.Errorf("scripted: unknown persona %q (want %s, %s, %s or %s)",
-			persona, PersonaSteady, PersonaDecaying, PersonaNever, PersonaEscaping)
+		return nil, fmt.Errorf("scripted: unknown persona %q (want %s, %s, %s, %s or %s)",
+			persona, PersonaSteady, PersonaDecaying, PersonaNever, PersonaEscaping, PersonaNoisy)
 	}
 	rules = append(rules, Rule{Kind: KindAgent, Persona: persona, Steps: []Step{{Text: filler}}})
 	return rules, nil

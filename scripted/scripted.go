@@ -84,6 +84,12 @@ type Rule struct {
 	// substring, e.g. a skill's line in the skills listing: a model that was
 	// never shown the skill cannot follow it (the no-skill control).
 	BodyLacks string
+	// EveryNth > 1 makes the rule apply to one session in EveryNth: the
+	// k-th session (counted from 0, in order of first arrival) to send this
+	// prompt at this prompt turn matches when k % EveryNth == EveryNth-1.
+	// It plays an agent that slips now and then, with counts that do not
+	// depend on which conversation happened to arrive first.
+	EveryNth int
 	// Steps[i] answers the i-th request after the prompt (i = assistant messages
 	// after the newest prompt message); past the end: "Done." with end_turn.
 	Steps []Step
@@ -91,9 +97,15 @@ type Rule struct {
 
 // Script is what the server plays.
 type Script struct {
-	Personas []string      // agent sessions get personas round-robin in order of first appearance; empty = persona ""
-	Rules    []Rule        // first matching rule wins
-	Latency  time.Duration // added before every response (for benchmarks)
+	Personas []string // agent sessions get personas round-robin in order of first appearance; empty = persona ""
+	// PersonaPattern, when set, limits the round-robin to sessions whose
+	// first prompt matches it (a conversation's base task); other sessions
+	// (fresh sessions, which start with a probe) get OthersPersona, so they
+	// never take a conversation's persona out of turn.
+	PersonaPattern string
+	OthersPersona  string
+	Rules          []Rule        // first matching rule wins
+	Latency        time.Duration // added before every response (for benchmarks)
 }
 
 // Usage is the token usage a response reported.
@@ -140,8 +152,13 @@ type Server struct {
 	requests    []Request
 	personas    map[string]string // session id -> persona
 	nextPersona int
-	lastTotal   map[string]int64 // session id -> total of the previous answered call
-	errCounts   map[errKey]int
+	personaRe   *regexp.Regexp
+	// arrivals counts the sessions that sent a prompt at a prompt turn;
+	// ordinal remembers each session's place in that count.
+	arrivals  map[string]int
+	ordinal   map[string]int
+	lastTotal map[string]int64 // session id -> total of the previous answered call
+	errCounts map[errKey]int
 }
 
 type compiledRule struct {
@@ -167,6 +184,12 @@ func Start(s Script) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	var personaRe *regexp.Regexp
+	if s.PersonaPattern != "" {
+		if personaRe, err = regexp.Compile(s.PersonaPattern); err != nil {
+			return nil, fmt.Errorf("scripted: PersonaPattern: %w", err)
+		}
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("scripted: listen: %w", err)
@@ -179,6 +202,9 @@ func Start(s Script) (*Server, error) {
 		cancel:    cancel,
 		served:    make(chan struct{}),
 		personas:  map[string]string{},
+		personaRe: personaRe,
+		arrivals:  map[string]int{},
+		ordinal:   map[string]int{},
 		lastTotal: map[string]int64{},
 		errCounts: map[errKey]int{},
 	}
@@ -396,11 +422,23 @@ func (s *Server) route(idx int, sid string, c classified) (int, plannedStep) {
 	if c.Kind == KindAgent && len(s.script.Personas) > 0 {
 		p, ok := s.personas[sid]
 		if !ok {
-			p = s.script.Personas[s.nextPersona%len(s.script.Personas)]
-			s.nextPersona++
+			if s.personaRe != nil && !s.personaRe.MatchString(c.Prompt) {
+				p = s.script.OthersPersona
+			} else {
+				p = s.script.Personas[s.nextPersona%len(s.script.Personas)]
+				s.nextPersona++
+			}
 			s.personas[sid] = p
 		}
 		persona = p
+	}
+	// The session's place among those that sent this prompt at this turn.
+	key := fmt.Sprintf("%d\x00%s", c.Turn, c.Prompt)
+	ord, ok := s.ordinal[sid+"\x00"+key]
+	if !ok {
+		ord = s.arrivals[key]
+		s.arrivals[key]++
+		s.ordinal[sid+"\x00"+key] = ord
 	}
 	rec := &s.requests[idx]
 	rec.Kind, rec.Persona, rec.Turn, rec.Step, rec.Prompt = c.Kind, persona, c.Turn, c.Step, c.Prompt
@@ -408,6 +446,9 @@ func (s *Server) route(idx int, sid string, c classified) (int, plannedStep) {
 	for i := range s.rules {
 		r := &s.rules[i]
 		if !r.matches(c, persona) {
+			continue
+		}
+		if r.EveryNth > 1 && ord%r.EveryNth != r.EveryNth-1 {
 			continue
 		}
 		if c.Step >= len(r.Steps) {

@@ -1,0 +1,225 @@
+// Package calibrate measures, by simulation, how often vibe-test's verdict
+// is wrong. It builds run records the way the engine would write them
+// (conversations with their baseline, fillers and probes, fresh triples,
+// judge verdicts, errors, uncertain turns) from a model of an agent whose
+// pass rate is known, and pushes each record through result.Decide: the
+// very function that sets the exit code. With no dilution effect, every
+// exit 1 is a false alarm; with a known drop, every exit 1 is a hit.
+//
+// The model of an agent, per scenario:
+//   - each conversation (and each fresh session) draws its own pass rate
+//     from a Beta distribution with mean Q and intra-class correlation Rho,
+//     so conversations differ from each other and the probes of one
+//     conversation are alike (Rho 0: every turn an independent draw at Q);
+//   - the probes differ in difficulty (Offsets), the same diluted and
+//     fresh;
+//   - diluted probes lose Drop from their pass rate (0: no dilution effect);
+//   - the judge flips a verdict with probability JudgeNoise; a turn ends in
+//     an error (stopping its conversation, as the driver does) with
+//     probability TurnErrors, its verdict is a judge error with probability
+//     JudgeErrors and uncertain with probability Uncertain.
+//
+// Nothing here calls a model: a grid of thousands of runs takes seconds.
+package calibrate
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/vibe-test/vibe-test/judge"
+	"github.com/vibe-test/vibe-test/plan"
+	"github.com/vibe-test/vibe-test/result"
+)
+
+// Scenario is one cell of a calibration grid.
+type Scenario struct {
+	N           int     // conversations (and fresh triples)
+	Q           float64 // mean per-turn pass rate, fresh
+	Rho         float64 // intra-class correlation of a conversation's turns
+	Offsets     [3]float64
+	Drop        float64 // lost by each diluted probe (0 = no decay)
+	JudgeNoise  float64
+	TurnErrors  float64
+	JudgeErrors float64
+	Uncertain   float64
+	Bypass      bool   // --no-baseline-gate
+	Rule        string // "" = the default rule
+	Alpha       float64
+	// Sequential, when Max > 0: --until-decided with batches of N up to
+	// Max conversations.
+	Max int
+}
+
+// Result counts the exit codes of simulated runs.
+type Result struct {
+	Runs  int
+	Exits map[int]int
+	// MeanConversations is the mean number of conversations run (differs
+	// from N only for sequential scenarios).
+	MeanConversations float64
+}
+
+// Rate is the share of runs that exited with code.
+func (r Result) Rate(code int) float64 { return float64(r.Exits[code]) / float64(r.Runs) }
+
+// MCError is the Monte Carlo standard error of a rate p over the runs.
+func (r Result) MCError(p float64) float64 { return math.Sqrt(p * (1 - p) / float64(r.Runs)) }
+
+// Run simulates runs of a scenario (deterministic for a seed) and counts
+// what result.Decide made of each.
+func Run(s Scenario, runs int, seed uint64) Result {
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	res := Result{Runs: runs, Exits: map[int]int{}}
+	total := 0
+	for range runs {
+		r := simulateRun(rng, s)
+		result.Decide(r)
+		res.Exits[r.Outcome.Exit]++
+		total += len(r.Conversations)
+	}
+	res.MeanConversations = float64(total) / float64(runs)
+	return res
+}
+
+// simulateRun makes one run record: fixed-n, or batch by batch through
+// Sequential.Observe exactly as the engine's --until-decided loop does.
+func simulateRun(rng *rand.Rand, s Scenario) *result.Run {
+	alpha := s.Alpha
+	if alpha == 0 {
+		alpha = 0.05
+	}
+	r := &result.Run{SchemaVersion: result.SchemaVersion,
+		Config: result.Config{Alpha: alpha, Effect: result.DefaultEffect, NoBaselineGate: s.Bypass, Rule: s.Rule}}
+	add := func(k int) {
+		for range k {
+			i := len(r.Conversations) + 1
+			r.Conversations = append(r.Conversations, simulateConversation(rng, s, i))
+			r.Fresh = append(r.Fresh, simulateFresh(rng, s, i))
+		}
+	}
+	if s.Max == 0 {
+		add(s.N)
+		return r
+	}
+	r.Sequential = &result.Sequential{Alpha: alpha, Max: s.Max, Batch: s.N, Effect: result.DefaultEffect}
+	for {
+		add(min(s.N, s.Max-len(r.Conversations)))
+		if r.Sequential.Observe(r) != result.SeqContinue {
+			return r
+		}
+	}
+}
+
+// draw is a unit's own pass rate: Beta with mean q and intra-class
+// correlation rho (rho 0: exactly q).
+func draw(rng *rand.Rand, q, rho float64) float64 {
+	if rho <= 0 || q <= 0 || q >= 1 {
+		return q
+	}
+	a := q * (1 - rho) / rho
+	b := (1 - q) * (1 - rho) / rho
+	x, y := gamma(rng, a), gamma(rng, b)
+	return x / (x + y)
+}
+
+// gamma draws from Gamma(k, 1) (Marsaglia and Tsang).
+func gamma(rng *rand.Rand, k float64) float64 {
+	if k < 1 {
+		return gamma(rng, k+1) * math.Pow(rng.Float64(), 1/k)
+	}
+	d := k - 1.0/3
+	c := 1 / math.Sqrt(9*d)
+	for {
+		x := rng.NormFloat64()
+		v := 1 + c*x
+		if v <= 0 {
+			continue
+		}
+		v = v * v * v
+		if math.Log(rng.Float64()) < 0.5*x*x+d-d*v+d*math.Log(v) {
+			return d * v
+		}
+	}
+}
+
+func clamp(p float64) float64 { return math.Min(1, math.Max(0, p)) }
+
+// judged is one judged turn's record: status, and a verdict as the judge
+// (with its noise, errors and disagreements) would give it. ok is false
+// when the turn itself ended in an error.
+func judged(rng *rand.Rand, s Scenario, turn int, kind string, rate float64) (result.Turn, bool) {
+	t := result.Turn{Turn: turn, Kind: kind, Status: result.TurnOK, ToolCallCount: 3}
+	if rng.Float64() < s.TurnErrors {
+		t.Status, t.Error = result.TurnError, "simulated error"
+		return t, false
+	}
+	pass := rng.Float64() < rate
+	if rng.Float64() < s.JudgeNoise {
+		pass = !pass
+	}
+	v := judge.Verdict{Result: judge.Fail}
+	if pass {
+		v.Result = judge.Pass
+	}
+	switch u := rng.Float64(); {
+	case u < s.JudgeErrors:
+		v.Result = judge.JudgeError
+	case u < s.JudgeErrors+s.Uncertain:
+		v.Result = judge.Uncertain
+	}
+	t.Verdict = &v
+	return t, true
+}
+
+func simulateConversation(rng *rand.Rand, s Scenario, index int) result.Conversation {
+	c := result.Conversation{Index: index, Status: result.StatusCompleted}
+	own := draw(rng, s.Q, s.Rho)
+	probeAt := map[int]int{}
+	for k, t := range plan.ProbeTurns {
+		probeAt[t] = k
+	}
+	for turn := 1; turn <= plan.Turns; turn++ {
+		kind := plan.Kind(turn)
+		if kind == "filler" {
+			c.Turns = append(c.Turns, result.Turn{Turn: turn, Kind: kind, Status: result.TurnOK})
+			continue
+		}
+		rate := own
+		if kind == "probe" {
+			rate = clamp(own + s.Offsets[probeAt[turn]] - s.Drop)
+		}
+		t, ok := judged(rng, s, turn, kind, rate)
+		if !ok {
+			c.Abandoned = append(c.Abandoned, t)
+			c.Status, c.Error = result.StatusError, "simulated error"
+			return c
+		}
+		c.Turns = append(c.Turns, t)
+		if turn == 1 && t.Verdict.Result == judge.JudgeError {
+			// The driver stops a conversation whose baseline could not be
+			// judged.
+			c.Status = result.StatusError
+			return c
+		}
+		if turn == 1 && t.Verdict.Result == judge.Fail && !s.Bypass {
+			c.Status = result.StatusBaselineFailed
+			return c
+		}
+	}
+	return c
+}
+
+func simulateFresh(rng *rand.Rand, s Scenario, index int) result.Conversation {
+	c := result.Conversation{Index: index, Control: result.ArmFresh, Status: result.StatusCompleted}
+	for k, turn := range plan.ProbeTurns {
+		// Each fresh probe is its own session: its own draw.
+		t, ok := judged(rng, s, turn, "probe", clamp(draw(rng, s.Q, s.Rho)+s.Offsets[k]))
+		if !ok {
+			c.Abandoned = append(c.Abandoned, t)
+			c.Status, c.Error = result.StatusError, "simulated error"
+			return c
+		}
+		c.Turns = append(c.Turns, t)
+	}
+	return c
+}

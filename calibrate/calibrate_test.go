@@ -1,0 +1,159 @@
+package calibrate
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/result"
+)
+
+// seed is the simulation seed: VIBE_TEST_SEED replays a failure.
+func seed(t *testing.T) uint64 {
+	if s := os.Getenv("VIBE_TEST_SEED"); s != "" {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatalf("VIBE_TEST_SEED=%q: %v", s, err)
+		}
+		return v
+	}
+	return 20261201
+}
+
+// sims per grid cell; VIBE_TEST_CALIBRATION_RUNS raises it for a finer
+// look (the README's table used 20000).
+func sims(t *testing.T, def int) int {
+	if s := os.Getenv("VIBE_TEST_CALIBRATION_RUNS"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 100 {
+			t.Fatalf("VIBE_TEST_CALIBRATION_RUNS=%q: expected a number >= 100", s)
+		}
+		return v
+	}
+	return def
+}
+
+// noDecayScenarios is the grid of "stable skill" worlds of issue 9: per-turn
+// pass 0.7 to 0.99, conversations that differ from each other, judge
+// noise, baseline failures (with the gate and without), errored and
+// uncertain turns, n from 2 to 50.
+func noDecayScenarios() []Scenario {
+	var out []Scenario
+	worlds := []Scenario{
+		{Rho: 0},                    // every turn an independent draw
+		{Rho: 0.3},                  // conversations differ
+		{Rho: 0.3, Bypass: true},    // --no-baseline-gate
+		{Rho: 0.3, Offsets: [3]float64{0.05, -0.1, 0}, JudgeNoise: 0.05, TurnErrors: 0.02, JudgeErrors: 0.02, Uncertain: 0.03}, // everything at once
+	}
+	for _, w := range worlds {
+		for _, q := range []float64{0.7, 0.8, 0.9, 0.95, 0.99} {
+			for _, n := range []int{2, 3, 5, 8, 12, 16, 20, 30, 50} {
+				s := w
+				s.Q, s.N = q, n
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+func describe(s Scenario) string {
+	return fmt.Sprintf("q=%.2f n=%d rho=%.1f bypass=%v noise=%.2f errors=%.2f/%.2f uncertain=%.2f offsets=%v max=%d",
+		s.Q, s.N, s.Rho, s.Bypass, s.JudgeNoise, s.TurnErrors, s.JudgeErrors, s.Uncertain, s.Offsets, s.Max)
+}
+
+// TestFalseAlarmRate is the calibration of the exit code: on runs with no
+// dilution effect anywhere on the grid, result.Decide exits 1 at most
+// alpha of the time, beyond Monte Carlo error.
+func TestFalseAlarmRate(t *testing.T) {
+	runs := sims(t, 600)
+	base := seed(t)
+	worst, worstAt := 0.0, ""
+	sum, cells := 0.0, 0
+	for i, s := range noDecayScenarios() {
+		res := Run(s, runs, base+uint64(i))
+		fa := res.Rate(exit.Decay)
+		sum += fa
+		cells++
+		if fa > worst {
+			worst, worstAt = fa, describe(s)
+		}
+		// 0.05 plus 3 Monte Carlo standard errors at 0.05.
+		if limit := 0.05 + 3*res.MCError(0.05); fa > limit {
+			t.Errorf("%s: false-alarm rate %.4f > %.4f over %d runs (replay: VIBE_TEST_SEED=%d)", describe(s), fa, limit, runs, base)
+		}
+	}
+	mean := sum / float64(cells)
+	t.Logf("false alarms over %d cells x %d runs: worst %.4f at %s; mean %.4f", cells, runs, worst, worstAt, mean)
+	// The mean over the grid has a far smaller Monte Carlo error: hold it to
+	// alpha itself.
+	if limit := 0.05 + 3*math.Sqrt(0.05*0.95/float64(cells*runs)); mean > limit {
+		t.Errorf("mean false-alarm rate over the grid %.4f > %.4f", mean, limit)
+	}
+}
+
+// TestSequentialFalseAlarmRate: --until-decided with the default batch (2)
+// and cap (20) holds alpha whatever the baselines and errors do.
+func TestSequentialFalseAlarmRate(t *testing.T) {
+	runs := sims(t, 600)
+	base := seed(t)
+	for i, w := range []Scenario{
+		{Rho: 0}, {Rho: 0.3}, {Rho: 0.3, Bypass: true},
+		{Rho: 0.3, JudgeNoise: 0.05, TurnErrors: 0.02, JudgeErrors: 0.02, Uncertain: 0.03},
+	} {
+		for k, q := range []float64{0.7, 0.8, 0.9, 0.99} {
+			s := w
+			s.Q, s.N, s.Max = q, 2, 20
+			res := Run(s, runs, base+uint64(100*i+k))
+			if fa, limit := res.Rate(exit.Decay), 0.05+3*res.MCError(0.05); fa > limit {
+				t.Errorf("%s: sequential false-alarm rate %.4f > %.4f (replay: VIBE_TEST_SEED=%d)", describe(s), fa, limit, base)
+			}
+		}
+	}
+}
+
+// TestSeedRuleFiresAsPrinted: seed 002's rule is not calibrated, but the
+// chance the summary prints beside it must be what the rule does. With
+// every turn independent at q and the gate on, it fires with probability
+// P(some conversation passes its baseline and fails a probe) =
+// 1 - (1 - q(1-q^3))^n.
+func TestSeedRuleFiresAsPrinted(t *testing.T) {
+	runs := sims(t, 2000)
+	for i, c := range []struct {
+		q float64
+		n int
+	}{{0.9, 16}, {0.8, 16}, {0.95, 5}} {
+		s := Scenario{Q: c.q, N: c.n, Rule: result.RuleAnyProbeFailed}
+		res := Run(s, runs, seed(t)+uint64(i))
+		want := 1 - math.Pow(1-c.q*(1-math.Pow(c.q, 3)), float64(c.n))
+		got := res.Rate(exit.Decay)
+		if math.Abs(got-want) > 4*res.MCError(want)+0.005 {
+			t.Errorf("q=%.2f n=%d: the any-probe-failed rule fired %.3f, expected %.3f", c.q, c.n, got, want)
+		}
+		if c.n == 16 && got < 0.5 {
+			t.Errorf("q=%.2f n=%d: expected seed 002's rule to fire on most stable runs, it fired %.3f", c.q, c.n, got)
+		}
+	}
+}
+
+// TestPower: the same simulator, with a real drop, must find it: a
+// collapse (fresh 0.9, diluted 0.3) at n = 10 nearly always, and a 30-point
+// drop at n = 30 most of the time. Exact figures are in the README's
+// table (go run ./calibrate/table).
+func TestPower(t *testing.T) {
+	runs := sims(t, 400)
+	for i, c := range []struct {
+		drop float64
+		n    int
+		min  float64
+	}{{0.6, 10, 0.9}, {0.3, 30, 0.6}} {
+		s := Scenario{Q: 0.9, N: c.n, Rho: 0.1, Drop: c.drop}
+		res := Run(s, runs, seed(t)+uint64(i))
+		if p := res.Rate(exit.Decay); p < c.min {
+			t.Errorf("drop %.1f at n=%d: power %.3f, expected at least %.2f", c.drop, c.n, p, c.min)
+		}
+	}
+}
