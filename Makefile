@@ -9,7 +9,7 @@ export PATH := $(TOOLS_BIN):$(PATH)
 # The browser test keeps its screenshots here (git-ignored).
 export VIBE_TEST_ARTIFACTS ?= $(CURDIR)/artifacts
 
-.PHONY: tools assets build demo test vet fuzz clean
+.PHONY: tools assets build demo test vet fuzz fixtures clean
 
 tools: tools/node_modules/.stamp
 
@@ -34,6 +34,13 @@ vet:
 test: assets vet
 	mkdir -p $(VIBE_TEST_ARTIFACTS)
 	go test -race -count=1 -timeout 40m ./...
+
+# Re-record the stream-json transcripts and request bodies the parser and
+# classifier tests read (claude/testdata/transcripts, scripted/testdata/requests)
+# with the pinned CLI against the scripted server; each folder's index.json
+# names the CLI version that made them.
+fixtures: tools
+	go run ./scripted/cmd/record -claude $(TOOLS_BIN)/claude
 
 # Each fuzz target for FUZZTIME (default 60s).
 FUZZTIME ?= 60s

@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/vibe-test/vibe-test/judge"
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/scripted"
+	"golang.org/x/sys/unix"
 )
 
 // faultScript puts fault rules ahead of the steady persona's.
@@ -136,13 +138,48 @@ func TestTimeoutKillsStraysAndIsNeverAFail(t *testing.T) {
 	if a.Status != result.TurnTimedOut || len(a.Attempts) != 1 || a.Verdict != nil {
 		t.Fatalf("turn 2: status %s, attempts %d (want a retry), verdict %v (never judged)", a.Status, len(a.Attempts), a.Verdict)
 	}
-	// No process of the hung command survives.
-	time.Sleep(500 * time.Millisecond)
+	// No process of the hung command survives. The sandbox sends SIGKILL
+	// without waiting, so a process found here may still be dying: wait for
+	// the kernel's exit notice on a pidfd, not for a fixed time.
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	for _, p := range procs {
-		if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte(marker)) {
+		b, err := os.ReadFile(p)
+		if err != nil || !bytes.Contains(b, []byte(marker)) {
+			continue
+		}
+		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+		if !exitsWithin(t, pid, 10*time.Second) {
 			t.Errorf("orphaned tool child still running: %s %q", p, bytes.ReplaceAll(b, []byte{0}, []byte{' '}))
 		}
+	}
+}
+
+// exitsWithin reports whether process pid has exited (or is gone) before
+// limit, waiting on a pidfd, which becomes readable when the process exits.
+func exitsWithin(t *testing.T, pid int, limit time.Duration) bool {
+	t.Helper()
+	fd, err := unix.PidfdOpen(pid, 0)
+	if errors.Is(err, unix.ESRCH) {
+		return true
+	}
+	if err != nil {
+		t.Fatalf("pidfd_open %d: %v", pid, err)
+	}
+	defer unix.Close(fd)
+	deadline := time.Now().Add(limit)
+	for {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return false
+		}
+		n, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, int(left.Milliseconds())+1)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			t.Fatalf("poll pidfd %d: %v", pid, err)
+		}
+		return n > 0
 	}
 }
 

@@ -92,8 +92,21 @@ func TestInterruptAndResume(t *testing.T) {
 	if v := os.Getenv("VIBE_TEST_INTERRUPT_POINTS"); v != "" {
 		points, _ = strconv.Atoi(v)
 	}
+	// The stop moments come from the seed; VIBE_TEST_SEED replays a run's
+	// moments (the timing of the machine still varies around them).
 	seed := uint64(time.Now().UnixNano())
+	if v := os.Getenv("VIBE_TEST_SEED"); v != "" {
+		var err error
+		if seed, err = strconv.ParseUint(v, 10, 64); err != nil {
+			t.Fatalf("VIBE_TEST_SEED=%q: expected an unsigned integer", v)
+		}
+	}
 	t.Logf("seed %d", seed)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("replay these stop moments: VIBE_TEST_SEED=%d VIBE_TEST_INTERRUPT_POINTS=%d go test ./app -run '^TestInterruptAndResume$' -v", seed, points)
+		}
+	})
 	rng := rand.New(rand.NewPCG(seed, 1))
 	bin := vibeTestBinary(t)
 	claudeBin := testenv.Claude(t)

@@ -12,7 +12,7 @@ import (
 // turn writes, so the figure is the parser's own throughput.
 const benchTranscriptSize = 50 << 20
 
-// The lines are modelled on shared/claude-code/transcripts/tool-calls.jsonl
+// The lines are modelled on testdata/transcripts/tool-calls.jsonl
 // (init, one assistant event per tool_use block, one user event per
 // tool_result with its structured tool_use_result, a final result line),
 // with ids that differ on every call so the parser's id map works as in a

@@ -2,17 +2,46 @@ package claude
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/vibe-test/vibe-test/internal/testenv"
 )
+
+// The transcripts in testdata/transcripts were recorded from the pinned CLI
+// against the scripted server by `make fixtures` (scripted/cmd/record);
+// index.json gives each one's exit code and the context size of its last
+// call as the server sent it.
+const fixtureDir = "testdata/transcripts"
+
+type fixtureEntry struct {
+	Exit    int   `json:"exit"`
+	Context int64 `json:"context"`
+}
+
+func fixtureIndex(t testing.TB) map[string]fixtureEntry {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(fixtureDir, "index.json"))
+	if err != nil {
+		t.Fatalf("%v (regenerate with `make fixtures`)", err)
+	}
+	var idx struct {
+		ClaudeVersion string                  `json:"claude_version"`
+		Transcripts   map[string]fixtureEntry `json:"transcripts"`
+	}
+	if err := json.Unmarshal(b, &idx); err != nil {
+		t.Fatalf("index.json: %v", err)
+	}
+	if !strings.HasPrefix(idx.ClaudeVersion, VerifiedVersion) {
+		t.Errorf("fixtures were recorded with claude %q, the parser is verified on %s: run `make fixtures`", idx.ClaudeVersion, VerifiedVersion)
+	}
+	return idx.Transcripts
+}
 
 func parseFixture(t *testing.T, name string) Turn {
 	t.Helper()
-	f, err := os.Open(filepath.Join(testenv.SharedDir(t), "transcripts", name))
+	f, err := os.Open(filepath.Join(fixtureDir, name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,16 +53,40 @@ func parseFixture(t *testing.T, name string) Turn {
 	return turn
 }
 
-// Every captured transcript parses, and the failure rule of PROTOCOL.md
+// resultLine decodes a transcript's result line on its own, as a second
+// reader to compare the parser with.
+func resultLine(t *testing.T, name string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(fixtureDir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	var ev map[string]any
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &ev); err != nil || ev["type"] != "result" {
+		t.Fatalf("%s: last line is not a result: %v", name, err)
+	}
+	return ev
+}
+
+// Every recorded transcript parses, and the failure rule of PROTOCOL.md
 // holds on each with the exit code the CLI gave it.
 func TestParseEveryTranscript(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(testenv.SharedDir(t), "transcripts", "*.jsonl"))
+	idx := fixtureIndex(t)
+	files, err := filepath.Glob(filepath.Join(fixtureDir, "*.jsonl"))
 	if err != nil || len(files) < 20 {
-		t.Fatalf("expected the captured transcripts, found %d (%v)", len(files), err)
+		t.Fatalf("expected the recorded transcripts, found %d (%v)", len(files), err)
+	}
+	if len(files) != len(idx) {
+		t.Errorf("%d transcripts, %d in index.json: run `make fixtures`", len(files), len(idx))
 	}
 	for _, path := range files {
 		name := filepath.Base(path)
 		t.Run(name, func(t *testing.T) {
+			e, ok := idx[name]
+			if !ok {
+				t.Fatal("not in index.json: run `make fixtures`")
+			}
 			turn := parseFixture(t, name)
 			if turn.BadLines != 0 {
 				t.Errorf("bad lines: %d", turn.BadLines)
@@ -41,24 +94,21 @@ func TestParseEveryTranscript(t *testing.T) {
 			if turn.SessionID == "" {
 				t.Error("no session id")
 			}
-			killed := strings.HasPrefix(name, "killed-")
+			// A signal (exit 128+n) leaves no result line.
+			killed := e.Exit >= 128
 			if turn.HasResult == killed {
-				t.Errorf("HasResult = %v for a killed=%v transcript", turn.HasResult, killed)
+				t.Errorf("HasResult = %v for exit %d", turn.HasResult, e.Exit)
 			}
-			// Exit codes the CLI gave each case (PROTOCOL.md §2 table).
-			exit := 0
-			switch {
-			case strings.HasPrefix(name, "api-error"), name == "max-budget.jsonl",
-				name == "max-turns.jsonl", name == "resume-missing-session.jsonl":
-				exit = 1
-			case strings.Contains(name, "sigkill"):
-				exit = 137
-			case killed:
-				exit = 143
+			if killed != strings.HasPrefix(name, "killed-") {
+				t.Errorf("exit %d for a transcript named %s", e.Exit, name)
 			}
-			wantFail := exit != 0
-			if got := turn.Failure(exit) != ""; got != wantFail {
-				t.Errorf("Failure(%d) = %q, want failure=%v", exit, turn.Failure(exit), wantFail)
+			wantFail := e.Exit != 0
+			if got := turn.Failure(e.Exit) != ""; got != wantFail {
+				t.Errorf("Failure(%d) = %q, want failure=%v", e.Exit, turn.Failure(e.Exit), wantFail)
+			}
+			// A failed turn is a failure whatever exit code comes with it.
+			if wantFail && turn.Failure(0) == "" && e.Exit < 128 {
+				t.Errorf("Failure(0) is empty for a turn the CLI failed with exit %d", e.Exit)
 			}
 			for _, c := range turn.Calls {
 				if c.Name == "" || c.ID == "" || !json.Valid(c.Input) {
@@ -79,11 +129,14 @@ func TestParseToolCalls(t *testing.T) {
 		t.Fatalf("calls in request order = %s, want %s", got, want)
 	}
 	if turn.APICalls != 3 {
-		t.Errorf("APICalls = %d, want 3 (distinct message ids; num_turns says 9)", turn.APICalls)
+		t.Errorf("APICalls = %d, want 3 (distinct message ids; num_turns says %v)", turn.APICalls, resultLine(t, "tool-calls.jsonl")["num_turns"])
 	}
 	// Results arrive in completion order but attach to their own call.
-	if c := turn.Calls[0]; !c.HasResult || c.IsError || c.Result != "README.md\nnotes.txt\nsrc" {
+	if c := turn.Calls[0]; !c.HasResult || c.IsError || c.Result != "README.md\nextra.md\ngate\nnotes.txt\nsrc" {
 		t.Errorf("Bash ls: %+v", c)
+	}
+	if c := turn.Calls[1]; !c.HasResult || c.IsError || !strings.Contains(c.Result, "first note") {
+		t.Errorf("Read notes.txt: %+v", c)
 	}
 	if c := turn.Calls[6]; !c.IsError || c.Result != "Exit code 3\noops" {
 		t.Errorf("failing Bash: %+v", c)
@@ -91,75 +144,194 @@ func TestParseToolCalls(t *testing.T) {
 	if c := turn.Calls[7]; !c.IsError || !strings.HasPrefix(c.Result, "File does not exist") {
 		t.Errorf("missing Read: %+v", c)
 	}
-	// Context = the last call's input picture (301+3002+30003), not the sum
-	// result.usage reports (603+6006+60009).
-	if turn.ContextTokens != 301+3002+30003 {
-		t.Errorf("ContextTokens = %d, want %d", turn.ContextTokens, 301+3002+30003)
+	// Context = the last call's input picture as the server sent it, not
+	// the sum result.usage reports.
+	want := fixtureIndex(t)["tool-calls.jsonl"].Context
+	if want == 0 || turn.ContextTokens != want {
+		t.Errorf("ContextTokens = %d, want %d (the last call's, per the server)", turn.ContextTokens, want)
 	}
-	if turn.Text != "All tools done." || turn.CostUSD != 0.0458838 {
-		t.Errorf("text %q cost %v", turn.Text, turn.CostUSD)
+	res := resultLine(t, "tool-calls.jsonl")
+	if sum := res["usage"].(map[string]any)["cache_creation_input_tokens"].(float64); int64(sum) <= turn.LastUsage.CacheCreation {
+		t.Errorf("result.usage is a sum over 3 calls and should exceed the last call's: %v vs %d", sum, turn.LastUsage.CacheCreation)
+	}
+	if cost, _ := res["total_cost_usd"].(float64); turn.Text != "All tools done." || cost <= 0 || turn.CostUSD != cost {
+		t.Errorf("text %q cost %v, result line says %v", turn.Text, turn.CostUSD, cost)
 	}
 }
 
 func TestContextWithoutIterations(t *testing.T) {
-	turn := parseFixture(t, "usage-no-iterations.jsonl")
-	// No iterations: the last assistant event's message_start usage.
-	if turn.ContextTokens == 0 || turn.ContextTokens != turn.LastUsage.Context() {
-		t.Fatalf("context %d, last usage %+v", turn.ContextTokens, turn.LastUsage)
+	idx := fixtureIndex(t)
+	for _, name := range []string{"usage-no-iterations.jsonl", "usage-partial-messages.jsonl"} {
+		turn := parseFixture(t, name)
+		// No iterations: the last assistant event's message_start usage.
+		if turn.ContextTokens != idx[name].Context || turn.ContextTokens != turn.LastUsage.Context() || turn.APICalls != 2 {
+			t.Errorf("%s: context %d, server sent %d, last usage %+v, %d calls", name, turn.ContextTokens, idx[name].Context, turn.LastUsage, turn.APICalls)
+		}
 	}
-	partial := parseFixture(t, "usage-partial-messages.jsonl")
-	if partial.ContextTokens == 0 || partial.APICalls == 0 {
-		t.Fatalf("partial messages: %+v", partial)
+}
+
+// With usage.iterations on the result line, its last "message" element
+// is the context; the recording made it 1000 cache-read tokens larger than
+// the last assistant event's usage, so the two sources differ.
+func TestContextFromIterations(t *testing.T) {
+	turn := parseFixture(t, "usage-iterations.jsonl")
+	want := fixtureIndex(t)["usage-iterations.jsonl"].Context
+	if want == 0 || turn.ContextTokens != want {
+		t.Fatalf("context %d, want %d from usage.iterations", turn.ContextTokens, want)
+	}
+	its := resultLine(t, "usage-iterations.jsonl")["usage"].(map[string]any)["iterations"].([]any)
+	if len(its) != 1 {
+		t.Fatalf("iterations %v", its)
+	}
+	if cr := its[0].(map[string]any)["cache_read_input_tokens"].(float64); turn.LastUsage.CacheRead != int64(cr) {
+		t.Errorf("LastUsage %+v is not the iterations element %v", turn.LastUsage, its[0])
 	}
 }
 
 func TestParseResumeKeepsSession(t *testing.T) {
-	a, b, c := parseFixture(t, "resume-turn1.jsonl"), parseFixture(t, "resume-turn2.jsonl"), parseFixture(t, "resume-turn3.jsonl")
+	idx := fixtureIndex(t)
+	names := []string{"resume-turn1.jsonl", "resume-turn2.jsonl", "resume-turn3.jsonl"}
+	var turns []Turn
+	for _, n := range names {
+		turns = append(turns, parseFixture(t, n))
+	}
+	a, b, c := turns[0], turns[1], turns[2]
 	if a.SessionID != b.SessionID || b.SessionID != c.SessionID {
 		t.Fatalf("session ids differ: %s %s %s", a.SessionID, b.SessionID, c.SessionID)
 	}
 	if !(a.ContextTokens < b.ContextTokens && b.ContextTokens < c.ContextTokens) {
 		t.Errorf("context should grow over resumed turns: %d %d %d", a.ContextTokens, b.ContextTokens, c.ContextTokens)
 	}
+	for i, n := range names {
+		if turns[i].ContextTokens != idx[n].Context || turns[i].APICalls != 2 {
+			t.Errorf("%s: context %d, server sent %d; %d calls (a resumed turn counts only its own)", n, turns[i].ContextTokens, idx[n].Context, turns[i].APICalls)
+		}
+	}
+	missing := parseFixture(t, "resume-missing-session.jsonl")
+	if !missing.IsError || len(missing.Errors) != 1 || !strings.Contains(missing.Errors[0], "No conversation found") {
+		t.Errorf("unknown session: %+v", missing)
+	}
 }
 
-func TestParseErrors(t *testing.T) {
-	turn := parseFixture(t, "api-error-429.jsonl")
-	if !turn.IsError || turn.APIErrorStatus != 429 || turn.TerminalReason != "api_error" {
-		t.Fatalf("429: %+v", turn)
+func TestParseAPIErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		status int
+		reason string
+	}{
+		{"api-error-401.jsonl", 401, "api_error"},
+		{"api-error-429.jsonl", 429, "api_error"},
+		{"api-error-500.jsonl", 500, "api_error"},
+		{"api-error-529.jsonl", 529, "api_error"},
+		{"api-error-400-prompt-too-long.jsonl", 400, "prompt_too_long"},
+	} {
+		name, status, reason := tc.name, tc.status, tc.reason
+		turn := parseFixture(t, name)
+		if !turn.IsError || turn.APIErrorStatus != status || turn.TerminalReason != reason {
+			t.Errorf("%s: error %v status %d reason %q", name, turn.IsError, turn.APIErrorStatus, turn.TerminalReason)
+		}
+		if turn.APICalls != 0 {
+			t.Errorf("%s: the synthetic error message is not an API call: %d", name, turn.APICalls)
+		}
+		if f := turn.Failure(1); !strings.Contains(f, fmt.Sprintf("HTTP %d", status)) {
+			t.Errorf("%s: Failure = %q", name, f)
+		}
 	}
-	if turn.APICalls != 0 {
-		t.Errorf("the synthetic error message is not an API call: %d", turn.APICalls)
+	// CLAUDE_CODE_MAX_RETRIES=1: one retry before giving up (529 too).
+	for _, name := range []string{"api-error-401.jsonl", "api-error-429.jsonl", "api-error-500.jsonl", "api-error-529.jsonl"} {
+		if r := parseFixture(t, name).Retries; r != 1 {
+			t.Errorf("%s: %d retries, want 1", name, r)
+		}
 	}
-	if f := turn.Failure(1); !strings.Contains(f, "HTTP 429") {
-		t.Errorf("Failure = %q", f)
+}
+
+func TestParseKilled(t *testing.T) {
+	for _, name := range []string{"killed-midtool-sigkill.jsonl", "killed-midtool-sigterm.jsonl"} {
+		k := parseFixture(t, name)
+		if k.HasResult || len(k.Calls) != 1 || k.Calls[0].Name != "Bash" {
+			t.Fatalf("%s: %+v", name, k)
+		}
+		// SIGTERM: the CLI kills the tool and reports it; SIGKILL: nothing.
+		term := strings.Contains(name, "sigterm")
+		if c := k.Calls[0]; c.HasResult != term || (term && (!c.IsError || c.Result != "Exit code 137")) {
+			t.Errorf("%s: tool call %+v", name, c)
+		}
 	}
-	killed := parseFixture(t, "killed-midtool-sigkill.jsonl")
-	if killed.HasResult || len(killed.Calls) != 1 || killed.Calls[0].HasResult {
-		t.Errorf("sigkill mid-tool: %+v", killed)
+	for _, name := range []string{"killed-midstream-sigterm.jsonl", "killed-midstream-sigterm-partial-messages.jsonl"} {
+		k := parseFixture(t, name)
+		if k.HasResult || len(k.Calls) != 0 || k.APICalls != 0 || k.Failure(143) == "" {
+			t.Errorf("%s: %+v", name, k)
+		}
 	}
+}
+
+func TestParseLimits(t *testing.T) {
+	mt := parseFixture(t, "max-turns.jsonl")
+	if mt.TerminalReason != "max_turns" || !mt.IsError || mt.APICalls != 1 || len(mt.Errors) != 1 || mt.Failure(1) == "" {
+		t.Errorf("max turns: %+v", mt)
+	}
+	mb := parseFixture(t, "max-budget.jsonl")
+	if mb.TerminalReason != "budget_exhausted" || !mb.IsError || len(mb.Errors) != 1 || mb.CostUSD <= 0 {
+		t.Errorf("max budget: %+v", mb)
+	}
+	// The budget is checked after the call: the pending tool never ran.
+	if len(mb.Calls) != 1 || mb.Calls[0].HasResult {
+		t.Errorf("max budget: calls %+v", mb.Calls)
+	}
+}
+
+func TestParseSkillsAndPermissions(t *testing.T) {
 	skill := parseFixture(t, "skill-invoked.jsonl")
-	if len(skill.Calls) == 0 || skill.Calls[0].Name != "Skill" || !strings.Contains(string(skill.Calls[0].Input), "probe-skill") {
-		t.Errorf("skill call: %+v", skill.Calls)
+	var in struct{ Skill, Args string }
+	if len(skill.Calls) != 1 || skill.Calls[0].Name != "Skill" || json.Unmarshal(skill.Calls[0].Input, &in) != nil ||
+		in.Skill != "stock-ledger" || in.Args != "--check" || !skill.Calls[0].HasResult || skill.Calls[0].IsError {
+		t.Errorf("skill call: %+v (input %s)", skill.Calls, skill.Calls[0].Input)
+	}
+	found := false
+	for _, s := range skill.Skills {
+		found = found || s == "stock-ledger"
+	}
+	if !found {
+		t.Errorf("init skills %v lack the project skill", skill.Skills)
+	}
+	unknown := parseFixture(t, "skill-unknown.jsonl")
+	if len(unknown.Calls) != 1 || !unknown.Calls[0].IsError || !strings.Contains(unknown.Calls[0].Result, "Unknown skill: no-such-skill") {
+		t.Errorf("unknown skill: %+v", unknown.Calls)
 	}
 	denied := parseFixture(t, "permission-denied.jsonl")
 	var n int
 	for _, c := range denied.Calls {
 		if c.Denied {
 			n++
+			if !c.IsError {
+				t.Errorf("denied call without an error result: %+v", c)
+			}
 		}
 	}
-	if n == 0 || denied.Failure(0) != "" {
-		t.Errorf("permission denied: %d denied, failure %q", n, denied.Failure(0))
+	if n != 2 || denied.Failure(0) != "" {
+		t.Errorf("permission denied: %d denied (want Write and Bash), failure %q", n, denied.Failure(0))
 	}
+}
+
+func TestParseStructuredOutput(t *testing.T) {
 	so := parseFixture(t, "json-schema-stream.jsonl")
-	if len(so.StructuredOutput) == 0 {
-		t.Error("structured_output not read from the stream's result line")
+	if string(so.StructuredOutput) != `{"score":7,"verdict":"pass"}` || so.Failure(0) != "" {
+		t.Errorf("structured_output %s, failure %q", so.StructuredOutput, so.Failure(0))
+	}
+	retry := parseFixture(t, "json-schema-invalid-then-valid.jsonl")
+	if string(retry.StructuredOutput) != `{"score":2,"verdict":"fail"}` || len(retry.Calls) != 2 || !retry.Calls[0].IsError || retry.Calls[1].IsError {
+		t.Errorf("invalid then valid: %s, calls %+v", retry.StructuredOutput, retry.Calls)
+	}
+	// The model never calls the tool: the CLI reports success without
+	// structured_output, which only an explicit check catches.
+	never := parseFixture(t, "json-schema-never-calls-tool.jsonl")
+	if len(never.StructuredOutput) != 0 || never.IsError || never.Failure(0) != "" || never.APICalls != 2 {
+		t.Errorf("never calls the tool: %+v", never)
 	}
 }
 
 func TestParseTruncatedLine(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(testenv.SharedDir(t), "transcripts", "tool-calls.jsonl"))
+	b, err := os.ReadFile(filepath.Join(fixtureDir, "tool-calls.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +346,10 @@ func TestParseTruncatedLine(t *testing.T) {
 }
 
 func FuzzParseTurn(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join(testenv.SharedDir(f), "transcripts", "*.jsonl"))
+	files, _ := filepath.Glob(filepath.Join(fixtureDir, "*.jsonl"))
+	if len(files) < 20 {
+		f.Fatalf("expected the recorded transcripts as seeds, found %d (run `make fixtures`)", len(files))
+	}
 	for _, p := range files {
 		if b, err := os.ReadFile(p); err == nil {
 			f.Add(b)

@@ -131,34 +131,57 @@ func parse(t *testing.T, r *result.Run) (testsuites, string) {
 
 const needXmllint = "xmllint is not installed: install the Debian/Ubuntu package libxml2-utils (apt-get install -y libxml2-utils) to validate JUnit reports against testdata/junit.xsd"
 
-// TestXmllint reports, as a skip locally and a failure in CI, that the
-// reports below were checked for structure but not against the schema.
+// TestXmllint shows that the schema check can fail: xmllint accepts a
+// report Write made and refuses the same report with a count that is not a
+// number. Without xmllint it skips locally and fails in CI.
 func TestXmllint(t *testing.T) {
-	if _, err := exec.LookPath("xmllint"); err != nil {
-		testenv.Missing(t, needXmllint)
+	xmllint := needXmllintBin(t)
+	var b bytes.Buffer
+	if err := Write(&b, decayRun()); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := runXmllint(t, xmllint, b.Bytes()); err != nil {
+		t.Fatalf("a report Write made does not validate: %v\n%s", err, out)
+	}
+	broken := bytes.Replace(b.Bytes(), []byte(` tests="`), []byte(` tests="x`), 1)
+	if bytes.Equal(broken, b.Bytes()) {
+		t.Fatal("the report has no tests attribute to break")
+	}
+	if out, err := runXmllint(t, xmllint, broken); err == nil {
+		t.Fatalf("xmllint accepted tests=\"x...\": the schema check cannot fail\n%s", out)
 	}
 }
 
-// validate runs xmllint against testdata/junit.xsd. Without xmllint it
-// fails in CI and otherwise returns, so the structural checks still run
-// (TestXmllint shows the skip).
-func validate(t *testing.T, doc []byte) {
+// needXmllintBin finds xmllint, or skips (failing where CI=true).
+func needXmllintBin(t *testing.T) string {
 	t.Helper()
 	xmllint, err := exec.LookPath("xmllint")
 	if err != nil {
-		if testenv.InCI() {
-			t.Fatalf("%s (CI=true: tests never skip)", needXmllint)
-		}
-		return
+		testenv.Missing(t, needXmllint)
 	}
+	return xmllint
+}
+
+func runXmllint(t *testing.T, xmllint string, doc []byte) ([]byte, error) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "report.xml")
 	if err := os.WriteFile(path, doc, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(xmllint, "--noout", "--schema", filepath.Join("testdata", "junit.xsd"), path).CombinedOutput()
-	if err != nil {
-		t.Fatalf("report does not validate against testdata/junit.xsd: %v\n%s\n%s", err, out, doc)
-	}
+	return exec.Command(xmllint, "--noout", "--schema", filepath.Join("testdata", "junit.xsd"), path).CombinedOutput()
+}
+
+// validate runs xmllint against testdata/junit.xsd in a subtest "schema",
+// so that without xmllint the skip is visible (and a failure in CI) while
+// the caller's structural checks still run.
+func validate(t *testing.T, doc []byte) {
+	t.Helper()
+	t.Run("schema", func(t *testing.T) {
+		xmllint := needXmllintBin(t)
+		if out, err := runXmllint(t, xmllint, doc); err != nil {
+			t.Fatalf("report does not validate against testdata/junit.xsd: %v\n%s\n%s", err, out, doc)
+		}
+	})
 }
 
 func cases(t *testing.T, s testsuite) map[string]testcase {

@@ -1,13 +1,14 @@
 package scripted
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
 )
 
-// Classification of request bodies the real CLI sent (captured in
-// shared/claude-code/requests/).
+// Classification of request bodies the real CLI sent (recorded in
+// testdata/requests by `make fixtures`).
 func TestClassifyCaptured(t *testing.T) {
 	cases := []struct {
 		file       string
@@ -22,7 +23,7 @@ func TestClassifyCaptured(t *testing.T) {
 		{file: "append-system-prompt-file-request.json", kind: KindAgent, turn: 1, step: 0, prompt: "@@iso@@ hello"},
 		// After a Skill call: the tool_result message also carries the skill
 		// body as text, which must not count as a new prompt.
-		{file: "skill-invoked-followup-request.json", kind: KindAgent, turn: 1, step: 1, prompt: "@@skill@@ please probe the repo"},
+		{file: "skill-invoked-followup-request.json", kind: KindAgent, turn: 1, step: 1, prompt: "@@skill@@ please check the stock"},
 		// /skill prompt: the last text block is the expanded body, which ends
 		// with the user's arguments.
 		{file: "slash-skill-prompt-request.json", kind: KindAgent, turn: 1, step: 0, contains: "ARGUMENTS: @@iso@@ go"},
@@ -202,5 +203,23 @@ func TestClassifyStreamFlag(t *testing.T) {
 	}
 	if _, err := classify([]byte(`not json`)); err == nil {
 		t.Error("bad JSON must be an error")
+	}
+}
+
+// The recorded requests carry what routing relies on: the skills listing
+// line that Rule.BodyLacks looks for (the demo's no-skill control), and the
+// appended system prompt file.
+func TestCapturedBodiesCarryTheListing(t *testing.T) {
+	listing := []byte("\\n- stock-ledger: Counts the warehouse stock")
+	for _, name := range []string{"skill-listing-first-request.json", "skill-invoked-followup-request.json"} {
+		if !bytes.Contains(capturedBody(t, name), listing) {
+			t.Errorf("%s: no skills listing line for stock-ledger", name)
+		}
+	}
+	if b := capturedBody(t, "append-system-prompt-file-request.json"); !bytes.Contains(b, []byte("Always answer briefly.")) {
+		t.Error("the --append-system-prompt-file text is not in the request")
+	}
+	if b := capturedBody(t, "json-schema-enforce-request.json"); bytes.Contains(b, listing) {
+		t.Error("a cold structured call must not see the skill")
 	}
 }

@@ -14,38 +14,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vibe-test/vibe-test/internal/testenv"
 )
 
-// sharedDir finds shared/claude-code by walking up from the working
-// directory: the repo checkout and the shared reference folder are siblings.
-func sharedDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		cand := filepath.Join(dir, "shared", "claude-code")
-		if st, err := os.Stat(cand); err == nil && st.IsDir() {
-			return cand
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
-	}
-	if os.Getenv("CI") != "true" {
-		t.Skip("shared/claude-code not found above the working directory")
-	}
-	t.Fatal("shared/claude-code not found above the working directory (required when CI=true)")
-	return ""
-}
-
-// capturedBody loads the request body of a captured request file.
+// capturedBody loads the body of a request the real CLI sent, recorded in
+// testdata/requests by `make fixtures` (scripted/cmd/record).
 func capturedBody(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(sharedDir(t), "requests", name))
+	b, err := os.ReadFile(filepath.Join("testdata", "requests", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,26 +35,11 @@ func capturedBody(t *testing.T, name string) []byte {
 	return f.Body
 }
 
-// claudeBin finds the real CLI: VIBE_TEST_CLAUDE, then the repo's tools
-// install, then PATH.
+// claudeBin finds the real CLI (see testenv.Claude): a skip locally, a
+// failure where CI=true.
 func claudeBin(t *testing.T) string {
 	t.Helper()
-	if p := os.Getenv("VIBE_TEST_CLAUDE"); p != "" {
-		return p
-	}
-	if p, err := filepath.Abs(filepath.Join("..", "tools", "node_modules", ".bin", "claude")); err == nil {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	if p, err := exec.LookPath("claude"); err == nil {
-		return p
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("claude CLI not found: run `make tools` (or set VIBE_TEST_CLAUDE)")
-	}
-	t.Skip("claude CLI not found; run `make tools` or set VIBE_TEST_CLAUDE")
-	return ""
+	return testenv.Claude(t)
 }
 
 // cliEnv is one isolated CLI home: a fresh HOME, config dir and cwd, kept

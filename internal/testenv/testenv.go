@@ -1,6 +1,6 @@
-// Package testenv finds what tests need outside the module: the shared
-// fixtures of the Claude Code protocol and the pinned claude binary. Where
-// CI=true a missing piece fails the test instead of skipping it.
+// Package testenv finds what tests need beyond their own package: the
+// module root and the pinned claude binary. Where CI=true a missing piece
+// fails the test instead of skipping it.
 package testenv
 
 import (
@@ -36,28 +36,6 @@ func RepoRoot(t testing.TB) string {
 		parent := filepath.Dir(dir)
 		if parent == dir {
 			t.Fatal("go.mod not found above the test's directory")
-		}
-		dir = parent
-	}
-}
-
-// SharedDir is shared/claude-code, found beside or above the repo
-// ($VIBE_TEST_SHARED overrides).
-func SharedDir(t testing.TB) string {
-	t.Helper()
-	if d := os.Getenv("VIBE_TEST_SHARED"); d != "" {
-		return filepath.Join(d, "claude-code")
-	}
-	dir := RepoRoot(t)
-	for {
-		cand := filepath.Join(dir, "shared", "claude-code")
-		if st, err := os.Stat(cand); err == nil && st.IsDir() {
-			return cand
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			Missing(t, "shared/claude-code fixtures not found beside the repo (set VIBE_TEST_SHARED)")
-			return ""
 		}
 		dir = parent
 	}
