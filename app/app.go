@@ -116,8 +116,9 @@ func newApp(stdio IO, action *func() error) *cli.App {
 			},
 			{
 				Name:      "compare",
-				Usage:     "accept or reject a new skill version: the candidate run against base runs, within the noise the base runs measure (seed 000's rule)",
+				Usage:     "accept or reject a new skill version: does the candidate run score lower than the base runs, conversation by conversation, on the total or any shared criterion (Welch's test, alpha split over the measures)",
 				ArgsUsage: "BASE_RUN [BASE_RUN2 ...] CANDIDATE_RUN",
+				Flags:     []cli.Flag{&cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "the chance of rejecting an unchanged skill"}},
 				Action:    later(compareCommand),
 			},
 			{

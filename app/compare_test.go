@@ -55,7 +55,7 @@ func writeRun(t *testing.T, name, hash string, criteria []string, cs []synthConv
 	word := map[byte]string{'p': judge.Pass, 'f': judge.Fail, 'e': judge.JudgeError, 'n': "n/a"}
 	for i, sc := range cs {
 		c := result.Conversation{Index: i + 1, Status: result.StatusCompleted}
-		for k, n := range compareJudgedTurns {
+		for k, n := range []int{1, 6, 8, 10} {
 			ch := sc.turns[k]
 			if ch == '-' {
 				continue
@@ -115,7 +115,7 @@ func row(out, label string) string {
 	return ""
 }
 
-const totalLabel = "total (mean per conversation)"
+const totalLabel = "total (turns passed)"
 
 func wantRow(t *testing.T, out, label, want string) {
 	t.Helper()
@@ -141,17 +141,13 @@ func TestCompareAccept(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, want 0", code)
 	}
-	// Margin 2 x 0.1369 x sqrt(1/3 + 1/6) = 0.194, bar 0.875 - 0.194 = 0.681;
-	// the candidate's mean is 2.5/3 = 0.833. Criterion runs-census: 2 x
-	// sqrt(0.875 x 0.125 / 24) = 0.135, bar 0.740; candidate 10/12 = 0.833.
-	mustContain(t, out,
-		"SD of the 6 base conversation totals = 0.137",
-		"sqrt(1/3 + 1/6) = 0.194",
-		"as expected between versions",
-		"ACCEPT")
-	wantRow(t, out, totalLabel, "0.875 (n=6) 0.833 (n=3) 0.194 0.681 pass")
-	wantRow(t, out, "runs-census", "0.875 (n=24) 0.833 (n=12) 0.135 0.740 pass")
-	if strings.Contains(out, "within-run repeats only") {
+	// Base shares {1, .75, 1, .75, 1, .75}, mean 0.875; candidate {1, .75,
+	// .75}, mean 0.833: a drop of 0.042, far inside the noise.
+	mustContain(t, out, "5 measures, so each is tested at alpha 0.05 / 5 = 0.01", "as expected between versions", "ACCEPT")
+	if got := row(out, totalLabel); !strings.HasPrefix(got, "0.875 (n=6) 0.833 (n=3) +0.042 ") || !strings.HasSuffix(got, " pass") {
+		t.Errorf("total row %q", got)
+	}
+	if strings.Contains(out, "One base run") {
 		t.Error("two base runs printed the one-base note")
 	}
 }
@@ -160,44 +156,71 @@ func TestCompareRejectOnTotal(t *testing.T) {
 	t.Parallel()
 	a, b := noisyBases(t)
 	// Turns fail while every criterion still passes: only the total can
-	// reject. Mean (0.25 + 0.5 + 0.25) / 3 = 0.333 < 0.681.
+	// reject. Candidate shares {.25, .5, .25, .25, .5, .25}, mean 0.333.
 	allPass := map[string]string{}
 	for _, id := range synthCriteria {
 		allPass[id] = "pppp"
 	}
-	cand := writeRun(t, "stock-ledger", "hash-v2", synthCriteria, []synthConv{
-		{turns: "pfff", crit: allPass}, {turns: "ppff", crit: allPass}, {turns: "pfff", crit: allPass}})
+	var cs []synthConv
+	for _, turns := range []string{"pfff", "ppff", "pfff", "pfff", "ppff", "pfff"} {
+		cs = append(cs, synthConv{turns: turns, crit: allPass})
+	}
+	cand := writeRun(t, "stock-ledger", "hash-v2", synthCriteria, cs)
 	code, out, errOut := compareMain(t, a, b, cand)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1", code)
 	}
 	mustContain(t, out, "REJECT")
-	wantRow(t, out, totalLabel, "0.875 (n=6) 0.333 (n=3) 0.194 0.681 FAIL")
+	if got := row(out, totalLabel); !strings.HasPrefix(got, "0.875 (n=6) 0.333 (n=6) +0.542 ") || !strings.HasSuffix(got, " FAIL") {
+		t.Errorf("total row %q", got)
+	}
 	if strings.Count(out, " FAIL\n") != 1 {
 		t.Error("want only the total row to fail")
 	}
-	mustContain(t, errOut, "candidate rejected: total 0.333 < bar 0.681")
+	mustContain(t, errOut, "candidate rejected: total 0.333 vs base 0.875")
 }
 
 func TestCompareRejectOnOneCriterion(t *testing.T) {
 	t.Parallel()
-	// The base always answered from the census (rate 1, so margin 0); the
-	// candidate skipped it at one turn: 11/12 fails, though every turn (a
-	// should criterion does not fail a turn) and so the total held.
-	base := writeRun(t, "stock-ledger", "hash-v1", synthCriteria, []synthConv{
-		{turns: "pppp"}, {turns: "pppf", crit: map[string]string{"answers-from-census": "pppp"}}, {turns: "pppp"}, {turns: "pppp"}})
+	// The base always answered from the census; the candidate never does,
+	// though every turn passes (a should criterion does not fail a turn),
+	// so the total holds and the criterion alone rejects.
+	never := map[string]string{"answers-from-census": "ffff"}
+	base := writeRun(t, "stock-ledger", "hash-v1", synthCriteria, convs("pppp", "pppp", "pppp", "pppp"))
 	cand := writeRun(t, "stock-ledger", "hash-v2", synthCriteria, []synthConv{
-		{turns: "pppp"}, {turns: "pppp", crit: map[string]string{"answers-from-census": "ppfp"}}, {turns: "pppp"}})
+		{turns: "pppp", crit: never}, {turns: "pppp", crit: never}, {turns: "pppp", crit: never}, {turns: "pppp", crit: never}})
 	code, out, errOut := compareMain(t, base, cand)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1", code)
 	}
 	mustContain(t, out, "REJECT")
-	wantRow(t, out, "answers-from-census", "1.000 (n=16) 0.917 (n=12) 0.000 1.000 FAIL")
-	wantRow(t, out, "runs-census", "0.938 (n=16) 1.000 (n=12) 0.121 0.816 pass")
-	mustContain(t, errOut, "candidate rejected: answers-from-census 0.917 < bar 1.000")
+	if got := row(out, "answers-from-census"); !strings.HasPrefix(got, "1.000 (n=4) 0.000 (n=4) +1.000 ") || !strings.HasSuffix(got, " FAIL") {
+		t.Errorf("criterion row %q", got)
+	}
+	mustContain(t, errOut, "candidate rejected: answers-from-census 0.000 vs base 1.000")
 	if strings.Contains(errOut, "total") {
 		t.Error("the total should have held")
+	}
+}
+
+// One failed turn among eight is not a drop the rule may call: seed 000's
+// per-criterion bar with a base rate of 1 rejected it (margin 0), which is
+// how an unchanged skill came to be rejected half the time.
+func TestCompareOneSlipIsNoise(t *testing.T) {
+	t.Parallel()
+	a := writeRun(t, "stock-ledger", "hash-v1", synthCriteria, convs("pppp", "pppp"))
+	b := writeRun(t, "stock-ledger", "hash-v1", synthCriteria, convs("pppp", "pppp"))
+	same := writeRun(t, "stock-ledger", "hash-v1", synthCriteria, convs("pppp", "pppp"))
+	code, out, _ := compareMain(t, a, b, same)
+	if code != 0 {
+		t.Fatalf("identical candidate: exit %d, want 0", code)
+	}
+	mustContain(t, out, "same skill content as the base", "ACCEPT")
+	if code, _, _ := compareMain(t, a, b, writeRun(t, "stock-ledger", "hash-v2", synthCriteria, convs("pppp", "pppf"))); code != 0 {
+		t.Fatalf("one slip: exit %d, want 0", code)
+	}
+	if code, _, _ := compareMain(t, a, b, writeRun(t, "stock-ledger", "hash-v2", synthCriteria, convs("ffff", "ffff", "ffff", "ffff"))); code != 1 {
+		t.Fatalf("a collapse: exit %d, want 1", code)
 	}
 }
 
@@ -209,26 +232,7 @@ func TestCompareOneBaseNote(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, want 0", code)
 	}
-	mustContain(t, out, "against 1 base run",
-		"the noise is estimated from within-run repeats only, so run-to-run variation (different days, API drift) is not in it and the margin may be too narrow")
-}
-
-func TestCompareZeroNoise(t *testing.T) {
-	t.Parallel()
-	// All-pass bases: SD 0, margin 0. An identical candidate passes, any
-	// drop fails, and the output says why.
-	a := writeRun(t, "stock-ledger", "hash-v1", synthCriteria, convs("pppp", "pppp"))
-	b := writeRun(t, "stock-ledger", "hash-v1", synthCriteria, convs("pppp", "pppp"))
-	same := writeRun(t, "stock-ledger", "hash-v1", synthCriteria, convs("pppp", "pppp"))
-	code, out, _ := compareMain(t, a, b, same)
-	if code != 0 {
-		t.Fatalf("identical candidate: exit %d, want 0", code)
-	}
-	mustContain(t, out, "(SD 0): the margin is 0", "same skill content as the base", "ACCEPT")
-	lower := writeRun(t, "stock-ledger", "hash-v2", synthCriteria, convs("pppp", "pppf"))
-	if code, _, _ := compareMain(t, a, b, lower); code != 1 {
-		t.Fatalf("lower candidate: exit %d, want 1", code)
-	}
+	mustContain(t, out, "against 1 base run", "One base run: run-to-run variation (different days, API drift) is not in its spread")
 }
 
 func TestCompareRubricMismatch(t *testing.T) {
@@ -260,14 +264,14 @@ func TestCompareCannotDecide(t *testing.T) {
 		want string
 	}{
 		{"one base conversation", []string{writeRun(t, "stock-ledger", "hash-v1", synthCriteria, convs("pppp")), good},
-			"1 scored conversation; the noise SD is undefined"},
+			"the total needs at least 2 scored conversations"},
 		// Two conversations, but the judge decided nothing in one of them.
 		{"one scored base conversation", []string{writeRun(t, "stock-ledger", "hash-v1", synthCriteria, convs("pppf", "ee--")), good},
-			"the base runs have 1 scored conversation;"},
+			"the total needs at least 2 scored conversations"},
 		{"different skills", []string{a, b, writeRun(t, "other-skill", "hash-v2", synthCriteria, convs("pppp", "pppp"))},
 			`different skills`},
 		{"candidate never judged", []string{a, b, writeRun(t, "stock-ledger", "hash-v2", synthCriteria, convs("eeee", "e---"))},
-			"has no scored conversation"},
+			"the total needs at least 2 scored conversations"},
 		{"no shared criterion", []string{a, b, writeRun(t, "stock-ledger", "hash-v2", []string{"x-one", "x-two"}, convs("pppp", "pppp"))},
 			"share no criterion"},
 	}
@@ -311,9 +315,7 @@ func TestCompareBadInput(t *testing.T) {
 // TestCompareBothWays checks the rule both ways with the real CLI, as seed
 // 000 did: a second base run passes against the first, and a no-skill
 // stand-in (the never persona with the gate bypassed: every judged turn
-// fails) fails against both. Five conversations in all (about 75 claude
-// calls). The steady persona passes everything, so the base noise is 0:
-// the output must say that the margin is 0.
+// fails) fails against both. Seven conversations in all.
 func TestCompareBothWays(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
@@ -328,7 +330,7 @@ func TestCompareBothWays(t *testing.T) {
 	}{
 		{"base1", "steady", 2, 0, nil},
 		{"base2", "steady", 2, 0, nil},
-		{"control", "never", 1, 2, []string{"--no-baseline-gate"}},
+		{"control", "never", 3, 2, []string{"--no-baseline-gate"}},
 	}
 	t.Run("runs", func(t *testing.T) {
 		for _, r := range runs {
@@ -374,18 +376,23 @@ func TestCompareBothWays(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("second base against the first: exit %d, want 0", code)
 	}
-	mustContain(t, out, "within-run repeats only", "(SD 0): the margin is 0", "ACCEPT")
-	wantRow(t, out, totalLabel, "1.000 (n=2) 1.000 (n=2) 0.000 1.000 pass")
+	mustContain(t, out, "One base run", "ACCEPT")
+	if got := row(out, totalLabel); !strings.HasPrefix(got, "1.000 (n=2) 1.000 (n=2) +0.000 ") {
+		t.Errorf("total row %q", got)
+	}
 
 	code, out, errOut := compareMain(t, dirs["base1"], dirs["base2"], dirs["control"])
 	if code != 1 {
 		t.Fatalf("control against both bases: exit %d, want 1", code)
 	}
 	mustContain(t, out, "REJECT")
-	wantRow(t, out, totalLabel, "1.000 (n=4) 0.000 (n=1) 0.000 1.000 FAIL")
-	wantRow(t, out, "runs-census", "1.000 (n=16) 0.000 (n=4) 0.000 1.000 FAIL")
-	mustContain(t, errOut, "total 0.000 < bar 1.000", "runs-census 0.000 < bar 1.000")
-	if strings.Contains(out, "within-run repeats only") {
+	for _, label := range []string{totalLabel, "runs-census"} {
+		if got := row(out, label); !strings.HasPrefix(got, "1.000 (n=4) 0.000 (n=3) +1.000 ") || !strings.HasSuffix(got, " FAIL") {
+			t.Errorf("%s row %q", label, got)
+		}
+	}
+	mustContain(t, errOut, "total 0.000 vs base 1.000", "runs-census 0.000 vs base 1.000")
+	if strings.Contains(out, "One base run") {
 		t.Error("two base runs printed the one-base note")
 	}
 }

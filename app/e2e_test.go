@@ -92,11 +92,23 @@ func TestSteadyHolds(t *testing.T) {
 			t.Errorf("transcript of turn %d: %v", tr.Turn, err)
 		}
 	}
-	if s.run.Conversations[0].Shape != result.ShapeHeld || s.run.Outcome.Verdict != "no-decay" {
+	if s.run.Conversations[0].Shape != result.ShapeHeld || s.run.Outcome.Verdict != result.VerdictNotEnough {
 		t.Errorf("shape %q verdict %q", s.run.Conversations[0].Shape, s.run.Outcome.Verdict)
 	}
-	if !strings.Contains(s.stdout, "Underpowered") {
-		t.Error("a 1-conversation run must not print a bare no-decay")
+	if !strings.Contains(s.stdout, "Not enough evidence") || !strings.Contains(s.stdout, "would likely detect a drop of 30 points") {
+		t.Error("a 1-conversation run must not print a bare no-decay, and must say how many conversations would decide")
+	}
+	// The fresh arm ran: each probe the first message of its own session.
+	f := s.run.Fresh
+	if len(f) != 1 || len(f[0].Turns) != 3 || f[0].Status != result.StatusCompleted {
+		t.Fatalf("fresh arm %+v", f)
+	}
+	sessions := map[string]bool{s.run.Conversations[0].SessionID: true}
+	for _, tr := range f[0].Turns {
+		if tr.Result() != judge.Pass || tr.SessionID == "" || sessions[tr.SessionID] {
+			t.Errorf("fresh probe %d: %s in session %q (each fresh probe needs its own new session)", tr.Turn, tr.Result(), tr.SessionID)
+		}
+		sessions[tr.SessionID] = true
 	}
 	if _, err := os.Stat(filepath.Join(s.dir, "chart.html")); err != nil {
 		t.Errorf("chart.html: %v", err)
@@ -132,11 +144,20 @@ func assertContextIsLastCall(t *testing.T, s scenario) {
 	}
 }
 
+// An agent that follows the skill fresh and stops in a diluted context:
+// three conversations against their fresh triples already show it.
 func TestDecayingExits1(t *testing.T) {
 	t.Parallel()
-	s := runScenario(t, []string{"decaying"}, false)
-	if s.code != 1 {
-		t.Fatalf("exit %d, want 1", s.code)
+	s := runScenario(t, []string{"decaying", "decaying", "decaying"}, false, "--concurrency", "3")
+	if s.code != 1 || s.run.Outcome.Verdict != result.VerdictDecay {
+		t.Fatalf("exit %d (%s), want 1", s.code, s.run.Outcome.Sentence)
+	}
+	cmp := s.run.Outcome.Stats.Comparison
+	if cmp.Diluted.Passed != 3 || cmp.Diluted.Probes != 9 || cmp.Fresh.Passed != 9 || cmp.Fresh.Probes != 9 || cmp.P > 0.05 {
+		t.Errorf("comparison %+v", cmp)
+	}
+	if !strings.Contains(s.stdout, "Decay: the probes passed 67 points less often diluted than fresh") {
+		t.Errorf("sentence: %s", s.run.Outcome.Sentence)
 	}
 	c := s.run.Conversations[0]
 	if got := c.TurnAt(8).Result(); got != judge.Fail {
@@ -198,8 +219,8 @@ func TestNeverWithGateBypassed(t *testing.T) {
 func TestEscapingFlagged(t *testing.T) {
 	t.Parallel()
 	s := runScenario(t, []string{"escaping"}, false)
-	if s.code != 1 {
-		t.Fatalf("exit %d, want 1", s.code)
+	if s.code != 0 || s.run.Outcome.Verdict != result.VerdictNotEnough {
+		t.Fatalf("exit %d, want 0: one conversation cannot show decay (%s)", s.code, s.run.Outcome.Sentence)
 	}
 	v := s.run.Conversations[0].TurnAt(6).Verdict
 	if v == nil || !v.EscapeHatch || v.Result != judge.Fail || v.OverCall {

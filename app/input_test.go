@@ -59,8 +59,11 @@ func TestBadInput(t *testing.T) {
 		{"fillers dir", []string{good, "--fillers", emptyFolder}, nil, "fillers:"},
 		{"claude missing", []string{good}, []string{"PATH=" + emptyFolder}, "claude not found on PATH: install the pinned version"},
 		{"claude too old", []string{good}, []string{"PATH=" + emptyFolder, "VIBE_TEST_CLAUDE=" + oldClaude}, "too old for the flags vibe-test needs"},
-		{"conflicting flags", []string{good, "--alpha", "0.01"}, nil, "--alpha only applies with --gate significant"},
+		{"conflicting flags", []string{good, "--rule", "any-probe-failed", "--alpha", "0.01"}, nil, "--alpha only applies with --rule diluted-vs-fresh"},
 		{"bad gate", []string{good, "--gate", "sometimes"}, nil, `--gate: "sometimes"`},
+		{"bad rule", []string{good, "--rule", "vibes"}, nil, `--rule: "vibes", expected "diluted-vs-fresh" or "any-probe-failed"`},
+		{"old sprt flag", []string{good, "--until-decided", "--noise-floor", "0.1"}, nil, "--noise-floor: no longer used"},
+		{"bad effect", []string{good, "--effect", "2"}, nil, "--effect: 2, expected a drop between 0 and 1"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

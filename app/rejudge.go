@@ -41,9 +41,12 @@ type VerdictsFile struct {
 
 // TurnVerdict is the new verdict of one judged turn.
 type TurnVerdict struct {
-	Conversation int           `json:"conversation"`
-	Turn         int           `json:"turn"`
-	Verdict      judge.Verdict `json:"verdict"`
+	Conversation int `json:"conversation"`
+	// Arm is "fresh" for a probe of fresh triple Conversation, empty for a
+	// turn of the diluted conversation.
+	Arm     string        `json:"arm,omitempty"`
+	Turn    int           `json:"turn"`
+	Verdict judge.Verdict `json:"verdict"`
 }
 
 // rejudgeConcurrency bounds the judge calls running at once.
@@ -76,16 +79,21 @@ func rejudgeCommand(c *cli.Context, stdio IO) error {
 		judgeModel = c.String("judge-model")
 	}
 
+	// Both arms are judged again: a comparison of diluted probes judged by
+	// one rubric with fresh ones judged by another would compare judges.
 	type target struct {
 		conv int
+		arm  string
 		turn *result.Turn
 	}
 	var targets []target
-	for i := range r.Conversations {
-		conv := &r.Conversations[i]
-		for k := range conv.Turns {
-			if t := &conv.Turns[k]; t.Judged() {
-				targets = append(targets, target{conv.Index, t})
+	for _, arm := range [][]result.Conversation{r.Conversations, r.Fresh} {
+		for i := range arm {
+			conv := &arm[i]
+			for k := range conv.Turns {
+				if t := &conv.Turns[k]; t.Judged() {
+					targets = append(targets, target{conv.Index, conv.Control, t})
+				}
 			}
 		}
 	}
@@ -124,7 +132,7 @@ func rejudgeCommand(c *cli.Context, stdio IO) error {
 
 	doc := VerdictsFile{Rubric: rb, JudgeModel: judgeModel, CreatedAt: time.Now().UTC()}
 	for i, tg := range targets {
-		doc.Verdicts = append(doc.Verdicts, TurnVerdict{Conversation: tg.conv, Turn: tg.turn.Turn, Verdict: verdicts[i]})
+		doc.Verdicts = append(doc.Verdicts, TurnVerdict{Conversation: tg.conv, Arm: tg.arm, Turn: tg.turn.Turn, Verdict: verdicts[i]})
 	}
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
@@ -140,7 +148,11 @@ func rejudgeCommand(c *cli.Context, stdio IO) error {
 	var cost float64
 	for i, tg := range targets {
 		cost += verdicts[i].CostUSD
-		for _, line := range verdictChanges(tg.conv, tg.turn.Turn, tg.turn.Verdict, verdicts[i], &stats) {
+		unit := fmt.Sprintf("conv %d", tg.conv)
+		if tg.arm == result.ArmFresh {
+			unit = fmt.Sprintf("fresh %d", tg.conv)
+		}
+		for _, line := range verdictChanges(unit, tg.turn.Turn, tg.turn.Verdict, verdicts[i], &stats) {
 			fmt.Fprintln(stdio.Stdout, line)
 		}
 	}
@@ -149,12 +161,14 @@ func rejudgeCommand(c *cli.Context, stdio IO) error {
 	}
 	before, after := outcomeWith(r, nil), outcomeWith(r, func(run *result.Run) {
 		k := 0
-		for i := range run.Conversations {
-			for n := range run.Conversations[i].Turns {
-				if t := &run.Conversations[i].Turns[n]; t.Judged() {
-					v := verdicts[k]
-					t.Verdict = &v
-					k++
+		for _, arm := range [][]result.Conversation{run.Conversations, run.Fresh} {
+			for i := range arm {
+				for n := range arm[i].Turns {
+					if t := &arm[i].Turns[n]; t.Judged() {
+						v := verdicts[k]
+						t.Verdict = &v
+						k++
+					}
 				}
 			}
 		}
@@ -188,8 +202,8 @@ type changeStats struct{ results, criteria, errors int }
 // one line each: the turn's result, then each criterion, then the escape
 // hatch. A judge error on either side is shown as such, with no criterion
 // lines: its criteria are neither passes nor fails.
-func verdictChanges(conv, turn int, old *judge.Verdict, nv judge.Verdict, st *changeStats) []string {
-	at := fmt.Sprintf("conv %d turn %d", conv, turn)
+func verdictChanges(unit string, turn int, old *judge.Verdict, nv judge.Verdict, st *changeStats) []string {
+	at := fmt.Sprintf("%s turn %d", unit, turn)
 	was := "(none)"
 	if old != nil {
 		was = old.Result

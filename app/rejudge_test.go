@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/vibe-test/vibe-test/demo"
 	"github.com/vibe-test/vibe-test/internal/testenv"
 	"github.com/vibe-test/vibe-test/judge"
+	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/sandbox"
 	"github.com/vibe-test/vibe-test/scripted"
 )
@@ -129,8 +131,8 @@ func TestRejudge(t *testing.T) {
 		var turns []int
 		for _, tv := range v.Verdicts {
 			turns = append(turns, tv.Turn)
-			if tv.Conversation != 1 {
-				t.Errorf("conversation %d", tv.Conversation)
+			if tv.Conversation != 1 || (tv.Arm != "" && tv.Arm != result.ArmFresh) {
+				t.Errorf("conversation %d arm %q", tv.Conversation, tv.Arm)
 			}
 			// The deterministic checks still pass the musts: they win over
 			// the judge, so only the judge-only criterion flips.
@@ -143,16 +145,19 @@ func TestRejudge(t *testing.T) {
 				}
 			}
 		}
-		if len(turns) != 4 || turns[0] != 1 || turns[1] != 6 || turns[2] != 8 || turns[3] != 10 {
-			t.Errorf("judged turns %v, want [1 6 8 10]", turns)
+		// The conversation's four judged turns, then its fresh triple's three:
+		// both arms, judged by the same rubric.
+		if fmt.Sprint(turns) != "[1 6 8 10 6 8 10]" || v.Verdicts[4].Arm != result.ArmFresh {
+			t.Errorf("judged turns %v, want [1 6 8 10 6 8 10] (the last three fresh)", turns)
 		}
 		for _, n := range []string{"1", "6", "8", "10"} {
 			wantLines(t, r.stdout, "conv 1 turn "+n+" answers-from-census: pass → fail (judge)")
 		}
+		wantLines(t, r.stdout, "fresh 1 turn 8 answers-from-census: pass → fail (judge)")
 		if strings.Contains(r.stdout, "runs-census:") || strings.Contains(r.stdout, "turn 8: pass") {
 			t.Error("unchanged verdicts were printed as changes")
 		}
-		if !strings.Contains(r.stdout, "rejudged 4 turns: results changed 0, criterion verdicts changed 4, judge errors 0; outcome no-decay (exit 0), was no-decay (exit 0)") {
+		if !strings.Contains(r.stdout, "rejudged 7 turns: results changed 0, criterion verdicts changed 7, judge errors 0; outcome not-enough-evidence (exit 0), was not-enough-evidence (exit 0)") {
 			t.Error("summary line missing or wrong")
 		}
 
@@ -209,7 +214,7 @@ func TestRejudge(t *testing.T) {
 			"conv 1 turn 8 reads-skill: (none) → fail (judge)",
 			"conv 1 turn 8 appends-ledger: pass → (none) (not in this rubric)",
 		)
-		if !strings.Contains(r.stdout, "was no-decay (exit 0)") || !strings.Contains(r.stdout, "results changed 4,") {
+		if !strings.Contains(r.stdout, "was not-enough-evidence (exit 0)") || !strings.Contains(r.stdout, "results changed 7,") {
 			t.Error("summary line missing or wrong")
 		}
 		for _, req := range r.srv.Requests() {
@@ -229,7 +234,7 @@ func TestRejudge(t *testing.T) {
 		if r.code != 3 {
 			t.Fatalf("exit %d, want 3", r.code)
 		}
-		if !strings.Contains(r.stderr, "4 of 4 turns could not be judged") {
+		if !strings.Contains(r.stderr, "7 of 7 turns could not be judged") {
 			t.Errorf("stderr %q", r.stderr)
 		}
 		if !bytes.Equal(before, readFile(t, filepath.Join(dir, "run.json"))) {
@@ -315,7 +320,7 @@ func TestRejudgeVerdictChanges(t *testing.T) {
 		{ID: "b", Kind: "should", Result: judge.Pass, Source: "judge"},
 	}}
 	var st changeStats
-	got := verdictChanges(2, 6, old, judge.Verdict{Result: judge.Fail, EscapeHatch: true, EscapeReason: "hand-rolled\nit", Criteria: []judge.CriterionVerdict{
+	got := verdictChanges("conv 2", 6, old, judge.Verdict{Result: judge.Fail, EscapeHatch: true, EscapeReason: "hand-rolled\nit", Criteria: []judge.CriterionVerdict{
 		{ID: "a", Kind: "must", Result: judge.Fail, Source: "check"},
 		{ID: "b", Kind: "should", Result: judge.Pass, Source: "judge"},
 	}}, &st)
@@ -325,11 +330,11 @@ func TestRejudgeVerdictChanges(t *testing.T) {
 	}
 	// A judge error on either side shows no criterion as a pass or a fail.
 	st = changeStats{}
-	got = verdictChanges(1, 1, &judge.Verdict{Result: judge.JudgeError, Error: "x"}, *old, &st)
+	got = verdictChanges("conv 1", 1, &judge.Verdict{Result: judge.JudgeError, Error: "x"}, *old, &st)
 	if strings.Join(got, "\n") != "conv 1 turn 1: judge-error → pass" {
 		t.Errorf("got %q", got)
 	}
-	got = verdictChanges(1, 1, old, judge.Verdict{Result: judge.JudgeError, Error: "bad answer"}, &st)
+	got = verdictChanges("conv 1", 1, old, judge.Verdict{Result: judge.JudgeError, Error: "bad answer"}, &st)
 	if strings.Join(got, "\n") != "conv 1 turn 1: pass → judge-error (bad answer)" || st.errors != 1 {
 		t.Errorf("got %q %+v", got, st)
 	}

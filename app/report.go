@@ -42,6 +42,9 @@ func gaps(dir string, r *result.Run) []string {
 	if r.Rubric == nil {
 		out = append(out, "the rubric's criterion texts (run.json has no rubric): failed criteria are shown by id")
 	}
+	if len(r.Fresh) == 0 && len(r.Conversations) > 0 {
+		out = append(out, "a decay verdict: this run never asked its probes fresh (it predates the fresh arm), so dilution cannot be told from task difficulty")
+	}
 	traces, transcripts := true, true
 	for _, c := range r.Conversations {
 		for _, t := range c.Turns {

@@ -23,15 +23,15 @@ func TestReportOlderRun(t *testing.T) {
 	before, _ := os.ReadFile(filepath.Join(dir, "run.json"))
 	var stdout, stderr bytes.Buffer
 	code := Main(context.Background(), []string{"vibe-test", "report", dir, "--junit", filepath.Join(dir, "junit.xml")}, IO{Env: os.Environ(), Stdout: &stdout, Stderr: &stderr})
-	if code != 1 {
-		t.Fatalf("exit %d, want the run's own verdict (decay, 1)\n%s\n%s", code, stdout.String(), stderr.String())
+	if code != 2 {
+		t.Fatalf("exit %d, want 2: a run with no fresh arm cannot be given a decay verdict today\n%s\n%s", code, stdout.String(), stderr.String())
 	}
-	for _, want := range []string{"made by vibe-test 0.0.9", "cannot be shown: the rubric's criterion texts", "cannot be shown: the condensed tool-call traces", "rejudge"} {
+	for _, want := range []string{"made by vibe-test 0.0.9", "cannot be shown: the rubric's criterion texts", "cannot be shown: the condensed tool-call traces", "cannot be shown: a decay verdict", "rejudge"} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
 		}
 	}
-	if !strings.Contains(stdout.String(), "pass rate per judged turn") || !strings.Contains(stdout.String(), "Decay:") {
+	if !strings.Contains(stdout.String(), "pass rate per judged turn") || !strings.Contains(stdout.String(), "Not comparable:") {
 		t.Errorf("the statistics were not recomputed:\n%s", stdout.String())
 	}
 	for _, f := range []string{"chart.html", "junit.xml"} {

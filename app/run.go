@@ -45,19 +45,19 @@ type Options struct {
 	Args           []string
 	// Rule sets the exit code (result.RuleDilutedVsFresh or
 	// result.RuleAnyProbeFailed).
-	Rule           string
-	Alpha          float64
-	JudgeRepeats   int
-	Controls       []string
+	Rule         string
+	Alpha        float64
+	JudgeRepeats int
+	Controls     []string
 	// Sequential mode (--until-decided).
 	UntilDecided     bool
 	MaxConversations int
 	// Effect is the drop in probe pass share the run aims to detect.
-	Effect float64
-	MaxBudgetUSD     float64
-	TurnRetries      int
-	RetryBackoff     time.Duration
-	Output           output
+	Effect       float64
+	MaxBudgetUSD float64
+	TurnRetries  int
+	RetryBackoff time.Duration
+	Output       output
 	// CacheDir holds cached rubrics ("" = $VIBE_TEST_CACHE_DIR or the
 	// user's cache folder).
 	CacheDir string
@@ -105,7 +105,7 @@ func optionsFrom(c *cli.Context) (Options, error) {
 		FillersDir: c.String("fillers"), Seed: c.Int64("seed"), PassEnv: c.StringSlice("pass-env"),
 		Rule: c.String("rule"), Alpha: c.Float64("alpha"), JudgeRepeats: c.Int("judge-repeats"), Controls: c.StringSlice("control"),
 		UntilDecided: c.Bool("until-decided"), MaxConversations: c.Int("max-conversations"),
-		Effect: c.Float64("effect"),
+		Effect:       c.Float64("effect"),
 		MaxBudgetUSD: c.Float64("max-budget-usd"), TurnRetries: c.Int("turn-retries"), RetryBackoff: c.Duration("retry-backoff"),
 		Grace: defaultGrace,
 	}

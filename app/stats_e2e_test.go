@@ -99,41 +99,41 @@ func TestSeedReplayBypassedIsNeverWorked(t *testing.T) {
 	}
 }
 
-func TestSignificantDecay(t *testing.T) {
+// The stable but noisy agent of issue 9: it follows the skill 4 times in
+// 5 at every task turn, fresh or diluted (the scripted server counts which
+// session slips, so the counts are the same in every run: baselines 24/30,
+// probes 60/72 diluted against 72/90 fresh). No dilution effect: the run
+// must not exit 1, at 30 conversations nor at its first 16 (the same
+// record, decided over conversations and fresh triples 1 to 16).
+func TestStableButNoisyIsNotDecay(t *testing.T) {
 	t.Parallel()
-	// Five conversations that all decay: the paired sign test gives
-	// 0.5^5 = 0.03125 <= 0.05.
-	script, err := demo.Script([]string{"decaying"}, false)
+	script, err := demo.Script([]string{scripted.PersonaNoisy}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := runScript(t, script, 5, nil, "--concurrency", "5", "--gate", "significant")
-	if s.code != 1 {
-		t.Fatalf("exit %d, want 1", s.code)
+	s := runScript(t, script, 30, nil, "--concurrency", "8")
+	if s.code == 1 || s.run.Outcome.Verdict == result.VerdictDecay {
+		t.Fatalf("a stable skill was called decayed: exit %d, %s", s.code, s.run.Outcome.Sentence)
 	}
-	pooled := s.run.Outcome.Stats.Paired[len(s.run.Outcome.Stats.Paired)-1]
-	if pooled.Down != 5 || pooled.P != 0.03125 || !strings.Contains(s.stdout, "p = 0.0312") {
-		t.Fatalf("pooled sign test %+v; summary:\n%s", pooled, s.stdout)
-	}
-}
-
-func TestSteadyTenConversations(t *testing.T) {
-	t.Parallel()
-	script, err := demo.Script([]string{"steady"}, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := runScript(t, script, 10, nil, "--concurrency", "10")
 	if s.code != 0 {
-		t.Fatalf("exit %d, want 0", s.code)
+		t.Fatalf("exit %d, want 0 (held or not enough evidence): %s", s.code, s.run.Outcome.Sentence)
 	}
-	st := s.run.Outcome.Stats
-	if st.Underpowered || st.PerTurn[3].N != 10 || st.PerTurn[3].Lo < 0.69 {
-		t.Fatalf("stats %+v", st)
+	cmp := s.run.Outcome.Stats.Comparison
+	base := s.run.Outcome.Stats.PerTurn[0]
+	if base.Passes != 24 || base.N != 30 || cmp.Diluted.Probes != 72 || cmp.Diluted.Passed != 60 || cmp.Fresh.Probes != 90 || cmp.Fresh.Passed != 72 {
+		t.Errorf("counts: baseline %d/%d, diluted %d/%d, fresh %d/%d; want 24/30, 60/72, 72/90", base.Passes, base.N, cmp.Diluted.Passed, cmp.Diluted.Probes, cmp.Fresh.Passed, cmp.Fresh.Probes)
 	}
-	if !strings.Contains(s.stdout, "10/10 passed (100%, 72%-100%)") || !strings.Contains(s.stdout, "power") {
-		t.Errorf("the summary must give the interval and say what 10 conversations can detect:\n%s", s.stdout)
+	if !strings.Contains(s.stdout, "The baseline failed in 6 of 30 conversations; the gate stopped them") {
+		t.Errorf("the summary must say the gate stopped 6 and what population the diluted arm is:\n%s", s.stdout)
 	}
+
+	first := *s.run
+	first.Conversations, first.Fresh, first.Sequential = s.run.Conversations[:16], s.run.Fresh[:16], nil
+	result.Decide(&first)
+	if first.Outcome.Exit != 0 {
+		t.Fatalf("the first 16 conversations: exit %d, want 0: %s", first.Outcome.Exit, first.Outcome.Sentence)
+	}
+	t.Logf("n=30: %s\nn=16: %s", s.run.Outcome.Sentence, first.Outcome.Sentence)
 }
 
 func TestControls(t *testing.T) {
@@ -143,8 +143,11 @@ func TestControls(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := runScript(t, script, 1, nil, "--control", "no-skill", "--control", "undiluted", "--concurrency", "3")
-	if s.code != 1 {
-		t.Fatalf("exit %d, want 1: controls never change the verdict", s.code)
+	if s.code != 0 {
+		t.Fatalf("exit %d, want 0: one conversation cannot show decay, and controls never change the verdict", s.code)
+	}
+	if !strings.Contains(s.stderr, "--control undiluted is now part of every run") {
+		t.Errorf("--control undiluted must say it is the fresh arm now:\n%s", s.stderr)
 	}
 	byKey := map[string]result.ControlStat{}
 	for _, c := range s.run.Outcome.Controls {
@@ -153,18 +156,22 @@ func TestControls(t *testing.T) {
 	if c := byKey["no-skill 1"]; c.ControlN != 1 || c.ControlPass != 0 || c.Lift != 1 {
 		t.Errorf("no-skill at turn 1: %+v (the agent without the skill must fail)", c)
 	}
-	if c := byKey["undiluted 8"]; c.Decayed != 1 || !strings.Contains(c.Reading, "decay") {
-		t.Errorf("undiluted at turn 8: %+v (fails diluted, passes fresh)", c)
+	probes := map[int]result.ProbeComparison{}
+	for _, p := range s.run.Outcome.Stats.Probes {
+		probes[p.Turn] = p
 	}
-	if c := byKey["undiluted 6"]; c.Decayed != 0 || c.Passes != 1 {
-		t.Errorf("undiluted at turn 6: %+v", c)
+	if p := probes[8]; p.Decayed != 1 || p.FreshPass != 1 || p.DilutedPass != 0 {
+		t.Errorf("probe 8: %+v (fails diluted, passes fresh)", p)
 	}
-	if !strings.Contains(s.stdout, "undiluted control") || !strings.Contains(s.stdout, "no-skill control") {
-		t.Errorf("summary lacks the controls:\n%s", s.stdout)
+	if p := probes[6]; p.Decayed != 0 || p.DilutedPass != 1 {
+		t.Errorf("probe 6: %+v", p)
 	}
-	for _, c := range s.run.Controls {
+	if !strings.Contains(s.stdout, "each probe diluted vs fresh") || !strings.Contains(s.stdout, "no-skill control") {
+		t.Errorf("summary lacks the fresh comparison or the control:\n%s", s.stdout)
+	}
+	for _, c := range append(s.run.Controls, s.run.Fresh...) {
 		if c.Status != result.StatusCompleted {
-			t.Errorf("control %s %d: %s %s", c.Control, c.Index, c.Status, c.Error)
+			t.Errorf("%s %d: %s %s", c.Control, c.Index, c.Status, c.Error)
 		}
 	}
 }
@@ -175,18 +182,21 @@ func TestUntilDecided(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// One conversation per batch: after the first decayed one the
-	// log-likelihood ratio ln(0.45/0.05) = 2.20 is below the upper bound
-	// ln(0.8/0.05) = 2.77, so a second batch runs; after it, 4.39 crosses.
-	s := runScript(t, script, 1, nil, "--until-decided", "--max-conversations", "6")
+	// Batches of two, capped at four: the look at two tests at the interim
+	// level 0.001 (p is about 0.07 there: continue), the look at four at
+	// what is left of alpha, 0.049 (p about 0.007: decay).
+	s := runScript(t, script, 2, nil, "--until-decided", "--max-conversations", "4", "--concurrency", "4")
 	if s.code != 1 {
-		t.Fatalf("exit %d, want 1", s.code)
+		t.Fatalf("exit %d, want 1: %s", s.code, s.run.Outcome.Sentence)
 	}
 	sq := s.run.Sequential
-	if sq == nil || len(sq.Looks) != 2 || sq.Looks[0].Decision != "continue" || sq.Decision != "decay" || len(s.run.Conversations) != 2 {
-		t.Fatalf("sequential record %+v with %d conversations", sq, len(s.run.Conversations))
+	if sq == nil || len(sq.Looks) != 2 || sq.Looks[0].Decision != result.SeqContinue || sq.Decision != result.SeqDecay || len(s.run.Conversations) != 4 || len(s.run.Fresh) != 4 {
+		t.Fatalf("sequential record %+v with %d conversations and %d fresh triples", sq, len(s.run.Conversations), len(s.run.Fresh))
 	}
-	if !strings.Contains(s.stdout, "after 1 conversations") || !strings.Contains(s.stdout, "crossed the upper bound") {
+	if sq.Looks[0].Level != 0.001 || sq.Looks[1].Level != 0.049 {
+		t.Errorf("levels %v and %v, want 0.001 then 0.049", sq.Looks[0].Level, sq.Looks[1].Level)
+	}
+	if !strings.Contains(s.stdout, "after 2 conversations") || !strings.Contains(s.stdout, "decided sequentially") {
 		t.Errorf("summary lacks the interim looks:\n%s", s.stdout)
 	}
 }

@@ -23,9 +23,11 @@
 package calibrate
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 
+	"github.com/vibe-test/vibe-test/compare"
 	"github.com/vibe-test/vibe-test/judge"
 	"github.com/vibe-test/vibe-test/plan"
 	"github.com/vibe-test/vibe-test/result"
@@ -48,6 +50,10 @@ type Scenario struct {
 	// Sequential, when Max > 0: --until-decided with batches of N up to
 	// Max conversations.
 	Max int
+	// Criteria, when > 0, gives every verdict that many must-criteria, each
+	// passing at Q^(1/Criteria) (so a turn, which passes when all do, passes
+	// at about Q), for the compare rule's A/A calibration.
+	Criteria int
 }
 
 // Result counts the exit codes of simulated runs.
@@ -153,11 +159,30 @@ func judged(rng *rand.Rand, s Scenario, turn int, kind string, rate float64) (re
 		t.Status, t.Error = result.TurnError, "simulated error"
 		return t, false
 	}
-	pass := rng.Float64() < rate
-	if rng.Float64() < s.JudgeNoise {
-		pass = !pass
-	}
 	v := judge.Verdict{Result: judge.Fail}
+	var pass bool
+	if s.Criteria > 0 {
+		// Each criterion on its own; the turn passes when all of them do.
+		pass = true
+		each := math.Pow(rate, 1/float64(s.Criteria))
+		for c := range s.Criteria {
+			ok := rng.Float64() < each
+			if rng.Float64() < s.JudgeNoise {
+				ok = !ok
+			}
+			res := judge.Fail
+			if ok {
+				res = judge.Pass
+			}
+			pass = pass && ok
+			v.Criteria = append(v.Criteria, judge.CriterionVerdict{ID: criterionID(c), Kind: "must", Result: res, Source: "judge"})
+		}
+	} else {
+		pass = rng.Float64() < rate
+		if rng.Float64() < s.JudgeNoise {
+			pass = !pass
+		}
+	}
 	if pass {
 		v.Result = judge.Pass
 	}
@@ -222,4 +247,35 @@ func simulateFresh(rng *rand.Rand, s Scenario, index int) result.Conversation {
 		c.Turns = append(c.Turns, t)
 	}
 	return c
+}
+
+func criterionID(c int) string { return fmt.Sprintf("criterion-%d", c+1) }
+
+// CompareAA simulates pairs of runs of the same skill (two versions that do
+// not differ) and counts how often compare.Decide, the rule `vibe-test
+// compare` applies, rejects the candidate. It must stay at or below alpha.
+func CompareAA(s Scenario, pairs int, seed uint64) Result {
+	rng := rand.New(rand.NewPCG(seed, seed^0x51ed270b27a4c3d1))
+	res := Result{Runs: pairs, Exits: map[int]int{}}
+	var ids []string
+	for c := range s.Criteria {
+		ids = append(ids, criterionID(c))
+	}
+	alpha := s.Alpha
+	if alpha == 0 {
+		alpha = 0.05
+	}
+	for range pairs {
+		base, cand := simulateRun(rng, s), simulateRun(rng, s)
+		d := compare.Decide(compare.Units(base), compare.Units(cand), ids, alpha)
+		switch {
+		case d.Undecided != "":
+			res.Exits[2]++
+		case d.Reject:
+			res.Exits[1]++
+		default:
+			res.Exits[0]++
+		}
+	}
+	return res
 }

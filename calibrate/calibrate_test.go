@@ -43,9 +43,9 @@ func sims(t *testing.T, def int) int {
 func noDecayScenarios() []Scenario {
 	var out []Scenario
 	worlds := []Scenario{
-		{Rho: 0},                    // every turn an independent draw
-		{Rho: 0.3},                  // conversations differ
-		{Rho: 0.3, Bypass: true},    // --no-baseline-gate
+		{Rho: 0},                 // every turn an independent draw
+		{Rho: 0.3},               // conversations differ
+		{Rho: 0.3, Bypass: true}, // --no-baseline-gate
 		{Rho: 0.3, Offsets: [3]float64{0.05, -0.1, 0}, JudgeNoise: 0.05, TurnErrors: 0.02, JudgeErrors: 0.02, Uncertain: 0.03}, // everything at once
 	}
 	for _, w := range worlds {
@@ -154,6 +154,29 @@ func TestPower(t *testing.T) {
 		res := Run(s, runs, seed(t)+uint64(i))
 		if p := res.Rate(exit.Decay); p < c.min {
 			t.Errorf("drop %.1f at n=%d: power %.3f, expected at least %.2f", c.drop, c.n, p, c.min)
+		}
+	}
+}
+
+// TestCompareAA: two runs of the same skill are accepted by compare at
+// least 1 - alpha of the time (issue 9: seed 000's rule rejected an
+// unchanged skill about half the time with 4 criteria).
+func TestCompareAA(t *testing.T) {
+	runs := sims(t, 600)
+	base := seed(t)
+	i := 0
+	for _, rho := range []float64{0, 0.3} {
+		for _, crit := range []int{4, 6} {
+			for _, q := range []float64{0.7, 0.8, 0.9, 0.95, 0.99} {
+				for _, n := range []int{2, 3, 5, 8, 16, 30} {
+					s := Scenario{Q: q, N: n, Rho: rho, Criteria: crit, JudgeNoise: 0.03}
+					res := CompareAA(s, runs, base+uint64(1000+i))
+					i++
+					if r, limit := res.Rate(1), 0.05+3*res.MCError(0.05); r > limit {
+						t.Errorf("%s criteria=%d: A/A rejected %.4f > %.4f (replay: VIBE_TEST_SEED=%d)", describe(s), crit, r, limit, base)
+					}
+				}
+			}
 		}
 	}
 }

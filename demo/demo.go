@@ -151,14 +151,20 @@ func Script(personas []string, overCall bool) (scripted.Script, error) {
 	// no-skill control) answers from memory.
 	p := Procedure()
 	// Conversations take the personas in turn; fresh sessions (which start
-	// with a probe, not the base task) play the steady agent: every persona
-	// here follows the skill in a fresh session, except never, which fails
-	// everywhere.
+	// with a probe, not the base task) play the one persona all
+	// conversations share, else the steady agent (decaying and escaping
+	// follow the skill in a fresh session too), else never when a
+	// conversation plays it.
 	others := scripted.PersonaSteady
+	same := len(personas) > 0
 	for _, q := range personas {
+		same = same && q == personas[0]
 		if q == scripted.PersonaNever {
 			others = q
 		}
+	}
+	if same {
+		others = personas[0]
 	}
 	s := scripted.Script{Personas: personas, PersonaPattern: BaseTaskPattern, OthersPersona: others, Rules: append([]scripted.Rule{{
 		Kind: scripted.KindAgent, Pattern: p.TaskPattern, BodyLacks: "- " + SkillName + ":",
