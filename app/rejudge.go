@@ -18,6 +18,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"github.com/vibe-test/vibe-test/claude"
 	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/internal/term"
 	"github.com/vibe-test/vibe-test/judge"
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/rubric"
@@ -141,7 +142,7 @@ func rejudgeCommand(c *cli.Context, stdio IO) error {
 	for i, tg := range targets {
 		cost += verdicts[i].CostUSD
 		for _, line := range verdictChanges(tg.conv, tg.turn.Turn, tg.turn.Verdict, verdicts[i], &stats) {
-			fmt.Fprintln(stdio.Stdout, line)
+			fmt.Fprintln(stdio.Stdout, term.Clean(line)) // quotes the judge
 		}
 	}
 	if stats.results == 0 && stats.criteria == 0 && stats.errors == 0 {
