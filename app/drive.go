@@ -123,7 +123,7 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 		AuthorConfigDir: claude.AuthorConfigDir(), Skill: in.skill, Plan: in.plan, Judge: judgeFor,
 		RunDir: s.dir, Model: run.Config.Model, TurnTimeout: o.TurnTimeout, Grace: o.Grace,
 		MaxRetries: o.MaxRetries, TurnRetries: o.TurnRetries, RetryBackoff: o.RetryBackoff,
-		NoGate: run.Config.NoBaselineGate, KeepSandbox: o.KeepSandbox,
+		NoGate: run.Config.NoBaselineGate, KeepSandbox: o.KeepSandbox, Exclude: []string{o.RubricPath, in.cacheDir},
 		Redactor: redact.FromEnv(in.env, claude.CredentialVars), Budget: budget,
 		Update: s.update, Fatal: func(err error) { stop(err) },
 	}

@@ -58,8 +58,11 @@ type Driver struct {
 	RetryBackoff time.Duration
 	NoGate       bool
 	KeepSandbox  bool
-	Redactor     *redact.Redactor
-	Budget       *Budget
+	// Exclude are vibe-test's own files (config, rubric file, run folder),
+	// never copied into a sandbox from a fixture or skill folder.
+	Exclude  []string
+	Redactor *redact.Redactor
+	Budget   *Budget
 	// Update applies fn to the run record under the run's lock and saves
 	// run.json; every change to a conversation goes through it.
 	Update func(fn func())
@@ -281,11 +284,17 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 }
 
 // openSandbox reuses the conversation's recorded sandbox when it still
-// exists (resume), or makes a new one.
+// exists and vibe-test made it (resume), or makes a new one. A recorded
+// path vibe-test did not make (run.json can be edited) is neither used nor
+// removed.
 func (d *Driver) openSandbox(conv *result.Conversation) (*sandbox.Sandbox, error) {
 	if conv.Sandbox != "" {
-		if st, err := os.Stat(conv.Sandbox); err == nil && st.IsDir() {
-			return &sandbox.Sandbox{Dir: conv.Sandbox, Home: conv.Home, ConfigDir: conv.ConfigDir, Hermetic: d.Hermetic}, nil
+		sb, err := sandbox.Open(conv.Sandbox, conv.Home, d.AuthorConfigDir, d.Hermetic)
+		if err == nil {
+			return sb, nil
+		}
+		if errors.Is(err, sandbox.ErrForeign) {
+			d.Update(func() { conv.Notes = append(conv.Notes, err.Error()) })
 		}
 	}
 	if len(conv.Turns) > 0 && d.Hermetic {
@@ -297,15 +306,23 @@ func (d *Driver) openSandbox(conv *result.Conversation) (*sandbox.Sandbox, error
 			conv.Notes = append(conv.Notes, "sandbox was gone on resume; restarted from turn 1")
 		})
 	}
-	sb, err := sandbox.New(sandbox.Options{
-		Skill: d.Skill, Fixture: d.Plan.Fixture, Files: d.Plan.Files,
-		Hermetic: d.Hermetic, AuthorConfigDir: d.AuthorConfigDir,
-	})
+	sb, err := sandbox.New(d.sandboxOptions())
 	if err != nil {
 		return nil, err
 	}
 	d.Update(func() { conv.Sandbox, conv.Home, conv.ConfigDir = sb.Dir, sb.Home, sb.ConfigDir })
 	return sb, nil
+}
+
+func (d *Driver) sandboxOptions() sandbox.Options {
+	exclude := append([]string{d.RunDir}, d.Exclude...)
+	if d.Plan.Source != "drafted" {
+		exclude = append(exclude, d.Plan.Source) // the config file
+	}
+	return sandbox.Options{
+		Skill: d.Skill, Fixture: d.Plan.Fixture, Files: d.Plan.Files,
+		Hermetic: d.Hermetic, AuthorConfigDir: d.AuthorConfigDir, Exclude: exclude,
+	}
 }
 
 // runTurn runs one turn, retrying what is worth retrying: a transient API
@@ -512,7 +529,7 @@ func (d *Driver) Undiluted(ctx context.Context, conv *result.Conversation) {
 			setStatus(result.StatusBudgetExhausted, fmt.Sprintf("budget of $%.2f spent", d.Budget.Limit))
 			return
 		}
-		sb, err := sandbox.New(sandbox.Options{Skill: d.Skill, Fixture: d.Plan.Fixture, Files: d.Plan.Files, Hermetic: d.Hermetic, AuthorConfigDir: d.AuthorConfigDir})
+		sb, err := sandbox.New(d.sandboxOptions())
 		if err != nil {
 			setStatus(result.StatusError, err.Error())
 			return
