@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -124,7 +125,7 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 		RunDir: s.dir, Model: run.Config.Model, TurnTimeout: o.TurnTimeout, Grace: o.Grace,
 		MaxRetries: o.MaxRetries, TurnRetries: o.TurnRetries, RetryBackoff: o.RetryBackoff,
 		NoGate: run.Config.NoBaselineGate, KeepSandbox: o.KeepSandbox, Exclude: []string{o.RubricPath, in.cacheDir},
-		Redactor: redact.FromEnv(in.env, claude.CredentialVars), Budget: budget,
+		Redactor: redact.FromEnv(in.env, slices.Concat(claude.CredentialVars, o.PassEnv)), Budget: budget,
 		Update: s.update, Fatal: func(err error) { stop(err) },
 	}
 	prog := newProgress(stdio.Stderr, in.out.styled && !in.out.json)

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"github.com/vibe-test/vibe-test/claude"
 	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/internal/redact"
 	"github.com/vibe-test/vibe-test/internal/term"
 	"github.com/vibe-test/vibe-test/judge"
 	"github.com/vibe-test/vibe-test/result"
@@ -121,6 +123,11 @@ func rejudgeCommand(c *cli.Context, stdio IO) error {
 	wg.Wait()
 	if ctx.Err() != nil {
 		return exit.Errorf(exit.Interrupted, "interrupted: nothing written, %s is as it was", dir)
+	}
+	// The judge's words are redacted like the run's own.
+	red := redact.FromEnv(stdio.Env, slices.Concat(claude.CredentialVars, r.Config.PassEnv))
+	for i := range verdicts {
+		verdicts[i].Redact(red.String)
 	}
 
 	doc := VerdictsFile{Rubric: rb, JudgeModel: judgeModel, CreatedAt: time.Now().UTC()}

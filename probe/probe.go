@@ -143,7 +143,7 @@ func stopped(ctx context.Context) (status, msg string) {
 // moved to conv.Abandoned and run again.
 func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passages []fillers.Passage) {
 	setStatus := func(status, msg string) {
-		d.Update(func() { conv.Status, conv.Error = status, msg })
+		d.Update(func() { conv.Status, conv.Error = status, d.Redactor.String(msg) })
 	}
 	sb, err := d.openSandbox(conv)
 	if err != nil {
@@ -476,6 +476,7 @@ func (d *Driver) judgeTurn(ctx context.Context, conv *result.Conversation, idx i
 	d.Update(func() { turn = conv.Turns[idx].Turn })
 	d.emit(conv, turn, "judge", 0, "")
 	v := j.Judge(ctx, prompt, t)
+	v.Redact(d.Redactor.String)
 	d.Budget.Spend(v.CostUSD)
 	if ctx.Err() != nil && v.Result == judge.JudgeError {
 		// Stopped while judging: no verdict rather than a false judge
@@ -510,7 +511,7 @@ func (d *Driver) judgeSaved(ctx context.Context, conv *result.Conversation, idx 
 // passes here is decay; one that fails both the skill never handles.
 func (d *Driver) Undiluted(ctx context.Context, conv *result.Conversation) {
 	setStatus := func(status, msg string) {
-		d.Update(func() { conv.Status, conv.Error = status, msg })
+		d.Update(func() { conv.Status, conv.Error = status, d.Redactor.String(msg) })
 	}
 	if err := os.MkdirAll(filepath.Join(d.RunDir, conv.DirName()), 0o755); err != nil {
 		setStatus(result.StatusError, err.Error())
