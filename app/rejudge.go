@@ -327,7 +327,7 @@ func linkNew(tmp, path string, data []byte) error {
 	}
 	// No hard links here (some network and FUSE file systems): create the
 	// file exclusively and write it in place.
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, result.FileMode)
 	if err != nil {
 		return err
 	}

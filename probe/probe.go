@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -159,7 +160,7 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 		}
 	}()
 	convDir := filepath.Join(d.RunDir, conv.DirName())
-	if err := os.MkdirAll(convDir, 0o755); err != nil {
+	if err := os.MkdirAll(convDir, result.DirMode); err != nil {
 		setStatus(result.StatusError, fmt.Sprintf("creating %s: %v", convDir, err))
 		return
 	}
@@ -221,7 +222,7 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 				return
 			}
 		}
-		rec.Transcript = filepath.Join(conv.DirName(), fmt.Sprintf("turn-%02d.jsonl", turn))
+		rec.Transcript = d.transcriptName(conv, turn)
 		resume := conv.SessionID
 		if turn == 1 {
 			resume = ""
@@ -325,6 +326,31 @@ func (d *Driver) sandboxOptions() sandbox.Options {
 	}
 }
 
+// transcriptName names a turn's transcript, relative to the run folder. A
+// turn run again (resume after an unfinished or failed turn, or a restart
+// from turn 1 when the sandbox was lost) gets a new name, so no transcript
+// is overwritten and each abandoned record keeps pointing at its own file.
+// Only this conversation's goroutine adds records to conv, so reading them
+// here needs no lock.
+func (d *Driver) transcriptName(conv *result.Conversation, turn int) string {
+	used := map[string]bool{}
+	for _, list := range [][]result.Turn{conv.Turns, conv.Abandoned} {
+		for _, t := range list {
+			used[t.Transcript] = true
+		}
+	}
+	for n := 1; ; n++ {
+		name := fmt.Sprintf("turn-%02d.jsonl", turn)
+		if n > 1 {
+			name = fmt.Sprintf("turn-%02d.run-%d.jsonl", turn, n)
+		}
+		rel := filepath.Join(conv.DirName(), name)
+		if _, err := os.Lstat(filepath.Join(d.RunDir, rel)); errors.Is(err, fs.ErrNotExist) && !used[rel] {
+			return rel
+		}
+	}
+}
+
 // runTurn runs one turn, retrying what is worth retrying: a transient API
 // error after the CLI's own retries gave up (with backoff), and a timeout
 // (once). Each failed attempt's transcript is kept beside the turn's.
@@ -396,7 +422,9 @@ func transient(t claude.Turn) bool {
 // attempt runs one invocation, saving its stream (redacted) as it arrives.
 func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string, rec *result.Turn) (claude.Outcome, error) {
 	path := filepath.Join(d.RunDir, rec.Transcript)
-	f, err := os.Create(path)
+	// O_EXCL: a transcript is never written over (transcriptName found a
+	// free name).
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, result.FileMode)
 	if err != nil {
 		return claude.Outcome{}, fmt.Errorf("creating transcript: %w", err)
 	}
@@ -513,7 +541,7 @@ func (d *Driver) Undiluted(ctx context.Context, conv *result.Conversation) {
 	setStatus := func(status, msg string) {
 		d.Update(func() { conv.Status, conv.Error = status, d.Redactor.String(msg) })
 	}
-	if err := os.MkdirAll(filepath.Join(d.RunDir, conv.DirName()), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(d.RunDir, conv.DirName()), result.DirMode); err != nil {
 		setStatus(result.StatusError, err.Error())
 		return
 	}
@@ -535,8 +563,7 @@ func (d *Driver) Undiluted(ctx context.Context, conv *result.Conversation) {
 			setStatus(result.StatusError, err.Error())
 			return
 		}
-		rec := result.Turn{Turn: turn, Kind: "probe", Prompt: d.Plan.Task(turn),
-			Transcript: filepath.Join(conv.DirName(), fmt.Sprintf("turn-%02d.jsonl", turn))}
+		rec := result.Turn{Turn: turn, Kind: "probe", Prompt: d.Plan.Task(turn), Transcript: d.transcriptName(conv, turn)}
 		if err := sb.WriteFiles(d.Plan.Setup(turn)); err != nil {
 			sb.Remove()
 			setStatus(result.StatusError, err.Error())
