@@ -100,7 +100,8 @@ func FromEnv(env []string, names []string) *Redactor {
 		if !ok {
 			continue
 		}
-		upper := strings.ToUpper(k)
+		// AUTHOR holds AUTH: GIT_AUTHOR_NAME is no secret.
+		upper := strings.ReplaceAll(strings.ToUpper(k), "AUTHOR", "")
 		if want[k] || secretName.MatchString(upper) && !notSecretName.MatchString(upper) && !isPath(v) {
 			vals = append(vals, v)
 		}
