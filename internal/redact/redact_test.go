@@ -44,6 +44,7 @@ func TestRedactKinds(t *testing.T) {
 		"SSH_AUTH_SOCK=/tmp/agent.sock.1",   // a path name, not a secret
 		"NODE_EXTRA_CA_CERTS=/etc/hostname", // an existing path
 		"EDITOR=vim-with-plugins",           // not secret-looking
+		"GIT_AUTHOR_NAME=Jane Q. Developer", // AUTHOR is not AUTH
 	}
 	r := FromEnv(env, []string{"ANTHROPIC_API_KEY", "CUSTOM_PASSED"})
 	for _, tc := range []struct{ kind, secret string }{
@@ -87,7 +88,7 @@ func TestRedactKinds(t *testing.T) {
 	if out := r.String("key: " + pem + " end"); out != "key: "+Mask+" end" {
 		t.Errorf("private key block: %s", out)
 	}
-	for _, kept := range []string{"abc", "/tmp/agent.sock.1", "/etc/hostname", "vim-with-plugins"} {
+	for _, kept := range []string{"abc", "/tmp/agent.sock.1", "/etc/hostname", "vim-with-plugins", "Jane Q. Developer"} {
 		if out := r.String("x " + kept + " y"); out != "x "+kept+" y" {
 			t.Errorf("%q was masked: %s", kept, out)
 		}
