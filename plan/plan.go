@@ -21,6 +21,7 @@ import (
 	"github.com/vibe-test/vibe-test/claude"
 	"github.com/vibe-test/vibe-test/internal/readfile"
 	"github.com/vibe-test/vibe-test/internal/yamlerr"
+	"github.com/vibe-test/vibe-test/sandbox"
 	"github.com/vibe-test/vibe-test/skill"
 )
 
@@ -127,6 +128,11 @@ func LoadConfig(path string) (*Config, error) {
 		}
 		if st, err := os.Stat(c.Fixture); err != nil || !st.IsDir() {
 			return nil, fmt.Errorf("%s:%d: field \"fixture\": %s is not a folder", path, keyLine(b, "fixture"), c.Fixture)
+		}
+		// Links out of the fixture and an oversized one are refused now,
+		// not once per conversation.
+		if err := sandbox.CheckFixture(c.Fixture, []string{path}); err != nil {
+			return nil, fmt.Errorf("%s:%d: field \"fixture\": %s: %v", path, keyLine(b, "fixture"), c.Fixture, err)
 		}
 	}
 	return &c, nil

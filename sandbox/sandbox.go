@@ -326,6 +326,13 @@ func CopyDir(src, dst string, skip func(rel string) bool) error {
 	return copyTree(src, root, ".", skip, newExclusions(nil, ""))
 }
 
+// CheckFixture applies the copy's rules to a fixture without copying it
+// (links that leave it, the caps), so a bad fixture is refused before any
+// conversation starts. exclude are vibe-test's own files, as for New.
+func CheckFixture(dir string, exclude []string) error {
+	return copyTree(dir, nil, ".", nil, newExclusions(exclude, ""))
+}
+
 // exclusions are what a copy leaves out wherever it lies in the source:
 // vibe-test's own files, the temp dir (a fixture holding it would copy the
 // sandbox being filled, without end), other sandboxes and run folders.
@@ -376,7 +383,7 @@ func (e exclusions) skip(p string, d fs.DirEntry) bool {
 // target stays inside src, by its text and in fact, are copied as links;
 // any other link is refused with an error naming it, since a link out of
 // the sandbox would let a write (ours or the agent's) land outside.
-// FIFOs, sockets and devices are left out.
+// FIFOs, sockets and devices are left out. A nil dst only checks.
 func copyTree(src string, dst *os.Root, to string, skip func(rel string) bool, excl exclusions) error {
 	st, err := os.Stat(src)
 	if err != nil {
@@ -414,22 +421,28 @@ func copyTree(src string, dst *os.Root, to string, skip func(rel string) bool, e
 				return fmt.Errorf("more than %d files, expected at most %d (it is copied into every sandbox)", MaxFixtureFiles, MaxFixtureFiles)
 			}
 		}
+		link := ""
 		switch {
-		case d.IsDir():
-			return dst.MkdirAll(target, info.Mode().Perm()|0o700)
 		case d.Type()&fs.ModeSymlink != 0:
-			link, err := os.Readlink(p)
-			if err != nil {
+			if link, err = os.Readlink(p); err != nil {
 				return err
 			}
 			if !linkInside(real, p, rel, link) {
 				return fmt.Errorf("%s: a symbolic link to %s, outside the folder: expected links that stay inside it (or a copy of the file)", rel, link)
 			}
-			return dst.Symlink(link, target)
 		case d.Type().IsRegular():
 			if bytes += info.Size(); bytes > MaxFixtureBytes {
 				return fmt.Errorf("more than %d bytes, expected at most %d (it is copied into every sandbox)", MaxFixtureBytes, MaxFixtureBytes)
 			}
+		}
+		switch {
+		case dst == nil:
+			return nil // only checking
+		case d.IsDir():
+			return dst.MkdirAll(target, info.Mode().Perm()|0o700)
+		case link != "":
+			return dst.Symlink(link, target)
+		case d.Type().IsRegular():
 			return copyFile(p, dst, target, info.Mode().Perm())
 		}
 		return nil // sockets, devices, FIFOs: not part of a skill or fixture
