@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/internal/term"
 )
 
 // Version of vibe-test, stamped into run.json.
@@ -42,7 +43,8 @@ func Main(ctx context.Context, args []string, stdio IO) int {
 		err = action()
 	}
 	if err != nil {
-		msg := strings.ReplaceAll(err.Error(), "\n", " ")
+		// An error may quote a file, the CLI or a model: one clean line.
+		msg := term.Line(err.Error())
 		fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", msg)
 	}
 	return exit.Code(err)

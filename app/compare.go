@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"github.com/vibe-test/vibe-test/compare"
 	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/internal/term"
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/stats"
 )
@@ -241,7 +242,7 @@ func (cmp *comparison) write(w io.Writer) {
 			mean = fmt.Sprintf("%.3f", sum/float64(len(total)))
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\tskill %s\t%s scored\tmean total %s\n",
-			role, r.dir, r.run.Skill.Name, short(r.run.Skill.Hash), plural(len(total), "conversation", "conversations"), mean)
+			role, r.dir, term.Line(r.run.Skill.Name), short(r.run.Skill.Hash), plural(len(total), "conversation", "conversations"), mean)
 	}
 	for _, b := range cmp.bases {
 		line("base", b)
@@ -275,13 +276,13 @@ func (cmp *comparison) write(w io.Writer) {
 	if len(cmp.dropped) > 0 {
 		fmt.Fprintln(w, "\nCriteria not compared (a rubric that differs also changes what a turn's pass means, so read the totals with care):")
 		for _, d := range cmp.dropped {
-			fmt.Fprintf(w, "  %s\n", d)
+			fmt.Fprintf(w, "  %s\n", term.Line(d))
 		}
 	}
 	if len(cmp.notes) > 0 {
 		fmt.Fprintln(w)
 		for _, n := range cmp.notes {
-			fmt.Fprintln(w, n)
+			fmt.Fprintln(w, term.Clean(n))
 		}
 	}
 	fmt.Fprintln(w)

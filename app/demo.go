@@ -10,6 +10,7 @@ import (
 	"github.com/vibe-test/vibe-test/claude"
 	"github.com/vibe-test/vibe-test/demo"
 	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/internal/term"
 	"github.com/vibe-test/vibe-test/judge"
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/scripted"
@@ -66,7 +67,7 @@ func demoCommand(c *cli.Context, stdio IO) error {
 	if err := checkDemo(personas, r); err != nil {
 		return exit.Errorf(exit.Tool, "the demo did not run as designed: %v", err)
 	}
-	fmt.Fprintf(stdio.Stdout, "\nThe demo ran as designed. A real run with these results would exit %d: %s\n", r.Outcome.Exit, r.Outcome.Sentence)
+	fmt.Fprintf(stdio.Stdout, "\nThe demo ran as designed. A real run with these results would exit %d: %s\n", r.Outcome.Exit, term.Line(r.Outcome.Sentence))
 	fmt.Fprintln(stdio.Stdout, "(The costs are what the CLI computes for the scripted model's token counts at list prices; nothing was billed.)")
 	return nil
 }

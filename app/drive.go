@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -122,8 +123,8 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 		AuthorConfigDir: claude.AuthorConfigDir(), Skill: in.skill, Plan: in.plan, Judge: judgeFor,
 		RunDir: s.dir, Model: run.Config.Model, TurnTimeout: o.TurnTimeout, Grace: o.Grace,
 		MaxRetries: o.MaxRetries, TurnRetries: o.TurnRetries, RetryBackoff: o.RetryBackoff,
-		NoGate: run.Config.NoBaselineGate, KeepSandbox: o.KeepSandbox,
-		Redactor: redact.FromEnv(in.env, claude.CredentialVars), Budget: budget,
+		NoGate: run.Config.NoBaselineGate, KeepSandbox: o.KeepSandbox, Exclude: []string{o.RubricPath, in.cacheDir},
+		Redactor: redact.FromEnv(in.env, slices.Concat(claude.CredentialVars, o.PassEnv)), Budget: budget,
 		Update: s.update, Fatal: func(err error) { stop(err) },
 	}
 	prog := newProgress(stdio.Stderr, in.out.styled && !in.out.json)

@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"github.com/vibe-test/vibe-test/claude"
 	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/internal/term"
 	"github.com/vibe-test/vibe-test/plan"
 	"github.com/vibe-test/vibe-test/rubric"
 	"github.com/vibe-test/vibe-test/skill"
@@ -100,9 +101,9 @@ func initCommand(c *cli.Context, stdio IO) error {
 		return exit.Errorf(exit.Tool, "writing %s: %v", target, err)
 	}
 	fmt.Fprintf(stdio.Stdout, "wrote %s\n", target)
-	fmt.Fprintf(stdio.Stdout, "  %-20s %s\n", "base task (turn 1):", pl.BaseTask)
+	fmt.Fprintf(stdio.Stdout, "  %-20s %s\n", "base task (turn 1):", term.Clean(pl.BaseTask))
 	for i, p := range pl.Probes {
-		fmt.Fprintf(stdio.Stdout, "  %-20s %s\n", fmt.Sprintf("probe (turn %d):", plan.ProbeTurns[i]), p.Task)
+		fmt.Fprintf(stdio.Stdout, "  %-20s %s\n", fmt.Sprintf("probe (turn %d):", plan.ProbeTurns[i]), term.Clean(p.Task))
 	}
 	fmt.Fprintf(stdio.Stdout, "  rubric: %d criteria (%s), in a comment block at the end of the file\n", len(rb.Criteria), rb.Source)
 	fmt.Fprintf(stdio.Stdout, "model cost $%.4f. Review the file (a model wrote it), then run: vibe-test %s\n", planTurn.CostUSD+usage.Cost, sk.Path)

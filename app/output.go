@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/urfave/cli/v2"
+	"github.com/vibe-test/vibe-test/internal/term"
 	"github.com/vibe-test/vibe-test/junit"
 	"github.com/vibe-test/vibe-test/report"
 	"github.com/vibe-test/vibe-test/result"
@@ -36,7 +37,7 @@ func outputFrom(c *cli.Context, stdio IO) output {
 // the run folder, the summary, the JSON summary and junit.xml when asked.
 func (o output) show(dir string, r *result.Run, stdio IO) error {
 	if err := writeChart(dir, r); err != nil {
-		fmt.Fprintf(stdio.Stderr, "vibe-test: %v\n", err)
+		fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", term.Line(err.Error()))
 	}
 	human := stdio.Stdout
 	if o.json {

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vibe-test/vibe-test/internal/term"
 	"github.com/vibe-test/vibe-test/probe"
 	"github.com/vibe-test/vibe-test/result"
 )
@@ -55,6 +56,9 @@ func (p *progress) event(ev probe.Event) {
 		what = fmt.Sprintf("turn %2d/10 %-6s judged: %s", ev.Turn, ev.Kind, ev.Result)
 	}
 	line := fmt.Sprintf("%-22s %s  [%s, $%.2f so far]", name, what, time.Since(p.start).Round(time.Second), ev.Spent)
+	// A verdict or status is model-derived text: no escape may redraw the
+	// terminal but ours.
+	line = term.Line(line)
 	if !p.live {
 		fmt.Fprintln(p.w, line)
 		return

@@ -38,3 +38,16 @@ func TestProgressRenderings(t *testing.T) {
 		t.Error("progress drew after close")
 	}
 }
+
+// A result text with terminal escapes is printed without them, live or not.
+func TestProgressStripsEscapes(t *testing.T) {
+	ev := probe.Event{Conv: 1, Turn: 6, Kind: "probe", Phase: "judged", Result: "pass\r\x1b[2K\x1b]0;t\x07"}
+	for _, live := range []bool{false, true} {
+		var b bytes.Buffer
+		newProgress(&b, live).event(ev)
+		out := strings.ReplaceAll(b.String(), "\x1b[2K", "") // the live redraw's own erase
+		if live && strings.Count(b.String(), "\x1b[2K") != 1 || strings.ContainsAny(out, "\r\x07\x1b") {
+			t.Errorf("live=%v: %q", live, b.String())
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -18,6 +19,8 @@ import (
 	"github.com/urfave/cli/v2"
 	"github.com/vibe-test/vibe-test/claude"
 	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/internal/redact"
+	"github.com/vibe-test/vibe-test/internal/term"
 	"github.com/vibe-test/vibe-test/judge"
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/rubric"
@@ -129,6 +132,11 @@ func rejudgeCommand(c *cli.Context, stdio IO) error {
 	if ctx.Err() != nil {
 		return exit.Errorf(exit.Interrupted, "interrupted: nothing written, %s is as it was", dir)
 	}
+	// The judge's words are redacted like the run's own.
+	red := redact.FromEnv(stdio.Env, slices.Concat(claude.CredentialVars, r.Config.PassEnv))
+	for i := range verdicts {
+		verdicts[i].Redact(red.String)
+	}
 
 	doc := VerdictsFile{Rubric: rb, JudgeModel: judgeModel, CreatedAt: time.Now().UTC()}
 	for i, tg := range targets {
@@ -153,7 +161,7 @@ func rejudgeCommand(c *cli.Context, stdio IO) error {
 			unit = fmt.Sprintf("fresh %d", tg.conv)
 		}
 		for _, line := range verdictChanges(unit, tg.turn.Turn, tg.turn.Verdict, verdicts[i], &stats) {
-			fmt.Fprintln(stdio.Stdout, line)
+			fmt.Fprintln(stdio.Stdout, term.Clean(line)) // quotes the judge
 		}
 	}
 	if stats.results == 0 && stats.criteria == 0 && stats.errors == 0 {
@@ -333,7 +341,7 @@ func linkNew(tmp, path string, data []byte) error {
 	}
 	// No hard links here (some network and FUSE file systems): create the
 	// file exclusively and write it in place.
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, result.FileMode)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 	"github.com/vibe-test/vibe-test/claude"
 	"github.com/vibe-test/vibe-test/fillers"
 	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/internal/term"
 	"github.com/vibe-test/vibe-test/judge"
 	"github.com/vibe-test/vibe-test/plan"
 	"github.com/vibe-test/vibe-test/report"
@@ -337,7 +339,7 @@ func Execute(ctx context.Context, o Options, stdio IO) (*result.Run, error) {
 		if err != nil {
 			return fail(err)
 		}
-		fmt.Fprintf(stdio.Stdout, "Drafted tasks (saved in plan.json; copy them into %s beside SKILL.md to keep them):\n%s\n", plan.ConfigName, indent(pl.YAML()))
+		fmt.Fprintf(stdio.Stdout, "Drafted tasks (saved in plan.json; copy them into %s beside SKILL.md to keep them):\n%s\n", plan.ConfigName, indent(term.Clean(pl.YAML())))
 	}
 	pl.Model, pl.JudgeModel, pl.FillerSeed = model, judgeModel, o.Seed
 	picks := make([][]fillers.Passage, o.Conversations)
@@ -435,23 +437,67 @@ func findClaude(env []string) (string, error) {
 	return "", fmt.Errorf("claude not found on PATH: install the pinned version with `npm install -g @anthropic-ai/claude-code@%s` (or set VIBE_TEST_CLAUDE to its path)", claude.VerifiedVersion)
 }
 
-// makeOutDir creates the run folder; an existing non-empty folder is never
-// written into, so an earlier run is never overwritten.
+// makeOutDir creates the run folder (owner-only) and claims it by creating
+// run.json exclusively, so two runs never share a folder: an existing
+// non-empty folder is never written into, and a default name taken by a
+// run started in the same second gets a suffix.
 func makeOutDir(out, name string) (string, error) {
-	if out == "" {
-		out = filepath.Join("vibe-runs", time.Now().UTC().Format("20060102T150405Z")+"-"+name)
+	if out != "" {
+		if err := checkOutDir(out); err != nil {
+			return "", err
+		}
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return "", fmt.Errorf("creating run folder %s: %w", out, err)
+		}
+		if err := claimOutDir(out); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				return "", fmt.Errorf("--out %s: another run took the folder just now, expected a new folder", out)
+			}
+			return "", fmt.Errorf("creating run folder %s: %w", out, err)
+		}
+		return filepath.Abs(out)
 	}
-	if err := checkOutDir(out); err != nil {
-		return "", err
+	base := filepath.Join("vibe-runs", time.Now().UTC().Format("20060102T150405Z")+"-"+name)
+	if err := os.MkdirAll("vibe-runs", 0o755); err != nil {
+		return "", fmt.Errorf("creating run folder %s: %w", base, err)
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return "", fmt.Errorf("creating run folder %s: %w", out, err)
+	for n := 1; n <= 100; n++ {
+		dir := base
+		if n > 1 {
+			dir = fmt.Sprintf("%s-%d", base, n)
+		}
+		err := claimOutDir(dir)
+		if errors.Is(err, fs.ErrExist) {
+			continue // a run started in the same second
+		}
+		if err != nil {
+			return "", fmt.Errorf("creating run folder %s: %w", dir, err)
+		}
+		return filepath.Abs(dir)
 	}
-	abs, err := filepath.Abs(out)
+	return "", fmt.Errorf("creating run folder %s: 100 runs of this skill started this second already hold its names", base)
+}
+
+// claimOutDir makes dir (or takes an existing empty one) and creates its
+// run.json exclusively: whoever creates it owns the folder. The error
+// wraps fs.ErrExist when another run got there first.
+func claimOutDir(dir string) error {
+	if err := os.Mkdir(dir, result.DirMode); err != nil {
+		if !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		if entries, rerr := os.ReadDir(dir); rerr != nil || len(entries) > 0 {
+			return err // taken (or not a folder)
+		}
+		if err := os.Chmod(dir, result.DirMode); err != nil {
+			return err
+		}
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "run.json"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, result.FileMode)
 	if err != nil {
-		return "", err
+		return err
 	}
-	return abs, nil
+	return f.Close()
 }
 
 // checkOutDir refuses a run folder that holds anything: an earlier run is

@@ -29,7 +29,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/vibe-test/vibe-test/internal/readfile"
 )
+
+// MaxFileSize bounds one filler file: a passage is a page of prose.
+const MaxFileSize = 256 << 10
 
 // Passage is one filler passage.
 type Passage struct {
@@ -113,9 +118,9 @@ func LoadDir(dir string) ([]Passage, error) {
 		if !info.Mode().IsRegular() {
 			continue
 		}
-		data, err := os.ReadFile(file)
+		data, err := readfile.Regular(file, MaxFileSize)
 		if err != nil {
-			return nil, fmt.Errorf("fillers: %s: cannot read file: %v", file, unwrapPath(err))
+			return nil, fmt.Errorf("fillers: %v", err)
 		}
 		id := customPrefix + strings.TrimSuffix(e.Name(), filepath.Ext(e.Name()))
 		p, err := parse(id, string(data), false)

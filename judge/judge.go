@@ -397,3 +397,17 @@ func clip(s string, n int) string {
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
+
+// Redact applies clean (a redactor) to every text the judge wrote: its
+// evidence, escape reason and errors reach run.json, the chart, JUnit and
+// the terminal, and the judge read the unredacted trace.
+func (v *Verdict) Redact(clean func(string) string) {
+	v.EscapeReason = clean(v.EscapeReason)
+	v.Error = clean(v.Error)
+	for i := range v.Criteria {
+		v.Criteria[i].Evidence = clean(v.Criteria[i].Evidence)
+	}
+	for i := range v.Repeats {
+		v.Repeats[i].Error = clean(v.Repeats[i].Error)
+	}
+}

@@ -9,7 +9,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -17,7 +19,9 @@ import (
 
 	"github.com/goccy/go-yaml"
 	"github.com/vibe-test/vibe-test/claude"
+	"github.com/vibe-test/vibe-test/internal/readfile"
 	"github.com/vibe-test/vibe-test/internal/yamlerr"
+	"github.com/vibe-test/vibe-test/sandbox"
 	"github.com/vibe-test/vibe-test/skill"
 )
 
@@ -95,18 +99,21 @@ func (p *Plan) Setup(turn int) map[string]string {
 	return nil
 }
 
+// MaxConfigSize bounds vibe-test.yaml: tasks and a few setup files, not data.
+const MaxConfigSize = 1 << 20
+
 // ConfigName is the config file looked for beside SKILL.md.
 const ConfigName = "vibe-test.yaml"
 
 // LoadConfig reads and validates a config file. Errors name the file, the
 // line when known, the field and what was expected.
 func LoadConfig(path string) (*Config, error) {
-	b, err := os.ReadFile(path)
+	b, err := readfile.Regular(path, MaxConfigSize)
 	if err != nil {
-		if os.IsNotExist(err) {
+		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%s: no such file (expected a %s config)", path, ConfigName)
 		}
-		return nil, fmt.Errorf("reading %s: %w", path, err)
+		return nil, err
 	}
 	var c Config
 	if err := yaml.UnmarshalWithOptions(b, &c, yaml.Strict()); err != nil {
@@ -121,6 +128,11 @@ func LoadConfig(path string) (*Config, error) {
 		}
 		if st, err := os.Stat(c.Fixture); err != nil || !st.IsDir() {
 			return nil, fmt.Errorf("%s:%d: field \"fixture\": %s is not a folder", path, keyLine(b, "fixture"), c.Fixture)
+		}
+		// Links out of the fixture and an oversized one are refused now,
+		// not once per conversation.
+		if err := sandbox.CheckFixture(c.Fixture, []string{path}); err != nil {
+			return nil, fmt.Errorf("%s:%d: field \"fixture\": %s: %v", path, keyLine(b, "fixture"), c.Fixture, err)
 		}
 	}
 	return &c, nil

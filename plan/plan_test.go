@@ -80,3 +80,16 @@ func FuzzLoadConfig(f *testing.F) {
 		}
 	})
 }
+
+// The issue's case: a fixture link to /tmp plus files: through it. The
+// config is refused at load, one line naming the file, the field and the
+// link, before any conversation starts.
+func TestFixtureLinkOutRefusedAtLoad(t *testing.T) {
+	p := writeConfig(t, good)
+	os.Symlink(os.TempDir(), filepath.Join(filepath.Dir(p), "fx", "tmpdir"))
+	_, err := LoadConfig(p)
+	if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), `field "fixture"`) ||
+		!strings.Contains(err.Error(), "tmpdir: a symbolic link") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("got %v", err)
+	}
+}

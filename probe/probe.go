@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -58,8 +59,11 @@ type Driver struct {
 	RetryBackoff time.Duration
 	NoGate       bool
 	KeepSandbox  bool
-	Redactor     *redact.Redactor
-	Budget       *Budget
+	// Exclude are vibe-test's own files (config, rubric file, run folder),
+	// never copied into a sandbox from a fixture or skill folder.
+	Exclude  []string
+	Redactor *redact.Redactor
+	Budget   *Budget
 	// Update applies fn to the run record under the run's lock and saves
 	// run.json; every change to a conversation goes through it.
 	Update func(fn func())
@@ -140,7 +144,7 @@ func stopped(ctx context.Context) (status, msg string) {
 // moved to conv.Abandoned and run again.
 func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passages []fillers.Passage) {
 	setStatus := func(status, msg string) {
-		d.Update(func() { conv.Status, conv.Error = status, msg })
+		d.Update(func() { conv.Status, conv.Error = status, d.Redactor.String(msg) })
 	}
 	sb, err := d.openSandbox(conv)
 	if err != nil {
@@ -156,7 +160,7 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 		}
 	}()
 	convDir := filepath.Join(d.RunDir, conv.DirName())
-	if err := os.MkdirAll(convDir, 0o755); err != nil {
+	if err := os.MkdirAll(convDir, result.DirMode); err != nil {
 		setStatus(result.StatusError, fmt.Sprintf("creating %s: %v", convDir, err))
 		return
 	}
@@ -218,7 +222,7 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 				return
 			}
 		}
-		rec.Transcript = filepath.Join(conv.DirName(), fmt.Sprintf("turn-%02d.jsonl", turn))
+		rec.Transcript = d.transcriptName(conv, turn)
 		resume := conv.SessionID
 		if turn == 1 {
 			resume = ""
@@ -281,11 +285,17 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 }
 
 // openSandbox reuses the conversation's recorded sandbox when it still
-// exists (resume), or makes a new one.
+// exists and vibe-test made it (resume), or makes a new one. A recorded
+// path vibe-test did not make (run.json can be edited) is neither used nor
+// removed.
 func (d *Driver) openSandbox(conv *result.Conversation) (*sandbox.Sandbox, error) {
 	if conv.Sandbox != "" {
-		if st, err := os.Stat(conv.Sandbox); err == nil && st.IsDir() {
-			return &sandbox.Sandbox{Dir: conv.Sandbox, Home: conv.Home, ConfigDir: conv.ConfigDir, Hermetic: d.Hermetic}, nil
+		sb, err := sandbox.Open(conv.Sandbox, conv.Home, d.AuthorConfigDir, d.Hermetic)
+		if err == nil {
+			return sb, nil
+		}
+		if errors.Is(err, sandbox.ErrForeign) {
+			d.Update(func() { conv.Notes = append(conv.Notes, err.Error()) })
 		}
 	}
 	if len(conv.Turns) > 0 && d.Hermetic {
@@ -297,15 +307,48 @@ func (d *Driver) openSandbox(conv *result.Conversation) (*sandbox.Sandbox, error
 			conv.Notes = append(conv.Notes, "sandbox was gone on resume; restarted from turn 1")
 		})
 	}
-	sb, err := sandbox.New(sandbox.Options{
-		Skill: d.Skill, Fixture: d.Plan.Fixture, Files: d.Plan.Files,
-		Hermetic: d.Hermetic, AuthorConfigDir: d.AuthorConfigDir,
-	})
+	sb, err := sandbox.New(d.sandboxOptions())
 	if err != nil {
 		return nil, err
 	}
 	d.Update(func() { conv.Sandbox, conv.Home, conv.ConfigDir = sb.Dir, sb.Home, sb.ConfigDir })
 	return sb, nil
+}
+
+func (d *Driver) sandboxOptions() sandbox.Options {
+	exclude := append([]string{d.RunDir}, d.Exclude...)
+	if d.Plan.Source != "drafted" {
+		exclude = append(exclude, d.Plan.Source) // the config file
+	}
+	return sandbox.Options{
+		Skill: d.Skill, Fixture: d.Plan.Fixture, Files: d.Plan.Files,
+		Hermetic: d.Hermetic, AuthorConfigDir: d.AuthorConfigDir, Exclude: exclude,
+	}
+}
+
+// transcriptName names a turn's transcript, relative to the run folder. A
+// turn run again (resume after an unfinished or failed turn, or a restart
+// from turn 1 when the sandbox was lost) gets a new name, so no transcript
+// is overwritten and each abandoned record keeps pointing at its own file.
+// Only this conversation's goroutine adds records to conv, so reading them
+// here needs no lock.
+func (d *Driver) transcriptName(conv *result.Conversation, turn int) string {
+	used := map[string]bool{}
+	for _, list := range [][]result.Turn{conv.Turns, conv.Abandoned} {
+		for _, t := range list {
+			used[t.Transcript] = true
+		}
+	}
+	for n := 1; ; n++ {
+		name := fmt.Sprintf("turn-%02d.jsonl", turn)
+		if n > 1 {
+			name = fmt.Sprintf("turn-%02d.run-%d.jsonl", turn, n)
+		}
+		rel := filepath.Join(conv.DirName(), name)
+		if _, err := os.Lstat(filepath.Join(d.RunDir, rel)); errors.Is(err, fs.ErrNotExist) && !used[rel] {
+			return rel
+		}
+	}
 }
 
 // runTurn runs one turn, retrying what is worth retrying: a transient API
@@ -379,7 +422,9 @@ func transient(t claude.Turn) bool {
 // attempt runs one invocation, saving its stream (redacted) as it arrives.
 func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string, rec *result.Turn) (claude.Outcome, error) {
 	path := filepath.Join(d.RunDir, rec.Transcript)
-	f, err := os.Create(path)
+	// O_EXCL: a transcript is never written over (transcriptName found a
+	// free name).
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, result.FileMode)
 	if err != nil {
 		return claude.Outcome{}, fmt.Errorf("creating transcript: %w", err)
 	}
@@ -459,6 +504,7 @@ func (d *Driver) judgeTurn(ctx context.Context, conv *result.Conversation, idx i
 	d.Update(func() { turn = conv.Turns[idx].Turn })
 	d.emit(conv, turn, "judge", 0, "")
 	v := j.Judge(ctx, prompt, t)
+	v.Redact(d.Redactor.String)
 	d.Budget.Spend(v.CostUSD)
 	if ctx.Err() != nil && v.Result == judge.JudgeError {
 		// Stopped while judging: no verdict rather than a false judge
@@ -494,9 +540,9 @@ func (d *Driver) judgeSaved(ctx context.Context, conv *result.Conversation, idx 
 // no gate: the probes are the comparison, whatever the baseline did.
 func (d *Driver) Fresh(ctx context.Context, conv *result.Conversation) {
 	setStatus := func(status, msg string) {
-		d.Update(func() { conv.Status, conv.Error = status, msg })
+		d.Update(func() { conv.Status, conv.Error = status, d.Redactor.String(msg) })
 	}
-	if err := os.MkdirAll(filepath.Join(d.RunDir, conv.DirName()), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(d.RunDir, conv.DirName()), result.DirMode); err != nil {
 		setStatus(result.StatusError, err.Error())
 		return
 	}
@@ -513,13 +559,12 @@ func (d *Driver) Fresh(ctx context.Context, conv *result.Conversation) {
 			setStatus(result.StatusBudgetExhausted, fmt.Sprintf("budget of $%.2f spent", d.Budget.Limit))
 			return
 		}
-		sb, err := sandbox.New(sandbox.Options{Skill: d.Skill, Fixture: d.Plan.Fixture, Files: d.Plan.Files, Hermetic: d.Hermetic, AuthorConfigDir: d.AuthorConfigDir})
+		sb, err := sandbox.New(d.sandboxOptions())
 		if err != nil {
 			setStatus(result.StatusError, err.Error())
 			return
 		}
-		rec := result.Turn{Turn: turn, Kind: "probe", Prompt: d.Plan.Task(turn),
-			Transcript: filepath.Join(conv.DirName(), fmt.Sprintf("turn-%02d.jsonl", turn))}
+		rec := result.Turn{Turn: turn, Kind: "probe", Prompt: d.Plan.Task(turn), Transcript: d.transcriptName(conv, turn)}
 		if err := sb.WriteFiles(d.Plan.Setup(turn)); err != nil {
 			sb.Remove()
 			setStatus(result.StatusError, err.Error())

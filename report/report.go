@@ -11,6 +11,7 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/lipgloss/table"
+	"github.com/vibe-test/vibe-test/internal/term"
 	"github.com/vibe-test/vibe-test/judge"
 	"github.com/vibe-test/vibe-test/result"
 )
@@ -64,11 +65,14 @@ func Summary(w io.Writer, r *result.Run, styled bool) {
 	if !styled {
 		dot, arrow = "-", "->" // logs and pipes stay ASCII
 	}
-	fmt.Fprintf(&b, "%s  %s %s %d conversations %s status %s\n", paint(bold, "vibe-test"), r.Skill.Name, dot, len(r.Conversations), dot, r.Status)
+	// Text from the skill, the CLI, the judge or a tool goes through
+	// term.Line: it may carry escape sequences.
+	clean := term.Line
+	fmt.Fprintf(&b, "%s  %s %s %d conversations %s status %s\n", paint(bold, "vibe-test"), clean(r.Skill.Name), dot, len(r.Conversations), dot, r.Status)
 	if r.Versions.ClaudeMismatch {
-		fmt.Fprintf(&b, "warning: claude %s differs from the version the parser was verified on (%s)\n", r.Versions.Claude, r.Versions.ClaudeVerified)
+		fmt.Fprintf(&b, "warning: claude %s differs from the version the parser was verified on (%s)\n", clean(r.Versions.Claude), r.Versions.ClaudeVerified)
 	}
-	fmt.Fprintf(&b, "isolation: %s\n\n", r.Isolation)
+	fmt.Fprintf(&b, "isolation: %s\n\n", clean(r.Isolation))
 
 	headers := []string{"conv", "turn"}
 	for t := 1; t <= 10; t++ {
@@ -83,7 +87,7 @@ func Summary(w io.Writer, r *result.Run, styled bool) {
 		ctx := []string{"", "ctx k"}
 		for t := 1; t <= 10; t++ {
 			tr := c.Shown(t)
-			res = append(res, Cell(tr))
+			res = append(res, clean(Cell(tr)))
 			if tr == nil {
 				calls = append(calls, "")
 				ctx = append(ctx, "")
@@ -108,16 +112,16 @@ func Summary(w io.Writer, r *result.Run, styled bool) {
 	for i := range r.Conversations {
 		c := &r.Conversations[i]
 		first, last := contextRange(c)
-		line := fmt.Sprintf("conversation %d: %s", c.Index, c.Status)
+		line := fmt.Sprintf("conversation %d: %s", c.Index, clean(c.Status))
 		if c.Shape != "" {
-			line += ", shape " + c.Shape
+			line += ", shape " + clean(c.Shape)
 		}
 		if first > 0 {
 			line += fmt.Sprintf(", context %s %s %s tokens", commas(first), arrow, commas(last))
 		}
 		b.WriteString(line + "\n")
 		if c.Error != "" {
-			fmt.Fprintf(&b, "  %s\n", c.Error)
+			fmt.Fprintf(&b, "  %s\n", clean(c.Error))
 		}
 		for k := range c.Turns {
 			t := &c.Turns[k]
@@ -125,19 +129,19 @@ func Summary(w io.Writer, r *result.Run, styled bool) {
 				continue
 			}
 			if t.Verdict.EscapeHatch {
-				fmt.Fprintf(&b, "  turn %d escape hatch: %s\n", t.Turn, t.Verdict.EscapeReason)
+				fmt.Fprintf(&b, "  turn %d escape hatch: %s\n", t.Turn, clean(t.Verdict.EscapeReason))
 			}
 			if t.Verdict.OverCall {
-				fmt.Fprintf(&b, "  turn %d: judge flagged an escape hatch (%s) but a required step ran: downgraded to partial compliance\n", t.Turn, t.Verdict.EscapeReason)
+				fmt.Fprintf(&b, "  turn %d: judge flagged an escape hatch (%s) but a required step ran: downgraded to partial compliance\n", t.Turn, clean(t.Verdict.EscapeReason))
 			}
 			if t.Verdict.Result == judge.JudgeError {
-				fmt.Fprintf(&b, "  turn %d judge error (neither pass nor fail): %s\n", t.Turn, t.Verdict.Error)
+				fmt.Fprintf(&b, "  turn %d judge error (neither pass nor fail): %s\n", t.Turn, clean(t.Verdict.Error))
 			}
 			if t.Verdict.Result == judge.Uncertain {
 				fmt.Fprintf(&b, "  turn %d uncertain (neither pass nor fail): the judge's %d verdicts disagree\n", t.Turn, len(t.Verdict.Repeats))
 			}
 			for _, f := range t.Verdict.Failed(r.Rubric) {
-				fmt.Fprintf(&b, "  turn %d failed %s\n", t.Turn, f)
+				fmt.Fprintf(&b, "  turn %d failed %s\n", t.Turn, clean(f))
 			}
 		}
 	}
@@ -149,12 +153,12 @@ func Summary(w io.Writer, r *result.Run, styled bool) {
 	} else if sq != nil {
 		fmt.Fprintf(&b, "sequential looks (--until-decided: alpha %.2g spent over the looks, %.3g at each look before the cap of %d, %.3g at the cap; batches of %d):\n", sq.Alpha, sq.InterimLevel(), sq.Max, sq.FinalLevel(), sq.Batch)
 		for _, l := range sq.Looks {
-			fmt.Fprintf(&b, "  after %d conversations: %d diluted and %d fresh units, drop %+.0f points, p = %.3g (level %.3g): %s\n", l.Conversations, l.DilutedUnits, l.FreshUnits, 100*l.Drop, l.P, l.Level, l.Decision)
+			fmt.Fprintf(&b, "  after %d conversations: %d diluted and %d fresh units, drop %+.0f points, p = %.3g (level %.3g): %s\n", l.Conversations, l.DilutedUnits, l.FreshUnits, 100*l.Drop, l.P, l.Level, clean(l.Decision))
 		}
-		fmt.Fprintf(&b, "  stopped: %s\n", sq.Reason)
+		fmt.Fprintf(&b, "  stopped: %s\n", clean(sq.Reason))
 	}
 	for _, s := range o.StoppedConsulting {
-		fmt.Fprintf(&b, "stopped consulting (from the raw trace, judge-free): %s\n", s)
+		fmt.Fprintf(&b, "stopped consulting (from the raw trace, judge-free): %s\n", clean(s))
 	}
 	c := r.Costs
 	fmt.Fprintf(&b, "\ncost: $%.4f (agent $%.4f, rubric $%.4f, plan $%.4f, judge $%.4f)\n", c.Total, c.Agent, c.Rubric, c.Plan, c.Judge)
@@ -162,9 +166,9 @@ func Summary(w io.Writer, r *result.Run, styled bool) {
 		if n == BypassBanner {
 			continue // already the first line
 		}
-		fmt.Fprintf(&b, "note: %s\n", n)
+		fmt.Fprintf(&b, "note: %s\n", clean(n))
 	}
-	fmt.Fprintf(&b, "%s (exit %d)\n", paint(bold, o.Sentence), o.Exit)
+	fmt.Fprintf(&b, "%s (exit %d)\n", paint(bold, clean(o.Sentence)), o.Exit)
 	io.WriteString(w, b.String())
 }
 
@@ -250,7 +254,7 @@ func writeStats(b *strings.Builder, s result.Stats) {
 		fmt.Fprintf(b, "judge agreed with the deterministic checks on %d of %d criteria\n", s.CheckAgreed, s.CheckTotal)
 	}
 	if len(s.NonDiscriminating) > 0 {
-		fmt.Fprintf(b, "criteria that passed everywhere and cannot tell decay apart: %s\n", strings.Join(s.NonDiscriminating, ", "))
+		fmt.Fprintf(b, "criteria that passed everywhere and cannot tell decay apart: %s\n", term.Line(strings.Join(s.NonDiscriminating, ", ")))
 	}
 }
 
@@ -263,6 +267,6 @@ func writeControls(b *strings.Builder, cs []result.ControlStat) {
 			}
 		}
 		fmt.Fprintf(b, "  turn %2d: %d/%d with vs %d/%d control, lift %+.0f points, p = %.3g: %s\n",
-			c.Turn, c.Passes, c.N, c.ControlPass, c.ControlN, 100*c.Lift, c.P, c.Reading)
+			c.Turn, c.Passes, c.N, c.ControlPass, c.ControlN, 100*c.Lift, c.P, term.Line(c.Reading))
 	}
 }

@@ -287,6 +287,13 @@ func (c *Conversation) TurnAt(n int) *Turn {
 	return nil
 }
 
+// The run folder's one file-mode policy: owner-only, since transcripts and
+// verdicts may quote what the agent read.
+const (
+	DirMode  = 0o700
+	FileMode = 0o600
+)
+
 // Save writes run.json atomically: a temp file in the same folder, synced,
 // then renamed over the old one, so a crash never leaves half a file.
 func Save(dir string, r *Run) error {
@@ -305,6 +312,10 @@ func WriteJSON(path string, v any) error {
 	}
 	tmp := f.Name()
 	defer os.Remove(tmp) // no-op after the rename
+	if err := f.Chmod(FileMode); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
 	if _, err := f.Write(append(b, '\n')); err != nil {
 		f.Close()
 		return fmt.Errorf("writing %s: %w", path, err)

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/vibe-test/vibe-test/claude"
+	"github.com/vibe-test/vibe-test/internal/readfile"
 	"github.com/vibe-test/vibe-test/skill"
 )
 
@@ -122,14 +123,17 @@ func writeCache(path string, r *Rubric) error {
 	return os.Rename(tmp, path)
 }
 
+// MaxFileSize bounds a rubric file: a few dozen criteria, not data.
+const MaxFileSize = 1 << 20
+
 // Load reads a reviewed rubric file (--rubric).
 func Load(path string) (*Rubric, error) {
-	b, err := os.ReadFile(path)
+	b, err := readfile.Regular(path, MaxFileSize)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("%s: no such file (expected a rubric JSON file)", path)
 		}
-		return nil, fmt.Errorf("reading %s: %w", path, err)
+		return nil, err
 	}
 	r, err := Parse(b)
 	if err != nil {

@@ -9,12 +9,15 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -38,9 +41,23 @@ type Options struct {
 	Hermetic bool
 	// AuthorConfigDir is the author's config dir, used when not Hermetic.
 	AuthorConfigDir string
+	// Exclude are vibe-test's own files and folders (the run folder, the
+	// config, a rubric file): never copied from a fixture or skill folder,
+	// wherever they lie in it.
+	Exclude []string
 }
 
-// Sandbox is a created workspace.
+// Limits of a fixture (and a skill folder) copied into every sandbox: a
+// fixture is a small project, not a data set, and a copy that never ends
+// (a fixture holding the temp dir once copied itself) must stop.
+const (
+	MaxFixtureFiles = 10000
+	MaxFixtureBytes = 256 << 20
+)
+
+// Sandbox is a created workspace. Its folders share one parent, the
+// sandbox's root, which holds the marker that says vibe-test made it; the
+// agent is given the working folder and home, never the root.
 type Sandbox struct {
 	Dir  string `json:"dir"`            // the agent's working folder
 	Home string `json:"home,omitempty"` // a fresh HOME (hermetic only)
@@ -50,53 +67,120 @@ type Sandbox struct {
 	Hermetic  bool   `json:"hermetic"`
 }
 
+// marker is the empty file New writes in a sandbox's root. Resume and
+// Remove act only on a folder whose parent holds it (owned by this user):
+// run.json can be edited, and must never make vibe-test reuse or delete
+// another folder. The name says nothing about what made it.
+const marker = ".workspace"
+
+// ErrForeign is wrapped by the error for a folder vibe-test did not make.
+var ErrForeign = errors.New("not made by vibe-test")
+
 // New creates the workspace. On error nothing is left behind.
 func New(o Options) (sb *Sandbox, err error) {
-	dir, err := os.MkdirTemp("", "repo-")
+	root, err := os.MkdirTemp("", "ws-")
 	if err != nil {
 		return nil, fmt.Errorf("creating sandbox: %w", err)
 	}
-	sb = &Sandbox{Dir: dir, Hermetic: o.Hermetic}
 	defer func() {
 		if err != nil {
-			sb.Remove()
+			os.RemoveAll(root)
 			sb = nil
 		}
 	}()
 	// Resolve symlinks (a /tmp that is a link) so the paths the CLI reports
 	// and the one we check agree.
-	if sb.Dir, err = filepath.EvalSymlinks(dir); err != nil {
-		return sb, fmt.Errorf("resolving sandbox path: %w", err)
+	if root, err = filepath.EvalSymlinks(root); err != nil {
+		return nil, fmt.Errorf("resolving sandbox path: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(root, marker), nil, 0o600); err != nil {
+		return nil, fmt.Errorf("creating sandbox: %w", err)
+	}
+	sb = &Sandbox{Hermetic: o.Hermetic}
+	if sb.Dir, err = os.MkdirTemp(root, "repo-"); err != nil {
+		return nil, fmt.Errorf("creating sandbox: %w", err)
 	}
 	if err := checkOutside(sb.Dir); err != nil {
-		return sb, err
+		return nil, err
 	}
 	if o.Hermetic {
-		if sb.Home, err = os.MkdirTemp("", "home-"); err != nil {
-			return sb, fmt.Errorf("creating sandbox home: %w", err)
+		if sb.Home, err = os.MkdirTemp(root, "home-"); err != nil {
+			return nil, fmt.Errorf("creating sandbox home: %w", err)
 		}
 		sb.ConfigDir = filepath.Join(sb.Home, ".claude")
-		if err := os.MkdirAll(sb.ConfigDir, 0o700); err != nil {
-			return sb, fmt.Errorf("creating sandbox config dir: %w", err)
+		if err := os.Mkdir(sb.ConfigDir, 0o700); err != nil {
+			return nil, fmt.Errorf("creating sandbox config dir: %w", err)
 		}
 	} else {
 		sb.ConfigDir = o.AuthorConfigDir
 	}
+	dst, err := os.OpenRoot(sb.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("opening sandbox: %w", err)
+	}
+	defer dst.Close()
+	excl := newExclusions(o.Exclude, root)
 	if o.Fixture != "" {
-		if err := CopyDir(o.Fixture, sb.Dir, nil); err != nil {
-			return sb, fmt.Errorf("copying fixture %s: %w", o.Fixture, err)
+		if err := copyTree(o.Fixture, dst, ".", nil, excl); err != nil {
+			return nil, fmt.Errorf("copying fixture %s: %w", o.Fixture, err)
 		}
 	}
-	if err := sb.WriteFiles(o.Files); err != nil {
-		return sb, err
+	if err := writeFiles(dst, o.Files); err != nil {
+		return nil, err
 	}
 	if o.Skill != nil {
-		dst := filepath.Join(sb.Dir, ".claude", "skills", o.Skill.Name)
-		if err := CopyDir(o.Skill.Dir, dst, skill.NotPart); err != nil {
-			return sb, fmt.Errorf("installing skill %s: %w", o.Skill.Name, err)
+		to := filepath.Join(".claude", "skills", o.Skill.Name)
+		if err := copyTree(o.Skill.Dir, dst, to, skill.NotPart, excl); err != nil {
+			return nil, fmt.Errorf("installing skill %s: %w", o.Skill.Name, err)
 		}
 	}
 	return sb, nil
+}
+
+// Open returns the sandbox recorded for a conversation (resume), if
+// vibe-test made it: dir and home must lie in one root holding the marker.
+// A hermetic sandbox's config dir is always home/.claude, whatever the
+// record says; otherwise configDir is the author's.
+func Open(dir, home, configDir string, hermetic bool) (*Sandbox, error) {
+	sb := &Sandbox{Dir: dir, Home: home, ConfigDir: configDir, Hermetic: hermetic}
+	if err := sb.check(); err != nil {
+		return nil, err
+	}
+	if st, err := os.Lstat(dir); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("sandbox %s is gone", dir)
+	}
+	if hermetic {
+		if home == "" {
+			return nil, fmt.Errorf("sandbox %s has no home, expected one for a hermetic run", dir)
+		}
+		sb.ConfigDir = filepath.Join(home, ".claude")
+	}
+	return sb, nil
+}
+
+// check refuses a sandbox vibe-test did not make: the working folder's
+// parent must be a folder of this user holding the marker, and the home
+// (if any) a sibling of the working folder.
+func (s *Sandbox) check() error {
+	if s.Dir == "" || !filepath.IsAbs(s.Dir) || filepath.Clean(s.Dir) != s.Dir {
+		return fmt.Errorf("sandbox %q: not a clean absolute path, so %w: left alone", s.Dir, ErrForeign)
+	}
+	root := filepath.Dir(s.Dir)
+	if s.Home != "" && (filepath.Clean(s.Home) != s.Home || filepath.Dir(s.Home) != root || s.Home == s.Dir) {
+		return fmt.Errorf("sandbox home %s: not beside its working folder %s, so %w: left alone", s.Home, s.Dir, ErrForeign)
+	}
+	for _, p := range []string{root, filepath.Join(root, marker)} {
+		st, err := os.Lstat(p)
+		if err != nil || !ownedByMe(st) || (p == root) != st.IsDir() || (p != root && !st.Mode().IsRegular()) {
+			return fmt.Errorf("sandbox %s: %w (no marker in %s): left alone", s.Dir, ErrForeign, root)
+		}
+	}
+	return nil
+}
+
+func ownedByMe(st fs.FileInfo) bool {
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	return ok && int(sys.Uid) == os.Getuid()
 }
 
 // checkOutside refuses a workspace inside a git repository or the author's
@@ -122,46 +206,96 @@ func checkOutside(dir string) error {
 }
 
 // WriteFiles writes files (relative path → content) into the workspace.
-// Paths that would leave the workspace are refused.
+// Every write goes through os.Root: no "..", absolute path or symlink
+// (planted by the fixture or the agent) takes it outside, and an existing
+// symlink as the file itself is refused rather than written through.
 func (s *Sandbox) WriteFiles(files map[string]string) error {
-	for rel, content := range files {
-		p, err := s.Path(rel)
-		if err != nil {
+	if len(files) == 0 {
+		return nil
+	}
+	root, err := os.OpenRoot(s.Dir)
+	if err != nil {
+		return fmt.Errorf("opening sandbox: %w", err)
+	}
+	defer root.Close()
+	return writeFiles(root, files)
+}
+
+func writeFiles(root *os.Root, files map[string]string) error {
+	names := make([]string, 0, len(files))
+	for rel := range files {
+		names = append(names, rel)
+	}
+	sort.Strings(names) // a stable order, so the same error every time
+	for _, rel := range names {
+		if err := writeFile(root, rel, files[rel]); err != nil {
 			return err
-		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return fmt.Errorf("writing %s: %w", rel, err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			return fmt.Errorf("writing %s: %w", rel, err)
 		}
 	}
 	return nil
 }
 
-// Path resolves a relative path inside the workspace.
-func (s *Sandbox) Path(rel string) (string, error) {
+func writeFile(root *os.Root, rel, content string) error {
+	clean, err := relPath(rel)
+	if err != nil {
+		return err
+	}
+	if dir := filepath.Dir(clean); dir != "." {
+		if err := root.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("file %q: %v", rel, unwrap(err))
+		}
+	}
+	if st, err := root.Lstat(clean); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("file %q: is a symbolic link in the sandbox, expected a plain file (not written through)", rel)
+	}
+	// O_NOFOLLOW: a link planted since the Lstat is refused too.
+	f, err := root.OpenFile(clean, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o644)
+	if err != nil {
+		return fmt.Errorf("file %q: %v", rel, unwrap(err))
+	}
+	if _, err := f.WriteString(content); err != nil {
+		f.Close()
+		return fmt.Errorf("file %q: %v", rel, unwrap(err))
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("file %q: %v", rel, unwrap(err))
+	}
+	return nil
+}
+
+// relPath checks a path lexically, for a clear message (os.Root would
+// refuse it anyway).
+func relPath(rel string) (string, error) {
 	clean := filepath.Clean(rel)
 	if rel == "" || filepath.IsAbs(rel) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
 		return "", fmt.Errorf("file %q: expected a relative path inside the sandbox", rel)
 	}
+	return clean, nil
+}
+
+// Path resolves a relative path inside the workspace (lexically: use it to
+// name a file, never to write one).
+func (s *Sandbox) Path(rel string) (string, error) {
+	clean, err := relPath(rel)
+	if err != nil {
+		return "", err
+	}
 	return filepath.Join(s.Dir, clean), nil
 }
 
-// Remove deletes the workspace and home, and, when the author's own config
-// dir was used, this conversation's session files in it, so no sandbox
-// session stays in the author's history.
+// Remove deletes the sandbox's root (workspace and home) and, when the
+// author's own config dir was used, this conversation's session files in
+// it, so no sandbox session stays in the author's history. A sandbox
+// vibe-test did not make is left alone, with an error.
 func (s *Sandbox) Remove() error {
-	var first error
-	for _, p := range []string{s.Dir, s.Home} {
-		if p == "" {
-			continue
-		}
-		if err := os.RemoveAll(p); err != nil && first == nil {
-			first = err
-		}
+	if s.Dir == "" {
+		return nil
 	}
-	if !s.Hermetic && s.ConfigDir != "" && s.Dir != "" {
+	if err := s.check(); err != nil {
+		return err
+	}
+	first := os.RemoveAll(filepath.Dir(s.Dir))
+	if !s.Hermetic && s.ConfigDir != "" {
 		if err := os.RemoveAll(SessionDir(s.ConfigDir, s.Dir)); err != nil && first == nil {
 			first = err
 		}
@@ -177,9 +311,80 @@ func SessionDir(configDir, cwd string) string {
 	return filepath.Join(configDir, "projects", nonAlnum.ReplaceAllString(cwd, "-"))
 }
 
-// CopyDir copies a folder tree; symlinks are copied as links. skip, when
-// set, leaves out entries by their path relative to src.
+// CopyDir copies a folder tree into dst (created if need be), with the
+// fixture's rules: links that stay inside are copied as links, others are
+// refused. skip, when set, leaves out entries by their path relative to src.
 func CopyDir(src, dst string, skip func(rel string) bool) error {
+	if err := os.MkdirAll(dst, 0o700); err != nil {
+		return err
+	}
+	root, err := os.OpenRoot(dst)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	return copyTree(src, root, ".", skip, newExclusions(nil, ""))
+}
+
+// CheckFixture applies the copy's rules to a fixture without copying it
+// (links that leave it, the caps), so a bad fixture is refused before any
+// conversation starts. exclude are vibe-test's own files, as for New.
+func CheckFixture(dir string, exclude []string) error {
+	return copyTree(dir, nil, ".", nil, newExclusions(exclude, ""))
+}
+
+// exclusions are what a copy leaves out wherever it lies in the source:
+// vibe-test's own files, the temp dir (a fixture holding it would copy the
+// sandbox being filled, without end), other sandboxes and run folders.
+type exclusions struct {
+	paths map[string]bool
+}
+
+func newExclusions(own []string, sandboxRoot string) exclusions {
+	e := exclusions{paths: map[string]bool{}}
+	add := func(p string) {
+		if p == "" {
+			return
+		}
+		if abs, err := filepath.Abs(p); err == nil {
+			e.paths[abs] = true
+			if real, err := filepath.EvalSymlinks(abs); err == nil {
+				e.paths[real] = true
+			}
+		}
+	}
+	for _, p := range own {
+		add(p)
+	}
+	add(sandboxRoot)
+	add(os.TempDir())
+	return e
+}
+
+// skip reports whether the entry at p (a real path) is left out.
+func (e exclusions) skip(p string, d fs.DirEntry) bool {
+	if e.paths[p] {
+		return true
+	}
+	if !d.IsDir() {
+		return false
+	}
+	// Another sandbox (it holds the marker), or a run folder (run.json
+	// beside plan.json), wherever it was put.
+	if st, err := os.Lstat(filepath.Join(p, marker)); err == nil && st.Mode().IsRegular() {
+		return true
+	}
+	_, errRun := os.Lstat(filepath.Join(p, "run.json"))
+	_, errPlan := os.Lstat(filepath.Join(p, "plan.json"))
+	return errRun == nil && errPlan == nil
+}
+
+// copyTree copies the folder src to to (relative to dst). Symlinks whose
+// target stays inside src, by its text and in fact, are copied as links;
+// any other link is refused with an error naming it, since a link out of
+// the sandbox would let a write (ours or the agent's) land outside.
+// FIFOs, sockets and devices are left out. A nil dst only checks.
+func copyTree(src string, dst *os.Root, to string, skip func(rel string) bool, excl exclusions) error {
 	st, err := os.Stat(src)
 	if err != nil {
 		return err
@@ -187,48 +392,92 @@ func CopyDir(src, dst string, skip func(rel string) bool) error {
 	if !st.IsDir() {
 		return fmt.Errorf("%s is not a folder", src)
 	}
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+	real, err := filepath.EvalSymlinks(src)
+	if err != nil {
+		return err
+	}
+	files, bytes := 0, int64(0)
+	return filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		rel, err := filepath.Rel(src, p)
+		rel, err := filepath.Rel(real, p)
 		if err != nil {
 			return err
 		}
-		if skip != nil && rel != "." && skip(rel) {
+		if rel != "." && (excl.skip(p, d) || skip != nil && skip(rel)) {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
 			return nil
 		}
-		target := filepath.Join(dst, rel)
+		target := filepath.Join(to, rel)
 		info, err := d.Info()
 		if err != nil {
 			return err
 		}
+		if !d.IsDir() {
+			if files++; files > MaxFixtureFiles {
+				return fmt.Errorf("more than %d files, expected at most %d (it is copied into every sandbox)", MaxFixtureFiles, MaxFixtureFiles)
+			}
+		}
+		link := ""
 		switch {
-		case d.IsDir():
-			return os.MkdirAll(target, info.Mode().Perm()|0o700)
 		case d.Type()&fs.ModeSymlink != 0:
-			link, err := os.Readlink(p)
-			if err != nil {
+			if link, err = os.Readlink(p); err != nil {
 				return err
 			}
-			return os.Symlink(link, target)
+			if !linkInside(real, p, rel, link) {
+				return fmt.Errorf("%s: a symbolic link to %s, outside the folder: expected links that stay inside it (or a copy of the file)", rel, link)
+			}
 		case d.Type().IsRegular():
-			return copyFile(p, target, info.Mode().Perm())
+			if bytes += info.Size(); bytes > MaxFixtureBytes {
+				return fmt.Errorf("more than %d bytes, expected at most %d (it is copied into every sandbox)", MaxFixtureBytes, MaxFixtureBytes)
+			}
 		}
-		return nil // sockets, devices: not part of a skill or fixture
+		switch {
+		case dst == nil:
+			return nil // only checking
+		case d.IsDir():
+			return dst.MkdirAll(target, info.Mode().Perm()|0o700)
+		case link != "":
+			return dst.Symlink(link, target)
+		case d.Type().IsRegular():
+			return copyFile(p, dst, target, info.Mode().Perm())
+		}
+		return nil // sockets, devices, FIFOs: not part of a skill or fixture
 	})
 }
 
-func copyFile(src, dst string, mode fs.FileMode) error {
-	in, err := os.Open(src)
+// linkInside: the link's text points inside src, and the kernel's resolution
+// does too (after a link to ".", "self/../x" leaves). A dangling link is
+// kept only without "..": its resolution cannot be checked.
+func linkInside(src, p, rel, link string) bool {
+	if filepath.IsAbs(link) {
+		return false
+	}
+	lexical := filepath.Join(filepath.Dir(rel), link)
+	if lexical == ".." || strings.HasPrefix(lexical, ".."+string(filepath.Separator)) {
+		return false
+	}
+	resolved, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return errors.Is(err, fs.ErrNotExist) && !slices.Contains(strings.Split(filepath.ToSlash(link), "/"), "..")
+	}
+	return resolved == src || strings.HasPrefix(resolved, src+string(filepath.Separator))
+}
+
+func copyFile(src string, dst *os.Root, target string, mode fs.FileMode) error {
+	// O_NONBLOCK: a file swapped for a FIFO mid-copy must not hang us.
+	in, err := os.OpenFile(src, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, mode)
+	if st, err := in.Stat(); err != nil || !st.Mode().IsRegular() {
+		return fmt.Errorf("%s: changed while being copied", src)
+	}
+	out, err := dst.OpenFile(target, os.O_CREATE|os.O_WRONLY|os.O_EXCL|syscall.O_NOFOLLOW, mode)
 	if err != nil {
 		return err
 	}
@@ -237,6 +486,16 @@ func copyFile(src, dst string, mode fs.FileMode) error {
 		return err
 	}
 	return out.Close()
+}
+
+// unwrap drops the *PathError's operation and path: the message names the
+// file already.
+func unwrap(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // KillStrays kills processes still running inside the workspace: the CLI's

@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/goccy/go-yaml"
+	"github.com/vibe-test/vibe-test/internal/readfile"
 	"github.com/vibe-test/vibe-test/internal/yamlerr"
 )
 
@@ -66,9 +67,10 @@ func Load(path string) (*Skill, error) {
 	if st.Size() > MaxSize {
 		return nil, fmt.Errorf("%s: %d bytes, expected a SKILL.md of at most %d", path, st.Size(), MaxSize)
 	}
-	raw, err := os.ReadFile(path)
+	// A FIFO or device as SKILL.md is refused, not read forever.
+	raw, err := readfile.Regular(path, MaxSize)
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
+		return nil, err
 	}
 	if bytes.IndexByte(raw, 0) >= 0 || !utf8.Valid(raw) {
 		return nil, fmt.Errorf("%s: binary content, expected UTF-8 markdown text", path)

@@ -1,11 +1,14 @@
-// Package redact keeps secrets out of everything vibe-test saves: the values
-// of the credential variables passed to the agent, and strings shaped like
-// API keys or tokens wherever they appear.
+// Package redact keeps secrets out of everything vibe-test saves or prints:
+// the values of the credential variables, of every --pass-env variable and
+// of every variable of the author's environment whose name looks secret,
+// and strings shaped like API keys or tokens wherever they appear.
 package redact
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
+	"os"
 	"regexp"
 	"sort"
 	"strings"
@@ -15,28 +18,77 @@ import (
 const Mask = "[REDACTED]"
 
 // keyShapes are strings that look like credentials whatever variable they
-// came from.
-var keyShapes = regexp.MustCompile(`sk-ant-[A-Za-z0-9_\-]{8,}|sk-[A-Za-z0-9_\-]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|xox[baprs]-[A-Za-z0-9\-]{10,}|AKIA[0-9A-Z]{16}|eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}`)
+// came from: Anthropic and OpenAI-style keys, GitHub tokens (classic and
+// fine-grained), Slack tokens, AWS access key ids, Google API keys, JWTs and
+// PEM private keys (in a transcript their newlines are "\n").
+var keyShapes = regexp.MustCompile(`sk-ant-[A-Za-z0-9_\-]{8,}|sk-[A-Za-z0-9_\-]{20,}|github_pat_[A-Za-z0-9_]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|xox[baprs]-[A-Za-z0-9\-]{10,}|(?:AKIA|ASIA)[0-9A-Z]{16}|AIza[0-9A-Za-z_\-]{35}|eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}|-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----`)
+
+// awsSecret is an AWS secret access key: 40 base64 characters, recognised
+// by the name before it (alone they look like any other text).
+var awsSecret = regexp.MustCompile(`(?i)(aws_?secret_?access_?key["']?\s*[=:]\s*["']?)[A-Za-z0-9/+]{40}`)
+
+// secretName matches variable names whose values are treated as secrets.
+var secretName = regexp.MustCompile(`KEY|TOKEN|SECRET|PASSW|PASS|PWD|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|SIGNATURE|CERT|API`)
+
+// notSecretName: variables that hold paths or addresses, not secrets, though
+// their names match (SSH_AUTH_SOCK, DBUS_SESSION_BUS_ADDRESS, KEYTAB_FILE);
+// masking a path would shred every transcript that mentions it.
+var notSecretName = regexp.MustCompile(`(_SOCK|_PATH|_FILE|_DIR|_ADDRESS|_URL|_HOST|_PORT|_TYPE|_ID)$|^PWD$|^OLDPWD$`)
+
+// MinLength is the shortest value redacted by value: masking shorter ones
+// would shred ordinary text.
+const MinLength = 8
 
 // Redactor removes known secret values and key-shaped strings.
 type Redactor struct {
 	values []string // longest first, so a value containing another goes whole
 }
 
-// New makes a redactor for the given secret values (short values, under 8
-// characters, are ignored: masking them would shred ordinary text).
+// New makes a redactor for the given secret values (values shorter than
+// MinLength are ignored). Each value is also masked in its JSON-escaped
+// form, the way it appears inside a transcript line.
 func New(values ...string) *Redactor {
 	r := &Redactor{}
-	for _, v := range values {
-		if len(v) >= 8 {
+	seen := map[string]bool{}
+	add := func(v string) {
+		if len(v) >= MinLength && !seen[v] {
+			seen[v] = true
 			r.values = append(r.values, v)
 		}
+	}
+	for _, v := range values {
+		add(v)
+		add(jsonEscaped(v))
 	}
 	sort.Slice(r.values, func(i, j int) bool { return len(r.values[i]) > len(r.values[j]) })
 	return r
 }
 
-// FromEnv collects the values of the named variables from env (KEY=VALUE).
+// isPath: an existing absolute path (GNOME_KEYRING_CONTROL, say) is no
+// secret, and masking it would shred every transcript that mentions it.
+func isPath(v string) bool {
+	if !strings.HasPrefix(v, "/") || strings.ContainsAny(v, " \t\n") {
+		return false
+	}
+	_, err := os.Stat(v)
+	return err == nil
+}
+
+func jsonEscaped(v string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return v
+	}
+	return strings.TrimSuffix(strings.TrimSuffix(strings.TrimPrefix(b.String(), `"`), "\n"), `"`)
+}
+
+// FromEnv collects the values to mask from env (KEY=VALUE, the author's
+// whole environment): the named variables (credentials, --pass-env), every
+// variable whose name looks secret (KEY, TOKEN, SECRET, PASSWORD, AUTH,
+// COOKIE, SESSION, PRIVATE, ...), and each header value of
+// ANTHROPIC_CUSTOM_HEADERS.
 func FromEnv(env []string, names []string) *Redactor {
 	want := map[string]bool{}
 	for _, n := range names {
@@ -44,8 +96,22 @@ func FromEnv(env []string, names []string) *Redactor {
 	}
 	var vals []string
 	for _, kv := range env {
-		if k, v, ok := strings.Cut(kv, "="); ok && want[k] {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		// AUTHOR holds AUTH: GIT_AUTHOR_NAME is no secret.
+		upper := strings.ReplaceAll(strings.ToUpper(k), "AUTHOR", "")
+		if want[k] || secretName.MatchString(upper) && !notSecretName.MatchString(upper) && !isPath(v) {
 			vals = append(vals, v)
+		}
+		if k == "ANTHROPIC_CUSTOM_HEADERS" {
+			vals = append(vals, v)
+			for _, line := range strings.Split(v, "\n") {
+				if _, hv, ok := strings.Cut(line, ":"); ok {
+					vals = append(vals, strings.TrimSpace(hv))
+				}
+			}
 		}
 	}
 	return New(vals...)
@@ -53,12 +119,12 @@ func FromEnv(env []string, names []string) *Redactor {
 
 // String redacts s.
 func (r *Redactor) String(s string) string {
-	if r == nil {
-		return keyShapes.ReplaceAllString(s, Mask)
+	if r != nil {
+		for _, v := range r.values {
+			s = strings.ReplaceAll(s, v, Mask)
+		}
 	}
-	for _, v := range r.values {
-		s = strings.ReplaceAll(s, v, Mask)
-	}
+	s = awsSecret.ReplaceAllString(s, "${1}"+Mask)
 	return keyShapes.ReplaceAllString(s, Mask)
 }
 

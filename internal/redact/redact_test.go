@@ -28,3 +28,69 @@ func TestWriterCatchesSplitSecrets(t *testing.T) {
 		t.Fatalf("%s", buf.String())
 	}
 }
+
+// Each kind of secret is masked wherever it appears, raw or JSON-escaped,
+// and ordinary text around it stays.
+func TestRedactKinds(t *testing.T) {
+	env := []string{
+		"ANTHROPIC_API_KEY=sk-offline-value-1234",
+		"MY_SERVICE_TOKEN=tok-plain-value-5678",
+		"DB_PASSWORD=correct horse battery",
+		"SESSION_COOKIE=sess=abc\"quoted\\value",
+		"PRIVATE_THING=privately-held-99",
+		"CUSTOM_PASSED=passed-by-flag-42", // named by --pass-env only
+		"ANTHROPIC_CUSTOM_HEADERS=X-Gateway-Key: header-secret-777\nX-Team: team-header-888",
+		"SHORT_KEY=abc",                     // too short to mask
+		"SSH_AUTH_SOCK=/tmp/agent.sock.1",   // a path name, not a secret
+		"NODE_EXTRA_CA_CERTS=/etc/hostname", // an existing path
+		"EDITOR=vim-with-plugins",           // not secret-looking
+		"GIT_AUTHOR_NAME=Jane Q. Developer", // AUTHOR is not AUTH
+	}
+	r := FromEnv(env, []string{"ANTHROPIC_API_KEY", "CUSTOM_PASSED"})
+	for _, tc := range []struct{ kind, secret string }{
+		{"credential variable", "sk-offline-value-1234"},
+		{"secret-looking name", "tok-plain-value-5678"},
+		{"password with spaces", "correct horse battery"},
+		{"cookie with quotes (JSON-escaped form)", `sess=abc\"quoted\\value`},
+		{"private", "privately-held-99"},
+		{"--pass-env value", "passed-by-flag-42"},
+		{"custom header value", "header-secret-777"},
+		{"second custom header value", "team-header-888"},
+		{"anthropic key shape", "sk-ant-api03-AbCdEfGhIjKlMnOp"},
+		{"github classic token", "ghp_" + strings.Repeat("a1B2", 9)},
+		{"github fine-grained token", "github_pat_11ABCDEFG0" + strings.Repeat("xY9", 20)},
+		{"aws access key id", "AKIAIOSFODNN7EXAMPLE"},
+		{"aws temporary key id", "ASIAIOSFODNN7EXAMPLE"},
+		{"slack token", "xoxb-1234567890-abcdefghij"},
+		{"google api key", "AIza" + strings.Repeat("Sy0_", 9)[:35]},
+		{"jwt", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			in := `{"result":"before ` + tc.secret + ` after"}`
+			out := r.String(in)
+			if strings.Contains(out, tc.secret) || !strings.Contains(out, "before "+Mask+" after") {
+				t.Fatalf("%s: %s", tc.kind, out)
+			}
+		})
+	}
+	// AWS secret access keys are recognised by the name before them.
+	aws := "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+	for _, in := range []string{
+		"aws_secret_access_key = " + aws,
+		`"AWS_SECRET_ACCESS_KEY": "` + aws + `"`,
+		"export AWS_SECRET_ACCESS_KEY=" + aws,
+	} {
+		if out := r.String(in); strings.Contains(out, aws) || !strings.Contains(out, Mask) {
+			t.Errorf("aws secret: %s", out)
+		}
+	}
+	pem := `-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----`
+	if out := r.String("key: " + pem + " end"); out != "key: "+Mask+" end" {
+		t.Errorf("private key block: %s", out)
+	}
+	for _, kept := range []string{"abc", "/tmp/agent.sock.1", "/etc/hostname", "vim-with-plugins", "Jane Q. Developer"} {
+		if out := r.String("x " + kept + " y"); out != "x "+kept+" y" {
+			t.Errorf("%q was masked: %s", kept, out)
+		}
+	}
+}

@@ -1,0 +1,77 @@
+// Package term makes text safe to print on the author's terminal. Anything
+// that came from a model, a tool or a file may carry escape sequences: OSC 0
+// retitles the window, OSC 52 writes the clipboard, and "\r\x1b[2K" erases
+// the line it lands on (a "failed" line, say). Clean removes every control
+// character that could start one.
+package term
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Clean drops C0 control characters (except newline and tab), DEL and C1
+// control characters (U+0080 to U+009F), and replaces bytes that are not
+// UTF-8 with U+FFFD, so a raw 0x9b (an 8-bit CSI to some terminals) cannot
+// pass either. Text without any of them is returned as it is.
+func Clean(s string) string {
+	if !needsCleaning(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b.WriteRune(utf8.RuneError)
+		case control(r):
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// Line is Clean for a text shown on one line: newlines and tabs become
+// spaces as well.
+func Line(s string) string {
+	return strings.NewReplacer("\n", " ", "\t", " ").Replace(Clean(s))
+}
+
+func control(r rune) bool {
+	switch {
+	case r == '\n' || r == '\t':
+		return false
+	case r < 0x20, r == 0x7f:
+		return true
+	case r >= 0x80 && r <= 0x9f:
+		return true
+	}
+	return false
+}
+
+func needsCleaning(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 && c != '\n' && c != '\t' || c == 0x7f || c >= 0x80 {
+			// Bytes >= 0x80 may be fine UTF-8; the slow path tells.
+			if c >= 0x80 {
+				return hasC1OrInvalid(s[i:])
+			}
+			return true
+		}
+	}
+	return false
+}
+
+func hasC1OrInvalid(s string) bool {
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || control(r) {
+			return true
+		}
+		i += size
+	}
+	return false
+}

@@ -1,0 +1,38 @@
+package term
+
+import "testing"
+
+func TestClean(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"plain", "turn 6 failed: ran the tests", "turn 6 failed: ran the tests"},
+		{"newline and tab kept", "a\n\tb", "a\n\tb"},
+		{"unicode kept", "résumé → ✓ 日本", "résumé → ✓ 日本"},
+		{"OSC 0 title, BEL", "x\x1b]0;pwned\x07y", "x]0;pwnedy"},
+		{"OSC 52 clipboard, ST", "\x1b]52;c;cm0gLXJmIH4=\x1b\\done", "]52;c;cm0gLXJmIH4=\\done"},
+		{"erase line", "PASS\r\x1b[2Kall good", "PASS[2Kall good"},
+		{"C1 CSI as rune", "a\u009b2Kb", "a2Kb"},
+		{"C1 OSC as rune", "a\u009d0;t\u009cb", "a0;tb"},
+		{"raw 8-bit CSI byte", "a\x9b2Kb", "a\ufffd2Kb"},
+		{"NUL, DEL, backspace", "a\x00b\x7fc\bd", "abcd"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Clean(tc.in); got != tc.want {
+				t.Fatalf("Clean(%q) = %q, expected %q", tc.in, got, tc.want)
+			}
+		})
+	}
+	if got := Line("a\nb\tc\x1b[2K"); got != "a b c[2K" {
+		t.Fatalf("Line: %q", got)
+	}
+}
+
+func FuzzClean(f *testing.F) {
+	f.Add("x\x1b]0;t\x07\r\u009b")
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, r := range Clean(s) {
+			if control(r) {
+				t.Fatalf("Clean(%q) kept control %U", s, r)
+			}
+		}
+	})
+}
