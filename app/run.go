@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -97,7 +98,9 @@ func runFlagSet() []cli.Flag {
 	)
 }
 
-func optionsFrom(c *cli.Context) (Options, error) {
+// optionsFrom reads the flags; warn hears about flags that still work but
+// changed meaning.
+func optionsFrom(c *cli.Context, warn io.Writer) (Options, error) {
 	o := Options{
 		SkillPath: c.Args().First(), ConfigPath: c.String("config"), RubricPath: c.String("rubric"),
 		OutDir: c.String("out"), Conversations: c.Int("conversations"), Concurrency: c.Int("concurrency"),
@@ -143,7 +146,7 @@ func optionsFrom(c *cli.Context) (Options, error) {
 		default:
 			return o, fmt.Errorf("--gate: %q, expected %q or %q (and --gate is replaced by --rule)", g, result.GateAny, result.GateSignificant)
 		}
-		fmt.Fprintf(os.Stderr, "warning: --gate %s is replaced by --rule %s\n", g, o.Rule)
+		fmt.Fprintf(warn, "warning: --gate %s is replaced by --rule %s\n", g, o.Rule)
 	}
 	if o.Rule != result.RuleDilutedVsFresh && o.Rule != result.RuleAnyProbeFailed {
 		return o, fmt.Errorf("--rule: %q, expected %q or %q", o.Rule, result.RuleDilutedVsFresh, result.RuleAnyProbeFailed)
@@ -182,7 +185,7 @@ func optionsFrom(c *cli.Context) (Options, error) {
 		case result.ControlUndiluted:
 			// Every run asks each probe fresh now; accepted so old CI lines
 			// keep working.
-			fmt.Fprintln(os.Stderr, "note: --control undiluted is now part of every run (the fresh arm); the flag is ignored")
+			fmt.Fprintln(warn, "note: --control undiluted is now part of every run (the fresh arm); the flag is ignored")
 		default:
 			return o, fmt.Errorf("--control: %q, expected %q", k, result.ControlNoSkill)
 		}
@@ -204,7 +207,7 @@ func optionsFrom(c *cli.Context) (Options, error) {
 }
 
 func runCommand(c *cli.Context, stdio IO) error {
-	o, err := optionsFrom(c)
+	o, err := optionsFrom(c, stdio.Stderr)
 	if err != nil {
 		return exit.With(exit.Tool, err)
 	}
