@@ -17,10 +17,15 @@ type Procedure struct {
 
 // The personas PersonaRules knows.
 const (
-	PersonaSteady   = "steady"   // follows the procedure at every task turn
-	PersonaDecaying = "decaying" // follows through turn 7, answers from memory from turn 8 on
-	PersonaNever    = "never"    // answers from memory at every task turn: fails the baseline
-	PersonaEscaping = "escaping" // follows at turn 1, improvises at every later task turn
+	PersonaSteady = "steady" // follows the procedure at every task turn
+	// PersonaDecaying follows through prompt turn 7 and answers from memory
+	// from turn 8 on: it follows fresh (a probe asked as the first message
+	// of a new session is prompt turn 1) and stops in a diluted context.
+	PersonaDecaying = "decaying"
+	PersonaNever    = "never" // answers from memory at every task turn: fails the baseline
+	// PersonaEscaping follows at prompt turn 1 (the baseline, and every
+	// probe asked fresh) and improvises at every later task turn.
+	PersonaEscaping = "escaping"
 	// PersonaNoisy follows 4 times in 5 at every task turn, fresh or
 	// diluted, and answers from memory the fifth: a stable but noisy skill
 	// with no dilution effect at all. Which session slips is counted per
