@@ -58,6 +58,9 @@ type Options struct {
 	TurnRetries      int
 	RetryBackoff     time.Duration
 	Output           output
+	// Isolation is --isolation: "jail", "none", or "" for the jail where
+	// bubblewrap works.
+	Isolation string
 	// CacheDir holds cached rubrics ("" = $VIBE_TEST_CACHE_DIR or the
 	// user's cache folder).
 	CacheDir string
@@ -91,6 +94,7 @@ func runFlagSet() []cli.Flag {
 		&cli.Float64Flag{Name: "max-budget-usd", Usage: "stop starting turns once the run has spent this much (agent, rubric and judge)"},
 		&cli.IntFlag{Name: "turn-retries", Value: 3, Usage: "rerun a turn this often after the CLI's own retries give up on a transient API error"},
 		&cli.DurationFlag{Name: "retry-backoff", Value: 10 * time.Second, Usage: "the first wait before rerunning a turn (doubles each time)"},
+		&cli.StringFlag{Name: "isolation", Usage: "`jail` (each claude process in a bubblewrap jail; an error where none can start) or none (the agent sees what you see); default: the jail where bubblewrap works"},
 	)
 }
 
@@ -106,7 +110,7 @@ func optionsFrom(c *cli.Context) (Options, error) {
 		UntilDecided: c.Bool("until-decided"), MaxConversations: c.Int("max-conversations"),
 		Effect: c.Float64("effect"), NoiseFloor: c.Float64("noise-floor"), Beta: c.Float64("beta"),
 		MaxBudgetUSD: c.Float64("max-budget-usd"), TurnRetries: c.Int("turn-retries"), RetryBackoff: c.Duration("retry-backoff"),
-		Grace: defaultGrace,
+		Isolation: c.String("isolation"), Grace: defaultGrace,
 	}
 	if c.NArg() > 1 {
 		return o, fmt.Errorf("one skill per run: got %d paths (%s)", c.NArg(), strings.Join(c.Args().Slice(), ", "))
@@ -230,10 +234,17 @@ func Execute(ctx context.Context, o Options, stdio IO) (*result.Run, error) {
 	if claude.OlderThan(version, claude.MinVersion) {
 		return nil, exit.Errorf(exit.Tool, "%s is claude %s, too old for the flags vibe-test needs (%s or newer): install the pinned version with `npm install -g @anthropic-ai/claude-code@%s`", binary, version, claude.MinVersion, claude.VerifiedVersion)
 	}
+	jailKind, jailNote, err := chooseJail(ctx, o.Isolation, stdio.Env)
+	if err != nil {
+		return nil, exit.With(exit.Tool, err)
+	}
 	outDir, err := makeOutDir(o.OutDir, sk.Name)
 	if err != nil {
 		return nil, exit.With(exit.Tool, err)
 	}
+	hermetic := claude.HasCredentials(stdio.Env)
+	spec := jailSpec(jailKind, stdio.Env, binary, hermetic, claude.AuthorConfigDir(),
+		outDir, sk.Dir, filepath.Dir(cfgPath), cacheDir(o, stdio.Env))
 
 	model, judgeModel := o.Model, o.JudgeModel
 	if cfg != nil {
@@ -244,7 +255,6 @@ func Execute(ctx context.Context, o Options, stdio IO) (*result.Run, error) {
 			judgeModel = cfg.JudgeModel
 		}
 	}
-	hermetic := claude.HasCredentials(stdio.Env)
 	run := &result.Run{
 		SchemaVersion: result.SchemaVersion,
 		Status:        result.StatusRunning,
@@ -261,11 +271,12 @@ func Execute(ctx context.Context, o Options, stdio IO) (*result.Run, error) {
 			ConfigFile: cfgPath, RubricFile: o.RubricPath, FillersDir: o.FillersDir, KeepSandbox: o.KeepSandbox,
 			MaxBudgetUSD: o.MaxBudgetUSD, PassEnv: o.PassEnv, Gate: o.Gate, Alpha: o.Alpha, JudgeRepeats: o.JudgeRepeats, Controls: o.Controls, Args: o.Args,
 		},
-		Isolation: "author-config",
+		Isolation: "author-config", Jail: jailKind, JailNote: jailNote,
 	}
 	if hermetic {
 		run.Isolation = "hermetic"
 	}
+	warnNoJail(stdio.Stderr, jailKind, jailNote)
 	if run.Versions.ClaudeMismatch {
 		fmt.Fprintf(stdio.Stderr, "warning: claude %s differs from %s, the version vibe-test's parser was verified on; results may be misread\n", version, claude.VerifiedVersion)
 	}
@@ -298,6 +309,7 @@ func Execute(ctx context.Context, o Options, stdio IO) (*result.Run, error) {
 	} else {
 		fmt.Fprintln(stdio.Stderr, "vibe-test: no vibe-test.yaml beside the skill: drafting the base task and probes with one model call")
 		caller := coldCaller(binary, stdio.Env, hermetic, o.MaxRetries, o.TurnTimeout, o.Grace)
+		caller.Jail = spec
 		var turn claude.Turn
 		pl, turn, err = plan.Draft(ctx, caller, sk, judgeModel)
 		sess.update(func() { run.Costs.Plan += turn.CostUSD })
@@ -340,7 +352,7 @@ func Execute(ctx context.Context, o Options, stdio IO) (*result.Run, error) {
 		return fail(err)
 	}
 	return drive(ctx, sess, driveInput{
-		binary: binary, env: stdio.Env, hermetic: hermetic, skill: sk, plan: pl, picks: picks,
+		binary: binary, env: stdio.Env, hermetic: hermetic, jail: spec, skill: sk, plan: pl, picks: picks,
 		cacheDir: cacheDir(o, stdio.Env), opts: o, out: o.Output, pool: pool, seed: o.Seed,
 	}, stdio)
 }

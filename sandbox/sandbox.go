@@ -48,6 +48,10 @@ type Sandbox struct {
 	// author's own, kept as it is (a fresh HOME would hide their login).
 	ConfigDir string `json:"config_dir"`
 	Hermetic  bool   `json:"hermetic"`
+	// Tmp is the conversation's own TMPDIR (the jail's /tmp): the CLI's
+	// leftovers and the agent's temp files go there and leave with the
+	// sandbox instead of piling up in the author's temp dir.
+	Tmp string `json:"tmp,omitempty"`
 }
 
 // New creates the workspace. On error nothing is left behind.
@@ -69,6 +73,9 @@ func New(o Options) (sb *Sandbox, err error) {
 		return sb, fmt.Errorf("resolving sandbox path: %w", err)
 	}
 	if err := checkOutside(sb.Dir); err != nil {
+		return sb, err
+	}
+	if err := sb.EnsureTmp(); err != nil {
 		return sb, err
 	}
 	if o.Hermetic {
@@ -121,6 +128,20 @@ func checkOutside(dir string) error {
 	}
 }
 
+// EnsureTmp gives the sandbox its own TMPDIR when it has none (a sandbox
+// recorded by an older run).
+func (s *Sandbox) EnsureTmp() error {
+	if s.Tmp != "" {
+		return nil
+	}
+	dir, err := os.MkdirTemp("", "tmp-")
+	if err != nil {
+		return fmt.Errorf("creating sandbox temp dir: %w", err)
+	}
+	s.Tmp = dir
+	return nil
+}
+
 // WriteFiles writes files (relative path → content) into the workspace.
 // Paths that would leave the workspace are refused.
 func (s *Sandbox) WriteFiles(files map[string]string) error {
@@ -148,12 +169,12 @@ func (s *Sandbox) Path(rel string) (string, error) {
 	return filepath.Join(s.Dir, clean), nil
 }
 
-// Remove deletes the workspace and home, and, when the author's own config
+// Remove deletes the workspace, home and temp dir, and, when the author's own config
 // dir was used, this conversation's session files in it, so no sandbox
 // session stays in the author's history.
 func (s *Sandbox) Remove() error {
 	var first error
-	for _, p := range []string{s.Dir, s.Home} {
+	for _, p := range []string{s.Dir, s.Home, s.Tmp} {
 		if p == "" {
 			continue
 		}
