@@ -254,3 +254,118 @@ func TestKillLeavesNoProcess(t *testing.T) {
 		}
 	}
 }
+
+// The author's own login (no API key) in the jail, end to end with a
+// stand-in OAuth login the CLI accepts offline: the ten turns resume their
+// session through the one session folder the jail leaves writable, the
+// agent sees the credentials file read-only and nothing else of the home or
+// the config dir, and the config dir keeps no trace of the sandbox.
+func TestAuthorLoginInJail(t *testing.T) {
+	t.Parallel()
+	needJail(t)
+	home := t.TempDir()
+	cfg := filepath.Join(home, ".claude")
+	creds := `{"claudeAiOauth":{"accessToken":"sk-ant-oat01-standin-access","refreshToken":"sk-ant-ort01-standin-refresh","expiresAt":4102444800000,"scopes":["user:inference","user:profile"],"subscriptionType":"pro"}}`
+	planted := map[string]string{
+		".claude/.credentials.json":                creds,
+		".claude/history.jsonl":                    "private-history-line\n",
+		".claude/settings.json":                    `{"env":{"PRIVATE_SETTING":"1"}}`,
+		".claude/projects/-home-me-secret/s.jsonl": "private-session\n",
+		".claude.json":                             `{"projects":{"/home/me/secret":{}}}`,
+		"notes-private.txt":                        "private-notes\n",
+	}
+	for rel, content := range planted {
+		p := filepath.Join(home, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	look := []scripted.Step{{ToolUses: []scripted.ToolUse{
+		bash(`ls -a ~ ~/.claude ~/.claude/projects 2>&1; cat ~/.claude/history.jsonl ~/.claude/settings.json ~/.claude.json ~/notes-private.txt 2>/dev/null; echo END-HOME`),
+		bash(`head -c 30 ~/.claude/.credentials.json; echo; (echo gone > ~/.claude/.credentials.json) 2>/dev/null || echo creds-read-only; echo END-CREDS`),
+	}}, {Text: "Done."}}
+	script := faultScript(t, scripted.Rule{Kind: scripted.KindAgent, Turns: []int{2}, Steps: look})
+	srv, err := scripted.Start(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	files := t.TempDir()
+	paths, err := demo.Materialize(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "run")
+	var env []string
+	for _, kv := range DemoEnv(os.Environ(), srv.URL()) {
+		if !strings.HasPrefix(kv, "ANTHROPIC_API_KEY=") && !strings.HasPrefix(kv, "HOME=") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "HOME="+home, "VIBE_TEST_CLAUDE="+testenv.Claude(t), "VIBE_TEST_CACHE_DIR="+filepath.Join(files, "cache"))
+	cmd := exec.Command(vibeTestBinary(t), paths.Skill, "--config", paths.Config, "--out", out, "--seed", "7",
+		"--conversations", "1", "--max-retries", "1", "--isolation", "jail")
+	cmd.Env = env
+	b, err := cmd.CombinedOutput()
+	t.Logf("%s", b)
+	if err != nil {
+		t.Fatalf("run with the author's login: %v", err)
+	}
+	r, err := result.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Isolation != "author-config" || r.Jail != jail.Bubblewrap {
+		t.Fatalf("isolation %q jail %q", r.Isolation, r.Jail)
+	}
+	if c := r.Conversations[0]; len(c.Turns) != 10 || c.Status != result.StatusCompleted {
+		t.Fatalf("%d turns, status %s: the session did not resume in the jail", len(c.Turns), c.Status)
+	}
+	bearer := 0
+	for _, q := range srv.Requests() {
+		if q.Header.Get("X-Api-Key") != "" {
+			t.Fatal("a request carried an API key: the run was not on the login")
+		}
+		if q.Header.Get("Authorization") != "" {
+			bearer++
+		}
+	}
+	if bearer == 0 {
+		t.Fatal("no request carried the login's bearer token")
+	}
+	f, err := os.Open(filepath.Join(out, r.Conversations[0].TurnAt(2).Transcript))
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn, err := claude.ParseTurn(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all string
+	for _, c := range turn.Calls {
+		all += c.Result + "\n"
+	}
+	for _, want := range []string{"END-HOME", "END-CREDS", "creds-read-only", ".credentials.json"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("tool results lack %q:\n%s", want, all)
+		}
+	}
+	for _, bad := range []string{"private-", "history.jsonl", "settings.json", "-home-me-secret", "/home/me/secret"} {
+		if strings.Contains(all, bad) {
+			t.Errorf("the agent saw %q of the author's home or config:\n%s", bad, all)
+		}
+	}
+	// The author's files are unchanged, and no session of the sandbox stays.
+	for rel, content := range planted {
+		if b, err := os.ReadFile(filepath.Join(home, rel)); err != nil || string(b) != content {
+			t.Errorf("%s changed: %q, %v", rel, b, err)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(cfg, "projects", "*repo-*")); len(left) > 0 {
+		t.Errorf("the sandbox's sessions stayed in the author's config dir: %v", left)
+	}
+}
