@@ -369,3 +369,60 @@ func TestAuthorLoginInJail(t *testing.T) {
 		t.Errorf("the sandbox's sessions stayed in the author's config dir: %v", left)
 	}
 }
+
+// --isolation: a bad value, and a jail asked for where bubblewrap cannot
+// start (user namespaces off), are one-line errors with exit 3 before any
+// model call or run folder; without the flag the run goes on, saying loudly
+// that there is no jail and how to get one.
+func TestIsolationFlag(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	skillPath := filepath.Join(dir, "s", "SKILL.md")
+	if err := os.MkdirAll(filepath.Dir(skillPath), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(skillPath, []byte("---\nname: s\ndescription: d\n---\nRun the script.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A bwrap that fails as it does where unprivileged user namespaces are
+	// switched off.
+	fakeDir := filepath.Join(dir, "bin")
+	if err := os.Mkdir(fakeDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fake := "#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n"
+	if err := os.WriteFile(filepath.Join(fakeDir, "bwrap"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"PATH=" + fakeDir + ":" + os.Getenv("PATH"), "VIBE_TEST_CLAUDE=" + testenv.Claude(t)}
+	out := filepath.Join(dir, "run")
+	for _, tc := range []struct {
+		flag, want string
+	}{
+		{"bogus", `--isolation: "bogus", expected "jail" or "none"`},
+		{"jail", "kernel.unprivileged_userns_clone=1"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := Main(context.Background(), []string{"vibe-test", skillPath, "--out", out, "--isolation", tc.flag}, IO{Env: env, Stdout: &stdout, Stderr: &stderr})
+		msg := stderr.String()
+		if code != 3 || !strings.Contains(msg, tc.want) || strings.Count(strings.TrimSpace(msg), "\n") != 0 {
+			t.Errorf("--isolation %s: exit %d, stderr %q; want exit 3 and one line with %q", tc.flag, code, msg, tc.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("--isolation %s: a run folder was made", tc.flag)
+		}
+	}
+	kind, note, err := chooseJail(context.Background(), "", env)
+	if err != nil || kind != jail.None || !strings.Contains(note, "kernel.apparmor_restrict_unprivileged_userns=0") {
+		t.Errorf("default where bwrap cannot start: %q %q %v", kind, note, err)
+	}
+	kind, note, err = chooseJail(context.Background(), "", []string{"PATH=" + filepath.Join(dir, "nothing")})
+	if err != nil || kind != jail.None || !strings.Contains(note, "not installed") {
+		t.Errorf("default without bwrap: %q %q %v", kind, note, err)
+	}
+	var w bytes.Buffer
+	warnNoJail(&w, kind, note)
+	if !strings.Contains(w.String(), "NO JAIL") {
+		t.Errorf("no loud warning: %q", w.String())
+	}
+}

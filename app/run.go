@@ -163,6 +163,9 @@ func optionsFrom(c *cli.Context) (Options, error) {
 	if o.MaxBudgetUSD < 0 {
 		return o, fmt.Errorf("--max-budget-usd: %v, expected a positive amount", o.MaxBudgetUSD)
 	}
+	if o.Isolation != "" && o.Isolation != isolationJail && o.Isolation != isolationNone {
+		return o, fmt.Errorf("--isolation: %q, expected %q or %q", o.Isolation, isolationJail, isolationNone)
+	}
 	if o.TurnRetries < 0 || o.TurnRetries > 10 {
 		return o, fmt.Errorf("--turn-retries: %d, expected 0 to 10", o.TurnRetries)
 	}
