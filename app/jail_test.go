@@ -156,6 +156,11 @@ func TestJailedAgentSeesAndKeepsNothing(t *testing.T) {
 		t.Fatalf("%d of 6 hunting calls ran to the end; results: %q", len(res), res)
 	}
 	// The agent read environments, but only the jail's own.
+	// The CLI's own leftovers land in the conversation's /tmp, which
+	// leaves with it (checked below).
+	if !strings.Contains(res["END-LS"], "claude-0") {
+		t.Errorf("the CLI's temp files are not in the jail's /tmp:\n%s", res["END-LS"])
+	}
 	if !strings.Contains(res["END-ENV"], "ANTHROPIC_BASE_URL") {
 		t.Errorf("the agent could not read even its own environment; the test proves nothing:\n%s", res["END-ENV"])
 	}
