@@ -464,6 +464,11 @@ func coldCaller(binary string, env []string, hermetic bool, maxRetries int, time
 func coldEnv(base []string, hermetic bool, maxRetries int) func(dir string) []string {
 	return func(dir string) []string {
 		o := claude.EnvOptions{Extra: []string{fmt.Sprintf("CLAUDE_CODE_MAX_RETRIES=%d", maxRetries)}}
+		// The CLI's temp files go into the call's folder and leave with it
+		// (in the jail /tmp is in memory anyway).
+		if tmp := filepath.Join(dir, ".tmp"); os.MkdirAll(tmp, 0o700) == nil {
+			o.Extra = append(o.Extra, "TMPDIR="+tmp)
+		}
 		if hermetic {
 			o.Home = filepath.Join(dir, ".home")
 			o.ConfigDir = filepath.Join(o.Home, ".claude")
