@@ -289,11 +289,19 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 func (d *Driver) openSandbox(conv *result.Conversation) (*sandbox.Sandbox, error) {
 	if conv.Sandbox != "" {
 		if st, err := os.Stat(conv.Sandbox); err == nil && st.IsDir() {
-			sb := &sandbox.Sandbox{Dir: conv.Sandbox, Home: conv.Home, ConfigDir: conv.ConfigDir, Hermetic: d.Hermetic, Tmp: conv.Tmp}
+			sb := &sandbox.Sandbox{Dir: conv.Sandbox, Home: conv.Home, ConfigDir: conv.ConfigDir, Hermetic: d.Hermetic}
+			// The recorded temp dir is reused only when it looks like one
+			// vibe-test made: Remove deletes it later, and a path merely
+			// named in run.json must never be deleted.
+			if sandbox.InTempDir(conv.Tmp, "tmp-") {
+				sb.Tmp = conv.Tmp
+			}
 			// Without a jail an agent process of the interrupted run may
 			// still run here (after a SIGKILL of vibe-test): never two
 			// agents in one sandbox. In the jail none outlives its run.
-			sb.KillStrays()
+			if d.Jail == nil && sandbox.InTempDir(sb.Dir, "repo-") {
+				sb.KillStrays()
+			}
 			if err := sb.EnsureTmp(); err != nil {
 				return nil, err
 			}
@@ -475,9 +483,9 @@ func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string
 
 // jailFor is the jail of one turn: the sandbox and its temp dir writable;
 // hermetic, its fresh home (with the config dir); with the author's login,
-// only this sandbox's session folder of the author's config dir, writable,
-// and their credentials file, read-only (the rest of the config dir is
-// hidden: other projects' sessions, history, settings).
+// only this sandbox's session folder of the author's config dir, writable
+// (the run's spec hides the rest of the config dir and puts back the
+// credentials file, read-only).
 func (d *Driver) jailFor(sb *sandbox.Sandbox) (jail.Spec, error) {
 	writable := []string{sb.Dir}
 	if sb.Hermetic {

@@ -129,9 +129,13 @@ func checkOutside(dir string) error {
 }
 
 // EnsureTmp gives the sandbox its own TMPDIR when it has none (a sandbox
-// recorded by an older run).
+// recorded by an older run), or makes the recorded one again when it was
+// cleaned away.
 func (s *Sandbox) EnsureTmp() error {
 	if s.Tmp != "" {
+		if err := os.MkdirAll(s.Tmp, 0o700); err != nil {
+			return fmt.Errorf("creating sandbox temp dir: %w", err)
+		}
 		return nil
 	}
 	dir, err := os.MkdirTemp("", "tmp-")
@@ -140,6 +144,24 @@ func (s *Sandbox) EnsureTmp() error {
 	}
 	s.Tmp = dir
 	return nil
+}
+
+// InTempDir reports whether p is a folder (not a link) directly in the temp
+// dir whose name starts with prefix: the shape of what New makes. A path
+// read back from run.json passes this before anything is killed in it or it
+// is reused (and later removed).
+func InTempDir(p, prefix string) bool {
+	if p == "" || !strings.HasPrefix(filepath.Base(p), prefix) {
+		return false
+	}
+	parent := filepath.Dir(p)
+	tmp := os.TempDir()
+	real, _ := filepath.EvalSymlinks(tmp)
+	if parent != filepath.Clean(tmp) && parent != real {
+		return false
+	}
+	st, err := os.Lstat(p)
+	return err == nil && st.IsDir()
 }
 
 // WriteFiles writes files (relative path → content) into the workspace.
