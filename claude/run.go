@@ -70,11 +70,7 @@ func Run(ctx context.Context, inv Invocation) (Outcome, error) {
 	cmd.Stdin = nil // /dev/null: the CLI must never wait for input
 	var stderr bytes.Buffer
 	cmd.Stderr = &limitedWriter{w: &stderr, n: 64 << 10}
-	// A new session: its own process group (one signal reaches the CLI and
-	// its helpers, and bwrap with the jail inside) and no controlling
-	// terminal, so nothing the agent runs can open /dev/tty and push
-	// keystrokes into the author's shell.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.SysProcAttr = sysProcAttr()
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return out, fmt.Errorf("claude stdout: %w", err)
