@@ -92,6 +92,12 @@ func TestJailedAgentSeesAndKeepsNothing(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(other, "notes.txt"), []byte("another conversation"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	varTmp, err := os.CreateTemp("/var/tmp", "neighbour-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	varTmp.Close()
+	t.Cleanup(func() { os.Remove(varTmp.Name()) })
 	files, out := t.TempDir(), filepath.Join(t.TempDir(), "run")
 	m := strconv.FormatInt(time.Now().UnixNano()%1e9, 10)
 	orphan := "300." + m
@@ -176,7 +182,7 @@ func TestJailedAgentSeesAndKeepsNothing(t *testing.T) {
 		t.Errorf("the agent's /proc lists %d processes, want only the jail's few:\n%s", len(pids), res["END-PS"])
 	}
 	// No other conversation, run folder, skill files or home.
-	for _, bad := range []string{filepath.Base(other), filepath.Base(files), "SKILL.md", "vibe-test.yaml"} {
+	for _, bad := range []string{filepath.Base(other), filepath.Base(files), filepath.Base(varTmp.Name()), "SKILL.md", "vibe-test.yaml"} {
 		if strings.Contains(res["END-LS"], bad) {
 			t.Errorf("the agent's listing shows %q:\n%s", bad, res["END-LS"])
 		}

@@ -139,10 +139,12 @@ var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "
 // skill, config, cache, working folder, the author's config dir). "/" and
 // system folders are left alone.
 func HideList(home, tmpdir string, named ...string) []string {
-	cands := []string{"/home", "/root", "/tmp", "/var/tmp", "/run", "/var/run", "/mnt", "/media", home, tmpdir}
-	cands = append(cands, named...)
+	// Always hidden, though /var/tmp and /var/run lie under a system
+	// folder: temp files and sockets (a Docker socket in /run is root on
+	// the host).
+	fixed := []string{"/home", "/root", "/tmp", "/var/tmp", "/run", "/var/run", "/mnt", "/media"}
 	var out []string
-	for _, p := range cands {
+	for i, p := range append(append(fixed, home, tmpdir), named...) {
 		if p == "" || !filepath.IsAbs(p) {
 			continue
 		}
@@ -150,7 +152,7 @@ func HideList(home, tmpdir string, named ...string) []string {
 		if r, err := filepath.EvalSymlinks(p); err == nil {
 			p = r // bwrap mounts on the real path
 		}
-		if p == "/" || isSystem(p) || slices.Contains(out, p) {
+		if p == "/" || (i >= len(fixed) && isSystem(p)) || slices.Contains(out, p) {
 			continue
 		}
 		out = append(out, p)

@@ -40,7 +40,7 @@ func run(t *testing.T, s Spec, script string) (string, error) {
 
 func TestHideList(t *testing.T) {
 	got := HideList("/home/alice", "/tmp", "/home/alice/project/runs", "/usr/local/share", "/", "relative", "/srv/runs/x", "/srv/runs")
-	for _, want := range []string{"/home", "/root", "/tmp", "/srv/runs"} {
+	for _, want := range []string{"/home", "/root", "/tmp", "/var/tmp", "/run", "/srv/runs"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("%s not hidden: %v", want, got)
 		}
@@ -220,4 +220,20 @@ func procsWith(marker string) []int {
 		}
 	}
 	return pids
+}
+
+// BenchmarkStart is what the jail adds to every claude call: starting
+// bwrap with the run's mounts around a command that does nothing.
+func BenchmarkStart(b *testing.B) {
+	bw := Find(os.Getenv("PATH"))
+	if err := Probe(context.Background(), bw); err != nil {
+		b.Skip(err)
+	}
+	s := Spec{Bwrap: bw, Hide: HideList(os.Getenv("HOME"), os.TempDir())}.With("", "/", nil, nil)
+	name, args := s.Command("/bin/true", nil)
+	for b.Loop() {
+		if out, err := exec.Command(name, args...).CombinedOutput(); err != nil {
+			b.Fatalf("%v: %s", err, out)
+		}
+	}
 }
