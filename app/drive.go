@@ -13,6 +13,7 @@ import (
 	"github.com/vibe-test/vibe-test/fillers"
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/redact"
+	"github.com/vibe-test/vibe-test/jail"
 	"github.com/vibe-test/vibe-test/judge"
 	"github.com/vibe-test/vibe-test/plan"
 	"github.com/vibe-test/vibe-test/probe"
@@ -45,6 +46,7 @@ type driveInput struct {
 	binary   string
 	env      []string
 	hermetic bool
+	jail     *jail.Spec // nil: no jail
 	skill    *skill.Skill
 	plan     *plan.Plan
 	picks    [][]fillers.Passage // per conversation
@@ -65,6 +67,7 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 	ctx, stop := context.WithCancelCause(parent)
 	defer stop(nil)
 	caller := coldCaller(in.binary, in.env, in.hermetic, o.MaxRetries, o.TurnTimeout, o.Grace)
+	caller.Jail = in.jail
 	budget := &probe.Budget{Limit: o.MaxBudgetUSD}
 	budget.Spend(run.Costs.Total)
 
@@ -120,7 +123,7 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 
 	driver := &probe.Driver{
 		Binary: in.binary, BaseEnv: in.env, PassEnv: o.PassEnv, Hermetic: in.hermetic,
-		AuthorConfigDir: claude.AuthorConfigDir(), Skill: in.skill, Plan: in.plan, Judge: judgeFor,
+		AuthorConfigDir: claude.AuthorConfigDir(), Jail: in.jail, Skill: in.skill, Plan: in.plan, Judge: judgeFor,
 		RunDir: s.dir, Model: run.Config.Model, TurnTimeout: o.TurnTimeout, Grace: o.Grace,
 		MaxRetries: o.MaxRetries, TurnRetries: o.TurnRetries, RetryBackoff: o.RetryBackoff,
 		NoGate: run.Config.NoBaselineGate, KeepSandbox: o.KeepSandbox, Exclude: []string{o.RubricPath, in.cacheDir},

@@ -2,12 +2,14 @@ package app
 
 import (
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/urfave/cli/v2"
 	"github.com/vibe-test/vibe-test/claude"
 	"github.com/vibe-test/vibe-test/fillers"
 	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/jail"
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/skill"
 )
@@ -77,11 +79,26 @@ func resumeCommand(c *cli.Context, stdio IO) error {
 		o.MaxBudgetUSD = c.Float64("max-budget-usd")
 		r.Config.MaxBudgetUSD = o.MaxBudgetUSD
 	}
+	// The run's own jail: a jailed run is never continued without one.
+	mode := ""
+	switch r.Jail {
+	case jail.Bubblewrap:
+		mode = isolationJail
+	case jail.None:
+		mode = isolationNone
+	}
+	jailKind, jailNote, err := chooseJail(c.Context, mode, stdio.Env)
+	if err != nil {
+		return exit.With(exit.Tool, err)
+	}
+	warnNoJail(stdio.Stderr, jailKind, jailNote)
+	spec := jailSpec(jailKind, stdio.Env, binary, hermetic, claude.AuthorConfigDir(),
+		absDir(dir), sk.Dir, filepath.Dir(r.Config.ConfigFile), cacheDir(Options{}, stdio.Env))
 	sess := &session{run: r, dir: dir}
-	sess.update(func() { r.Status, r.Error = result.StatusRunning, "" })
+	sess.update(func() { r.Status, r.Error, r.Jail, r.JailNote = result.StatusRunning, "", jailKind, jailNote })
 	fmt.Fprintf(stdio.Stderr, "vibe-test: resuming %s\n", dir)
 	r, err = drive(c.Context, sess, driveInput{
-		binary: binary, env: stdio.Env, hermetic: hermetic, skill: sk, plan: r.Plan, picks: picks,
+		binary: binary, env: stdio.Env, hermetic: hermetic, jail: spec, skill: sk, plan: r.Plan, picks: picks,
 		cacheDir: cacheDir(Options{}, stdio.Env), opts: o, out: outputFrom(c, stdio), pool: pool, seed: r.Plan.FillerSeed,
 	}, stdio)
 	if err != nil {
@@ -106,4 +123,11 @@ func savedRunSetup(dir string, r *result.Run, env []string, purpose string) (bin
 		timeout = 10 * time.Minute
 	}
 	return binary, hermetic, timeout, nil
+}
+
+func absDir(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		return abs
+	}
+	return dir
 }

@@ -61,6 +61,9 @@ type Options struct {
 	TurnRetries  int
 	RetryBackoff time.Duration
 	Output       output
+	// Isolation is --isolation: "jail", "none", or "" for the jail where
+	// bubblewrap works.
+	Isolation string
 	// CacheDir holds cached rubrics ("" = $VIBE_TEST_CACHE_DIR or the
 	// user's cache folder).
 	CacheDir string
@@ -95,6 +98,7 @@ func runFlagSet() []cli.Flag {
 		&cli.Float64Flag{Name: "max-budget-usd", Usage: "stop starting turns once the run has spent this much (agent, rubric and judge)"},
 		&cli.IntFlag{Name: "turn-retries", Value: 3, Usage: "rerun a turn this often after the CLI's own retries give up on a transient API error"},
 		&cli.DurationFlag{Name: "retry-backoff", Value: 10 * time.Second, Usage: "the first wait before rerunning a turn (doubles each time)"},
+		&cli.StringFlag{Name: "isolation", Usage: "`jail` (each claude process in a bubblewrap jail; an error where none can start) or none (the agent sees what you see); default: the jail where bubblewrap works"},
 	)
 }
 
@@ -112,7 +116,7 @@ func optionsFrom(c *cli.Context, warn io.Writer) (Options, error) {
 		UntilDecided: c.Bool("until-decided"), MaxConversations: c.Int("max-conversations"),
 		Effect:       c.Float64("effect"),
 		MaxBudgetUSD: c.Float64("max-budget-usd"), TurnRetries: c.Int("turn-retries"), RetryBackoff: c.Duration("retry-backoff"),
-		Grace: defaultGrace,
+		Isolation: c.String("isolation"), Grace: defaultGrace,
 	}
 	if c.NArg() > 1 {
 		return o, fmt.Errorf("one skill per run: got %d paths (%s)", c.NArg(), strings.Join(c.Args().Slice(), ", "))
@@ -197,6 +201,9 @@ func optionsFrom(c *cli.Context, warn io.Writer) (Options, error) {
 	if o.MaxBudgetUSD < 0 {
 		return o, fmt.Errorf("--max-budget-usd: %v, expected a positive amount", o.MaxBudgetUSD)
 	}
+	if o.Isolation != "" && o.Isolation != isolationJail && o.Isolation != isolationNone {
+		return o, fmt.Errorf("--isolation: %q, expected %q or %q", o.Isolation, isolationJail, isolationNone)
+	}
 	if o.TurnRetries < 0 || o.TurnRetries > 10 {
 		return o, fmt.Errorf("--turn-retries: %d, expected 0 to 10", o.TurnRetries)
 	}
@@ -268,10 +275,17 @@ func Execute(ctx context.Context, o Options, stdio IO) (*result.Run, error) {
 	if claude.OlderThan(version, claude.MinVersion) {
 		return nil, exit.Errorf(exit.Tool, "%s is claude %s, too old for the flags vibe-test needs (%s or newer): install the pinned version with `npm install -g @anthropic-ai/claude-code@%s`", binary, version, claude.MinVersion, claude.VerifiedVersion)
 	}
+	jailKind, jailNote, err := chooseJail(ctx, o.Isolation, stdio.Env)
+	if err != nil {
+		return nil, exit.With(exit.Tool, err)
+	}
 	outDir, err := makeOutDir(o.OutDir, sk.Name)
 	if err != nil {
 		return nil, exit.With(exit.Tool, err)
 	}
+	hermetic := claude.HasCredentials(stdio.Env)
+	spec := jailSpec(jailKind, stdio.Env, binary, hermetic, claude.AuthorConfigDir(),
+		outDir, sk.Dir, filepath.Dir(cfgPath), cacheDir(o, stdio.Env))
 
 	model, judgeModel := o.Model, o.JudgeModel
 	if cfg != nil {
@@ -282,7 +296,6 @@ func Execute(ctx context.Context, o Options, stdio IO) (*result.Run, error) {
 			judgeModel = cfg.JudgeModel
 		}
 	}
-	hermetic := claude.HasCredentials(stdio.Env)
 	run := &result.Run{
 		SchemaVersion: result.SchemaVersion,
 		Status:        result.StatusRunning,
@@ -299,11 +312,12 @@ func Execute(ctx context.Context, o Options, stdio IO) (*result.Run, error) {
 			ConfigFile: cfgPath, RubricFile: o.RubricPath, FillersDir: o.FillersDir, KeepSandbox: o.KeepSandbox,
 			MaxBudgetUSD: o.MaxBudgetUSD, PassEnv: o.PassEnv, Rule: o.Rule, Alpha: o.Alpha, Effect: o.Effect, JudgeRepeats: o.JudgeRepeats, Controls: o.Controls, Args: o.Args,
 		},
-		Isolation: "author-config",
+		Isolation: "author-config", Jail: jailKind, JailNote: jailNote,
 	}
 	if hermetic {
 		run.Isolation = "hermetic"
 	}
+	warnNoJail(stdio.Stderr, jailKind, jailNote)
 	if run.Versions.ClaudeMismatch {
 		fmt.Fprintf(stdio.Stderr, "warning: claude %s differs from %s, the version vibe-test's parser was verified on; results may be misread\n", version, claude.VerifiedVersion)
 	}
@@ -336,6 +350,7 @@ func Execute(ctx context.Context, o Options, stdio IO) (*result.Run, error) {
 	} else {
 		fmt.Fprintln(stdio.Stderr, "vibe-test: no vibe-test.yaml beside the skill: drafting the base task and probes with one model call")
 		caller := coldCaller(binary, stdio.Env, hermetic, o.MaxRetries, o.TurnTimeout, o.Grace)
+		caller.Jail = spec
 		var turn claude.Turn
 		pl, turn, err = plan.Draft(ctx, caller, sk, judgeModel)
 		sess.update(func() { run.Costs.Plan += turn.CostUSD })
@@ -379,7 +394,7 @@ func Execute(ctx context.Context, o Options, stdio IO) (*result.Run, error) {
 		return fail(err)
 	}
 	return drive(ctx, sess, driveInput{
-		binary: binary, env: stdio.Env, hermetic: hermetic, skill: sk, plan: pl, picks: picks,
+		binary: binary, env: stdio.Env, hermetic: hermetic, jail: spec, skill: sk, plan: pl, picks: picks,
 		cacheDir: cacheDir(o, stdio.Env), opts: o, out: o.Output, pool: pool, seed: o.Seed,
 	}, stdio)
 }
@@ -532,6 +547,11 @@ func coldCaller(binary string, env []string, hermetic bool, maxRetries int, time
 func coldEnv(base []string, hermetic bool, maxRetries int) func(dir string) []string {
 	return func(dir string) []string {
 		o := claude.EnvOptions{Extra: []string{fmt.Sprintf("CLAUDE_CODE_MAX_RETRIES=%d", maxRetries)}}
+		// The CLI's temp files go into the call's folder and leave with it
+		// (in the jail /tmp is in memory anyway).
+		if tmp := filepath.Join(dir, ".tmp"); os.MkdirAll(tmp, 0o700) == nil {
+			o.Extra = append(o.Extra, "TMPDIR="+tmp)
+		}
 		if hermetic {
 			o.Home = filepath.Join(dir, ".home")
 			o.ConfigDir = filepath.Join(o.Home, ".claude")

@@ -21,7 +21,7 @@ const chromium = "/usr/bin/chromium"
 // reportTables are the report's tables and disclosures, as a DOM dump
 // serialises them.
 var reportTables = []string{
-	`<table class="facts">`, `<table class="rubric">`, `<table class="per-turn">`, `<table class="paired">`,
+	`<table class="facts">`, `<table class="rubric">`, `<table class="per-turn">`, `Diluted against fresh: the exit code`,
 	`<table class="overview">`, `<table class="criteria">`, `<details class="trace">`,
 }
 
@@ -221,13 +221,14 @@ func checkDrawn(t *testing.T, dom string) {
 		t.Errorf("the SVG is nearly empty: %d paths, %d texts", paths, texts)
 	}
 	for what, want := range map[string]string{
-		"escape mark":      ">escape</text>",
-		"judge error mark": ">judge error</text>",
-		"context axis":     ">context tokens</text>",
-		"pass rate legend": ">pass rate</text>",
-		"pass rate axis":   ">result (1 = pass, 0 = fail) · pass rate</text>",
-		"filler shading":   ">fillers</text>",
-		"filler legend":    ">filler turns</text>",
+		"escape mark":       ">escape</text>",
+		"judge error mark":  ">judge error</text>",
+		"context axis":      ">context tokens</text>",
+		"pass rate legend":  ">diluted pass rate</text>",
+		"fresh rate legend": ">fresh pass rate (same probe, new session)</text>",
+		"pass rate axis":    ">result (1 = pass, 0 = fail) · pass rate</text>",
+		"filler shading":    ">fillers</text>",
+		"filler legend":     ">filler turns</text>",
 	} {
 		if !strings.Contains(svg, want) {
 			t.Errorf("the %s is not drawn: no %q in the SVG", what, want)

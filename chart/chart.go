@@ -164,6 +164,8 @@ type Facts struct {
 	ClaudeWarning   string // any other warning about the claude CLI
 
 	Isolation     string // "hermetic" or "author-config"
+	Jail          string // "bubblewrap", "none", or "" (a run from before the jail)
+	JailNote      string // why there was no jail
 	Conversations int
 	Status        string
 	Verdict       string // e.g. "decay", "no-decay", "baseline-failed"

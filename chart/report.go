@@ -327,6 +327,9 @@ const reportSource = `
 {{- if .Banner}}
 <p class="banner" id="bypass-banner" role="alert">{{.Banner}}</p>
 {{- end}}
+{{- if and .Facts (eq .Facts.Jail "none")}}
+<p class="banner" id="no-jail" role="alert">NO JAIL: {{.Facts.JailNote}}</p>
+{{- end}}
 <noscript><p class="muted">The chart needs JavaScript; this report does not.</p></noscript>
 {{- with .Facts}}
 <section id="run">
@@ -345,6 +348,11 @@ const reportSource = `
 {{- if .ClaudeMismatch}} <span class="warn">warning: differs from the version the parser was verified on ({{.ClaudeVerified}})</span>{{end}}
 {{- if .ClaudeWarning}} <span class="warn">warning: {{.ClaudeWarning}}</span>{{end}}</td></tr>
 <tr><th>isolation</th><td>{{.Isolation}}</td></tr>
+{{- if eq .Jail "none"}}
+<tr><th>jail</th><td class="warn">NO JAIL: {{.JailNote}}</td></tr>
+{{- else if .Jail}}
+<tr><th>jail</th><td>{{.Jail}} <span class="muted">(each conversation in its own jail)</span></td></tr>
+{{- end}}
 <tr><th>conversations</th><td>{{.Conversations}}</td></tr>
 <tr><th>status</th><td>{{.Status}}{{if .Shape}} <span class="muted">· shape {{.Shape}}</span>{{end}}</td></tr>
 {{- if .Verdict}}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/vibe-test/vibe-test/jail"
 )
 
 // Caller makes cold calls: one-shot `claude -p` invocations with no tools,
@@ -18,6 +20,9 @@ type Caller struct {
 	Env     func(dir string) []string
 	Timeout time.Duration
 	Grace   time.Duration
+	// Jail, when set, runs each call in it with the call's folder as the
+	// only writable place and an in-memory /tmp.
+	Jail *jail.Spec
 }
 
 // Structured runs one cold call and returns the parsed turn. A turn that
@@ -30,14 +35,19 @@ func (c Caller) Structured(ctx context.Context, prompt, schema, model string) (T
 		return Turn{}, fmt.Errorf("creating a folder for the call: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	out, err := Run(ctx, Invocation{
+	inv := Invocation{
 		Binary:  c.Binary,
 		Args:    StructuredArgs(prompt, schema, model),
 		Env:     c.Env(dir),
 		Dir:     dir,
 		Timeout: c.Timeout,
 		Grace:   c.Grace,
-	})
+	}
+	if c.Jail != nil {
+		j := c.Jail.With("", dir, []string{dir}, nil)
+		inv.Jail = &j
+	}
+	out, err := Run(ctx, inv)
 	if err != nil {
 		return out.Turn, err
 	}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/vibe-test/vibe-test/jail"
 )
 
 // VerifiedVersion is the Claude Code version whose stream-json this package
@@ -32,6 +34,9 @@ type Invocation struct {
 	Timeout time.Duration
 	// Grace is how long SIGTERM is given before SIGKILL.
 	Grace time.Duration
+	// Jail, when set, runs the process in a bubblewrap jail (package jail);
+	// nil runs it directly.
+	Jail *jail.Spec
 }
 
 // Outcome is what the process did, apart from what it printed.
@@ -55,13 +60,17 @@ func Run(ctx context.Context, inv Invocation) (Outcome, error) {
 	}
 	defer cancel()
 
-	cmd := exec.Command(inv.Binary, inv.Args...)
+	name, args := inv.Binary, inv.Args
+	if inv.Jail != nil {
+		name, args = inv.Jail.Command(inv.Binary, inv.Args)
+	}
+	cmd := exec.Command(name, args...)
 	cmd.Env = inv.Env
 	cmd.Dir = inv.Dir
 	cmd.Stdin = nil // /dev/null: the CLI must never wait for input
 	var stderr bytes.Buffer
 	cmd.Stderr = &limitedWriter{w: &stderr, n: 64 << 10}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = sysProcAttr()
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return out, fmt.Errorf("claude stdout: %w", err)

@@ -162,6 +162,7 @@ func suite(r *result.Run, c *result.Conversation) (testsuite, int64) {
 		property{"vibe-test.exit_code", strconv.Itoa(r.Outcome.Exit)},
 		property{"vibe-test.sentence", r.Outcome.Sentence},
 		property{"vibe-test.isolation", r.Isolation},
+		property{"vibe-test.jail", r.Jail},
 		property{"vibe-test.version", r.Versions.VibeTest},
 		property{"claude.version", r.Versions.Claude},
 		property{"claude.model", r.Config.Model},

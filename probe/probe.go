@@ -22,6 +22,7 @@ import (
 	"github.com/vibe-test/vibe-test/claude"
 	"github.com/vibe-test/vibe-test/fillers"
 	"github.com/vibe-test/vibe-test/internal/redact"
+	"github.com/vibe-test/vibe-test/jail"
 	"github.com/vibe-test/vibe-test/judge"
 	"github.com/vibe-test/vibe-test/plan"
 	"github.com/vibe-test/vibe-test/result"
@@ -42,8 +43,11 @@ type Driver struct {
 	PassEnv         []string
 	Hermetic        bool
 	AuthorConfigDir string
-	Skill           *skill.Skill // nil: the no-skill control
-	Plan            *plan.Plan
+	// Jail, when set, is the run's jail: each turn runs in it with its
+	// sandbox, temp dir and config writable (nil: no jail).
+	Jail  *jail.Spec
+	Skill *skill.Skill // nil: the no-skill control
+	Plan  *plan.Plan
 	// Judge returns the judge once the rubric is ready (it is extracted
 	// while turn 1 runs); an error stops the run.
 	Judge       func(ctx context.Context) (*judge.Judge, error)
@@ -156,7 +160,7 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 		// An interrupted conversation keeps its sandbox for resume.
 		if !keep && conv.Status != result.StatusInterrupted {
 			sb.Remove()
-			d.Update(func() { conv.Sandbox, conv.Home = "", "" })
+			d.Update(func() { conv.Sandbox, conv.Home, conv.Tmp = "", "", "" })
 		}
 	}()
 	convDir := filepath.Join(d.RunDir, conv.DirName())
@@ -292,6 +296,13 @@ func (d *Driver) openSandbox(conv *result.Conversation) (*sandbox.Sandbox, error
 	if conv.Sandbox != "" {
 		sb, err := sandbox.Open(conv.Sandbox, conv.Home, d.AuthorConfigDir, d.Hermetic)
 		if err == nil {
+			// Without a jail an agent process of the interrupted run may
+			// still run here (after a SIGKILL of vibe-test): never two
+			// agents in one sandbox. In the jail none outlives its run.
+			if d.Jail == nil {
+				sb.KillStrays()
+			}
+			d.Update(func() { conv.Tmp = sb.Tmp })
 			return sb, nil
 		}
 		if errors.Is(err, sandbox.ErrForeign) {
@@ -311,7 +322,7 @@ func (d *Driver) openSandbox(conv *result.Conversation) (*sandbox.Sandbox, error
 	if err != nil {
 		return nil, err
 	}
-	d.Update(func() { conv.Sandbox, conv.Home, conv.ConfigDir = sb.Dir, sb.Home, sb.ConfigDir })
+	d.Update(func() { conv.Sandbox, conv.Home, conv.ConfigDir, conv.Tmp = sb.Dir, sb.Home, sb.ConfigDir, sb.Tmp })
 	return sb, nil
 }
 
@@ -434,11 +445,15 @@ func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string
 		Extra:   []string{"CLAUDE_CODE_MAX_RETRIES=" + strconv.Itoa(d.MaxRetries)},
 		PassEnv: d.PassEnv,
 	}
+	if sb.Tmp != "" {
+		// The jail mounts it at /tmp and says so; without one, TMPDIR
+		// still keeps the CLI's leftovers in the sandbox's own temp dir.
+		envOpts.Extra = append(envOpts.Extra, "TMPDIR="+sb.Tmp)
+	}
 	if d.Hermetic {
 		envOpts.Home, envOpts.ConfigDir = sb.Home, sb.ConfigDir
 	}
-	start := time.Now()
-	out, runErr := claude.Run(ctx, claude.Invocation{
+	inv := claude.Invocation{
 		Binary:  d.Binary,
 		Args:    claude.AgentArgs(rec.Prompt, resume, d.Model),
 		Env:     claude.Env(d.BaseEnv, envOpts),
@@ -446,7 +461,16 @@ func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string
 		Stdout:  w,
 		Timeout: d.TurnTimeout,
 		Grace:   d.Grace,
-	})
+	}
+	if d.Jail != nil {
+		j, err := d.jailFor(sb)
+		if err != nil {
+			return claude.Outcome{}, err
+		}
+		inv.Jail = &j
+	}
+	start := time.Now()
+	out, runErr := claude.Run(ctx, inv)
 	// The CLI's Bash child can outlive a killed CLI (PROTOCOL.md §5).
 	if out.TimedOut || ctx.Err() != nil {
 		sb.KillStrays()
@@ -490,6 +514,25 @@ func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string
 		}
 	}
 	return out, nil
+}
+
+// jailFor is the jail of one turn: the sandbox and its temp dir writable;
+// hermetic, its fresh home (with the config dir); with the author's login,
+// only this sandbox's session folder of the author's config dir, writable
+// (the run's spec hides the rest of the config dir and puts back the
+// credentials file, read-only).
+func (d *Driver) jailFor(sb *sandbox.Sandbox) (jail.Spec, error) {
+	writable := []string{sb.Dir}
+	if sb.Hermetic {
+		writable = append(writable, sb.Home)
+	} else if sb.ConfigDir != "" {
+		sessions := sandbox.SessionDir(sb.ConfigDir, sb.Dir)
+		if err := os.MkdirAll(sessions, 0o700); err != nil {
+			return jail.Spec{}, fmt.Errorf("creating the session folder: %w", err)
+		}
+		writable = append(writable, sessions)
+	}
+	return d.Jail.With(sb.Tmp, sb.Dir, writable, nil), nil
 }
 
 // judgeTurn judges conv.Turns[idx] and stores the verdict. It returns

@@ -82,7 +82,7 @@ func facts(r *result.Run) *chart.Facts {
 		VibeTestVersion: r.Versions.VibeTest,
 		ClaudeVersion:   r.Versions.Claude, ClaudeVerified: r.Versions.ClaudeVerified,
 		ClaudeMismatch: r.Versions.ClaudeMismatch, ClaudeWarning: r.Versions.ClaudeParserMsg,
-		Isolation:     r.Isolation,
+		Isolation: r.Isolation, Jail: r.Jail, JailNote: r.JailNote,
 		Conversations: len(r.Conversations),
 		Status:        r.Status,
 		Verdict:       o.Verdict, Sentence: o.Sentence, ExitCode: o.Exit, Shape: o.Shape,

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/lipgloss/table"
 	"github.com/vibe-test/vibe-test/internal/term"
+	"github.com/vibe-test/vibe-test/jail"
 	"github.com/vibe-test/vibe-test/judge"
 	"github.com/vibe-test/vibe-test/result"
 )
@@ -72,7 +73,11 @@ func Summary(w io.Writer, r *result.Run, styled bool) {
 	if r.Versions.ClaudeMismatch {
 		fmt.Fprintf(&b, "warning: claude %s differs from the version the parser was verified on (%s)\n", clean(r.Versions.Claude), r.Versions.ClaudeVerified)
 	}
-	fmt.Fprintf(&b, "isolation: %s\n\n", clean(r.Isolation))
+	fmt.Fprintf(&b, "isolation: %s%s\n", clean(r.Isolation), jailWords(r.Jail))
+	if r.Jail == jail.None {
+		b.WriteString(paint(red, "!! NO JAIL: "+clean(r.JailNote)) + "\n")
+	}
+	b.WriteString("\n")
 
 	headers := []string{"conv", "turn"}
 	for t := 1; t <= 10; t++ {
@@ -269,4 +274,15 @@ func writeControls(b *strings.Builder, cs []result.ControlStat) {
 		fmt.Fprintf(b, "  turn %2d: %d/%d with vs %d/%d control, lift %+.0f points, p = %.3g: %s\n",
 			c.Turn, c.Passes, c.N, c.ControlPass, c.ControlN, 100*c.Lift, c.P, term.Line(c.Reading))
 	}
+}
+
+// jailWords completes the isolation line: where every claude process ran.
+func jailWords(kind string) string {
+	switch kind {
+	case jail.Bubblewrap:
+		return ", each conversation in a bubblewrap jail"
+	case jail.None:
+		return ", no jail"
+	}
+	return "" // a run from before the jail
 }

@@ -56,7 +56,12 @@ type Run struct {
 	Config        Config    `json:"config"`
 	// Isolation is "hermetic" (fresh config dir per conversation) or
 	// "author-config" (the author's login kept, isolated by flags alone).
-	Isolation     string         `json:"isolation"`
+	Isolation string `json:"isolation"`
+	// Jail is "bubblewrap" when every claude process ran in a jail, "none"
+	// when the agent saw what the author's user sees; JailNote says why
+	// there was none. Empty in runs from before the jail.
+	Jail          string         `json:"jail,omitempty"`
+	JailNote      string         `json:"jail_note,omitempty"`
 	GateBypassed  bool           `json:"gate_bypassed"`
 	Rubric        *rubric.Rubric `json:"rubric,omitempty"`
 	Plan          *plan.Plan     `json:"plan,omitempty"`
@@ -151,6 +156,7 @@ type Conversation struct {
 	Sandbox   string `json:"sandbox,omitempty"`
 	Home      string `json:"home,omitempty"`
 	ConfigDir string `json:"config_dir,omitempty"`
+	Tmp       string `json:"tmp,omitempty"` // the conversation's own TMPDIR
 	Turns     []Turn `json:"turns"`
 	// Abandoned are turns that did not complete (interrupted, errored, or
 	// lost with a sandbox); kept for the record, never judged.

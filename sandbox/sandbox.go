@@ -65,6 +65,10 @@ type Sandbox struct {
 	// author's own, kept as it is (a fresh HOME would hide their login).
 	ConfigDir string `json:"config_dir"`
 	Hermetic  bool   `json:"hermetic"`
+	// Tmp is the conversation's own TMPDIR (the jail's /tmp): the CLI's
+	// leftovers and the agent's temp files go there and leave with the
+	// sandbox instead of piling up in the author's temp dir.
+	Tmp string `json:"tmp,omitempty"`
 }
 
 // marker is the empty file New writes in a sandbox's root. Resume and
@@ -101,6 +105,9 @@ func New(o Options) (sb *Sandbox, err error) {
 		return nil, fmt.Errorf("creating sandbox: %w", err)
 	}
 	if err := checkOutside(sb.Dir); err != nil {
+		return nil, err
+	}
+	if err := sb.EnsureTmp(); err != nil {
 		return nil, err
 	}
 	if o.Hermetic {
@@ -155,6 +162,10 @@ func Open(dir, home, configDir string, hermetic bool) (*Sandbox, error) {
 		}
 		sb.ConfigDir = filepath.Join(home, ".claude")
 	}
+	// The sandbox's own temp dir, found in its root (or made again).
+	if err := sb.EnsureTmp(); err != nil {
+		return nil, err
+	}
 	return sb, nil
 }
 
@@ -203,6 +214,30 @@ func checkOutside(dir string) error {
 			return nil
 		}
 	}
+}
+
+// EnsureTmp gives the sandbox its own TMPDIR, made inside the sandbox's
+// marked root beside the working folder (so Remove takes it too and resume
+// trusts it no more than the sandbox): the one already there, or a new one.
+func (s *Sandbox) EnsureTmp() error {
+	root := filepath.Dir(s.Dir)
+	if s.Tmp != "" && filepath.Dir(s.Tmp) == root && strings.HasPrefix(filepath.Base(s.Tmp), "tmp-") {
+		if st, err := os.Lstat(s.Tmp); err == nil && st.IsDir() {
+			return nil
+		}
+	}
+	if found, _ := filepath.Glob(filepath.Join(root, "tmp-*")); len(found) > 0 {
+		if st, err := os.Lstat(found[0]); err == nil && st.IsDir() {
+			s.Tmp = found[0]
+			return nil
+		}
+	}
+	dir, err := os.MkdirTemp(root, "tmp-")
+	if err != nil {
+		return fmt.Errorf("creating sandbox temp dir: %w", err)
+	}
+	s.Tmp = dir
+	return nil
 }
 
 // WriteFiles writes files (relative path → content) into the workspace.
@@ -283,10 +318,10 @@ func (s *Sandbox) Path(rel string) (string, error) {
 	return filepath.Join(s.Dir, clean), nil
 }
 
-// Remove deletes the sandbox's root (workspace and home) and, when the
-// author's own config dir was used, this conversation's session files in
-// it, so no sandbox session stays in the author's history. A sandbox
-// vibe-test did not make is left alone, with an error.
+// Remove deletes the sandbox's root (workspace, home and temp dir) and,
+// when the author's own config dir was used, this conversation's session
+// files in it, so no sandbox session stays in the author's history. A
+// sandbox vibe-test did not make is left alone, with an error.
 func (s *Sandbox) Remove() error {
 	if s.Dir == "" {
 		return nil

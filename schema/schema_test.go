@@ -15,6 +15,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/vibe-test/vibe-test/claude"
+	"github.com/vibe-test/vibe-test/jail"
 	"github.com/vibe-test/vibe-test/judge"
 	"github.com/vibe-test/vibe-test/plan"
 	"github.com/vibe-test/vibe-test/result"
@@ -134,7 +135,7 @@ func populated() *result.Run {
 	c1 := result.Conversation{
 		Index: 1, SessionID: "0d6c2f4e-1b7a-4c59-9f0e-2a3b4c5d6e7f", Status: result.StatusCompleted,
 		Fillers: []string{"refrigeration-cycle", "bee-communication", "houseplant-care", "city-water-cycle", "brewing-loose-leaf-tea", "choosing-a-bicycle"},
-		Sandbox: "/tmp/repo-1a2b", Home: "/tmp/home-1a2b", ConfigDir: "/tmp/home-1a2b/.claude",
+		Sandbox: "/tmp/repo-1a2b", Home: "/tmp/home-1a2b", ConfigDir: "/tmp/home-1a2b/.claude", Tmp: "/tmp/tmp-1a2b",
 		Turns: turns(conv(1), map[int]*judge.Verdict{1: verdict(judge.Pass), 6: verdict(judge.Pass), 8: verdict(judge.Fail), 10: escape}, map[int]int{10: 0}),
 		Notes: []string{"turn 4 was run again after an API overload"},
 	}
@@ -185,6 +186,8 @@ func populated() *result.Run {
 			Args: []string{"./stock-ledger", "--no-baseline-gate"},
 		},
 		Isolation:    "hermetic",
+		Jail:         jail.None,
+		JailNote:     "--isolation none: the agent ran with your user's view of this machine",
 		GateBypassed: true,
 		Rubric:       rb,
 		Plan: &plan.Plan{
@@ -990,5 +993,25 @@ func TestKeysMatchGo(t *testing.T) {
 				t.Errorf("#/%s has %q, which %s does not marshal", ptr, k, typ)
 			}
 		}
+	}
+}
+
+// run.json's "jail" takes exactly the values package jail writes.
+func TestJailEnumMatchesGo(t *testing.T) {
+	var s struct {
+		Properties map[string]struct {
+			Enum []any `json:"enum"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(RunSchema, &s); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, v := range s.Properties["jail"].Enum {
+		got = append(got, fmt.Sprint(v))
+	}
+	slices.Sort(got)
+	if want := []string{jail.Bubblewrap, jail.None}; !slices.Equal(got, want) {
+		t.Errorf("the schema's jail enum is %v, Go writes %v", got, want)
 	}
 }

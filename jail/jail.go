@@ -1,0 +1,272 @@
+// Package jail runs one claude process in a bubblewrap jail (Linux).
+//
+// The agent has Bash and runs on the author's machine, so an allowlisted
+// environment is not a boundary: without a jail it can read
+// /proc/<pid>/environ of vibe-test, every other conversation's sandbox in the
+// temp dir, the run folder with its probe tasks, and the author's home. In the
+// jail it sees:
+//
+//   - the root file system read-only, with the author's home, /root, /home,
+//     the temp dirs, /run, /mnt, /media and the folders the run names (run
+//     folder, skill, config, cache, vibe-test's working folder) replaced by
+//     empty in-memory folders;
+//   - its own sandbox (and its config dir) read-write at the same path, so
+//     sessions and resume work in and out of the jail alike;
+//   - a private /tmp: the conversation's own folder, removed with the
+//     sandbox, so the CLI's leftovers ($TMPDIR/claude-0/…) never pile up;
+//   - a new PID namespace: /proc lists only the jail's processes, and when
+//     the CLI exits (or vibe-test dies: --die-with-parent) every process in
+//     the jail dies with it, setsid'd ones included;
+//   - no capabilities, even when vibe-test runs as root, so it cannot
+//     unmount what hides the rest.
+//
+// The network is shared: the model API (127.0.0.1 in tests) must stay
+// reachable, and with it every other service the machine can reach.
+package jail
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+)
+
+// What run.json's "jail" says.
+const (
+	Bubblewrap = "bubblewrap" // every claude process ran in a bubblewrap jail
+	None       = "none"       // claude ran directly: the agent saw what the user sees
+)
+
+// Spec is one jailed process's view of the file system. Paths are absolute
+// and the same inside and outside the jail.
+type Spec struct {
+	Bwrap string // the bwrap binary
+	// Hide are folders replaced by an empty tmpfs (home, temp dirs, the run
+	// folder); missing ones are skipped.
+	Hide []string
+	// Expose are put back read-only after hiding (the CLI's own files when
+	// they live in a hidden folder, /etc/resolv.conf's target).
+	Expose []string
+	// Tmp is the host folder mounted read-write at /tmp (TMPDIR=/tmp
+	// inside); "" gives an in-memory /tmp that ends with the process.
+	Tmp string
+	// Writable are bound read-write at their own path, after Tmp (the
+	// sandbox, its home and config dir, a session folder).
+	Writable []string
+	// ReadOnly are bound read-only at their own path, last (the author's
+	// credentials file); missing ones are skipped.
+	ReadOnly []string
+	// Dir is the working folder inside.
+	Dir string
+}
+
+// With returns a copy of s with more binds: the base spec is shared by a
+// run, the binds belong to one call.
+func (s Spec) With(tmp, dir string, writable, readOnly []string) Spec {
+	c := s
+	c.Tmp, c.Dir = tmp, dir
+	c.Writable = append(slices.Clone(s.Writable), writable...)
+	c.ReadOnly = append(slices.Clone(s.ReadOnly), readOnly...)
+	return c
+}
+
+// Command turns binary+args into the bwrap command line that runs it in the
+// jail.
+func (s Spec) Command(binary string, args []string) (string, []string) {
+	a := []string{
+		"--ro-bind", "/", "/",
+		"--dev", "/dev",
+		"--proc", "/proc",
+		// A new PID namespace: /proc shows the jail only, and its init
+		// kills every process left when the CLI exits.
+		"--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+		// bwrap (and through its init, the jail) dies with vibe-test,
+		// even on SIGKILL.
+		"--die-with-parent",
+		// As root, bwrap keeps every capability unless told: CAP_SYS_ADMIN
+		// could unmount what hides the home.
+		"--cap-drop", "ALL",
+	}
+	for _, p := range s.Hide {
+		if isDir(p) {
+			a = append(a, "--tmpfs", p)
+		}
+	}
+	if s.Tmp != "" {
+		a = append(a, "--bind", s.Tmp, "/tmp")
+	} else {
+		a = append(a, "--tmpfs", "/tmp")
+	}
+	a = append(a, "--setenv", "TMPDIR", "/tmp")
+	for _, p := range s.Expose {
+		if exists(p) {
+			a = append(a, "--ro-bind", p, p)
+		}
+	}
+	for _, p := range s.Writable {
+		if p != "" {
+			a = append(a, "--bind", p, p)
+		}
+	}
+	for _, p := range s.ReadOnly {
+		if exists(p) {
+			a = append(a, "--ro-bind", p, p)
+		}
+	}
+	if s.Dir != "" {
+		a = append(a, "--chdir", s.Dir)
+	}
+	// The CLI by its real path: a link to it may sit in a hidden folder.
+	if real, err := filepath.EvalSymlinks(binary); err == nil && filepath.IsAbs(binary) {
+		binary = real
+	}
+	a = append(a, "--", binary)
+	return s.Bwrap, append(a, args...)
+}
+
+// systemDirs are never hidden, nor any folder above them: the jail needs a
+// shell, libraries and certificates.
+var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/var", "/nix", "/snap"}
+
+// HideList is what a run hides: the usual places of other people's and
+// other runs' files, plus the folders the run itself names (run folder,
+// skill, config, cache, working folder, the author's config dir). "/" and
+// system folders are left alone.
+func HideList(home, tmpdir string, named ...string) []string {
+	// Always hidden, though /var/tmp and /var/run lie under a system
+	// folder: temp files and sockets (a Docker socket in /run is root on
+	// the host).
+	fixed := []string{"/home", "/root", "/tmp", "/var/tmp", "/run", "/var/run", "/mnt", "/media"}
+	var out []string
+	for i, p := range append(append(fixed, home, tmpdir), named...) {
+		if p == "" || !filepath.IsAbs(p) {
+			continue
+		}
+		p = filepath.Clean(p)
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			p = r // bwrap mounts on the real path
+		}
+		if p == "/" || (i >= len(fixed) && isSystem(p)) || slices.Contains(out, p) {
+			continue
+		}
+		out = append(out, p)
+	}
+	// A folder inside another hidden one is hidden already; mounting on it
+	// too would make its name appear in the empty parent.
+	var kept []string
+	for _, p := range out {
+		if !slices.ContainsFunc(out, func(q string) bool { return strings.HasPrefix(p, q+"/") }) {
+			kept = append(kept, p)
+		}
+	}
+	return kept
+}
+
+func isSystem(p string) bool {
+	for _, s := range systemDirs {
+		if p == s || strings.HasPrefix(p, s+"/") || strings.HasPrefix(s, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// ExposeList is what the jail needs back from hidden folders: the CLI's
+// install (its node_modules, or its folder) and node, when they live in a
+// home or a project folder, and the target of /etc/resolv.conf (often under
+// /run) so the real API's host name resolves.
+func ExposeList(claudeBinary string, path string) []string {
+	var out []string
+	if real, err := filepath.EvalSymlinks(claudeBinary); err == nil {
+		out = append(out, installRoot(real))
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if node := filepath.Join(dir, "node"); exists(node) {
+			if real, err := filepath.EvalSymlinks(node); err == nil {
+				out = append(out, filepath.Dir(filepath.Dir(real))) // …/node/vX/bin/node → …/node/vX
+			}
+			break
+		}
+	}
+	if real, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && real != "/etc/resolv.conf" {
+		out = append(out, real)
+	}
+	var kept []string
+	for _, p := range out {
+		if p != "/" && !isSystem(p) && !slices.Contains(kept, p) {
+			kept = append(kept, p)
+		}
+	}
+	return kept
+}
+
+// installRoot is the outermost node_modules folder above a binary, else
+// its folder: npm installs need their whole tree.
+func installRoot(binary string) string {
+	dir := filepath.Dir(binary)
+	root := dir
+	for d := dir; d != filepath.Dir(d); d = filepath.Dir(d) {
+		if filepath.Base(d) == "node_modules" {
+			root = d
+		}
+	}
+	return root
+}
+
+// Find returns the bwrap binary on path (a PATH list), or "".
+func Find(path string) string {
+	for _, dir := range filepath.SplitList(path) {
+		p := filepath.Join(dir, "bwrap")
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
+}
+
+// Probe reports why no jail can be made here, or nil: it starts bwrap with
+// the same namespaces and mounts a real call uses and runs `true`.
+func Probe(ctx context.Context, bwrap string) error {
+	if runtime.GOOS != "linux" {
+		return fmt.Errorf("no jail on %s: bubblewrap needs Linux, so the agent runs with your user's full view of this machine", runtime.GOOS)
+	}
+	if bwrap == "" {
+		return fmt.Errorf("bubblewrap (bwrap) is not installed, so the agent runs with your user's full view of this machine: install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)")
+	}
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	name, args := Spec{Bwrap: bwrap}.Command("true", nil)
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Env = []string{"PATH=/usr/bin:/bin"}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return fmt.Errorf("bubblewrap is installed but cannot start a jail here (%s): unprivileged user namespaces are probably switched off; enable them with `sudo sysctl kernel.unprivileged_userns_clone=1` (Debian) or `sudo sysctl kernel.apparmor_restrict_unprivileged_userns=0` (Ubuntu 24.04+), or pass --isolation none to run without a jail", firstLine(msg))
+	}
+	return nil
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
