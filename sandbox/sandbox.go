@@ -91,9 +91,17 @@ func New(o Options) (sb *Sandbox, err error) {
 		return sb, err
 	}
 	if o.Skill != nil {
+		// Install the files skill.Load hashed, symlinks resolved: the agent
+		// gets what was measured, never a link that dangles in the sandbox.
 		dst := filepath.Join(sb.Dir, ".claude", "skills", o.Skill.Name)
-		if err := CopyDir(o.Skill.Dir, dst, skill.NotPart); err != nil {
-			return sb, fmt.Errorf("installing skill %s: %w", o.Skill.Name, err)
+		for _, f := range o.Skill.Files {
+			target := filepath.Join(dst, filepath.FromSlash(f.Rel))
+			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+				return sb, fmt.Errorf("installing skill %s: %w", o.Skill.Name, err)
+			}
+			if err := copyFile(f.Src, target, f.Mode); err != nil {
+				return sb, fmt.Errorf("installing skill %s: %w", o.Skill.Name, err)
+			}
 		}
 	}
 	return sb, nil
