@@ -60,6 +60,11 @@ func Summary(w io.Writer, r *result.Run, styled bool) {
 	if r.GateBypassed {
 		b.WriteString(paint(red, "!! "+BypassBanner) + "\n")
 	}
+	for i := range r.Conversations {
+		if c := &r.Conversations[i]; c.ModelChange != "" {
+			b.WriteString(paint(red, fmt.Sprintf("!! MODEL CHANGED in conversation %d: %s (%s)", c.Index, c.ModelChange, Confound)) + "\n")
+		}
+	}
 	dot, arrow := "·", "→"
 	if !styled {
 		dot, arrow = "-", "->" // logs and pipes stay ASCII
@@ -68,7 +73,14 @@ func Summary(w io.Writer, r *result.Run, styled bool) {
 	if r.Versions.ClaudeMismatch {
 		fmt.Fprintf(&b, "warning: claude %s differs from the version the parser was verified on (%s)\n", r.Versions.Claude, r.Versions.ClaudeVerified)
 	}
-	fmt.Fprintf(&b, "isolation: %s\n\n", r.Isolation)
+	fmt.Fprintf(&b, "isolation: %s\n", r.Isolation)
+	if l := agentLine(r); l != "" {
+		b.WriteString(l + "\n")
+	}
+	for _, a := range skillAlerts(r) {
+		b.WriteString(paint(red, a) + "\n")
+	}
+	b.WriteString("\n")
 
 	headers := []string{"conv", "turn"}
 	for t := 1; t <= 10; t++ {
@@ -91,7 +103,7 @@ func Summary(w io.Writer, r *result.Run, styled bool) {
 				continue
 			}
 			calls = append(calls, strconv.Itoa(tr.ToolCallCount))
-			skillRow = append(skillRow, map[bool]string{true: "yes", false: ""}[tr.SkillInvoked])
+			skillRow = append(skillRow, skillCell(tr))
 			ctx = append(ctx, kTokens(tr.ContextTokens))
 		}
 		rows = append(rows, res, calls, skillRow, ctx)
@@ -103,7 +115,7 @@ func Summary(w io.Writer, r *result.Run, styled bool) {
 		tbl = tbl.Border(lipgloss.RoundedBorder())
 	}
 	b.WriteString(tbl.Render() + "\n")
-	b.WriteString("PASS* = passed, with a judge escape-hatch flag downgraded (a required step's check passed); skill = the Skill tool ran\n\n")
+	b.WriteString("PASS* = passed, with a judge escape-hatch flag downgraded (a required step's check passed); skill = the skill under test loaded (yes) or its Skill call was refused (DENIED)\n\n")
 
 	for i := range r.Conversations {
 		c := &r.Conversations[i]
@@ -118,6 +130,9 @@ func Summary(w io.Writer, r *result.Run, styled bool) {
 		b.WriteString(line + "\n")
 		if c.Error != "" {
 			fmt.Fprintf(&b, "  %s\n", c.Error)
+		}
+		for _, a := range convAlerts(c) {
+			b.WriteString("  " + paint(red, a) + "\n")
 		}
 		for k := range c.Turns {
 			t := &c.Turns[k]
@@ -164,6 +179,18 @@ func Summary(w io.Writer, r *result.Run, styled bool) {
 	}
 	fmt.Fprintf(&b, "%s (exit %d)\n", paint(bold, o.Sentence), o.Exit)
 	io.WriteString(w, b.String())
+}
+
+// skillCell is a turn's skill signal: yes when the skill under test loaded,
+// DENIED when the agent asked for it and was refused.
+func skillCell(t *result.Turn) string {
+	switch {
+	case t.SkillInvoked:
+		return "yes"
+	case t.SkillDenied:
+		return "DENIED"
+	}
+	return ""
 }
 
 // contextRange is a conversation's first and last known context size; it is
