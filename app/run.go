@@ -47,10 +47,10 @@ type Options struct {
 	// allowed-tools (--allowed-tools).
 	AllowedTools []string
 	Args         []string
-	Gate           string
-	Alpha          float64
-	JudgeRepeats   int
-	Controls       []string
+	Gate         string
+	Alpha        float64
+	JudgeRepeats int
+	Controls     []string
 	// Sequential mode (--until-decided).
 	UntilDecided     bool
 	MaxConversations int
@@ -107,7 +107,7 @@ func optionsFrom(c *cli.Context) (Options, error) {
 		TurnTimeout: c.Duration("turn-timeout"), MaxRetries: c.Int("max-retries"),
 		FillersDir: c.String("fillers"), Seed: c.Int64("seed"), PassEnv: c.StringSlice("pass-env"),
 		AllowedTools: splitTools(c.StringSlice("allowed-tools")),
-		Gate: c.String("gate"), Alpha: c.Float64("alpha"), JudgeRepeats: c.Int("judge-repeats"), Controls: c.StringSlice("control"),
+		Gate:         c.String("gate"), Alpha: c.Float64("alpha"), JudgeRepeats: c.Int("judge-repeats"), Controls: c.StringSlice("control"),
 		UntilDecided: c.Bool("until-decided"), MaxConversations: c.Int("max-conversations"),
 		Effect: c.Float64("effect"), NoiseFloor: c.Float64("noise-floor"), Beta: c.Float64("beta"),
 		MaxBudgetUSD: c.Float64("max-budget-usd"), TurnRetries: c.Int("turn-retries"), RetryBackoff: c.Duration("retry-backoff"),
