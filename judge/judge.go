@@ -60,16 +60,16 @@ type Verdict struct {
 	EscapeReason string             `json:"escape_reason,omitempty"`
 	// Partial marks an escape-hatch flag the checks contradicted: a
 	// must-criterion's check passed, so the procedure was not abandoned.
-	Partial  bool   `json:"partial,omitempty"`
-	// SetupProblem is set when a must-criterion's check matched a call that
-	// failed (a non-zero exit, a missing file): the step was attempted but
+	Partial bool `json:"partial,omitempty"`
+	// SetupProblem is set when a must-criterion's check matched only calls
+	// that failed (a non-zero exit, a missing file): the step was tried but
 	// the sandbox lacks what the skill needs. It quotes the failing output.
 	// Such a turn says nothing about the skill; the baseline gate treats it
 	// as a failed baseline with a set-up message.
 	SetupProblem string `json:"setup_problem,omitempty"`
-	OverCall bool   `json:"judge_over_call,omitempty"`
-	Error    string `json:"error,omitempty"`
-	Attempts int    `json:"attempts"`
+	OverCall     bool   `json:"judge_over_call,omitempty"`
+	Error        string `json:"error,omitempty"`
+	Attempts     int    `json:"attempts"`
 	// Repeats and Agreement are set with --judge-repeats > 1: each
 	// judgement's result, and per criterion the share that agreed.
 	Repeats   []RepeatVerdict    `json:"repeats,omitempty"`
