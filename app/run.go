@@ -254,7 +254,10 @@ func Execute(ctx context.Context, o Options, stdio IO) (*result.Run, error) {
 	// change the agent mid-run. Resolving makes no model call.
 	resolved, err := coldCaller(binary, stdio.Env, hermetic, o.MaxRetries, time.Minute, o.Grace).ResolveModel(ctx, model)
 	if err != nil {
-		return nil, exit.Errorf(exit.Tool, "resolving the agent model %s: %v", modelName(model), err)
+		if ctx.Err() != nil {
+			return nil, exit.Errorf(exit.Interrupted, "interrupted before the run began")
+		}
+		return nil, exit.Errorf(exit.Tool, "resolving the agent model (%s): %v", modelName(model), err)
 	}
 	modelAsked := ""
 	if model != "" && model != resolved {

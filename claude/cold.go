@@ -82,7 +82,7 @@ func (c Caller) ResolveModel(ctx context.Context, model string) (string, error) 
 		return "", err
 	}
 	if out.Turn.Model == "" {
-		return "", fmt.Errorf("resolving the agent model: claude printed no init event (exit %d)%s", out.ExitCode, stderrHint(out.Stderr))
+		return "", fmt.Errorf("claude printed no init event (exit %d)%s", out.ExitCode, stderrHint(out.Stderr))
 	}
 	return out.Turn.Model, nil
 }
