@@ -184,3 +184,26 @@ func TestModelSwitchFlagged(t *testing.T) {
 		t.Error("the change is not flagged on the summary's first line and in the chart")
 	}
 }
+
+// A required script that is missing from the sandbox makes the baseline's
+// call fail ("No such file"): the gate names a set-up problem with the
+// failing output instead of passing a step that never ran.
+func TestSetupProblemStopsTheGate(t *testing.T) {
+	t.Parallel()
+	s := runEdited(t, steadyScript(t), func(p demo.Paths) {
+		if err := os.Remove(filepath.Join(filepath.Dir(p.Skill), "scripts", "census.sh")); err != nil {
+			t.Fatal(err)
+		}
+	})
+	c := s.run.Conversations[0]
+	v := c.TurnAt(1).Verdict
+	if s.code != 2 || c.Status != result.StatusBaselineFailed || v == nil || v.Result != "fail" {
+		t.Fatalf("exit %d status %s verdict %+v", s.code, c.Status, v)
+	}
+	if !strings.Contains(v.SetupProblem, "runs-census") || !strings.Contains(v.SetupProblem, "No such file") {
+		t.Errorf("setup problem %q", v.SetupProblem)
+	}
+	if !strings.Contains(c.Error, "set-up problem") || !strings.Contains(s.stdout, "turn 1 set-up problem: runs-census") {
+		t.Errorf("gate message %q; the summary does not name the set-up problem", c.Error)
+	}
+}
