@@ -44,7 +44,6 @@ func TestBadInput(t *testing.T) {
 		{"no path", nil, nil, "no skill given"},
 		{"missing path", []string{filepath.Join(dir, "nope")}, nil, "no such file or folder"},
 		{"folder without SKILL.md", []string{emptyFolder}, nil, "folder has no SKILL.md"},
-		{"no frontmatter", []string{write("a/SKILL.md", "# hi\n")}, nil, "SKILL.md:1: no YAML frontmatter"},
 		{"model cannot invoke", []string{write("b/SKILL.md", "---\nname: b\ndescription: d\ndisable-model-invocation: true\n---\nx\n")}, nil, `SKILL.md:4: frontmatter field "disable-model-invocation" is true`},
 		{"link leaves the skill", []string{linkOut("c")}, nil, "outside the skill folder"},
 		{"empty body", []string{write("e/SKILL.md", "---\nname: e\ndescription: d\n---\n")}, nil, "empty body"},

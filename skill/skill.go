@@ -133,36 +133,42 @@ func Load(path string) (*Skill, error) {
 // It accepts what the pinned CLI (2.1.328) loads, verified against it: a
 // name with spaces, dots or colons (listed under the folder name), a
 // missing name or description (the folder name, the body's first line), a
-// description over 1024 characters, and frontmatter that only a lenient
-// reader takes (an unquoted ": " inside a value). Each becomes a warning
-// naming the rule it breaks. It refuses what gives nothing to measure: no
-// frontmatter, an empty body, and disable-model-invocation (the model
-// cannot invoke the skill).
+// description over 1024 characters, frontmatter that only a lenient reader
+// takes (an unquoted ": " inside a value), and no frontmatter at all. Each
+// becomes a warning naming the rule it breaks. It refuses what gives
+// nothing to measure, though the CLI loads it: an empty body, and
+// disable-model-invocation (the model cannot invoke the skill).
 func Parse(file string, raw []byte) (*Skill, error) {
 	text := strings.ReplaceAll(string(raw), "\r\n", "\n")
 	text = strings.TrimPrefix(text, "\ufeff")
-	if !strings.HasPrefix(text, "---\n") {
-		return nil, fmt.Errorf("%s:1: no YAML frontmatter: expected the file to start with a \"---\" line, then name and description", file)
+	// Without a closed frontmatter the CLI still loads the file: every line
+	// is body, the skill is listed under its folder name with the body's
+	// first line as description (verified on 2.1.328).
+	var front, body, noFront string
+	switch rest, ok := strings.CutPrefix(text, "---\n"); {
+	case !ok:
+		body, noFront = text, "no YAML frontmatter"
+	case strings.HasPrefix(rest, "---"):
+		body = rest // empty frontmatter
+	case !strings.Contains(rest, "\n---"):
+		body, noFront = text, "the frontmatter is not closed"
+	default:
+		end := strings.Index(rest, "\n---") + 1 // keep the newline with the frontmatter
+		front, body = rest[:end], rest[end:]
 	}
-	rest := text[len("---\n"):]
-	end := strings.Index(rest, "\n---")
-	if end < 0 && strings.HasPrefix(rest, "---") {
-		end = 0 // empty frontmatter
-	} else if end < 0 {
-		return nil, fmt.Errorf("%s:1: frontmatter is not closed: expected a \"---\" line after name and description", file)
-	} else {
-		end++ // keep the newline with the frontmatter
-	}
-	front := rest[:end]
-	body := rest[end:]
-	// Skip the closing --- line.
-	if i := strings.IndexByte(body, '\n'); i >= 0 {
-		body = body[i+1:]
-	} else {
-		body = ""
+	if noFront == "" {
+		// Skip the closing --- line.
+		if i := strings.IndexByte(body, '\n'); i >= 0 {
+			body = body[i+1:]
+		} else {
+			body = ""
+		}
 	}
 	s := &Skill{Body: body, Raw: string(raw), Path: file}
 	warn := func(format string, a ...any) { s.Warnings = append(s.Warnings, fmt.Sprintf(format, a...)) }
+	if noFront != "" {
+		warn("%s:1: %s (Agent Skills spec: SKILL.md starts with a \"---\" block holding name and description); the CLI reads the whole file as instructions", file, noFront)
+	}
 
 	fm := map[string]any{}
 	if err := yaml.Unmarshal([]byte(front), &fm); err != nil {
@@ -184,6 +190,7 @@ func Parse(file string, raw []byte) (*Skill, error) {
 	declared, _ := fm["name"].(string)
 	declared = strings.TrimSpace(declared)
 	switch {
+	case fm["name"] == nil && noFront != "":
 	case fm["name"] == nil:
 		warn("%s:1: frontmatter field \"name\" is missing (Agent Skills spec: name is required); the CLI lists the skill under its folder name", file)
 	case declared == "":
@@ -208,6 +215,9 @@ func Parse(file string, raw []byte) (*Skill, error) {
 
 	switch d := fm["description"].(type) {
 	case nil:
+		if noFront != "" {
+			break
+		}
 		warn("%s:1: frontmatter field \"description\" is missing (Agent Skills spec: description is required); the CLI shows the body's first line instead, so the model may not know when to use the skill", file)
 	case string:
 		s.Description = strings.TrimSpace(d)

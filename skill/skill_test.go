@@ -56,8 +56,6 @@ func TestLoadErrors(t *testing.T) {
 	cases := []struct {
 		name, content, want string
 	}{
-		{"no frontmatter", "# Just text\n", "SKILL.md:1: no YAML frontmatter"},
-		{"unclosed", "---\nname: a\n", "frontmatter is not closed"},
 		{"disable-model-invocation", "---\nname: a\ndescription: d\ndisable-model-invocation: true\n---\nbody\n", `SKILL.md:4: frontmatter field "disable-model-invocation" is true: the model cannot invoke this skill`},
 		{"disable-model-invocation string", "---\nname: a\ndescription: d\ndisable-model-invocation: \"true\"\n---\nbody\n", "nothing to measure"},
 		{"allowed-tools not names", "---\nname: a\ndescription: d\nallowed-tools: {x: 1}\n---\nbody\n", `SKILL.md:4: frontmatter field "allowed-tools"`},
@@ -134,12 +132,17 @@ func TestFrontmatterAsTheCLIReads(t *testing.T) {
 			[]string{"Bash(git diff:*)", "Read", "WebFetch"}, nil},
 		{"allowed-tools list", "a", "name: a\ndescription: d\nallowed-tools:\n  - Bash(git:*)\n  - Grep\n", "a", "", "d", []string{"Bash(git:*)", "Grep"}, nil},
 		{"lenient list and colon", "a", "name: a\ndescription: Note: x\nallowed-tools:\n  - Read\n", "a", "", "Note: x", []string{"Read"}, []string{"YAML rule"}},
+		{"no frontmatter", "plain", "", "plain", "", "", nil, []string{"SKILL.md:1: no YAML frontmatter (Agent Skills spec"}},
 		{"disable-model-invocation false", "a", "name: a\ndescription: d\ndisable-model-invocation: false\n", "a", "", "d", nil, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), c.folder)
-			p := write(t, dir, "SKILL.md", "---\n"+c.front+"---\n# Steps\nDo it.\n")
+			content := "---\n" + c.front + "---\n# Steps\nDo it.\n"
+			if c.front == "" {
+				content = "# Steps\nDo it.\n" // the CLI loads it: body only
+			}
+			p := write(t, dir, "SKILL.md", content)
 			s, err := Load(p)
 			if err != nil {
 				t.Fatalf("refused what the CLI loads: %v", err)
@@ -159,6 +162,14 @@ func TestFrontmatterAsTheCLIReads(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A frontmatter that is not closed is body, as the CLI reads it.
+func TestUnclosedFrontmatterIsBody(t *testing.T) {
+	s, err := Parse("x/SKILL.md", []byte("---\nname: a\n\nDo it.\n"))
+	if err != nil || s.Name != "x" || !strings.Contains(s.Body, "Do it.") || len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "not closed") {
+		t.Fatalf("%+v, %v", s, err)
 	}
 }
 
