@@ -121,10 +121,14 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 		return theJudge, nil
 	}
 
+	if len(run.Config.AllowedTools) == 0 {
+		// A run recorded before the list was: the base tools and the skill's.
+		s.update(func() { run.Config.AllowedTools = claude.AgentTools(in.skill.AllowedTools, nil) })
+	}
 	driver := &probe.Driver{
 		Binary: in.binary, BaseEnv: in.env, PassEnv: o.PassEnv, Hermetic: in.hermetic,
 		AuthorConfigDir: claude.AuthorConfigDir(), Jail: in.jail, Skill: in.skill, Plan: in.plan, Judge: judgeFor,
-		RunDir: s.dir, Model: run.Config.Model, TurnTimeout: o.TurnTimeout, Grace: o.Grace,
+		RunDir: s.dir, Model: run.Config.Model, Tools: run.Config.AllowedTools, TurnTimeout: o.TurnTimeout, Grace: o.Grace,
 		MaxRetries: o.MaxRetries, TurnRetries: o.TurnRetries, RetryBackoff: o.RetryBackoff,
 		NoGate: run.Config.NoBaselineGate, KeepSandbox: o.KeepSandbox, Exclude: []string{o.RubricPath, in.cacheDir},
 		Redactor: redact.FromEnv(in.env, slices.Concat(claude.CredentialVars, o.PassEnv)), Budget: budget,

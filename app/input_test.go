@@ -22,6 +22,11 @@ func TestBadInput(t *testing.T) {
 		}
 		return p
 	}
+	linkOut := func(name string) string {
+		p := write(name+"/SKILL.md", "---\nname: "+name+"\ndescription: d\n---\nx\n")
+		os.Symlink(good0(dir), filepath.Join(dir, name, "shared.md"))
+		return p
+	}
 	good := write("good/SKILL.md", "---\nname: good\ndescription: d\n---\nRun the script.\n")
 	emptyFolder := filepath.Join(dir, "empty")
 	os.Mkdir(emptyFolder, 0o755)
@@ -39,10 +44,8 @@ func TestBadInput(t *testing.T) {
 		{"no path", nil, nil, "no skill given"},
 		{"missing path", []string{filepath.Join(dir, "nope")}, nil, "no such file or folder"},
 		{"folder without SKILL.md", []string{emptyFolder}, nil, "folder has no SKILL.md"},
-		{"no frontmatter", []string{write("a/SKILL.md", "# hi\n")}, nil, "SKILL.md:1: no YAML frontmatter"},
-		{"no name", []string{write("b/SKILL.md", "---\ndescription: d\n---\nx\n")}, nil, `field "name" is missing`},
-		{"no description", []string{write("c/SKILL.md", "---\nname: c\n---\nx\n")}, nil, `field "description" is missing`},
-		{"broken yaml", []string{write("d/SKILL.md", "---\nname: d\ndescription: [\n---\nx\n")}, nil, "SKILL.md:"},
+		{"model cannot invoke", []string{write("b/SKILL.md", "---\nname: b\ndescription: d\ndisable-model-invocation: true\n---\nx\n")}, nil, `SKILL.md:4: frontmatter field "disable-model-invocation" is true`},
+		{"link leaves the skill", []string{linkOut("c")}, nil, "outside the skill folder"},
 		{"empty body", []string{write("e/SKILL.md", "---\nname: e\ndescription: d\n---\n")}, nil, "empty body"},
 		{"binary", []string{write("f/SKILL.md", "---\x00\x01")}, nil, "binary content"},
 		{"config unknown key", []string{good, "--config", write("cfg1.yaml", "base_task: a\nprobes: [{task: b}, {task: c}, {task: d}]\nextra: 1\n")}, nil, `unknown field "extra"`},
@@ -88,6 +91,13 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
+// good0 is a file outside any skill folder of TestBadInput.
+func good0(dir string) string {
+	p := filepath.Join(dir, "outside.md")
+	os.WriteFile(p, []byte("x"), 0o644)
+	return p
+}
+
 func TestReorderFlagsAfterPath(t *testing.T) {
 	var action func() error
 	a := newApp(IO{}, &action)
@@ -99,5 +109,14 @@ func TestReorderFlagsAfterPath(t *testing.T) {
 	got = reorder(a, []string{"vibe-test", "demo", "--personas", "steady"})
 	if strings.Join(got, " ") != "vibe-test demo --personas steady" {
 		t.Fatalf("%v", got)
+	}
+}
+
+// --allowed-tools values may hold several tools; urfave/cli has already
+// cut them at commas, even inside a pattern's parentheses.
+func TestSplitTools(t *testing.T) {
+	got := splitTools([]string{"Bash(git add", "commit:*) WebFetch", "Read"})
+	if strings.Join(got, "|") != "Bash(git add,commit:*)|WebFetch|Read" {
+		t.Errorf("%q", got)
 	}
 }

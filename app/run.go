@@ -45,10 +45,13 @@ type Options struct {
 	FillersDir     string
 	Seed           int64
 	PassEnv        []string
-	Args           []string
+	// AllowedTools are tools granted beyond the base list and the skill's
+	// allowed-tools (--allowed-tools).
+	AllowedTools []string
+	Args         []string
 	// Rule sets the exit code (result.RuleDilutedVsFresh or
 	// result.RuleAnyProbeFailed).
-	Rule         string
+	Rule string
 	Alpha        float64
 	JudgeRepeats int
 	Controls     []string
@@ -76,7 +79,8 @@ func runFlagSet() []cli.Flag {
 		&cli.StringFlag{Name: "out", Usage: "the run `folder` (default ./vibe-runs/<UTC time>-<skill>)"},
 		&cli.IntFlag{Name: "conversations", Value: 2, Usage: "independent conversations to run"},
 		&cli.IntFlag{Name: "concurrency", Usage: "conversations run at once (default: all)"},
-		&cli.StringFlag{Name: "model", Usage: "the agent's model (default: the config's, else the CLI's)"},
+		&cli.StringFlag{Name: "model", Usage: "the agent's model (default: the config's, else the CLI's default, resolved once and pinned for the run)"},
+		&cli.StringSliceFlag{Name: "allowed-tools", Usage: "also let the agent use these `tools` (space- or comma-separated, patterns such as \"Bash(git diff:*)\" kept whole; repeatable)"},
 		&cli.StringFlag{Name: "judge-model", Usage: "the rubric and judge model (default: the config's, else the CLI's)"},
 		&cli.BoolFlag{Name: "no-baseline-gate", Usage: "go on when turn 1 fails (stamped loudly on every artifact)"},
 		&cli.BoolFlag{Name: "keep-sandbox", Usage: "keep each conversation's sandbox folder"},
@@ -112,7 +116,8 @@ func optionsFrom(c *cli.Context, warn io.Writer) (Options, error) {
 		NoBaselineGate: c.Bool("no-baseline-gate"), KeepSandbox: c.Bool("keep-sandbox"),
 		TurnTimeout: c.Duration("turn-timeout"), MaxRetries: c.Int("max-retries"),
 		FillersDir: c.String("fillers"), Seed: c.Int64("seed"), PassEnv: c.StringSlice("pass-env"),
-		Rule: c.String("rule"), Alpha: c.Float64("alpha"), JudgeRepeats: c.Int("judge-repeats"), Controls: c.StringSlice("control"),
+		AllowedTools: splitTools(c.StringSlice("allowed-tools")),
+		Rule:         c.String("rule"), Alpha: c.Float64("alpha"), JudgeRepeats: c.Int("judge-repeats"), Controls: c.StringSlice("control"),
 		UntilDecided: c.Bool("until-decided"), MaxConversations: c.Int("max-conversations"),
 		Effect:       c.Float64("effect"),
 		MaxBudgetUSD: c.Float64("max-budget-usd"), TurnRetries: c.Int("turn-retries"), RetryBackoff: c.Duration("retry-backoff"),
@@ -279,23 +284,48 @@ func Execute(ctx context.Context, o Options, stdio IO) (*result.Run, error) {
 	if err != nil {
 		return nil, exit.With(exit.Tool, err)
 	}
-	outDir, err := makeOutDir(o.OutDir, sk.Name)
-	if err != nil {
-		return nil, exit.With(exit.Tool, err)
-	}
 	hermetic := claude.HasCredentials(stdio.Env)
-	spec := jailSpec(jailKind, stdio.Env, binary, hermetic, claude.AuthorConfigDir(),
-		outDir, sk.Dir, filepath.Dir(cfgPath), cacheDir(o, stdio.Env))
-
 	model, judgeModel := o.Model, o.JudgeModel
+	modelSource := "flag"
 	if cfg != nil {
-		if model == "" {
-			model = cfg.Model
+		if model == "" && cfg.Model != "" {
+			model, modelSource = cfg.Model, "config"
 		}
 		if judgeModel == "" {
 			judgeModel = cfg.JudgeModel
 		}
 	}
+	if model == "" {
+		modelSource = "cli-default"
+	}
+	// Pin the agent model once: every turn passes the resolved name, so a
+	// default that moves between turns (a new default, a plan limit) cannot
+	// change the agent mid-run. Resolving makes no model call.
+	resolved, err := coldCaller(binary, stdio.Env, hermetic, o.MaxRetries, time.Minute, o.Grace).ResolveModel(ctx, model)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, exit.Errorf(exit.Interrupted, "interrupted before the run began")
+		}
+		return nil, exit.Errorf(exit.Tool, "resolving the agent model (%s): %v", modelName(model), err)
+	}
+	modelAsked := ""
+	if model != "" && model != resolved {
+		modelAsked = model
+	}
+	tools := claude.AgentTools(sk.AllowedTools, o.AllowedTools)
+	notGranted := claude.NotGranted(append(append([]string{}, sk.AllowedTools...), o.AllowedTools...))
+	for _, w := range sk.Warnings {
+		fmt.Fprintf(stdio.Stderr, "warning: %s\n", w)
+	}
+	for _, t := range notGranted {
+		fmt.Fprintf(stdio.Stderr, "warning: the agent will not have the tool %s; a skill step that needs it will fail\n", t)
+	}
+	outDir, err := makeOutDir(o.OutDir, sk.Name)
+	if err != nil {
+		return nil, exit.With(exit.Tool, err)
+	}
+	spec := jailSpec(jailKind, stdio.Env, binary, hermetic, claude.AuthorConfigDir(),
+		outDir, sk.Dir, filepath.Dir(cfgPath), cacheDir(o, stdio.Env))
 	run := &result.Run{
 		SchemaVersion: result.SchemaVersion,
 		Status:        result.StatusRunning,
@@ -305,9 +335,11 @@ func Execute(ctx context.Context, o Options, stdio IO) (*result.Run, error) {
 			ClaudeMismatch: version != claude.VerifiedVersion,
 			RubricPrompt:   rubric.PromptVersion, JudgePrompt: judge.PromptVersion, RunSchema: result.SchemaVersion,
 		},
-		Skill: result.Skill{Name: sk.Name, Path: sk.Path, Hash: sk.Hash},
+		Skill: result.Skill{Name: sk.Name, DeclaredName: sk.DeclaredName, Path: sk.Path, Hash: sk.Hash,
+			Warnings: sk.Warnings, ToolsNotGranted: notGranted},
 		Config: result.Config{
-			Conversations: o.Conversations, Concurrency: o.Concurrency, Model: model, JudgeModel: judgeModel,
+			Conversations: o.Conversations, Concurrency: o.Concurrency, Model: resolved, ModelSource: modelSource, ModelAsked: modelAsked,
+			JudgeModel: judgeModel, AllowedTools: tools,
 			NoBaselineGate: o.NoBaselineGate, TurnTimeout: o.TurnTimeout.String(), MaxRetries: o.MaxRetries,
 			ConfigFile: cfgPath, RubricFile: o.RubricPath, FillersDir: o.FillersDir, KeepSandbox: o.KeepSandbox,
 			MaxBudgetUSD: o.MaxBudgetUSD, PassEnv: o.PassEnv, Rule: o.Rule, Alpha: o.Alpha, Effect: o.Effect, JudgeRepeats: o.JudgeRepeats, Controls: o.Controls, Args: o.Args,
@@ -359,7 +391,7 @@ func Execute(ctx context.Context, o Options, stdio IO) (*result.Run, error) {
 		}
 		fmt.Fprintf(stdio.Stdout, "Drafted tasks (saved in plan.json; copy them into %s beside SKILL.md to keep them):\n%s\n", plan.ConfigName, indent(term.Clean(pl.YAML())))
 	}
-	pl.Model, pl.JudgeModel, pl.FillerSeed = model, judgeModel, o.Seed
+	pl.Model, pl.JudgeModel, pl.FillerSeed = resolved, judgeModel, o.Seed
 	picks := make([][]fillers.Passage, o.Conversations)
 	for i := range picks {
 		if picks[i], err = fillers.Pick(pool, 6, o.Seed+int64(i)); err != nil {
@@ -397,6 +429,15 @@ func Execute(ctx context.Context, o Options, stdio IO) (*result.Run, error) {
 		binary: binary, env: stdio.Env, hermetic: hermetic, jail: spec, skill: sk, plan: pl, picks: picks,
 		cacheDir: cacheDir(o, stdio.Env), opts: o, out: o.Output, pool: pool, seed: o.Seed,
 	}, stdio)
+}
+
+// splitTools reads --allowed-tools values: each may hold several tools,
+// separated by spaces or commas outside parentheses.
+func splitTools(values []string) []string {
+	// urfave/cli splits a value at every comma, even inside a pattern's
+	// parentheses; joining the pieces back and splitting outside
+	// parentheses gives the tools as written.
+	return skill.SplitTools(strings.Join(values, ","))
 }
 
 func indent(s string) string {

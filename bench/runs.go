@@ -224,7 +224,8 @@ func (b *bench) runLoop(ctx context.Context, rep int, prompts []string, setups [
 			return nil, err
 		}
 		args := []string{"-p", prompt, "--output-format", "stream-json", "--verbose",
-			"--setting-sources", "project", "--strict-mcp-config", "--allowedTools", claude.AgentTools}
+			"--setting-sources", "project", "--strict-mcp-config", "--allowedTools"}
+		args = append(args, claude.BaseTools...)
 		if session != "" {
 			args = append(args, "--resume", session)
 		}

@@ -154,8 +154,9 @@ type Facts struct {
 	SkillPath string
 	SkillHash string // hex; the report shows a prefix
 
-	Model      string // the agent's model; "" = the CLI's default
-	JudgeModel string // rubric, plan and judge model; "" = the CLI's default
+	Model      string   // the agent's model; "" = the CLI's default
+	AgentTools []string // the agent's --allowedTools list; nil = not recorded
+	JudgeModel string   // rubric, plan and judge model; "" = the CLI's default
 
 	VibeTestVersion string
 	ClaudeVersion   string

@@ -143,6 +143,7 @@ func plantHostile(d Data) Data {
 	d.Facts.SkillName = payload + "</script>"
 	d.Facts.SkillPath = "skills/" + payload + "/SKILL.md"
 	d.Facts.Notes = append(d.Facts.Notes, hostile)
+	d.Facts.AgentTools = []string{"Bash", "Bash(" + payload + ":*)"}
 	d.Rubric[1].Text = "</script>" + payload
 	d.Rubric[0].Check.Pattern = payload
 	return d

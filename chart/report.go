@@ -342,6 +342,9 @@ const reportSource = `
 <tr><th>path</th><td><code>{{.SkillPath}}</code></td></tr>
 <tr><th>content hash</th><td><code title="{{.SkillHash}}">{{hashPrefix .SkillHash}}</code></td></tr>
 <tr><th>agent model</th><td>{{orDefault .Model}}</td></tr>
+{{- if .AgentTools}}
+<tr><th>agent tools</th><td>{{range $i, $t := .AgentTools}}{{if $i}} {{end}}<code>{{$t}}</code>{{end}}</td></tr>
+{{- end}}
 <tr><th>judge model</th><td>{{orDefault .JudgeModel}} <span class="muted">(rubric, plan and judge)</span></td></tr>
 <tr><th>vibe-test</th><td>{{if .VibeTestVersion}}{{.VibeTestVersion}}{{else}}<span class="muted">unknown</span>{{end}}</td></tr>
 <tr><th>claude</th><td>{{if .ClaudeVersion}}{{.ClaudeVersion}}{{else}}<span class="muted">unknown</span>{{end}}

@@ -6,19 +6,71 @@ import (
 	"strings"
 )
 
-// AgentTools are the tools an agent turn may use without asking. The Skill
-// tool needs no entry (PROTOCOL.md §4).
-const AgentTools = "Bash Read Edit Write Glob Grep"
+// BaseTools are the tools every agent turn may use without asking. Skill is
+// among them: a skill whose frontmatter has allowed-tools makes invoking it
+// a permission request, which -p denies unless Skill is allowed
+// (PROTOCOL.md §9).
+var BaseTools = []string{"Bash", "Read", "Edit", "Write", "Glob", "Grep", "Skill"}
+
+// AgentTools is the run's --allowedTools list: the base tools, then the
+// skill's allowed-tools, then the author's --allowed-tools, each once.
+func AgentTools(skillTools, extra []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, list := range [][]string{BaseTools, skillTools, extra} {
+		for _, t := range list {
+			if t != "" && !seen[t] {
+				seen[t] = true
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// knownTools are the tools the pinned CLI (2.1.328) has in an agent session
+// under AgentArgs: the init event's tools (PROTOCOL.md §2, transcripts/
+// skill-invoked.jsonl) plus Glob and Grep, which --allowedTools adds, and
+// Agent, the name the API sees for Task.
+var knownTools = map[string]bool{
+	"Agent": true, "Bash": true, "CronCreate": true, "CronDelete": true, "CronList": true, "Edit": true,
+	"EnterWorktree": true, "ExitWorktree": true, "Glob": true, "Grep": true, "ListAgents": true, "Monitor": true,
+	"NotebookEdit": true, "Read": true, "ReportFindings": true, "ScheduleWakeup": true, "SendMessage": true,
+	"Skill": true, "Task": true, "TaskStop": true, "ToolSearch": true, "WebFetch": true, "WebSearch": true,
+	"Workflow": true, "Write": true,
+}
+
+// NotGranted lists the tools of a list that the run cannot grant, with why:
+// what --allowedTools names is granted only when the session has such a
+// tool. Under AgentArgs it has no MCP server (--strict-mcp-config loads
+// none), so mcp__ tools never exist, and a name the pinned CLI does not
+// have (TodoWrite, LS, MultiEdit of older versions, a typo) matches nothing.
+func NotGranted(tools []string) []string {
+	var out []string
+	for _, t := range tools {
+		name, _, _ := strings.Cut(t, "(")
+		switch {
+		case strings.HasPrefix(name, "mcp__"):
+			out = append(out, t+" (an MCP tool: the agent runs with no MCP servers)")
+		case !knownTools[name]:
+			out = append(out, t+" (claude "+VerifiedVersion+" has no tool of that name)")
+		}
+	}
+	return out
+}
 
 // AgentArgs is the argv of one agent turn under the isolation recipe of
 // PROTOCOL.md §4: project settings only (the skill installed in the sandbox
-// is a project skill), no MCP servers but ours (none).
-func AgentArgs(prompt, resumeSession, model string) []string {
+// is a project skill), no MCP servers but ours (none). tools are passed one
+// argument each, so a pattern with spaces (Bash(git diff:*)) stays whole.
+// model is always given: a run pins its agent model.
+func AgentArgs(prompt, resumeSession, model string, tools []string) []string {
 	args := []string{"-p", prompt,
 		"--output-format", "stream-json", "--verbose",
 		"--setting-sources", "project", "--strict-mcp-config",
-		"--allowedTools", AgentTools,
+		"--allowedTools",
 	}
+	args = append(args, tools...)
 	if resumeSession != "" {
 		args = append(args, "--resume", resumeSession)
 	}

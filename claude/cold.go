@@ -69,3 +69,30 @@ func stderrHint(stderr string) string {
 	}
 	return " (stderr: " + firstLine(stderr) + ")"
 }
+
+// ResolveModel asks the CLI which model it would run for model ("" = its
+// default) without a model call: the local /cost command of a session that
+// is not saved prints the init event, whose model is the resolved full name
+// (an alias such as sonnet becomes claude-sonnet-5-5; the default is what
+// this login or key gets). Verified on 2.1.328 against an unreachable API:
+// no request is made.
+func (c Caller) ResolveModel(ctx context.Context, model string) (string, error) {
+	dir, err := os.MkdirTemp("", "work-")
+	if err != nil {
+		return "", fmt.Errorf("creating a folder for the call: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	args := []string{"-p", "/cost", "--output-format", "stream-json", "--verbose",
+		"--setting-sources", "project", "--strict-mcp-config", "--no-session-persistence"}
+	if model != "" {
+		args = append(args, "--model", model)
+	}
+	out, err := Run(ctx, Invocation{Binary: c.Binary, Args: args, Env: c.Env(dir), Dir: dir, Timeout: c.Timeout, Grace: c.Grace})
+	if err != nil {
+		return "", err
+	}
+	if out.Turn.Model == "" {
+		return "", fmt.Errorf("claude printed no init event (exit %d)%s", out.ExitCode, stderrHint(out.Stderr))
+	}
+	return out.Turn.Model, nil
+}

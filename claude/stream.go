@@ -41,8 +41,13 @@ func (u Usage) Context() int64 { return u.Input + u.CacheCreation + u.CacheRead 
 
 // Turn is one invocation of `claude -p`, parsed from its stream-json.
 type Turn struct {
-	SessionID     string     `json:"session_id,omitempty"`
-	Model         string     `json:"model,omitempty"`
+	SessionID string `json:"session_id,omitempty"`
+	// Model is the model the CLI was asked for (the init event).
+	Model string `json:"model,omitempty"`
+	// AnsweredBy are the models that answered this invocation's API calls
+	// (assistant message.model), each once, in order: what the API says it
+	// ran, which a fallback or a plan limit can make differ from Model.
+	AnsweredBy    []string   `json:"answered_by,omitempty"`
 	CLIVersion    string     `json:"claude_code_version,omitempty"`
 	Skills        []string   `json:"skills,omitempty"`
 	Calls         []ToolCall `json:"tool_calls"`
@@ -114,6 +119,9 @@ func ParseTurn(r io.Reader) (Turn, error) {
 			if msg.Get("model").String() == "<synthetic>" || ev.Get("is_api_error_message").Bool() {
 				continue
 			}
+			if m := msg.Get("model").String(); m != "" && !contains(t.AnsweredBy, m) {
+				t.AnsweredBy = append(t.AnsweredBy, m)
+			}
 			id := msg.Get("id").String()
 			if id != lastMsgID {
 				// A new API call: its text replaces the previous call's as the
@@ -172,6 +180,12 @@ func ParseTurn(r io.Reader) (Turn, error) {
 			}
 			if res := ev.Get("result"); res.Exists() {
 				t.Text = res.String()
+			}
+			// The result lists every denied call too (PROTOCOL.md §2).
+			for _, d := range ev.Get("permission_denials").Array() {
+				if i, ok := byID[d.Get("tool_use_id").String()]; ok {
+					t.Calls[i].Denied = true
+				}
 			}
 			for _, e := range ev.Get("errors").Array() {
 				t.Errors = append(t.Errors, e.String())
@@ -263,4 +277,33 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// SkillUse says what became of the agent's Skill tool calls for one skill
+// name: Invoked when a call for it succeeded (a result that is not an error
+// and not denied), denied the 1-based call numbers of calls for it that
+// were denied permission (PROTOCOL.md §2, §9: permission_denied, an error
+// result "Execute skill: <name>").
+func (t Turn) SkillUse(name string) (invoked bool, denied []int) {
+	for i, c := range t.Calls {
+		if c.Name != "Skill" || gjson.GetBytes(c.Input, "skill").String() != name {
+			continue
+		}
+		switch {
+		case c.Denied:
+			denied = append(denied, i+1)
+		case c.HasResult && !c.IsError:
+			invoked = true
+		}
+	}
+	return invoked, denied
 }

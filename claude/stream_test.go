@@ -1,12 +1,16 @@
 package claude
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/vibe-test/vibe-test/internal/testenv"
 )
 
 // The transcripts in testdata/transcripts were recorded from the pinned CLI
@@ -365,4 +369,75 @@ func FuzzParseTurn(f *testing.F) {
 		}
 		_ = turn.Failure(0)
 	})
+}
+
+// The skill signal counts a successful call of the named skill only; the
+// model that answered is read from each API call.
+func TestSkillUseAndAnsweredBy(t *testing.T) {
+	turn := parseFixture(t, "skill-invoked.jsonl")
+	if ok, denied := turn.SkillUse("probe-skill"); !ok || len(denied) != 0 {
+		t.Errorf("skill-invoked: invoked %v denied %v, want true and none", ok, denied)
+	}
+	if ok, _ := turn.SkillUse("another-skill"); ok {
+		t.Error("a call for another skill counted as the skill under test")
+	}
+	if strings.Join(turn.AnsweredBy, ",") != "claude-opus-5-5" || turn.Model != "claude-opus-5-5" {
+		t.Errorf("model %q answered by %v", turn.Model, turn.AnsweredBy)
+	}
+
+	// A denied Skill call (allowed-tools without Skill allowed, PROTOCOL.md
+	// §9), an errored one, and one that never got a result.
+	lines := []string{
+		`{"type":"system","subtype":"init","session_id":"s","model":"claude-opus-5-5"}`,
+		`{"type":"assistant","message":{"id":"m1","model":"claude-opus-5-5","content":[{"type":"tool_use","id":"t1","name":"Skill","input":{"skill":"at"}},{"type":"tool_use","id":"t2","name":"Skill","input":{"skill":"at"}}]}}`,
+		`{"type":"system","subtype":"permission_denied","tool_name":"Skill","tool_use_id":"t1"}`,
+		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"Execute skill: at","is_error":true}]}}`,
+		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t2","content":"<tool_use_error>Unknown skill: at</tool_use_error>","is_error":true}]}}`,
+		`{"type":"assistant","message":{"id":"m2","model":"claude-haiku-4-5","content":[{"type":"tool_use","id":"t3","name":"Skill","input":{"skill":"at"}}]}}`,
+		`{"type":"result","is_error":false,"permission_denials":[{"tool_name":"Skill","tool_use_id":"t3"}]}`,
+	}
+	turn, err := ParseTurn(strings.NewReader(strings.Join(lines, "\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok, denied := turn.SkillUse("at")
+	if ok || len(denied) != 2 || denied[0] != 1 || denied[1] != 3 {
+		t.Errorf("invoked %v denied %v, want false and calls 1 and 3", ok, denied)
+	}
+	if strings.Join(turn.AnsweredBy, ",") != "claude-opus-5-5,claude-haiku-4-5" {
+		t.Errorf("answered by %v", turn.AnsweredBy)
+	}
+}
+
+func TestAgentTools(t *testing.T) {
+	got := AgentTools([]string{"Bash", "Bash(git diff:*)", "WebFetch"}, []string{"WebFetch", "mcp__x__y"})
+	want := "Bash Read Edit Write Glob Grep Skill Bash(git diff:*) WebFetch mcp__x__y"
+	if strings.Join(got, " ") != want {
+		t.Errorf("tools %q", got)
+	}
+	args := AgentArgs("p", "", "m", got)
+	if strings.Join(args, "|") != "-p|p|--output-format|stream-json|--verbose|--setting-sources|project|--strict-mcp-config|--allowedTools|Bash|Read|Edit|Write|Glob|Grep|Skill|Bash(git diff:*)|WebFetch|mcp__x__y|--model|m" {
+		t.Errorf("argv %q", args)
+	}
+	ng := NotGranted([]string{"Bash(git:*)", "WebFetch", "mcp__github__create_issue", "TodoWrite"})
+	if len(ng) != 2 || !strings.HasPrefix(ng[0], "mcp__github__create_issue (an MCP tool") || !strings.HasPrefix(ng[1], "TodoWrite (claude 2.1.328 has no tool") {
+		t.Errorf("not granted %q", ng)
+	}
+}
+
+// ResolveModel asks the real CLI, with no model call: the API address is
+// a closed port, so any request would fail the resolution.
+func TestResolveModel(t *testing.T) {
+	bin := testenv.Claude(t)
+	home := t.TempDir()
+	c := Caller{Binary: bin, Timeout: time.Minute, Grace: time.Second, Env: func(string) []string {
+		return Env([]string{"PATH=" + os.Getenv("PATH"), "ANTHROPIC_BASE_URL=http://127.0.0.1:9", "ANTHROPIC_API_KEY=sk-x"},
+			EnvOptions{Home: home, ConfigDir: filepath.Join(home, ".claude"), Extra: []string{"CLAUDE_CODE_MAX_RETRIES=0"}})
+	}}
+	for in, want := range map[string]string{"": "claude-opus-5-5", "sonnet": "claude-sonnet-5-5", "claude-x-1": "claude-x-1"} {
+		got, err := c.ResolveModel(context.Background(), in)
+		if err != nil || got != want {
+			t.Errorf("ResolveModel(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
 }

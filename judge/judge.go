@@ -60,10 +60,16 @@ type Verdict struct {
 	EscapeReason string             `json:"escape_reason,omitempty"`
 	// Partial marks an escape-hatch flag the checks contradicted: a
 	// must-criterion's check passed, so the procedure was not abandoned.
-	Partial  bool   `json:"partial,omitempty"`
-	OverCall bool   `json:"judge_over_call,omitempty"`
-	Error    string `json:"error,omitempty"`
-	Attempts int    `json:"attempts"`
+	Partial bool `json:"partial,omitempty"`
+	// SetupProblem is set when a must-criterion's check matched only calls
+	// that failed (a non-zero exit, a missing file): the step was tried but
+	// the sandbox lacks what the skill needs. It quotes the failing output.
+	// Such a turn says nothing about the skill; the baseline gate treats it
+	// as a failed baseline with a set-up message.
+	SetupProblem string `json:"setup_problem,omitempty"`
+	OverCall     bool   `json:"judge_over_call,omitempty"`
+	Error        string `json:"error,omitempty"`
+	Attempts     int    `json:"attempts"`
 	// Repeats and Agreement are set with --judge-repeats > 1: each
 	// judgement's result, and per criterion the share that agreed.
 	Repeats   []RepeatVerdict    `json:"repeats,omitempty"`
@@ -184,6 +190,7 @@ func (j *Judge) once(ctx context.Context, task string, turn claude.Turn) Verdict
 	}
 	prompt := Prompt(j.Rubric, task, turn)
 	v := Verdict{Model: j.Model}
+	setupID, setupMsg := SetupProblem(j.Rubric, checks, turn.Calls)
 	attempts := j.Attempts
 	if attempts <= 0 {
 		attempts = 2
@@ -207,6 +214,15 @@ func (j *Judge) once(ctx context.Context, task string, turn claude.Turn) Verdict
 			continue
 		}
 		combine(&v, ans, j.Rubric, checks)
+		if setupID != "" {
+			// Not a pass: the required step was attempted and failed.
+			v.SetupProblem, v.Result = setupMsg, Fail
+			for k := range v.Criteria {
+				if v.Criteria[k].ID == setupID {
+					v.Criteria[k].Result, v.Criteria[k].Evidence = Fail, setupMsg
+				}
+			}
+		}
 		return v
 	}
 	v.Result = JudgeError
@@ -304,6 +320,58 @@ func combine(v *Verdict, a *Answer, r *rubric.Rubric, checks map[string]rubric.C
 	if v.EscapeHatch {
 		v.Result = Fail
 	}
+}
+
+// SetupProblem finds a must-criterion whose present-check matched only
+// calls that failed: a Bash call with an error result (a non-zero exit), a
+// call whose error says a file or command is missing, or a call denied
+// permission. The command was there but the step did not run, so the turn
+// cannot count as a pass: the sandbox lacks what the skill needs. It
+// returns the criterion and a message quoting the failing output, or "".
+func SetupProblem(r *rubric.Rubric, checks map[string]rubric.CheckResult, calls []claude.ToolCall) (id, msg string) {
+	cc := CheckCalls(calls)
+	for _, c := range r.Criteria {
+		res, ok := checks[c.ID]
+		if !ok || c.Kind != rubric.Must || c.Check.Expect != "present" || !res.Pass {
+			continue
+		}
+		first := 0
+		allFailed := true
+		for i := range cc {
+			if m, err := c.Check.Run(cc[i : i+1]); err != nil || !m.Pass {
+				continue
+			}
+			if !failedCall(calls[i]) {
+				allFailed = false
+				break
+			}
+			if first == 0 {
+				first = i + 1
+			}
+		}
+		if allFailed && first > 0 {
+			call := calls[first-1]
+			out := clip(oneLine(call.Result), 300)
+			if call.Denied {
+				out = "denied permission: " + out
+			}
+			return c.ID, fmt.Sprintf("set-up problem: %s matched call %d (%s), which failed: %s", c.ID, first, call.Name, out)
+		}
+	}
+	return "", ""
+}
+
+// failedCall: a call that was made and failed, as opposed to one the agent
+// chose not to make.
+func failedCall(c claude.ToolCall) bool {
+	if c.Denied {
+		return true
+	}
+	if !c.IsError {
+		return false
+	}
+	low := strings.ToLower(c.Result)
+	return c.Name == "Bash" || strings.Contains(low, "no such file") || strings.Contains(low, "does not exist") || strings.Contains(low, "not found")
 }
 
 // CheckCalls is the trace as deterministic checks see it.

@@ -166,3 +166,39 @@ func TestRepeatsDisagreeMakeUncertain(t *testing.T) {
 		t.Fatalf("agreeing repeats: %+v", v)
 	}
 }
+
+// A must-check that matched only a failed call is a set-up problem, not a
+// pass; one failed try followed by a good one is a pass.
+func TestSetupProblem(t *testing.T) {
+	failed := call("Bash", `{"command":"python3 scripts/health.py"}`)
+	failed.IsError, failed.Result = true, "Exit code 2\npython3: can't open file 'scripts/health.py': [Errno 2] No such file or directory"
+	good := call("Bash", `{"command":"python3 scripts/health.py --fix"}`)
+	good.Result = "ok"
+	missing := call("Read", `{"file_path":"/x/capabilities.md"}`)
+	missing.IsError, missing.Result = true, "File does not exist."
+	cases := []struct {
+		name   string
+		calls  []claude.ToolCall
+		result string
+		setup  bool
+	}{
+		{"failed only", []claude.ToolCall{failed}, Fail, true},
+		{"failed then good", []claude.ToolCall{failed, good}, Pass, false},
+		{"good", []claude.ToolCall{good}, Pass, false},
+		{"unrelated failure", []claude.ToolCall{good, missing}, Pass, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			j := &Judge{Caller: &fakeCaller{answers: []string{answer("pass", 1, false)}}, Rubric: testRubric()}
+			v := j.Judge(context.Background(), "task", claude.Turn{Calls: c.calls})
+			if v.Result != c.result || (v.SetupProblem != "") != c.setup {
+				t.Fatalf("result %s setup %q", v.Result, v.SetupProblem)
+			}
+			if c.setup {
+				if !strings.Contains(v.SetupProblem, "runs-script") || !strings.Contains(v.SetupProblem, "No such file") || v.Criteria[0].Result != Fail {
+					t.Errorf("setup problem %q, criterion %+v", v.SetupProblem, v.Criteria[0])
+				}
+			}
+		})
+	}
+}

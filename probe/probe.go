@@ -33,6 +33,15 @@ import (
 // GateMessage is what a conversation stopped by the baseline gate says.
 const GateMessage = "the baseline probe (turn 1, before dilution) already fails, so a decay curve from it is meaningless; fix the skill or base prompt first (or pass --no-baseline-gate)"
 
+// gateMessage is what the gate says of a failed baseline: a set-up problem
+// (a required step ran and failed) is named as one, with its output.
+func gateMessage(v *judge.Verdict) string {
+	if v.SetupProblem != "" {
+		return "the baseline (turn 1) hit a " + v.SetupProblem + "; the sandbox lacks what the skill needs (a fixture file, a script, a tool), so nothing can be measured: fix the set-up in vibe-test.yaml (fixture, files) first"
+	}
+	return GateMessage
+}
+
 // ErrCredentials stops the whole run: retrying a refused key only burns time.
 var ErrCredentials = errors.New("the API refused the credentials")
 
@@ -50,9 +59,13 @@ type Driver struct {
 	Plan  *plan.Plan
 	// Judge returns the judge once the rubric is ready (it is extracted
 	// while turn 1 runs); an error stops the run.
-	Judge       func(ctx context.Context) (*judge.Judge, error)
-	RunDir      string
-	Model       string
+	Judge  func(ctx context.Context) (*judge.Judge, error)
+	RunDir string
+	// Model is the agent model resolved once for the run; every agent turn
+	// passes it with --model, so no turn falls back to a default of its own.
+	Model string
+	// Tools is the agent's --allowedTools list.
+	Tools       []string
 	TurnTimeout time.Duration
 	Grace       time.Duration
 	MaxRetries  int // CLAUDE_CODE_MAX_RETRIES: the CLI's own retries
@@ -201,7 +214,7 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 	}
 	if done >= 1 {
 		if base := &conv.Turns[0]; base.Verdict != nil && base.Verdict.Result == judge.Fail && !d.NoGate {
-			setStatus(result.StatusBaselineFailed, GateMessage)
+			setStatus(result.StatusBaselineFailed, gateMessage(base.Verdict))
 			return
 		}
 	}
@@ -253,6 +266,7 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 				conv.SessionID = out.Turn.SessionID
 			}
 			idx = len(conv.Turns)
+			conv.NoteModel(&rec)
 			conv.Turns = append(conv.Turns, rec)
 		})
 		switch {
@@ -268,7 +282,7 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 				return
 			}
 			if v.Result == judge.Fail && !d.NoGate {
-				setStatus(result.StatusBaselineFailed, GateMessage)
+				setStatus(result.StatusBaselineFailed, gateMessage(&v))
 				return
 			}
 		case rec.Kind == "probe":
@@ -455,7 +469,7 @@ func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string
 	}
 	inv := claude.Invocation{
 		Binary:  d.Binary,
-		Args:    claude.AgentArgs(rec.Prompt, resume, d.Model),
+		Args:    claude.AgentArgs(rec.Prompt, resume, d.Model, d.Tools),
 		Env:     claude.Env(d.BaseEnv, envOpts),
 		Dir:     sb.Dir,
 		Stdout:  w,
@@ -491,12 +505,20 @@ func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string
 		rec.ToolCalls[i].Input = d.Redactor.Bytes(rec.ToolCalls[i].Input)
 	}
 	rec.ToolCallCount = len(t.Calls)
-	rec.SkillInvoked = false
-	for _, c := range t.Calls {
-		if c.Name == "Skill" {
-			rec.SkillInvoked = true
+	// Only a successful call of the skill under test counts; a denied one
+	// is its own signal (the agent wanted the skill and was refused it).
+	rec.SkillInvoked, rec.SkillDenied = false, false
+	if d.Skill != nil {
+		for _, name := range []string{d.Skill.Name, d.Skill.DeclaredName} {
+			if name == "" {
+				continue
+			}
+			ok, denied := t.SkillUse(name)
+			rec.SkillInvoked = rec.SkillInvoked || ok
+			rec.SkillDenied = rec.SkillDenied || len(denied) > 0
 		}
 	}
+	rec.AnsweredBy = t.AnsweredBy
 	rec.APICalls = t.APICalls
 	rec.ContextTokens = t.ContextTokens
 	rec.CostUSD = t.CostUSD

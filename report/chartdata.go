@@ -37,7 +37,8 @@ func ChartData(r *result.Run) chart.Data {
 		c := &r.Conversations[i]
 		cc := chart.Conversation{
 			Label:  fmt.Sprintf("conv %d", c.Index),
-			Status: c.Status, Shape: c.Shape, Error: c.Error, Notes: c.Notes,
+			Status: c.Status, Shape: c.Shape, Error: c.Error,
+			Notes: append(convAlerts(c), c.Notes...),
 		}
 		for t := 1; t <= plan.Turns; t++ {
 			p := chart.Point{Turn: t, Kind: plan.Kind(t)}
@@ -78,7 +79,7 @@ func facts(r *result.Run) *chart.Facts {
 	o := r.Outcome
 	f := &chart.Facts{
 		SkillName: r.Skill.Name, SkillPath: r.Skill.Path, SkillHash: r.Skill.Hash,
-		Model: r.Config.Model, JudgeModel: r.Config.JudgeModel,
+		Model: r.Config.Model, AgentTools: r.Config.AllowedTools, JudgeModel: r.Config.JudgeModel,
 		VibeTestVersion: r.Versions.VibeTest,
 		ClaudeVersion:   r.Versions.Claude, ClaudeVerified: r.Versions.ClaudeVerified,
 		ClaudeMismatch: r.Versions.ClaudeMismatch, ClaudeWarning: r.Versions.ClaudeParserMsg,
@@ -99,6 +100,19 @@ func facts(r *result.Run) *chart.Facts {
 			f.JudgeModel = r.Plan.JudgeModel
 		}
 	}
+	switch {
+	case f.Model != "" && r.Config.ModelSource == "cli-default":
+		f.Model += " (the CLI's default, pinned for the run)"
+	case f.Model != "" && r.Config.ModelAsked != "":
+		f.Model += " (asked as " + r.Config.ModelAsked + ")"
+	}
+	// What no verdict says comes first: a model change is a confound.
+	for i := range r.Conversations {
+		if c := &r.Conversations[i]; c.ModelChange != "" {
+			f.Notes = append(f.Notes, fmt.Sprintf("MODEL CHANGED in conversation %d: %s (%s)", c.Index, c.ModelChange, Confound))
+		}
+	}
+	f.Notes = append(f.Notes, skillAlerts(r)...)
 	f.Notes = append(f.Notes, o.Notes...)
 	for _, s := range o.StoppedConsulting {
 		f.Notes = append(f.Notes, "Stopped consulting (from the raw trace, judge-free): "+s)

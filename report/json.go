@@ -63,13 +63,16 @@ type JSONOutcome struct {
 // and ContextEnd are its own first and last known context sizes (0 when
 // none is known), never joined with another conversation's.
 type JSONConversation struct {
-	Index        int        `json:"index"`
-	Status       string     `json:"status"`
-	Error        string     `json:"error,omitempty"`
-	Shape        string     `json:"shape"`
-	ContextStart int64      `json:"context_start"`
-	ContextEnd   int64      `json:"context_end"`
-	Turns        []JSONTurn `json:"turns"`
+	Index        int    `json:"index"`
+	Status       string `json:"status"`
+	Error        string `json:"error,omitempty"`
+	Shape        string `json:"shape"`
+	ContextStart int64  `json:"context_start"`
+	ContextEnd   int64  `json:"context_end"`
+	// Alerts are what no verdict says: a model change (a confound), the
+	// skill refused to the agent, a set-up problem.
+	Alerts []string   `json:"alerts,omitempty"`
+	Turns  []JSONTurn `json:"turns"`
 }
 
 // JSONTurn is one of the ten turns, run or not. Result is what Cell shows:
@@ -114,7 +117,7 @@ func Summarize(r *result.Run) JSONSummary {
 		first, last := contextRange(c)
 		jc := JSONConversation{
 			Index: c.Index, Status: c.Status, Error: c.Error, Shape: c.Shape,
-			ContextStart: first, ContextEnd: last, Turns: []JSONTurn{},
+			ContextStart: first, ContextEnd: last, Turns: []JSONTurn{}, Alerts: convAlerts(c),
 		}
 		for n := 1; n <= plan.Turns; n++ {
 			t := c.TurnAt(n)

@@ -62,6 +62,11 @@ func Summary(w io.Writer, r *result.Run, styled bool) {
 	if r.GateBypassed {
 		b.WriteString(paint(red, "!! "+BypassBanner) + "\n")
 	}
+	for i := range r.Conversations {
+		if c := &r.Conversations[i]; c.ModelChange != "" {
+			b.WriteString(paint(red, fmt.Sprintf("!! MODEL CHANGED in conversation %d: %s (%s)", c.Index, c.ModelChange, Confound)) + "\n")
+		}
+	}
 	dot, arrow := "·", "→"
 	if !styled {
 		dot, arrow = "-", "->" // logs and pipes stay ASCII
@@ -76,6 +81,12 @@ func Summary(w io.Writer, r *result.Run, styled bool) {
 	fmt.Fprintf(&b, "isolation: %s%s\n", clean(r.Isolation), jailWords(r.Jail))
 	if r.Jail == jail.None {
 		b.WriteString(paint(red, "!! NO JAIL: "+clean(r.JailNote)) + "\n")
+	}
+	if l := agentLine(r); l != "" {
+		b.WriteString(clean(l) + "\n")
+	}
+	for _, a := range skillAlerts(r) {
+		b.WriteString(paint(red, clean(a)) + "\n")
 	}
 	b.WriteString("\n")
 
@@ -100,7 +111,7 @@ func Summary(w io.Writer, r *result.Run, styled bool) {
 				continue
 			}
 			calls = append(calls, strconv.Itoa(tr.ToolCallCount))
-			skillRow = append(skillRow, map[bool]string{true: "yes", false: ""}[tr.SkillInvoked])
+			skillRow = append(skillRow, skillCell(tr))
 			ctx = append(ctx, kTokens(tr.ContextTokens))
 		}
 		rows = append(rows, res, calls, skillRow, ctx)
@@ -112,7 +123,7 @@ func Summary(w io.Writer, r *result.Run, styled bool) {
 		tbl = tbl.Border(lipgloss.RoundedBorder())
 	}
 	b.WriteString(tbl.Render() + "\n")
-	b.WriteString("PASS* = passed, with a judge escape-hatch flag downgraded (a required step's check passed); skill = the Skill tool ran\n\n")
+	b.WriteString("PASS* = passed, with a judge escape-hatch flag downgraded (a required step's check passed); skill = the skill under test loaded (yes) or its Skill call was refused (DENIED)\n\n")
 
 	for i := range r.Conversations {
 		c := &r.Conversations[i]
@@ -127,6 +138,9 @@ func Summary(w io.Writer, r *result.Run, styled bool) {
 		b.WriteString(line + "\n")
 		if c.Error != "" {
 			fmt.Fprintf(&b, "  %s\n", clean(c.Error))
+		}
+		for _, a := range convAlerts(c) {
+			b.WriteString("  " + paint(red, a) + "\n")
 		}
 		for k := range c.Turns {
 			t := &c.Turns[k]
@@ -175,6 +189,18 @@ func Summary(w io.Writer, r *result.Run, styled bool) {
 	}
 	fmt.Fprintf(&b, "%s (exit %d)\n", paint(bold, clean(o.Sentence)), o.Exit)
 	io.WriteString(w, b.String())
+}
+
+// skillCell is a turn's skill signal: yes when the skill under test loaded,
+// DENIED when the agent asked for it and was refused.
+func skillCell(t *result.Turn) string {
+	switch {
+	case t.SkillInvoked:
+		return "yes"
+	case t.SkillDenied:
+		return "DENIED"
+	}
+	return ""
 }
 
 // contextRange is a conversation's first and last known context size; it is

@@ -106,6 +106,12 @@ func decayRun() *result.Run {
 			map[int]*judge.Verdict{1: pass(), 6: partial, 8: pass(), 10: pass()}),
 	)
 	r.Versions = result.Versions{Claude: "2.1.330", ClaudeVerified: "2.1.328", ClaudeMismatch: true}
+	r.Config.Model, r.Config.ModelSource = "claude-opus-5-5", "cli-default"
+	r.Config.AllowedTools = []string{"Bash", "Read", "Edit", "Write", "Glob", "Grep", "Skill", "Bash(git diff:*)"}
+	r.Skill.Warnings = []string{`SKILL.md:3: frontmatter field "description": 1068 characters (Agent Skills spec: at most 1024); the CLI loads it whole`}
+	c := &r.Conversations[0]
+	c.ModelChange = "the model changed at turn 8: claude-opus-5-5 answered turn 7, claude-haiku-4-5 turn 8"
+	c.Turns[9].SkillDenied = true
 	result.Decide(r)
 	return r
 }
@@ -124,7 +130,9 @@ func bypassRun() *result.Run {
 // gateRun: conversation 1 stopped at the gate; conversation 2 hit a judge
 // error at turn 6 and then stopped on a timed-out turn 7.
 func gateRun() *result.Run {
-	gate := conv(1, result.StatusBaselineFailed, []int64{10250}, []int{1}, map[int]*judge.Verdict{1: fail("runs-census")})
+	setup := fail("runs-census")
+	setup.SetupProblem = "set-up problem: runs-census matched call 1 (Bash), which failed: Exit code 127 bash: scripts/census.sh: No such file or directory"
+	gate := conv(1, result.StatusBaselineFailed, []int64{10250}, []int{1}, map[int]*judge.Verdict{1: setup})
 	gate.Error = "the baseline probe (turn 1, before dilution) already fails"
 	je := &judge.Verdict{Result: judge.JudgeError, Error: "judge answer omits criterion \"runs-census\"", Attempts: 2}
 	errored := conv(2, result.StatusError,

@@ -105,6 +105,7 @@ const (
 	VerdictBaselineFailed = "baseline-failed"     // exit 2: the skill does not work fresh
 	VerdictNotComparable  = "not-comparable"      // exit 2: a run with no fresh arm (made before it existed)
 	VerdictError          = "error"               // exit 3
+	VerdictSetup          = "setup-problem"       // exit 3: a required step failed in the sandbox
 	VerdictBudget         = "budget-exhausted"    // exit 3
 	VerdictInterrupted    = "interrupted"         // exit 130
 )
@@ -127,6 +128,7 @@ func Decide(r *Run) {
 		o.Rule = RuleDilutedVsFresh
 	}
 	decayed, baseJudged, basePassed, errored, interrupted, incomplete := 0, 0, 0, 0, 0, 0
+	var setup []string // "conversation N turn T: output" of set-up problems
 	gateStops, budgetStops := 0, 0
 	shapes := map[string]int{}
 	for i := range r.Conversations {
@@ -160,6 +162,9 @@ func Decide(r *Run) {
 		convDecayed := false
 		for k := range c.Turns {
 			t := &c.Turns[k]
+			if t.Verdict != nil && t.Verdict.SetupProblem != "" {
+				setup = append(setup, fmt.Sprintf("conversation %d turn %d: %s", c.Index, t.Turn, t.Verdict.SetupProblem))
+			}
 			if t.Verdict != nil {
 				if t.Verdict.OverCall {
 					o.OverCalls++
@@ -210,6 +215,9 @@ func Decide(r *Run) {
 			budgetStops++
 		}
 		for _, t := range c.Turns {
+			if t.Verdict != nil && t.Verdict.SetupProblem != "" {
+				setup = append(setup, fmt.Sprintf("fresh triple %d turn %d: %s", c.Index, t.Turn, t.Verdict.SetupProblem))
+			}
 			if t.Verdict != nil {
 				switch t.Verdict.Result {
 				case judge.JudgeError:
@@ -302,6 +310,12 @@ func Decide(r *Run) {
 	case n == 0:
 		o.Exit, o.Verdict = exit.Tool, VerdictError
 		o.Sentence = "No verdict: no conversation ran."
+	case len(setup) > 0:
+		// A required step failed in the sandbox: that measures the set-up
+		// (a missing script, a fixture without what the skill needs), not
+		// the skill, in either arm.
+		o.Exit, o.Verdict = exit.Tool, VerdictSetup
+		o.Sentence = fmt.Sprintf("No verdict: the set-up is broken: a required step's call failed in %d judged turns (first: %s); give the sandbox what the skill needs (fixture, files) and run again.", len(setup), setup[0])
 	case baseJudged > 0 && float64(basePassed) < BaselineWorksShare*float64(baseJudged):
 		o.Exit, o.Verdict = exit.Indeterminate, VerdictBaselineFailed
 		o.Sentence = fmt.Sprintf("The skill does not work fresh: the baseline (turn 1, before dilution) passed in %d of %d conversations, so there is no decay to measure; fix the skill or the base task first.", basePassed, baseJudged)
@@ -361,6 +375,15 @@ func Decide(r *Run) {
 	if o.OverCalls > 0 {
 		o.Notes = append(o.Notes, fmt.Sprintf("%d escape-hatch flags from the judge were downgraded to partial compliance: a must-criterion's deterministic check passed (judge over-calls).", o.OverCalls))
 	}
+	var changes []string
+	for _, arm := range [][]Conversation{r.Conversations, r.Fresh} {
+		for i := range arm {
+			if mc := arm[i].ModelChange; mc != "" {
+				changes = append(changes, fmt.Sprintf("MODEL CHANGED in %s %d: %s. A drop here may be the model, not dilution.", map[bool]string{true: "fresh triple", false: "conversation"}[arm[i].Control == ArmFresh], arm[i].Index, mc))
+			}
+		}
+	}
+	o.Notes = append(changes, o.Notes...)
 	if r.GateBypassed {
 		o.Notes = append([]string{"BASELINE GATE BYPASSED: turn 1 already failed, so this is not a decay curve."}, o.Notes...)
 	}

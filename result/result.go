@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/vibe-test/vibe-test/claude"
@@ -96,16 +97,36 @@ type Versions struct {
 // Skill identifies the skill measured.
 type Skill struct {
 	Name string `json:"name"`
-	Path string `json:"path"`
-	Hash string `json:"hash"`
+	// DeclaredName is the frontmatter's name when the CLI lists the skill
+	// under another (its folder name: the declared one breaks the spec).
+	DeclaredName string `json:"declared_name,omitempty"`
+	Path         string `json:"path"`
+	Hash         string `json:"hash"`
+	// Warnings are the skill's deviations from the Agent Skills spec that
+	// the CLI still loads, each naming the rule it breaks.
+	Warnings []string `json:"warnings,omitempty"`
+	// ToolsNotGranted are tools the skill (or --allowed-tools) names that the
+	// agent's session does not have, with why.
+	ToolsNotGranted []string `json:"tools_not_granted,omitempty"`
 }
 
 // Config is the run's settings as given.
 type Config struct {
-	Conversations  int      `json:"conversations"`
-	Concurrency    int      `json:"concurrency"`
-	Model          string   `json:"model,omitempty"`
-	JudgeModel     string   `json:"judge_model,omitempty"`
+	Conversations int `json:"conversations"`
+	Concurrency   int `json:"concurrency"`
+	// Model is the agent's model as the CLI resolved it once for the run,
+	// passed with --model on every agent turn.
+	Model string `json:"model,omitempty"`
+	// ModelSource says where Model came from: "flag" (--model), "config"
+	// (vibe-test.yaml) or "cli-default" (the CLI's default, resolved once).
+	ModelSource string `json:"model_source,omitempty"`
+	// ModelAsked is the name given (an alias such as sonnet) when the CLI
+	// resolved it to another.
+	ModelAsked string `json:"model_asked,omitempty"`
+	JudgeModel string `json:"judge_model,omitempty"`
+	// AllowedTools is the agent's --allowedTools list: the base tools
+	// (Skill among them), the skill's allowed-tools, then --allowed-tools.
+	AllowedTools   []string `json:"allowed_tools,omitempty"`
 	NoBaselineGate bool     `json:"no_baseline_gate"`
 	TurnTimeout    string   `json:"turn_timeout"`
 	MaxRetries     int      `json:"claude_max_retries"`
@@ -163,6 +184,10 @@ type Conversation struct {
 	Abandoned []Turn   `json:"abandoned_turns,omitempty"`
 	Notes     []string `json:"notes,omitempty"`
 	Shape     string   `json:"shape,omitempty"`
+	// ModelChange is set when the model that answered changed inside the
+	// conversation: a confound, since a different model is a decay that is
+	// not dilution.
+	ModelChange string `json:"model_change,omitempty"`
 }
 
 // Attempt is a failed try of a turn that was run again.
@@ -188,13 +213,18 @@ type Turn struct {
 	ExitCode   int    `json:"exit_code"`
 	DurationMS int64  `json:"duration_ms"`
 	// From the trace, judge-free.
-	ToolCalls     []Call  `json:"tool_calls"`
-	ToolCallCount int     `json:"tool_call_count"`
-	SkillInvoked  bool    `json:"skill_invoked"`
-	APICalls      int     `json:"api_calls"`
-	ContextTokens int64   `json:"context_tokens"`
-	CostUSD       float64 `json:"cost_usd"`
-	Retries       int     `json:"api_retries,omitempty"`
+	ToolCalls     []Call `json:"tool_calls"`
+	ToolCallCount int    `json:"tool_call_count"`
+	// SkillInvoked: a Skill call for the skill under test succeeded.
+	SkillInvoked bool `json:"skill_invoked"`
+	// SkillDenied: a Skill call for it was refused permission.
+	SkillDenied bool `json:"skill_denied,omitempty"`
+	// AnsweredBy are the models that answered the turn's API calls.
+	AnsweredBy    []string `json:"answered_by,omitempty"`
+	APICalls      int      `json:"api_calls"`
+	ContextTokens int64    `json:"context_tokens"`
+	CostUSD       float64  `json:"cost_usd"`
+	Retries       int      `json:"api_retries,omitempty"`
 	// Attempts are earlier tries of this turn that failed and were retried.
 	Attempts []Attempt      `json:"attempts,omitempty"`
 	Verdict  *judge.Verdict `json:"verdict,omitempty"`
@@ -383,4 +413,30 @@ func migrateV1(r *Run) {
 // conversation index.
 func FreshTriple(index int) Conversation {
 	return Conversation{Index: index, Control: ArmFresh, Status: StatusPending, Turns: []Turn{}}
+}
+
+// NoteModel records the models that answered a completed turn and, the
+// first time they differ from an earlier turn's, the conversation's model
+// change.
+func (c *Conversation) NoteModel(t *Turn) {
+	if c.ModelChange != "" || len(t.AnsweredBy) == 0 {
+		return
+	}
+	if len(t.AnsweredBy) > 1 {
+		c.ModelChange = fmt.Sprintf("the model changed inside turn %d: %s", t.Turn, strings.Join(t.AnsweredBy, " then "))
+		return
+	}
+	// Compare with the latest earlier turn that recorded its model.
+	var prev *Turn
+	for i := range c.Turns {
+		if p := &c.Turns[i]; p.Turn < t.Turn && len(p.AnsweredBy) > 0 && (prev == nil || p.Turn > prev.Turn) {
+			prev = p
+		}
+	}
+	if prev == nil {
+		return
+	}
+	if last := prev.AnsweredBy[len(prev.AnsweredBy)-1]; last != t.AnsweredBy[0] {
+		c.ModelChange = fmt.Sprintf("the model changed at turn %d: %s answered turn %d, %s turn %d", t.Turn, last, prev.Turn, t.AnsweredBy[0], t.Turn)
+	}
 }

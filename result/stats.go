@@ -158,6 +158,8 @@ func Arms(r *Run, upTo int) (diluted, fresh []stats.Unit, dropped []Dropped) {
 				probeDrops[arm]["not run"]++
 			case t.Status != TurnOK:
 				probeDrops[arm]["the turn ended in an error"]++
+			case t.Verdict != nil && t.Verdict.SetupProblem != "":
+				probeDrops[arm][whySetup]++
 			case t.Result() == judge.Pass:
 				u.Judged++
 				u.Passed++
@@ -210,13 +212,17 @@ func Arms(r *Run, upTo int) (diluted, fresh []stats.Unit, dropped []Dropped) {
 	add("diluted", "conversations", noDilutedProbe, "no probe was judged pass or fail")
 	add("fresh", "fresh triples", noFreshProbe, "no probe was judged pass or fail")
 	for _, arm := range []string{"diluted", "fresh"} {
-		for _, why := range []string{"not run", "the turn ended in an error", "judge error", "uncertain (repeated judgements disagreed)", "not judged"} {
+		for _, why := range []string{"not run", "the turn ended in an error", whySetup, "judge error", "uncertain (repeated judgements disagreed)", "not judged"} {
 			n := probeDrops[arm][why]
 			add(arm, "probes", n, why)
 		}
 	}
 	return diluted, fresh, dropped
 }
+
+// whySetup is why a probe whose required step failed in the sandbox is
+// left out: that measures the sandbox, not the skill.
+const whySetup = "set-up problem (a required step's call failed in the sandbox)"
 
 // probeTurns are the probe turns of the schedule.
 var probeTurns = plan.ProbeTurns[:]

@@ -136,9 +136,22 @@ func New(o Options) (sb *Sandbox, err error) {
 		return nil, err
 	}
 	if o.Skill != nil {
+		// Install the files skill.Load hashed, symlinks resolved: the agent
+		// gets what was measured, never a link that dangles in the sandbox;
+		// written through the root like everything else, minus vibe-test's
+		// own files wherever they lie.
 		to := filepath.Join(".claude", "skills", o.Skill.Name)
-		if err := copyTree(o.Skill.Dir, dst, to, skill.NotPart, excl); err != nil {
-			return nil, fmt.Errorf("installing skill %s: %w", o.Skill.Name, err)
+		for _, f := range o.Skill.Files {
+			if excl.covers(f.Src, o.Skill.Dir) {
+				continue
+			}
+			target := filepath.Join(to, filepath.FromSlash(f.Rel))
+			if err := dst.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+				return nil, fmt.Errorf("installing skill %s: %w", o.Skill.Name, err)
+			}
+			if err := copyFile(f.Src, dst, target, f.Mode.Perm()); err != nil {
+				return nil, fmt.Errorf("installing skill %s: %w", o.Skill.Name, err)
+			}
 		}
 	}
 	return sb, nil
@@ -397,6 +410,23 @@ func newExclusions(own []string, sandboxRoot string) exclusions {
 }
 
 // skip reports whether the entry at p (a real path) is left out.
+// covers reports whether p, or a folder it lies in below stop, is one of
+// vibe-test's own (an excluded path, a run folder or another sandbox).
+func (e exclusions) covers(p, stop string) bool {
+	stop = filepath.Clean(stop)
+	for dir := p; dir != stop && dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
+		if e.paths[dir] {
+			return true
+		}
+		if dir != p {
+			if st, err := os.Lstat(dir); err == nil && e.skip(dir, fs.FileInfoToDirEntry(st)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (e exclusions) skip(p string, d fs.DirEntry) bool {
 	if e.paths[p] {
 		return true

@@ -312,3 +312,32 @@ func TestOpenAndRemoveRefuseForeignFolders(t *testing.T) {
 		t.Error("the sandbox root stayed")
 	}
 }
+
+// A symlinked SKILL.md is installed as its target's content, not as a link
+// that would dangle in the sandbox; the install goes under the name the CLI
+// lists (the folder name when the frontmatter's name breaks the spec).
+func TestInstallResolvesSkillLinks(t *testing.T) {
+	skillDir := filepath.Join(t.TempDir(), "odd-skill")
+	os.MkdirAll(filepath.Join(skillDir, "docs"), 0o755)
+	os.WriteFile(filepath.Join(skillDir, "docs", "real.md"), []byte("---\nname: Odd Skill\ndescription: d\n---\nthe body\n"), 0o644)
+	if err := os.Symlink("docs/real.md", filepath.Join(skillDir, "SKILL.md")); err != nil {
+		t.Fatal(err)
+	}
+	sk, err := skill.Load(skillDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := New(Options{Skill: sk, Hermetic: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Remove()
+	p := filepath.Join(sb.Dir, ".claude/skills/odd-skill/SKILL.md")
+	st, err := os.Lstat(p)
+	if err != nil || st.Mode()&os.ModeSymlink != 0 {
+		t.Fatalf("SKILL.md in the sandbox: %v (mode %v), want a regular file", err, st)
+	}
+	if b, _ := os.ReadFile(p); !strings.Contains(string(b), "the body") {
+		t.Errorf("installed SKILL.md holds %q", b)
+	}
+}

@@ -142,6 +142,11 @@ func populated() *result.Run {
 	c1.Turns[3].Retries = 2
 	c1.Turns[3].Attempts = []result.Attempt{{Transcript: "conv-1/turn-04.attempt-1.jsonl", Status: result.TurnError, Error: "API overloaded (529)", ExitCode: 1, CostUSD: 0.01}}
 	c1.Turns[0].ToolCalls[0].IsError = true
+	c1.Turns[0].AnsweredBy = []string{"claude-sonnet-5-5"}
+	c1.Turns[7].AnsweredBy = []string{"claude-haiku-4-5"}
+	c1.Turns[7].SkillDenied = true
+	c1.ModelChange = "the model changed at turn 8: claude-sonnet-5-5 answered turn 7, claude-haiku-4-5 turn 8"
+	c1.Turns[7].Verdict.SetupProblem = "set-up problem: runs-census matched call 1 (Bash), which failed: Exit code 127"
 	// Conversation 2: the baseline failed, the gate was bypassed, the judge
 	// over-called an escape hatch at turn 6 and errored at turn 8; turn 9
 	// timed out once before it completed.
@@ -177,10 +182,13 @@ func populated() *result.Run {
 			RubricPrompt: rubric.PromptVersion, JudgePrompt: judge.PromptVersion, RunSchema: result.SchemaVersion,
 			ClaudeParserMsg: "claude 2.1.330 differs from 2.1.328",
 		},
-		Skill: result.Skill{Name: "stock-ledger", Path: "/work/skills/stock-ledger/SKILL.md", Hash: "sha256:9f2c4e"},
+		Skill: result.Skill{Name: "stock-ledger", DeclaredName: "Stock Ledger", Path: "/work/skills/stock-ledger/SKILL.md", Hash: "sha256:9f2c4e",
+			Warnings:        []string{`SKILL.md:2: frontmatter field "name": "Stock Ledger" breaks the Agent Skills spec`},
+			ToolsNotGranted: []string{"TodoWrite (claude 2.1.328 has no tool of that name)"}},
 		Config: result.Config{
-			Conversations: 3, Concurrency: 2, Model: "sonnet", JudgeModel: "sonnet", NoBaselineGate: true,
-			TurnTimeout: "10m0s", MaxRetries: 2, ConfigFile: "/work/skills/stock-ledger/vibe-test.yaml",
+			Conversations: 3, Concurrency: 2, Model: "claude-sonnet-5-5", ModelSource: "flag", ModelAsked: "sonnet", JudgeModel: "sonnet", NoBaselineGate: true,
+			AllowedTools: []string{"Bash", "Read", "Edit", "Write", "Glob", "Grep", "Skill", "Bash(git diff:*)"},
+			TurnTimeout:  "10m0s", MaxRetries: 2, ConfigFile: "/work/skills/stock-ledger/vibe-test.yaml",
 			RubricFile: "/work/skills/stock-ledger/rubric.json", FillersDir: "/work/fillers", KeepSandbox: true,
 			MaxBudgetUSD: 5, PassEnv: []string{"HTTP_PROXY"}, Gate: result.GateAny, Alpha: 0.1,
 			Args: []string{"./stock-ledger", "--no-baseline-gate"},
@@ -296,7 +304,8 @@ func setFields(v reflect.Value, out map[string]bool) {
 func anyRule() *result.Run {
 	r := populated()
 	r.Config.Rule, r.Config.Gate = result.RuleAnyProbeFailed, result.GateAny
-	r.Fresh[0].Turns[1].Verdict = verdict(judge.Fail) // fresh reliability below 100%
+	r.Fresh[0].Turns[1].Verdict = verdict(judge.Fail)     // fresh reliability below 100%
+	r.Conversations[0].Turns[7].Verdict.SetupProblem = "" // so the rule, not the set-up, decides
 	result.Decide(r)
 	return r
 }
@@ -446,8 +455,8 @@ func TestPopulatedRunValidates(t *testing.T) {
 	if err := validate(sch, b); err != nil {
 		t.Fatalf("run.json of a populated run does not validate:\n%v", err)
 	}
-	if r.Outcome.Verdict != result.VerdictDecay || r.Outcome.Notes[0] != banner {
-		t.Fatalf("the populated run is not the bypassed decay (at its alpha of 0.1) it means to be: %+v", r.Outcome)
+	if r.Outcome.Verdict != result.VerdictSetup || r.Outcome.Exit != 3 || r.Outcome.Notes[0] != banner {
+		t.Fatalf("the populated run is not the bypassed run with a set-up problem it means to be: %+v", r.Outcome)
 	}
 
 	// Seed 002's rule on the same run fires, and says how often it would on

@@ -68,6 +68,10 @@ type Step struct {
 	ToolUses []ToolUse     // tool_use blocks; stop_reason "tool_use" when non-empty, else "end_turn"
 	Error    *HTTPError    // answer this error first, see HTTPError
 	Delay    time.Duration // wait before answering (cut short when the client goes away)
+	// Model answers as this model instead of the one requested (which the
+	// server echoes otherwise, as the real API does): a fallback or a
+	// changed default in the middle of a conversation.
+	Model string
 }
 
 // Rule routes requests to steps. Zero-valued fields match anything.
@@ -366,9 +370,13 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	seq := s.requests[idx].Seq
 	s.mu.Unlock()
 
+	model := c.Model
+	if step.Model != "" {
+		model = step.Model
+	}
 	msg := message{
 		ID:    fmt.Sprintf("msg_scripted_%06d", seq),
-		Model: c.Model,
+		Model: model,
 		Text:  text,
 		Uses:  uses,
 		Usage: u,

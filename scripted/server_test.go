@@ -377,3 +377,28 @@ func TestLatency(t *testing.T) {
 		t.Errorf("answered after %v, want at least the latency", d)
 	}
 }
+
+// A step can answer as another model than the one requested: a fallback in
+// the middle of a conversation. Without it the request's model is echoed.
+func TestStepModel(t *testing.T) {
+	srv := startServer(t, Script{Rules: []Rule{{Turns: []int{2}, Steps: []Step{{Text: "t", Model: "claude-haiku-4-5"}}}, {Steps: []Step{{Text: "t"}}}}})
+	for turn, want := range map[int]string{1: "m", 2: "claude-haiku-4-5"} {
+		msgs := `{"role":"user","content":"one"}`
+		if turn == 2 {
+			msgs += `,{"role":"assistant","content":"ok"},{"role":"user","content":"two"}`
+		}
+		resp, err := http.Post(srv.URL()+"/v1/messages", "application/json",
+			strings.NewReader(`{"model":"m","stream":false,"tools":[{"name":"Bash"}],"messages":[`+msgs+`]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var msg struct {
+			Model string `json:"model"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&msg)
+		resp.Body.Close()
+		if err != nil || msg.Model != want {
+			t.Errorf("turn %d answered as %q (%v), want %q", turn, msg.Model, err, want)
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/goccy/go-yaml"
@@ -30,19 +31,48 @@ const maxFolder = 64 << 20
 
 // Skill is a parsed skill.
 type Skill struct {
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	Path        string `json:"path"` // the SKILL.md file
-	Dir         string `json:"dir"`  // its folder
-	Body        string `json:"-"`    // the instructions after the frontmatter
-	Raw         string `json:"-"`    // the whole SKILL.md
+	// Name is the name the CLI lists the skill under and the Skill tool
+	// takes: the folder it is installed in (.claude/skills/<Name>/). It is
+	// the frontmatter's name when that follows the spec, else the skill's
+	// folder name (the CLI lists a project skill under its folder).
+	Name string `json:"name"`
+	// DeclaredName is the frontmatter's name when it differs from Name.
+	DeclaredName string `json:"declared_name,omitempty"`
+	Description  string `json:"description"`
+	Path         string `json:"path"` // the SKILL.md file
+	Dir          string `json:"dir"`  // its folder
+	Body         string `json:"-"`    // the instructions after the frontmatter
+	Raw          string `json:"-"`    // the whole SKILL.md
+	// AllowedTools is the frontmatter's allowed-tools, one entry per tool or
+	// pattern (Bash(git:*)), in the order written.
+	AllowedTools []string `json:"allowed_tools,omitempty"`
+	// Warnings are deviations from the Agent Skills spec that the pinned CLI
+	// still loads; each names the rule it breaks.
+	Warnings []string `json:"warnings,omitempty"`
 	// Hash covers every file of the folder, so a changed script changes it.
 	Hash string `json:"hash"`
+	// Files are what the CLI would read, symlinks resolved: what Hash covers
+	// and what the sandbox installs.
+	Files []File `json:"-"`
+}
+
+// File is one file of the skill folder: its path inside the skill and the
+// real file it reads (a symlink's target).
+type File struct {
+	Rel  string
+	Src  string
+	Mode fs.FileMode
 }
 
 // nameRE is the Agent Skills rule for names: lowercase words joined by
 // hyphens. It also keeps the name safe as a folder name.
 var nameRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// Spec limits, in characters (runes), not bytes.
+const (
+	maxName        = 64
+	maxDescription = 1024
+)
 
 // Load reads the skill at path, which is a SKILL.md or the folder holding one.
 // Every error is one line naming the file, the line when known, the field and
@@ -58,14 +88,25 @@ func Load(path string) (*Skill, error) {
 	if st.IsDir() {
 		path = filepath.Join(path, "SKILL.md")
 		if st, err = os.Stat(path); err != nil {
-			return nil, fmt.Errorf("%s: folder has no SKILL.md", filepath.Dir(path))
+			return nil, fmt.Errorf("%s: folder has no SKILL.md (or a link that leads nowhere)", filepath.Dir(path))
 		}
 	}
 	if st.IsDir() {
 		return nil, fmt.Errorf("%s: is a folder, expected a SKILL.md file", path)
 	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file, expected a SKILL.md file", path)
+	}
 	if st.Size() > MaxSize {
 		return nil, fmt.Errorf("%s: %d bytes, expected a SKILL.md of at most %d", path, st.Size(), MaxSize)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	files, err := folderFiles(filepath.Dir(abs))
+	if err != nil {
+		return nil, err
 	}
 	// A FIFO or device as SKILL.md is refused, not read forever.
 	raw, err := readfile.Regular(path, MaxSize)
@@ -79,82 +120,262 @@ func Load(path string) (*Skill, error) {
 	if err != nil {
 		return nil, err
 	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
 	s.Path = abs
 	s.Dir = filepath.Dir(abs)
-	if s.Hash, err = hashFolder(s.Dir); err != nil {
+	s.Files = files
+	if s.Hash, err = hashFiles(s.Dir, files); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-// Parse reads SKILL.md content; file is only used in error messages.
+// Parse reads SKILL.md content; file is only used in messages and for the
+// folder name a skill without a usable name is listed under.
+//
+// It accepts what the pinned CLI (2.1.328) loads, verified against it: a
+// name with spaces, dots or colons (listed under the folder name), a
+// missing name or description (the folder name, the body's first line), a
+// description over 1024 characters, frontmatter that only a lenient reader
+// takes (an unquoted ": " inside a value), and no frontmatter at all. Each
+// becomes a warning naming the rule it breaks. It refuses what gives
+// nothing to measure, though the CLI loads it: an empty body, and
+// disable-model-invocation (the model cannot invoke the skill).
 func Parse(file string, raw []byte) (*Skill, error) {
 	text := strings.ReplaceAll(string(raw), "\r\n", "\n")
 	text = strings.TrimPrefix(text, "\ufeff")
-	if !strings.HasPrefix(text, "---\n") {
-		return nil, fmt.Errorf("%s:1: no YAML frontmatter: expected the file to start with a \"---\" line, then name and description", file)
+	// Without a closed frontmatter the CLI still loads the file: every line
+	// is body, the skill is listed under its folder name with the body's
+	// first line as description (verified on 2.1.328).
+	var front, body, noFront string
+	switch rest, ok := strings.CutPrefix(text, "---\n"); {
+	case !ok:
+		body, noFront = text, "no YAML frontmatter"
+	case strings.HasPrefix(rest, "---"):
+		body = rest // empty frontmatter
+	case !strings.Contains(rest, "\n---"):
+		body, noFront = text, "the frontmatter is not closed"
+	default:
+		end := strings.Index(rest, "\n---") + 1 // keep the newline with the frontmatter
+		front, body = rest[:end], rest[end:]
 	}
-	rest := text[len("---\n"):]
-	end := strings.Index(rest, "\n---")
-	if end < 0 && strings.HasPrefix(rest, "---") {
-		end = 0 // empty frontmatter
-	} else if end < 0 {
-		return nil, fmt.Errorf("%s:1: frontmatter is not closed: expected a \"---\" line after name and description", file)
-	} else {
-		end++ // keep the newline with the frontmatter
+	if noFront == "" {
+		// Skip the closing --- line.
+		if i := strings.IndexByte(body, '\n'); i >= 0 {
+			body = body[i+1:]
+		} else {
+			body = ""
+		}
 	}
-	front := rest[:end]
-	body := rest[end:]
-	// Skip the closing --- line.
-	if i := strings.IndexByte(body, '\n'); i >= 0 {
-		body = body[i+1:]
-	} else {
-		body = ""
+	s := &Skill{Body: body, Raw: string(raw), Path: file}
+	warn := func(format string, a ...any) { s.Warnings = append(s.Warnings, fmt.Sprintf(format, a...)) }
+	if noFront != "" {
+		warn("%s:1: %s (Agent Skills spec: SKILL.md starts with a \"---\" block holding name and description); the CLI reads the whole file as instructions", file, noFront)
 	}
-	var fm struct {
-		Name        any `yaml:"name"`
-		Description any `yaml:"description"`
-	}
+
+	fm := map[string]any{}
 	if err := yaml.Unmarshal([]byte(front), &fm); err != nil {
-		return nil, yamlerr.Format(file, 1, err)
+		// The CLI reads frontmatter leniently; so do we, and say so.
+		warn("%s (YAML rule: the frontmatter does not parse; read leniently, as the CLI does: quote values that hold \": \")", yamlerr.Format(file, 1, err))
+		fm = lenient(front)
 	}
-	name, err := stringField(file, front, "name", fm.Name)
-	if err != nil {
-		return nil, err
-	}
-	if !nameRE.MatchString(name) || len(name) > 64 {
-		return nil, fmt.Errorf("%s:%d: frontmatter field \"name\": %q, expected lowercase letters, digits and hyphens (at most 64)", file, fieldLine(front, "name"), name)
-	}
-	desc, err := stringField(file, front, "description", fm.Description)
-	if err != nil {
-		return nil, err
-	}
-	if len(desc) > 1024 {
-		return nil, fmt.Errorf("%s:%d: frontmatter field \"description\": %d characters, expected at most 1024", file, fieldLine(front, "description"), len(desc))
+	if fm == nil {
+		fm = map[string]any{}
 	}
 	if strings.TrimSpace(body) == "" {
 		return nil, fmt.Errorf("%s: empty body: expected the skill's instructions after the frontmatter", file)
 	}
-	return &Skill{Name: name, Description: desc, Body: body, Raw: string(raw), Path: file}, nil
+	if v, ok := fm["disable-model-invocation"]; ok && truthy(v) {
+		return nil, fmt.Errorf("%s:%d: frontmatter field \"disable-model-invocation\" is true: the model cannot invoke this skill (the CLI refuses its Skill tool call), so there is nothing to measure; remove the field to test it", file, fieldLine(front, "disable-model-invocation"))
+	}
+
+	folder := filepath.Base(filepath.Dir(file))
+	declared, _ := fm["name"].(string)
+	declared = strings.TrimSpace(declared)
+	switch {
+	case fm["name"] == nil && noFront != "":
+	case fm["name"] == nil:
+		warn("%s:1: frontmatter field \"name\" is missing (Agent Skills spec: name is required); the CLI lists the skill under its folder name", file)
+	case declared == "":
+		warn("%s:%d: frontmatter field \"name\" is not a non-empty string (Agent Skills spec: name is required); the CLI lists the skill under its folder name", file, fieldLine(front, "name"))
+	case !nameRE.MatchString(declared) || utf8.RuneCountInString(declared) > maxName:
+		warn("%s:%d: frontmatter field \"name\": %q breaks the Agent Skills spec (lowercase letters, digits and hyphens, at most %d characters); the CLI lists the skill under its folder name", file, fieldLine(front, "name"), declared, maxName)
+	default:
+		s.Name = declared
+	}
+	if s.Name == "" {
+		s.Name = slug(folder)
+		if s.Name == "" {
+			s.Name = slug(declared)
+		}
+		if s.Name == "" {
+			s.Name = "skill"
+		}
+		if declared != "" && declared != s.Name {
+			s.DeclaredName = declared
+		}
+	}
+
+	switch d := fm["description"].(type) {
+	case nil:
+		if noFront != "" {
+			break
+		}
+		warn("%s:1: frontmatter field \"description\" is missing (Agent Skills spec: description is required); the CLI shows the body's first line instead, so the model may not know when to use the skill", file)
+	case string:
+		s.Description = strings.TrimSpace(d)
+		if s.Description == "" {
+			warn("%s:%d: frontmatter field \"description\" is empty (Agent Skills spec: description is required)", file, fieldLine(front, "description"))
+		}
+	default:
+		warn("%s:%d: frontmatter field \"description\" is a %T, expected a string (Agent Skills spec)", file, fieldLine(front, "description"), d)
+	}
+	if n := utf8.RuneCountInString(s.Description); n > maxDescription {
+		warn("%s:%d: frontmatter field \"description\": %d characters (Agent Skills spec: at most %d); the CLI loads it whole", file, fieldLine(front, "description"), n, maxDescription)
+	}
+
+	tools, err := toolList(fm["allowed-tools"])
+	if err != nil {
+		return nil, fmt.Errorf("%s:%d: frontmatter field \"allowed-tools\": %v", file, fieldLine(front, "allowed-tools"), err)
+	}
+	s.AllowedTools = tools
+	return s, nil
 }
 
-func stringField(file, front, field string, v any) (string, error) {
-	line := fieldLine(front, field)
+// toolList reads allowed-tools: a string of tools separated by spaces or
+// commas (the spec's form and the CLI's), or a YAML list. A pattern such as
+// Bash(git diff:*) keeps its spaces and commas inside the parentheses.
+func toolList(v any) ([]string, error) {
+	var out []string
+	add := func(s string) {
+		for _, t := range SplitTools(s) {
+			out = append(out, t)
+		}
+	}
 	switch x := v.(type) {
 	case nil:
-		return "", fmt.Errorf("%s:%d: frontmatter field %q is missing, expected a non-empty string", file, line, field)
 	case string:
-		if strings.TrimSpace(x) == "" {
-			return "", fmt.Errorf("%s:%d: frontmatter field %q is empty, expected a non-empty string", file, line, field)
+		add(x)
+	case []any:
+		for _, e := range x {
+			str, ok := e.(string)
+			if !ok {
+				return nil, fmt.Errorf("a list item is a %T, expected tool names", e)
+			}
+			add(str)
 		}
-		return strings.TrimSpace(x), nil
+	case []string:
+		for _, e := range x {
+			add(e)
+		}
 	default:
-		return "", fmt.Errorf("%s:%d: frontmatter field %q is a %T, expected a string", file, line, field, v)
+		return nil, fmt.Errorf("a %T, expected tool names separated by spaces or commas, or a list", v)
 	}
+	return out, nil
+}
+
+// SplitTools splits a tool list on spaces and commas outside parentheses.
+func SplitTools(s string) []string {
+	var out []string
+	var cur strings.Builder
+	depth := 0
+	flush := func() {
+		if t := strings.TrimSpace(cur.String()); t != "" {
+			out = append(out, t)
+		}
+		cur.Reset()
+	}
+	for _, r := range s {
+		switch {
+		case r == '(':
+			depth++
+		case r == ')' && depth > 0:
+			depth--
+		case depth == 0 && (r == ',' || unicode.IsSpace(r)):
+			flush()
+			continue
+		}
+		cur.WriteRune(r)
+	}
+	flush()
+	return out
+}
+
+// lenient reads "key: value" lines the way a forgiving frontmatter reader
+// does: the first ": " ends the key, the rest of the line is the value,
+// indented lines continue it ("- item" lines make a list), quotes around a
+// value are dropped.
+func lenient(front string) map[string]any {
+	out := map[string]any{}
+	key := ""
+	keyRE := regexp.MustCompile(`^([A-Za-z0-9_-]+):(?:\s+(.*))?$`)
+	for _, line := range strings.Split(front, "\n") {
+		if m := keyRE.FindStringSubmatch(strings.TrimRight(line, " \t")); m != nil {
+			key = m[1]
+			v := strings.TrimSpace(m[2])
+			switch v {
+			case "|", ">", "|-", ">-", "|+", ">+", "":
+				out[key] = ""
+			default:
+				out[key] = unquote(v)
+			}
+			continue
+		}
+		t := strings.TrimSpace(line)
+		if key == "" || t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		if item, ok := strings.CutPrefix(t, "- "); ok {
+			list, _ := out[key].([]any)
+			if s, isStr := out[key].(string); isStr && s != "" {
+				out[key] = s + " " + t
+				continue
+			}
+			out[key] = append(list, unquote(item))
+			continue
+		}
+		if s, ok := out[key].(string); ok {
+			out[key] = strings.TrimSpace(s + " " + t)
+		}
+	}
+	return out
+}
+
+func unquote(v string) string {
+	if len(v) >= 2 && (v[0] == '"' && v[len(v)-1] == '"' || v[0] == '\'' && v[len(v)-1] == '\'') {
+		return v[1 : len(v)-1]
+	}
+	return v
+}
+
+func truthy(v any) bool {
+	switch x := v.(type) {
+	case bool:
+		return x
+	case string:
+		return strings.EqualFold(strings.TrimSpace(x), "true")
+	}
+	return false
+}
+
+// slug makes a folder-safe skill name: lowercase, runs of other characters
+// as one hyphen.
+func slug(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		if r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	out := strings.TrimRight(b.String(), "-")
+	if len(out) > maxName {
+		out = strings.TrimRight(out[:maxName], "-")
+	}
+	return out
 }
 
 // fieldLine is the file line of "field:" in the frontmatter, or 1 (the
@@ -180,46 +401,84 @@ func NotPart(rel string) bool {
 	return false
 }
 
-// hashFolder hashes every regular file's relative path and content, in a
-// fixed order.
-func hashFolder(dir string) (string, error) {
-	var files []string
+// folderFiles lists the files of the skill folder as the CLI would read
+// them: symlinks are followed, and one that leads outside the folder (or
+// nowhere) is refused, since the agent would get a file the skill does not
+// hold, or none.
+func folderFiles(dir string) ([]File, error) {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, fmt.Errorf("reading skill folder %s: %w", dir, err)
+	}
+	var files []File
 	var total int64
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if rel, _ := filepath.Rel(dir, p); p != dir && NotPart(rel) {
-			if d.IsDir() {
-				return filepath.SkipDir
+	var walk func(root, prefix string, depth int) error
+	walk = func(root, prefix string, depth int) error {
+		return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
 			}
-			return nil
-		}
-		if d.Type().IsRegular() {
+			rel, _ := filepath.Rel(root, p)
+			rel = filepath.Join(prefix, rel)
+			if p != root && NotPart(rel) {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			src := p
 			info, err := d.Info()
 			if err != nil {
 				return err
 			}
-			total += info.Size()
-			files = append(files, p)
+			if d.Type()&fs.ModeSymlink != 0 {
+				target, err := filepath.EvalSymlinks(p)
+				if err != nil {
+					return fmt.Errorf("skill folder %s: %s is a link that leads nowhere, expected a file inside the skill folder", dir, filepath.ToSlash(rel))
+				}
+				if target != real && !strings.HasPrefix(target, real+string(filepath.Separator)) {
+					return fmt.Errorf("skill folder %s: %s links to %s, outside the skill folder (expected links to stay inside it)", dir, filepath.ToSlash(rel), target)
+				}
+				if info, err = os.Stat(target); err != nil {
+					return err
+				}
+				if info.IsDir() {
+					if depth > 8 {
+						return fmt.Errorf("skill folder %s: %s: links nest too deep (a loop?)", dir, filepath.ToSlash(rel))
+					}
+					return walk(target, rel, depth+1)
+				}
+				src = target
+			}
+			if info.Mode().IsRegular() {
+				total += info.Size()
+				if total > maxFolder {
+					return fmt.Errorf("%s: skill folder holds more than %d bytes, expected at most that (it is copied into every sandbox)", dir, maxFolder)
+				}
+				files = append(files, File{Rel: filepath.ToSlash(rel), Src: src, Mode: info.Mode().Perm()})
+			}
+			return nil
+		})
+	}
+	if err := walk(real, "", 0); err != nil {
+		if strings.HasPrefix(err.Error(), "skill folder ") || strings.HasPrefix(err.Error(), dir+": ") {
+			return nil, err
 		}
-		return nil
-	})
-	if err != nil {
-		return "", fmt.Errorf("reading skill folder %s: %w", dir, err)
+		return nil, fmt.Errorf("reading skill folder %s: %w", dir, err)
 	}
-	if total > maxFolder {
-		return "", fmt.Errorf("%s: skill folder holds %d bytes, expected at most %d (it is copied into every sandbox)", dir, total, maxFolder)
-	}
-	sort.Strings(files)
+	sort.Slice(files, func(i, j int) bool { return files[i].Rel < files[j].Rel })
+	return files, nil
+}
+
+// hashFiles hashes every file's relative path and content, in a fixed order.
+func hashFiles(dir string, files []File) (string, error) {
 	h := sha256.New()
-	for _, p := range files {
-		rel, _ := filepath.Rel(dir, p)
-		b, err := os.ReadFile(p)
+	for _, f := range files {
+		b, err := os.ReadFile(f.Src)
 		if err != nil {
-			return "", fmt.Errorf("reading skill file %s: %w", p, err)
+			return "", fmt.Errorf("reading skill file %s: %w", filepath.Join(dir, f.Rel), err)
 		}
-		fmt.Fprintf(h, "%s\x00%d\x00", filepath.ToSlash(rel), len(b))
+		fmt.Fprintf(h, "%s\x00%d\x00", f.Rel, len(b))
 		h.Write(b)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil

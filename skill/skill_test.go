@@ -56,14 +56,9 @@ func TestLoadErrors(t *testing.T) {
 	cases := []struct {
 		name, content, want string
 	}{
-		{"no frontmatter", "# Just text\n", "SKILL.md:1: no YAML frontmatter"},
-		{"unclosed", "---\nname: a\n", "frontmatter is not closed"},
-		{"no name", "---\ndescription: d\n---\nbody\n", `SKILL.md:1: frontmatter field "name" is missing`},
-		{"no description", "---\nname: a\n---\nbody\n", `SKILL.md:1: frontmatter field "description" is missing`},
-		{"empty description", "---\nname: a\ndescription: \"\"\n---\nbody\n", `SKILL.md:3: frontmatter field "description" is empty`},
-		{"bad name", "---\nname: My Skill\ndescription: d\n---\nbody\n", `SKILL.md:2: frontmatter field "name": "My Skill"`},
-		{"name not string", "---\nname: [a, b]\ndescription: d\n---\nbody\n", `SKILL.md:2: frontmatter field "name" is a`},
-		{"broken yaml", "---\nname: a\ndescription: d\n  bad: [\n---\nbody\n", "SKILL.md:"},
+		{"disable-model-invocation", "---\nname: a\ndescription: d\ndisable-model-invocation: true\n---\nbody\n", `SKILL.md:4: frontmatter field "disable-model-invocation" is true: the model cannot invoke this skill`},
+		{"disable-model-invocation string", "---\nname: a\ndescription: d\ndisable-model-invocation: \"true\"\n---\nbody\n", "nothing to measure"},
+		{"allowed-tools not names", "---\nname: a\ndescription: d\nallowed-tools: {x: 1}\n---\nbody\n", `SKILL.md:4: frontmatter field "allowed-tools"`},
 		{"empty body", "---\nname: a\ndescription: d\n---\n\n  \n", "empty body"},
 		{"binary", "---\nname: a\x00\n", "binary content"},
 	}
@@ -99,11 +94,154 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("---\n---\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, err := Parse("SKILL.md", b)
-		if err == nil && (s.Name == "" || s.Description == "") {
-			t.Fatal("parsed without name or description")
+		if err == nil && (s.Name == "" || !nameRE.MatchString(s.Name)) {
+			t.Fatalf("parsed to an install name %q that is not folder-safe", s.Name)
 		}
 		if err != nil && strings.Contains(err.Error(), "\n") {
 			t.Fatalf("multi-line error: %q", err)
 		}
 	})
+}
+
+// Frontmatter shaped like real public skills: what the pinned CLI loads is
+// accepted, each spec deviation a warning naming its rule.
+func TestFrontmatterAsTheCLIReads(t *testing.T) {
+	longDesc := strings.Repeat("Build apps with the Claude API or SDK. ", 27) + "Done." // 1,058 characters
+	cjk := strings.Repeat("说明文字", 105)                                                  // 420 characters, 1,260 bytes
+	cases := []struct {
+		name, folder, front string
+		wantName, wantDecl  string
+		wantDesc            string
+		wantTools           []string
+		wantWarn            []string // substrings, one warning each, in order
+	}{
+		{"spec", "stock-check", "name: stock-check\ndescription: Checks stock.\n", "stock-check", "", "Checks stock.", nil, nil},
+		{"claude-api long description", "claude-api", "name: claude-api\ndescription: " + longDesc + "\n", "claude-api", "", longDesc, nil,
+			[]string{`"description": 1058 characters (Agent Skills spec: at most 1024)`}},
+		{"cjk counted in characters", "cjk", "name: cjk\ndescription: " + cjk + "\n", "cjk", "", cjk, nil, nil},
+		{"unquoted colon", "pdf", "name: pdf\ndescription: Use when: the user has a PDF\n", "pdf", "", "Use when: the user has a PDF", nil,
+			[]string{"YAML rule"}},
+		{"name with spaces", "my-skill", "name: My Skill\ndescription: d\n", "my-skill", "My Skill", "d", nil,
+			[]string{`"name": "My Skill" breaks the Agent Skills spec`}},
+		{"name with dots and colons", "tools", "name: acme:tools.v2\ndescription: d\n", "tools", "acme:tools.v2", "d", nil,
+			[]string{"lowercase letters, digits and hyphens"}},
+		{"no name", "Odd Folder", "description: d\n", "odd-folder", "", "d", nil, []string{`"name" is missing`}},
+		{"no description", "x", "name: x\n", "x", "", "", nil, []string{`"description" is missing`}},
+		{"allowed-tools spaces", "a", "name: a\ndescription: d\nallowed-tools: Bash Read\n", "a", "", "d", []string{"Bash", "Read"}, nil},
+		{"allowed-tools commas and patterns", "a", "name: a\ndescription: d\nallowed-tools: Bash(git diff:*), Read, WebFetch\n", "a", "", "d",
+			[]string{"Bash(git diff:*)", "Read", "WebFetch"}, nil},
+		{"allowed-tools list", "a", "name: a\ndescription: d\nallowed-tools:\n  - Bash(git:*)\n  - Grep\n", "a", "", "d", []string{"Bash(git:*)", "Grep"}, nil},
+		{"lenient list and colon", "a", "name: a\ndescription: Note: x\nallowed-tools:\n  - Read\n", "a", "", "Note: x", []string{"Read"}, []string{"YAML rule"}},
+		{"no frontmatter", "plain", "", "plain", "", "", nil, []string{"SKILL.md:1: no YAML frontmatter (Agent Skills spec"}},
+		{"disable-model-invocation false", "a", "name: a\ndescription: d\ndisable-model-invocation: false\n", "a", "", "d", nil, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), c.folder)
+			content := "---\n" + c.front + "---\n# Steps\nDo it.\n"
+			if c.front == "" {
+				content = "# Steps\nDo it.\n" // the CLI loads it: body only
+			}
+			p := write(t, dir, "SKILL.md", content)
+			s, err := Load(p)
+			if err != nil {
+				t.Fatalf("refused what the CLI loads: %v", err)
+			}
+			if s.Name != c.wantName || s.DeclaredName != c.wantDecl || s.Description != c.wantDesc {
+				t.Errorf("name %q declared %q description %.40q", s.Name, s.DeclaredName, s.Description)
+			}
+			if strings.Join(s.AllowedTools, "|") != strings.Join(c.wantTools, "|") {
+				t.Errorf("allowed tools %q, want %q", s.AllowedTools, c.wantTools)
+			}
+			if len(s.Warnings) != len(c.wantWarn) {
+				t.Fatalf("warnings %q, want %d", s.Warnings, len(c.wantWarn))
+			}
+			for i, w := range c.wantWarn {
+				if !strings.Contains(s.Warnings[i], w) || !strings.Contains(s.Warnings[i], "SKILL.md") || strings.Contains(s.Warnings[i], "\n") {
+					t.Errorf("warning %q, want one line naming the file and %q", s.Warnings[i], w)
+				}
+			}
+		})
+	}
+}
+
+// A frontmatter that is not closed is body, as the CLI reads it.
+func TestUnclosedFrontmatterIsBody(t *testing.T) {
+	s, err := Parse("x/SKILL.md", []byte("---\nname: a\n\nDo it.\n"))
+	if err != nil || s.Name != "x" || !strings.Contains(s.Body, "Do it.") || len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "not closed") {
+		t.Fatalf("%+v, %v", s, err)
+	}
+}
+
+func TestSymlinks(t *testing.T) {
+	// A symlinked SKILL.md hashes its target's content: two different
+	// targets give two hashes, and the file list installs the target.
+	hashOf := func(content string) (*Skill, error) {
+		dir := t.TempDir()
+		write(t, dir, "docs/skill.md", content)
+		if err := os.Symlink("docs/skill.md", filepath.Join(dir, "SKILL.md")); err != nil {
+			t.Fatal(err)
+		}
+		return Load(dir)
+	}
+	a, err := hashOf("---\nname: a\ndescription: d\n---\nOne.\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := hashOf("---\nname: a\ndescription: d\n---\nTwo.\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Hash == b.Hash {
+		t.Error("two different linked SKILL.md files share a hash")
+	}
+	found := false
+	for _, f := range a.Files {
+		if f.Rel == "SKILL.md" {
+			found = true
+			if b, _ := os.ReadFile(f.Src); !strings.Contains(string(b), "One.") {
+				t.Errorf("SKILL.md installs from %s", f.Src)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("files %v lack SKILL.md", a.Files)
+	}
+
+	// Links that leave the folder, or lead nowhere, are refused in one line.
+	outside := t.TempDir()
+	write(t, outside, "secret.txt", "x")
+	for name, target := range map[string]string{"leaves": filepath.Join(outside, "secret.txt"), "dangles": "nope.txt", "dir-leaves": outside} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, dir, "SKILL.md", "---\nname: a\ndescription: d\n---\nbody\n")
+			if err := os.Symlink(target, filepath.Join(dir, "ref")); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Load(dir)
+			if err == nil || !strings.Contains(err.Error(), "ref") || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("err = %v, want a one-line refusal naming the link", err)
+			}
+		})
+	}
+	// A link to a folder inside the skill is followed; vibe-test's own files
+	// stay out of the hash.
+	dir := t.TempDir()
+	write(t, dir, "SKILL.md", "---\nname: a\ndescription: d\n---\nbody\n")
+	write(t, dir, "real/x.sh", "echo\n")
+	if err := os.Symlink("real", filepath.Join(dir, "scripts")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "rubric.json", "{}")
+	s, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rels []string
+	for _, f := range s.Files {
+		rels = append(rels, f.Rel)
+	}
+	if strings.Join(rels, " ") != "SKILL.md real/x.sh scripts/x.sh" {
+		t.Errorf("files %v", rels)
+	}
 }

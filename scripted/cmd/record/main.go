@@ -179,7 +179,7 @@ func cases() []recCase {
 			save: map[int]string{1: "skill-listing-first-request.json"}},
 		{name: "append-system-prompt-file", prompt: "@@iso@@ hello", rule: agentRule(step("Hello.")),
 			args: func(work, prompt string) []string {
-				return append(claude.AgentArgs(prompt, "", ""), "--append-system-prompt-file", filepath.Join(work, "extra.md"))
+				return append(claude.AgentArgs(prompt, "", "", claude.BaseTools), "--append-system-prompt-file", filepath.Join(work, "extra.md"))
 			},
 			save: map[int]string{1: "append-system-prompt-file-request.json"}},
 		{name: "tool-calls", prompt: "@@tools@@ look around", rule: func(work string) scripted.Rule {
@@ -214,13 +214,7 @@ func cases() []recCase {
 			},
 			// Only Read is allowed: Write and Bash are refused.
 			args: func(_, prompt string) []string {
-				a := claude.AgentArgs(prompt, "", "")
-				for i := range a {
-					if a[i] == claude.AgentTools {
-						a[i] = "Read"
-					}
-				}
-				return a
+				return claude.AgentArgs(prompt, "", "", []string{"Read"})
 			}},
 		{name: "api-error-401", prompt: "@@err@@ hi", rule: apiError(401)},
 		{name: "api-error-429", prompt: "@@err@@ hi", rule: apiError(429)},
@@ -232,24 +226,24 @@ func cases() []recCase {
 		{name: "killed-midstream-sigterm-partial-messages", prompt: "@@slow@@ hi", rule: agentRule(step("A long answer that never ends")),
 			proxy: stallAfterDelta, kill: syscall.SIGTERM, ready: midStreamPartial,
 			args: func(_, prompt string) []string {
-				return append(claude.AgentArgs(prompt, "", ""), "--include-partial-messages")
+				return append(claude.AgentArgs(prompt, "", "", claude.BaseTools), "--include-partial-messages")
 			}},
 		{name: "killed-midtool-sigterm", prompt: "@@hang@@ run it", rule: gated, kill: syscall.SIGTERM, ready: midTool},
 		{name: "killed-midtool-sigkill", prompt: "@@hang@@ run it", rule: gated, kill: syscall.SIGKILL, ready: midTool},
 		{name: "max-turns", prompt: "@@loop@@ go",
 			rule: agentRule(step("", bash("echo a", "a")), step("", bash("echo b", "b")), step("Finished.")),
-			args: func(_, prompt string) []string { return append(claude.AgentArgs(prompt, "", ""), "--max-turns", "1") }},
+			args: func(_, prompt string) []string { return append(claude.AgentArgs(prompt, "", "", claude.BaseTools), "--max-turns", "1") }},
 		{name: "max-budget", prompt: "@@spend@@ go",
 			rule: agentRule(step("", bash("echo a", "a")), step("Finished.")),
 			args: func(_, prompt string) []string {
-				return append(claude.AgentArgs(prompt, "", ""), "--max-budget-usd", "0.001")
+				return append(claude.AgentArgs(prompt, "", "", claude.BaseTools), "--max-budget-usd", "0.001")
 			}},
 		{name: "usage-no-iterations", prompt: "@@usage@@ go", rule: agentRule(step("", bash("echo a", "a")), step("Counted."))},
 		{name: "usage-iterations", prompt: "@@usage@@ go", rule: agentRule(step("", bash("echo a", "a")), step("Counted.")),
 			proxy: addIterations},
 		{name: "usage-partial-messages", prompt: "@@usage@@ go", rule: agentRule(step("", bash("echo a", "a")), step("Counted.")),
 			args: func(_, prompt string) []string {
-				return append(claude.AgentArgs(prompt, "", ""), "--include-partial-messages")
+				return append(claude.AgentArgs(prompt, "", "", claude.BaseTools), "--include-partial-messages")
 			}},
 		{name: "json-schema-stream", prompt: "@@cold@@ judge", args: func(_, p string) []string { return structured(p) },
 			rule: func(string) scripted.Rule {
@@ -411,7 +405,7 @@ func (r *recorder) record(c recCase) error {
 		defer p.close()
 		url = p.url()
 	}
-	args := claude.AgentArgs(c.prompt, "", "")
+	args := claude.AgentArgs(c.prompt, "", "", claude.BaseTools)
 	if c.args != nil {
 		args = c.args(env.work, c.prompt)
 	}
@@ -459,7 +453,7 @@ func (r *recorder) resume() error {
 	defer srv.Close()
 	session := ""
 	for i, prompt := range []string{"@@resume@@ one", "@@resume@@ two", "@@resume@@ three"} {
-		out, code, err := env.invoke(srv.URL(), "1", claude.AgentArgs(prompt, session, ""), 0, nil)
+		out, code, err := env.invoke(srv.URL(), "1", claude.AgentArgs(prompt, session, "", claude.BaseTools), 0, nil)
 		if err != nil {
 			return err
 		}
@@ -474,7 +468,7 @@ func (r *recorder) resume() error {
 		}
 		r.trans[name] = entry{Exit: code, Context: lastContext(srv.Requests())}
 	}
-	out, code, err := env.invoke(srv.URL(), "1", claude.AgentArgs("@@resume@@ four", "00000000-0000-4000-8000-000000000000", ""), 0, nil)
+	out, code, err := env.invoke(srv.URL(), "1", claude.AgentArgs("@@resume@@ four", "00000000-0000-4000-8000-000000000000", "", claude.BaseTools), 0, nil)
 	if err != nil {
 		return err
 	}
