@@ -51,7 +51,7 @@ type Options struct {
 	Args         []string
 	// Rule sets the exit code (result.RuleDilutedVsFresh or
 	// result.RuleAnyProbeFailed).
-	Rule string
+	Rule         string
 	Alpha        float64
 	JudgeRepeats int
 	Controls     []string

@@ -232,7 +232,9 @@ func cases() []recCase {
 		{name: "killed-midtool-sigkill", prompt: "@@hang@@ run it", rule: gated, kill: syscall.SIGKILL, ready: midTool},
 		{name: "max-turns", prompt: "@@loop@@ go",
 			rule: agentRule(step("", bash("echo a", "a")), step("", bash("echo b", "b")), step("Finished.")),
-			args: func(_, prompt string) []string { return append(claude.AgentArgs(prompt, "", "", claude.BaseTools), "--max-turns", "1") }},
+			args: func(_, prompt string) []string {
+				return append(claude.AgentArgs(prompt, "", "", claude.BaseTools), "--max-turns", "1")
+			}},
 		{name: "max-budget", prompt: "@@spend@@ go",
 			rule: agentRule(step("", bash("echo a", "a")), step("Finished.")),
 			args: func(_, prompt string) []string {
