@@ -375,7 +375,7 @@ func FuzzParseTurn(f *testing.F) {
 // model that answered is read from each API call.
 func TestSkillUseAndAnsweredBy(t *testing.T) {
 	turn := parseFixture(t, "skill-invoked.jsonl")
-	if ok, denied := turn.SkillUse("probe-skill"); !ok || len(denied) != 0 {
+	if ok, denied := turn.SkillUse("stock-ledger"); !ok || len(denied) != 0 {
 		t.Errorf("skill-invoked: invoked %v denied %v, want true and none", ok, denied)
 	}
 	if ok, _ := turn.SkillUse("another-skill"); ok {

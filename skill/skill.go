@@ -94,22 +94,17 @@ func Load(path string) (*Skill, error) {
 	if st.IsDir() {
 		return nil, fmt.Errorf("%s: is a folder, expected a SKILL.md file", path)
 	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file, expected a SKILL.md file", path)
-	}
-	if st.Size() > MaxSize {
-		return nil, fmt.Errorf("%s: %d bytes, expected a SKILL.md of at most %d", path, st.Size(), MaxSize)
+	// A FIFO, device or oversized file as SKILL.md is refused in one line
+	// that says which, not read forever; read it before the folder is walked.
+	raw, err := readfile.Regular(path, MaxSize)
+	if err != nil {
+		return nil, err
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	files, err := folderFiles(filepath.Dir(abs))
-	if err != nil {
-		return nil, err
-	}
-	// A FIFO or device as SKILL.md is refused, not read forever.
-	raw, err := readfile.Regular(path, MaxSize)
 	if err != nil {
 		return nil, err
 	}
