@@ -294,7 +294,7 @@ func writeControls(b *strings.Builder, cs []result.ControlStat) {
 		if i == 0 || cs[i-1].Control != c.Control {
 			switch c.Control {
 			case result.ControlNoSkill:
-				b.WriteString("no-skill control (same turns, no skill installed; Fisher's exact test, one-sided):\n")
+				b.WriteString("no-skill control (same turns, no skill installed; Fisher's exact test, one-sided; with the skill: turn 1 over all conversations, the probes over those whose baseline passed; without: all no-skill conversations, which have no gate):\n")
 			}
 		}
 		fmt.Fprintf(b, "  turn %2d: %d/%d with vs %d/%d control, lift %+.0f points, p = %.3g: %s\n",
