@@ -2,8 +2,8 @@ package app
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
+	"github.com/vibe-test/vibe-test/internal/atomicfile"
+	"io"
 
 	"github.com/urfave/cli/v2"
 	"github.com/vibe-test/vibe-test/internal/term"
@@ -60,19 +60,7 @@ func (o output) show(dir string, r *result.Run, stdio IO) error {
 
 // writeJUnit writes the file atomically, so CI never reads half of it.
 func writeJUnit(path string, r *result.Run) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".junit-*.xml")
-	if err != nil {
-		return fmt.Errorf("--junit %s: %w", path, err)
-	}
-	defer os.Remove(f.Name())
-	if err := junit.Write(f, r); err != nil {
-		f.Close()
-		return fmt.Errorf("--junit %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("--junit %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
+	if err := atomicfile.WriteFunc(path, result.FileMode, func(w io.Writer) error { return junit.Write(w, r) }); err != nil {
 		return fmt.Errorf("--junit %s: %w", path, err)
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"github.com/vibe-test/vibe-test/fillers"
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/jail"
+	"github.com/vibe-test/vibe-test/probe"
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/skill"
 )
@@ -120,7 +121,7 @@ func savedRunSetup(dir string, r *result.Run, env []string, purpose string) (bin
 	}
 	timeout, perr := time.ParseDuration(r.Config.TurnTimeout)
 	if perr != nil || timeout <= 0 {
-		timeout = 10 * time.Minute
+		timeout = probe.DefaultTurnTimeout
 	}
 	return binary, hermetic, timeout, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/vibe-test/vibe-test/internal/atomicfile"
 	"io"
 	"io/fs"
 	"math/rand/v2"
@@ -21,6 +22,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/term"
 	"github.com/vibe-test/vibe-test/judge"
 	"github.com/vibe-test/vibe-test/plan"
+	"github.com/vibe-test/vibe-test/probe"
 	"github.com/vibe-test/vibe-test/report"
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/rubric"
@@ -84,7 +86,7 @@ func runFlagSet() []cli.Flag {
 		&cli.StringFlag{Name: "judge-model", Usage: "the rubric and judge model (default: the config's, else the CLI's)"},
 		&cli.BoolFlag{Name: "no-baseline-gate", Usage: "go on when turn 1 fails (stamped loudly on every artifact)"},
 		&cli.BoolFlag{Name: "keep-sandbox", Usage: "keep each conversation's sandbox folder"},
-		&cli.DurationFlag{Name: "turn-timeout", Value: 10 * time.Minute, Usage: "stop a turn that runs longer (SIGTERM, then SIGKILL)"},
+		&cli.DurationFlag{Name: "turn-timeout", Value: probe.DefaultTurnTimeout, Usage: "stop a turn that runs longer (SIGTERM, then SIGKILL)"},
 		&cli.IntFlag{Name: "max-retries", Value: 2, Usage: "CLAUDE_CODE_MAX_RETRIES for every claude call"},
 		&cli.StringFlag{Name: "fillers", Usage: "a `folder` of your own filler passages (*.md, *.txt) added to the built-in ones"},
 		&cli.Int64Flag{Name: "seed", Usage: "filler selection seed (default: random, recorded in plan.json)"},
@@ -447,19 +449,9 @@ func indent(s string) string {
 // writeChart renders chart.html; a binary built without the echarts script
 // says how to build it instead of writing a page that cannot draw.
 func writeChart(dir string, r *result.Run) error {
-	f, err := os.CreateTemp(dir, ".chart.html.*")
-	if err != nil {
-		return fmt.Errorf("writing chart.html: %w", err)
-	}
-	defer os.Remove(f.Name())
-	if err := chart.Render(f, report.ChartData(r)); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("writing chart.html: %w", err)
-	}
-	return os.Rename(f.Name(), filepath.Join(dir, "chart.html"))
+	return atomicfile.WriteFunc(filepath.Join(dir, "chart.html"), result.FileMode, func(w io.Writer) error {
+		return chart.Render(w, report.ChartData(r))
+	})
 }
 
 // loadConfig finds the config: --config, else vibe-test.yaml beside SKILL.md.

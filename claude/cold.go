@@ -10,6 +10,12 @@ import (
 	"github.com/vibe-test/vibe-test/jail"
 )
 
+// Structured is the one seam for structured cold calls (the rubric, the
+// judge, the drafted plan): Caller is the real one, tests pass fakes.
+type Structured interface {
+	Structured(ctx context.Context, prompt, schema, model string) (Turn, error)
+}
+
 // Caller makes cold calls: one-shot `claude -p` invocations with no tools,
 // no skill and an empty working folder, answering JSON that matches a schema
 // (the rubric, the judge, the drafted plan).

@@ -104,10 +104,8 @@ const Schema = `{"title":"verdict","type":"object","additionalProperties":false,
 	`"escape_hatch":{"type":"boolean"},"escape_reason":{"type":"string"}},` +
 	`"required":["criteria","escape_hatch","escape_reason"]}`
 
-// Caller is the cold-call seam (claude.Caller satisfies it).
-type Caller interface {
-	Structured(ctx context.Context, prompt, schema, model string) (claude.Turn, error)
-}
+// Caller is the cold-call seam: claude.Structured.
+type Caller = claude.Structured
 
 // Judge judges turns against one rubric.
 type Judge struct {

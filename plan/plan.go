@@ -209,10 +209,8 @@ func DraftPrompt(s *skill.Skill) string {
 ` + s.Raw
 }
 
-// Caller is the cold-call seam (claude.Caller satisfies it).
-type Caller interface {
-	Structured(ctx context.Context, prompt, schema, model string) (claude.Turn, error)
-}
+// Caller is the cold-call seam: claude.Structured.
+type Caller = claude.Structured
 
 // Draft asks the model for the tasks. It returns the turn for cost
 // accounting even on error.

@@ -42,6 +42,11 @@ func gateMessage(v *judge.Verdict) string {
 	return GateMessage
 }
 
+// DefaultTurnTimeout is how long a turn may run before it is stopped
+// (SIGTERM, then SIGKILL): --turn-timeout's default, and what a saved run
+// with no readable timeout is resumed with.
+const DefaultTurnTimeout = 10 * time.Minute
+
 // ErrCredentials stops the whole run: retrying a refused key only burns time.
 var ErrCredentials = errors.New("the API refused the credentials")
 

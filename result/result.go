@@ -6,6 +6,7 @@ package result
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/vibe-test/vibe-test/internal/atomicfile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -342,31 +343,7 @@ func WriteJSON(path string, v any) error {
 	if err != nil {
 		return fmt.Errorf("encoding %s: %w", filepath.Base(path), err)
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // no-op after the rename
-	if err := f.Chmod(FileMode); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if _, err := f.Write(append(b, '\n')); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("syncing %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("replacing %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.Write(path, append(b, '\n'), FileMode)
 }
 
 // Load reads a run folder's run.json.

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/vibe-test/vibe-test/internal/atomicfile"
 	"os"
 	"path/filepath"
 
@@ -19,10 +20,8 @@ import (
 // cached rubrics from an older prompt are not reused.
 const PromptVersion = "rubric-v1"
 
-// Caller is the cold-call seam (claude.Caller satisfies it).
-type Caller interface {
-	Structured(ctx context.Context, prompt, schema, model string) (claude.Turn, error)
-}
+// Caller is the cold-call seam: claude.Structured.
+type Caller = claude.Structured
 
 // Usage counts what extraction cost.
 type Usage struct {
@@ -116,11 +115,8 @@ func writeCache(path string, r *Rubric) error {
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	// A unique temp name: two runs filling the cache at once never share one.
+	return atomicfile.Write(path, b, 0o644)
 }
 
 // MaxFileSize bounds a rubric file: a few dozen criteria, not data.
