@@ -348,8 +348,8 @@ func Decide(r *Run) {
 	default:
 		o.Exit, o.Verdict = exit.OK, VerdictNotEnough
 		more := ""
-		if need := o.Stats.UnitsForEffect; need > 0 {
-			more = fmt.Sprintf(" About %d conversations (each with its fresh triple) would likely detect a drop of %.0f points.", need, 100*effect)
+		if need := o.Stats.UnitsForEffect; need > n {
+			more = fmt.Sprintf(" About %d conversations in all (%d more, each with its fresh triple) would likely detect a drop of %.0f points.", need, need-n, 100*effect)
 		}
 		mdd := "was too small to reliably catch any drop, even a collapse"
 		if o.Stats.MinDetectableDrop > 0 {
