@@ -434,12 +434,12 @@ func (d *Driver) runTurn(ctx context.Context, sb *sandbox.Sandbox, resume string
 // ended, and every cut is recorded. Without that length (a record from an
 // older vibe-test) the session is left as it is.
 func (d *Driver) rewinder(sb *sandbox.Sandbox, conv *result.Conversation, turn int) func(reason string) error {
+	// Only this conversation's goroutine appends to conv.Turns (the judges
+	// write verdicts only), so reading it here needs no lock.
 	var keep int64
-	d.Update(func() {
-		if n := len(conv.Turns); n > 0 {
-			keep = conv.Turns[n-1].SessionBytes
-		}
-	})
+	if n := len(conv.Turns); n > 0 {
+		keep = conv.Turns[n-1].SessionBytes
+	}
 	return func(reason string) error {
 		if keep == 0 {
 			return nil
