@@ -117,31 +117,7 @@ func TestEveryPromptSentOnce(t *testing.T) {
 	if conv == nil || conv.Status != result.StatusCompleted || len(conv.Turns) != 10 {
 		t.Fatalf("the conversation did not complete: %+v", conv)
 	}
-	// Every request of the session carries each prompt once, in order.
-	turnOf := map[string]int{}
-	for _, tr := range conv.Turns {
-		turnOf[tr.Prompt] = tr.Turn
-	}
-	seen := map[int]int{}
-	for _, q := range srv.Requests() {
-		if q.Kind != scripted.KindAgent || q.SessionID != conv.SessionID {
-			continue
-		}
-		want, ok := turnOf[q.Prompt]
-		if !ok {
-			t.Errorf("request %d: newest prompt %.60q is no turn's prompt", q.Seq, q.Prompt)
-			continue
-		}
-		if q.Turn != want {
-			t.Errorf("request %d (turn %d's prompt, step %d) holds %d prompts: a prompt was sent twice", q.Seq, want, q.Step, q.Turn)
-		}
-		seen[want]++
-	}
-	for turn := 1; turn <= 10; turn++ {
-		if seen[turn] == 0 {
-			t.Errorf("no request of the session carried turn %d's prompt", turn)
-		}
-	}
+	promptsOnce(t, srv, conv)
 	// Each rerun was cut back first, and the record says so.
 	want := map[int]string{3: result.TurnTimedOut, 4: "resume", 6: result.TurnError, 7: "resume"}
 	got := map[int]string{}
@@ -165,5 +141,36 @@ func TestEveryPromptSentOnce(t *testing.T) {
 	_ = rep.Run()
 	if !strings.Contains(rbuf.String(), "turn 7 ran again (resume)") {
 		t.Errorf("the summary does not show the rewinds:\n%s", rbuf)
+	}
+}
+
+// promptsOnce checks that every request of a completed conversation's
+// session carries each turn's prompt once and in order: a request for turn
+// k holds k prompt messages.
+func promptsOnce(t *testing.T, srv *scripted.Server, conv *result.Conversation) {
+	t.Helper()
+	turnOf := map[string]int{}
+	for _, tr := range conv.Turns {
+		turnOf[tr.Prompt] = tr.Turn
+	}
+	seen := map[int]int{}
+	for _, q := range srv.Requests() {
+		if q.Kind != scripted.KindAgent || q.SessionID != conv.SessionID {
+			continue
+		}
+		want, ok := turnOf[q.Prompt]
+		if !ok {
+			t.Errorf("conversation %d, request %d: newest prompt %.60q is no turn's prompt", conv.Index, q.Seq, q.Prompt)
+			continue
+		}
+		if q.Turn != want {
+			t.Errorf("conversation %d, request %d (turn %d's prompt, step %d) holds %d prompts: a prompt was sent twice", conv.Index, q.Seq, want, q.Step, q.Turn)
+		}
+		seen[want]++
+	}
+	for _, tr := range conv.Turns {
+		if seen[tr.Turn] == 0 {
+			t.Errorf("conversation %d: no request of its session carried turn %d's prompt", conv.Index, tr.Turn)
+		}
 	}
 }
