@@ -197,9 +197,12 @@ func TestInterruptAndResume(t *testing.T) {
 	if r.Status != result.StatusCompleted || r.Outcome.Exit != 0 {
 		t.Fatalf("after the last resume: status %s exit %d\n%s", r.Status, r.Outcome.Exit, rsbuf)
 	}
-	for _, c := range r.Conversations {
+	for i, c := range r.Conversations {
 		if len(c.Turns) != 10 {
 			t.Errorf("conversation %d has %d turns", c.Index, len(c.Turns))
+		}
+		if c.Control == "" {
+			promptsOnce(t, srv, &r.Conversations[i]) // however often its turns were stopped
 		}
 	}
 	final := snapshot(t, out)

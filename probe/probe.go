@@ -245,12 +245,18 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 			}
 		}
 		rec.Transcript = d.transcriptName(conv, turn)
+		// Turn 1 starts a new session on every try; a later turn resumes
+		// the conversation's session, cut back before each try to where
+		// the last completed turn left it.
 		resume := conv.SessionID
+		var rewind func(reason string) error
 		if turn == 1 {
 			resume = ""
+		} else {
+			rewind = d.rewinder(sb, conv, turn)
 		}
 		d.emit(conv, turn, "agent", 0, "")
-		out := d.runTurn(ctx, sb, resume, &rec)
+		out := d.runTurn(ctx, sb, resume, &rec, rewind)
 		d.emit(conv, turn, "done", rec.ContextTokens, rec.Status)
 		if ctx.Err() != nil && rec.Status != result.TurnOK {
 			// Stopped by the user or a fatal error: the turn is unfinished,
@@ -265,6 +271,7 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 			setStatus(result.StatusError, fmt.Sprintf("turn %d: %s", turn, rec.Error))
 			return
 		}
+		d.recordSessionBytes(sb, conv, &rec, out.Turn.SessionID)
 		idx := 0
 		d.Update(func() {
 			if conv.SessionID == "" {
@@ -384,10 +391,19 @@ func (d *Driver) transcriptName(conv *result.Conversation, turn int) string {
 // runTurn runs one turn, retrying what is worth retrying: a transient API
 // error after the CLI's own retries gave up (with backoff), and a timeout
 // (once). Each failed attempt's transcript is kept beside the turn's.
-func (d *Driver) runTurn(ctx context.Context, sb *sandbox.Sandbox, resume string, rec *result.Turn) claude.Outcome {
+// rewind, when set, is called before every try with why the turn runs
+// (again): "resume" for the first try, else the last try's status.
+func (d *Driver) runTurn(ctx context.Context, sb *sandbox.Sandbox, resume string, rec *result.Turn, rewind func(reason string) error) claude.Outcome {
 	backoff := d.RetryBackoff
 	timeouts := 0
+	reason := "resume"
 	for attempt := 1; ; attempt++ {
+		if rewind != nil {
+			if err := rewind(reason); err != nil {
+				rec.Status, rec.Error = result.TurnError, err.Error()
+				return claude.Outcome{}
+			}
+		}
 		out, err := d.attempt(ctx, sb, resume, rec)
 		if err != nil {
 			rec.Status, rec.Error = result.TurnError, err.Error()
@@ -420,6 +436,7 @@ func (d *Driver) runTurn(ctx context.Context, sb *sandbox.Sandbox, resume string
 		kept := fmt.Sprintf("%s.attempt-%d", rec.Transcript, attempt)
 		_ = os.Rename(filepath.Join(d.RunDir, rec.Transcript), filepath.Join(d.RunDir, kept))
 		rec.Attempts = append(rec.Attempts, result.Attempt{Transcript: kept, Status: rec.Status, Error: rec.Error, ExitCode: rec.ExitCode, CostUSD: rec.CostUSD})
+		reason = rec.Status
 		if rec.Status != result.TurnTimedOut {
 			select {
 			case <-ctx.Done():
@@ -428,6 +445,51 @@ func (d *Driver) runTurn(ctx context.Context, sb *sandbox.Sandbox, resume string
 			}
 			backoff *= 2
 		}
+	}
+}
+
+// rewinder returns the rewind of a turn after the first: before each try
+// the session file is cut back to its length when the last completed turn
+// ended, and every cut is recorded. Without that length (a record from an
+// older vibe-test) the session is left as it is.
+func (d *Driver) rewinder(sb *sandbox.Sandbox, conv *result.Conversation, turn int) func(reason string) error {
+	// Only this conversation's goroutine appends to conv.Turns (the judges
+	// write verdicts only), so reading it here needs no lock.
+	var keep int64
+	if n := len(conv.Turns); n > 0 {
+		keep = conv.Turns[n-1].SessionBytes
+	}
+	return func(reason string) error {
+		if keep == 0 {
+			return nil
+		}
+		path, err := d.sessionFile(sb, conv.SessionID)
+		if err != nil {
+			return err
+		}
+		removed, lines, err := rewindSession(path, keep)
+		if err != nil || removed == 0 {
+			return err
+		}
+		d.Update(func() {
+			conv.Rewinds = append(conv.Rewinds, result.Rewind{Turn: turn, RemovedBytes: removed, RemovedLines: lines, Reason: reason})
+			conv.Notes = append(conv.Notes, fmt.Sprintf("turn %d ran again (%s): its stopped try had saved %d session lines (%d bytes); cut back to the end of turn %d, so the model saw the prompt once", turn, reason, lines, removed, turn-1))
+		})
+		return nil
+	}
+}
+
+// recordSessionBytes keeps the session file's length after a completed
+// turn in rec, the point a rerun of the next turn is cut back to.
+func (d *Driver) recordSessionBytes(sb *sandbox.Sandbox, conv *result.Conversation, rec *result.Turn, id string) {
+	path, err := d.sessionFile(sb, id)
+	if err == nil {
+		rec.SessionBytes, err = sessionBytes(path)
+	}
+	if err != nil {
+		d.Update(func() {
+			conv.Notes = append(conv.Notes, fmt.Sprintf("turn %d: the session file's length is unknown (%v); a rerun of turn %d cannot be cut back to it", rec.Turn, err, rec.Turn+1))
+		})
 	}
 }
 
@@ -640,7 +702,7 @@ func (d *Driver) Fresh(ctx context.Context, conv *result.Conversation) {
 			setStatus(result.StatusError, err.Error())
 			return
 		}
-		out := d.runTurn(ctx, sb, "", &rec)
+		out := d.runTurn(ctx, sb, "", &rec, nil) // a new session on every try
 		sb.Remove()
 		if rec.Status != result.TurnOK {
 			d.Update(func() { conv.Abandoned = append(conv.Abandoned, rec) })

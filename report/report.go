@@ -142,6 +142,10 @@ func Summary(w io.Writer, r *result.Run, styled bool) {
 		for _, a := range convAlerts(c) {
 			b.WriteString("  " + paint(red, a) + "\n")
 		}
+		for _, rw := range c.Rewinds {
+			fmt.Fprintf(&b, "  note: turn %d ran again (%s); the session was cut back to the end of turn %d first (%d lines, %d bytes of the stopped try), so the model saw its prompt once\n",
+				rw.Turn, clean(rw.Reason), rw.Turn-1, rw.RemovedLines, rw.RemovedBytes)
+		}
 		for k := range c.Turns {
 			t := &c.Turns[k]
 			if t.Verdict == nil {

@@ -201,3 +201,12 @@ func TestCell(t *testing.T) {
 		}
 	}
 }
+
+func TestRewindsShown(t *testing.T) {
+	r := decayRun()
+	r.Conversations[0].Rewinds = []result.Rewind{{Turn: 4, RemovedBytes: 2113, RemovedLines: 3, Reason: "resume"}}
+	want := "  note: turn 4 ran again (resume); the session was cut back to the end of turn 3 first (3 lines, 2113 bytes of the stopped try), so the model saw its prompt once\n"
+	if got := summary(r, false); !strings.Contains(got, want) {
+		t.Errorf("summary lacks the rewind line %q:\n%s", want, got)
+	}
+}

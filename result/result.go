@@ -182,13 +182,26 @@ type Conversation struct {
 	Turns     []Turn `json:"turns"`
 	// Abandoned are turns that did not complete (interrupted, errored, or
 	// lost with a sandbox); kept for the record, never judged.
-	Abandoned []Turn   `json:"abandoned_turns,omitempty"`
-	Notes     []string `json:"notes,omitempty"`
-	Shape     string   `json:"shape,omitempty"`
+	Abandoned []Turn `json:"abandoned_turns,omitempty"`
+	// Rewinds are the times the session file was cut back to the last
+	// completed turn before a turn was run again, so the model never saw
+	// the rerun turn's prompt twice.
+	Rewinds []Rewind `json:"rewinds,omitempty"`
+	Notes   []string `json:"notes,omitempty"`
+	Shape   string   `json:"shape,omitempty"`
 	// ModelChange is set when the model that answered changed inside the
 	// conversation: a confound, since a different model is a decay that is
 	// not dilution.
 	ModelChange string `json:"model_change,omitempty"`
+}
+
+// Rewind is one cut of the session file before a rerun: what the stopped
+// try of Turn had saved (its prompt, the answers, tool results) was removed.
+type Rewind struct {
+	Turn         int    `json:"turn"`
+	RemovedBytes int64  `json:"removed_bytes"`
+	RemovedLines int    `json:"removed_lines"`
+	Reason       string `json:"reason"` // why the turn ran again: the stopped try's status (timed-out, error) or "resume"
 }
 
 // Attempt is a failed try of a turn that was run again.
@@ -226,6 +239,10 @@ type Turn struct {
 	ContextTokens int64    `json:"context_tokens"`
 	CostUSD       float64  `json:"cost_usd"`
 	Retries       int      `json:"api_retries,omitempty"`
+	// SessionBytes is the session file's length when the turn completed:
+	// a rerun of the next turn first cuts the file back to it. 0: unknown
+	// (a record from before it was kept, or a session of its own).
+	SessionBytes int64 `json:"session_bytes,omitempty"`
 	// Attempts are earlier tries of this turn that failed and were retried.
 	Attempts []Attempt      `json:"attempts,omitempty"`
 	Verdict  *judge.Verdict `json:"verdict,omitempty"`

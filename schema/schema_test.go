@@ -140,6 +140,10 @@ func populated() *result.Run {
 		Notes: []string{"turn 4 was run again after an API overload"},
 	}
 	c1.Turns[3].Retries = 2
+	for i := range c1.Turns {
+		c1.Turns[i].SessionBytes = int64(9000 * (i + 1))
+	}
+	c1.Rewinds = []result.Rewind{{Turn: 4, RemovedBytes: 2113, RemovedLines: 3, Reason: result.TurnError}}
 	c1.Turns[3].Attempts = []result.Attempt{{Transcript: "conv-1/turn-04.attempt-1.jsonl", Status: result.TurnError, Error: "API overloaded (529)", ExitCode: 1, CostUSD: 0.01}}
 	c1.Turns[0].ToolCalls[0].IsError = true
 	c1.Turns[0].AnsweredBy = []string{"claude-sonnet-5-5"}
@@ -941,6 +945,7 @@ func TestKeysMatchGo(t *testing.T) {
 		"$defs/turn":                         reflect.TypeOf(result.Turn{}),
 		"$defs/call":                         reflect.TypeOf(result.Call{}),
 		"$defs/attempt":                      reflect.TypeOf(result.Attempt{}),
+		"$defs/rewind":                       reflect.TypeOf(result.Rewind{}),
 		"$defs/verdict":                      reflect.TypeOf(judge.Verdict{}),
 		"$defs/repeatVerdict":                reflect.TypeOf(judge.RepeatVerdict{}),
 		"$defs/criterionVerdict":             reflect.TypeOf(judge.CriterionVerdict{}),
