@@ -294,7 +294,7 @@ func TestDemoCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("demo exit %d\n%s\n%s", code, stdout.String(), stderr.String())
 	}
-	if !strings.Contains(stdout.String(), "A real run with these results would exit 1") {
+	if !strings.Contains(stdout.String(), "A real run with these results would exit 0: Not enough evidence") {
 		t.Errorf("the demo must say which exit code a real run would give:\n%s", stdout.String())
 	}
 	r, err := result.Load(out)
@@ -303,5 +303,15 @@ func TestDemoCommand(t *testing.T) {
 	}
 	if r.Conversations[0].Shape != result.ShapeDecayed || r.Conversations[1].Shape != result.ShapeHeld {
 		t.Errorf("conversation 1 should decay and 2 hold (personas in order): %q, %q", r.Conversations[0].Shape, r.Conversations[1].Shape)
+	}
+	// Both arms are on the chart: the diluted and the fresh pass rates.
+	page, err := os.ReadFile(filepath.Join(out, "chart.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"name": "diluted pass rate"`, `"name": "fresh pass rate (same probe, new session)"`} {
+		if !bytes.Contains(page, []byte(want)) {
+			t.Errorf("chart.html lacks the series %s", want)
+		}
 	}
 }

@@ -303,7 +303,11 @@ func Execute(ctx context.Context, o Options, stdio IO) (*result.Run, error) {
 	// Pin the agent model once: every turn passes the resolved name, so a
 	// default that moves between turns (a new default, a plan limit) cannot
 	// change the agent mid-run. Resolving makes no model call.
-	resolved, err := coldCaller(binary, stdio.Env, hermetic, o.MaxRetries, time.Minute, o.Grace).ResolveModel(ctx, model)
+	// Resolved in the jail the run will use (the run folder does not exist
+	// yet, so it has nothing to hide).
+	resolver := coldCaller(binary, stdio.Env, hermetic, o.MaxRetries, time.Minute, o.Grace)
+	resolver.Jail = jailSpec(jailKind, stdio.Env, binary, hermetic, claude.AuthorConfigDir(), sk.Dir, filepath.Dir(cfgPath), cacheDir(o, stdio.Env))
+	resolved, err := resolver.ResolveModel(ctx, model)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, exit.Errorf(exit.Interrupted, "interrupted before the run began")

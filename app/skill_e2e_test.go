@@ -197,7 +197,8 @@ func TestSetupProblemStopsTheGate(t *testing.T) {
 	})
 	c := s.run.Conversations[0]
 	v := c.TurnAt(1).Verdict
-	if s.code != 2 || c.Status != result.StatusBaselineFailed || v == nil || v.Result != "fail" {
+	// The gate stops it, and no verdict comes of it: a broken set-up (exit 3).
+	if s.code != 3 || s.run.Outcome.Verdict != result.VerdictSetup || c.Status != result.StatusBaselineFailed || v == nil || v.Result != "fail" {
 		t.Fatalf("exit %d status %s verdict %+v", s.code, c.Status, v)
 	}
 	if !strings.Contains(v.SetupProblem, "runs-census") || !strings.Contains(v.SetupProblem, "No such file") {

@@ -93,7 +93,14 @@ func (c Caller) ResolveModel(ctx context.Context, model string) (string, error) 
 	if model != "" {
 		args = append(args, "--model", model)
 	}
-	out, err := Run(ctx, Invocation{Binary: c.Binary, Args: args, Env: c.Env(dir), Dir: dir, Timeout: c.Timeout, Grace: c.Grace})
+	inv := Invocation{Binary: c.Binary, Args: args, Env: c.Env(dir), Dir: dir, Timeout: c.Timeout, Grace: c.Grace}
+	if c.Jail != nil {
+		// In the jail like every other call: with the author's login, the
+		// CLI would otherwise update their ~/.claude.json on the way.
+		j := c.Jail.With("", dir, []string{dir}, nil)
+		inv.Jail = &j
+	}
+	out, err := Run(ctx, inv)
 	if err != nil {
 		return "", err
 	}

@@ -370,10 +370,13 @@ func (d *Driver) sandboxOptions() sandbox.Options {
 // Only this conversation's goroutine adds records to conv, so reading them
 // here needs no lock.
 func (d *Driver) transcriptName(conv *result.Conversation, turn int) string {
+	// Only this goroutine grows conv.Turns and conv.Abandoned, but judging
+	// goroutines write verdicts into them meanwhile: read the one field by
+	// index, never copy whole records.
 	used := map[string]bool{}
 	for _, list := range [][]result.Turn{conv.Turns, conv.Abandoned} {
-		for _, t := range list {
-			used[t.Transcript] = true
+		for i := range list {
+			used[list[i].Transcript] = true
 		}
 	}
 	for n := 1; ; n++ {
