@@ -614,9 +614,10 @@ func TestMidRunRecordsValidate(t *testing.T) {
 	}
 	// --until-decided before its first look; controls not started.
 	seq := pending
-	seq.Sequential = &result.Sequential{P0: 0.05, P1: 0.45, Alpha: 0.05, Beta: 0.2, Max: 20, Batch: 2, Decision: stats.DecisionContinue}
+	seq.Sequential = &result.Sequential{Alpha: 0.05, Effect: 0.3, Max: 20, Batch: 2, Decision: result.SeqContinue}
 	controls := pending
-	controls.Controls = []result.Conversation{{Index: 1, Control: result.ControlUndiluted, Status: "pending", Turns: []result.Turn{}}}
+	controls.Controls = []result.Conversation{{Index: 1, Control: result.ControlNoSkill, Status: "pending", Turns: []result.Turn{}}}
+	controls.Fresh = []result.Conversation{result.FreshTriple(1)}
 	for name, r := range map[string]*result.Run{"at start": start, "pending": &pending, "running": &running, "sequential": &seq, "controls": &controls} {
 		b, err := json.Marshal(r)
 		if err != nil {
