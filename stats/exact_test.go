@@ -6,66 +6,6 @@ import (
 	"testing"
 )
 
-func TestSignTestReferenceValues(t *testing.T) {
-	cases := []struct {
-		b, c int
-		want float64
-		src  string
-	}{
-		// STATISTICS.md: "at least 5 discordant pairs, all one way, to reach
-		// p ≤ 0.05 (0.5^5 = 0.031)".
-		{5, 0, 0.03125, "0.5^5"},
-		// P(X >= 2), X ~ Bin(2, 1/2): only HH, 1/4.
-		{2, 0, 0.25, "0.5^2"},
-		// P(X >= 4), X ~ Bin(5, 1/2) = (C(5,4) + C(5,5)) / 32 = 6/32.
-		{4, 1, 0.1875, "6/32"},
-		// 4 all one way is not enough: 0.5^4.
-		{4, 0, 0.0625, "0.5^4"},
-		// No discordant pairs, or none against the probe: no evidence.
-		{0, 0, 1, "defined as 1"},
-		{0, 3, 1, "P(X >= 0) = 1"},
-	}
-	for _, c := range cases {
-		// Exact comparison: the test is computed in integers and rounded
-		// once, and these values are dyadic.
-		if got := SignTest(c.b, c.c); got != c.want {
-			t.Errorf("SignTest(%d, %d) = %v, want %v (%s)", c.b, c.c, got, c.want, c.src)
-		}
-	}
-}
-
-func TestSignTestComplement(t *testing.T) {
-	// P(X >= b) + P(X <= b-1) = 1, and P(X <= b-1) = P(n-X >= c+1) with n-X
-	// also Bin(n, 1/2): SignTest(b, c) + SignTest(c+1, b-1) = 1.
-	for n := 1; n <= 60; n++ {
-		for b := 1; b <= n; b++ {
-			c := n - b
-			if s := SignTest(b, c) + SignTest(c+1, b-1); math.Abs(s-1) > 1e-15 {
-				t.Fatalf("SignTest(%d,%d)+SignTest(%d,%d) = %v, want 1", b, c, c+1, b-1, s)
-			}
-		}
-	}
-}
-
-func TestMinDiscordantForSignificance(t *testing.T) {
-	cases := []struct {
-		alpha float64
-		want  int
-	}{
-		{0.05, 5},    // STATISTICS.md: "needs at least 5 discordant pairs"
-		{0.03125, 5}, // 0.5^5 exactly: the bound is inclusive
-		{0.01, 7},    // 0.5^6 = 0.0156 > 0.01 >= 0.5^7 = 0.0078
-		{0.5, 1},
-		{1, 0},
-		{0, -1},
-	}
-	for _, c := range cases {
-		if got := MinDiscordantForSignificance(c.alpha); got != c.want {
-			t.Errorf("MinDiscordantForSignificance(%v) = %d, want %d", c.alpha, got, c.want)
-		}
-	}
-}
-
 func TestFisherReferenceValues(t *testing.T) {
 	cases := []struct {
 		name       string
@@ -151,42 +91,8 @@ func hyperPMF(a, b, c, d int) float64 {
 	return f
 }
 
-func TestBinomUpperMatchesExact(t *testing.T) {
-	// The floating tail used by FixedN against exact rational arithmetic.
-	for _, p := range []string{"1/20", "1/2", "3/20", "9/10"} {
-		pr, _ := new(big.Rat).SetString(p)
-		pf, _ := pr.Float64()
-		for n := 1; n <= 60; n++ {
-			for k := 0; k <= n+1; k++ {
-				want, _ := exactUpper(n, k, pr).Float64()
-				got := binomUpper(n, k, pf)
-				if math.Abs(got-want) > 1e-12*max(want, 1e-300) && math.Abs(got-want) > 1e-15 {
-					t.Fatalf("binomUpper(%d, %d, %s) = %v, exact %v", n, k, p, got, want)
-				}
-			}
-		}
-	}
-}
-
-// exactUpper is P(X >= k) for X ~ Binomial(n, p) in exact arithmetic:
-// with p = a/b, P(X >= k) = sum_{j>=k} C(n,j) a^j (b-a)^(n-j) / b^n, all in
-// integers.
-func exactUpper(n, k int, p *big.Rat) *big.Rat {
-	a, b := p.Num(), p.Denom()
-	q := new(big.Int).Sub(b, a)
-	num := new(big.Int)
-	for j := max(k, 0); j <= n; j++ {
-		t := new(big.Int).Binomial(int64(n), int64(j))
-		t.Mul(t, new(big.Int).Exp(a, big.NewInt(int64(j)), nil))
-		t.Mul(t, new(big.Int).Exp(q, big.NewInt(int64(n-j)), nil))
-		num.Add(num, t)
-	}
-	return new(big.Rat).SetFrac(num, new(big.Int).Exp(b, big.NewInt(int64(n)), nil))
-}
-
 func TestPanicsOnNegativeCounts(t *testing.T) {
 	for name, f := range map[string]func(){
-		"SignTest":       func() { SignTest(-1, 2) },
 		"FisherLess":     func() { FisherLess(1, -1, 1, 1) },
 		"FisherGreater":  func() { FisherGreater(1, 1, -1, 1) },
 		"FisherTwoSided": func() { FisherTwoSided(1, 1, 1, -1) },
