@@ -206,3 +206,31 @@ func TestSaveLoad(t *testing.T) {
 		t.Errorf("newer schema: %v", err)
 	}
 }
+
+// A schema-1 record's undiluted controls are exactly a fresh arm: Load
+// makes them one, so such a run gets today's verdict.
+func TestLoadMigratesUndilutedControls(t *testing.T) {
+	P, F := judge.Pass, judge.Fail
+	r := &Run{SchemaVersion: 1, Status: StatusCompleted}
+	for i := 1; i <= 4; i++ {
+		r.Conversations = append(r.Conversations, conv(i, StatusCompleted, P, F, F, F))
+		u := fresh(i, P, P, P)
+		u.Control = ControlUndiluted
+		r.Controls = append(r.Controls, u)
+	}
+	dir := t.TempDir()
+	if err := Save(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Fresh) != 4 || len(got.Controls) != 0 || got.Fresh[0].Control != ArmFresh {
+		t.Fatalf("fresh %d controls %d", len(got.Fresh), len(got.Controls))
+	}
+	Decide(got)
+	if got.Outcome.Exit != 1 {
+		t.Errorf("%d %s", got.Outcome.Exit, got.Outcome.Sentence)
+	}
+}

@@ -395,6 +395,8 @@ func migrateV1(r *Run) {
 	var keep []Conversation
 	for _, c := range r.Controls {
 		if c.Control == ControlUndiluted {
+			// Its turns keep their transcript paths (control-undiluted-N/).
+			c.Control = ArmFresh
 			r.Fresh = append(r.Fresh, c)
 			continue
 		}
