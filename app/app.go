@@ -26,6 +26,17 @@ type IO struct {
 	Stderr io.Writer
 	// Styled enables colours and rounded borders (a terminal).
 	Styled bool
+	// argv0 is the program as the user typed it (Main sets it), so advice
+	// names a command that runs: ./vibe-test after make build.
+	argv0 string
+}
+
+// prog is the command to name in advice.
+func (stdio IO) prog() string {
+	if stdio.argv0 == "" {
+		return "vibe-test"
+	}
+	return stdio.argv0
 }
 
 // Main runs the command line and returns the exit code. Errors are printed
@@ -35,6 +46,9 @@ func Main(ctx context.Context, args []string, stdio IO) int {
 	// and version flags while parsing, which races when tests run several
 	// commands at once. The chosen command then runs outside the lock.
 	var action func() error
+	if len(args) > 0 {
+		stdio.argv0 = args[0]
+	}
 	a := newApp(stdio, &action)
 	parseMu.Lock()
 	err := a.RunContext(ctx, reorder(a, args))

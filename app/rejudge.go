@@ -67,6 +67,9 @@ func rejudgeCommand(c *cli.Context, stdio IO) error {
 	if err != nil {
 		return exit.With(exit.Tool, err)
 	}
+	if isDemoRun(r) {
+		return exit.Errorf(exit.Tool, "%s: a demo run was judged by the demo's scripted model, which existed only while it ran, and cannot be judged again: run `%s demo` for a new one", dir, stdio.prog())
+	}
 	rb := r.Rubric
 	if p := c.String("rubric"); p != "" {
 		if rb, err = rubric.Load(p); err != nil {

@@ -438,21 +438,59 @@ func loadConfig(o Options, sk *skill.Skill) (*plan.Config, string, error) {
 	return cfg, path, nil
 }
 
-// findClaude looks for the CLI the way the author's shell would.
+// findClaude looks for the CLI the way the author's shell would, then in
+// the repository's pinned install (tools/node_modules/.bin, where `make
+// tools` puts it) beside the vibe-test binary or in the working folder, so
+// `./vibe-test` works after `make build` without changing PATH.
 func findClaude(env []string) (string, error) {
+	p, _, err := locateClaude(env, pinnedDirs())
+	return p, err
+}
+
+// pinnedDir is where `make tools` installs the CLI, relative to the repo.
+var pinnedDir = filepath.Join("tools", "node_modules", ".bin")
+
+// pinnedDirs are the folders that may hold tools/: the binary's and the
+// working folder.
+func pinnedDirs() []string {
+	var dirs []string
+	if exe, err := os.Executable(); err == nil {
+		if real, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = real
+		}
+		dirs = append(dirs, filepath.Dir(exe))
+	}
+	if wd, err := os.Getwd(); err == nil {
+		dirs = append(dirs, wd)
+	}
+	return dirs
+}
+
+// locateClaude is findClaude with the folders to try for tools/; how says
+// where the CLI was found, for the demo's next step.
+func locateClaude(env []string, roots []string) (path, how string, err error) {
 	if p := envValue(env, "VIBE_TEST_CLAUDE"); p != "" {
-		return p, nil
+		return p, "VIBE_TEST_CLAUDE", nil
 	}
 	for _, dir := range filepath.SplitList(envValue(env, "PATH")) {
-		p := filepath.Join(dir, "claude")
-		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-			return p, nil
+		if p := filepath.Join(dir, "claude"); isExecutable(p) {
+			return p, "PATH", nil
 		}
 	}
 	if p, err := exec.LookPath("claude"); err == nil && envValue(env, "PATH") == "" {
-		return p, nil
+		return p, "PATH", nil
 	}
-	return "", fmt.Errorf("claude not found on PATH: install the pinned version with `npm install -g @anthropic-ai/claude-code@%s` (or set VIBE_TEST_CLAUDE to its path)", claude.VerifiedVersion)
+	for _, root := range roots {
+		if p := filepath.Join(root, pinnedDir, "claude"); isExecutable(p) {
+			return p, "the pinned install in " + filepath.Join(root, "tools"), nil
+		}
+	}
+	return "", "", fmt.Errorf("claude not found on PATH nor in %s (beside vibe-test or here): run `make tools` in the vibe-test repo, or `npm install -g @anthropic-ai/claude-code@%s`, or set VIBE_TEST_CLAUDE to its path", filepath.Join(pinnedDir, "claude"), claude.VerifiedVersion)
+}
+
+func isExecutable(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
 }
 
 // makeOutDir creates the run folder (owner-only) and claims it by creating
