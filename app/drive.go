@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -269,6 +270,9 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 	if err := in.out.show(s.dir, run, stdio); err != nil {
 		return run, exit.With(exit.Tool, err)
 	}
+	if o.KeepSandbox {
+		fmt.Fprint(stdio.Stderr, keptSandboxes(run))
+	}
 	switch {
 	case fatal:
 		return run, exit.With(exit.Tool, cause)
@@ -276,6 +280,28 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 		return run, exit.Errorf(exit.Interrupted, "interrupted: `vibe-test resume %s` continues from the last completed turn", s.dir)
 	}
 	return run, nil
+}
+
+// keptSandboxes lists the sandboxes --keep-sandbox kept, one line each (a
+// fresh session's sandbox lives only for its one turn).
+func keptSandboxes(run *result.Run) string {
+	var b strings.Builder
+	for _, arm := range [][]result.Conversation{run.Conversations, run.Controls} {
+		for _, c := range arm {
+			if c.Sandbox == "" {
+				continue
+			}
+			name := fmt.Sprintf("conversation %d", c.Index)
+			if c.Control != "" {
+				name = fmt.Sprintf("%s control %d", c.Control, c.Index)
+			}
+			fmt.Fprintf(&b, "sandbox kept (%s): %s\n", name, c.Sandbox)
+		}
+	}
+	if b.Len() == 0 {
+		return "no sandbox was kept: no conversation got far enough to make one\n"
+	}
+	return b.String()
 }
 
 // tallyCosts sums the run's costs from its records, so a resumed run counts

@@ -91,3 +91,40 @@ func TestFinished(t *testing.T) {
 		t.Error("isDemoRun")
 	}
 }
+
+// A run that failed while drafting its tasks is redrawn as it was saved:
+// status error, its cause in the sentence, exit 3, not "completed".
+func TestRedecideKeepsAnEarlyError(t *testing.T) {
+	r := &result.Run{Status: result.StatusError, Error: "drafting the tasks: the API refused the credentials (HTTP 401)"}
+	redecide(r)
+	if r.Status != result.StatusError || r.Outcome.Exit != 3 || !strings.Contains(r.Outcome.Sentence, "HTTP 401") {
+		t.Errorf("status %s, outcome %+v", r.Status, r.Outcome)
+	}
+	saved := &result.Run{Status: result.StatusError, Error: "x", Outcome: result.Outcome{Exit: 3, Verdict: "error", Sentence: "No verdict: x"}}
+	redecide(saved)
+	if saved.Outcome.Sentence != "No verdict: x" {
+		t.Errorf("the saved outcome was replaced: %+v", saved.Outcome)
+	}
+	// A run that stopped on an error mid-way stays an error after Decide.
+	mid := &result.Run{Status: result.StatusError, Error: "refused", Conversations: []result.Conversation{{Index: 1, Status: result.StatusCompleted}}}
+	redecide(mid)
+	if mid.Status != result.StatusError {
+		t.Errorf("mid-run error redrawn as %s", mid.Status)
+	}
+}
+
+// --keep-sandbox says where each kept sandbox is.
+func TestKeptSandboxes(t *testing.T) {
+	r := &result.Run{
+		Conversations: []result.Conversation{{Index: 1, Sandbox: "/tmp/a/work"}, {Index: 2}},
+		Controls:      []result.Conversation{{Index: 1, Control: result.ControlNoSkill, Sandbox: "/tmp/b/work"}},
+	}
+	got := keptSandboxes(r)
+	want := "sandbox kept (conversation 1): /tmp/a/work\nsandbox kept (no-skill control 1): /tmp/b/work\n"
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got := keptSandboxes(&result.Run{}); !strings.Contains(got, "no sandbox was kept") {
+		t.Errorf("none kept: %q", got)
+	}
+}
