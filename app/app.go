@@ -77,16 +77,19 @@ func newApp(stdio IO, action *func() error) *cli.App {
 	}
 	runFlags := runFlagSet()
 	a := &cli.App{
-		Name:      "vibe-test",
-		Usage:     "measure whether an agent still follows a skill after the conversation moves on",
-		UsageText: "vibe-test [flags] ./SKILL.md\n   vibe-test demo\n   vibe-test report RUN_DIR",
+		Name:  "vibe-test",
+		Usage: "measure whether an agent still follows a skill after the conversation moves on",
+		// The help template indents every line of UsageText itself.
+		UsageText: "vibe-test [flags] ./SKILL.md\nvibe-test demo\nvibe-test init ./SKILL.md\nvibe-test report RUN_DIR\nvibe-test help [COMMAND]",
 		Version:   Version,
 		Writer:    stdio.Stdout,
 		ErrWriter: stdio.Stderr,
 		// urfave/cli would call os.Exit itself, skipping deferred cleanup;
 		// Main maps errors to exit codes instead.
-		ExitErrHandler:  func(*cli.Context, error) {},
-		HideHelpCommand: true,
+		ExitErrHandler: func(*cli.Context, error) {},
+		// `vibe-test help [COMMAND]` works as well as --help; without the
+		// command, "help" would be taken as a skill path.
+		HideHelpCommand: false,
 		Flags:           runFlags,
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {

@@ -18,7 +18,7 @@ import (
 
 func demoFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "out", Usage: "the run `folder` (default ./vibe-runs/<UTC time>-stock-ledger)"},
+		&cli.StringFlag{Name: "out", Usage: "the run `folder`", DefaultText: "./vibe-runs/<UTC time>-stock-ledger"},
 		&cli.StringFlag{Name: "personas", Value: "decaying,steady", Usage: "the scripted agent's persona per conversation: steady, decaying, never, escaping, noisy"},
 		&cli.BoolFlag{Name: "keep-sandbox", Usage: "keep each conversation's sandbox folder"},
 	}

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -126,5 +128,43 @@ func TestKeptSandboxes(t *testing.T) {
 	}
 	if got := keptSandboxes(&result.Run{}); !strings.Contains(got, "no sandbox was kept") {
 		t.Errorf("none kept: %q", got)
+	}
+}
+
+// `vibe-test help` and every command's --help: help, not a skill path; the
+// usage lines aligned; each default said once; no project-internal words.
+func TestHelp(t *testing.T) {
+	run := func(args ...string) string {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		code := Main(context.Background(), append([]string{"vibe-test"}, args...), IO{Env: []string{"PATH=" + t.TempDir()}, Stdout: &stdout, Stderr: &stderr})
+		if code != 0 || stderr.Len() > 0 {
+			t.Fatalf("%v: exit %d, stderr %q", args, code, stderr.String())
+		}
+		return stdout.String()
+	}
+	top := run("help")
+	if top != run("--help") || !strings.Contains(top, "COMMANDS:") {
+		t.Errorf("`vibe-test help` differs from --help:\n%s", top)
+	}
+	usage := strings.SplitN(strings.SplitN(top, "USAGE:\n", 2)[1], "\n\n", 2)[0]
+	for _, line := range strings.Split(usage, "\n") {
+		if !strings.HasPrefix(line, "   vibe-test ") {
+			t.Errorf("usage line not aligned: %q", line)
+		}
+	}
+	pages := []string{top}
+	for _, cmd := range []string{"run", "demo", "resume", "report", "rejudge", "compare", "init"} {
+		pages = append(pages, run("help", cmd), run(cmd, "--help"))
+	}
+	for _, page := range pages {
+		for _, line := range strings.Split(page, "\n") {
+			if strings.Count(line, "(default") > 1 || strings.Contains(line, "default: 0)") {
+				t.Errorf("default said twice or as a bare zero: %q", line)
+			}
+			if low := strings.ToLower(line); strings.Contains(low, "seed 0") || strings.Contains(low, "protocol.md") {
+				t.Errorf("project-internal words: %q", line)
+			}
+		}
 	}
 }

@@ -24,7 +24,7 @@ import (
 func initFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "force", Usage: "overwrite an existing vibe-test.yaml"},
-		&cli.StringFlag{Name: "judge-model", Usage: "the model that drafts the tasks and extracts the rubric (default: the CLI's); written into the config as judge_model"},
+		&cli.StringFlag{Name: "judge-model", Usage: "the model that drafts the tasks and extracts the rubric; written into the config as judge_model", DefaultText: "the CLI's"},
 	}
 }
 

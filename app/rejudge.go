@@ -28,8 +28,8 @@ import (
 
 func rejudgeFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "rubric", Usage: "judge against this rubric `FILE` (default: the run's own rubric)"},
-		&cli.StringFlag{Name: "judge-model", Usage: "the judge model (default: the run's)"},
+		&cli.StringFlag{Name: "rubric", Usage: "judge against this rubric `FILE`", DefaultText: "the run's own rubric"},
+		&cli.StringFlag{Name: "judge-model", Usage: "the judge model", DefaultText: "the run's"},
 	}
 }
 
