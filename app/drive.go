@@ -18,6 +18,7 @@ import (
 	"github.com/vibe-test/vibe-test/judge"
 	"github.com/vibe-test/vibe-test/plan"
 	"github.com/vibe-test/vibe-test/probe"
+	"github.com/vibe-test/vibe-test/report"
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/rubric"
 	"github.com/vibe-test/vibe-test/skill"
@@ -200,8 +201,8 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 			decision = run.Sequential.Observe(run)
 			look = run.Sequential.Looks[len(run.Sequential.Looks)-1]
 		})
-		fmt.Fprintf(stdio.Stderr, "vibe-test: look after %d conversations: diluted vs fresh drop %.0f points, p = %.3g (this look's level %.3g): %s\n",
-			look.Conversations, 100*look.Drop, look.P, look.Level, decision)
+		fmt.Fprintf(stdio.Stderr, "vibe-test: look after %s: diluted vs fresh drop %.0f points, p = %.3g (this look's level %.3g): %s\n",
+			report.Count(look.Conversations, "conversation"), 100*look.Drop, look.P, look.Level, decision)
 		if decision != result.SeqContinue {
 			break
 		}

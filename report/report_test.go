@@ -201,3 +201,11 @@ func TestCell(t *testing.T) {
 		}
 	}
 }
+
+func TestCount(t *testing.T) {
+	for n, want := range map[int]string{0: "0 conversations", 1: "1 conversation", 2: "2 conversations"} {
+		if got := Count(n, "conversation"); got != want {
+			t.Errorf("Count(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
