@@ -7,12 +7,15 @@ import (
 )
 
 // AgentTools are the tools an agent turn may use without asking. The Skill
-// tool needs no entry (PROTOCOL.md §4).
+// tool needs no entry: the CLI lets it run without one (a project skill is
+// invoked in claude/testdata/transcripts/skill-invoked.jsonl).
 const AgentTools = "Bash Read Edit Write Glob Grep"
 
-// AgentArgs is the argv of one agent turn under the isolation recipe of
-// PROTOCOL.md §4: project settings only (the skill installed in the sandbox
-// is a project skill), no MCP servers but ours (none).
+// AgentArgs is the argv of one agent turn, isolated from the author's own
+// setup: project settings only (with a fresh config dir this hides the
+// author's skills, CLAUDE.md, hooks and MCP servers, while the skill
+// installed in the sandbox, a project skill, stays), no MCP servers but
+// ours (none).
 func AgentArgs(prompt, resumeSession, model string) []string {
 	args := []string{"-p", prompt,
 		"--output-format", "stream-json", "--verbose",
@@ -29,7 +32,9 @@ func AgentArgs(prompt, resumeSession, model string) []string {
 }
 
 // StructuredArgs is the argv of a cold call that must answer with JSON
-// matching schema (PROTOCOL.md §7): no tools, no session left behind.
+// matching schema (--json-schema: the CLI offers the model a
+// StructuredOutput tool and puts its input in the result line's
+// structured_output): no other tools, no session left behind.
 func StructuredArgs(prompt, schema, model string) []string {
 	args := []string{"-p", prompt,
 		"--output-format", "stream-json", "--verbose",

