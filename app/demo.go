@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -77,7 +78,7 @@ func demoCommand(c *cli.Context, stdio IO) error {
 	}
 	fmt.Fprintf(stdio.Stdout, "\nThe demo ran as designed. A real run with these results would exit %d: %s\n", r.Outcome.Exit, term.Line(r.Outcome.Sentence))
 	fmt.Fprintln(stdio.Stdout, "(The costs are what the CLI computes for the scripted model's token counts at list prices; nothing was billed.)")
-	fmt.Fprint(stdio.Stdout, nextSteps(stdio.prog(), claudePath, claudeHow))
+	fmt.Fprint(stdio.Stdout, nextSteps(stdio.prog(), claudePath, pinnedHow(claudePath, claudeHow)))
 	return nil
 }
 
@@ -94,6 +95,17 @@ func nextSteps(prog, claudePath, how string) string {
 	}
 	fmt.Fprintf(&b, "claude: %s (found via %s%s)\n", claudePath, how, other)
 	return b.String()
+}
+
+// pinnedHow names the pinned install when PATH found claude there: `make
+// demo` puts tools/ on PATH for itself only, and ./vibe-test finds the
+// pinned copy without PATH.
+func pinnedHow(path, how string) string {
+	suffix := string(filepath.Separator) + filepath.Join(pinnedDir, "claude")
+	if how != "PATH" || !strings.HasSuffix(path, suffix) {
+		return how
+	}
+	return "the pinned install in " + filepath.Join(strings.TrimSuffix(path, suffix), "tools")
 }
 
 // demoArgs is what a demo run records as its arguments; isDemoRun reads it

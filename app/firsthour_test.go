@@ -168,3 +168,14 @@ func TestHelp(t *testing.T) {
 		}
 	}
 }
+
+// Under `make demo` claude comes from PATH, but only make's: the next step
+// names the pinned install, which ./vibe-test finds without PATH.
+func TestPinnedHow(t *testing.T) {
+	if got := pinnedHow("/r/tools/node_modules/.bin/claude", "PATH"); got != "the pinned install in /r/tools" {
+		t.Errorf("pinned on PATH: %q", got)
+	}
+	if got := pinnedHow("/usr/bin/claude", "PATH"); got != "PATH" {
+		t.Errorf("a global claude: %q", got)
+	}
+}
