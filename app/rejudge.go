@@ -119,6 +119,12 @@ func rejudgeCommand(c *cli.Context, stdio IO) error {
 		len(targets), dir, rubricName(rb, c.String("rubric") != ""), modelName(judgeModel))
 
 	ctx := c.Context
+	// A refused key would be refused for every turn: the first refusal
+	// stops the others.
+	jctx, refuse := context.WithCancel(ctx)
+	defer refuse()
+	var refusedOnce sync.Once
+	refused := ""
 	verdicts := make([]judge.Verdict, len(targets))
 	sem := make(chan struct{}, rejudgeConcurrency)
 	var wg sync.WaitGroup
@@ -128,12 +134,22 @@ func rejudgeCommand(c *cli.Context, stdio IO) error {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			verdicts[i] = judgeTranscript(ctx, j, filepath.Join(dir, tg.turn.Transcript), tg.turn.Prompt)
+			if jctx.Err() != nil {
+				return
+			}
+			verdicts[i] = judgeTranscript(jctx, j, filepath.Join(dir, tg.turn.Transcript), tg.turn.Prompt)
+			if strings.Contains(verdicts[i].Error, claude.ErrCredentials.Error()) {
+				refusedOnce.Do(func() { refused = verdicts[i].Error })
+				refuse()
+			}
 		}()
 	}
 	wg.Wait()
 	if ctx.Err() != nil {
 		return exit.Errorf(exit.Interrupted, "interrupted: nothing written, %s is as it was", dir)
+	}
+	if refused != "" {
+		return exit.Errorf(exit.Tool, "%s (nothing written, %s is as it was)", refused, dir)
 	}
 	// The judge's words are redacted like the run's own.
 	red := redact.FromEnv(stdio.Env, slices.Concat(claude.CredentialVars, r.Config.PassEnv))

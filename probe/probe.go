@@ -472,7 +472,7 @@ func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string
 	}
 	start := time.Now()
 	out, runErr := claude.Run(ctx, inv)
-	// The CLI's Bash child can outlive a killed CLI (a Bash child survives the CLI's SIGKILL).
+	// The CLI's Bash child can outlive a killed CLI: the CLI starts it with setsid.
 	if out.TimedOut || ctx.Err() != nil {
 		sb.KillStrays()
 	}
