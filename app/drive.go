@@ -98,7 +98,7 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 		})
 		if rubricErr != nil {
 			if ctx.Err() == nil { // an interrupt is not a rubric failure
-				stop(fmt.Errorf("extracting the rubric: %w", rubricErr))
+				stop(rubricErr) // it says "extracting the rubric" itself
 			}
 			return
 		}
@@ -115,7 +115,7 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 			return nil, context.Cause(ctx)
 		}
 		if rubricErr != nil {
-			return nil, fmt.Errorf("extracting the rubric: %w", rubricErr)
+			return nil, rubricErr
 		}
 		judgeOnce.Do(func() {
 			theJudge = &judge.Judge{Caller: caller, Rubric: rb, Model: run.Config.JudgeModel, Repeats: run.Config.JudgeRepeats}

@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vibe-test/vibe-test/demo"
 	"github.com/vibe-test/vibe-test/result"
+	"github.com/vibe-test/vibe-test/scripted"
 )
 
 // Without claude on PATH, the pinned install in tools/node_modules/.bin (as
@@ -177,5 +179,38 @@ func TestPinnedHow(t *testing.T) {
 	}
 	if got := pinnedHow("/usr/bin/claude", "PATH"); got != "PATH" {
 		t.Errorf("a global claude: %q", got)
+	}
+}
+
+// A run that cannot draft its tasks (the key is refused) stops at once with
+// one line of advice, and `report` shows it as it ended: status error, the
+// cause, exit 3, never "completed".
+func TestDraftRefusedThenReport(t *testing.T) {
+	t.Parallel()
+	paths, err := demo.Materialize(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "run")
+	refused := []scripted.Step{{Error: &scripted.HTTPError{Status: 403, Count: 1000}}}
+	script := scripted.Script{Rules: []scripted.Rule{{Kind: scripted.KindPlan, Steps: refused}, {Kind: scripted.KindRubric, Steps: refused}}}
+	r := runAgainst(t, script, paths.Skill, "--out", out) // no vibe-test.yaml beside it: the tasks are drafted
+	if r.code != 3 || !strings.Contains(r.stderr, "drafting the tasks: the API refused the credentials (HTTP 403)") || !strings.Contains(r.stderr, "ANTHROPIC_API_KEY") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	plans := map[string]bool{}
+	for _, q := range r.srv.Requests() {
+		if q.Kind == scripted.KindPlan {
+			plans[q.SessionID] = true
+		}
+	}
+	if len(plans) != 1 {
+		t.Errorf("%d drafting calls, want 1", len(plans))
+	}
+
+	var stdout, stderr bytes.Buffer
+	code := Main(context.Background(), []string{"vibe-test", "report", out}, IO{Env: []string{"PATH=" + t.TempDir()}, Stdout: &stdout, Stderr: &stderr})
+	if code != 3 || !strings.Contains(stdout.String(), "status error") || !strings.Contains(stdout.String()+stderr.String(), "HTTP 403") {
+		t.Errorf("report: exit %d\n%s\n%s", code, stdout.String(), stderr.String())
 	}
 }
