@@ -214,3 +214,18 @@ func TestDraftRefusedThenReport(t *testing.T) {
 		t.Errorf("report: exit %d\n%s\n%s", code, stdout.String(), stderr.String())
 	}
 }
+
+// Only vibe-test's own repository is trusted to hold the pinned CLI in the
+// working folder.
+func TestIsVibeTestRepo(t *testing.T) {
+	if !isVibeTestRepo("..") {
+		t.Error("the repository root is not recognised")
+	}
+	other := t.TempDir()
+	if err := os.WriteFile(filepath.Join(other, "go.mod"), []byte("module example.com/skill\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if isVibeTestRepo(other) || isVibeTestRepo(t.TempDir()) {
+		t.Error("another folder is taken for the repository")
+	}
+}

@@ -440,7 +440,8 @@ func loadConfig(o Options, sk *skill.Skill) (*plan.Config, string, error) {
 
 // findClaude looks for the CLI the way the author's shell would, then in
 // the repository's pinned install (tools/node_modules/.bin, where `make
-// tools` puts it) beside the vibe-test binary or in the working folder, so
+// tools` puts it) beside the vibe-test binary or in the working folder
+// when that is the repository, so
 // `./vibe-test` works after `make build` without changing PATH.
 func findClaude(env []string) (string, error) {
 	p, _, err := locateClaude(env, pinnedDirs())
@@ -450,8 +451,9 @@ func findClaude(env []string) (string, error) {
 // pinnedDir is where `make tools` installs the CLI, relative to the repo.
 var pinnedDir = filepath.Join("tools", "node_modules", ".bin")
 
-// pinnedDirs are the folders that may hold tools/: the binary's and the
-// working folder.
+// pinnedDirs are the folders that may hold tools/: the binary's, and the
+// working folder when it is the vibe-test repository (a skill's own
+// checkout could hold a tools/ of its own, which is not run).
 func pinnedDirs() []string {
 	var dirs []string
 	if exe, err := os.Executable(); err == nil {
@@ -460,10 +462,16 @@ func pinnedDirs() []string {
 		}
 		dirs = append(dirs, filepath.Dir(exe))
 	}
-	if wd, err := os.Getwd(); err == nil {
+	if wd, err := os.Getwd(); err == nil && isVibeTestRepo(wd) {
 		dirs = append(dirs, wd)
 	}
 	return dirs
+}
+
+// isVibeTestRepo says whether dir holds vibe-test's go.mod.
+func isVibeTestRepo(dir string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	return err == nil && strings.HasPrefix(string(b), "module github.com/vibe-test/vibe-test\n")
 }
 
 // locateClaude is findClaude with the folders to try for tools/; how says
