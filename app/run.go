@@ -493,7 +493,7 @@ func locateClaude(env []string, roots []string) (path, how string, err error) {
 			return p, "the pinned install in " + filepath.Join(root, "tools"), nil
 		}
 	}
-	return "", "", fmt.Errorf("claude not found on PATH nor in %s (beside vibe-test or here): run `make tools` in the vibe-test repo, or `npm install -g @anthropic-ai/claude-code@%s`, or set VIBE_TEST_CLAUDE to its path", filepath.Join(pinnedDir, "claude"), claude.VerifiedVersion)
+	return "", "", fmt.Errorf("claude not found on PATH nor in %s (beside vibe-test, or in the vibe-test repository as the working folder): run `make tools` there, or `npm install -g @anthropic-ai/claude-code@%s`, or set VIBE_TEST_CLAUDE to its path", filepath.Join(pinnedDir, "claude"), claude.VerifiedVersion)
 }
 
 func isExecutable(p string) bool {
