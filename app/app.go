@@ -26,6 +26,17 @@ type IO struct {
 	Stderr io.Writer
 	// Styled enables colours and rounded borders (a terminal).
 	Styled bool
+	// argv0 is the program as the user typed it (Main sets it), so advice
+	// names a command that runs: ./vibe-test after make build.
+	argv0 string
+}
+
+// prog is the command to name in advice.
+func (stdio IO) prog() string {
+	if stdio.argv0 == "" {
+		return "vibe-test"
+	}
+	return stdio.argv0
 }
 
 // Main runs the command line and returns the exit code. Errors are printed
@@ -35,6 +46,9 @@ func Main(ctx context.Context, args []string, stdio IO) int {
 	// and version flags while parsing, which races when tests run several
 	// commands at once. The chosen command then runs outside the lock.
 	var action func() error
+	if len(args) > 0 {
+		stdio.argv0 = args[0]
+	}
 	a := newApp(stdio, &action)
 	parseMu.Lock()
 	err := a.RunContext(ctx, reorder(a, args))
@@ -63,16 +77,19 @@ func newApp(stdio IO, action *func() error) *cli.App {
 	}
 	runFlags := runFlagSet()
 	a := &cli.App{
-		Name:      "vibe-test",
-		Usage:     "measure whether an agent still follows a skill after the conversation moves on",
-		UsageText: "vibe-test [flags] ./SKILL.md\n   vibe-test demo\n   vibe-test report RUN_DIR",
+		Name:  "vibe-test",
+		Usage: "measure whether an agent still follows a skill after the conversation moves on",
+		// The help template indents every line of UsageText itself.
+		UsageText: "vibe-test [flags] ./SKILL.md\nvibe-test demo\nvibe-test init ./SKILL.md\nvibe-test report RUN_DIR\nvibe-test help [COMMAND]",
 		Version:   Version,
 		Writer:    stdio.Stdout,
 		ErrWriter: stdio.Stderr,
 		// urfave/cli would call os.Exit itself, skipping deferred cleanup;
 		// Main maps errors to exit codes instead.
-		ExitErrHandler:  func(*cli.Context, error) {},
-		HideHelpCommand: true,
+		ExitErrHandler: func(*cli.Context, error) {},
+		// `vibe-test help [COMMAND]` works as well as --help; without the
+		// command, "help" would be taken as a skill path.
+		HideHelpCommand: false,
 		Flags:           runFlags,
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {

@@ -157,10 +157,10 @@ func compareRuns(bases []comparedRun, cand comparedRun, alpha float64) *comparis
 			cmp.notes = append(cmp.notes, fmt.Sprintf("WARNING: %s has status %q: only what it finished is compared.", r.dir, r.run.Status))
 		}
 		if r.gateStops > 0 {
-			cmp.notes = append(cmp.notes, fmt.Sprintf("%s: the baseline gate stopped %d conversations after turn 1; their scores come from turn 1 alone.", r.dir, r.gateStops))
+			cmp.notes = append(cmp.notes, fmt.Sprintf("%s: the baseline gate stopped %s after turn 1; their scores come from turn 1 alone.", r.dir, plural(r.gateStops, "conversation", "conversations")))
 		}
 		if r.unscored > 0 {
-			cmp.notes = append(cmp.notes, fmt.Sprintf("%s: %d conversations have no judged turn with a pass or fail and are left out.", r.dir, r.unscored))
+			cmp.notes = append(cmp.notes, fmt.Sprintf("%s: %s without a judged turn that passed or failed left out.", r.dir, plural(r.unscored, "conversation", "conversations")))
 		}
 	}
 

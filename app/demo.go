@@ -3,22 +3,23 @@ package app
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
-	"github.com/vibe-test/vibe-test/claude"
 	"github.com/vibe-test/vibe-test/demo"
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/term"
 	"github.com/vibe-test/vibe-test/judge"
 	"github.com/vibe-test/vibe-test/result"
+	"github.com/vibe-test/vibe-test/sandbox"
 	"github.com/vibe-test/vibe-test/scripted"
 )
 
 func demoFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "out", Usage: "the run `folder` (default ./vibe-runs/<UTC time>-stock-ledger)"},
+		&cli.StringFlag{Name: "out", Usage: "the run `folder`", DefaultText: "./vibe-runs/<UTC time>-stock-ledger"},
 		&cli.StringFlag{Name: "personas", Value: "decaying,steady", Usage: "the scripted agent's persona per conversation: steady, decaying, never, escaping, noisy"},
 		&cli.BoolFlag{Name: "keep-sandbox", Usage: "keep each conversation's sandbox folder"},
 	}
@@ -30,8 +31,9 @@ func demoFlags() []cli.Flag {
 // code a real run with these results would give.
 func demoCommand(c *cli.Context, stdio IO) error {
 	personas := strings.Split(c.String("personas"), ",")
-	if _, err := findClaude(stdio.Env); err != nil {
-		return exit.Errorf(exit.Tool, "the demo runs the real claude CLI, which is not installed: run `make tools` in the vibe-test repo (installs @anthropic-ai/claude-code@%s into tools/) or `npm install -g @anthropic-ai/claude-code@%s`", claude.VerifiedVersion, claude.VerifiedVersion)
+	claudePath, claudeHow, err := locateClaude(stdio.Env, pinnedDirs())
+	if err != nil {
+		return exit.Errorf(exit.Tool, "the demo runs the real claude CLI: %v", err)
 	}
 	script, err := demo.Script(personas, false)
 	if err != nil {
@@ -55,12 +57,19 @@ func demoCommand(c *cli.Context, stdio IO) error {
 	fmt.Fprintf(stdio.Stderr, "vibe-test demo: scripted model on %s, personas %s (one per conversation, in order)\n", srv.URL(), strings.Join(personas, ", "))
 	r, err := Execute(c.Context, Options{
 		SkillPath: paths.Skill, ConfigPath: paths.Config, OutDir: c.String("out"),
+		Args:          demoArgs(personas),
 		Conversations: len(personas), Concurrency: 1, // in order, so conversation N gets persona N
 		TurnTimeout: defaultDemoTimeout, Grace: defaultGrace, MaxRetries: 1, Seed: 1,
 		TurnRetries: 1, RetryBackoff: time.Second,
 		KeepSandbox: c.Bool("keep-sandbox"), CacheDir: dir + "/cache",
 		Output: output{styled: stdio.Styled && envValue(stdio.Env, "NO_COLOR") == ""},
 	}, IO{Env: env, Stdout: stdio.Stdout, Stderr: stdio.Stderr, Styled: stdio.Styled})
+	if exit.Code(err) == exit.Interrupted {
+		// The demo's skill and scripted model die with this process, so
+		// the run cannot be resumed: no sandbox is kept for it either.
+		removeSandboxes(r)
+		return exit.Errorf(exit.Interrupted, "interrupted: a demo run cannot be resumed (its skill and scripted model existed only while it ran); run `%s demo` again", stdio.prog())
+	}
 	if err != nil {
 		return err
 	}
@@ -69,7 +78,63 @@ func demoCommand(c *cli.Context, stdio IO) error {
 	}
 	fmt.Fprintf(stdio.Stdout, "\nThe demo ran as designed. A real run with these results would exit %d: %s\n", r.Outcome.Exit, term.Line(r.Outcome.Sentence))
 	fmt.Fprintln(stdio.Stdout, "(The costs are what the CLI computes for the scripted model's token counts at list prices; nothing was billed.)")
+	fmt.Fprint(stdio.Stdout, nextSteps(stdio.prog(), claudePath, pinnedHow(claudePath, claudeHow)))
 	return nil
+}
+
+// nextSteps is the demo's last word: how to run the tool on one's own
+// skill, with the claude it will use and how it finds it.
+func nextSteps(prog, claudePath, how string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nNext, on your own skill (a real run needs ANTHROPIC_API_KEY, or a `claude` login):\n")
+	fmt.Fprintf(&b, "  %s init ./path/to/your-skill   # drafts vibe-test.yaml (tasks and rubric) beside its SKILL.md: review it\n", prog)
+	fmt.Fprintf(&b, "  %s ./path/to/your-skill        # runs the measurement\n", prog)
+	other := ""
+	if how != "VIBE_TEST_CLAUDE" {
+		other = "; VIBE_TEST_CLAUDE=/path/to/claude picks another"
+	}
+	fmt.Fprintf(&b, "claude: %s (found via %s%s)\n", claudePath, how, other)
+	return b.String()
+}
+
+// pinnedHow names the pinned install when PATH found claude there: `make
+// demo` puts tools/ on PATH for itself only, and ./vibe-test finds the
+// pinned copy without PATH.
+func pinnedHow(path, how string) string {
+	suffix := string(filepath.Separator) + filepath.Join(pinnedDir, "claude")
+	if how != "PATH" || !strings.HasSuffix(path, suffix) {
+		return how
+	}
+	return "the pinned install in " + filepath.Join(strings.TrimSuffix(path, suffix), "tools")
+}
+
+// demoArgs is what a demo run records as its arguments; isDemoRun reads it
+// back, so resume and rejudge can say why a demo run cannot be continued.
+func demoArgs(personas []string) []string {
+	return []string{"demo", "--personas", strings.Join(personas, ",")}
+}
+
+func isDemoRun(r *result.Run) bool {
+	return len(r.Config.Args) > 0 && r.Config.Args[0] == "demo"
+}
+
+// removeSandboxes deletes the sandboxes a run still records (an interrupted
+// run keeps them for resume); sandbox.Open refuses any folder vibe-test did
+// not make.
+func removeSandboxes(r *result.Run) {
+	if r == nil || r.Config.KeepSandbox {
+		return
+	}
+	for _, arm := range [][]result.Conversation{r.Conversations, r.Fresh, r.Controls} {
+		for _, c := range arm {
+			if c.Sandbox == "" {
+				continue
+			}
+			if sb, err := sandbox.Open(c.Sandbox, c.Home, c.ConfigDir, r.Isolation == "hermetic"); err == nil {
+				_ = sb.Remove()
+			}
+		}
+	}
 }
 
 // checkDemo says whether the run did what its personas script: each

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/vibe-test/vibe-test/judge"
 	"github.com/vibe-test/vibe-test/plan"
 	"github.com/vibe-test/vibe-test/probe"
+	"github.com/vibe-test/vibe-test/report"
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/rubric"
 	"github.com/vibe-test/vibe-test/skill"
@@ -96,7 +98,7 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 		})
 		if rubricErr != nil {
 			if ctx.Err() == nil { // an interrupt is not a rubric failure
-				stop(fmt.Errorf("extracting the rubric: %w", rubricErr))
+				stop(rubricErr) // it says "extracting the rubric" itself
 			}
 			return
 		}
@@ -113,7 +115,7 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 			return nil, context.Cause(ctx)
 		}
 		if rubricErr != nil {
-			return nil, fmt.Errorf("extracting the rubric: %w", rubricErr)
+			return nil, rubricErr
 		}
 		judgeOnce.Do(func() {
 			theJudge = &judge.Judge{Caller: caller, Rubric: rb, Model: run.Config.JudgeModel, Repeats: run.Config.JudgeRepeats}
@@ -203,8 +205,8 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 			decision = run.Sequential.Observe(run)
 			look = run.Sequential.Looks[len(run.Sequential.Looks)-1]
 		})
-		fmt.Fprintf(stdio.Stderr, "vibe-test: look after %d conversations: diluted vs fresh drop %.0f points, p = %.3g (this look's level %.3g): %s\n",
-			look.Conversations, 100*look.Drop, look.P, look.Level, decision)
+		fmt.Fprintf(stdio.Stderr, "vibe-test: look after %s: diluted vs fresh drop %.0f points, p = %.3g (this look's level %.3g): %s\n",
+			report.Count(look.Conversations, "conversation"), 100*look.Drop, look.P, look.Level, decision)
 		if decision != result.SeqContinue {
 			break
 		}
@@ -273,6 +275,9 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 	if err := in.out.show(s.dir, run, stdio); err != nil {
 		return run, exit.With(exit.Tool, err)
 	}
+	if o.KeepSandbox {
+		fmt.Fprint(stdio.Stderr, keptSandboxes(run))
+	}
 	switch {
 	case fatal:
 		return run, exit.With(exit.Tool, cause)
@@ -280,6 +285,28 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 		return run, exit.Errorf(exit.Interrupted, "interrupted: `vibe-test resume %s` continues from the last completed turn", s.dir)
 	}
 	return run, nil
+}
+
+// keptSandboxes lists the sandboxes --keep-sandbox kept, one line each (a
+// fresh session's sandbox lives only for its one turn).
+func keptSandboxes(run *result.Run) string {
+	var b strings.Builder
+	for _, arm := range [][]result.Conversation{run.Conversations, run.Controls} {
+		for _, c := range arm {
+			if c.Sandbox == "" {
+				continue
+			}
+			name := fmt.Sprintf("conversation %d", c.Index)
+			if c.Control != "" {
+				name = fmt.Sprintf("%s control %d", c.Control, c.Index)
+			}
+			fmt.Fprintf(&b, "sandbox kept (%s): %s\n", name, c.Sandbox)
+		}
+	}
+	if b.Len() == 0 {
+		return "no sandbox was kept: no conversation got far enough to make one\n"
+	}
+	return b.String()
 }
 
 // tallyCosts sums the run's costs from its records, so a resumed run counts

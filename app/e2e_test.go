@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/vibe-test/vibe-test/demo"
@@ -312,6 +313,71 @@ func TestDemoCommand(t *testing.T) {
 	for _, want := range []string{`"name": "diluted pass rate"`, `"name": "fresh pass rate (same probe, new session)"`} {
 		if !bytes.Contains(page, []byte(want)) {
 			t.Errorf("chart.html lacks the series %s", want)
+		}
+	}
+	if !strings.Contains(stdout.String(), "vibe-test ./path/to/your-skill") || !strings.Contains(stdout.String(), "claude: "+bin) {
+		t.Errorf("the demo must end with the next step and the claude it uses:\n%s", stdout.String())
+	}
+	// A finished run has nothing to resume (exit 0); a demo run cannot be
+	// judged again, and says so instead of asking for credentials.
+	stdout.Reset()
+	stderr.Reset()
+	if code := Main(context.Background(), []string{"vibe-test", "resume", out}, IO{Env: env, Stdout: &stdout, Stderr: &stderr}); code != 0 || !strings.Contains(stdout.String(), "nothing to resume") {
+		t.Errorf("resume of a finished run: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+	stderr.Reset()
+	if code := Main(context.Background(), []string{"vibe-test", "rejudge", out}, IO{Env: env, Stdout: &stdout, Stderr: &stderr}); code != 3 || !strings.Contains(stderr.String(), "demo run") || strings.Contains(stderr.String(), "credentials") {
+		t.Errorf("rejudge of a demo run: exit %d\n%s", code, stderr.String())
+	}
+}
+
+// cancelOn cancels a context when a line containing its text is written.
+type cancelOn struct {
+	text   string
+	cancel context.CancelFunc
+	mu     sync.Mutex
+	buf    bytes.Buffer
+}
+
+func (w *cancelOn) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if strings.Contains(w.buf.String(), w.text) {
+		w.cancel()
+	}
+	return len(p), nil
+}
+
+// An interrupted demo says it cannot be resumed (its skill is gone with
+// it) and leaves no sandbox behind.
+func TestDemoInterrupted(t *testing.T) {
+	t.Parallel()
+	bin := testenv.Claude(t)
+	out := filepath.Join(t.TempDir(), "demo")
+	env := append(os.Environ(), "VIBE_TEST_CLAUDE="+bin)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// Interrupted once the first agent turn runs, in its sandbox.
+	stderr := &cancelOn{text: "agent running", cancel: cancel}
+	var stdout bytes.Buffer
+	code := Main(ctx, []string{"vibe-test", "demo", "--out", out, "--personas", "steady"}, IO{Env: env, Stdout: &stdout, Stderr: stderr})
+	msg := stderr.buf.String()
+	if code != 130 || !strings.Contains(msg, "a demo run cannot be resumed") || !strings.Contains(msg, "vibe-test demo` again") {
+		t.Fatalf("exit %d\n%s", code, msg)
+	}
+	r, err := result.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, arm := range [][]result.Conversation{r.Conversations, r.Fresh} {
+		for _, c := range arm {
+			if c.Sandbox == "" {
+				continue
+			}
+			if _, err := os.Stat(c.Sandbox); err == nil {
+				t.Errorf("conversation %d: sandbox %s left behind", c.Index, c.Sandbox)
+			}
 		}
 	}
 }

@@ -24,7 +24,7 @@ import (
 func initFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "force", Usage: "overwrite an existing vibe-test.yaml"},
-		&cli.StringFlag{Name: "judge-model", Usage: "the model that drafts the tasks and extracts the rubric (default: the CLI's); written into the config as judge_model"},
+		&cli.StringFlag{Name: "judge-model", Usage: "the model that drafts the tasks and extracts the rubric; written into the config as judge_model", DefaultText: "the CLI's"},
 	}
 }
 
@@ -75,8 +75,20 @@ func initCommand(c *cli.Context, stdio IO) error {
 	if ctx.Err() != nil {
 		return exit.Errorf(exit.Interrupted, "interrupted: nothing written")
 	}
-	if err := errors.Join(planErr, rubricErr); err != nil {
-		return exit.With(exit.Tool, err)
+	// A refused key fails both calls the same way: say it once.
+	for _, err := range []error{planErr, rubricErr} {
+		if errors.Is(err, claude.ErrCredentials) {
+			return exit.With(exit.Tool, err)
+		}
+	}
+	switch {
+	case planErr != nil && rubricErr != nil:
+		// Two causes on one line, told apart.
+		return exit.Errorf(exit.Tool, "%v; and %v", planErr, rubricErr)
+	case planErr != nil:
+		return exit.With(exit.Tool, planErr)
+	case rubricErr != nil:
+		return exit.With(exit.Tool, rubricErr)
 	}
 
 	text := ConfigText(sk, pl, rb, model, time.Now().UTC())

@@ -183,3 +183,35 @@ func TestInitBadInput(t *testing.T) {
 		t.Error("existing config touched")
 	}
 }
+
+// A refused key stops init's two cold calls at once, with one line naming
+// the variables to check: no retried rubric call, not the CLI's "/login"
+// text glued to ours.
+func TestInitRefusedCredentials(t *testing.T) {
+	t.Parallel()
+	paths, err := demo.Materialize(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := []scripted.Step{{Error: &scripted.HTTPError{Status: 401, Count: 1000}}}
+	script := scripted.Script{Rules: []scripted.Rule{{Kind: scripted.KindPlan, Steps: refused}, {Kind: scripted.KindRubric, Steps: refused}}}
+	r := runAgainst(t, script, "init", paths.Skill)
+	if r.code != 3 {
+		t.Fatalf("exit %d, want 3", r.code)
+	}
+	last := strings.TrimSpace(r.stderr)
+	last = last[strings.LastIndex(last, "\n")+1:]
+	if !strings.Contains(last, "refused the credentials (HTTP 401)") || !strings.Contains(last, "ANTHROPIC_API_KEY") ||
+		strings.Contains(last, "Please run /login") || strings.Contains(last, "twice") || strings.Count(last, "refused") != 1 {
+		t.Errorf("error line: %q", last)
+	}
+	sessions := map[string]bool{}
+	for _, q := range r.srv.Requests() {
+		if q.Kind == scripted.KindRubric {
+			sessions[q.SessionID] = true
+		}
+	}
+	if len(sessions) != 1 {
+		t.Errorf("%d rubric calls after a 401, want 1 (no retry)", len(sessions))
+	}
+}

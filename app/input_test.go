@@ -60,7 +60,7 @@ func TestBadInput(t *testing.T) {
 		{"two skills", []string{good, good}, nil, "one skill per run"},
 		{"unknown flag", []string{good, "--nope"}, nil, "flag provided but not defined"},
 		{"fillers dir", []string{good, "--fillers", emptyFolder}, nil, "fillers:"},
-		{"claude missing", []string{good}, []string{"PATH=" + emptyFolder}, "claude not found on PATH: install the pinned version"},
+		{"claude missing", []string{good}, []string{"PATH=" + emptyFolder}, "claude not found on PATH nor in tools/node_modules/.bin/claude"},
 		{"claude too old", []string{good}, []string{"PATH=" + emptyFolder, "VIBE_TEST_CLAUDE=" + oldClaude}, "too old for the flags vibe-test needs"},
 		{"conflicting flags", []string{good, "--rule", "any-probe-failed", "--alpha", "0.01"}, nil, "--alpha only applies with --rule diluted-vs-fresh"},
 		{"bad gate", []string{good, "--gate", "sometimes"}, nil, `--gate: "sometimes"`},

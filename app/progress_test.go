@@ -51,3 +51,50 @@ func TestProgressStripsEscapes(t *testing.T) {
 		}
 	}
 }
+
+// lastFrame is the live block as the terminal shows it after the last redraw.
+func lastFrame(s string) []string {
+	if i := strings.LastIndex(s, "A\x1b[2K"); i >= 0 {
+		s = s[i+1:]
+	}
+	return strings.Split(strings.TrimSuffix(strings.ReplaceAll(s, "\x1b[2K", ""), "\n"), "\n")
+}
+
+// A probe is judged while the next turn runs: the live line shows both, and
+// the verdict when it comes, without hiding the running turn. Lines never
+// reach the terminal's width (a wrapped line would be left behind by the
+// redraw, repeated), and conversation 2 comes before 10.
+func TestProgressLiveBlock(t *testing.T) {
+	var live bytes.Buffer
+	p := newProgress(&live, true)
+	p.width = 60
+	for _, ev := range []probe.Event{
+		{Conv: 10, Turn: 1, Kind: "base", Phase: "agent"},
+		{Conv: 2, Turn: 6, Kind: "probe", Phase: "done", Result: "ok", Context: 17300},
+		{Conv: 2, Turn: 6, Kind: "probe", Phase: "judge"},
+		{Conv: 2, Turn: 7, Kind: "filler", Phase: "agent", Spent: 1.5},
+		{Conv: 1, Control: "fresh", Turn: 8, Kind: "probe", Phase: "agent"},
+	} {
+		p.event(ev)
+	}
+	frame := lastFrame(live.String())
+	if len(frame) != 3 || !strings.HasPrefix(frame[0], "conv 2 ") || !strings.HasPrefix(frame[1], "conv 10 ") || !strings.HasPrefix(frame[2], "fresh 1 ") {
+		t.Fatalf("block order: %q", frame)
+	}
+	if !strings.Contains(frame[0], "turn  7/10 filler running") || !strings.Contains(frame[0], "judging turn 6") {
+		t.Errorf("the running turn and the judging both shown: %q", frame[0])
+	}
+	p.event(probe.Event{Conv: 2, Turn: 6, Kind: "probe", Phase: "judged", Result: "pass", Spent: 1.6})
+	frame = lastFrame(live.String())
+	if !strings.Contains(frame[0], "turn  7/10 filler running") || strings.Contains(frame[0], "judging") || !strings.Contains(frame[0], "turn 6 pass") {
+		t.Errorf("after the verdict: %q", frame[0])
+	}
+	for _, l := range frame {
+		if n := len([]rune(l)); n >= p.width {
+			t.Errorf("line of %d runes on a %d-column terminal: %q", n, p.width, l)
+		}
+	}
+	if len(frame[0]) > 0 && !strings.Contains(frame[0], "…") {
+		t.Errorf("a long line is cut with an ellipsis: %q", frame[0])
+	}
+}

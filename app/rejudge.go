@@ -28,8 +28,8 @@ import (
 
 func rejudgeFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "rubric", Usage: "judge against this rubric `FILE` (default: the run's own rubric)"},
-		&cli.StringFlag{Name: "judge-model", Usage: "the judge model (default: the run's)"},
+		&cli.StringFlag{Name: "rubric", Usage: "judge against this rubric `FILE`", DefaultText: "the run's own rubric"},
+		&cli.StringFlag{Name: "judge-model", Usage: "the judge model", DefaultText: "the run's"},
 	}
 }
 
@@ -66,6 +66,9 @@ func rejudgeCommand(c *cli.Context, stdio IO) error {
 	r, err := result.Load(dir)
 	if err != nil {
 		return exit.With(exit.Tool, err)
+	}
+	if isDemoRun(r) {
+		return exit.Errorf(exit.Tool, "%s: a demo run was judged by the demo's scripted model, which existed only while it ran, and cannot be judged again: run `%s demo` for a new one", dir, stdio.prog())
 	}
 	rb := r.Rubric
 	if p := c.String("rubric"); p != "" {
@@ -116,6 +119,12 @@ func rejudgeCommand(c *cli.Context, stdio IO) error {
 		len(targets), dir, rubricName(rb, c.String("rubric") != ""), modelName(judgeModel))
 
 	ctx := c.Context
+	// A refused key would be refused for every turn: the first refusal
+	// stops the others.
+	jctx, refuse := context.WithCancel(ctx)
+	defer refuse()
+	var refusedOnce sync.Once
+	refused := ""
 	verdicts := make([]judge.Verdict, len(targets))
 	sem := make(chan struct{}, rejudgeConcurrency)
 	var wg sync.WaitGroup
@@ -125,12 +134,22 @@ func rejudgeCommand(c *cli.Context, stdio IO) error {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			verdicts[i] = judgeTranscript(ctx, j, filepath.Join(dir, tg.turn.Transcript), tg.turn.Prompt)
+			if jctx.Err() != nil {
+				return
+			}
+			verdicts[i] = judgeTranscript(jctx, j, filepath.Join(dir, tg.turn.Transcript), tg.turn.Prompt)
+			if strings.Contains(verdicts[i].Error, claude.ErrCredentials.Error()) {
+				refusedOnce.Do(func() { refused = verdicts[i].Error })
+				refuse()
+			}
 		}()
 	}
 	wg.Wait()
 	if ctx.Err() != nil {
 		return exit.Errorf(exit.Interrupted, "interrupted: nothing written, %s is as it was", dir)
+	}
+	if refused != "" {
+		return exit.Errorf(exit.Tool, "%s (nothing written, %s is as it was)", refused, dir)
 	}
 	// The judge's words are redacted like the run's own.
 	red := redact.FromEnv(stdio.Env, slices.Concat(claude.CredentialVars, r.Config.PassEnv))

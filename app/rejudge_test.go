@@ -113,6 +113,28 @@ func TestRejudge(t *testing.T) {
 		t.Fatalf("the saved run exited %d, want 0", saved.code)
 	}
 
+	// A refused key stops the re-judging: one line of advice, no
+	// verdicts file, not a judge error per turn.
+	t.Run("RefusedKey", func(t *testing.T) {
+		t.Parallel()
+		dir := copyRun(t, saved.dir)
+		refused := scripted.Script{Rules: []scripted.Rule{{Kind: scripted.KindJudge, Steps: []scripted.Step{{Error: &scripted.HTTPError{Status: 401, Count: 1000}}}}}}
+		r := runAgainst(t, refused, "rejudge", dir)
+		if r.code != 3 || !strings.Contains(r.stderr, "refused the credentials (HTTP 401)") || !strings.Contains(r.stderr, "nothing written") {
+			t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "verdicts-2.json")); err == nil {
+			t.Error("a verdicts file was written")
+		}
+		sessions := map[string]bool{}
+		for _, q := range r.srv.Requests() {
+			sessions[q.SessionID] = true
+		}
+		if len(sessions) > rejudgeConcurrency {
+			t.Errorf("%d judge calls after a 401, want at most the %d already running", len(sessions), rejudgeConcurrency)
+		}
+	})
+
 	t.Run("FailingJudge", func(t *testing.T) {
 		t.Parallel()
 		dir := copyRun(t, saved.dir)

@@ -29,11 +29,36 @@ func reportCommand(c *cli.Context, stdio IO) error {
 	for _, gap := range gaps(dir, r) {
 		fmt.Fprintf(stdio.Stderr, "vibe-test: cannot be shown: %s\n", gap)
 	}
-	result.Decide(r)
+	redecide(r)
+	if r.Error != "" {
+		fmt.Fprintf(stdio.Stderr, "vibe-test: the run stopped with an error: %s\n", r.Error)
+	}
 	if err := outputFrom(c, stdio).show(dir, r, stdio); err != nil {
 		return exit.With(exit.Tool, err)
 	}
 	return outcomeError(r)
+}
+
+// redecide recomputes a saved run's verdict, except what the record alone
+// knows: a run that stopped before its conversations began (drafting the
+// tasks failed, say) keeps its status and outcome, which Decide would turn
+// into "completed" with nothing to decide; a run that stopped on an error
+// stays an error.
+func redecide(r *result.Run) {
+	if len(r.Conversations) == 0 && (r.Status == result.StatusError || r.Status == result.StatusInterrupted) {
+		switch {
+		case r.Outcome.Verdict != "":
+		case r.Status == result.StatusInterrupted:
+			r.Outcome = result.Outcome{Exit: exit.Interrupted, Verdict: "interrupted", Sentence: "Interrupted before the conversations began."}
+		default:
+			r.Outcome = result.Outcome{Exit: exit.Tool, Verdict: "error", Sentence: "No verdict: " + r.Error}
+		}
+		return
+	}
+	result.Decide(r)
+	if r.Error != "" {
+		r.Status = result.StatusError
+	}
 }
 
 // gaps lists what this run's record does not hold.

@@ -17,7 +17,7 @@ import (
 
 func resumeFlags() []cli.Flag {
 	return append(outputFlags(),
-		&cli.Float64Flag{Name: "max-budget-usd", Usage: "the run's budget, counting what it already spent (default: the run's own)"},
+		&cli.Float64Flag{Name: "max-budget-usd", Usage: "the run's budget, counting what it already spent", DefaultText: "the run's own"},
 		&cli.IntFlag{Name: "turn-retries", Value: 3, Usage: "rerun a turn this often after a transient API error"},
 		&cli.DurationFlag{Name: "retry-backoff", Value: 10 * time.Second, Usage: "the first wait before rerunning a turn"},
 	)
@@ -34,6 +34,13 @@ func resumeCommand(c *cli.Context, stdio IO) error {
 	r, err := result.Load(dir)
 	if err != nil {
 		return exit.With(exit.Tool, err)
+	}
+	if finished(r) {
+		fmt.Fprintf(stdio.Stdout, "%s: nothing to resume: the run finished (status %s); `%s report %s` shows it again\n", dir, r.Status, stdio.prog(), dir)
+		return nil
+	}
+	if isDemoRun(r) {
+		return exit.Errorf(exit.Tool, "%s: a demo run cannot be resumed (its skill and scripted model existed only while it ran): run `%s demo` again", dir, stdio.prog())
 	}
 	if r.Plan == nil || len(r.Conversations) == 0 {
 		return exit.Errorf(exit.Tool, "%s: the run stopped before its conversations began (no plan in run.json): start a new run", dir)
@@ -106,6 +113,26 @@ func resumeCommand(c *cli.Context, stdio IO) error {
 		return err
 	}
 	return outcomeError(r)
+}
+
+// finished says whether every conversation of a run came to its end, so
+// resuming has nothing left to do. An error, an interrupt or a spent budget
+// leaves work to resume.
+func finished(r *result.Run) bool {
+	if r.Error != "" || len(r.Conversations) == 0 {
+		return false
+	}
+	if r.Status != result.StatusCompleted && r.Status != result.StatusBaselineFailed {
+		return false
+	}
+	for _, arm := range [][]result.Conversation{r.Conversations, r.Fresh, r.Controls} {
+		for _, c := range arm {
+			if c.Status != result.StatusCompleted && c.Status != result.StatusBaselineFailed {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // savedRunSetup is what continuing or re-judging a saved run needs: the

@@ -76,22 +76,22 @@ type Options struct {
 
 func runFlagSet() []cli.Flag {
 	return append(outputFlags(),
-		&cli.StringFlag{Name: "config", Usage: "the run's `vibe-test.yaml` (default: the one beside SKILL.md, if any)"},
+		&cli.StringFlag{Name: "config", Usage: "the run's config `FILE` (tasks, fixture, models)", DefaultText: "vibe-test.yaml beside SKILL.md, if any"},
 		&cli.StringFlag{Name: "rubric", Usage: "use a reviewed rubric `FILE` instead of extracting one"},
-		&cli.StringFlag{Name: "out", Usage: "the run `folder` (default ./vibe-runs/<UTC time>-<skill>)"},
+		&cli.StringFlag{Name: "out", Usage: "the run `folder`", DefaultText: "./vibe-runs/<UTC time>-<skill>"},
 		&cli.IntFlag{Name: "conversations", Value: 2, Usage: "independent conversations to run"},
-		&cli.IntFlag{Name: "concurrency", Usage: "conversations run at once (default: all)"},
-		&cli.StringFlag{Name: "model", Usage: "the agent's model (default: the config's, else the CLI's default, resolved once and pinned for the run)"},
+		&cli.IntFlag{Name: "concurrency", Usage: "conversations run at once", DefaultText: "all"},
+		&cli.StringFlag{Name: "model", Usage: "the agent's model, resolved once and pinned for the run", DefaultText: "the config's, else the CLI's"},
 		&cli.StringSliceFlag{Name: "allowed-tools", Usage: "also let the agent use these `tools` (space- or comma-separated, patterns such as \"Bash(git diff:*)\" kept whole; repeatable)"},
-		&cli.StringFlag{Name: "judge-model", Usage: "the rubric and judge model (default: the config's, else the CLI's)"},
+		&cli.StringFlag{Name: "judge-model", Usage: "the rubric, plan and judge model", DefaultText: "the config's, else the CLI's"},
 		&cli.BoolFlag{Name: "no-baseline-gate", Usage: "go on when turn 1 fails (stamped loudly on every artifact)"},
 		&cli.BoolFlag{Name: "keep-sandbox", Usage: "keep each conversation's sandbox folder"},
 		&cli.DurationFlag{Name: "turn-timeout", Value: probe.DefaultTurnTimeout, Usage: "stop a turn that runs longer (SIGTERM, then SIGKILL)"},
 		&cli.IntFlag{Name: "max-retries", Value: 2, Usage: "CLAUDE_CODE_MAX_RETRIES for every claude call"},
 		&cli.StringFlag{Name: "fillers", Usage: "a `folder` of your own filler passages (*.md, *.txt) added to the built-in ones"},
-		&cli.Int64Flag{Name: "seed", Usage: "filler selection seed (default: random, recorded in plan.json)"},
+		&cli.Int64Flag{Name: "seed", Usage: "filler selection seed, recorded in plan.json", DefaultText: "random"},
 		&cli.StringSliceFlag{Name: "pass-env", Usage: "also pass this environment `variable` to the agent"},
-		&cli.StringFlag{Name: "rule", Value: result.RuleDilutedVsFresh, Usage: "what sets exit 1: `diluted-vs-fresh` (the probes pass significantly less often diluted than fresh, at --alpha) or any-probe-failed (seed 002's rule: any probe failed after a passed baseline; not a test)"},
+		&cli.StringFlag{Name: "rule", Value: result.RuleDilutedVsFresh, Usage: "what sets exit 1: `diluted-vs-fresh|any-probe-failed` (the first when the probes pass significantly less often diluted than fresh, at --alpha; the second when any probe failed after a passed baseline, not a test)"},
 		&cli.StringFlag{Name: "gate", Hidden: true, Usage: "replaced by --rule (any = any-probe-failed, significant = diluted-vs-fresh)"},
 		&cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "the false-alarm rate of --rule diluted-vs-fresh"},
 		&cli.Float64Flag{Name: "effect", Value: result.DefaultEffect, Usage: "the drop in probe pass rate (0-1) worth catching: a run that could catch it with 80% power and did not says held, otherwise not enough evidence"},
@@ -101,10 +101,10 @@ func runFlagSet() []cli.Flag {
 		&cli.Float64Flag{Name: "noise-floor", Hidden: true},
 		&cli.Float64Flag{Name: "beta", Hidden: true},
 		&cli.IntFlag{Name: "judge-repeats", Value: 1, Usage: "judge each turn this many times; disagreeing verdicts make the turn uncertain"},
-		&cli.Float64Flag{Name: "max-budget-usd", Usage: "stop starting turns once the run has spent this much (agent, rubric and judge)"},
+		&cli.Float64Flag{Name: "max-budget-usd", Usage: "stop starting turns once the run has spent this much (agent, rubric, plan and judge)", DefaultText: "no limit"},
 		&cli.IntFlag{Name: "turn-retries", Value: 3, Usage: "rerun a turn this often after the CLI's own retries give up on a transient API error"},
 		&cli.DurationFlag{Name: "retry-backoff", Value: 10 * time.Second, Usage: "the first wait before rerunning a turn (doubles each time)"},
-		&cli.StringFlag{Name: "isolation", Usage: "`jail` (each claude process in a bubblewrap jail; an error where none can start) or none (the agent sees what you see); default: the jail where bubblewrap works"},
+		&cli.StringFlag{Name: "isolation", Usage: "`jail|none`: each claude process in a bubblewrap jail (an error where none can start), or none (the agent sees what you see)", DefaultText: "the jail where bubblewrap works"},
 	)
 }
 
@@ -475,21 +475,67 @@ func loadConfig(o Options, sk *skill.Skill) (*plan.Config, string, error) {
 	return cfg, path, nil
 }
 
-// findClaude looks for the CLI the way the author's shell would.
+// findClaude looks for the CLI the way the author's shell would, then in
+// the repository's pinned install (tools/node_modules/.bin, where `make
+// tools` puts it) beside the vibe-test binary or in the working folder
+// when that is the repository, so
+// `./vibe-test` works after `make build` without changing PATH.
 func findClaude(env []string) (string, error) {
+	p, _, err := locateClaude(env, pinnedDirs())
+	return p, err
+}
+
+// pinnedDir is where `make tools` installs the CLI, relative to the repo.
+var pinnedDir = filepath.Join("tools", "node_modules", ".bin")
+
+// pinnedDirs are the folders that may hold tools/: the binary's, and the
+// working folder when it is the vibe-test repository (a skill's own
+// checkout could hold a tools/ of its own, which is not run).
+func pinnedDirs() []string {
+	var dirs []string
+	if exe, err := os.Executable(); err == nil {
+		if real, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = real
+		}
+		dirs = append(dirs, filepath.Dir(exe))
+	}
+	if wd, err := os.Getwd(); err == nil && isVibeTestRepo(wd) {
+		dirs = append(dirs, wd)
+	}
+	return dirs
+}
+
+// isVibeTestRepo says whether dir holds vibe-test's go.mod.
+func isVibeTestRepo(dir string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	return err == nil && strings.HasPrefix(string(b), "module github.com/vibe-test/vibe-test\n")
+}
+
+// locateClaude is findClaude with the folders to try for tools/; how says
+// where the CLI was found, for the demo's next step.
+func locateClaude(env []string, roots []string) (path, how string, err error) {
 	if p := envValue(env, "VIBE_TEST_CLAUDE"); p != "" {
-		return p, nil
+		return p, "VIBE_TEST_CLAUDE", nil
 	}
 	for _, dir := range filepath.SplitList(envValue(env, "PATH")) {
-		p := filepath.Join(dir, "claude")
-		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-			return p, nil
+		if p := filepath.Join(dir, "claude"); isExecutable(p) {
+			return p, "PATH", nil
 		}
 	}
 	if p, err := exec.LookPath("claude"); err == nil && envValue(env, "PATH") == "" {
-		return p, nil
+		return p, "PATH", nil
 	}
-	return "", fmt.Errorf("claude not found on PATH: install the pinned version with `npm install -g @anthropic-ai/claude-code@%s` (or set VIBE_TEST_CLAUDE to its path)", claude.VerifiedVersion)
+	for _, root := range roots {
+		if p := filepath.Join(root, pinnedDir, "claude"); isExecutable(p) {
+			return p, "the pinned install in " + filepath.Join(root, "tools"), nil
+		}
+	}
+	return "", "", fmt.Errorf("claude not found on PATH nor in %s (beside vibe-test, or in the vibe-test repository as the working folder): run `make tools` there, or `npm install -g @anthropic-ai/claude-code@%s`, or set VIBE_TEST_CLAUDE to its path", filepath.Join(pinnedDir, "claude"), claude.VerifiedVersion)
+}
+
+func isExecutable(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
 }
 
 // makeOutDir creates the run folder (owner-only) and claims it by creating

@@ -8,8 +8,8 @@ import (
 
 // BaseTools are the tools every agent turn may use without asking. Skill is
 // among them: a skill whose frontmatter has allowed-tools makes invoking it
-// a permission request, which -p denies unless Skill is allowed
-// (PROTOCOL.md §9).
+// a permission request, which -p denies unless Skill is allowed (seen on
+// claude 2.1.328).
 var BaseTools = []string{"Bash", "Read", "Edit", "Write", "Glob", "Grep", "Skill"}
 
 // AgentTools is the run's --allowedTools list: the base tools, then the
@@ -29,7 +29,7 @@ func AgentTools(skillTools, extra []string) []string {
 }
 
 // knownTools are the tools the pinned CLI (2.1.328) has in an agent session
-// under AgentArgs: the init event's tools (PROTOCOL.md §2, transcripts/
+// under AgentArgs: the init event's tools (claude/testdata/transcripts/
 // skill-invoked.jsonl) plus Glob and Grep, which --allowedTools adds, and
 // Agent, the name the API sees for Task.
 var knownTools = map[string]bool{
@@ -59,9 +59,11 @@ func NotGranted(tools []string) []string {
 	return out
 }
 
-// AgentArgs is the argv of one agent turn under the isolation recipe of
-// PROTOCOL.md §4: project settings only (the skill installed in the sandbox
-// is a project skill), no MCP servers but ours (none). tools are passed one
+// AgentArgs is the argv of one agent turn, isolated from the author's own
+// setup: project settings only (with a fresh config dir this hides the
+// author's skills, CLAUDE.md, hooks and MCP servers, while the skill
+// installed in the sandbox, a project skill, stays), no MCP servers but
+// ours (none). tools are passed one
 // argument each, so a pattern with spaces (Bash(git diff:*)) stays whole.
 // model is always given: a run pins its agent model.
 func AgentArgs(prompt, resumeSession, model string, tools []string) []string {
@@ -81,7 +83,9 @@ func AgentArgs(prompt, resumeSession, model string, tools []string) []string {
 }
 
 // StructuredArgs is the argv of a cold call that must answer with JSON
-// matching schema (PROTOCOL.md §7): no tools, no session left behind.
+// matching schema (--json-schema: the CLI offers the model a
+// StructuredOutput tool and puts its input in the result line's
+// structured_output): no other tools, no session left behind.
 func StructuredArgs(prompt, schema, model string) []string {
 	args := []string{"-p", prompt,
 		"--output-format", "stream-json", "--verbose",

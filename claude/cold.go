@@ -3,6 +3,7 @@ package claude
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -31,10 +32,19 @@ type Caller struct {
 	Jail *jail.Spec
 }
 
+// ErrCredentials: the API refused the key or login (HTTP 401 or 403).
+// Retrying only burns time, so every caller stops at once on it.
+var ErrCredentials = errors.New("the API refused the credentials")
+
+// CredentialsAdvice says what to do about ErrCredentials. The CLI's own
+// text ("Please run /login") fits an interactive user, not a headless run.
+const CredentialsAdvice = "check ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN, or run `claude` and /login"
+
 // Structured runs one cold call and returns the parsed turn. A turn that
 // failed, or that ended without structured_output (the CLI returns success
-// even then, PROTOCOL.md §7), is an error; the turn is returned either way so
-// its cost can be counted.
+// even then, when the model never calls the StructuredOutput tool), is an
+// error; the turn is returned either way so its cost can be counted. A
+// refused key is an error wrapping ErrCredentials.
 func (c Caller) Structured(ctx context.Context, prompt, schema, model string) (Turn, error) {
 	dir, err := os.MkdirTemp("", "work-")
 	if err != nil {
@@ -57,16 +67,28 @@ func (c Caller) Structured(ctx context.Context, prompt, schema, model string) (T
 	if err != nil {
 		return out.Turn, err
 	}
-	if f := out.Turn.Failure(out.ExitCode); f != "" {
-		if out.TimedOut {
-			f = fmt.Sprintf("timed out after %s", c.Timeout)
-		}
-		return out.Turn, fmt.Errorf("%s%s", f, stderrHint(out.Stderr))
+	if err := coldFailure(out, c.Timeout); err != nil {
+		return out.Turn, err
 	}
 	if len(out.Turn.StructuredOutput) == 0 || !json.Valid(out.Turn.StructuredOutput) {
 		return out.Turn, fmt.Errorf("the model answered without structured output (text: %.120q)", out.Turn.Text)
 	}
 	return out.Turn, nil
+}
+
+// coldFailure says why a cold call failed, or nil. A 401 or 403 becomes
+// one line of advice instead of the CLI's text.
+func coldFailure(out Outcome, timeout time.Duration) error {
+	f := out.Turn.Failure(out.ExitCode)
+	switch {
+	case f == "":
+		return nil
+	case out.Turn.APIErrorStatus == 401 || out.Turn.APIErrorStatus == 403:
+		return fmt.Errorf("%w (HTTP %d): %s", ErrCredentials, out.Turn.APIErrorStatus, CredentialsAdvice)
+	case out.TimedOut:
+		f = fmt.Sprintf("timed out after %s", timeout)
+	}
+	return fmt.Errorf("%s%s", f, stderrHint(out.Stderr))
 }
 
 func stderrHint(stderr string) string {

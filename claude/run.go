@@ -17,7 +17,8 @@ import (
 )
 
 // VerifiedVersion is the Claude Code version whose stream-json this package
-// was verified against (shared/claude-code/PROTOCOL.md). The same version is
+// was verified against (its recordings are claude/testdata/transcripts,
+// made by `make fixtures`). The same version is
 // pinned for tests and the demo in tools/package.json; a test keeps the two
 // in step.
 const VerifiedVersion = "2.1.328"

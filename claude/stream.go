@@ -1,8 +1,8 @@
 // Package claude runs the Claude Code CLI headless and reads what it printed.
 //
 // It is the only package that knows the CLI's flags and the shapes of its
-// stream-json events (see shared/claude-code/PROTOCOL.md, verified on the
-// version in VerifiedVersion). Everything else in vibe-test works with the
+// stream-json events (recorded from the version in VerifiedVersion in
+// testdata/transcripts; `make fixtures` records them again). Everything else in vibe-test works with the
 // Turn values this package produces.
 package claude
 
@@ -244,9 +244,9 @@ func resultText(c gjson.Result) string {
 	return b.String()
 }
 
-// Failure says why a turn failed, or "" when it succeeded. The rule is
-// PROTOCOL.md's: a non-zero exit, is_error, or no result line is a failure;
-// the result's subtype is never trusted.
+// Failure says why a turn failed, or "" when it succeeded: a non-zero exit,
+// is_error, or no result line is a failure; the result's subtype is never
+// trusted (an API error ends with subtype "success" and is_error true).
 func (t Turn) Failure(exitCode int) string {
 	switch {
 	case !t.HasResult && exitCode == 0:

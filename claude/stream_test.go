@@ -73,8 +73,8 @@ func resultLine(t *testing.T, name string) map[string]any {
 	return ev
 }
 
-// Every recorded transcript parses, and the failure rule of PROTOCOL.md
-// holds on each with the exit code the CLI gave it.
+// Every recorded transcript parses, and Failure's rule holds on each with
+// the exit code the CLI gave it (index.json).
 func TestParseEveryTranscript(t *testing.T) {
 	idx := fixtureIndex(t)
 	files, err := filepath.Glob(filepath.Join(fixtureDir, "*.jsonl"))

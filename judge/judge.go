@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -201,8 +202,8 @@ func (j *Judge) once(ctx context.Context, task string, turn claude.Turn) Verdict
 		v.Tokens += out.LastUsage.Context() + out.OutputTokens
 		if err != nil {
 			lastErr = err
-			if ctx.Err() != nil {
-				break
+			if ctx.Err() != nil || errors.Is(err, claude.ErrCredentials) {
+				break // a refused key is refused again
 			}
 			continue
 		}

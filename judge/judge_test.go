@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -200,5 +201,17 @@ func TestSetupProblem(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A refused key is not retried: the verdict is a judge error after one call
+// whose text says what to do.
+func TestRefusedCredentialsNotRetried(t *testing.T) {
+	turn := claude.Turn{Calls: []claude.ToolCall{call("Bash", `{"command":"python3 health.py"}`)}}
+	refused := fmt.Errorf("%w (HTTP 403): %s", claude.ErrCredentials, claude.CredentialsAdvice)
+	f := &fakeCaller{errs: []error{refused, refused}, answers: []string{"", answer("pass", 1, false)}}
+	v := (&Judge{Caller: f, Rubric: testRubric()}).Judge(context.Background(), "task", turn)
+	if v.Result != JudgeError || v.Attempts != 1 || len(f.prompts) != 1 || !strings.Contains(v.Error, "ANTHROPIC_API_KEY") {
+		t.Fatalf("%+v after %d calls", v, len(f.prompts))
 	}
 }

@@ -48,7 +48,8 @@ func gateMessage(v *judge.Verdict) string {
 const DefaultTurnTimeout = 10 * time.Minute
 
 // ErrCredentials stops the whole run: retrying a refused key only burns time.
-var ErrCredentials = errors.New("the API refused the credentials")
+// It is claude.ErrCredentials, so cold calls and agent turns say the same.
+var ErrCredentials = claude.ErrCredentials
 
 // Driver holds what every conversation of a run shares.
 type Driver struct {
@@ -418,7 +419,7 @@ func (d *Driver) runTurn(ctx context.Context, sb *sandbox.Sandbox, resume string
 		t := out.Turn
 		switch status := t.APIErrorStatus; {
 		case status == 401 || status == 403:
-			d.Fatal(fmt.Errorf("%w (HTTP %d) at turn %d: check ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN, or run `claude` and /login; then `vibe-test resume %s`", ErrCredentials, status, rec.Turn, d.RunDir))
+			d.Fatal(fmt.Errorf("%w (HTTP %d) at turn %d: %s; then `vibe-test resume %s`", ErrCredentials, status, rec.Turn, claude.CredentialsAdvice, d.RunDir))
 			return out
 		case rec.Status == result.TurnTimedOut:
 			timeouts++
@@ -555,7 +556,7 @@ func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string
 	}
 	start := time.Now()
 	out, runErr := claude.Run(ctx, inv)
-	// The CLI's Bash child can outlive a killed CLI (PROTOCOL.md §5).
+	// The CLI's Bash child can outlive a killed CLI: the CLI starts it with setsid.
 	if out.TimedOut || ctx.Err() != nil {
 		sb.KillStrays()
 	}

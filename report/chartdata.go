@@ -17,7 +17,7 @@ import (
 func ChartData(r *result.Run) chart.Data {
 	d := chart.Data{
 		Title:        r.Skill.Name + " — decay over 10 turns",
-		Subtitle:     fmt.Sprintf("%d conversations · %s · %s", len(r.Conversations), modelName(r), r.Outcome.Sentence),
+		Subtitle:     fmt.Sprintf("%s · %s · %s", Count(len(r.Conversations), "conversation"), modelName(r), r.Outcome.Sentence),
 		GateBypassed: r.GateBypassed,
 		Facts:        facts(r),
 		Stats:        stats(r.Outcome.Stats),

@@ -74,7 +74,7 @@ func Summary(w io.Writer, r *result.Run, styled bool) {
 	// Text from the skill, the CLI, the judge or a tool goes through
 	// term.Line: it may carry escape sequences.
 	clean := term.Line
-	fmt.Fprintf(&b, "%s  %s %s %d conversations %s status %s\n", paint(bold, "vibe-test"), clean(r.Skill.Name), dot, len(r.Conversations), dot, r.Status)
+	fmt.Fprintf(&b, "%s  %s %s %s %s status %s\n", paint(bold, "vibe-test"), clean(r.Skill.Name), dot, Count(len(r.Conversations), "conversation"), dot, r.Status)
 	if r.Versions.ClaudeMismatch {
 		fmt.Fprintf(&b, "warning: claude %s differs from the version the parser was verified on (%s)\n", clean(r.Versions.Claude), r.Versions.ClaudeVerified)
 	}
@@ -176,7 +176,7 @@ func Summary(w io.Writer, r *result.Run, styled bool) {
 	} else if sq != nil {
 		fmt.Fprintf(&b, "sequential looks (--until-decided: alpha %.2g spent over the looks, %.3g at each look before the cap of %d, %.3g at the cap; batches of %d):\n", sq.Alpha, sq.InterimLevel(), sq.Max, sq.FinalLevel(), sq.Batch)
 		for _, l := range sq.Looks {
-			fmt.Fprintf(&b, "  after %d conversations: %d diluted and %d fresh units, drop %+.0f points, p = %.3g (level %.3g): %s\n", l.Conversations, l.DilutedUnits, l.FreshUnits, 100*l.Drop, l.P, l.Level, clean(l.Decision))
+			fmt.Fprintf(&b, "  after %s: %d diluted and %d fresh units, drop %+.0f points, p = %.3g (level %.3g): %s\n", Count(l.Conversations, "conversation"), l.DilutedUnits, l.FreshUnits, 100*l.Drop, l.P, l.Level, clean(l.Decision))
 		}
 		fmt.Fprintf(&b, "  stopped: %s\n", clean(sq.Reason))
 	}
@@ -270,8 +270,8 @@ func writeStats(b *strings.Builder, s result.Stats) {
 	}
 	if c := s.Comparison; c.Diluted.Units > 0 || c.Fresh.Units > 0 {
 		fmt.Fprintf(b, "diluted vs fresh (the exit code's test: units are conversations and fresh triples; Welch one-sided on each unit's probe pass share):\n")
-		fmt.Fprintf(b, "  diluted: %d units (%s), mean share %.0f%%; fresh: %d units (%s), mean share %.0f%%\n",
-			c.Diluted.Units, s.DilutedPopulation, 100*c.Diluted.Mean, c.Fresh.Units, result.PopFresh, 100*c.Fresh.Mean)
+		fmt.Fprintf(b, "  diluted: %s (%s), mean share %.0f%%; fresh: %s (%s), mean share %.0f%%\n",
+			Count(c.Diluted.Units, "unit"), s.DilutedPopulation, 100*c.Diluted.Mean, Count(c.Fresh.Units, "unit"), result.PopFresh, 100*c.Fresh.Mean)
 		if c.Testable {
 			fmt.Fprintf(b, "  drop %+.0f points, p = %.3g (alpha %.2g)", 100*c.Drop, c.P, s.Alpha)
 			if s.MinDetectableDrop > 0 {
@@ -315,4 +315,13 @@ func jailWords(kind string) string {
 		return ", no jail"
 	}
 	return "" // a run from before the jail
+}
+
+// Count is "1 conversation", "2 conversations": n and a noun whose plural
+// adds an s.
+func Count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

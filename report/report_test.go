@@ -210,3 +210,11 @@ func TestRewindsShown(t *testing.T) {
 		t.Errorf("summary lacks the rewind line %q:\n%s", want, got)
 	}
 }
+
+func TestCount(t *testing.T) {
+	for n, want := range map[int]string{0: "0 conversations", 1: "1 conversation", 2: "2 conversations"} {
+		if got := Count(n, "conversation"); got != want {
+			t.Errorf("Count(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -324,7 +324,7 @@ func Decide(r *Run) {
 		o.Sentence = "No baseline was judged pass or fail, so there is no decay to measure."
 	case o.Rule == RuleAnyProbeFailed && decayed > 0:
 		o.Exit, o.Verdict = exit.Decay, VerdictDecay
-		o.Sentence = fmt.Sprintf("A probe failed after a passed baseline (seed 002's any-probe-failed rule, not a test): in %d of %d conversations, %d of %d judged probes failed.%s", decayed, n, o.ProbesFailed, o.ProbesJudged, anyChance(o, hasFresh, freshRate))
+		o.Sentence = fmt.Sprintf("A probe failed after a passed baseline (the any-probe-failed rule, which is not a test): in %d of %d conversations, %d of %d judged probes failed.%s", decayed, n, o.ProbesFailed, o.ProbesJudged, anyChance(o, hasFresh, freshRate))
 	case o.Rule == RuleDilutedVsFresh && !hasFresh:
 		o.Exit, o.Verdict = exit.Indeterminate, VerdictNotComparable
 		o.Sentence = "Not comparable: this run has no fresh arm (it was made before vibe-test asked each probe fresh as well), so dilution cannot be told from task difficulty; its results are shown as recorded."
@@ -340,7 +340,7 @@ func Decide(r *Run) {
 		o.Sentence = fmt.Sprintf("No verdict: %d conversations or fresh triples stopped on an error and %d judged turns ended in judge errors; what was measured did not show decay, but the missing turns count as neither pass nor fail.", errored, o.JudgeErrors)
 	case o.Rule == RuleAnyProbeFailed:
 		o.Exit, o.Verdict = exit.OK, VerdictNoProbeFailed
-		o.Sentence = fmt.Sprintf("No probe failed after a passed baseline (seed 002's any-probe-failed rule): %d judged probes in %d conversations.%s", o.ProbesJudged, n, anyChance(o, hasFresh, freshRate))
+		o.Sentence = fmt.Sprintf("No probe failed after a passed baseline (the any-probe-failed rule): %d judged probes in %d conversations.%s", o.ProbesJudged, n, anyChance(o, hasFresh, freshRate))
 	case useSeq && seqLook.Decision == SeqHeld, !useSeq && held:
 		o.Exit, o.Verdict = exit.OK, VerdictHeld
 		o.Sentence = fmt.Sprintf("Held: no decay shown (p = %.3g > %.2g; %s). This run would have caught a drop of %.0f points with 80%% power.",

@@ -89,6 +89,10 @@ func Extract(ctx context.Context, c Caller, s *skill.Skill, model, cacheDir stri
 			if ctx.Err() != nil {
 				return nil, u, ctx.Err()
 			}
+			if errors.Is(err, claude.ErrCredentials) {
+				// A second call would be refused the same way.
+				return nil, u, fmt.Errorf("extracting the rubric: %w", err)
+			}
 			lastErr = err
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -295,5 +296,19 @@ func TestLoad(t *testing.T) {
 	}
 	if _, err := Load(bad); err == nil || !strings.HasPrefix(err.Error(), bad+": criteria: 3 given") {
 		t.Errorf("invalid file: %v (want the path, the field and what was expected)", err)
+	}
+}
+
+// A refused key (HTTP 401/403) stops extraction at once: no second call, and
+// the error says what to do rather than "failed twice" with the CLI's text.
+func TestExtractStopsOnRefusedCredentials(t *testing.T) {
+	refused := fmt.Errorf("%w (HTTP 401): %s", claude.ErrCredentials, claude.CredentialsAdvice)
+	f := &fakeCaller{errs: []error{refused, refused}, answers: []string{"", goodRubric}}
+	_, u, err := Extract(context.Background(), f, testSkill(t, "x"), "m", "")
+	if !errors.Is(err, claude.ErrCredentials) || u.Calls != 1 {
+		t.Fatalf("err %v after %d calls: a refused key must stop without a retry", err, u.Calls)
+	}
+	if strings.Contains(err.Error(), "twice") || !strings.Contains(err.Error(), "ANTHROPIC_API_KEY") {
+		t.Errorf("message: %q", err)
 	}
 }

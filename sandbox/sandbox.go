@@ -565,7 +565,8 @@ func unwrap(err error) error {
 
 // KillStrays kills processes still running inside the workspace: the CLI's
 // Bash tool runs its commands in their own session, which survives a
-// SIGKILL of the CLI (PROTOCOL.md §5). Linux only (it reads /proc); a no-op
+// SIGKILL of the CLI (the CLI starts it with setsid, so a signal to the
+// CLI's process group does not reach it). Linux only (it reads /proc); a no-op
 // elsewhere.
 func (s *Sandbox) KillStrays() int {
 	if s.Dir == "" {

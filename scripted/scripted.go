@@ -4,7 +4,7 @@
 // The CLI is pointed at it through ANTHROPIC_BASE_URL, so every part of
 // vibe-test that drives `claude -p` runs against the real binary without
 // credentials or network. The server answers POST /v1/messages as the CLI
-// expects (SSE streaming, see shared/claude-code/PROTOCOL.md) according to a
+// expects (SSE streaming, as the Messages API does) according to a
 // Script: rules matched on the kind of call (agent turn, rubric, judge, plan,
 // cold), the persona of the session, the prompt turn and the newest prompt
 // text, each answering with a sequence of steps across the agentic loop (text,

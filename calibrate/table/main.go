@@ -61,7 +61,7 @@ func main() {
 	}
 	w.Flush()
 
-	fmt.Printf("\nSeed 002's rule (--rule any-probe-failed) on a stable skill: share of runs that exit 1, %d runs a cell.\n", *runs)
+	fmt.Printf("\nThe any-probe-failed rule (--rule any-probe-failed, the original tool's) on a stable skill: share of runs that exit 1, %d runs a cell.\n", *runs)
 	header("per-turn pass q")
 	for _, q := range []float64{0.8, 0.9, 0.95, 0.99} {
 		fmt.Fprintf(w, "%.2f\t", q)
