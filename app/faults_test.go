@@ -138,6 +138,12 @@ func TestTimeoutKillsStraysAndIsNeverAFail(t *testing.T) {
 	if a.Status != result.TurnTimedOut || len(a.Attempts) != 1 || a.Verdict != nil {
 		t.Fatalf("turn 2: status %s, attempts %d (want a retry), verdict %v (never judged)", a.Status, len(a.Attempts), a.Verdict)
 	}
+	// A timeout is transient: the sandbox stays for resume, and says so.
+	if st, err := os.Stat(c.Sandbox); err != nil || !st.IsDir() || !strings.Contains(strings.Join(c.Notes, "\n"), "vibe-test resume` continues the session from turn 2") {
+		t.Errorf("sandbox %q (%v) not kept for resume; notes %q", c.Sandbox, err, c.Notes)
+	} else {
+		t.Cleanup(func() { os.RemoveAll(filepath.Dir(c.Sandbox)) })
+	}
 	// No process of the hung command survives. The sandbox sends SIGKILL
 	// without waiting, so a process found here may still be dying: wait for
 	// the kernel's exit notice on a pidfd, not for a fixed time.

@@ -176,7 +176,9 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 	}
 	keep := d.KeepSandbox
 	defer func() {
-		// An interrupted conversation keeps its sandbox for resume.
+		// An interrupted conversation keeps its sandbox for resume, and so
+		// does one stopped by a transient error (rate limits, overload, a
+		// timeout): resume continues its session rather than restarting it.
 		if !keep && conv.Status != result.StatusInterrupted {
 			sb.Remove()
 			d.Update(func() { conv.Sandbox, conv.Home, conv.Tmp = "", "", "" })
@@ -270,6 +272,12 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 		if rec.Status != result.TurnOK {
 			d.Update(func() { conv.Abandoned = append(conv.Abandoned, rec) })
 			setStatus(result.StatusError, fmt.Sprintf("turn %d: %s", turn, rec.Error))
+			if rec.Status == result.TurnTimedOut || transient(out.Turn) {
+				keep = true
+				d.Update(func() {
+					conv.Notes = append(conv.Notes, fmt.Sprintf("turn %d stopped on a transient error: the sandbox is kept, and `vibe-test resume` continues the session from turn %d", turn, turn))
+				})
+			}
 			return
 		}
 		d.recordSessionBytes(sb, conv, &rec, out.Turn.SessionID)
