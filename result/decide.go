@@ -279,9 +279,12 @@ func Decide(r *Run) {
 	}
 
 	// The decision. Branch order matters only between outcomes that can
-	// both hold: interrupts and budgets first (no verdict yet), then a skill
-	// that does not work fresh (nothing to decay from), then decay shown,
-	// then errors (no verdict without the missing data), then the rest.
+	// both hold: budgets and interrupts first (no verdict yet), then a
+	// broken set-up (it measured the sandbox), then a skill that does not
+	// work fresh (nothing to decay from), then decay shown, then errors (no
+	// verdict without the missing data), then held or not enough evidence.
+	// None of the branches before "decay shown" can raise the false-alarm
+	// rate: they only take runs away from exit 1.
 	sig := false
 	var seqLook Look
 	seqDecided := false
@@ -364,13 +367,13 @@ func Decide(r *Run) {
 		o.Notes = append(o.Notes, fmt.Sprintf("%d judged turns are uncertain (the repeated judgements disagreed); they are left out of the comparison.", o.Uncertain))
 	}
 	if gateStops > 0 && !r.Config.NoBaselineGate && o.Verdict != VerdictBaselineFailed {
-		o.Notes = append(o.Notes, fmt.Sprintf("The baseline failed in %d of %d conversations; the gate stopped them, so the diluted arm holds only %s.", gateStops, n, PopGatePassed))
+		o.Notes = append(o.Notes, fmt.Sprintf("The baseline failed in %d of %s; the gate stopped them, so the diluted arm holds only %s.", gateStops, plural(n, "conversation", "conversations"), PopGatePassed))
 	}
 	for _, d := range o.Stats.Dropped {
 		if d.Arm == "diluted" && d.What == "conversations" && d.Reason != "" && !r.Config.NoBaselineGate && gateStops > 0 && strings.HasPrefix(d.Reason, "the baseline") {
 			continue // said above
 		}
-		o.Notes = append(o.Notes, fmt.Sprintf("Left out of the %s arm: %d %s (%s).", d.Arm, d.Count, d.What, d.Reason))
+		o.Notes = append(o.Notes, fmt.Sprintf("Left out of the %s arm: %s (%s).", d.Arm, plural(d.Count, strings.TrimSuffix(d.What, "s"), d.What), d.Reason))
 	}
 	if o.OverCalls > 0 {
 		o.Notes = append(o.Notes, fmt.Sprintf("%d escape-hatch flags from the judge were downgraded to partial compliance: a must-criterion's deterministic check passed (judge over-calls).", o.OverCalls))
@@ -388,6 +391,14 @@ func Decide(r *Run) {
 		o.Notes = append([]string{"BASELINE GATE BYPASSED: turn 1 already failed, so this is not a decay curve."}, o.Notes...)
 	}
 	r.Outcome = o
+}
+
+// plural is "1 probe" or "2 probes".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // anyChance is the sentence beside seed 002's rule: the chance it fires on
