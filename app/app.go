@@ -12,12 +12,14 @@ import (
 	"sync"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/vibe-test/vibe-test/engine"
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/term"
 )
 
-// Version of vibe-test, stamped into run.json.
-var Version = "0.1.0-dev"
+// Version of vibe-test, stamped into run.json (the engine's).
+var Version = engine.Version
 
 // IO is where a command reads its environment and writes its output.
 type IO struct {
@@ -201,14 +203,7 @@ func reorder(a *cli.App, args []string) []string {
 }
 
 // envValue reads a variable from an environment list.
-func envValue(env []string, key string) string {
-	for i := len(env) - 1; i >= 0; i-- {
-		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
-			return v
-		}
-	}
-	return ""
-}
+func envValue(env []string, key string) string { return engine.EnvValue(env, key) }
 
 // IsTerminal reports whether f is a terminal, where output may be styled.
 func IsTerminal(f *os.File) bool {

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
+
 	"github.com/vibe-test/vibe-test/compare"
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/term"

@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+
 	"github.com/vibe-test/vibe-test/demo"
+	"github.com/vibe-test/vibe-test/engine"
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/term"
 	"github.com/vibe-test/vibe-test/judge"
@@ -16,6 +18,9 @@ import (
 	"github.com/vibe-test/vibe-test/sandbox"
 	"github.com/vibe-test/vibe-test/scripted"
 )
+
+// demoTurnTimeout bounds a demo turn: the scripted model answers at once.
+const demoTurnTimeout = 2 * time.Minute
 
 func demoFlags() []cli.Flag {
 	return []cli.Flag{
@@ -31,7 +36,7 @@ func demoFlags() []cli.Flag {
 // code a real run with these results would give.
 func demoCommand(c *cli.Context, stdio IO) error {
 	personas := strings.Split(c.String("personas"), ",")
-	claudePath, claudeHow, err := locateClaude(stdio.Env, pinnedDirs())
+	claudePath, claudeHow, err := engine.LocateClaude(stdio.Env, engine.PinnedDirs())
 	if err != nil {
 		return exit.Errorf(exit.Tool, "the demo runs the real claude CLI: %v", err)
 	}
@@ -55,14 +60,14 @@ func demoCommand(c *cli.Context, stdio IO) error {
 	}
 	env := DemoEnv(stdio.Env, srv.URL())
 	fmt.Fprintf(stdio.Stderr, "vibe-test demo: scripted model on %s, personas %s (one per conversation, in order)\n", srv.URL(), strings.Join(personas, ", "))
-	r, err := Execute(c.Context, Options{
+	r, err := execute(c.Context, Options{Settings: engine.Settings{
 		SkillPath: paths.Skill, ConfigPath: paths.Config, OutDir: c.String("out"),
 		Args:          demoArgs(personas),
 		Conversations: len(personas), Concurrency: 1, // in order, so conversation N gets persona N
-		TurnTimeout: defaultDemoTimeout, Grace: defaultGrace, MaxRetries: 1, Seed: 1,
+		TurnTimeout: demoTurnTimeout, Grace: engine.DefaultGrace, MaxRetries: 1, Seed: 1,
 		TurnRetries: 1, RetryBackoff: time.Second,
 		KeepSandbox: c.Bool("keep-sandbox"), CacheDir: dir + "/cache",
-		Output: output{styled: stdio.Styled && envValue(stdio.Env, "NO_COLOR") == ""},
+	}, Output: output{styled: stdio.Styled && envValue(stdio.Env, "NO_COLOR") == ""},
 	}, IO{Env: env, Stdout: stdio.Stdout, Stderr: stdio.Stderr, Styled: stdio.Styled})
 	if exit.Code(err) == exit.Interrupted {
 		// The demo's skill and scripted model die with this process, so
@@ -101,7 +106,7 @@ func nextSteps(prog, claudePath, how string) string {
 // demo` puts tools/ on PATH for itself only, and ./vibe-test finds the
 // pinned copy without PATH.
 func pinnedHow(path, how string) string {
-	suffix := string(filepath.Separator) + filepath.Join(pinnedDir, "claude")
+	suffix := string(filepath.Separator) + filepath.Join(engine.PinnedDir, "claude")
 	if how != "PATH" || !strings.HasSuffix(path, suffix) {
 		return how
 	}

@@ -11,11 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/vibe-test/vibe-test/demo"
 	"github.com/vibe-test/vibe-test/judge"
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/scripted"
-	"golang.org/x/sys/unix"
 )
 
 // faultScript puts fault rules ahead of the steady persona's.

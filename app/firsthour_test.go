@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/vibe-test/vibe-test/demo"
+	"github.com/vibe-test/vibe-test/engine"
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/scripted"
 )
@@ -27,7 +28,7 @@ func TestLocateClaudePinned(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := []string{"PATH=" + empty}
-	p, how, err := locateClaude(env, []string{empty, repo})
+	p, how, err := engine.LocateClaude(env, []string{empty, repo})
 	if err != nil || p != pinned || !strings.Contains(how, filepath.Join(repo, "tools")) {
 		t.Fatalf("pinned: %q (%s), %v", p, how, err)
 	}
@@ -36,11 +37,11 @@ func TestLocateClaudePinned(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(onPath, "claude"), []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if p, how, err := locateClaude([]string{"PATH=" + onPath}, []string{repo}); err != nil || p != filepath.Join(onPath, "claude") || how != "PATH" {
+	if p, how, err := engine.LocateClaude([]string{"PATH=" + onPath}, []string{repo}); err != nil || p != filepath.Join(onPath, "claude") || how != "PATH" {
 		t.Errorf("PATH should win over tools/: %q (%s), %v", p, how, err)
 	}
 
-	_, _, err = locateClaude(env, []string{empty})
+	_, _, err = engine.LocateClaude(env, []string{empty})
 	if err == nil || !strings.Contains(err.Error(), "claude not found on PATH nor in tools/node_modules/.bin/claude") || !strings.Contains(err.Error(), "make tools") {
 		t.Errorf("miss: %v", err)
 	}
@@ -123,12 +124,12 @@ func TestKeptSandboxes(t *testing.T) {
 		Conversations: []result.Conversation{{Index: 1, Sandbox: "/tmp/a/work"}, {Index: 2}},
 		Controls:      []result.Conversation{{Index: 1, Control: result.ControlNoSkill, Sandbox: "/tmp/b/work"}},
 	}
-	got := keptSandboxes(r)
+	got := engine.KeptSandboxes(r)
 	want := "sandbox kept (conversation 1): /tmp/a/work\nsandbox kept (no-skill control 1): /tmp/b/work\n"
 	if got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
-	if got := keptSandboxes(&result.Run{}); !strings.Contains(got, "no sandbox was kept") {
+	if got := engine.KeptSandboxes(&result.Run{}); !strings.Contains(got, "no sandbox was kept") {
 		t.Errorf("none kept: %q", got)
 	}
 }
@@ -218,14 +219,14 @@ func TestDraftRefusedThenReport(t *testing.T) {
 // Only vibe-test's own repository is trusted to hold the pinned CLI in the
 // working folder.
 func TestIsVibeTestRepo(t *testing.T) {
-	if !isVibeTestRepo("..") {
+	if !engine.IsVibeTestRepo("..") {
 		t.Error("the repository root is not recognised")
 	}
 	other := t.TempDir()
 	if err := os.WriteFile(filepath.Join(other, "go.mod"), []byte("module example.com/skill\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if isVibeTestRepo(other) || isVibeTestRepo(t.TempDir()) {
+	if engine.IsVibeTestRepo(other) || engine.IsVibeTestRepo(t.TempDir()) {
 		t.Error("another folder is taken for the repository")
 	}
 }

@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+
 	"github.com/vibe-test/vibe-test/claude"
+	"github.com/vibe-test/vibe-test/engine"
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/term"
 	"github.com/vibe-test/vibe-test/plan"
@@ -44,12 +46,12 @@ func initCommand(c *cli.Context, stdio IO) error {
 	if _, err := os.Lstat(target); err == nil && !force {
 		return exit.Errorf(exit.Tool, "%s: already exists, not overwritten (pass --force to replace it)", target)
 	}
-	binary, err := findClaude(stdio.Env)
+	binary, err := engine.FindClaude(stdio.Env)
 	if err != nil {
 		return exit.With(exit.Tool, err)
 	}
 	model := c.String("judge-model")
-	caller := coldCaller(binary, stdio.Env, claude.HasCredentials(stdio.Env), 2, 10*time.Minute, defaultGrace)
+	caller := engine.ColdCaller(binary, stdio.Env, claude.HasCredentials(stdio.Env), 2, 10*time.Minute, engine.DefaultGrace)
 	ctx := c.Context
 	fmt.Fprintf(stdio.Stderr, "vibe-test: drafting the tasks and extracting the rubric of %s (model %s)\n", sk.Name, modelName(model))
 
@@ -69,7 +71,7 @@ func initCommand(c *cli.Context, stdio IO) error {
 	}()
 	go func() {
 		defer wg.Done()
-		rb, usage, rubricErr = rubric.Extract(ctx, caller, sk, model, cacheDir(Options{}, stdio.Env))
+		rb, usage, rubricErr = rubric.Extract(ctx, caller, sk, model, engine.CacheDir("", stdio.Env))
 	}()
 	wg.Wait()
 	if ctx.Err() != nil {

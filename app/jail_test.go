@@ -16,6 +16,7 @@ import (
 
 	"github.com/vibe-test/vibe-test/claude"
 	"github.com/vibe-test/vibe-test/demo"
+	"github.com/vibe-test/vibe-test/engine"
 	"github.com/vibe-test/vibe-test/internal/testenv"
 	"github.com/vibe-test/vibe-test/jail"
 	"github.com/vibe-test/vibe-test/result"
@@ -423,16 +424,16 @@ func TestIsolationFlag(t *testing.T) {
 			t.Errorf("--isolation %s: a run folder was made", tc.flag)
 		}
 	}
-	kind, note, err := chooseJail(context.Background(), "", env)
+	kind, note, err := engine.ChooseJail(context.Background(), "", env)
 	if err != nil || kind != jail.None || !strings.Contains(note, "kernel.apparmor_restrict_unprivileged_userns=0") {
 		t.Errorf("default where bwrap cannot start: %q %q %v", kind, note, err)
 	}
-	kind, note, err = chooseJail(context.Background(), "", []string{"PATH=" + filepath.Join(dir, "nothing")})
+	kind, note, err = engine.ChooseJail(context.Background(), "", []string{"PATH=" + filepath.Join(dir, "nothing")})
 	if err != nil || kind != jail.None || !strings.Contains(note, "not installed") {
 		t.Errorf("default without bwrap: %q %q %v", kind, note, err)
 	}
 	var w bytes.Buffer
-	warnNoJail(&w, kind, note)
+	engine.WarnNoJail(&w, kind, note)
 	if !strings.Contains(w.String(), "NO JAIL") {
 		t.Errorf("no loud warning: %q", w.String())
 	}

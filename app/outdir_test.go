@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/vibe-test/vibe-test/engine"
 )
 
 // Runs started in the same second never share a folder, and the message
@@ -17,7 +19,7 @@ func TestRunFolderCreatedAtomically(t *testing.T) {
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
-		wg.Go(func() { dirs[i], errs[i] = makeOutDir("", "my-skill") })
+		wg.Go(func() { dirs[i], errs[i] = engine.MakeOutDir("", "my-skill") })
 	}
 	wg.Wait()
 	seen := map[string]bool{}
@@ -44,13 +46,13 @@ func TestRunFolderCreatedAtomically(t *testing.T) {
 	// --out: an empty folder is taken once; a second run is refused.
 	out := filepath.Join(t.TempDir(), "given")
 	os.Mkdir(out, 0o755)
-	if _, err := makeOutDir(out, "my-skill"); err != nil {
+	if _, err := engine.MakeOutDir(out, "my-skill"); err != nil {
 		t.Fatal(err)
 	}
 	if st, _ := os.Stat(out); st.Mode().Perm() != 0o700 {
 		t.Errorf("--out folder mode %v, expected 0700", st.Mode().Perm())
 	}
-	if _, err := makeOutDir(out, "my-skill"); err == nil || !strings.Contains(err.Error(), "--out "+out) {
+	if _, err := engine.MakeOutDir(out, "my-skill"); err == nil || !strings.Contains(err.Error(), "--out "+out) {
 		t.Errorf("second run into the same --out: %v", err)
 	}
 }

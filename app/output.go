@@ -2,10 +2,12 @@ package app
 
 import (
 	"fmt"
-	"github.com/vibe-test/vibe-test/internal/atomicfile"
 	"io"
 
+	"github.com/vibe-test/vibe-test/internal/atomicfile"
+
 	"github.com/urfave/cli/v2"
+
 	"github.com/vibe-test/vibe-test/internal/term"
 	"github.com/vibe-test/vibe-test/junit"
 	"github.com/vibe-test/vibe-test/report"

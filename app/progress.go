@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	xterm "github.com/charmbracelet/x/term"
+
 	"github.com/vibe-test/vibe-test/internal/term"
 	"github.com/vibe-test/vibe-test/probe"
 	"github.com/vibe-test/vibe-test/result"
@@ -55,7 +56,7 @@ func termWidth(w io.Writer) int {
 	return 80
 }
 
-func (p *progress) event(ev probe.Event) {
+func (p *progress) Event(ev probe.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
@@ -173,7 +174,7 @@ func (p *progress) redraw() {
 }
 
 // close stops drawing before the summary is printed.
-func (p *progress) close() {
+func (p *progress) Close() {
 	p.mu.Lock()
 	p.closed = true
 	p.mu.Unlock()

@@ -18,8 +18,8 @@ func TestProgressRenderings(t *testing.T) {
 	var plain, live bytes.Buffer
 	p, l := newProgress(&plain, false), newProgress(&live, true)
 	for _, ev := range events {
-		p.event(ev)
-		l.event(ev)
+		p.Event(ev)
+		l.Event(ev)
 	}
 	lines := strings.Split(strings.TrimSpace(plain.String()), "\n")
 	if len(lines) != 4 || strings.Contains(plain.String(), "\x1b") {
@@ -32,8 +32,8 @@ func TestProgressRenderings(t *testing.T) {
 	if !strings.Contains(live.String(), "\x1b[2A") || strings.Count(live.String(), "\x1b[2K") != 1+2+2+2 {
 		t.Errorf("live progress does not redraw its block: %q", live.String())
 	}
-	l.close()
-	l.event(events[0])
+	l.Close()
+	l.Event(events[0])
 	if strings.Count(live.String(), "\x1b[2K") != 7 {
 		t.Error("progress drew after close")
 	}
@@ -44,7 +44,7 @@ func TestProgressStripsEscapes(t *testing.T) {
 	ev := probe.Event{Conv: 1, Turn: 6, Kind: "probe", Phase: "judged", Result: "pass\r\x1b[2K\x1b]0;t\x07"}
 	for _, live := range []bool{false, true} {
 		var b bytes.Buffer
-		newProgress(&b, live).event(ev)
+		newProgress(&b, live).Event(ev)
 		out := strings.ReplaceAll(b.String(), "\x1b[2K", "") // the live redraw's own erase
 		if live && strings.Count(b.String(), "\x1b[2K") != 1 || strings.ContainsAny(out, "\r\x07\x1b") {
 			t.Errorf("live=%v: %q", live, b.String())
@@ -75,7 +75,7 @@ func TestProgressLiveBlock(t *testing.T) {
 		{Conv: 2, Turn: 7, Kind: "filler", Phase: "agent", Spent: 1.5},
 		{Conv: 1, Control: "fresh", Turn: 8, Kind: "probe", Phase: "agent"},
 	} {
-		p.event(ev)
+		p.Event(ev)
 	}
 	frame := lastFrame(live.String())
 	if len(frame) != 3 || !strings.HasPrefix(frame[0], "conv 2 ") || !strings.HasPrefix(frame[1], "conv 10 ") || !strings.HasPrefix(frame[2], "fresh 1 ") {
@@ -84,7 +84,7 @@ func TestProgressLiveBlock(t *testing.T) {
 	if !strings.Contains(frame[0], "turn  7/10 filler running") || !strings.Contains(frame[0], "judging turn 6") {
 		t.Errorf("the running turn and the judging both shown: %q", frame[0])
 	}
-	p.event(probe.Event{Conv: 2, Turn: 6, Kind: "probe", Phase: "judged", Result: "pass", Spent: 1.6})
+	p.Event(probe.Event{Conv: 2, Turn: 6, Kind: "probe", Phase: "judged", Result: "pass", Spent: 1.6})
 	frame = lastFrame(live.String())
 	if !strings.Contains(frame[0], "turn  7/10 filler running") || strings.Contains(frame[0], "judging") || !strings.Contains(frame[0], "turn 6 pass") {
 		t.Errorf("after the verdict: %q", frame[0])

@@ -17,7 +17,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
+
 	"github.com/vibe-test/vibe-test/claude"
+	"github.com/vibe-test/vibe-test/engine"
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/redact"
 	"github.com/vibe-test/vibe-test/internal/term"
@@ -107,12 +109,12 @@ func rejudgeCommand(c *cli.Context, stdio IO) error {
 		return exit.Errorf(exit.Tool, "%s: no judged turn was completed in this run: nothing to judge again", dir)
 	}
 
-	binary, hermetic, timeout, err := savedRunSetup(dir, r, stdio.Env, "judge it again")
+	binary, hermetic, timeout, err := engine.SavedRunSetup(dir, r, stdio.Env, "judge it again")
 	if err != nil {
 		return err
 	}
 	j := &judge.Judge{
-		Caller: coldCaller(binary, stdio.Env, hermetic, r.Config.MaxRetries, timeout, defaultGrace),
+		Caller: engine.ColdCaller(binary, stdio.Env, hermetic, r.Config.MaxRetries, timeout, engine.DefaultGrace),
 		Rubric: rb, Model: judgeModel,
 	}
 	fmt.Fprintf(stdio.Stderr, "vibe-test: judging %d turns of %s again (rubric %s, judge model %s)\n",
@@ -387,12 +389,7 @@ func rubricName(rb *rubric.Rubric, fromFile bool) string {
 	return "from run.json (" + rb.Source + ")"
 }
 
-func modelName(m string) string {
-	if m == "" {
-		return "the CLI's default"
-	}
-	return m
-}
+func modelName(m string) string { return engine.ModelName(m) }
 
 func yesNo(b bool) string {
 	if b {

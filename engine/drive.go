@@ -1,4 +1,4 @@
-package app
+package engine
 
 import (
 	"context"
@@ -24,16 +24,16 @@ import (
 	"github.com/vibe-test/vibe-test/skill"
 )
 
-// session is a run record being written: every change goes through update,
+// journal is a run record being written: every change goes through update,
 // which holds the lock and replaces run.json atomically.
-type session struct {
+type journal struct {
 	run     *result.Run
 	dir     string
 	mu      sync.Mutex
 	saveErr error
 }
 
-func (s *session) update(fn func()) {
+func (s *journal) update(fn func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	fn()
@@ -53,8 +53,7 @@ type driveInput struct {
 	plan     *plan.Plan
 	picks    [][]fillers.Passage // per conversation
 	cacheDir string
-	opts     Options
-	out      output
+	opts     Settings
 	// pool and seed draw the fillers of conversations added later
 	// (--until-decided).
 	pool []fillers.Passage
@@ -64,11 +63,11 @@ type driveInput struct {
 // drive runs every conversation that is not finished yet, extracting the
 // rubric (when the run has none) while the first turns run, then judges,
 // decides, and writes the artifacts.
-func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result.Run, error) {
+func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks) (*result.Run, error) {
 	run, o := s.run, in.opts
 	ctx, stop := context.WithCancelCause(parent)
 	defer stop(nil)
-	caller := coldCaller(in.binary, in.env, in.hermetic, o.MaxRetries, o.TurnTimeout, o.Grace)
+	caller := ColdCaller(in.binary, in.env, in.hermetic, o.MaxRetries, o.TurnTimeout, o.Grace)
 	caller.Jail = in.jail
 	budget := &probe.Budget{Limit: o.MaxBudgetUSD}
 	budget.Spend(run.Costs.Total)
@@ -136,8 +135,9 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 		Redactor: redact.FromEnv(in.env, slices.Concat(claude.CredentialVars, o.PassEnv)), Budget: budget,
 		Update: s.update, Fatal: func(err error) { stop(err) },
 	}
-	prog := newProgress(stdio.Stderr, in.out.styled && !in.out.json)
-	driver.Progress = prog.event
+	if h.Progress != nil {
+		driver.Progress = h.Progress.Event
+	}
 	limit := o.Concurrency
 	total := len(run.Conversations) + len(run.Fresh) + len(run.Controls)
 	if run.Sequential != nil {
@@ -240,7 +240,9 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 	}
 	<-rubricReady
 
-	prog.close()
+	if h.Progress != nil {
+		h.Progress.Close()
+	}
 	cause := context.Cause(ctx)
 	fatal := cause != nil && !errors.Is(cause, context.Canceled)
 	s.update(func() {
@@ -272,11 +274,13 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 	if s.saveErr != nil {
 		return run, exit.With(exit.Tool, s.saveErr)
 	}
-	if err := in.out.show(s.dir, run, stdio); err != nil {
-		return run, exit.With(exit.Tool, err)
+	if h.Show != nil {
+		if err := h.Show(s.dir, run); err != nil {
+			return run, exit.With(exit.Tool, err)
+		}
 	}
 	if o.KeepSandbox {
-		fmt.Fprint(stdio.Stderr, keptSandboxes(run))
+		fmt.Fprint(stdio.Stderr, KeptSandboxes(run))
 	}
 	switch {
 	case fatal:
@@ -287,9 +291,9 @@ func drive(parent context.Context, s *session, in driveInput, stdio IO) (*result
 	return run, nil
 }
 
-// keptSandboxes lists the sandboxes --keep-sandbox kept, one line each (a
+// KeptSandboxes lists the sandboxes --keep-sandbox kept, one line each (a
 // fresh session's sandbox lives only for its one turn).
-func keptSandboxes(run *result.Run) string {
+func KeptSandboxes(run *result.Run) string {
 	var b strings.Builder
 	for _, arm := range [][]result.Conversation{run.Conversations, run.Controls} {
 		for _, c := range arm {

@@ -1,4 +1,4 @@
-package app
+package engine
 
 import (
 	"context"
@@ -12,24 +12,24 @@ import (
 
 // The --isolation values.
 const (
-	isolationJail = "jail"
-	isolationNone = "none"
+	IsolationJail = "jail"
+	IsolationNone = "none"
 )
 
-// chooseJail decides whether claude runs in a jail: mode is --isolation
+// ChooseJail decides whether claude runs in a jail: mode is --isolation
 // ("" = the jail where bubblewrap works). It returns run.json's "jail" and,
 // when there is none, why. Asking for a jail that cannot start is an error,
 // never a silent fallback.
-func chooseJail(ctx context.Context, mode string, env []string) (kind, note string, err error) {
+func ChooseJail(ctx context.Context, mode string, env []string) (kind, note string, err error) {
 	switch mode {
-	case isolationNone:
+	case IsolationNone:
 		return jail.None, "--isolation none: the agent ran with your user's view of this machine (home, other runs, /proc)", nil
-	case "", isolationJail:
+	case "", IsolationJail:
 	default:
-		return "", "", fmt.Errorf("--isolation: %q, expected %q or %q", mode, isolationJail, isolationNone)
+		return "", "", fmt.Errorf("--isolation: %q, expected %q or %q", mode, IsolationJail, IsolationNone)
 	}
-	if perr := jail.Probe(ctx, jail.Find(envValue(env, "PATH"))); perr != nil {
-		if mode == isolationJail {
+	if perr := jail.Probe(ctx, jail.Find(EnvValue(env, "PATH"))); perr != nil {
+		if mode == IsolationJail {
 			return "", "", fmt.Errorf("--isolation jail: %v", perr)
 		}
 		return jail.None, perr.Error(), nil
@@ -37,26 +37,26 @@ func chooseJail(ctx context.Context, mode string, env []string) (kind, note stri
 	return jail.Bubblewrap, "", nil
 }
 
-// warnNoJail says loudly, before anything runs, that the agent is not
+// WarnNoJail says loudly, before anything runs, that the agent is not
 // jailed.
-func warnNoJail(w io.Writer, kind, note string) {
+func WarnNoJail(w io.Writer, kind, note string) {
 	if kind == jail.None {
 		fmt.Fprintf(w, "warning: NO JAIL: %s\n", note)
 	}
 }
 
-// jailSpec is the run's jail (nil for none): what every claude call of the
+// JailSpec is the run's jail (nil for none): what every claude call of the
 // run hides and exposes. named are the folders this run knows of that the
 // agent must not see (run folder, skill, config, cache); vibe-test's own
 // working folder, the author's home and temp dir are always hidden. With
 // the author's login (not hermetic) their config dir is hidden too and only
 // the credentials file is put back, read-only; each turn adds its session
 // folder (probe.Driver.jailFor).
-func jailSpec(kind string, env []string, binary string, hermetic bool, authorConfig string, named ...string) *jail.Spec {
+func JailSpec(kind string, env []string, binary string, hermetic bool, authorConfig string, named ...string) *jail.Spec {
 	if kind != jail.Bubblewrap {
 		return nil
 	}
-	home := envValue(env, "HOME")
+	home := EnvValue(env, "HOME")
 	if home == "" {
 		home, _ = os.UserHomeDir()
 	}
@@ -70,9 +70,9 @@ func jailSpec(kind string, env []string, binary string, hermetic bool, authorCon
 		readOnly = append(readOnly, filepath.Join(authorConfig, ".credentials.json"))
 	}
 	return &jail.Spec{
-		Bwrap:    jail.Find(envValue(env, "PATH")),
-		Hide:     jail.HideList(home, envValue(env, "TMPDIR"), named...),
-		Expose:   jail.ExposeList(binary, envValue(env, "PATH")),
+		Bwrap:    jail.Find(EnvValue(env, "PATH")),
+		Hide:     jail.HideList(home, EnvValue(env, "TMPDIR"), named...),
+		Expose:   jail.ExposeList(binary, EnvValue(env, "PATH")),
 		ReadOnly: readOnly,
 	}
 }

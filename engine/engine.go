@@ -1,0 +1,103 @@
+// Package engine runs a measurement: it starts a run (the skill, the plan,
+// the run folder, the jail, the pinned model), drives every conversation and
+// fresh triple, journals the run record after every change, decides, and
+// resumes a run that stopped. It knows nothing of flags or terminals: the
+// command line (package app) fills Settings, and passes hooks to hear
+// progress and to show the finished run. A test can drive it the same way.
+package engine
+
+import (
+	"io"
+	"strings"
+	"time"
+
+	"github.com/vibe-test/vibe-test/probe"
+	"github.com/vibe-test/vibe-test/result"
+)
+
+// Settings are one run's settings; the command line's flags map onto them
+// one to one, and a test can fill them directly.
+type Settings struct {
+	SkillPath      string
+	ConfigPath     string
+	RubricPath     string
+	OutDir         string
+	Conversations  int
+	Concurrency    int
+	Model          string
+	JudgeModel     string
+	NoBaselineGate bool
+	KeepSandbox    bool
+	TurnTimeout    time.Duration
+	Grace          time.Duration
+	MaxRetries     int
+	FillersDir     string
+	Seed           int64
+	PassEnv        []string
+	// AllowedTools are tools granted beyond the base list and the skill's
+	// allowed-tools (--allowed-tools).
+	AllowedTools []string
+	Args         []string
+	// Rule sets the exit code (result.RuleDilutedVsFresh or
+	// result.RuleAnyProbeFailed).
+	Rule         string
+	Alpha        float64
+	JudgeRepeats int
+	Controls     []string
+	// Sequential mode (--until-decided).
+	UntilDecided     bool
+	MaxConversations int
+	// Effect is the drop in probe pass share the run aims to detect.
+	Effect       float64
+	MaxBudgetUSD float64
+	TurnRetries  int
+	RetryBackoff time.Duration
+	// Isolation is --isolation: "jail", "none", or "" for the jail where
+	// bubblewrap works.
+	Isolation string
+	// CacheDir holds cached rubrics ("" = $VIBE_TEST_CACHE_DIR or the
+	// user's cache folder).
+	CacheDir string
+}
+
+// Version of vibe-test, stamped into run.json.
+var Version = "0.1.0-dev"
+
+// IO is where a run reads its environment and writes its messages.
+type IO struct {
+	Env            []string
+	Stdout, Stderr io.Writer
+}
+
+// Hooks are what the caller hears of a run. Any may be nil.
+type Hooks struct {
+	// Progress hears every step of every conversation, and Close when the
+	// conversations are done (before Show).
+	Progress Progress
+	// Show renders the run once it is decided (summary, chart, JUnit).
+	Show func(dir string, r *result.Run) error
+}
+
+// Progress is a live view of a run.
+type Progress interface {
+	Event(probe.Event)
+	Close()
+}
+
+// EnvValue is the value of key in env ("" when unset).
+func EnvValue(env []string, key string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
+}
+
+// ModelName names a model setting for people ("" is the CLI's default).
+func ModelName(m string) string {
+	if m == "" {
+		return "the CLI's default"
+	}
+	return m
+}
