@@ -132,7 +132,7 @@ func loopPrompts(v *vibeRun) ([]string, []map[string]string, error) {
 	setups := make([]map[string]string, plan.Turns)
 	k := 0
 	for turn := 1; turn <= plan.Turns; turn++ {
-		if plan.Kind(turn) == "filler" {
+		if plan.Kind(turn) == plan.KindFiller {
 			if picks[k].ID != pl.Fillers[0][k] {
 				return nil, nil, fmt.Errorf("filler %d: seed %d picks %s, plan.json says %s", k+1, pl.FillerSeed, picks[k].ID, pl.Fillers[0][k])
 			}

@@ -205,12 +205,12 @@ func simulateConversation(rng *rand.Rand, s Scenario, index int) result.Conversa
 	}
 	for turn := 1; turn <= plan.Turns; turn++ {
 		kind := plan.Kind(turn)
-		if kind == "filler" {
+		if kind == plan.KindFiller {
 			c.Turns = append(c.Turns, result.Turn{Turn: turn, Kind: kind, Status: result.TurnOK})
 			continue
 		}
 		rate := own
-		if kind == "probe" {
+		if kind == plan.KindProbe {
 			rate = clamp(own + s.Offsets[probeAt[turn]] - s.Drop)
 		}
 		t, ok := judged(rng, s, turn, kind, rate)
@@ -238,7 +238,7 @@ func simulateFresh(rng *rand.Rand, s Scenario, index int) result.Conversation {
 	c := result.Conversation{Index: index, Control: result.ArmFresh, Status: result.StatusCompleted}
 	for k, turn := range plan.ProbeTurns {
 		// Each fresh probe is its own session: its own draw.
-		t, ok := judged(rng, s, turn, "probe", clamp(draw(rng, s.Q, s.Rho)+s.Offsets[k]))
+		t, ok := judged(rng, s, turn, plan.KindProbe, clamp(draw(rng, s.Q, s.Rho)+s.Offsets[k]))
 		if !ok {
 			c.Abandoned = append(c.Abandoned, t)
 			c.Status, c.Error = result.StatusError, "simulated error"

@@ -104,7 +104,7 @@ type Conversation struct {
 // Point is one turn of a conversation.
 type Point struct {
 	Turn int    // 1-based
-	Kind string // "base", "filler", "probe"
+	Kind string // plan.KindBase, plan.KindFiller or plan.KindProbe
 	// Result is "pass", "fail", "judge-error", "uncertain" (repeated
 	// judgements disagreed) or "" (filler, not judged, or not run).
 	Result         string

@@ -8,13 +8,15 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/vibe-test/vibe-test/plan"
 )
 
 // percent formats a 0..1 share as a whole percentage.
 func percent(x float64) string { return fmt.Sprintf("%.0f%%", 100*x) }
 
 func kindName(kind string) string {
-	if kind == "base" {
+	if kind == plan.KindBase {
 		return "baseline"
 	}
 	return kind

@@ -8,11 +8,13 @@ import (
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
+	"github.com/vibe-test/vibe-test/plan"
+	"github.com/vibe-test/vibe-test/result"
 )
 
 // stampText is the red stamp's text, shown when the baseline gate was
 // bypassed.
-const stampText = "BASELINE GATE BYPASSED: turn 1 already failed, so this is not a decay curve."
+const stampText = result.BypassBanner
 
 const (
 	// chartID names the chart's div and JavaScript variables. go-echarts
@@ -256,7 +258,7 @@ func checkPoint(p Point) error {
 		return errors.New("turn must be 1 or more")
 	}
 	switch p.Kind {
-	case "base", "filler", "probe":
+	case plan.KindBase, plan.KindFiller, plan.KindProbe:
 	default:
 		return fmt.Errorf("unknown kind %q", p.Kind)
 	}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"html"
 	"strings"
+
+	"github.com/vibe-test/vibe-test/plan"
 )
 
 // errorCap is half the width of an error bar's caps, in turns.
@@ -79,7 +81,7 @@ func fillerSeries(convs []Conversation) *lineSeries {
 	last := 0
 	for _, c := range convs {
 		for _, p := range c.Turns {
-			if p.Kind == "filler" {
+			if p.Kind == plan.KindFiller {
 				fillers[p.Turn] = true
 				last = max(last, p.Turn)
 			}

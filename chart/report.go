@@ -6,6 +6,8 @@ import (
 	"html/template"
 	"strings"
 	"time"
+
+	"github.com/vibe-test/vibe-test/plan"
 )
 
 // The report below the chart is plain HTML from html/template, which
@@ -228,7 +230,7 @@ func cellOf(p Point) cellView {
 		return cellView{Text: "TIMEOUT", Class: "r-error"}
 	case p.Status != "" && p.Status != "ok":
 		return cellView{Text: "ERROR", Class: "r-error"}
-	case p.Kind == "filler":
+	case p.Kind == plan.KindFiller:
 		if p.Status == "" && p.ContextTokens == 0 {
 			return cellView{Text: "-", Class: "r-none"}
 		}

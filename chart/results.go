@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/vibe-test/vibe-test/plan"
 )
 
 // judged reports whether p is a turn the judge scores: the baseline and the
 // probes. Fillers are never judged, whatever their Result says.
-func judged(p Point) bool { return p.Kind == "base" || p.Kind == "probe" }
+func judged(p Point) bool { return p.Kind == plan.KindBase || p.Kind == plan.KindProbe }
 
 // item is one point of a series: [turn, value], with its own tooltip so
 // that the tooltip text is data, escaped here, and never JavaScript.

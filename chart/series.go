@@ -3,8 +3,6 @@ package chart
 // This file holds the echarts series types go-echarts has no field for:
 // silent mark lines and areas, legend icons.
 
-import ()
-
 // lineSeries is a line series written by this package rather than
 // go-echarts, for options go-echarts has no field for.
 type lineSeries struct {

@@ -22,6 +22,7 @@ import (
 	"slices"
 
 	"github.com/vibe-test/vibe-test/judge"
+	"github.com/vibe-test/vibe-test/plan"
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/stats"
 )
@@ -40,7 +41,7 @@ func Units(r *result.Run) map[string][]stats.Unit {
 		crit := map[string]*stats.Unit{}
 		var order []string
 		for _, t := range c.Turns {
-			if t.Kind == "filler" || t.Verdict == nil {
+			if t.Kind == plan.KindFiller || t.Verdict == nil {
 				continue
 			}
 			switch t.Verdict.Result {

@@ -23,8 +23,7 @@ import (
 )
 
 // BypassBanner marks every report of a run whose baseline gate was bypassed.
-// It is the same text as report.BypassBanner and the outcome's first note.
-const BypassBanner = "BASELINE GATE BYPASSED: turn 1 already failed, so this is not a decay curve."
+const BypassBanner = result.BypassBanner
 
 // Error types, in the type attribute of <failure> and <error>.
 const (
@@ -191,7 +190,7 @@ func suite(r *result.Run, c *result.Conversation) (testsuite, int64) {
 	}
 
 	for n := 1; n <= plan.Turns; n++ {
-		if plan.Kind(n) == "filler" || (c.Control == result.ArmFresh && plan.Kind(n) != "probe") {
+		if plan.Kind(n) == plan.KindFiller || (c.Control == result.ArmFresh && plan.Kind(n) != plan.KindProbe) {
 			continue
 		}
 		tc := testCase(r, c, n)

@@ -31,15 +31,26 @@ const Turns = 10
 // ProbeTurns are the turns that repeat a skill-relevant task after dilution.
 var ProbeTurns = [3]int{6, 8, 10}
 
+// The kinds of turn, as run.json spells them: the base task (the baseline),
+// a probe (a skill-relevant task after dilution), a filler (unrelated text
+// that dilutes the context, never judged).
+const (
+	KindBase   = "base"
+	KindProbe  = "probe"
+	KindFiller = "filler"
+)
+
 // Kind of each turn, by 1-based number.
 func Kind(turn int) string {
-	switch turn {
-	case 1:
-		return "base"
-	case 6, 8, 10:
-		return "probe"
+	if turn == 1 {
+		return KindBase
 	}
-	return "filler"
+	for _, p := range ProbeTurns {
+		if turn == p {
+			return KindProbe
+		}
+	}
+	return KindFiller
 }
 
 // Probe is one probe task and the files written just before it.

@@ -203,7 +203,7 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 	fillerAt := map[int]fillers.Passage{}
 	k := 0
 	for turn := 1; turn <= plan.Turns; turn++ {
-		if plan.Kind(turn) == "filler" && k < len(passages) {
+		if plan.Kind(turn) == plan.KindFiller && k < len(passages) {
 			fillerAt[turn] = passages[k]
 			k++
 		}
@@ -213,7 +213,7 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 	defer judging.Wait()
 	// Turns completed before a resume but never judged are judged now.
 	for i := 0; i < done; i++ {
-		if t := &conv.Turns[i]; t.Kind != "filler" && (t.Verdict == nil || t.Verdict.Result == judge.JudgeError) {
+		if t := &conv.Turns[i]; t.Kind != plan.KindFiller && (t.Verdict == nil || t.Verdict.Result == judge.JudgeError) {
 			if !d.judgeSaved(ctx, conv, i) {
 				setStatus(stopped(ctx))
 				return
@@ -237,7 +237,7 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 			return
 		}
 		rec := result.Turn{Turn: turn, Kind: plan.Kind(turn)}
-		if rec.Kind == "filler" {
+		if rec.Kind == plan.KindFiller {
 			p := fillerAt[turn]
 			rec.Prompt, rec.FillerID = p.Text, p.ID
 		} else {
@@ -291,7 +291,7 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 			conv.Turns = append(conv.Turns, rec)
 		})
 		switch {
-		case rec.Kind == "base":
+		case rec.Kind == plan.KindBase:
 			// The gate needs the baseline's verdict before turn 2.
 			v, ok := d.judgeTurn(ctx, conv, idx, rec.Prompt, out.Turn)
 			if !ok {
@@ -306,7 +306,7 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 				setStatus(result.StatusBaselineFailed, gateMessage(&v))
 				return
 			}
-		case rec.Kind == "probe":
+		case rec.Kind == plan.KindProbe:
 			// Judge while the next turn runs.
 			judging.Add(1)
 			go func(idx int, prompt string, t claude.Turn) {
@@ -708,7 +708,7 @@ func (d *Driver) Fresh(ctx context.Context, conv *result.Conversation) {
 			setStatus(result.StatusError, err.Error())
 			return
 		}
-		rec := result.Turn{Turn: turn, Kind: "probe", Prompt: d.Plan.Task(turn), Transcript: d.transcriptName(conv, turn)}
+		rec := result.Turn{Turn: turn, Kind: plan.KindProbe, Prompt: d.Plan.Task(turn), Transcript: d.transcriptName(conv, turn)}
 		if err := sb.WriteFiles(d.Plan.Setup(turn)); err != nil {
 			sb.Remove()
 			setStatus(result.StatusError, err.Error())

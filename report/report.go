@@ -14,12 +14,13 @@ import (
 	"github.com/vibe-test/vibe-test/internal/term"
 	"github.com/vibe-test/vibe-test/jail"
 	"github.com/vibe-test/vibe-test/judge"
+	"github.com/vibe-test/vibe-test/plan"
 	"github.com/vibe-test/vibe-test/result"
 )
 
 // BypassBanner is the first line of every artifact of a run whose gate was
 // bypassed.
-const BypassBanner = "BASELINE GATE BYPASSED: turn 1 already failed, so this is not a decay curve."
+const BypassBanner = result.BypassBanner
 
 // Cell is what a turn shows in the summary: PASS, FAIL, ESCAPE, JUDGE-ERROR,
 // filler, ERROR, or "-" when not run.
@@ -31,7 +32,7 @@ func Cell(t *result.Turn) string {
 		return "TIMEOUT"
 	case t.Status != result.TurnOK:
 		return "ERROR"
-	case t.Kind == "filler":
+	case t.Kind == plan.KindFiller:
 		return "filler"
 	case t.Verdict == nil:
 		return "not judged"

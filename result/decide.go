@@ -7,7 +7,13 @@ import (
 
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/judge"
+	"github.com/vibe-test/vibe-test/plan"
 )
+
+// BypassBanner is the first line of every artifact of a run whose baseline
+// gate was bypassed (the outcome's first note, the summary, --json, JUnit and
+// the chart's stamp): its one home, so the words cannot drift apart.
+const BypassBanner = "BASELINE GATE BYPASSED: turn 1 already failed, so this is not a decay curve."
 
 // Outcome is what the run concludes.
 type Outcome struct {
@@ -179,7 +185,7 @@ func Decide(r *Run) {
 					o.Uncertain++
 				}
 			}
-			if t.Kind != "probe" {
+			if t.Kind != plan.KindProbe {
 				continue
 			}
 			if base != nil && base.ToolCallCount >= 3 && t.Status == TurnOK && t.ToolCallCount*5 <= base.ToolCallCount {
@@ -388,7 +394,7 @@ func Decide(r *Run) {
 	}
 	o.Notes = append(changes, o.Notes...)
 	if r.GateBypassed {
-		o.Notes = append([]string{"BASELINE GATE BYPASSED: turn 1 already failed, so this is not a decay curve."}, o.Notes...)
+		o.Notes = append([]string{BypassBanner}, o.Notes...)
 	}
 	r.Outcome = o
 }

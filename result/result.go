@@ -6,11 +6,12 @@ package result
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/vibe-test/vibe-test/internal/atomicfile"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/vibe-test/vibe-test/internal/atomicfile"
 
 	"github.com/vibe-test/vibe-test/claude"
 	"github.com/vibe-test/vibe-test/judge"
@@ -271,7 +272,7 @@ func CallsOf(t claude.Turn) []Call {
 }
 
 // Judged reports whether the turn kind is judged.
-func (t *Turn) Judged() bool { return t.Kind != "filler" }
+func (t *Turn) Judged() bool { return t.Kind != plan.KindFiller }
 
 // Result is the turn's judged result: pass, fail, judge-error, or "" when
 // not judged.
