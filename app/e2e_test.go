@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -92,6 +93,19 @@ func TestSteadyHolds(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(s.dir, tr.Transcript)); err != nil {
 			t.Errorf("transcript of turn %d: %v", tr.Turn, err)
 		}
+	}
+	// The CLI reports the session's running cost; each turn keeps its own
+	// share, so the turns add up to the session's total, not to ten times
+	// its first turn.
+	var own float64
+	for _, tr := range turns {
+		if tr.CostUSD <= 0 {
+			t.Errorf("turn %d cost %v, want its own positive share", tr.Turn, tr.CostUSD)
+		}
+		own += tr.CostUSD
+	}
+	if last := turns[len(turns)-1].SessionCostUSD; math.Abs(own-last) > 1e-9 || last <= 0 {
+		t.Errorf("turns add up to $%.6f, the session's running total is $%.6f", own, last)
 	}
 	if s.run.Conversations[0].Shape != result.ShapeHeld || s.run.Outcome.Verdict != result.VerdictNotEnough {
 		t.Errorf("shape %q verdict %q", s.run.Conversations[0].Shape, s.run.Outcome.Verdict)

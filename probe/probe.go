@@ -253,13 +253,17 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 		// the last completed turn left it.
 		resume := conv.SessionID
 		var rewind func(reason string) error
+		var costBefore float64
 		if turn == 1 {
 			resume = ""
 		} else {
 			rewind = d.rewinder(sb, conv, turn)
+			if n := len(conv.Turns); n > 0 {
+				costBefore = conv.Turns[n-1].SessionCostUSD
+			}
 		}
 		d.emit(conv, turn, "agent", 0, "")
-		out := d.runTurn(ctx, sb, resume, &rec, rewind)
+		out := d.runTurn(ctx, sb, resume, costBefore, &rec, rewind)
 		d.emit(conv, turn, "done", rec.ContextTokens, rec.Status)
 		if ctx.Err() != nil && rec.Status != result.TurnOK {
 			// Stopped by the user or a fatal error: the turn is unfinished,
@@ -405,7 +409,9 @@ func (d *Driver) transcriptName(conv *result.Conversation, turn int) string {
 // (once). Each failed attempt's transcript is kept beside the turn's.
 // rewind, when set, is called before every try with why the turn runs
 // (again): "resume" for the first try, else the last try's status.
-func (d *Driver) runTurn(ctx context.Context, sb *sandbox.Sandbox, resume string, rec *result.Turn, rewind func(reason string) error) claude.Outcome {
+// costBefore is the session's running cost when the last completed turn
+// ended (see turnCost).
+func (d *Driver) runTurn(ctx context.Context, sb *sandbox.Sandbox, resume string, costBefore float64, rec *result.Turn, rewind func(reason string) error) claude.Outcome {
 	backoff := d.RetryBackoff
 	timeouts := 0
 	reason := "resume"
@@ -416,7 +422,7 @@ func (d *Driver) runTurn(ctx context.Context, sb *sandbox.Sandbox, resume string
 				return claude.Outcome{}
 			}
 		}
-		out, err := d.attempt(ctx, sb, resume, rec)
+		out, err := d.attempt(ctx, sb, resume, costBefore, rec)
 		if err != nil {
 			rec.Status, rec.Error = result.TurnError, err.Error()
 			return out
@@ -505,6 +511,19 @@ func (d *Driver) recordSessionBytes(sb *sandbox.Sandbox, conv *result.Conversati
 	}
 }
 
+// turnCost is what one turn cost. The CLI's total_cost_usd is the session's
+// running total, restored when a session is resumed (the captured
+// resume-turn2 fixture reports turn 1's cost plus its own), so a turn's own
+// cost is the difference from where the last completed turn left it. A
+// total below that (a try with no result, or a session the CLI started
+// counting afresh) is taken as the turn's own.
+func turnCost(total, before float64) float64 {
+	if total >= before {
+		return total - before
+	}
+	return total
+}
+
 // transient: an API error the CLI gave up on that a later try may pass
 // (rate limits, overload, server errors), or a stream cut without a result.
 func transient(t claude.Turn) bool {
@@ -524,7 +543,7 @@ func transient(t claude.Turn) bool {
 }
 
 // attempt runs one invocation, saving its stream (redacted) as it arrives.
-func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string, rec *result.Turn) (claude.Outcome, error) {
+func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string, costBefore float64, rec *result.Turn) (claude.Outcome, error) {
 	path := filepath.Join(d.RunDir, rec.Transcript)
 	// O_EXCL: a transcript is never written over (transcriptName found a
 	// free name).
@@ -576,7 +595,8 @@ func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string
 		runErr = fmt.Errorf("syncing transcript: %w", err)
 	}
 	t := out.Turn
-	d.Budget.Spend(t.CostUSD)
+	cost := turnCost(t.CostUSD, costBefore)
+	d.Budget.Spend(cost)
 	rec.ExitCode = out.ExitCode
 	rec.ToolCalls = result.CallsOf(t)
 	for i := range rec.ToolCalls {
@@ -600,7 +620,7 @@ func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string
 	rec.AnsweredBy = t.AnsweredBy
 	rec.APICalls = t.APICalls
 	rec.ContextTokens = t.ContextTokens
-	rec.CostUSD = t.CostUSD
+	rec.CostUSD, rec.SessionCostUSD = cost, t.CostUSD
 	rec.Retries = t.Retries
 	if runErr != nil {
 		return out, runErr
@@ -714,7 +734,7 @@ func (d *Driver) Fresh(ctx context.Context, conv *result.Conversation) {
 			setStatus(result.StatusError, err.Error())
 			return
 		}
-		out := d.runTurn(ctx, sb, "", &rec, nil) // a new session on every try
+		out := d.runTurn(ctx, sb, "", 0, &rec, nil) // a new session on every try
 		sb.Remove()
 		if rec.Status != result.TurnOK {
 			d.Update(func() { conv.Abandoned = append(conv.Abandoned, rec) })

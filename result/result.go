@@ -238,8 +238,11 @@ type Turn struct {
 	AnsweredBy    []string `json:"answered_by,omitempty"`
 	APICalls      int      `json:"api_calls"`
 	ContextTokens int64    `json:"context_tokens"`
-	CostUSD       float64  `json:"cost_usd"`
-	Retries       int      `json:"api_retries,omitempty"`
+	// CostUSD is the turn's own cost; SessionCostUSD the CLI's running
+	// total for the session when the turn ended (what it reports).
+	CostUSD        float64 `json:"cost_usd"`
+	SessionCostUSD float64 `json:"session_cost_usd,omitempty"`
+	Retries        int     `json:"api_retries,omitempty"`
 	// SessionBytes is the session file's length when the turn completed:
 	// a rerun of the next turn first cuts the file back to it. 0: unknown
 	// (a record from before it was kept, or a session of its own).

@@ -142,6 +142,7 @@ func populated() *result.Run {
 	c1.Turns[3].Retries = 2
 	for i := range c1.Turns {
 		c1.Turns[i].SessionBytes = int64(9000 * (i + 1))
+		c1.Turns[i].SessionCostUSD = 0.07 + 0.01*float64(i)
 	}
 	c1.Rewinds = []result.Rewind{{Turn: 4, RemovedBytes: 2113, RemovedLines: 3, Reason: result.TurnError}}
 	c1.Turns[3].Attempts = []result.Attempt{{Transcript: "conv-1/turn-04.attempt-1.jsonl", Status: result.TurnError, Error: "API overloaded (529)", ExitCode: 1, CostUSD: 0.01}}
