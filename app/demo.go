@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/vibe-test/vibe-test/claude"
 	"github.com/vibe-test/vibe-test/demo"
 	"github.com/vibe-test/vibe-test/engine"
 	"github.com/vibe-test/vibe-test/internal/exit"
@@ -27,6 +28,7 @@ func demoFlags() []cli.Flag {
 		&cli.StringFlag{Name: "out", Usage: "the run `folder`", DefaultText: "./vibe-runs/<UTC time>-stock-ledger"},
 		&cli.StringFlag{Name: "personas", Value: "decaying,steady", Usage: "the scripted agent's persona per conversation: steady, decaying, never, escaping, noisy"},
 		&cli.BoolFlag{Name: "keep-sandbox", Usage: "keep each conversation's sandbox folder"},
+		&cli.StringFlag{Name: "session", Value: claude.DefaultSessionMode, Usage: "`interactive|resume`: as for a run"},
 	}
 }
 
@@ -36,6 +38,10 @@ func demoFlags() []cli.Flag {
 // code a real run with these results would give.
 func demoCommand(c *cli.Context, stdio IO) error {
 	personas := strings.Split(c.String("personas"), ",")
+	mode := c.String("session")
+	if mode != claude.SessionInteractive && mode != claude.SessionResume {
+		return exit.Errorf(exit.Tool, "--session: %q, expected %q or %q", mode, claude.SessionInteractive, claude.SessionResume)
+	}
 	claudePath, claudeHow, err := engine.LocateClaude(stdio.Env, engine.PinnedDirs())
 	if err != nil {
 		return exit.Errorf(exit.Tool, "the demo runs the real claude CLI: %v", err)
@@ -66,7 +72,7 @@ func demoCommand(c *cli.Context, stdio IO) error {
 		Conversations: len(personas), Concurrency: 1, // in order, so conversation N gets persona N
 		TurnTimeout: demoTurnTimeout, Grace: engine.DefaultGrace, MaxRetries: 1, Seed: 1,
 		TurnRetries: 1, RetryBackoff: time.Second,
-		KeepSandbox: c.Bool("keep-sandbox"), CacheDir: dir + "/cache",
+		KeepSandbox: c.Bool("keep-sandbox"), CacheDir: dir + "/cache", SessionMode: mode,
 	}, Output: output{styled: stdio.Styled && envValue(stdio.Env, "NO_COLOR") == ""},
 	}, IO{Env: env, Stdout: stdio.Stdout, Stderr: stdio.Stderr, Styled: stdio.Styled})
 	if exit.Code(err) == exit.Interrupted {

@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vibe-test/vibe-test/claude"
 	"github.com/vibe-test/vibe-test/demo"
 	"github.com/vibe-test/vibe-test/internal/testenv"
 	"github.com/vibe-test/vibe-test/result"
@@ -32,11 +34,22 @@ func holdOnce(turn int) scripted.Rule {
 // a turn is run again after the CLI saved its prompt: a timeout (turn 3,
 // retried at once), API errors past the CLI's own retries (turn 6, rerun
 // by vibe-test), SIGINT of vibe-test then resume (turn 4) and SIGKILL of
-// vibe-test then resume (turn 7). The scripted server counts the prompt
-// messages of every request: each must carry exactly as many as its turn
-// number, so no prompt reached the model twice.
+// vibe-test then resume (turn 7), in both session modes. The scripted
+// server counts the prompt messages of every request: each must carry
+// exactly as many as its turn number, and no prompt's text twice, so no
+// prompt reached the model twice. In interactive mode each failed turn
+// ends the process and the rerun resumes the session in a new one.
 func TestEveryPromptSentOnce(t *testing.T) {
 	t.Parallel()
+	for _, mode := range []string{claude.SessionInteractive, claude.SessionResume} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			everyPromptSentOnce(t, mode)
+		})
+	}
+}
+
+func everyPromptSentOnce(t *testing.T, mode string) {
 	bin := vibeTestBinary(t)
 	claudeBin := testenv.Claude(t)
 	srv, err := scripted.Start(faultScript(t,
@@ -61,8 +74,25 @@ func TestEveryPromptSentOnce(t *testing.T) {
 		cmd.Stdout, cmd.Stderr = &buf, &buf
 		return cmd, &buf
 	}
-	// stopAt runs cmd until an agent request of prompt turn `turn` has been
-	// answered (the CLI then runs the held Bash call), then sends sig.
+	// held says whether the agent runs turn's held Bash call: the file it
+	// leaves is in the conversation's sandbox (named in run.json), and the
+	// turn's prompt is in the session file by then.
+	held := func(turn int) bool {
+		r, err := result.Load(out)
+		if err != nil {
+			return false // not written yet
+		}
+		for _, c := range r.Conversations {
+			if c.Sandbox != "" {
+				if _, err := os.Stat(filepath.Join(c.Sandbox, fmt.Sprintf(".hold-%d", turn))); err == nil {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	// stopAt runs cmd until the agent runs the held call of prompt turn
+	// `turn`, then sends sig.
 	stopAt := func(cmd *exec.Cmd, buf *bytes.Buffer, turn int, sig syscall.Signal) {
 		t.Helper()
 		if err := cmd.Start(); err != nil {
@@ -70,21 +100,16 @@ func TestEveryPromptSentOnce(t *testing.T) {
 		}
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
-		tick := time.NewTicker(100 * time.Millisecond)
+		tick := time.NewTicker(50 * time.Millisecond)
 		defer tick.Stop()
-		for held := false; !held; {
+		for !held(turn) {
 			select {
 			case err := <-done:
 				t.Fatalf("vibe-test ended (%v) before turn %d was held\n%s", err, turn, buf)
 			case <-tick.C:
 			}
-			for _, r := range srv.Requests() {
-				if r.Kind == scripted.KindAgent && r.Turn == turn && r.Status == 200 && r.Step == 0 {
-					held = true
-				}
-			}
 		}
-		time.Sleep(time.Second) // let the CLI start the held call
+		t.Logf("%s at turn %d", sig, turn)
 		_ = cmd.Process.Signal(sig)
 		err := <-done
 		ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
@@ -94,7 +119,7 @@ func TestEveryPromptSentOnce(t *testing.T) {
 	}
 
 	cmd, buf := command(paths.Skill, "--config", paths.Config, "--out", out, "--seed", "7", "--conversations", "1",
-		"--concurrency", "1", "--max-retries", "1", "--retry-backoff", "200ms", "--turn-timeout", "8s")
+		"--concurrency", "1", "--max-retries", "1", "--retry-backoff", "200ms", "--turn-timeout", "8s", "--session", mode)
 	stopAt(cmd, buf, 4, syscall.SIGINT)
 	cmd, buf = command("resume", out, "--retry-backoff", "200ms")
 	stopAt(cmd, buf, 7, syscall.SIGKILL)
@@ -107,6 +132,9 @@ func TestEveryPromptSentOnce(t *testing.T) {
 	r, err := result.Load(out)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if r.Config.SessionMode != mode {
+		t.Errorf("run.json records session mode %q, want %q", r.Config.SessionMode, mode)
 	}
 	var conv *result.Conversation
 	for i := range r.Conversations {
@@ -167,10 +195,54 @@ func promptsOnce(t *testing.T, srv *scripted.Server, conv *result.Conversation) 
 			t.Errorf("conversation %d, request %d (turn %d's prompt, step %d) holds %d prompts: a prompt was sent twice", conv.Index, q.Seq, want, q.Step, q.Turn)
 		}
 		seen[want]++
+		for prompt, turn := range turnOf {
+			if n := promptCopies(t, q.Body, prompt); n > 1 {
+				t.Errorf("conversation %d, request %d: turn %d's prompt appears %d times in its user messages", conv.Index, q.Seq, turn, n)
+			}
+		}
 	}
 	for _, tr := range conv.Turns {
 		if seen[tr.Turn] == 0 {
 			t.Errorf("conversation %d: no request of its session carried turn %d's prompt", conv.Index, tr.Turn)
 		}
 	}
+}
+
+// promptCopies counts the copies of prompt in the text of a request's user
+// messages: a prompt the CLI folded into a later message (as it does with
+// a failed one in a live session) shows up twice though the request holds
+// one prompt message per turn.
+func promptCopies(t *testing.T, body []byte, prompt string) int {
+	t.Helper()
+	var req struct {
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		t.Fatalf("request body: %v", err)
+	}
+	n := 0
+	for _, m := range req.Messages {
+		if m.Role != "user" {
+			continue
+		}
+		var text string
+		if json.Unmarshal(m.Content, &text) == nil {
+			n += strings.Count(text, prompt)
+			continue
+		}
+		var blocks []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		_ = json.Unmarshal(m.Content, &blocks)
+		for _, b := range blocks {
+			if b.Type == "text" {
+				n += strings.Count(b.Text, prompt)
+			}
+		}
+	}
+	return n
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/vibe-test/vibe-test/chart"
+	"github.com/vibe-test/vibe-test/claude"
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/probe"
 	"github.com/vibe-test/vibe-test/report"
@@ -37,6 +38,7 @@ func runFlagSet() []cli.Flag {
 		&cli.IntFlag{Name: "conversations", Value: 2, Usage: "independent conversations to run"},
 		&cli.IntFlag{Name: "concurrency", Usage: "conversations run at once", DefaultText: "all"},
 		&cli.StringFlag{Name: "model", Usage: "the agent's model, resolved once and pinned for the run", DefaultText: "the config's, else the CLI's"},
+		&cli.StringFlag{Name: "session", Value: claude.DefaultSessionMode, Usage: "how a conversation reaches the CLI: `interactive|resume` (one long-lived process per conversation, each turn one message, as a person's session; or one `claude -p --resume` process per turn, which re-sends the whole skill on every invocation: see README, \"Session modes\")"},
 		&cli.StringSliceFlag{Name: "allowed-tools", Usage: "also let the agent use these `tools` (space- or comma-separated, patterns such as \"Bash(git diff:*)\" kept whole; repeatable)"},
 		&cli.StringFlag{Name: "judge-model", Usage: "the rubric, plan and judge model", DefaultText: "the config's, else the CLI's"},
 		&cli.BoolFlag{Name: "no-baseline-gate", Usage: "go on when turn 1 fails (stamped loudly on every artifact)"},
@@ -73,8 +75,8 @@ func optionsFrom(c *cli.Context, warn io.Writer) (Options, error) {
 		NoBaselineGate: c.Bool("no-baseline-gate"), KeepSandbox: c.Bool("keep-sandbox"),
 		TurnTimeout: c.Duration("turn-timeout"), MaxRetries: c.Int("max-retries"),
 		FillersDir: c.String("fillers"), Seed: c.Int64("seed"), PassEnv: c.StringSlice("pass-env"),
-		AllowedTools: splitTools(c.StringSlice("allowed-tools")),
-		Rule:         c.String("rule"), Alpha: c.Float64("alpha"), JudgeRepeats: c.Int("judge-repeats"), Controls: c.StringSlice("control"),
+		AllowedTools: splitTools(c.StringSlice("allowed-tools")), SessionMode: c.String("session"),
+		Rule: c.String("rule"), Alpha: c.Float64("alpha"), JudgeRepeats: c.Int("judge-repeats"), Controls: c.StringSlice("control"),
 		UntilDecided: c.Bool("until-decided"), MaxConversations: c.Int("max-conversations"),
 		Effect:       c.Float64("effect"),
 		MaxBudgetUSD: c.Float64("max-budget-usd"), TurnRetries: c.Int("turn-retries"), RetryBackoff: c.Duration("retry-backoff"),
@@ -82,6 +84,9 @@ func optionsFrom(c *cli.Context, warn io.Writer) (Options, error) {
 	}}
 	if c.NArg() > 1 {
 		return o, fmt.Errorf("one skill per run: got %d paths (%s)", c.NArg(), strings.Join(c.Args().Slice(), ", "))
+	}
+	if o.SessionMode != claude.SessionInteractive && o.SessionMode != claude.SessionResume {
+		return o, fmt.Errorf("--session: %q, expected %q or %q", o.SessionMode, claude.SessionInteractive, claude.SessionResume)
 	}
 	if o.Conversations < 1 || o.Conversations > 200 {
 		return o, fmt.Errorf("--conversations: %d, expected 1 to 200", o.Conversations)

@@ -37,7 +37,10 @@ type Settings struct {
 	// AllowedTools are tools granted beyond the base list and the skill's
 	// allowed-tools (--allowed-tools).
 	AllowedTools []string
-	Args         []string
+	// SessionMode is claude.SessionInteractive or claude.SessionResume
+	// ("" is claude.DefaultSessionMode).
+	SessionMode string
+	Args        []string
 	// Rule sets the exit code (result.RuleDilutedVsFresh or
 	// result.RuleAnyProbeFailed).
 	Rule         string

@@ -96,6 +96,10 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*result.Run, err
 		modelAsked = model
 	}
 	tools := claude.AgentTools(sk.AllowedTools, o.AllowedTools)
+	sessionMode := o.SessionMode
+	if sessionMode == "" {
+		sessionMode = claude.DefaultSessionMode
+	}
 	notGranted := claude.NotGranted(append(append([]string{}, sk.AllowedTools...), o.AllowedTools...))
 	for _, w := range sk.Warnings {
 		fmt.Fprintf(stdio.Stderr, "warning: %s\n", w)
@@ -122,7 +126,7 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*result.Run, err
 			Warnings: sk.Warnings, ToolsNotGranted: notGranted},
 		Config: result.Config{
 			Conversations: o.Conversations, Concurrency: o.Concurrency, Model: resolved, ModelSource: modelSource, ModelAsked: modelAsked,
-			JudgeModel: judgeModel, AllowedTools: tools,
+			JudgeModel: judgeModel, AllowedTools: tools, SessionMode: sessionMode,
 			NoBaselineGate: o.NoBaselineGate, TurnTimeout: o.TurnTimeout.String(), MaxRetries: o.MaxRetries,
 			ConfigFile: cfgPath, RubricFile: o.RubricPath, FillersDir: o.FillersDir, KeepSandbox: o.KeepSandbox,
 			MaxBudgetUSD: o.MaxBudgetUSD, PassEnv: o.PassEnv, Rule: o.Rule, Alpha: o.Alpha, Effect: o.Effect, JudgeRepeats: o.JudgeRepeats, Controls: o.Controls, Args: o.Args,

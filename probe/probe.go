@@ -71,7 +71,12 @@ type Driver struct {
 	// passes it with --model, so no turn falls back to a default of its own.
 	Model string
 	// Tools is the agent's --allowedTools list.
-	Tools       []string
+	Tools []string
+	// SessionMode is how a conversation's turns reach the CLI:
+	// claude.SessionResume (one process per turn) or
+	// claude.SessionInteractive (one process per conversation, each turn
+	// one user message; "" means resume, a record from before the modes).
+	SessionMode string
 	TurnTimeout time.Duration
 	Grace       time.Duration
 	MaxRetries  int // CLAUDE_CODE_MAX_RETRIES: the CLI's own retries
@@ -209,6 +214,14 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 		}
 	}
 
+	// In interactive mode one process carries the turns; it ends with the
+	// conversation, or with the first turn that does not succeed.
+	var live *liveSession
+	if d.SessionMode == claude.SessionInteractive {
+		live = &liveSession{}
+		defer live.close()
+	}
+
 	var judging sync.WaitGroup
 	defer judging.Wait()
 	// Turns completed before a resume but never judged are judged now.
@@ -257,13 +270,13 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 		if turn == 1 {
 			resume = ""
 		} else {
-			rewind = d.rewinder(sb, conv, turn)
+			rewind = live.rewindOnStart(d.rewinder(sb, conv, turn))
 			if n := len(conv.Turns); n > 0 {
 				costBefore = conv.Turns[n-1].SessionCostUSD
 			}
 		}
 		d.emit(conv, turn, "agent", 0, "")
-		out := d.runTurn(ctx, sb, resume, costBefore, &rec, rewind)
+		out := d.runTurn(ctx, sb, resume, costBefore, &rec, rewind, live)
 		d.emit(conv, turn, "done", rec.ContextTokens, rec.Status)
 		if ctx.Err() != nil && rec.Status != result.TurnOK {
 			// Stopped by the user or a fatal error: the turn is unfinished,
@@ -411,7 +424,9 @@ func (d *Driver) transcriptName(conv *result.Conversation, turn int) string {
 // (again): "resume" for the first try, else the last try's status.
 // costBefore is the session's running cost when the last completed turn
 // ended (see turnCost).
-func (d *Driver) runTurn(ctx context.Context, sb *sandbox.Sandbox, resume string, costBefore float64, rec *result.Turn, rewind func(reason string) error) claude.Outcome {
+// live, when set, is the conversation's interactive session: the turn is
+// sent to its process, started (resuming the session) when there is none.
+func (d *Driver) runTurn(ctx context.Context, sb *sandbox.Sandbox, resume string, costBefore float64, rec *result.Turn, rewind func(reason string) error, live *liveSession) claude.Outcome {
 	backoff := d.RetryBackoff
 	timeouts := 0
 	reason := "resume"
@@ -422,7 +437,7 @@ func (d *Driver) runTurn(ctx context.Context, sb *sandbox.Sandbox, resume string
 				return claude.Outcome{}
 			}
 		}
-		out, err := d.attempt(ctx, sb, resume, costBefore, rec)
+		out, err := d.attempt(ctx, sb, resume, costBefore, rec, live)
 		if err != nil {
 			rec.Status, rec.Error = result.TurnError, err.Error()
 			return out
@@ -543,7 +558,10 @@ func transient(t claude.Turn) bool {
 }
 
 // attempt runs one invocation, saving its stream (redacted) as it arrives.
-func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string, costBefore float64, rec *result.Turn) (claude.Outcome, error) {
+// With live, the prompt goes to the conversation's long-lived process as
+// one user message (a new process, resuming the session, when the last one
+// ended); a turn that does not succeed ends that process.
+func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string, costBefore float64, rec *result.Turn, live *liveSession) (claude.Outcome, error) {
 	path := filepath.Join(d.RunDir, rec.Transcript)
 	// O_EXCL: a transcript is never written over (transcriptName found a
 	// free name).
@@ -582,7 +600,13 @@ func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string
 		inv.Jail = &j
 	}
 	start := time.Now()
-	out, runErr := claude.Run(ctx, inv)
+	var out claude.Outcome
+	var runErr error
+	if live != nil {
+		out, runErr = live.send(ctx, inv, resume, d, rec.Prompt)
+	} else {
+		out, runErr = claude.Run(ctx, inv)
+	}
 	// The CLI's Bash child can outlive a killed CLI: the CLI starts it with setsid.
 	if out.TimedOut || ctx.Err() != nil {
 		sb.KillStrays()
@@ -734,7 +758,7 @@ func (d *Driver) Fresh(ctx context.Context, conv *result.Conversation) {
 			setStatus(result.StatusError, err.Error())
 			return
 		}
-		out := d.runTurn(ctx, sb, "", 0, &rec, nil) // a new session on every try
+		out := d.runTurn(ctx, sb, "", 0, &rec, nil, nil) // a new session on every try
 		sb.Remove()
 		if rec.Status != result.TurnOK {
 			d.Update(func() { conv.Abandoned = append(conv.Abandoned, rec) })

@@ -2,11 +2,13 @@ package probe
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 
+	"github.com/vibe-test/vibe-test/claude"
 	"github.com/vibe-test/vibe-test/sandbox"
 )
 
@@ -95,4 +97,57 @@ func rewindSession(path string, keep int64) (removedBytes int64, removedLines in
 		return 0, 0, fmt.Errorf("rewinding the session: %w", err)
 	}
 	return int64(len(tail)), removedLines, nil
+}
+
+// liveSession is an interactive conversation's long-lived process, or none
+// (before the first turn, and after a turn that did not succeed ended it).
+// Only the conversation's goroutine uses it.
+type liveSession struct {
+	s *claude.Session
+}
+
+// send writes prompt to the live process, starting one first when there is
+// none: a new session for turn 1 (resume ""), else resuming the
+// conversation's session, which the rewind has cut back to the last
+// completed turn. A turn that does not succeed ends the process (the CLI
+// would fold its prompt into the next message).
+func (l *liveSession) send(ctx context.Context, inv claude.Invocation, resume string, d *Driver, prompt string) (claude.Outcome, error) {
+	if l.s == nil {
+		inv.Args = claude.InteractiveArgs(resume, d.Model, d.Tools)
+		s, err := claude.StartSession(inv)
+		if err != nil {
+			return claude.Outcome{}, err
+		}
+		l.s = s
+	}
+	out, err := l.s.Send(ctx, prompt, inv.Stdout, inv.Timeout)
+	if err != nil || out.TimedOut || out.Turn.Failure(out.ExitCode) != "" {
+		l.s.Close() // already stopped by Send; Close makes sure
+		l.s = nil
+	}
+	return out, err
+}
+
+// rewindOnStart limits a rewind to the tries that start a new process:
+// while the live process holds the session, its file is its own (a turn
+// that failed ended it, so every rerun starts one). Without a live session
+// (resume mode) every try rewinds.
+func (l *liveSession) rewindOnStart(rewind func(reason string) error) func(reason string) error {
+	if l == nil || rewind == nil {
+		return rewind
+	}
+	return func(reason string) error {
+		if l.s != nil {
+			return nil
+		}
+		return rewind(reason)
+	}
+}
+
+// close ends the live process, if any.
+func (l *liveSession) close() {
+	if l != nil && l.s != nil {
+		l.s.Close()
+		l.s = nil
+	}
 }

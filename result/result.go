@@ -128,7 +128,13 @@ type Config struct {
 	JudgeModel string `json:"judge_model,omitempty"`
 	// AllowedTools is the agent's --allowedTools list: the base tools
 	// (Skill among them), the skill's allowed-tools, then --allowed-tools.
-	AllowedTools   []string `json:"allowed_tools,omitempty"`
+	AllowedTools []string `json:"allowed_tools,omitempty"`
+	// SessionMode is how the turns of a conversation reached the CLI:
+	// "interactive" (one long-lived process per conversation, each turn one
+	// user message) or "resume" (one `claude -p --resume` process per
+	// turn). Empty in runs from before the modes, which ran as resume:
+	// read it with SessionModeOf.
+	SessionMode    string   `json:"session_mode,omitempty"`
 	NoBaselineGate bool     `json:"no_baseline_gate"`
 	TurnTimeout    string   `json:"turn_timeout"`
 	MaxRetries     int      `json:"claude_max_retries"`
@@ -439,4 +445,13 @@ func (c *Conversation) NoteModel(t *Turn) {
 	if last := prev.AnsweredBy[len(prev.AnsweredBy)-1]; last != t.AnsweredBy[0] {
 		c.ModelChange = fmt.Sprintf("the model changed at turn %d: %s answered turn %d, %s turn %d", t.Turn, last, prev.Turn, t.AnsweredBy[0], t.Turn)
 	}
+}
+
+// SessionModeOf is the run's session mode, "resume" for a run recorded
+// before there were modes (it ran one process per turn).
+func SessionModeOf(c Config) string {
+	if c.SessionMode == "" {
+		return "resume"
+	}
+	return c.SessionMode
 }

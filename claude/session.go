@@ -1,0 +1,341 @@
+package claude
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+// The session modes of an agent conversation.
+const (
+	// SessionResume runs each turn as its own `claude -p --resume <id>`
+	// process. Every new process re-injects the whole SKILL.md when the
+	// agent invokes the skill again, which refreshes it.
+	SessionResume = "resume"
+	// SessionInteractive runs one long-lived process per conversation
+	// (--input-format stream-json) and writes each turn to it as one user
+	// message, as a person's session behaves: a second invocation of the
+	// skill is answered "already loaded above", and the agent must find the
+	// instructions back up its context.
+	SessionInteractive = "interactive"
+)
+
+// SessionModes lists the modes, the default first.
+var SessionModes = []string{SessionInteractive, SessionResume}
+
+// DefaultSessionMode is what --session defaults to (README: "Session
+// modes" has the measurements behind the choice).
+const DefaultSessionMode = SessionInteractive
+
+// InteractiveArgs is the argv of a long-lived agent session: AgentArgs with
+// no prompt, reading user messages as stream-json lines on stdin.
+func InteractiveArgs(resumeSession, model string, tools []string) []string {
+	args := AgentArgs("", resumeSession, model, tools)
+	// AgentArgs starts "-p", prompt: keep -p, drop the empty prompt.
+	args = append([]string{"-p", "--input-format", "stream-json"}, args[2:]...)
+	return args
+}
+
+// UserMessage is the stdin line that sends prompt as one user message of an
+// interactive session (verified on 2.1.328, PROTOCOL.md §9).
+func UserMessage(prompt string) []byte {
+	b, _ := json.Marshal(map[string]any{
+		"type":    "user",
+		"message": map[string]any{"role": "user", "content": prompt},
+	})
+	return append(b, '\n')
+}
+
+// Session is one long-lived `claude -p --input-format stream-json` process:
+// each Send writes one user message and reads the events up to its result.
+// A turn that does not end in a successful result (an error, a timeout, a
+// cancelled context, the process gone) stops the process: the CLI would
+// otherwise merge the failed prompt into the next message. Start a new
+// Session (resuming the session, cut back first) to go on.
+type Session struct {
+	inv    Invocation
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout *os.File
+	lines  chan []byte // stdout, one line each; closed at EOF
+	stderr bytes.Buffer
+	errMu  sync.Mutex
+	waited chan struct{} // closed once the process has been waited for
+	werr   error
+	dead   bool
+}
+
+// StartSession starts the process of inv (whose Args are InteractiveArgs;
+// Stdout and Timeout are per turn and ignored here). The process waits for
+// its first message.
+func StartSession(inv Invocation) (*Session, error) {
+	name, args := inv.Binary, inv.Args
+	if inv.Jail != nil {
+		name, args = inv.Jail.Command(inv.Binary, inv.Args)
+	}
+	s := &Session{inv: inv, lines: make(chan []byte, 64), waited: make(chan struct{})}
+	cmd := exec.Command(name, args...)
+	cmd.Env = inv.Env
+	cmd.Dir = inv.Dir
+	cmd.Stderr = &lockedWriter{mu: &s.errMu, w: &limitedWriter{w: &s.stderr, n: 64 << 10}}
+	cmd.SysProcAttr = sysProcAttr()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("claude stdin: %w", err)
+	}
+	// A pipe of our own rather than StdoutPipe: Wait must not close the
+	// read end while the last lines of a stopped turn are still in it.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("claude stdout: %w", err)
+	}
+	cmd.Stdout = pw
+	if err := cmd.Start(); err != nil {
+		pr.Close()
+		pw.Close()
+		return nil, fmt.Errorf("starting %s: %w", inv.Binary, err)
+	}
+	pw.Close()
+	s.cmd, s.stdin, s.stdout = cmd, stdin, pr
+	go func() {
+		defer close(s.lines)
+		r := bufio.NewReaderSize(pr, 64<<10)
+		for {
+			line, err := r.ReadBytes('\n')
+			if len(line) > 0 {
+				s.lines <- line
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	go func() {
+		s.werr = cmd.Wait()
+		close(s.waited)
+	}()
+	return s, nil
+}
+
+// Send writes prompt as the next user message and reads the events up to
+// its result line, copying each line to stdout as it arrives. timeout
+// bounds the turn (0: none). When the turn fails, times out or ctx ends,
+// the process is stopped (SIGTERM, then SIGKILL after the grace period),
+// its last lines are read into the turn, and the Session is closed; the
+// Outcome then carries its exit code. A non-nil error means the process
+// could not be driven at all.
+func (s *Session) Send(ctx context.Context, prompt string, stdout io.Writer, timeout time.Duration) (Outcome, error) {
+	var out Outcome
+	if s.dead {
+		return out, errors.New("the claude session has already ended")
+	}
+	var buf bytes.Buffer
+	save := func(line []byte) error {
+		buf.Write(line)
+		if stdout != nil {
+			if _, err := stdout.Write(line); err != nil {
+				return fmt.Errorf("writing transcript: %w", err)
+			}
+		}
+		return nil
+	}
+	var timer <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		timer = t.C
+	}
+	var werr error
+	if _, err := s.stdin.Write(UserMessage(prompt)); err != nil {
+		// The process is gone: read what it left and report its exit.
+		werr = err
+	}
+	gotResult := false
+	for werr == nil && !gotResult {
+		select {
+		case line, ok := <-s.lines:
+			if !ok {
+				werr = io.EOF
+				break
+			}
+			if err := save(line); err != nil {
+				s.stop()
+				s.collect(save)
+				return out, err
+			}
+			if isResult(line) {
+				gotResult = true
+			}
+		case <-timer:
+			out.TimedOut = true
+			werr = context.DeadlineExceeded
+		case <-ctx.Done():
+			werr = ctx.Err()
+		}
+	}
+	turn, perr := ParseTurn(bytes.NewReader(buf.Bytes()))
+	if gotResult && turn.Failure(0) == "" {
+		out.Turn = turn
+		return out, perr
+	}
+	// Failed, stopped or gone: end the process and read its last lines
+	// into the turn (a killed turn's tool results, as the one-shot runner
+	// keeps them).
+	s.stop()
+	s.collect(save)
+	turn, perr = ParseTurn(bytes.NewReader(buf.Bytes()))
+	out.Turn = turn
+	out.ExitCode = s.exitCode()
+	out.Stderr = s.Stderr()
+	if perr != nil {
+		return out, perr
+	}
+	if w := s.werr; w != nil && !isExit(w) {
+		return out, fmt.Errorf("waiting for claude: %w", w)
+	}
+	return out, nil
+}
+
+func isResult(line []byte) bool {
+	line = bytes.TrimSpace(line)
+	return gjson.ValidBytes(line) && gjson.GetBytes(line, "type").String() == "result"
+}
+
+func isExit(err error) bool {
+	var e *exec.ExitError
+	return errors.As(err, &e)
+}
+
+// stop ends the process group: SIGTERM, then SIGKILL after the grace
+// period. Safe to call more than once.
+func (s *Session) stop() {
+	if s.dead {
+		return
+	}
+	s.dead = true
+	_ = s.stdin.Close()
+	pgid := s.cmd.Process.Pid
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	t := time.NewTimer(s.grace())
+	defer t.Stop()
+	select {
+	case <-s.waited:
+	case <-t.C:
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	}
+}
+
+func (s *Session) grace() time.Duration {
+	if s.inv.Grace > 0 {
+		return s.inv.Grace
+	}
+	return 2 * time.Second
+}
+
+// collect reads the lines the process printed until its stdout closed. A
+// helper that outlived the CLI could hold the pipe open: once the CLI is
+// gone, what arrives within the grace period is kept and the rest dropped.
+func (s *Session) collect(save func([]byte) error) {
+	waited := s.waited
+	var timeout <-chan time.Time
+	for {
+		select {
+		case line, ok := <-s.lines:
+			if !ok {
+				<-s.waited
+				return
+			}
+			_ = save(line)
+		case <-waited:
+			waited = nil
+			t := time.NewTimer(s.grace())
+			defer t.Stop()
+			timeout = t.C
+		case <-timeout:
+			_ = s.stdout.Close() // the reader ends, and lines closes
+			timeout = nil
+		}
+	}
+}
+
+func (s *Session) exitCode() int {
+	<-s.waited
+	var exitErr *exec.ExitError
+	if !errors.As(s.werr, &exitErr) {
+		return 0
+	}
+	if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return exitErr.ExitCode()
+}
+
+// Stderr is what the process wrote to stderr so far (its first 64 KiB).
+func (s *Session) Stderr() string {
+	s.errMu.Lock()
+	defer s.errMu.Unlock()
+	return s.stderr.String()
+}
+
+// Close ends a session whose turns all succeeded: stdin is closed, which
+// lets the CLI exit by itself; it is stopped (SIGTERM) if it has not after
+// the grace period, and killed after another. Whatever it still prints is
+// dropped. Close after a failed Send (which stopped the process) is a
+// no-op.
+func (s *Session) Close() {
+	if s.dead {
+		return
+	}
+	s.dead = true
+	_ = s.stdin.Close()
+	t := time.NewTimer(s.grace())
+	defer t.Stop()
+	sig := syscall.SIGTERM
+	for {
+		select {
+		case <-s.waited:
+			s.collect(func([]byte) error { return nil })
+			return
+		case <-s.lines:
+		case <-t.C:
+			_ = syscall.Kill(-s.cmd.Process.Pid, sig)
+			sig = syscall.SIGKILL
+			t.Reset(s.grace())
+		}
+	}
+}
+
+// ProcessState is the ended process's state (its CPU time, for the
+// benchmark); nil while it runs.
+func (s *Session) ProcessState() *os.ProcessState {
+	select {
+	case <-s.waited:
+		return s.cmd.ProcessState
+	default:
+		return nil
+	}
+}
+
+// lockedWriter serialises writes to w (the stderr copy, read by Stderr
+// while the process runs).
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
