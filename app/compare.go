@@ -144,6 +144,9 @@ func compareRuns(bases []comparedRun, cand comparedRun, alpha float64) *comparis
 	}{
 		{"agent model", func(r *result.Run) string { return r.Config.Model }},
 		{"judge model", func(r *result.Run) string { return r.Config.JudgeModel }},
+		// A resumed process re-reads the whole skill at each invocation; a
+		// live session answers "already loaded": not the same dilution.
+		{"session mode", func(r *result.Run) string { return result.SessionModeOf(r.Config) }},
 	} {
 		for _, r := range all[1:] {
 			if a, b := field.get(bases[0].run), field.get(r.run); a != b {

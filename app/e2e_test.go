@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/vibe-test/vibe-test/claude"
 	"github.com/vibe-test/vibe-test/demo"
 	"github.com/vibe-test/vibe-test/internal/testenv"
 	"github.com/vibe-test/vibe-test/judge"
@@ -290,11 +291,23 @@ func TestRubricCachedOnSecondRun(t *testing.T) {
 	}
 }
 
-// `vibe-test demo` runs as designed with no credentials: one decaying and
-// one steady conversation, exit 0, and it names the exit code a real run
-// would give.
+// `vibe-test demo` runs as designed with no credentials, in both session
+// modes: one decaying and one steady conversation, exit 0, and it names the
+// exit code a real run would give (the resume mode, to keep the test short,
+// with the decaying conversation alone). The transcripts show the mode: a
+// second invocation of the skill is "already loaded" in a live session,
+// and re-injects the skill in a resumed process.
 func TestDemoCommand(t *testing.T) {
 	t.Parallel()
+	for _, mode := range []string{claude.SessionInteractive, claude.SessionResume} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			demoInMode(t, mode)
+		})
+	}
+}
+
+func demoInMode(t *testing.T, mode string) {
 	bin := testenv.Claude(t)
 	out := filepath.Join(t.TempDir(), "demo")
 	var env []string
@@ -305,9 +318,37 @@ func TestDemoCommand(t *testing.T) {
 	}
 	env = append(env, "VIBE_TEST_CLAUDE="+bin)
 	var stdout, stderr bytes.Buffer
-	code := Main(context.Background(), []string{"vibe-test", "demo", "--out", out}, IO{Env: env, Stdout: &stdout, Stderr: &stderr})
+	args := []string{"vibe-test", "demo", "--out", out, "--session", mode}
+	full := mode == claude.DefaultSessionMode
+	if !full {
+		args = append(args, "--personas", "decaying")
+	}
+	code := Main(context.Background(), args, IO{Env: env, Stdout: &stdout, Stderr: &stderr})
 	if code != 0 {
 		t.Fatalf("demo exit %d\n%s\n%s", code, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "; session "+mode+" (") {
+		t.Errorf("the summary does not name the session mode %s:\n%s", mode, stdout.String())
+	}
+	if !strings.Contains(stdout.String(), "The demo ran as designed") {
+		t.Errorf("the demo did not say it ran as designed:\n%s", stdout.String())
+	}
+	if r, err := result.Load(out); err == nil && r.Config.SessionMode != mode {
+		t.Errorf("run.json: session mode %q, want %q", r.Config.SessionMode, mode)
+	}
+	// Turn 6 invokes the skill a second time (both personas follow it).
+	if r, err := result.Load(out); err == nil {
+		second, err := os.ReadFile(filepath.Join(out, r.Conversations[0].TurnAt(6).Transcript))
+		if err != nil {
+			t.Fatal(err)
+		}
+		loaded, reinjected := bytes.Contains(second, []byte("already loaded above")), bytes.Contains(second, []byte("Base directory for this skill"))
+		if mode == claude.SessionInteractive && (!loaded || reinjected) || mode == claude.SessionResume && (loaded || !reinjected) {
+			t.Errorf("%s: turn 6's second Skill call: \"already loaded\" %v, skill re-injected %v", mode, loaded, reinjected)
+		}
+	}
+	if !full {
+		return
 	}
 	if !strings.Contains(stdout.String(), "A real run with these results would exit 0: Not enough evidence") {
 		t.Errorf("the demo must say which exit code a real run would give:\n%s", stdout.String())

@@ -156,7 +156,10 @@ type Facts struct {
 
 	Model      string   // the agent's model; "" = the CLI's default
 	AgentTools []string // the agent's --allowedTools list; nil = not recorded
-	JudgeModel string   // rubric, plan and judge model; "" = the CLI's default
+	// SessionMode says how the conversations reached the CLI (interactive
+	// or resume, with what that means).
+	SessionMode string
+	JudgeModel  string // rubric, plan and judge model; "" = the CLI's default
 
 	VibeTestVersion string
 	ClaudeVersion   string

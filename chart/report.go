@@ -347,6 +347,9 @@ const reportSource = `
 {{- if .AgentTools}}
 <tr><th>agent tools</th><td>{{range $i, $t := .AgentTools}}{{if $i}} {{end}}<code>{{$t}}</code>{{end}}</td></tr>
 {{- end}}
+{{- if .SessionMode}}
+<tr><th>session mode</th><td>{{.SessionMode}}</td></tr>
+{{- end}}
 <tr><th>judge model</th><td>{{orDefault .JudgeModel}} <span class="muted">(rubric, plan and judge)</span></td></tr>
 <tr><th>vibe-test</th><td>{{if .VibeTestVersion}}{{.VibeTestVersion}}{{else}}<span class="muted">unknown</span>{{end}}</td></tr>
 <tr><th>claude</th><td>{{if .ClaudeVersion}}{{.ClaudeVersion}}{{else}}<span class="muted">unknown</span>{{end}}

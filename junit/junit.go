@@ -165,6 +165,7 @@ func suite(r *result.Run, c *result.Conversation) (testsuite, int64) {
 		property{"vibe-test.version", r.Versions.VibeTest},
 		property{"claude.version", r.Versions.Claude},
 		property{"claude.model", r.Config.Model},
+		property{"vibe-test.session_mode", result.SessionModeOf(r.Config)},
 	)
 	kept := props[:0]
 	for _, p := range props {

@@ -32,6 +32,9 @@ func agentLine(r *result.Run) string {
 	if len(r.Config.AllowedTools) > 0 {
 		line += "; tools " + strings.Join(r.Config.AllowedTools, " ")
 	}
+	if r.Config.SessionMode != "" {
+		line += "; session " + SessionModeText(r.Config)
+	}
 	return line
 }
 
@@ -65,4 +68,16 @@ func convAlerts(c *result.Conversation) []string {
 		}
 	}
 	return out
+}
+
+// SessionModeText names a run's session mode with what it means.
+func SessionModeText(c result.Config) string {
+	switch m := result.SessionModeOf(c); m {
+	case "interactive":
+		return m + " (one claude process per conversation, each turn one message)"
+	case "resume":
+		return m + " (one claude -p --resume process per turn)"
+	default:
+		return m
+	}
 }

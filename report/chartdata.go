@@ -80,6 +80,7 @@ func facts(r *result.Run) *chart.Facts {
 	f := &chart.Facts{
 		SkillName: r.Skill.Name, SkillPath: r.Skill.Path, SkillHash: r.Skill.Hash,
 		Model: r.Config.Model, AgentTools: r.Config.AllowedTools, JudgeModel: r.Config.JudgeModel,
+		SessionMode:     SessionModeText(r.Config),
 		VibeTestVersion: r.Versions.VibeTest,
 		ClaudeVersion:   r.Versions.Claude, ClaudeVerified: r.Versions.ClaudeVerified,
 		ClaudeMismatch: r.Versions.ClaudeMismatch, ClaudeWarning: r.Versions.ClaudeParserMsg,

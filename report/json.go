@@ -23,10 +23,13 @@ type JSONSummary struct {
 	SchemaVersion int `json:"schema_version"`
 	// Warning is BypassBanner when the baseline gate was bypassed, first
 	// so that it is the first thing a reader sees.
-	Warning       string             `json:"warning,omitempty"`
-	Skill         string             `json:"skill"`
-	Status        string             `json:"status"`
-	GateBypassed  bool               `json:"gate_bypassed"`
+	Warning      string `json:"warning,omitempty"`
+	Skill        string `json:"skill"`
+	Status       string `json:"status"`
+	GateBypassed bool   `json:"gate_bypassed"`
+	// SessionMode is how the conversations reached the CLI: interactive or
+	// resume (run.json's config.session_mode; resume for older runs).
+	SessionMode   string             `json:"session_mode"`
 	Outcome       JSONOutcome        `json:"outcome"`
 	Conversations []JSONConversation `json:"conversations"`
 	Costs         result.Costs       `json:"costs"`
@@ -97,6 +100,7 @@ func Summarize(r *result.Run) JSONSummary {
 		Skill:         r.Skill.Name,
 		Status:        r.Status,
 		GateBypassed:  r.GateBypassed,
+		SessionMode:   result.SessionModeOf(r.Config),
 		Outcome: JSONOutcome{
 			Verdict: o.Verdict, ExitCode: o.Exit, Sentence: o.Sentence, Rule: o.Rule,
 			DilutedPopulation: o.Stats.DilutedPopulation,

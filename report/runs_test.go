@@ -108,6 +108,7 @@ func decayRun() *result.Run {
 	r.Versions = result.Versions{Claude: "2.1.330", ClaudeVerified: "2.1.328", ClaudeMismatch: true}
 	r.Config.Model, r.Config.ModelSource = "claude-opus-5-5", "cli-default"
 	r.Config.AllowedTools = []string{"Bash", "Read", "Edit", "Write", "Glob", "Grep", "Skill", "Bash(git diff:*)"}
+	r.Config.SessionMode = "interactive"
 	r.Skill.Warnings = []string{`SKILL.md:3: frontmatter field "description": 1068 characters (Agent Skills spec: at most 1024); the CLI loads it whole`}
 	c := &r.Conversations[0]
 	c.ModelChange = "the model changed at turn 8: claude-opus-5-5 answered turn 7, claude-haiku-4-5 turn 8"

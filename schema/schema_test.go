@@ -193,6 +193,7 @@ func populated() *result.Run {
 		Config: result.Config{
 			Conversations: 3, Concurrency: 2, Model: "claude-sonnet-5-5", ModelSource: "flag", ModelAsked: "sonnet", JudgeModel: "sonnet", NoBaselineGate: true,
 			AllowedTools: []string{"Bash", "Read", "Edit", "Write", "Glob", "Grep", "Skill", "Bash(git diff:*)"},
+			SessionMode:  "interactive",
 			TurnTimeout:  "10m0s", MaxRetries: 2, ConfigFile: "/home/dev/skills/stock-ledger/vibe-test.yaml",
 			RubricFile: "/home/dev/skills/stock-ledger/rubric.json", FillersDir: "/home/dev/fillers", KeepSandbox: true,
 			MaxBudgetUSD: 5, PassEnv: []string{"HTTP_PROXY"}, Gate: result.GateAny, Alpha: 0.1,
