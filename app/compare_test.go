@@ -396,3 +396,26 @@ func TestCompareBothWays(t *testing.T) {
 		t.Error("two base runs printed the one-base note")
 	}
 }
+
+// Runs made in different session modes are compared with a warning: a
+// resumed process re-reads the skill at each invocation, a live session
+// does not.
+func TestCompareWarnsOnSessionMode(t *testing.T) {
+	t.Parallel()
+	a, _ := noisyBases(t) // recorded before the modes: resume
+	cand := writeRun(t, "stock-ledger", "hash-v2", synthCriteria, convs("pppp", "pppp"))
+	r, err := result.Load(cand)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Config.SessionMode = "interactive"
+	if err := result.Save(cand, r); err != nil {
+		t.Fatal(err)
+	}
+	_, out, _ := compareMain(t, a, cand)
+	mustContain(t, out, "WARNING: the session mode differs ("+a+": resume, "+cand+": interactive)")
+	_, out, _ = compareMain(t, a, writeRun(t, "stock-ledger", "hash-v3", synthCriteria, convs("pppp", "pppp")))
+	if strings.Contains(out, "session mode differs") {
+		t.Errorf("two runs in one mode: %s", out)
+	}
+}

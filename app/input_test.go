@@ -67,6 +67,7 @@ func TestBadInput(t *testing.T) {
 		{"bad rule", []string{good, "--rule", "vibes"}, nil, `--rule: "vibes", expected "diluted-vs-fresh" or "any-probe-failed"`},
 		{"old sprt flag", []string{good, "--until-decided", "--noise-floor", "0.1"}, nil, "--noise-floor: no longer used"},
 		{"bad effect", []string{good, "--effect", "2"}, nil, "--effect: 2, expected a drop between 0 and 1"},
+		{"bad session mode", []string{good, "--session", "sometimes"}, nil, `--session: "sometimes", expected "interactive" or "resume"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -38,6 +38,10 @@ type options struct {
 	keep    bool
 	strict  bool
 	only    map[string]bool
+	// session is the mode of the vibe-test runs and of P2's loop.
+	session string
+	// personas are S's scripted personas.
+	personas []string
 }
 
 func main() {
@@ -52,7 +56,10 @@ func run() int {
 	flag.StringVar(&o.claude, "claude", "", "the claude binary (default: $VIBE_TEST_CLAUDE, tools/node_modules/.bin/claude, then PATH)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the work folder (run folders, loop transcripts, the built binary) and print its path")
 	flag.BoolVar(&o.strict, "strict", false, "exit 1 when a figure misses its target (default: only when a measurement fails)")
-	flag.StringVar(&only, "only", "P1,P2,P3,P4", "comma-separated figures to measure")
+	flag.StringVar(&only, "only", "P1,P2,P3,P4,S", "comma-separated figures to measure")
+	flag.StringVar(&o.session, "session", claude.DefaultSessionMode, "session mode of the vibe-test runs and of P2's plain loop: interactive or resume (S measures both)")
+	var personas string
+	flag.StringVar(&personas, "personas", "steady,decaying", "scripted personas of S (the two session modes side by side)")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: go run ./bench [flags]\n\nMeasures vibe-test's speed and cost (P1–P4, see bench/README.md).\n\n")
 		flag.PrintDefaults()
@@ -74,12 +81,21 @@ func run() int {
 	for _, f := range strings.Split(only, ",") {
 		f = strings.ToUpper(strings.TrimSpace(f))
 		switch f {
-		case "P1", "P2", "P3", "P4":
+		case "P1", "P2", "P3", "P4", "S":
 			o.only[f] = true
 		case "":
 		default:
-			fmt.Fprintf(os.Stderr, "bench: -only: unknown figure %q (expected P1, P2, P3, P4)\n", f)
+			fmt.Fprintf(os.Stderr, "bench: -only: unknown figure %q (expected P1, P2, P3, P4, S)\n", f)
 			return 2
+		}
+	}
+	if o.session != claude.SessionInteractive && o.session != claude.SessionResume {
+		fmt.Fprintf(os.Stderr, "bench: -session: %q, expected %s or %s\n", o.session, claude.SessionInteractive, claude.SessionResume)
+		return 2
+	}
+	for _, p := range strings.Split(personas, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			o.personas = append(o.personas, p)
 		}
 	}
 

@@ -12,7 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vibe-test/vibe-test/claude"
 	"github.com/vibe-test/vibe-test/result"
+	"github.com/vibe-test/vibe-test/scripted"
 )
 
 // p4Conversations is the size of the saved run `vibe-test report` redraws.
@@ -21,6 +23,8 @@ const p4Conversations = 10
 type repResult struct {
 	one, four *vibeRun
 	loop      *loopRun
+	// sessions are S's loops: each persona in each session mode.
+	sessions []*loopRun
 }
 
 type results struct {
@@ -39,7 +43,7 @@ type results struct {
 func (b *bench) measure(ctx context.Context) (*results, error) {
 	res := &results{}
 	o := b.o
-	needOne := o.only["P1"] || o.only["P2"] || o.only["P3"]
+	needOne := o.only["P1"] || o.only["P2"] || o.only["P3"] || o.only["S"]
 	reps := o.reps
 	if !needOne {
 		reps = 1 // P4 alone needs one saved run
@@ -79,8 +83,8 @@ func (b *bench) measure(ctx context.Context) (*results, error) {
 			if err != nil {
 				return err
 			}
-			done := step("plain claude -p / --resume loop")
-			l, err := b.runLoop(ctx, rep, prompts, setups, rr.one.run.Plan.Files)
+			done := step("plain claude loop (" + o.session + ")")
+			l, err := b.runLoop(ctx, rep, prompts, setups, rr.one.run.Plan.Files, o.session, scripted.PersonaSteady)
 			if err != nil {
 				fmt.Fprintln(os.Stderr, "failed")
 				return err
@@ -89,10 +93,36 @@ func (b *bench) measure(ctx context.Context) (*results, error) {
 			done(l.wall)
 			return nil
 		}
+		sessions := func() error {
+			if !o.only["S"] {
+				return nil
+			}
+			prompts, setups, err := loopPrompts(rr.one)
+			if err != nil {
+				return err
+			}
+			modes := []string{claude.SessionInteractive, claude.SessionResume}
+			if rep%2 == 0 {
+				modes = []string{claude.SessionResume, claude.SessionInteractive}
+			}
+			for _, persona := range o.personas {
+				for _, mode := range modes {
+					done := step(fmt.Sprintf("S: plain claude loop, %s, %s persona", mode, persona))
+					l, err := b.runLoop(ctx, rep, prompts, setups, rr.one.run.Plan.Files, mode, persona)
+					if err != nil {
+						fmt.Fprintln(os.Stderr, "failed")
+						return err
+					}
+					rr.sessions = append(rr.sessions, l)
+					done(l.wall)
+				}
+			}
+			return nil
+		}
 		// Alternate the order so neither side always runs on a warmer machine.
-		order := []func() error{four, loop}
+		order := []func() error{four, loop, sessions}
 		if rep%2 == 0 {
-			order = []func() error{loop, four}
+			order = []func() error{sessions, loop, four}
 		}
 		for _, f := range order {
 			if err := f(); err != nil {

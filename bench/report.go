@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/vibe-test/vibe-test/claude"
 	"github.com/vibe-test/vibe-test/scripted"
 )
 
@@ -65,10 +66,11 @@ func minMax(v []float64) (float64, float64) {
 }
 
 var (
-	ratio   = func(x float64) string { return fmt.Sprintf("%.2f", x) }
-	percent = func(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
-	millis  = func(x float64) string { return fmt.Sprintf("%.0f ms", x) }
-	mbps    = func(x float64) string { return fmt.Sprintf("%.0f MB/s", x) }
+	ratio     = func(x float64) string { return fmt.Sprintf("%.2f", x) }
+	percent   = func(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
+	millis    = func(x float64) string { return fmt.Sprintf("%.0f ms", x) }
+	mbps      = func(x float64) string { return fmt.Sprintf("%.0f MB/s", x) }
+	byteCount = func(x float64) string { return fmt.Sprintf("%.0f B", x) }
 )
 
 func secs(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
@@ -107,6 +109,22 @@ func figures(o options, r *results) []figure {
 			}
 		}
 		fs = append(fs, f)
+	}
+	if o.only["S"] && len(o.personas) > 0 {
+		persona := o.personas[0]
+		bytesF := figure{id: "S skill", what: "SKILL.md bytes re-sent after turn 1, interactive (" + persona + ")", target: 0, atMost: true, format: byteCount}
+		cpuF := figure{id: "S CPU", what: "claude CPU per conversation: interactive ÷ resume (" + persona + ")", target: 1, atMost: true, format: ratio}
+		wallF := figure{id: "S wall", what: "wall per conversation: interactive ÷ resume (" + persona + ")", target: 1, atMost: true, format: ratio}
+		for _, rr := range r.reps {
+			in, re := sessionLoop(rr, claude.SessionInteractive, persona), sessionLoop(rr, claude.SessionResume, persona)
+			if in == nil || re == nil {
+				continue
+			}
+			bytesF.values = append(bytesF.values, float64(sessionFiguresOf(in).skillReinjected))
+			cpuF.values = append(cpuF.values, in.cpu.children.Seconds()/re.cpu.children.Seconds())
+			wallF.values = append(wallF.values, in.wall.Seconds()/re.wall.Seconds())
+		}
+		fs = append(fs, bytesF, cpuF, wallF)
 	}
 	if o.only["P4"] {
 		rep := figure{id: "P4 report", what: fmt.Sprintf("`vibe-test report` on a %d-conversation run (subprocess)", p4Conversations), target: 200, atMost: true, format: millis, err: r.reportErr}
@@ -217,6 +235,7 @@ func printDetails(w io.Writer, o options, r *results) {
 			}
 		}
 	}
+	printSessions(w, o, r)
 	if o.only["P4"] && len(r.report) > 0 {
 		fmt.Fprintf(w, "P4 report: run.json (%d KB) synthesized by repeating rep 1's real 1-conversation run %d times (transcripts copied to conv-1..conv-%d); binary from `go build`; 1 warm-up, then %d timed runs: %s\n",
 			r.reportRunSize>>10, p4Conversations, p4Conversations, len(r.report), joinDur(r.report))
@@ -240,4 +259,48 @@ func joinDur(ds []time.Duration) string {
 		s = append(s, fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond)))
 	}
 	return strings.Join(s, ", ")
+}
+
+// sessionLoop is rep rr's S loop of one mode and persona (nil: not run).
+func sessionLoop(rr repResult, mode, persona string) *loopRun {
+	for _, l := range rr.sessions {
+		if l.mode == mode && l.persona == persona {
+			return l
+		}
+	}
+	return nil
+}
+
+// printSessions is S's table: per persona and session mode, the medians
+// over the repetitions.
+func printSessions(w io.Writer, o options, r *results) {
+	if !o.only["S"] {
+		return
+	}
+	fmt.Fprintf(w, "\nS: the same 10 prompts through plain claude loops in both session modes (medians over %d reps; CPU = the claude processes and what they ran):\n", len(r.reps))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "persona\tsession\trequests/turn\tSKILL.md bytes re-sent after turn 1\t\"already loaded\" answers\tclaude CPU\twall\t")
+	for _, persona := range o.personas {
+		for _, mode := range []string{claude.SessionInteractive, claude.SessionResume} {
+			var reqs, reinj, loaded, cpuS, wall []float64
+			for _, rr := range r.reps {
+				l := sessionLoop(rr, mode, persona)
+				if l == nil {
+					continue
+				}
+				f := sessionFiguresOf(l)
+				reqs = append(reqs, f.requestsPerTurn)
+				reinj = append(reinj, float64(f.skillReinjected))
+				loaded = append(loaded, float64(f.alreadyLoaded))
+				cpuS = append(cpuS, l.cpu.children.Seconds())
+				wall = append(wall, l.wall.Seconds())
+			}
+			if len(reqs) == 0 {
+				continue
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.0f\t%.0f\t%.2f s\t%.1f s\t\n", persona, mode,
+				median(reqs), median(reinj), median(loaded), median(cpuS), median(wall))
+		}
+	}
+	tw.Flush()
 }

@@ -36,7 +36,12 @@ type bench struct {
 // script is the scripted model of every measurement: the demo skill's
 // judge and rubric answers and the steady persona, with the latency.
 func (b *bench) script() (scripted.Script, error) {
-	s, err := demo.Script([]string{scripted.PersonaSteady}, false)
+	return b.scriptFor(scripted.PersonaSteady)
+}
+
+// scriptFor is script with another persona (S).
+func (b *bench) scriptFor(persona string) (scripted.Script, error) {
+	s, err := demo.Script([]string{persona}, false)
 	s.Latency = b.o.latency
 	return s, err
 }
@@ -75,7 +80,7 @@ func (b *bench) runVibeTest(ctx context.Context, rep, n int) (*vibeRun, error) {
 	env = append(env, "VIBE_TEST_CLAUDE="+b.claude, "VIBE_TEST_CACHE_DIR="+filepath.Join(b.work, name, "cache"))
 	args := []string{"vibe-test", b.paths.Skill, "--config", b.paths.Config, "--out", out,
 		"--seed", strconv.Itoa(seed), "--conversations", strconv.Itoa(n),
-		"--max-retries", "1", "--turn-timeout", "2m"}
+		"--max-retries", "1", "--turn-timeout", "2m", "--session", b.o.session}
 	var stdout, stderr bytes.Buffer
 	cpu0 := cpuNow()
 	start := time.Now()
@@ -100,12 +105,16 @@ func (b *bench) runVibeTest(ctx context.Context, rep, n int) (*vibeRun, error) {
 	return &vibeRun{convs: n, dir: out, wall: wall, cpu: cpu, run: r, reqs: srv.Requests()}, nil
 }
 
-// loopRun is the hand-written floor: claude -p, then --resume, 10 times.
+// loopRun is the hand-written floor: claude -p, then --resume, 10 times
+// (resume mode), or one claude process that gets the 10 prompts as
+// stream-json messages (interactive mode).
 type loopRun struct {
-	wall       time.Duration // the whole loop: sandbox set-up, 10 turns, clean-up
-	turns      time.Duration // the 10 claude processes only
-	cpu        cpuTimes
-	agentCalls int
+	mode, persona string
+	wall          time.Duration // the whole loop: sandbox set-up, 10 turns, clean-up
+	turns         time.Duration // the claude processes only
+	cpu           cpuTimes
+	agentCalls    int
+	reqs          []scripted.Request
 }
 
 // loopPrompts are the 10 prompts and per-turn setup files the run of dir
@@ -156,8 +165,12 @@ func loopPrompts(v *vibeRun) ([]string, []map[string]string, error) {
 // with the fixture and the skill at .claude/skills/stock-ledger/, a fresh
 // HOME and CLAUDE_CONFIG_DIR, the isolation flags, and `claude -p` then
 // `claude -p --resume <id>`; each turn's stream-json saved to a file.
-func (b *bench) runLoop(ctx context.Context, rep int, prompts []string, setups []map[string]string, files map[string]string) (*loopRun, error) {
-	script, err := b.script()
+//
+// In interactive mode the turns go to one `claude -p --input-format
+// stream-json` process instead, one message each, each after the last
+// one's result.
+func (b *bench) runLoop(ctx context.Context, rep int, prompts []string, setups []map[string]string, files map[string]string, mode, persona string) (*loopRun, error) {
+	script, err := b.scriptFor(persona)
 	if err != nil {
 		return nil, err
 	}
@@ -166,12 +179,12 @@ func (b *bench) runLoop(ctx context.Context, rep int, prompts []string, setups [
 		return nil, err
 	}
 	defer srv.Close()
-	logs := filepath.Join(b.work, fmt.Sprintf("rep%d-loop", rep))
+	logs := filepath.Join(b.work, fmt.Sprintf("rep%d-loop-%s-%s", rep, mode, persona))
 	if err := os.MkdirAll(logs, 0o755); err != nil {
 		return nil, err
 	}
 
-	var lr loopRun
+	lr := loopRun{mode: mode, persona: persona}
 	cpu0 := cpuNow()
 	start := time.Now()
 	dir, err := os.MkdirTemp("", "repo-")
@@ -217,6 +230,13 @@ func (b *bench) runLoop(ctx context.Context, rep int, prompts []string, setups [
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1",
 		"CLAUDE_CODE_MAX_RETRIES=1",
 	}
+	if mode == claude.SessionInteractive {
+		if err := b.interactiveTurns(ctx, &lr, dir, env, logs, prompts, setups, write); err != nil {
+			cleanup()
+			return nil, err
+		}
+		prompts = nil // done
+	}
 	session := ""
 	for i, prompt := range prompts {
 		if err := write(setups[i]); err != nil {
@@ -251,12 +271,89 @@ func (b *bench) runLoop(ctx context.Context, rep int, prompts []string, setups [
 	cleanup()
 	lr.wall = time.Since(start)
 	lr.cpu = cpuNow().sub(cpu0)
-	for _, r := range srv.Requests() {
-		if r.Kind == scripted.KindAgent && r.Status == 200 {
-			lr.agentCalls++
+	lr.reqs = srv.Requests()
+	lr.agentCalls = agentCalls(lr.reqs)
+	return &lr, nil
+}
+
+// interactiveTurns sends the prompts to one long-lived claude process, one
+// stream-json message after each result, and waits for it to exit.
+func (b *bench) interactiveTurns(ctx context.Context, lr *loopRun, dir string, env []string, logs string, prompts []string, setups []map[string]string, write func(map[string]string) error) error {
+	t0 := time.Now()
+	defer func() { lr.turns += time.Since(t0) }()
+	s, err := claude.StartSession(claude.Invocation{Binary: b.claude, Args: claude.InteractiveArgs("", "", claude.BaseTools), Env: env, Dir: dir, Grace: 3 * time.Second})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	for i, prompt := range prompts {
+		if err := write(setups[i]); err != nil {
+			return err
+		}
+		var buf bytes.Buffer
+		out, err := s.Send(ctx, prompt, &buf, 2*time.Minute)
+		_ = os.WriteFile(filepath.Join(logs, fmt.Sprintf("turn-%02d.jsonl", i+1)), buf.Bytes(), 0o644)
+		if err != nil {
+			return fmt.Errorf("loop turn %d: %v", i+1, err)
+		}
+		if f := out.Turn.Failure(out.ExitCode); f != "" {
+			return fmt.Errorf("loop turn %d: %s: %s", i+1, f, tail(s.Stderr(), 5))
 		}
 	}
-	return &lr, nil
+	s.Close() // wait for it, so its CPU time is counted
+	return nil
+}
+
+// sessionFigures are what S compares between the modes, read from the
+// requests of one loop: agent API calls per turn; the skill as the model
+// saw it by the end (the last request's history): the bytes of SKILL.md
+// bodies injected after the first (each "Base directory for this skill"
+// block but the first) and the invocations answered "already loaded".
+type sessionFigures struct {
+	requestsPerTurn float64
+	skillReinjected int // bytes
+	alreadyLoaded   int
+}
+
+func sessionFiguresOf(lr *loopRun) sessionFigures {
+	f := sessionFigures{requestsPerTurn: float64(lr.agentCalls) / float64(plan.Turns)}
+	var last []byte
+	for _, r := range lr.reqs {
+		if r.Kind == scripted.KindAgent && r.Status == 200 {
+			last = r.Body
+		}
+	}
+	var req struct {
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if json.Unmarshal(last, &req) != nil {
+		return f
+	}
+	loads := 0
+	for _, m := range req.Messages {
+		var blocks []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		if m.Role != "user" || json.Unmarshal(m.Content, &blocks) != nil {
+			continue
+		}
+		for _, bl := range blocks {
+			switch {
+			case bl.Type != "text":
+			case strings.HasPrefix(bl.Text, "Base directory for this skill"):
+				if loads++; loads > 1 {
+					f.skillReinjected += len(bl.Text)
+				}
+			case strings.Contains(bl.Text, "is already loaded above"):
+				f.alreadyLoaded++
+			}
+		}
+	}
+	return f
 }
 
 // sessionOf reads the session id from a turn's result line, and whether

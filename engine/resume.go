@@ -92,7 +92,9 @@ func Resume(ctx context.Context, dir string, r *result.Run, rs ResumeSettings, s
 		absDir(dir), sk.Dir, filepath.Dir(r.Config.ConfigFile), CacheDir("", stdio.Env))
 	sess := &journal{run: r, dir: dir}
 	sess.update(func() { r.Status, r.Error, r.Jail, r.JailNote = result.StatusRunning, "", jailKind, jailNote })
-	fmt.Fprintf(stdio.Stderr, "vibe-test: resuming %s\n", dir)
+	// The run's own session mode: a run recorded before the modes ran as
+	// resume, and goes on that way.
+	fmt.Fprintf(stdio.Stderr, "vibe-test: resuming %s (session %s, as recorded)\n", dir, result.SessionModeOf(r.Config))
 	r, err = drive(ctx, sess, driveInput{
 		binary: binary, env: stdio.Env, hermetic: hermetic, jail: spec, skill: sk, plan: r.Plan, picks: picks,
 		cacheDir: CacheDir("", stdio.Env), opts: o, pool: pool, seed: r.Plan.FillerSeed,
