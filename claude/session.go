@@ -302,12 +302,16 @@ func (s *Session) Close() {
 	t := time.NewTimer(s.grace())
 	defer t.Stop()
 	sig := syscall.SIGTERM
+	lines := s.lines
 	for {
 		select {
 		case <-s.waited:
 			s.collect(func([]byte) error { return nil })
 			return
-		case <-s.lines:
+		case _, ok := <-lines:
+			if !ok {
+				lines = nil // closed: wait for the exit alone
+			}
 		case <-t.C:
 			_ = syscall.Kill(-s.cmd.Process.Pid, sig)
 			sig = syscall.SIGKILL

@@ -1,6 +1,9 @@
-// Package probe drives one conversation: ten turns of `claude -p` on one
-// resumed session in its own sandbox. Turn 1 is the base task, turns 2–5, 7
-// and 9 are fillers, turns 6, 8 and 10 probe again. Each turn's stream is
+// Package probe drives one conversation: ten turns on one session in its
+// own sandbox, either as ten messages to one long-lived `claude -p
+// --input-format stream-json` process (interactive mode, a person's
+// session) or as ten `claude -p [--resume]` processes (resume mode). Turn 1
+// is the base task, turns 2–5, 7 and 9 are fillers, turns 6, 8 and 10
+// probe again. Each turn's stream is
 // saved as it arrives; the baseline is judged before turn 2 (the gate), the
 // probes are judged while the next turn runs.
 //
