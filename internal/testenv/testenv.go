@@ -1,12 +1,19 @@
 // Package testenv finds what tests need beyond their own package: the
-// module root and the pinned claude binary. Where CI=true a missing piece
+// module root, the pinned claude binary and the fast stand-in for it. Where CI=true a missing piece
 // fails the test instead of skipping it.
 package testenv
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
 	"testing"
 )
 
@@ -58,3 +65,88 @@ func Claude(t testing.TB) string {
 	Missing(t, "the claude CLI is not installed: run `make tools`")
 	return ""
 }
+
+// FakeClaude returns the fast stand-in for the claude CLI
+// (internal/fakeclaude), built once per test binary into
+// $TMPDIR/cli-<hash of its sources>/claude, where every package's tests
+// share it. The folder's name says nothing of tests: the agent can see
+// the path. VIBE_TEST_FAST_CLAUDE=real runs the fast tier on the real CLI
+// instead (Claude), to check the stand-in against it.
+func FakeClaude(t testing.TB) string {
+	t.Helper()
+	if os.Getenv("VIBE_TEST_FAST_CLAUDE") == "real" {
+		return Claude(t)
+	}
+	fakeOnce.Do(func() { fakePath, fakeErr = buildFake(RepoRoot(t)) })
+	if fakeErr != nil {
+		t.Fatalf("building the claude stand-in: %v", fakeErr)
+	}
+	return fakePath
+}
+
+var (
+	fakeOnce sync.Once
+	fakePath string
+	fakeErr  error
+)
+
+func buildFake(root string) (string, error) {
+	src := filepath.Join(root, "internal", "fakeclaude")
+	var files []string
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, "_test.go") {
+			files = append(files, p)
+		}
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	sort.Strings(files)
+	h := sha256.New()
+	for _, p := range append(files, filepath.Join(root, "go.mod"), filepath.Join(root, "go.sum")) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return "", err
+		}
+		h.Write([]byte(p))
+		h.Write(b)
+	}
+	h.Write([]byte(runtime.Version()))
+	dir := filepath.Join(os.TempDir(), "cli-"+hex.EncodeToString(h.Sum(nil))[:16])
+	bin := filepath.Join(dir, "claude")
+	if st, err := os.Stat(bin); err == nil && st.Mode()&0o111 != 0 {
+		return bin, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	// Build beside the target and rename: packages whose tests run at
+	// once never see a half-written binary.
+	tmp, err := os.CreateTemp(dir, ".claude-*")
+	if err != nil {
+		return "", err
+	}
+	tmp.Close()
+	defer os.Remove(tmp.Name())
+	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if p, err := exec.LookPath("go"); err == nil {
+		goBin = p
+	}
+	cmd := exec.Command(goBin, "build", "-o", tmp.Name(), "./internal/fakeclaude/cmd/fakeclaude")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", &buildError{err: err, out: string(out)}
+	}
+	if err := os.Rename(tmp.Name(), bin); err != nil {
+		return "", err
+	}
+	return bin, nil
+}
+
+type buildError struct {
+	err error
+	out string
+}
+
+func (e *buildError) Error() string { return e.err.Error() + ": " + e.out }
