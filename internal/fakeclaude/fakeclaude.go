@@ -75,6 +75,7 @@ type fake struct {
 	sessionUsage usage
 	maxRetries   int
 	skills       map[string]projectSkill
+	settings     settings
 	offered      []string
 	schema       *jsonschema.Schema
 	fresh        bool // the session started in this process
@@ -189,6 +190,7 @@ func (f *fake) run(ctx context.Context, stdin io.Reader) (int, error) {
 		f.opts.appendSystem = string(b)
 	}
 	f.skills = findSkills(f.cwd)
+	f.settings = loadSettings(f.cwd)
 	f.offered = f.toolNames()
 
 	// The session: resumed from its file, or new.

@@ -42,7 +42,21 @@ var readOnly = map[string]bool{"Read": true, "Glob": true, "Grep": true}
 // permitted says whether --allowedTools lets a call run without asking
 // (and -p denies every question).
 func (f *fake) permitted(name string, input json.RawMessage) bool {
-	if readOnly[name] || name == "StructuredOutput" {
+	if name == "StructuredOutput" {
+		return true
+	}
+	cmd := ""
+	if name == "Bash" {
+		var in struct{ Command string }
+		_ = json.Unmarshal(input, &in)
+		cmd = in.Command
+	}
+	// The project's settings (--setting-sources project) may ask or deny;
+	// -p turns a question into a denial.
+	if matchesAny(f.settings.Permissions.Deny, name, cmd) || matchesAny(f.settings.Permissions.Ask, name, cmd) {
+		return false
+	}
+	if readOnly[name] || matchesAny(f.settings.Permissions.Allow, name, cmd) {
 		return true
 	}
 	if name == "Skill" {
@@ -53,13 +67,13 @@ func (f *fake) permitted(name string, input json.RawMessage) bool {
 			return true
 		}
 	}
-	cmd := ""
-	if name == "Bash" {
-		var in struct{ Command string }
-		_ = json.Unmarshal(input, &in)
-		cmd = in.Command
-	}
-	for _, a := range f.opts.allowed {
+	return matchesAny(f.opts.allowed, name, cmd)
+}
+
+// matchesAny says whether a permission rule (Tool, or Bash(prefix:*) and
+// Bash(exact command)) covers the call.
+func matchesAny(rules []string, name, cmd string) bool {
+	for _, a := range rules {
 		tool, pattern, hasPattern := strings.Cut(a, "(")
 		if tool != name {
 			continue
@@ -77,6 +91,33 @@ func (f *fake) permitted(name string, input json.RawMessage) bool {
 		}
 	}
 	return false
+}
+
+// settings is the part of .claude/settings.json (and settings.local.json)
+// the stand-in honours.
+type settings struct {
+	Permissions struct {
+		Allow []string `json:"allow"`
+		Ask   []string `json:"ask"`
+		Deny  []string `json:"deny"`
+	} `json:"permissions"`
+}
+
+func loadSettings(cwd string) settings {
+	var all settings
+	for _, name := range []string{"settings.json", "settings.local.json"} {
+		b, err := os.ReadFile(filepath.Join(cwd, ".claude", name))
+		if err != nil {
+			continue
+		}
+		var s settings
+		if json.Unmarshal(b, &s) == nil {
+			all.Permissions.Allow = append(all.Permissions.Allow, s.Permissions.Allow...)
+			all.Permissions.Ask = append(all.Permissions.Ask, s.Permissions.Ask...)
+			all.Permissions.Deny = append(all.Permissions.Deny, s.Permissions.Deny...)
+		}
+	}
+	return all
 }
 
 func deniedMessage(name string, input json.RawMessage, cwd string) string {
