@@ -199,17 +199,33 @@ func (f *fake) bash(ctx context.Context, input json.RawMessage) toolOutcome {
 	}
 	cmd := exec.Command(shell, "-c", in.Command)
 	cmd.Dir = f.cwd
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// Output goes to files, not pipes: a command that leaves a background
+	// process holding its stdout must not keep the call open (the CLI
+	// returns when the shell exits).
+	stdout, err := os.CreateTemp("", "out-")
+	if err != nil {
+		return toolOutcome{content: err.Error(), isError: true}
+	}
+	defer os.Remove(stdout.Name())
+	defer stdout.Close()
+	stderr, err := os.CreateTemp("", "err-")
+	if err != nil {
+		return toolOutcome{content: err.Error(), isError: true}
+	}
+	defer os.Remove(stderr.Name())
+	defer stderr.Close()
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		return toolOutcome{content: err.Error(), isError: true}
 	}
 	f.setChild(cmd.Process.Pid)
-	err := cmd.Wait()
+	err = cmd.Wait()
 	f.setChild(0)
-	out := strings.TrimRight(stdout.String(), "\n")
-	if e := strings.TrimRight(stderr.String(), "\n"); e != "" {
+	outText, _ := os.ReadFile(stdout.Name())
+	errText, _ := os.ReadFile(stderr.Name())
+	out := strings.TrimRight(string(outText), "\n")
+	if e := strings.TrimRight(string(errText), "\n"); e != "" {
 		if out != "" {
 			out += "\n"
 		}
