@@ -109,7 +109,7 @@ func TestInterruptAndResume(t *testing.T) {
 	})
 	rng := rand.New(rand.NewPCG(seed, 1))
 	bin := vibeTestBinary(t)
-	claudeBin := testenv.Claude(t)
+	claudeBin := realCLI(t)
 
 	script, err := demo.Script([]string{"steady"}, false)
 	if err != nil {

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/vibe-test/vibe-test/demo"
-	"github.com/vibe-test/vibe-test/internal/testenv"
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/scripted"
 )
@@ -38,7 +37,7 @@ func holdOnce(turn int) scripted.Rule {
 func TestEveryPromptSentOnce(t *testing.T) {
 	t.Parallel()
 	bin := vibeTestBinary(t)
-	claudeBin := testenv.Claude(t)
+	claudeBin := realCLI(t)
 	srv, err := scripted.Start(faultScript(t,
 		holdOnce(3), holdOnce(4), holdOnce(7),
 		scripted.Rule{Kind: scripted.KindAgent, Turns: []int{6}, Pattern: "gaskets", Steps: followAfterError(529, 4)},
