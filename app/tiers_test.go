@@ -11,13 +11,16 @@ import (
 // CLIs, chosen per test by calling one of these (the README's Tests section
 // lists the tiers and how long each takes):
 //
-//   - realCLI, the pinned claude binary from tools/: for what only the real
-//     binary proves. Its argv and stream-json, resume and the session file
-//     a rerun cuts back, signals and the Bash strays a killed CLI leaves,
-//     the bubblewrap jail around node, the real skill loader (allowed-tools,
-//     frontmatter the CLI accepts), a model that changes mid-conversation,
-//     and one steady and one decaying run as the demo plays them. Some 1.8
-//     CPU-seconds per claude process.
+//   - realCLI, the pinned claude binary from tools/ for every agent turn:
+//     for what only the real binary proves. Its argv and stream-json,
+//     resume and the session file a rerun cuts back, signals and the Bash
+//     strays a killed CLI leaves, the bubblewrap jail around it, the real
+//     skill loader (allowed-tools, frontmatter the CLI accepts), a model
+//     that changes mid-conversation, and one steady and one decaying run as
+//     the demo plays them. Some 1.8 CPU-seconds per claude process. The
+//     rubric and judge calls around the turns go to the stand-in
+//     (testenv.HybridClaude says when and why), whose cold calls the
+//     fidelity test checks against the real CLI.
 //   - fastCLI, internal/fakeclaude's stand-in: for tests whose subject is
 //     vibe-test's own logic (statistics, outcomes and exit codes, reports,
 //     resume bookkeeping, budgets, progress, compare, rejudge, init, run
@@ -25,14 +28,14 @@ import (
 //     the same tools in the same jail, in milliseconds per turn.
 //     internal/fakeclaude's TestFakeMatchesRealCLI keeps the two in step.
 
-// realCLI is the pinned claude CLI (skipped locally when it is missing,
-// a failure where CI=true). Each real CLI process keeps a core busy, so at
+// realCLI runs agent turns on the pinned claude CLI (skipped locally when
+// it is missing, a failure where CI=true). Each real CLI process keeps a core busy, so at
 // most GOMAXPROCS real-CLI tests run at once, whatever go test's -parallel
 // (which the Makefile raises for the stand-in tests, that mostly wait):
 // the test holds its place until it ends.
 func realCLI(t *testing.T) string {
 	t.Helper()
-	bin := testenv.Claude(t)
+	bin := testenv.HybridClaude(t)
 	realSlots <- struct{}{}
 	t.Cleanup(func() { <-realSlots })
 	return bin

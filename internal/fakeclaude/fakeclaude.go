@@ -89,6 +89,7 @@ type fake struct {
 // tool's process group and exits at once with 128+signal, as the CLI does.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, environ []string) int {
 	o, err := parseArgs(args)
+	delegate(o, err, args, environ)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
@@ -127,6 +128,29 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, environ []st
 		fmt.Fprintln(stderr, "Error:", err)
 	}
 	return code
+}
+
+// AgentCLIFile, beside the stand-in's executable, names a real claude
+// binary and makes the stand-in a hybrid (testenv.HybridClaude): agent
+// turns become the real CLI (exec, so the same process gets the signals
+// and runs in the same jail), while cold calls (--json-schema), the local
+// /cost and --version stay with the stand-in.
+const AgentCLIFile = "agent-cli"
+
+func delegate(o options, parseErr error, args, environ []string) {
+	if parseErr == nil && (o.version || o.jsonSchema != "" || strings.TrimSpace(o.prompt) == "/cost") {
+		return
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return
+	}
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(exe), AgentCLIFile))
+	if err != nil {
+		return
+	}
+	target := strings.TrimSpace(string(b))
+	_ = syscall.Exec(target, append([]string{target}, args...), environ)
 }
 
 func (f *fake) setChild(pid int) {

@@ -144,6 +144,82 @@ func buildFake(root string) (string, error) {
 	return bin, nil
 }
 
+// HybridClaude is the real-CLI tier's binary: agent turns run the pinned
+// claude (Claude), while the cold calls around them (rubric, judge, plan:
+// --json-schema) and the model lookup run the stand-in, whose cold calls
+// internal/fakeclaude's fidelity test checks against the real CLI. That
+// keeps what only the real binary proves (its agent session, signals,
+// jail, skill loader) real at some half the cost. It is the stand-in's
+// binary beside a file naming the real one (fakeclaude.AgentCLIFile), in
+// $TMPDIR/cli-<hash>. The jail shows the agent only the binary's own
+// install folder; where it would hide the real CLI's install (under a home
+// or temp folder, as on most CI runners), the real CLI itself is returned.
+func HybridClaude(t testing.TB) string {
+	t.Helper()
+	real := Claude(t)
+	fake := FakeClaude(t)
+	if real == fake {
+		return real
+	}
+	resolved, err := filepath.EvalSymlinks(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hiddenInJail(resolved) {
+		return real
+	}
+	sum := sha256.Sum256([]byte(fake + "\x00" + resolved))
+	dir := filepath.Join(os.TempDir(), "cli-"+hex.EncodeToString(sum[:])[:16])
+	bin := filepath.Join(dir, "claude")
+	if _, err := os.Stat(bin); err == nil {
+		return bin
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "agent-cli"), []byte(resolved+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(fake)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp, err := os.CreateTemp(dir, ".claude-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := tmp.Chmod(0o755); err != nil {
+		t.Fatal(err)
+	}
+	tmp.Close()
+	if err := os.Rename(tmp.Name(), bin); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// hiddenInJail: whether the jail (package jail) hides p: it lies under a
+// home, /tmp, /run, /mnt, /media, /var/tmp or the temp dir.
+func hiddenInJail(p string) bool {
+	home, _ := os.UserHomeDir()
+	for _, h := range []string{"/home", "/root", "/tmp", "/var/tmp", "/run", "/var/run", "/mnt", "/media", home, os.TempDir(), os.Getenv("TMPDIR")} {
+		if h == "" {
+			continue
+		}
+		if r, err := filepath.EvalSymlinks(h); err == nil {
+			h = r
+		}
+		if p == h || strings.HasPrefix(p, h+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
 type buildError struct {
 	err error
 	out string
