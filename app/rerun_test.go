@@ -93,7 +93,9 @@ func TestEveryPromptSentOnce(t *testing.T) {
 	}
 
 	cmd, buf := command(paths.Skill, "--config", paths.Config, "--out", out, "--seed", "7", "--conversations", "1",
-		"--concurrency", "1", "--max-retries", "1", "--retry-backoff", "200ms", "--turn-timeout", "8s")
+		// 30s: room for every other real turn on a loaded 2-core machine;
+		// only the held turn 3 waits it out.
+		"--concurrency", "1", "--max-retries", "1", "--retry-backoff", "200ms", "--turn-timeout", "30s")
 	stopAt(cmd, buf, 4, syscall.SIGINT)
 	cmd, buf = command("resume", out, "--retry-backoff", "200ms")
 	stopAt(cmd, buf, 7, syscall.SIGKILL)

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"runtime"
 	"testing"
 
 	"github.com/vibe-test/vibe-test/internal/testenv"
@@ -29,19 +28,11 @@ import (
 //     internal/fakeclaude's TestFakeMatchesRealCLI keeps the two in step.
 
 // realCLI runs agent turns on the pinned claude CLI (skipped locally when
-// it is missing, a failure where CI=true). Each real CLI process keeps a core busy, so at
-// most GOMAXPROCS real-CLI tests run at once, whatever go test's -parallel
-// (which the Makefile raises for the stand-in tests, that mostly wait):
-// the test holds its place until it ends.
+// it is missing, a failure where CI=true).
 func realCLI(t *testing.T) string {
 	t.Helper()
-	bin := testenv.HybridClaude(t)
-	realSlots <- struct{}{}
-	t.Cleanup(func() { <-realSlots })
-	return bin
+	return testenv.HybridClaude(t)
 }
-
-var realSlots = make(chan struct{}, runtime.GOMAXPROCS(0))
 
 // fastCLI is the stand-in for it.
 func fastCLI(t *testing.T) string {
