@@ -34,9 +34,11 @@ vet:
 # The calibration simulations (calibrate/) run without the race detector:
 # they are single-goroutine arithmetic over thousands of simulated runs, which
 # -race would slow tenfold and could not find a race in.
+# -parallel 4: an app test waits on its claude processes much of the time, so
+# twice the cores keeps them busy (app/tiers_test.go has the two tiers).
 test: assets vet
 	mkdir -p $(VIBE_TEST_ARTIFACTS)
-	go test -race -count=1 -timeout 40m $$(go list ./... | grep -v '/calibrate')
+	go test -race -count=1 -parallel 4 -timeout 40m $$(go list ./... | grep -v '/calibrate')
 	go test -count=1 -timeout 15m ./calibrate/...
 
 # Re-record the stream-json transcripts and request bodies the parser and

@@ -341,7 +341,7 @@ func TestCompareBothWays(t *testing.T) {
 					t.Fatal(err)
 				}
 				flags := append([]string{"--concurrency", itoa(r.conversations)}, r.flags...)
-				s := runScript(t, script, r.conversations, nil, flags...)
+				s := runScript(t, fastCLI(t), script, r.conversations, nil, flags...)
 				if s.code != r.code {
 					t.Fatalf("exit %d, want %d", s.code, r.code)
 				}

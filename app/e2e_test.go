@@ -13,13 +13,12 @@ import (
 
 	"github.com/vibe-test/vibe-test/claude"
 	"github.com/vibe-test/vibe-test/demo"
-	"github.com/vibe-test/vibe-test/internal/testenv"
 	"github.com/vibe-test/vibe-test/judge"
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/scripted"
 )
 
-// scenario is one run of the real claude CLI against the scripted model.
+// scenario is one run of vibe-test against the scripted model.
 type scenario struct {
 	code           int
 	stdout, stderr string
@@ -30,20 +29,19 @@ type scenario struct {
 
 // runScenario runs the bundled skill with the given personas (one
 // conversation each, in order) and extra flags.
-func runScenario(t *testing.T, personas []string, overCall bool, flags ...string) scenario {
+func runScenario(t *testing.T, cli string, personas []string, overCall bool, flags ...string) scenario {
 	t.Helper()
 	script, err := demo.Script(personas, overCall)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return runScript(t, script, len(personas), nil, flags...)
+	return runScript(t, cli, script, len(personas), nil, flags...)
 }
 
-// runScript runs the bundled skill against any script, with extra
-// environment variables and flags.
-func runScript(t *testing.T, script scripted.Script, conversations int, extraEnv []string, flags ...string) scenario {
+// runScript runs the bundled skill against any script on the CLI bin
+// (realCLI or fastCLI), with extra environment variables and flags.
+func runScript(t *testing.T, bin string, script scripted.Script, conversations int, extraEnv []string, flags ...string) scenario {
 	t.Helper()
-	bin := testenv.Claude(t)
 	srv, err := scripted.Start(script)
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +77,7 @@ func turnsOf(s scenario, conv int) []result.Turn { return s.run.Conversations[co
 
 func TestSteadyHolds(t *testing.T) {
 	t.Parallel()
-	s := runScenario(t, []string{"steady"}, false)
+	s := runScenario(t, realCLI(t), []string{"steady"}, false)
 	if s.code != 0 {
 		t.Fatalf("exit %d, want 0", s.code)
 	}
@@ -164,7 +162,7 @@ func assertContextIsLastCall(t *testing.T, s scenario) {
 // three conversations against their fresh triples already show it.
 func TestDecayingExits1(t *testing.T) {
 	t.Parallel()
-	s := runScenario(t, []string{"decaying", "decaying", "decaying"}, false, "--concurrency", "3")
+	s := runScenario(t, realCLI(t), []string{"decaying", "decaying", "decaying"}, false, "--concurrency", "3")
 	if s.code != 1 || s.run.Outcome.Verdict != result.VerdictDecay {
 		t.Fatalf("exit %d (%s), want 1", s.code, s.run.Outcome.Sentence)
 	}
@@ -190,7 +188,7 @@ func TestDecayingExits1(t *testing.T) {
 
 func TestNeverStopsAtGate(t *testing.T) {
 	t.Parallel()
-	s := runScenario(t, []string{"never"}, false)
+	s := runScenario(t, fastCLI(t), []string{"never"}, false)
 	if s.code != 2 {
 		t.Fatalf("exit %d, want 2", s.code)
 	}
@@ -205,7 +203,7 @@ func TestNeverStopsAtGate(t *testing.T) {
 
 func TestNeverWithGateBypassed(t *testing.T) {
 	t.Parallel()
-	s := runScenario(t, []string{"never"}, false, "--no-baseline-gate")
+	s := runScenario(t, fastCLI(t), []string{"never"}, false, "--no-baseline-gate")
 	if s.code != 2 {
 		t.Fatalf("exit %d, want 2", s.code)
 	}
@@ -234,7 +232,7 @@ func TestNeverWithGateBypassed(t *testing.T) {
 
 func TestEscapingFlagged(t *testing.T) {
 	t.Parallel()
-	s := runScenario(t, []string{"escaping"}, false)
+	s := runScenario(t, fastCLI(t), []string{"escaping"}, false)
 	if s.code != 0 || s.run.Outcome.Verdict != result.VerdictNotEnough {
 		t.Fatalf("exit %d, want 0: one conversation cannot show decay (%s)", s.code, s.run.Outcome.Sentence)
 	}
@@ -249,7 +247,7 @@ func TestEscapingFlagged(t *testing.T) {
 
 func TestJudgeOverCallDowngraded(t *testing.T) {
 	t.Parallel()
-	s := runScenario(t, []string{"steady"}, true)
+	s := runScenario(t, fastCLI(t), []string{"steady"}, true)
 	if s.code != 0 {
 		t.Fatalf("exit %d, want 0: the required script ran, so the flag is partial compliance", s.code)
 	}
@@ -281,8 +279,8 @@ func TestRubricCachedOnSecondRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := runScript(t, script, 1, cache)
-	second := runScript(t, script, 1, cache)
+	first := runScript(t, fastCLI(t), script, 1, cache)
+	second := runScript(t, fastCLI(t), script, 1, cache)
 	if count(first) != 1 || count(second) != 0 {
 		t.Fatalf("rubric calls: first run %d, second run %d; want 1 then 0", count(first), count(second))
 	}
@@ -307,8 +305,10 @@ func TestDemoCommand(t *testing.T) {
 	}
 }
 
+// demoInMode runs on the real CLI: the "already loaded" answer and the
+// re-injected skill are the pinned binary's behaviour, not the stand-in's.
 func demoInMode(t *testing.T, mode string) {
-	bin := testenv.Claude(t)
+	bin := realCLI(t)
 	out := filepath.Join(t.TempDir(), "demo")
 	var env []string
 	for _, kv := range os.Environ() {
@@ -408,7 +408,7 @@ func (w *cancelOn) Write(p []byte) (int, error) {
 // it) and leaves no sandbox behind.
 func TestDemoInterrupted(t *testing.T) {
 	t.Parallel()
-	bin := testenv.Claude(t)
+	bin := fastCLI(t)
 	out := filepath.Join(t.TempDir(), "demo")
 	env := append(os.Environ(), "VIBE_TEST_CLAUDE="+bin)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -48,7 +48,7 @@ func TestAPIErrorBurstsRetried(t *testing.T) {
 		t.Run(strconv.Itoa(status), func(t *testing.T) {
 			t.Parallel()
 			const burst = 4
-			s := runScript(t, faultScript(t, scripted.Rule{Kind: scripted.KindAgent, Turns: []int{6}, Pattern: "gaskets", Steps: followAfterError(status, burst)}), 1, nil)
+			s := runScript(t, fastCLI(t), faultScript(t, scripted.Rule{Kind: scripted.KindAgent, Turns: []int{6}, Pattern: "gaskets", Steps: followAfterError(status, burst)}), 1, nil)
 			if s.code != 0 {
 				t.Fatalf("exit %d, want 0 after the retries", s.code)
 			}
@@ -77,7 +77,7 @@ func TestCredentialsRefusedStopsAtOnce(t *testing.T) {
 	for _, status := range []int{401, 403} {
 		t.Run(strconv.Itoa(status), func(t *testing.T) {
 			t.Parallel()
-			s := runScript(t, faultScript(t, scripted.Rule{Kind: scripted.KindAgent, Steps: []scripted.Step{{Error: &scripted.HTTPError{Status: status, Count: 1000}}}}), 2, nil)
+			s := runScript(t, fastCLI(t), faultScript(t, scripted.Rule{Kind: scripted.KindAgent, Steps: []scripted.Step{{Error: &scripted.HTTPError{Status: status, Count: 1000}}}}), 2, nil)
 			if s.code != 3 {
 				t.Fatalf("exit %d, want 3", s.code)
 			}
@@ -104,7 +104,7 @@ func TestCredentialsRefusedStopsAtOnce(t *testing.T) {
 
 func TestPromptTooLongRecorded(t *testing.T) {
 	t.Parallel()
-	s := runScript(t, faultScript(t, scripted.Rule{Kind: scripted.KindAgent, Turns: []int{3}, Steps: []scripted.Step{{Error: &scripted.HTTPError{Status: 400, Count: 1000}}}}), 1, nil)
+	s := runScript(t, fastCLI(t), faultScript(t, scripted.Rule{Kind: scripted.KindAgent, Turns: []int{3}, Steps: []scripted.Step{{Error: &scripted.HTTPError{Status: 400, Count: 1000}}}}), 1, nil)
 	if s.code != 3 {
 		t.Fatalf("exit %d, want 3", s.code)
 	}
@@ -127,7 +127,9 @@ func TestTimeoutKillsStraysAndIsNeverAFail(t *testing.T) {
 	t.Parallel()
 	marker := "stray-" + strings.ReplaceAll(t.Name(), "/", "-")
 	hang := []scripted.Step{{ToolUses: []scripted.ToolUse{{Name: "Bash", Input: map[string]any{"command": "tail -f /dev/null # " + marker, "description": "watch"}}}}}
-	s := runScript(t, faultScript(t, scripted.Rule{Kind: scripted.KindAgent, Turns: []int{2, 3, 4}, Steps: hang}), 1, nil, "--turn-timeout", "10s")
+	// 30s: room for turn 1 on the real CLI on a loaded 2-core machine (10s
+	// timed it out there); turn 2 and its retry wait it out, idle.
+	s := runScript(t, realCLI(t), faultScript(t, scripted.Rule{Kind: scripted.KindAgent, Turns: []int{2, 3, 4}, Steps: hang}), 1, nil, "--turn-timeout", "30s")
 	if s.code != 3 {
 		t.Fatalf("exit %d, want 3", s.code)
 	}
@@ -193,7 +195,7 @@ func exitsWithin(t *testing.T, pid int, limit time.Duration) bool {
 func TestJudgeErrorIsNeitherPassNorFail(t *testing.T) {
 	t.Parallel()
 	bad := map[string]any{"criteria": []map[string]any{{"id": "runs-census", "result": "pass", "evidence": "x", "call": 99}}, "escape_hatch": false, "escape_reason": ""}
-	s := runScript(t, faultScript(t, scripted.Rule{Kind: scripted.KindJudge, Steps: []scripted.Step{{ToolUses: []scripted.ToolUse{{Name: "StructuredOutput", Input: bad}}}}}), 1, nil)
+	s := runScript(t, fastCLI(t), faultScript(t, scripted.Rule{Kind: scripted.KindJudge, Steps: []scripted.Step{{ToolUses: []scripted.ToolUse{{Name: "StructuredOutput", Input: bad}}}}}), 1, nil)
 	if s.code != 3 {
 		t.Fatalf("exit %d, want 3", s.code)
 	}
@@ -213,7 +215,7 @@ func TestSecretsNeverSavedNorSeen(t *testing.T) {
 		{ToolUses: []scripted.ToolUse{{Name: "Bash", Input: map[string]any{"command": "env; echo " + planted, "description": "look"}}}},
 		{Text: "done"},
 	}
-	s := runScript(t, faultScript(t, scripted.Rule{Kind: scripted.KindAgent, Turns: []int{2}, Steps: leak}), 1,
+	s := runScript(t, fastCLI(t), faultScript(t, scripted.Rule{Kind: scripted.KindAgent, Turns: []int{2}, Steps: leak}), 1,
 		[]string{"MY_SECRET_TOKEN=hunter2-very-secret-value"})
 	// The agent's environment is an allowlist: the planted variable never
 	// reaches the tool result the model sees.
@@ -248,7 +250,7 @@ func TestBudgetExhausted(t *testing.T) {
 	t.Parallel()
 	// The scripted CLI prices its calls; a tiny budget stops the run after
 	// the first turns, and what was judged is still reported.
-	s := runScenario(t, []string{"steady"}, false, "--max-budget-usd", "0.5")
+	s := runScenario(t, fastCLI(t), []string{"steady"}, false, "--max-budget-usd", "0.5")
 	if s.code != 3 {
 		t.Fatalf("exit %d, want 3", s.code)
 	}

@@ -83,12 +83,15 @@ func snapshot(t *testing.T, dir string) map[string]completedTurn {
 }
 
 // TestInterruptAndResume stops real runs with SIGINT (and once with
-// SIGKILL) at 20 random moments, resuming after each stop, so each stop
+// SIGKILL) at 10 random moments (VIBE_TEST_INTERRUPT_POINTS for more), resuming after each stop, so each stop
 // lands somewhere else in the run: a turn, a judge call, the rubric, the
 // start. After every stop the folder must be readable by report and
 // resumable, and no turn completed before the stop may be lost or changed.
 func TestInterruptAndResume(t *testing.T) {
-	points := 20
+	// In parallel with the rest: most of its time is spent waiting for the
+	// stop moments.
+	t.Parallel()
+	points := 10
 	if v := os.Getenv("VIBE_TEST_INTERRUPT_POINTS"); v != "" {
 		points, _ = strconv.Atoi(v)
 	}
@@ -109,7 +112,7 @@ func TestInterruptAndResume(t *testing.T) {
 	})
 	rng := rand.New(rand.NewPCG(seed, 1))
 	bin := vibeTestBinary(t)
-	claudeBin := testenv.Claude(t)
+	claudeBin := realCLI(t)
 
 	script, err := demo.Script([]string{"steady"}, false)
 	if err != nil {

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vibe-test/vibe-test/internal/testenv"
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/scripted"
 )
@@ -22,7 +21,7 @@ import (
 func TestResumeTouchesNoForeignFolderAndOverwritesNoTranscript(t *testing.T) {
 	t.Parallel()
 	tooLong := scripted.Rule{Kind: scripted.KindAgent, Turns: []int{3}, Steps: []scripted.Step{{Error: &scripted.HTTPError{Status: 400, Count: 1000}}}}
-	s := runScript(t, faultScript(t, tooLong), 1, nil)
+	s := runScript(t, fastCLI(t), faultScript(t, tooLong), 1, nil)
 	if s.code != 3 || s.run.Conversations[0].Status != result.StatusError {
 		t.Fatalf("exit %d, conversation %s: expected an errored conversation", s.code, s.run.Conversations[0].Status)
 	}
@@ -51,7 +50,7 @@ func TestResumeTouchesNoForeignFolderAndOverwritesNoTranscript(t *testing.T) {
 	}
 
 	env := DemoEnv(os.Environ(), s.srv.URL())
-	env = append(env, "VIBE_TEST_CLAUDE="+testenv.Claude(t), "VIBE_TEST_CACHE_DIR="+t.TempDir())
+	env = append(env, "VIBE_TEST_CLAUDE="+fastCLI(t), "VIBE_TEST_CACHE_DIR="+t.TempDir())
 	var stdout, stderr bytes.Buffer
 	code := Main(context.Background(), []string{"vibe-test", "resume", s.dir, "--retry-backoff", "200ms"}, IO{Env: env, Stdout: &stdout, Stderr: &stderr})
 	t.Logf("resume: exit %d\n%s\n%s", code, stdout.String(), stderr.String())

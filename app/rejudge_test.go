@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/vibe-test/vibe-test/demo"
-	"github.com/vibe-test/vibe-test/internal/testenv"
 	"github.com/vibe-test/vibe-test/judge"
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/sandbox"
@@ -26,10 +25,12 @@ type cmdRun struct {
 }
 
 // runAgainst starts a scripted model and runs one vibe-test command (args
-// after the program name) with the real CLI pointed at it.
+// after the program name) with the stand-in CLI pointed at it: the
+// commands it runs (init, rejudge, a drafted plan) make cold calls, whose
+// real-CLI form internal/fakeclaude's fidelity test covers.
 func runAgainst(t *testing.T, script scripted.Script, args ...string) cmdRun {
 	t.Helper()
-	bin := testenv.Claude(t)
+	bin := fastCLI(t)
 	srv, err := scripted.Start(script)
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +109,7 @@ func wantLines(t *testing.T, out string, lines ...string) {
 // several ways, each on its own copy.
 func TestRejudge(t *testing.T) {
 	t.Parallel()
-	saved := runScenario(t, []string{"steady"}, false)
+	saved := runScenario(t, fastCLI(t), []string{"steady"}, false)
 	if saved.code != 0 {
 		t.Fatalf("the saved run exited %d, want 0", saved.code)
 	}
@@ -297,7 +298,7 @@ func TestRejudge(t *testing.T) {
 				env = append(env, kv)
 			}
 		}
-		env = append(env, "VIBE_TEST_CLAUDE="+testenv.Claude(t))
+		env = append(env, "VIBE_TEST_CLAUDE="+fastCLI(t))
 		var stdout, stderr bytes.Buffer
 		code := Main(context.Background(), []string{"vibe-test", "rejudge", dir}, IO{Env: env, Stdout: &stdout, Stderr: &stderr})
 		if code != 3 || !strings.Contains(stderr.String(), `isolation "hermetic"`) {

@@ -14,7 +14,6 @@ import (
 
 	"github.com/vibe-test/vibe-test/claude"
 	"github.com/vibe-test/vibe-test/demo"
-	"github.com/vibe-test/vibe-test/internal/testenv"
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/scripted"
 )
@@ -51,7 +50,7 @@ func TestEveryPromptSentOnce(t *testing.T) {
 
 func everyPromptSentOnce(t *testing.T, mode string) {
 	bin := vibeTestBinary(t)
-	claudeBin := testenv.Claude(t)
+	claudeBin := realCLI(t)
 	srv, err := scripted.Start(faultScript(t,
 		holdOnce(3), holdOnce(4), holdOnce(7),
 		scripted.Rule{Kind: scripted.KindAgent, Turns: []int{6}, Pattern: "gaskets", Steps: followAfterError(529, 4)},
@@ -119,7 +118,9 @@ func everyPromptSentOnce(t *testing.T, mode string) {
 	}
 
 	cmd, buf := command(paths.Skill, "--config", paths.Config, "--out", out, "--seed", "7", "--conversations", "1",
-		"--concurrency", "1", "--max-retries", "1", "--retry-backoff", "200ms", "--turn-timeout", "8s", "--session", mode)
+		// 30s: room for every other real turn on a loaded 2-core machine;
+		// only the held turn 3 waits it out.
+		"--concurrency", "1", "--max-retries", "1", "--retry-backoff", "200ms", "--turn-timeout", "30s", "--session", mode)
 	stopAt(cmd, buf, 4, syscall.SIGINT)
 	cmd, buf = command("resume", out, "--retry-backoff", "200ms")
 	stopAt(cmd, buf, 7, syscall.SIGKILL)

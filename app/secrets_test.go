@@ -51,7 +51,7 @@ func TestPlantedSecretsReachNoArtifact(t *testing.T) {
 	}
 	judged := map[string]any{"criteria": criteria, "escape_hatch": true, "escape_reason": "it echoed " + strings.Join(quote, ", ")}
 	junit := filepath.Join(t.TempDir(), "junit.xml")
-	s := runScript(t, faultScript(t,
+	s := runScript(t, fastCLI(t), faultScript(t,
 		scripted.Rule{Kind: scripted.KindAgent, Turns: []int{6}, Steps: leak},
 		scripted.Rule{Kind: scripted.KindJudge, Contains: "planted-env-token", Steps: []scripted.Step{{ToolUses: []scripted.ToolUse{{Name: "StructuredOutput", Input: judged}}}}},
 	), 1, env, "--pass-env", "CUSTOM_PASSED_VAR", "--json", "--junit", junit)

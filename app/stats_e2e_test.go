@@ -54,7 +54,7 @@ func seedReplay(t *testing.T) scripted.Script {
 
 func TestSeedReplayStopsAtGate(t *testing.T) {
 	t.Parallel()
-	s := runScript(t, seedReplay(t), 2, nil, "--concurrency", "2")
+	s := runScript(t, fastCLI(t), seedReplay(t), 2, nil, "--concurrency", "2")
 	if s.code != 2 || s.run.Status != result.StatusBaselineFailed {
 		t.Fatalf("exit %d status %s, want the gate to stop both conversations (exit 2)", s.code, s.run.Status)
 	}
@@ -67,7 +67,7 @@ func TestSeedReplayStopsAtGate(t *testing.T) {
 
 func TestSeedReplayBypassedIsNeverWorked(t *testing.T) {
 	t.Parallel()
-	s := runScript(t, seedReplay(t), 2, nil, "--concurrency", "2", "--no-baseline-gate")
+	s := runScript(t, fastCLI(t), seedReplay(t), 2, nil, "--concurrency", "2", "--no-baseline-gate")
 	if s.code != 2 {
 		t.Fatalf("exit %d, want 2", s.code)
 	}
@@ -111,7 +111,10 @@ func TestStableButNoisyIsNotDecay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := runScript(t, script, 30, nil, "--concurrency", "8")
+	// No jail: its subject is the statistics of 30 conversations, and a
+	// bubblewrap start for each of some 500 claude processes is a third of
+	// its time (the jail has its own tests).
+	s := runScript(t, fastCLI(t), script, 30, nil, "--concurrency", "8", "--isolation", "none")
 	if s.code == 1 || s.run.Outcome.Verdict == result.VerdictDecay {
 		t.Fatalf("a stable skill was called decayed: exit %d, %s", s.code, s.run.Outcome.Sentence)
 	}
@@ -142,7 +145,7 @@ func TestControls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := runScript(t, script, 1, nil, "--control", "no-skill", "--control", "undiluted", "--concurrency", "3")
+	s := runScript(t, fastCLI(t), script, 1, nil, "--control", "no-skill", "--control", "undiluted", "--concurrency", "3")
 	if s.code != 0 {
 		t.Fatalf("exit %d, want 0: one conversation cannot show decay, and controls never change the verdict", s.code)
 	}
@@ -185,7 +188,7 @@ func TestUntilDecided(t *testing.T) {
 	// Batches of two, capped at four: the look at two tests at the interim
 	// level 0.001 (p is about 0.07 there: continue), the look at four at
 	// what is left of alpha, 0.049 (p about 0.007: decay).
-	s := runScript(t, script, 2, nil, "--until-decided", "--max-conversations", "4", "--concurrency", "4")
+	s := runScript(t, fastCLI(t), script, 2, nil, "--until-decided", "--max-conversations", "4", "--concurrency", "4")
 	if s.code != 1 {
 		t.Fatalf("exit %d, want 1: %s", s.code, s.run.Outcome.Sentence)
 	}

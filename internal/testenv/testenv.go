@@ -1,12 +1,19 @@
 // Package testenv finds what tests need beyond their own package: the
-// module root and the pinned claude binary. Where CI=true a missing piece
+// module root, the pinned claude binary and the fast stand-in for it. Where CI=true a missing piece
 // fails the test instead of skipping it.
 package testenv
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
 	"testing"
 )
 
@@ -58,3 +65,164 @@ func Claude(t testing.TB) string {
 	Missing(t, "the claude CLI is not installed: run `make tools`")
 	return ""
 }
+
+// FakeClaude returns the fast stand-in for the claude CLI
+// (internal/fakeclaude), built once per test binary into
+// $TMPDIR/cli-<hash of its sources>/claude, where every package's tests
+// share it. The folder's name says nothing of tests: the agent can see
+// the path. VIBE_TEST_FAST_CLAUDE=real runs the fast tier on the real CLI
+// instead (Claude), to check the stand-in against it.
+func FakeClaude(t testing.TB) string {
+	t.Helper()
+	if os.Getenv("VIBE_TEST_FAST_CLAUDE") == "real" {
+		return Claude(t)
+	}
+	fakeOnce.Do(func() { fakePath, fakeErr = buildFake(RepoRoot(t)) })
+	if fakeErr != nil {
+		t.Fatalf("building the claude stand-in: %v", fakeErr)
+	}
+	return fakePath
+}
+
+var (
+	fakeOnce sync.Once
+	fakePath string
+	fakeErr  error
+)
+
+func buildFake(root string) (string, error) {
+	src := filepath.Join(root, "internal", "fakeclaude")
+	var files []string
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, "_test.go") {
+			files = append(files, p)
+		}
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	sort.Strings(files)
+	h := sha256.New()
+	for _, p := range append(files, filepath.Join(root, "go.mod"), filepath.Join(root, "go.sum")) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return "", err
+		}
+		h.Write([]byte(p))
+		h.Write(b)
+	}
+	h.Write([]byte(runtime.Version()))
+	dir := filepath.Join(os.TempDir(), "cli-"+hex.EncodeToString(h.Sum(nil))[:16])
+	bin := filepath.Join(dir, "claude")
+	if st, err := os.Stat(bin); err == nil && st.Mode()&0o111 != 0 {
+		return bin, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	// Build beside the target and rename: packages whose tests run at
+	// once never see a half-written binary.
+	tmp, err := os.CreateTemp(dir, ".claude-*")
+	if err != nil {
+		return "", err
+	}
+	tmp.Close()
+	defer os.Remove(tmp.Name())
+	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if p, err := exec.LookPath("go"); err == nil {
+		goBin = p
+	}
+	cmd := exec.Command(goBin, "build", "-o", tmp.Name(), "./internal/fakeclaude/cmd/fakeclaude")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", &buildError{err: err, out: string(out)}
+	}
+	if err := os.Rename(tmp.Name(), bin); err != nil {
+		return "", err
+	}
+	return bin, nil
+}
+
+// HybridClaude is the real-CLI tier's binary: agent turns run the pinned
+// claude (Claude), while the cold calls around them (rubric, judge, plan:
+// --json-schema) and the model lookup run the stand-in, whose cold calls
+// internal/fakeclaude's fidelity test checks against the real CLI. That
+// keeps what only the real binary proves (its agent session, signals,
+// jail, skill loader) real at some half the cost. It is the stand-in's
+// binary beside a file naming the real one (fakeclaude.AgentCLIFile), in
+// $TMPDIR/cli-<hash>. The jail shows the agent only the binary's own
+// install folder; where it would hide the real CLI's install (under a home
+// or temp folder, as on most CI runners), the real CLI itself is returned.
+func HybridClaude(t testing.TB) string {
+	t.Helper()
+	real := Claude(t)
+	fake := FakeClaude(t)
+	if real == fake {
+		return real
+	}
+	resolved, err := filepath.EvalSymlinks(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hiddenInJail(resolved) {
+		return real
+	}
+	sum := sha256.Sum256([]byte(fake + "\x00" + resolved))
+	dir := filepath.Join(os.TempDir(), "cli-"+hex.EncodeToString(sum[:])[:16])
+	bin := filepath.Join(dir, "claude")
+	if _, err := os.Stat(bin); err == nil {
+		return bin
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "agent-cli"), []byte(resolved+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(fake)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp, err := os.CreateTemp(dir, ".claude-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := tmp.Chmod(0o755); err != nil {
+		t.Fatal(err)
+	}
+	tmp.Close()
+	if err := os.Rename(tmp.Name(), bin); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// hiddenInJail: whether the jail (package jail) hides p: it lies under a
+// home, /tmp, /run, /mnt, /media, /var/tmp or the temp dir.
+func hiddenInJail(p string) bool {
+	home, _ := os.UserHomeDir()
+	for _, h := range []string{"/home", "/root", "/tmp", "/var/tmp", "/run", "/var/run", "/mnt", "/media", home, os.TempDir(), os.Getenv("TMPDIR")} {
+		if h == "" {
+			continue
+		}
+		if r, err := filepath.EvalSymlinks(h); err == nil {
+			h = r
+		}
+		if p == h || strings.HasPrefix(p, h+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+type buildError struct {
+	err error
+	out string
+}
+
+func (e *buildError) Error() string { return e.err.Error() + ": " + e.out }
