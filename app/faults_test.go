@@ -250,7 +250,7 @@ func TestBudgetExhausted(t *testing.T) {
 	t.Parallel()
 	// The scripted CLI prices its calls; a tiny budget stops the run after
 	// the first turns, and what was judged is still reported.
-	s := runScenario(t, fastCLI(t), []string{"steady"}, false, "--max-budget-usd", "0.5")
+	s := runScenario(t, fastCLI(t), []string{"steady"}, false, "--max-budget-usd", "0.15")
 	if s.code != 3 {
 		t.Fatalf("exit %d, want 3", s.code)
 	}
