@@ -85,6 +85,11 @@ func Resume(ctx context.Context, dir string, r *result.Run, rs ResumeSettings, s
 	}
 	jailKind, jailNote, err := ChooseJail(ctx, mode, stdio.Env)
 	if err != nil {
+		// An interrupt while the jail is tried is an interrupt (exit
+		// 130), not a jail that cannot start: nothing was changed yet.
+		if ctx.Err() != nil {
+			return nil, exit.Errorf(exit.Interrupted, "interrupted before the run went on; `vibe-test resume %s` continues it", dir)
+		}
 		return nil, exit.With(exit.Tool, err)
 	}
 	WarnNoJail(stdio.Stderr, jailKind, jailNote)

@@ -54,6 +54,9 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*result.Run, err
 	}
 	version, err := claude.Version(ctx, binary, claude.Env(stdio.Env, claude.EnvOptions{}))
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, exit.Errorf(exit.Interrupted, "interrupted before the run began")
+		}
 		return nil, exit.Errorf(exit.Tool, "checking the claude CLI: %v", err)
 	}
 	if claude.OlderThan(version, claude.MinVersion) {
@@ -61,6 +64,9 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*result.Run, err
 	}
 	jailKind, jailNote, err := ChooseJail(ctx, o.Isolation, stdio.Env)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, exit.Errorf(exit.Interrupted, "interrupted before the run began")
+		}
 		return nil, exit.With(exit.Tool, err)
 	}
 	hermetic := claude.HasCredentials(stdio.Env)

@@ -27,6 +27,7 @@ package jail
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -247,6 +248,12 @@ func Probe(ctx context.Context, bwrap string) error {
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
+		switch {
+		case errors.Is(ctx.Err(), context.DeadlineExceeded):
+			return fmt.Errorf("bubblewrap did not start a jail within 20 s: pass --isolation none to run without one")
+		case ctx.Err() != nil:
+			return fmt.Errorf("trying the jail: %w", ctx.Err()) // interrupted
+		}
 		msg := strings.TrimSpace(stderr.String())
 		if msg == "" {
 			msg = err.Error()
