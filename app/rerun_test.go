@@ -125,7 +125,10 @@ func everyPromptSentOnce(t *testing.T, mode string) {
 	cmd, buf = command("resume", out, "--retry-backoff", "200ms")
 	stopAt(cmd, buf, 7, syscall.SIGKILL)
 	cmd, buf = command("resume", out, "--retry-backoff", "200ms")
-	if err := cmd.Run(); err != nil {
+	// Only the conversation is this test's subject: a fresh session or a
+	// judge call stopped by the turn timeout on a loaded machine makes the
+	// exit 3 but changes nothing checked below.
+	if err := cmd.Run(); err != nil && cmd.ProcessState.ExitCode() != 3 {
 		t.Fatalf("last resume: %v\n%s", err, buf)
 	}
 	t.Logf("last resume:\n%s", buf)
