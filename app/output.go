@@ -10,8 +10,8 @@ import (
 
 	"github.com/vibe-test/vibe-test/internal/term"
 	"github.com/vibe-test/vibe-test/junit"
-	"github.com/vibe-test/vibe-test/report"
 	"github.com/vibe-test/vibe-test/result"
+	"github.com/vibe-test/vibe-test/summary"
 )
 
 // outputFlags choose how a finished run is shown; run and report share them.
@@ -45,10 +45,10 @@ func (o output) show(dir string, r *result.Run, stdio IO) error {
 	if o.json {
 		human = stdio.Stderr
 	}
-	report.Summary(human, r, o.styled && !o.json)
+	summary.Summary(human, r, o.styled && !o.json)
 	fmt.Fprintf(human, "run folder: %s\n", dir)
 	if o.json {
-		if err := report.JSON(stdio.Stdout, r); err != nil {
+		if err := summary.JSON(stdio.Stdout, r); err != nil {
 			return err
 		}
 	}

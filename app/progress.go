@@ -12,8 +12,8 @@ import (
 
 	xterm "github.com/charmbracelet/x/term"
 
+	"github.com/vibe-test/vibe-test/conversation"
 	"github.com/vibe-test/vibe-test/internal/term"
-	"github.com/vibe-test/vibe-test/probe"
 	"github.com/vibe-test/vibe-test/result"
 )
 
@@ -56,7 +56,7 @@ func termWidth(w io.Writer) int {
 	return 80
 }
 
-func (p *progress) Event(ev probe.Event) {
+func (p *progress) Event(ev conversation.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {

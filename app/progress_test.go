@@ -5,11 +5,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vibe-test/vibe-test/probe"
+	"github.com/vibe-test/vibe-test/conversation"
 )
 
 func TestProgressRenderings(t *testing.T) {
-	events := []probe.Event{
+	events := []conversation.Event{
 		{Conv: 1, Turn: 1, Kind: "base", Phase: "agent"},
 		{Conv: 2, Turn: 1, Kind: "base", Phase: "agent"},
 		{Conv: 1, Turn: 1, Kind: "base", Phase: "done", Result: "ok", Context: 13800, Spent: 0.12},
@@ -41,7 +41,7 @@ func TestProgressRenderings(t *testing.T) {
 
 // A result text with terminal escapes is printed without them, live or not.
 func TestProgressStripsEscapes(t *testing.T) {
-	ev := probe.Event{Conv: 1, Turn: 6, Kind: "probe", Phase: "judged", Result: "pass\r\x1b[2K\x1b]0;t\x07"}
+	ev := conversation.Event{Conv: 1, Turn: 6, Kind: "probe", Phase: "judged", Result: "pass\r\x1b[2K\x1b]0;t\x07"}
 	for _, live := range []bool{false, true} {
 		var b bytes.Buffer
 		newProgress(&b, live).Event(ev)
@@ -68,7 +68,7 @@ func TestProgressLiveBlock(t *testing.T) {
 	var live bytes.Buffer
 	p := newProgress(&live, true)
 	p.width = 60
-	for _, ev := range []probe.Event{
+	for _, ev := range []conversation.Event{
 		{Conv: 10, Turn: 1, Kind: "base", Phase: "agent"},
 		{Conv: 2, Turn: 6, Kind: "probe", Phase: "done", Result: "ok", Context: 17300},
 		{Conv: 2, Turn: 6, Kind: "probe", Phase: "judge"},
@@ -84,7 +84,7 @@ func TestProgressLiveBlock(t *testing.T) {
 	if !strings.Contains(frame[0], "turn  7/10 filler running") || !strings.Contains(frame[0], "judging turn 6") {
 		t.Errorf("the running turn and the judging both shown: %q", frame[0])
 	}
-	p.Event(probe.Event{Conv: 2, Turn: 6, Kind: "probe", Phase: "judged", Result: "pass", Spent: 1.6})
+	p.Event(conversation.Event{Conv: 2, Turn: 6, Kind: "probe", Phase: "judged", Result: "pass", Spent: 1.6})
 	frame = lastFrame(live.String())
 	if !strings.Contains(frame[0], "turn  7/10 filler running") || strings.Contains(frame[0], "judging") || !strings.Contains(frame[0], "turn 6 pass") {
 		t.Errorf("after the verdict: %q", frame[0])

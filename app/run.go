@@ -17,11 +17,11 @@ import (
 
 	"github.com/vibe-test/vibe-test/chart"
 	"github.com/vibe-test/vibe-test/claude"
+	"github.com/vibe-test/vibe-test/conversation"
 	"github.com/vibe-test/vibe-test/internal/exit"
-	"github.com/vibe-test/vibe-test/probe"
-	"github.com/vibe-test/vibe-test/report"
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/skill"
+	"github.com/vibe-test/vibe-test/summary"
 )
 
 // Options of one run: the engine's settings, and how to show the result.
@@ -43,7 +43,7 @@ func runFlagSet() []cli.Flag {
 		&cli.StringFlag{Name: "judge-model", Usage: "the rubric, plan and judge model", DefaultText: "the config's, else the CLI's"},
 		&cli.BoolFlag{Name: "no-baseline-gate", Usage: "go on when turn 1 fails (stamped loudly on every artifact)"},
 		&cli.BoolFlag{Name: "keep-sandbox", Usage: "keep each conversation's sandbox folder"},
-		&cli.DurationFlag{Name: "turn-timeout", Value: probe.DefaultTurnTimeout, Usage: "stop a turn that runs longer (SIGTERM, then SIGKILL)"},
+		&cli.DurationFlag{Name: "turn-timeout", Value: conversation.DefaultTurnTimeout, Usage: "stop a turn that runs longer (SIGTERM, then SIGKILL)"},
 		&cli.IntFlag{Name: "max-retries", Value: 2, Usage: "CLAUDE_CODE_MAX_RETRIES for every claude call"},
 		&cli.StringFlag{Name: "fillers", Usage: "a `folder` of your own filler passages (*.md, *.txt) added to the built-in ones"},
 		&cli.Int64Flag{Name: "seed", Usage: "filler selection seed, recorded in plan.json", DefaultText: "random"},
@@ -233,6 +233,6 @@ func splitTools(values []string) []string {
 // says how to build it instead of writing a page that cannot draw.
 func writeChart(dir string, r *result.Run) error {
 	return atomicfile.WriteFunc(filepath.Join(dir, "chart.html"), result.FileMode, func(w io.Writer) error {
-		return chart.Render(w, report.ChartData(r))
+		return chart.Render(w, summary.ChartData(r))
 	})
 }

@@ -11,12 +11,12 @@ import (
 	"github.com/vibe-test/vibe-test/chart"
 	"github.com/vibe-test/vibe-test/judge"
 	"github.com/vibe-test/vibe-test/plan"
-	"github.com/vibe-test/vibe-test/report"
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/rubric"
+	"github.com/vibe-test/vibe-test/summary"
 )
 
-// These tests go through report.ChartData, the way vibe-test draws
+// These tests go through summary.ChartData, the way vibe-test draws
 // chart.html from a run record, so that what run.json holds (untrusted
 // text included) reaches the page as the chart package expects.
 
@@ -88,7 +88,7 @@ func hostileRun() *result.Run {
 
 func TestChartDataFromRun(t *testing.T) {
 	r := hostileRun()
-	d := report.ChartData(r)
+	d := summary.ChartData(r)
 
 	if d.Facts == nil || d.Facts.Model != "sonnet" || d.Facts.JudgeModel != "haiku" || !d.Facts.ClaudeMismatch || d.Facts.Costs.Plan != 0.02 {
 		t.Errorf("facts = %+v", d.Facts)
@@ -136,7 +136,7 @@ func TestChartDataFromRun(t *testing.T) {
 // result and evidence hold script payloads, and checks that none of them
 // reaches the page as markup.
 func TestChartDataEscaping(t *testing.T) {
-	d := report.ChartData(hostileRun())
+	d := summary.ChartData(hostileRun())
 	var page []byte
 	if chart.HasScript() {
 		var buf bytes.Buffer
@@ -191,7 +191,7 @@ func TestChartDataReadableInput(t *testing.T) {
 		{Name: "Bash", Input: json.RawMessage(`{"command": "echo x \u003e\u003e ledger.log \u0026\u0026 printf '\\u003e' \u003C"}`)},
 		{Name: "Bash", Input: json.RawMessage(`not json \u003e`)},
 	}
-	p := report.ChartData(r).Conversations[0].Turns[0]
+	p := summary.ChartData(r).Conversations[0].Turns[0]
 	if got, want := p.Calls[0].Input, `{"command":"echo x >> ledger.log && printf '\\u003e' <"}`; got != want {
 		t.Errorf("input = %s, want %s", got, want)
 	}

@@ -11,17 +11,17 @@ import (
 	"time"
 
 	"github.com/vibe-test/vibe-test/claude"
+	"github.com/vibe-test/vibe-test/conversation"
 	"github.com/vibe-test/vibe-test/fillers"
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/redact"
 	"github.com/vibe-test/vibe-test/jail"
 	"github.com/vibe-test/vibe-test/judge"
 	"github.com/vibe-test/vibe-test/plan"
-	"github.com/vibe-test/vibe-test/probe"
-	"github.com/vibe-test/vibe-test/report"
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/rubric"
 	"github.com/vibe-test/vibe-test/skill"
+	"github.com/vibe-test/vibe-test/summary"
 )
 
 // journal is a run record being written: every change goes through update,
@@ -69,7 +69,7 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 	defer stop(nil)
 	caller := ColdCaller(in.binary, in.env, in.hermetic, o.MaxRetries, o.TurnTimeout, o.Grace)
 	caller.Jail = in.jail
-	budget := &probe.Budget{Limit: o.MaxBudgetUSD}
+	budget := &conversation.Budget{Limit: o.MaxBudgetUSD}
 	budget.Spend(run.Costs.Total)
 
 	// The rubric overlaps turn 1; the gate waits for both.
@@ -126,7 +126,7 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 		// A run recorded before the list was: the base tools and the skill's.
 		s.update(func() { run.Config.AllowedTools = claude.AgentTools(in.skill.AllowedTools, nil) })
 	}
-	driver := &probe.Driver{
+	driver := &conversation.Driver{
 		Binary: in.binary, BaseEnv: in.env, PassEnv: o.PassEnv, Hermetic: in.hermetic,
 		AuthorConfigDir: claude.AuthorConfigDir(), Jail: in.jail, Skill: in.skill, Plan: in.plan, Judge: judgeFor,
 		RunDir: s.dir, Model: run.Config.Model, Tools: run.Config.AllowedTools, SessionMode: result.SessionModeOf(run.Config), TurnTimeout: o.TurnTimeout, Grace: o.Grace,
@@ -206,7 +206,7 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 			look = run.Sequential.Looks[len(run.Sequential.Looks)-1]
 		})
 		fmt.Fprintf(stdio.Stderr, "vibe-test: look after %s: diluted vs fresh drop %.0f points, p = %.3g (this look's level %.3g): %s\n",
-			report.Count(look.Conversations, "conversation"), 100*look.Drop, look.P, look.Level, decision)
+			summary.Count(look.Conversations, "conversation"), 100*look.Drop, look.P, look.Level, decision)
 		if decision != result.SeqContinue {
 			break
 		}

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vibe-test/vibe-test/probe"
+	"github.com/vibe-test/vibe-test/conversation"
 	"github.com/vibe-test/vibe-test/result"
 )
 
@@ -83,7 +83,7 @@ type Hooks struct {
 
 // Progress is a live view of a run.
 type Progress interface {
-	Event(probe.Event)
+	Event(conversation.Event)
 	Close()
 }
 

@@ -51,7 +51,7 @@ func WarnNoJail(w io.Writer, kind, note string) {
 // working folder, the author's home and temp dir are always hidden. With
 // the author's login (not hermetic) their config dir is hidden too and only
 // the credentials file is put back, read-only; each turn adds its session
-// folder (probe.Driver.jailFor).
+// folder (conversation.Driver.jailFor).
 func JailSpec(kind string, env []string, binary string, hermetic bool, authorConfig string, named ...string) *jail.Spec {
 	if kind != jail.Bubblewrap {
 		return nil

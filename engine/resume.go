@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"github.com/vibe-test/vibe-test/claude"
+	"github.com/vibe-test/vibe-test/conversation"
 	"github.com/vibe-test/vibe-test/fillers"
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/jail"
-	"github.com/vibe-test/vibe-test/probe"
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/skill"
 )
@@ -123,7 +123,7 @@ func SavedRunSetup(dir string, r *result.Run, env []string, purpose string) (bin
 	}
 	timeout, perr := time.ParseDuration(r.Config.TurnTimeout)
 	if perr != nil || timeout <= 0 {
-		timeout = probe.DefaultTurnTimeout
+		timeout = conversation.DefaultTurnTimeout
 	}
 	return binary, hermetic, timeout, nil
 }

@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vibe-test/vibe-test/conversation"
 	"github.com/vibe-test/vibe-test/internal/testenv"
 	"github.com/vibe-test/vibe-test/judge"
 	"github.com/vibe-test/vibe-test/plan"
-	"github.com/vibe-test/vibe-test/probe"
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/rubric"
 )
@@ -45,7 +45,7 @@ func fail(evidence string) *judge.Verdict {
 
 // conversation builds a conversation whose turns 1..len(verdicts) ran:
 // judged turns take the next verdict, fillers none.
-func conversation(index int, status string, upTo int, verdicts map[int]*judge.Verdict) result.Conversation {
+func convRecord(index int, status string, upTo int, verdicts map[int]*judge.Verdict) result.Conversation {
 	c := result.Conversation{Index: index, Status: status, Turns: []result.Turn{}}
 	for n := 1; n <= upTo; n++ {
 		c.Turns = append(c.Turns, result.Turn{
@@ -84,8 +84,8 @@ func decayRun() *result.Run {
 	partial := pass()
 	partial.Partial, partial.OverCall, partial.EscapeReason = true, true, "skipped the ledger check"
 	return newRun(
-		conversation(1, result.StatusCompleted, 10, map[int]*judge.Verdict{1: pass(), 6: pass(), 8: fail("no Bash call matched census\\.sh"), 10: escape}),
-		conversation(2, result.StatusCompleted, 10, map[int]*judge.Verdict{1: pass(), 6: partial, 8: pass(), 10: pass()}),
+		convRecord(1, result.StatusCompleted, 10, map[int]*judge.Verdict{1: pass(), 6: pass(), 8: fail("no Bash call matched census\\.sh"), 10: escape}),
+		convRecord(2, result.StatusCompleted, 10, map[int]*judge.Verdict{1: pass(), 6: partial, 8: pass(), 10: pass()}),
 	)
 }
 
@@ -277,8 +277,8 @@ func TestDecay(t *testing.T) {
 }
 
 func TestGateStop(t *testing.T) {
-	c := conversation(1, result.StatusBaselineFailed, 1, map[int]*judge.Verdict{1: fail("no Bash call at all")})
-	c.Error = probe.GateMessage
+	c := convRecord(1, result.StatusBaselineFailed, 1, map[int]*judge.Verdict{1: fail("no Bash call at all")})
+	c.Error = conversation.GateMessage
 	doc, _ := parse(t, newRun(c))
 	s := doc.Suites[0]
 	cs := cases(t, s)
@@ -290,18 +290,18 @@ func TestGateStop(t *testing.T) {
 	}
 	for _, name := range []string{"turn 6 (probe)", "turn 8 (probe)", "turn 10 (probe)"} {
 		sk := cs[name].Skipped
-		if sk == nil || sk.Message != "stopped at the baseline gate: "+probe.GateMessage {
+		if sk == nil || sk.Message != "stopped at the baseline gate: "+conversation.GateMessage {
 			t.Errorf("%s: %+v", name, cs[name])
 		}
 	}
-	if s.SystemErr != probe.GateMessage {
+	if s.SystemErr != conversation.GateMessage {
 		t.Errorf("system-err %q", s.SystemErr)
 	}
 }
 
 func TestJudgeError(t *testing.T) {
 	je := &judge.Verdict{Result: judge.JudgeError, Error: "judge answer cites call 9, but the trace has 3 calls", Attempts: 2}
-	doc, _ := parse(t, newRun(conversation(1, result.StatusCompleted, 10, map[int]*judge.Verdict{1: pass(), 6: je, 8: pass(), 10: pass()})))
+	doc, _ := parse(t, newRun(convRecord(1, result.StatusCompleted, 10, map[int]*judge.Verdict{1: pass(), 6: je, 8: pass(), 10: pass()})))
 	s := doc.Suites[0]
 	cs := cases(t, s)
 	e := cs["turn 6 (probe)"].Error
@@ -315,7 +315,7 @@ func TestJudgeError(t *testing.T) {
 
 func TestBypass(t *testing.T) {
 	f := func() *judge.Verdict { return fail("no Bash call at all") }
-	r := newRun(conversation(1, result.StatusCompleted, 10, map[int]*judge.Verdict{1: f(), 6: f(), 8: f(), 10: f()}))
+	r := newRun(convRecord(1, result.StatusCompleted, 10, map[int]*judge.Verdict{1: f(), 6: f(), 8: f(), 10: f()}))
 	r.GateBypassed, r.Config.NoBaselineGate = true, true
 	result.Decide(r)
 	doc, raw := parse(t, r)
@@ -341,25 +341,25 @@ func TestBypass(t *testing.T) {
 
 func TestNotRun(t *testing.T) {
 	// Turn 8 timed out: the driver keeps it in Abandoned and stops.
-	timedOut := conversation(1, result.StatusError, 7, map[int]*judge.Verdict{1: pass(), 6: pass()})
+	timedOut := convRecord(1, result.StatusError, 7, map[int]*judge.Verdict{1: pass(), 6: pass()})
 	timedOut.Abandoned = []result.Turn{{Turn: 8, Kind: "probe", Status: result.TurnTimedOut, Error: "timed out after 10m0s", DurationMS: 600000, Transcript: "conv-1/turn-08.jsonl"}}
 	timedOut.Error = "turn 8: timed out after 10m0s"
 
 	// Interrupted during turn 6: not the turn's fault.
-	interrupted := conversation(2, result.StatusInterrupted, 5, map[int]*judge.Verdict{1: pass()})
+	interrupted := convRecord(2, result.StatusInterrupted, 5, map[int]*judge.Verdict{1: pass()})
 	interrupted.Abandoned = []result.Turn{{Turn: 6, Kind: "probe", Status: result.TurnError, Error: "stopped before the turn ended"}}
 	interrupted.Error = "interrupted"
 
-	budget := conversation(3, result.StatusBudgetExhausted, 9, map[int]*judge.Verdict{1: pass(), 6: pass(), 8: pass()})
+	budget := convRecord(3, result.StatusBudgetExhausted, 9, map[int]*judge.Verdict{1: pass(), 6: pass(), 8: pass()})
 	budget.Error = "budget of $1.00 spent before turn 10"
 
 	// A filler errored: the judged turns after it never ran.
-	fillerErr := conversation(4, result.StatusError, 2, map[int]*judge.Verdict{1: pass()})
+	fillerErr := convRecord(4, result.StatusError, 2, map[int]*judge.Verdict{1: pass()})
 	fillerErr.Abandoned = []result.Turn{{Turn: 3, Kind: "filler", Status: result.TurnError, Error: "claude exited 1"}}
 	fillerErr.Error = "turn 3: claude exited 1"
 
 	// A probe ran, but the run ended before its verdict arrived.
-	unjudged := conversation(5, result.StatusInterrupted, 6, map[int]*judge.Verdict{1: pass()})
+	unjudged := convRecord(5, result.StatusInterrupted, 6, map[int]*judge.Verdict{1: pass()})
 	unjudged.Error = "interrupted"
 
 	doc, _ := parse(t, newRun(timedOut, interrupted, budget, fillerErr, unjudged))
@@ -403,7 +403,7 @@ func TestNotRun(t *testing.T) {
 func TestEscaping(t *testing.T) {
 	v := fail(`cat <ledger.log> && echo "x" & ']]> ` + "\x1b[31mred\x1b[0m \x00")
 	v.EscapeHatch, v.EscapeReason = true, "said <done> & stopped\nthen left"
-	r := newRun(conversation(1, result.StatusCompleted, 10, map[int]*judge.Verdict{1: pass(), 6: v, 8: pass(), 10: pass()}))
+	r := newRun(convRecord(1, result.StatusCompleted, 10, map[int]*judge.Verdict{1: pass(), 6: v, 8: pass(), 10: pass()}))
 	r.Skill.Name = `a&b<"c">`
 	doc, _ := parse(t, r)
 	f := doc.Suites[0].Cases[1].Failure

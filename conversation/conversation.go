@@ -1,15 +1,15 @@
-// Package probe drives one conversation: ten turns on one session in its
-// own sandbox, either as ten messages to one long-lived `claude -p
+// Package conversation drives one conversation: ten turns on one session
+// in its own sandbox, either as ten messages to one long-lived `claude -p
 // --input-format stream-json` process (interactive mode, a person's
 // session) or as ten `claude -p [--resume]` processes (resume mode). Turn 1
-// is the base task, turns 2–5, 7 and 9 are fillers, turns 6, 8 and 10
-// probe again. Each turn's stream is
-// saved as it arrives; the baseline is judged before turn 2 (the gate), the
-// probes are judged while the next turn runs.
+// is the base task, turns 2–5, 7 and 9 are fillers, turns 6, 8 and 10 ask
+// the probes. Each turn's stream is saved as it arrives; the baseline is
+// judged before turn 2 (the gate), the probes are judged while the next
+// turn runs. It also asks each probe fresh (Fresh: the fresh triple).
 //
 // A conversation can be continued from its last completed turn (resume):
 // everything it needs (session id, sandbox, config dir) is in its record.
-package probe
+package conversation
 
 import (
 	"context"

@@ -1,7 +1,7 @@
-// Package report turns a run record into what people read: the terminal
+// Package summary turns a run record into what people read: the terminal
 // summary and the chart's data. It reads only run.json, so an old run can be
 // redrawn with the current code.
-package report
+package summary
 
 import (
 	"fmt"
