@@ -230,7 +230,15 @@ func runAndStop(t *testing.T, cmd *exec.Cmd, sig syscall.Signal, delay time.Dura
 	case werr = <-done:
 	case <-time.After(delay):
 		_ = cmd.Process.Signal(sig)
-		werr = <-done
+		// A stopped vibe-test must end: one that hangs is a failure of the
+		// run, said at once rather than at the package's timeout.
+		select {
+		case werr = <-done:
+		case <-time.After(2 * time.Minute):
+			_ = cmd.Process.Kill()
+			<-done
+			t.Fatalf("vibe-test did not end within 2 minutes of %v", sig)
+		}
 	}
 	var ee *exec.ExitError
 	if errors.As(werr, &ee) {

@@ -255,16 +255,34 @@ func TestKillLeavesNoProcess(t *testing.T) {
 	_ = cmd.Wait()
 	noneLeft(t, orphan)
 	noneLeft(t, hang)
-	// Nor the CLI: its environment names this test's scripted server.
-	time.Sleep(200 * time.Millisecond)
-	envs, _ := filepath.Glob("/proc/[0-9]*/environ")
-	for _, p := range envs {
-		if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte("ANTHROPIC_BASE_URL="+srv.URL()+"\x00")) {
-			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-			t.Errorf("a claude process of the killed run is alive: %s", p)
+	// Nor the CLI: its environment names this test's scripted server. The
+	// kill reaches the jail's processes through two parent-death signals,
+	// so they are given until a deadline to be gone, checked as they go.
+	alive := func() []string {
+		var found []string
+		envs, _ := filepath.Glob("/proc/[0-9]*/environ")
+		for _, p := range envs {
+			if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte("ANTHROPIC_BASE_URL="+srv.URL()+"\x00")) {
+				found = append(found, p)
+			}
 		}
+		return found
 	}
+	for gone := time.Now().Add(10 * time.Second); len(alive()) > 0 && time.Now().Before(gone); {
+		time.Sleep(50 * time.Millisecond)
+	}
+	for _, p := range alive() {
+		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+		line := cmdline(pid)
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		t.Errorf("a claude process of the killed run is alive 10 s after the kill: %s %s", p, line)
+	}
+}
+
+// cmdline is a process's command line, for a failure message.
+func cmdline(pid int) string {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return strings.ReplaceAll(string(b), "\x00", " ")
 }
 
 // The author's own login (no API key) in the jail, end to end with a

@@ -72,6 +72,9 @@ func Run(ctx context.Context, inv Invocation) (Outcome, error) {
 	var stderr bytes.Buffer
 	cmd.Stderr = &limitedWriter{w: &stderr, n: 64 << 10}
 	cmd.SysProcAttr = sysProcAttr()
+	// A helper that outlives the CLI holding its stderr must not keep Wait
+	// (and the run) waiting once the CLI itself has exited.
+	cmd.WaitDelay = 5 * time.Second
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return out, fmt.Errorf("claude stdout: %w", err)

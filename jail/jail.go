@@ -35,6 +35,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -247,7 +248,18 @@ func Probe(ctx context.Context, bwrap string) error {
 	cmd.Env = []string{"PATH=/usr/bin:/bin"}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
+	// A bwrap killed while it sets up can leave its pid-1 helper behind,
+	// holding stderr open: seen once as a resume hung for ten minutes after
+	// an interrupt. So the probe gets its own process group, a cancel kills
+	// the whole group, and Wait stops waiting for the pipe soon after.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 2 * time.Second
+	err := cmd.Run()
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // nothing of the probe outlives it
+	}
+	if err != nil {
 		switch {
 		case errors.Is(ctx.Err(), context.DeadlineExceeded):
 			return fmt.Errorf("bubblewrap did not start a jail within 20 s: pass --isolation none to run without one")
