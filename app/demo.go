@@ -39,8 +39,8 @@ func demoFlags() []cli.Flag {
 func demoCommand(c *cli.Context, stdio IO) error {
 	personas := strings.Split(c.String("personas"), ",")
 	mode := c.String("session")
-	if mode != claude.SessionInteractive && mode != claude.SessionResume {
-		return exit.Errorf(exit.Tool, "--session: %q, expected %q or %q", mode, claude.SessionInteractive, claude.SessionResume)
+	if err := claude.CheckSessionMode(mode); err != nil {
+		return exit.With(exit.Tool, err)
 	}
 	claudePath, claudeHow, err := engine.LocateClaude(stdio.Env, engine.PinnedDirs())
 	if err != nil {

@@ -85,8 +85,8 @@ func optionsFrom(c *cli.Context, warn io.Writer) (Options, error) {
 	if c.NArg() > 1 {
 		return o, fmt.Errorf("one skill per run: got %d paths (%s)", c.NArg(), strings.Join(c.Args().Slice(), ", "))
 	}
-	if o.SessionMode != claude.SessionInteractive && o.SessionMode != claude.SessionResume {
-		return o, fmt.Errorf("--session: %q, expected %q or %q", o.SessionMode, claude.SessionInteractive, claude.SessionResume)
+	if err := claude.CheckSessionMode(o.SessionMode); err != nil {
+		return o, err
 	}
 	if o.Conversations < 1 || o.Conversations > 200 {
 		return o, fmt.Errorf("--conversations: %d, expected 1 to 200", o.Conversations)

@@ -89,8 +89,8 @@ func run() int {
 			return 2
 		}
 	}
-	if o.session != claude.SessionInteractive && o.session != claude.SessionResume {
-		fmt.Fprintf(os.Stderr, "bench: -session: %q, expected %s or %s\n", o.session, claude.SessionInteractive, claude.SessionResume)
+	if err := claude.CheckSessionMode(o.session); err != nil {
+		fmt.Fprintf(os.Stderr, "bench: -%s\n", strings.TrimPrefix(err.Error(), "--"))
 		return 2
 	}
 	for _, p := range strings.Split(personas, ",") {

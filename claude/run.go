@@ -61,17 +61,10 @@ func Run(ctx context.Context, inv Invocation) (Outcome, error) {
 	}
 	defer cancel()
 
-	name, args := inv.Binary, inv.Args
-	if inv.Jail != nil {
-		name, args = inv.Jail.Command(inv.Binary, inv.Args)
-	}
-	cmd := exec.Command(name, args...)
-	cmd.Env = inv.Env
-	cmd.Dir = inv.Dir
+	cmd := inv.command()
 	cmd.Stdin = nil // /dev/null: the CLI must never wait for input
 	var stderr bytes.Buffer
 	cmd.Stderr = &limitedWriter{w: &stderr, n: 64 << 10}
-	cmd.SysProcAttr = sysProcAttr()
 	// A helper that outlives the CLI holding its stderr must not keep Wait
 	// (and the run) waiting once the CLI itself has exited.
 	cmd.WaitDelay = 5 * time.Second
@@ -96,13 +89,9 @@ func Run(ctx context.Context, inv Invocation) (Outcome, error) {
 		close(stopped)
 		pgid := cmd.Process.Pid
 		_ = syscall.Kill(-pgid, syscall.SIGTERM)
-		grace := inv.Grace
-		if grace <= 0 {
-			grace = 2 * time.Second
-		}
 		select {
 		case <-done:
-		case <-time.After(grace):
+		case <-time.After(inv.grace()):
 			_ = syscall.Kill(-pgid, syscall.SIGKILL)
 		}
 	}()
@@ -124,15 +113,8 @@ func Run(ctx context.Context, inv Invocation) (Outcome, error) {
 		out.TimedOut = ctx.Err() == nil // our timeout, not the caller's cancel
 	default:
 	}
-	var exitErr *exec.ExitError
-	switch {
-	case werr == nil:
-	case errors.As(werr, &exitErr):
-		out.ExitCode = exitErr.ExitCode()
-		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			out.ExitCode = 128 + int(ws.Signal())
-		}
-	default:
+	out.ExitCode = exitCode(werr)
+	if werr != nil && !isExit(werr) {
 		return out, fmt.Errorf("waiting for claude: %w", werr)
 	}
 	if perr != nil {
@@ -199,4 +181,45 @@ func OlderThan(v, than string) bool {
 		}
 	}
 	return false
+}
+
+// command is the process of inv: the binary and its arguments (inside the
+// jail when there is one), its environment and folder, in its own session
+// so a stop reaches its helpers too.
+func (inv Invocation) command() *exec.Cmd {
+	name, args := inv.Binary, inv.Args
+	if inv.Jail != nil {
+		name, args = inv.Jail.Command(inv.Binary, inv.Args)
+	}
+	cmd := exec.Command(name, args...)
+	cmd.Env = inv.Env
+	cmd.Dir = inv.Dir
+	cmd.SysProcAttr = sysProcAttr()
+	return cmd
+}
+
+// grace is how long a stopped process gets between SIGTERM and SIGKILL.
+func (inv Invocation) grace() time.Duration {
+	if inv.Grace > 0 {
+		return inv.Grace
+	}
+	return 2 * time.Second
+}
+
+// exitCode is a waited process's exit code: 128+signal when a signal
+// ended it, 0 when err is nil or not an exit.
+func exitCode(err error) int {
+	var exitErr *exec.ExitError
+	if !errors.As(err, &exitErr) {
+		return 0
+	}
+	if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return exitErr.ExitCode()
+}
+
+func isExit(err error) bool {
+	var e *exec.ExitError
+	return errors.As(err, &e)
 }

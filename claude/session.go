@@ -31,8 +31,14 @@ const (
 	SessionInteractive = "interactive"
 )
 
-// SessionModes lists the modes, the default first.
-var SessionModes = []string{SessionInteractive, SessionResume}
+// CheckSessionMode refuses anything but the two modes, in the words of a
+// flag error ("--session: …").
+func CheckSessionMode(mode string) error {
+	if mode != SessionInteractive && mode != SessionResume {
+		return fmt.Errorf("--session: %q, expected %q or %q", mode, SessionInteractive, SessionResume)
+	}
+	return nil
+}
 
 // DefaultSessionMode is what --session defaults to (README: "Session
 // modes" has the measurements behind the choice).
@@ -80,16 +86,9 @@ type Session struct {
 // Stdout and Timeout are per turn and ignored here). The process waits for
 // its first message.
 func StartSession(inv Invocation) (*Session, error) {
-	name, args := inv.Binary, inv.Args
-	if inv.Jail != nil {
-		name, args = inv.Jail.Command(inv.Binary, inv.Args)
-	}
 	s := &Session{inv: inv, lines: make(chan []byte, 64), waited: make(chan struct{})}
-	cmd := exec.Command(name, args...)
-	cmd.Env = inv.Env
-	cmd.Dir = inv.Dir
+	cmd := inv.command()
 	cmd.Stderr = &lockedWriter{mu: &s.errMu, w: &limitedWriter{w: &s.stderr, n: 64 << 10}}
-	cmd.SysProcAttr = sysProcAttr()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, fmt.Errorf("claude stdin: %w", err)
@@ -212,11 +211,6 @@ func isResult(line []byte) bool {
 	return gjson.ValidBytes(line) && gjson.GetBytes(line, "type").String() == "result"
 }
 
-func isExit(err error) bool {
-	var e *exec.ExitError
-	return errors.As(err, &e)
-}
-
 // stop ends the process group: SIGTERM, then SIGKILL after the grace
 // period. Safe to call more than once.
 func (s *Session) stop() {
@@ -227,20 +221,13 @@ func (s *Session) stop() {
 	_ = s.stdin.Close()
 	pgid := s.cmd.Process.Pid
 	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	t := time.NewTimer(s.grace())
+	t := time.NewTimer(s.inv.grace())
 	defer t.Stop()
 	select {
 	case <-s.waited:
 	case <-t.C:
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	}
-}
-
-func (s *Session) grace() time.Duration {
-	if s.inv.Grace > 0 {
-		return s.inv.Grace
-	}
-	return 2 * time.Second
 }
 
 // collect reads the lines the process printed until its stdout closed. A
@@ -259,7 +246,7 @@ func (s *Session) collect(save func([]byte) error) {
 			_ = save(line)
 		case <-waited:
 			waited = nil
-			t := time.NewTimer(s.grace())
+			t := time.NewTimer(s.inv.grace())
 			defer t.Stop()
 			timeout = t.C
 		case <-timeout:
@@ -271,14 +258,7 @@ func (s *Session) collect(save func([]byte) error) {
 
 func (s *Session) exitCode() int {
 	<-s.waited
-	var exitErr *exec.ExitError
-	if !errors.As(s.werr, &exitErr) {
-		return 0
-	}
-	if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return exitErr.ExitCode()
+	return exitCode(s.werr)
 }
 
 // Stderr is what the process wrote to stderr so far (its first 64 KiB).
@@ -299,7 +279,7 @@ func (s *Session) Close() {
 	}
 	s.dead = true
 	_ = s.stdin.Close()
-	t := time.NewTimer(s.grace())
+	t := time.NewTimer(s.inv.grace())
 	defer t.Stop()
 	sig := syscall.SIGTERM
 	lines := s.lines
@@ -315,7 +295,7 @@ func (s *Session) Close() {
 		case <-t.C:
 			_ = syscall.Kill(-s.cmd.Process.Pid, sig)
 			sig = syscall.SIGKILL
-			t.Reset(s.grace())
+			t.Reset(s.inv.grace())
 		}
 	}
 }
