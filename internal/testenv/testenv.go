@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/vibe-test/vibe-test/internal/atomicfile"
 )
 
 // InCI reports whether the tests run in CI, where nothing may skip.
@@ -184,19 +186,8 @@ func HybridClaude(t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmp, err := os.CreateTemp(dir, ".claude-*")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		t.Fatal(err)
-	}
-	if err := tmp.Chmod(0o755); err != nil {
-		t.Fatal(err)
-	}
-	tmp.Close()
-	if err := os.Rename(tmp.Name(), bin); err != nil {
+	// Atomically: packages whose tests run at once never see half of it.
+	if err := atomicfile.Write(bin, b, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return bin
