@@ -54,20 +54,14 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*result.Run, err
 	}
 	version, err := claude.Version(ctx, binary, claude.Env(stdio.Env, claude.EnvOptions{}))
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, exit.Errorf(exit.Interrupted, "interrupted before the run began")
-		}
-		return nil, exit.Errorf(exit.Tool, "checking the claude CLI: %v", err)
+		return nil, beforeRun(ctx, exit.Errorf(exit.Tool, "checking the claude CLI: %v", err))
 	}
 	if claude.OlderThan(version, claude.MinVersion) {
 		return nil, exit.Errorf(exit.Tool, "%s is claude %s, too old for the flags vibe-test needs (%s or newer): install the pinned version with `npm install -g @anthropic-ai/claude-code@%s`", binary, version, claude.MinVersion, claude.VerifiedVersion)
 	}
 	jailKind, jailNote, err := ChooseJail(ctx, o.Isolation, stdio.Env)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, exit.Errorf(exit.Interrupted, "interrupted before the run began")
-		}
-		return nil, exit.With(exit.Tool, err)
+		return nil, beforeRun(ctx, exit.With(exit.Tool, err))
 	}
 	hermetic := claude.HasCredentials(stdio.Env)
 	model, judgeModel := o.Model, o.JudgeModel
@@ -92,10 +86,7 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*result.Run, err
 	resolver.Jail = JailSpec(jailKind, stdio.Env, binary, hermetic, claude.AuthorConfigDir(), sk.Dir, filepath.Dir(cfgPath), CacheDir(o.CacheDir, stdio.Env))
 	resolved, err := resolver.ResolveModel(ctx, model)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, exit.Errorf(exit.Interrupted, "interrupted before the run began")
-		}
-		return nil, exit.Errorf(exit.Tool, "resolving the agent model (%s): %v", ModelName(model), err)
+		return nil, beforeRun(ctx, exit.Errorf(exit.Tool, "resolving the agent model (%s): %v", ModelName(model), err))
 	}
 	modelAsked := ""
 	if model != "" && model != resolved {
@@ -243,4 +234,14 @@ func loadConfig(o Settings, sk *skill.Skill) (*plan.Config, string, error) {
 
 func indent(s string) string {
 	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
+}
+
+// beforeRun is what a step that failed before the run began reports: an
+// interrupt (exit 130) when the user stopped it, whatever that stop made
+// the step say (a killed jail probe reads "cannot start a jail"), else err.
+func beforeRun(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return exit.Errorf(exit.Interrupted, "interrupted before the run began")
+	}
+	return err
 }
