@@ -64,6 +64,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
@@ -299,12 +300,20 @@ func Render(w io.Writer, d Data) error {
 	// The script and the style sheet are ours, fixed and checked; they are
 	// the only things that ever go into the customized headers, which
 	// go-echarts does not escape.
-	line.AddCustomizedHeaders("<script>"+string(echartsScript)+"</script>", pageStyle)
+	line.AddCustomizedHeaders("<script>"+scriptSlot+"</script>", pageStyle)
 
 	page, err := renderPage(safePage{Line: line, option: option})
 	if err != nil {
 		return err
 	}
+	// Text from a run cannot forge the slot's element: the page escapes
+	// "<" in everything else it holds.
+	element := []byte("<script>" + scriptSlot + "</script>")
+	slot := bytes.Index(page, element)
+	if slot < 0 {
+		return errors.New("rendering chart.html: the page lost the echarts script's slot")
+	}
+	page = slices.Concat(page[:slot], []byte("<script>"), echartsScript, page[slot+len(element)-len("</script>"):])
 	// The report goes in after go-echarts has run, so that its deleting
 	// of "__f__" never touches it (ReportHTML spells that differently
 	// anyway), before the page's last </body>: the template's own, as the
