@@ -35,6 +35,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"regexp"
@@ -151,6 +152,17 @@ func delegate(o options, parseErr error, args, environ []string) {
 	}
 	target := strings.TrimSpace(string(b))
 	_ = syscall.Exec(target, append([]string{target}, args...), environ)
+}
+
+// startChild starts cmd and records its pid under the lock killChild takes.
+func (f *fake) startChild(cmd *exec.Cmd) error {
+	f.childMu.Lock()
+	defer f.childMu.Unlock()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	f.child = cmd.Process.Pid
+	return nil
 }
 
 func (f *fake) setChild(pid int) {

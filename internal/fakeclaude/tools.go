@@ -216,10 +216,11 @@ func (f *fake) bash(ctx context.Context, input json.RawMessage) toolOutcome {
 	defer stderr.Close()
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
+	// The command may run (and be seen running) before Start returns, so
+	// a SIGTERM in between must wait for its pid rather than find none.
+	if err := f.startChild(cmd); err != nil {
 		return toolOutcome{content: err.Error(), isError: true}
 	}
-	f.setChild(cmd.Process.Pid)
 	err = cmd.Wait()
 	f.setChild(0)
 	outText, _ := os.ReadFile(stdout.Name())
