@@ -95,9 +95,16 @@ type Driver struct {
 	Exclude  []string
 	Redactor *redact.Redactor
 	Budget   *Budget
-	// Update applies fn to the run record under the run's lock and saves
-	// run.json; every change to a conversation goes through it.
+	// Update applies fn to the run record under the run's lock, and
+	// run.json follows; every change to a conversation goes through it.
 	Update func(fn func())
+	// View reads the run record under the run's lock (nil: Update).
+	View func(fn func())
+	// Flush, when set, returns once run.json holds every change made so
+	// far. Update may write behind; before each try of a turn (what a
+	// SIGKILL interrupts) the record must be on disk, so that a resume
+	// knows every completed turn and cuts the stopped one back.
+	Flush func()
 	// Fatal stops the whole run (refused credentials, no rubric).
 	Fatal func(error)
 	// Progress, when set, hears what each conversation is doing.
@@ -565,6 +572,9 @@ func transient(t claude.Turn) bool {
 // one user message (a new process, resuming the session, when the last one
 // ended); a turn that does not succeed ends that process.
 func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string, costBefore float64, rec *result.Turn, live *liveSession) (claude.Outcome, error) {
+	if d.Flush != nil {
+		d.Flush()
+	}
 	path := filepath.Join(d.RunDir, rec.Transcript)
 	// O_EXCL: a transcript is never written over (transcriptName found a
 	// free name).
@@ -683,6 +693,15 @@ func (d *Driver) jailFor(sb *sandbox.Sandbox) (jail.Spec, error) {
 	return d.Jail.With(sb.Tmp, sb.Dir, writable, nil), nil
 }
 
+// view reads the run record under its lock.
+func (d *Driver) view(fn func()) {
+	if d.View == nil {
+		d.Update(fn)
+		return
+	}
+	d.View(fn)
+}
+
 // judgeTurn judges conv.Turns[idx] and stores the verdict. It returns
 // false when the run must stop (no rubric).
 func (d *Driver) judgeTurn(ctx context.Context, conv *result.Conversation, idx int, prompt string, t claude.Turn) (judge.Verdict, bool) {
@@ -692,7 +711,7 @@ func (d *Driver) judgeTurn(ctx context.Context, conv *result.Conversation, idx i
 		return judge.Verdict{}, false
 	}
 	turn := 0
-	d.Update(func() { turn = conv.Turns[idx].Turn })
+	d.view(func() { turn = conv.Turns[idx].Turn })
 	d.emit(conv, turn, "judge", 0, "")
 	v := j.Judge(ctx, prompt, t)
 	v.Redact(d.Redactor.String)

@@ -24,25 +24,6 @@ import (
 	"github.com/vibe-test/vibe-test/summary"
 )
 
-// journal is a run record being written: every change goes through update,
-// which holds the lock and replaces run.json atomically.
-type journal struct {
-	run     *result.Run
-	dir     string
-	mu      sync.Mutex
-	saveErr error
-}
-
-func (s *journal) update(fn func()) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	fn()
-	s.run.MarkBypass()
-	if err := result.Save(s.dir, s.run); err != nil && s.saveErr == nil {
-		s.saveErr = err
-	}
-}
-
 // driveInput is what running (or resuming) the conversations needs.
 type driveInput struct {
 	binary   string
@@ -78,9 +59,7 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 	rubricReady := make(chan struct{})
 	go func() {
 		defer close(rubricReady)
-		s.mu.Lock()
-		rb = run.Rubric
-		s.mu.Unlock()
+		s.view(func() { rb = run.Rubric })
 		if rb != nil {
 			if err := result.WriteJSON(filepath.Join(s.dir, "rubric.json"), rb); err != nil {
 				stop(err)
@@ -133,7 +112,7 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 		MaxRetries: o.MaxRetries, TurnRetries: o.TurnRetries, RetryBackoff: o.RetryBackoff,
 		NoGate: run.Config.NoBaselineGate, KeepSandbox: o.KeepSandbox, Exclude: []string{o.RubricPath, in.cacheDir},
 		Redactor: redact.FromEnv(in.env, slices.Concat(claude.CredentialVars, o.PassEnv)), Budget: budget,
-		Update: s.update, Fatal: func(err error) { stop(err) },
+		Update: s.update, View: s.view, Flush: s.flush, Fatal: func(err error) { stop(err) },
 	}
 	if h.Progress != nil {
 		driver.Progress = h.Progress.Event
@@ -245,7 +224,7 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 	}
 	cause := context.Cause(ctx)
 	fatal := cause != nil && !errors.Is(cause, context.Canceled)
-	s.update(func() {
+	saveErr := s.commit(func() {
 		run.FinishedAt = time.Now().UTC()
 		var all []*result.Conversation
 		for i := range run.Conversations {
@@ -271,8 +250,8 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 			run.Status, run.Error = result.StatusError, cause.Error()
 		}
 	})
-	if s.saveErr != nil {
-		return run, exit.With(exit.Tool, s.saveErr)
+	if saveErr != nil {
+		return run, exit.With(exit.Tool, saveErr)
 	}
 	if h.Show != nil {
 		if err := h.Show(s.dir, run); err != nil {

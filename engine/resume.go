@@ -95,8 +95,9 @@ func Resume(ctx context.Context, dir string, r *result.Run, rs ResumeSettings, s
 	WarnNoJail(stdio.Stderr, jailKind, jailNote)
 	spec := JailSpec(jailKind, stdio.Env, binary, hermetic, claude.AuthorConfigDir(),
 		absDir(dir), sk.Dir, filepath.Dir(r.Config.ConfigFile), CacheDir("", stdio.Env))
-	sess := &journal{run: r, dir: dir}
-	sess.update(func() { r.Status, r.Error, r.Jail, r.JailNote = result.StatusRunning, "", jailKind, jailNote })
+	sess := openJournal(r, dir)
+	defer sess.close()
+	_ = sess.commit(func() { r.Status, r.Error, r.Jail, r.JailNote = result.StatusRunning, "", jailKind, jailNote })
 	// The run's own session mode: a run recorded before the modes ran as
 	// resume, and goes on that way.
 	fmt.Fprintf(stdio.Stderr, "vibe-test: resuming %s (session %s, as recorded)\n", dir, result.SessionModeOf(r.Config))

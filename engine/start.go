@@ -141,11 +141,12 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*result.Run, err
 		run.Sequential = &result.Sequential{Alpha: o.Alpha, Effect: o.Effect,
 			Max: o.MaxConversations, Batch: o.Conversations, Decision: result.SeqContinue}
 	}
-	sess := &journal{run: run, dir: outDir}
-	sess.update(func() {})
+	sess := openJournal(run, outDir)
+	defer sess.close()
+	_ = sess.commit(func() {}) // a write error is the run's end's to report
 	fmt.Fprintf(stdio.Stderr, "vibe-test: run folder %s\n", outDir)
 	fail := func(err error) (*result.Run, error) {
-		sess.update(func() {
+		_ = sess.commit(func() {
 			run.Status, run.Error, run.FinishedAt = result.StatusError, err.Error(), time.Now().UTC()
 			run.Outcome = result.Outcome{Exit: exit.Tool, Verdict: "error", Sentence: "No verdict: " + err.Error()}
 			if ctx.Err() != nil {

@@ -361,7 +361,27 @@ const (
 // Save writes run.json atomically: a temp file in the same folder, synced,
 // then renamed over the old one, so a crash never leaves half a file.
 func Save(dir string, r *Run) error {
-	return WriteJSON(filepath.Join(dir, "run.json"), r)
+	b, err := Encode(r)
+	if err != nil {
+		return err
+	}
+	return SaveEncoded(dir, b)
+}
+
+// Encode is run.json's bytes for r; SaveEncoded writes them. The two halves
+// of Save let a caller that holds a lock over r encode under it and write
+// after letting go.
+func Encode(r *Run) ([]byte, error) {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encoding run.json: %w", err)
+	}
+	return append(b, '\n'), nil
+}
+
+// SaveEncoded writes Encode's bytes as dir's run.json, atomically.
+func SaveEncoded(dir string, b []byte) error {
+	return atomicfile.Write(filepath.Join(dir, "run.json"), b, FileMode)
 }
 
 // WriteJSON writes any value atomically as indented JSON.
