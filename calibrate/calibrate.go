@@ -26,6 +26,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"github.com/vibe-test/vibe-test/compare"
 	"github.com/vibe-test/vibe-test/judge"
@@ -96,6 +99,9 @@ func simulateRun(rng *rand.Rand, s Scenario) *result.Run {
 	}
 	r := &result.Run{SchemaVersion: result.SchemaVersion,
 		Config: result.Config{Alpha: alpha, Effect: result.DefaultEffect, NoBaselineGate: s.Bypass, Rule: s.Rule}}
+	size := max(s.N, s.Max)
+	r.Conversations = make([]result.Conversation, 0, size)
+	r.Fresh = make([]result.Conversation, 0, size)
 	add := func(k int) {
 		for range k {
 			i := len(r.Conversations) + 1
@@ -165,6 +171,7 @@ func judged(rng *rand.Rand, s Scenario, turn int, kind string, rate float64) (re
 		// Each criterion on its own; the turn passes when all of them do.
 		pass = true
 		each := math.Pow(rate, 1/float64(s.Criteria))
+		v.Criteria = make([]judge.CriterionVerdict, 0, s.Criteria)
 		for c := range s.Criteria {
 			ok := rng.Float64() < each
 			if rng.Float64() < s.JudgeNoise {
@@ -196,13 +203,21 @@ func judged(rng *rand.Rand, s Scenario, turn int, kind string, rate float64) (re
 	return t, true
 }
 
+// probeAt is each probe turn's position among the probes (-1: no probe).
+var probeAt = func() [plan.Turns + 1]int {
+	var at [plan.Turns + 1]int
+	for i := range at {
+		at[i] = -1
+	}
+	for k, t := range plan.ProbeTurns {
+		at[t] = k
+	}
+	return at
+}()
+
 func simulateConversation(rng *rand.Rand, s Scenario, index int) result.Conversation {
 	c := result.Conversation{Index: index, Status: result.StatusCompleted}
 	own := draw(rng, s.Q, s.Rho)
-	probeAt := map[int]int{}
-	for k, t := range plan.ProbeTurns {
-		probeAt[t] = k
-	}
 	for turn := 1; turn <= plan.Turns; turn++ {
 		kind := plan.Kind(turn)
 		if kind == plan.KindFiller {
@@ -235,7 +250,7 @@ func simulateConversation(rng *rand.Rand, s Scenario, index int) result.Conversa
 }
 
 func simulateFresh(rng *rand.Rand, s Scenario, index int) result.Conversation {
-	c := result.Conversation{Index: index, Control: result.ArmFresh, Status: result.StatusCompleted}
+	c := result.Conversation{Index: index, Control: result.ArmFresh, Status: result.StatusCompleted, Turns: make([]result.Turn, 0, len(plan.ProbeTurns))}
 	for k, turn := range plan.ProbeTurns {
 		// Each fresh probe is its own session: its own draw.
 		t, ok := judged(rng, s, turn, plan.KindProbe, clamp(draw(rng, s.Q, s.Rho)+s.Offsets[k]))
@@ -249,7 +264,22 @@ func simulateFresh(rng *rand.Rand, s Scenario, index int) result.Conversation {
 	return c
 }
 
-func criterionID(c int) string { return fmt.Sprintf("criterion-%d", c+1) }
+// criterionIDs are the simulated rubric's criterion names, made once: a
+// grid makes millions of verdicts.
+var criterionIDs = func() []string {
+	ids := make([]string, 16)
+	for c := range ids {
+		ids[c] = fmt.Sprintf("criterion-%d", c+1)
+	}
+	return ids
+}()
+
+func criterionID(c int) string {
+	if c < len(criterionIDs) {
+		return criterionIDs[c]
+	}
+	return fmt.Sprintf("criterion-%d", c+1)
+}
 
 // CompareAA simulates pairs of runs of the same skill (two versions that do
 // not differ) and counts how often compare.Decide, the rule `vibe-test
@@ -278,4 +308,22 @@ func CompareAA(s Scenario, pairs int, seed uint64) Result {
 		}
 	}
 	return res
+}
+
+// Each calls f(0), ..., f(n-1) on every core. The cells of a grid are
+// independent and each has its own seed, so what f computes does not
+// depend on the order.
+func Each(n int, f func(i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
 }

@@ -4,12 +4,21 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"testing"
 
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/result"
 )
+
+// TestMain lets the heap grow before collecting: the simulations make
+// millions of short-lived records, and with the default the collector took
+// a quarter of their time.
+func TestMain(m *testing.M) {
+	debug.SetGCPercent(400)
+	os.Exit(m.Run())
+}
 
 // seed is the simulation seed: VIBE_TEST_SEED replays a failure.
 func seed(t *testing.T) uint64 {
@@ -73,8 +82,11 @@ func TestFalseAlarmRate(t *testing.T) {
 	base := seed(t)
 	worst, worstAt := 0.0, ""
 	sum, cells := 0.0, 0
-	for i, s := range noDecayScenarios() {
-		res := Run(s, runs, base+uint64(i))
+	grid := noDecayScenarios()
+	results := make([]Result, len(grid))
+	Each(len(grid), func(i int) { results[i] = Run(grid[i], runs, base+uint64(i)) })
+	for i, s := range grid {
+		res := results[i]
 		fa := res.Rate(exit.Decay)
 		sum += fa
 		cells++
@@ -100,6 +112,8 @@ func TestFalseAlarmRate(t *testing.T) {
 func TestSequentialFalseAlarmRate(t *testing.T) {
 	runs := sims(t, 600)
 	base := seed(t)
+	var grid []Scenario
+	var seeds []uint64
 	for i, w := range []Scenario{
 		{Rho: 0}, {Rho: 0.3}, {Rho: 0.3, Bypass: true},
 		{Rho: 0.3, JudgeNoise: 0.05, TurnErrors: 0.02, JudgeErrors: 0.02, Uncertain: 0.03},
@@ -107,10 +121,14 @@ func TestSequentialFalseAlarmRate(t *testing.T) {
 		for k, q := range []float64{0.7, 0.8, 0.9, 0.99} {
 			s := w
 			s.Q, s.N, s.Max = q, 2, 20
-			res := Run(s, runs, base+uint64(100*i+k))
-			if fa, limit := res.Rate(exit.Decay), 0.05+3*res.MCError(0.05); fa > limit {
-				t.Errorf("%s: sequential false-alarm rate %.4f > %.4f (replay: VIBE_TEST_SEED=%d)", describe(s), fa, limit, base)
-			}
+			grid, seeds = append(grid, s), append(seeds, base+uint64(100*i+k))
+		}
+	}
+	results := make([]Result, len(grid))
+	Each(len(grid), func(i int) { results[i] = Run(grid[i], runs, seeds[i]) })
+	for i, s := range grid {
+		if fa, limit := results[i].Rate(exit.Decay), 0.05+3*results[i].MCError(0.05); fa > limit {
+			t.Errorf("%s: sequential false-alarm rate %.4f > %.4f (replay: VIBE_TEST_SEED=%d)", describe(s), fa, limit, base)
 		}
 	}
 }
@@ -164,19 +182,21 @@ func TestPower(t *testing.T) {
 func TestCompareAA(t *testing.T) {
 	runs := sims(t, 600)
 	base := seed(t)
-	i := 0
+	var grid []Scenario
 	for _, rho := range []float64{0, 0.3} {
 		for _, crit := range []int{4, 6} {
 			for _, q := range []float64{0.7, 0.8, 0.9, 0.95, 0.99} {
 				for _, n := range []int{2, 3, 5, 8, 16, 30} {
-					s := Scenario{Q: q, N: n, Rho: rho, Criteria: crit, JudgeNoise: 0.03}
-					res := CompareAA(s, runs, base+uint64(1000+i))
-					i++
-					if r, limit := res.Rate(1), 0.05+3*res.MCError(0.05); r > limit {
-						t.Errorf("%s criteria=%d: A/A rejected %.4f > %.4f (replay: VIBE_TEST_SEED=%d)", describe(s), crit, r, limit, base)
-					}
+					grid = append(grid, Scenario{Q: q, N: n, Rho: rho, Criteria: crit, JudgeNoise: 0.03})
 				}
 			}
+		}
+	}
+	results := make([]Result, len(grid))
+	Each(len(grid), func(i int) { results[i] = CompareAA(grid[i], runs, base+uint64(1000+i)) })
+	for i, s := range grid {
+		if r, limit := results[i].Rate(1), 0.05+3*results[i].MCError(0.05); r > limit {
+			t.Errorf("%s criteria=%d: A/A rejected %.4f > %.4f (replay: VIBE_TEST_SEED=%d)", describe(s), s.Criteria, r, limit, base)
 		}
 	}
 }
