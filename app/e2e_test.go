@@ -3,8 +3,10 @@ package app
 import (
 	"bytes"
 	"context"
+	"errors"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -42,6 +44,35 @@ func runScenario(t *testing.T, cli string, personas []string, overCall bool, fla
 // (realCLI or fastCLI), with extra environment variables and flags.
 func runScript(t *testing.T, bin string, script scripted.Script, conversations int, extraEnv []string, flags ...string) scenario {
 	t.Helper()
+	return runScriptWith(t, Main, bin, script, conversations, extraEnv, flags...)
+}
+
+// runScriptBuilt is runScript on the built vibe-test binary, in a process
+// of its own: for a test whose subject is what many conversations add up
+// to. The race detector, which makes the in-process engine several times
+// slower, watches the same code in every other run of the fast tier.
+func runScriptBuilt(t *testing.T, bin string, script scripted.Script, conversations int, extraEnv []string, flags ...string) scenario {
+	t.Helper()
+	built := vibeTestBinary(t)
+	main := func(ctx context.Context, args []string, stdio IO) int {
+		cmd := exec.CommandContext(ctx, built, args[1:]...)
+		cmd.Env, cmd.Stdout, cmd.Stderr = stdio.Env, stdio.Stdout, stdio.Stderr
+		err := cmd.Run()
+		var ee *exec.ExitError
+		switch {
+		case err == nil:
+			return 0
+		case errors.As(err, &ee) && ee.ExitCode() >= 0:
+			return ee.ExitCode()
+		}
+		t.Fatalf("running %s: %v", built, err)
+		return -1
+	}
+	return runScriptWith(t, main, bin, script, conversations, extraEnv, flags...)
+}
+
+func runScriptWith(t *testing.T, main func(context.Context, []string, IO) int, bin string, script scripted.Script, conversations int, extraEnv []string, flags ...string) scenario {
+	t.Helper()
 	srv, err := scripted.Start(script)
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +91,7 @@ func runScript(t *testing.T, bin string, script scripted.Script, conversations i
 		"--conversations", itoa(conversations), "--concurrency", "1", "--max-retries", "1", "--retry-backoff", "200ms"}
 	args = append(args, flags...)
 	var stdout, stderr bytes.Buffer
-	code := Main(context.Background(), args, IO{Env: env, Stdout: &stdout, Stderr: &stderr})
+	code := main(context.Background(), args, IO{Env: env, Stdout: &stdout, Stderr: &stderr})
 	s := scenario{code: code, stdout: stdout.String(), stderr: stderr.String(), dir: out, srv: srv}
 	if r, err := result.Load(out); err == nil {
 		s.run = r
@@ -159,10 +190,12 @@ func assertContextIsLastCall(t *testing.T, s scenario) {
 }
 
 // An agent that follows the skill fresh and stops in a diluted context:
-// three conversations against their fresh triples already show it.
+// three conversations against their fresh triples already show it. The
+// verdict is vibe-test's arithmetic (fast tier); the decaying persona on
+// the real CLI is the demo's first conversation (TestDemoCommand).
 func TestDecayingExits1(t *testing.T) {
 	t.Parallel()
-	s := runScenario(t, realCLI(t), []string{"decaying", "decaying", "decaying"}, false, "--concurrency", "3")
+	s := runScenario(t, fastCLI(t), []string{"decaying", "decaying", "decaying"}, false, "--concurrency", "3")
 	if s.code != 1 || s.run.Outcome.Verdict != result.VerdictDecay {
 		t.Fatalf("exit %d (%s), want 1", s.code, s.run.Outcome.Sentence)
 	}

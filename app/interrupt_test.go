@@ -82,16 +82,19 @@ func snapshot(t *testing.T, dir string) map[string]completedTurn {
 	return out
 }
 
-// TestInterruptAndResume stops real runs with SIGINT (and once with
-// SIGKILL) at 10 random moments (VIBE_TEST_INTERRUPT_POINTS for more), resuming after each stop, so each stop
-// lands somewhere else in the run: a turn, a judge call, the rubric, the
-// start. After every stop the folder must be readable by report and
-// resumable, and no turn completed before the stop may be lost or changed.
+// TestInterruptAndResume stops runs with SIGINT (and once with SIGKILL) at
+// 20 random moments (VIBE_TEST_INTERRUPT_POINTS for more), resuming after
+// each stop, so each stop lands somewhere else in the run: a turn, a judge
+// call, the rubric, the start. After every stop the folder must be readable
+// by report and resumable, and no turn completed before the stop may be
+// lost or changed. Its subject is vibe-test's own bookkeeping, so it runs
+// on the stand-in (fast tier), which takes signals as the CLI does;
+// TestEveryPromptSentOnce stops the real CLI at chosen turns.
 func TestInterruptAndResume(t *testing.T) {
 	// In parallel with the rest: most of its time is spent waiting for the
 	// stop moments.
 	t.Parallel()
-	points := 10
+	points := 20
 	if v := os.Getenv("VIBE_TEST_INTERRUPT_POINTS"); v != "" {
 		points, _ = strconv.Atoi(v)
 	}
@@ -112,7 +115,7 @@ func TestInterruptAndResume(t *testing.T) {
 	})
 	rng := rand.New(rand.NewPCG(seed, 1))
 	bin := vibeTestBinary(t)
-	claudeBin := realCLI(t)
+	claudeBin := fastCLI(t)
 
 	script, err := demo.Script([]string{"steady"}, false)
 	if err != nil {
@@ -155,7 +158,9 @@ func TestInterruptAndResume(t *testing.T) {
 		if stop == points/2 {
 			sig = syscall.SIGKILL
 		}
-		delay := time.Duration(200+rng.IntN(6000)) * time.Millisecond
+		// A two-conversation run on the stand-in takes about a second
+		// alone, a few under load; a stop after it ended starts a new run.
+		delay := time.Duration(50+rng.IntN(1200)) * time.Millisecond
 		code := runAndStop(t, cmd, sig, delay)
 		switch {
 		case code == 0:

@@ -15,15 +15,15 @@ import (
 //     resume and the session file a rerun cuts back, signals and the Bash
 //     strays a killed CLI leaves, the bubblewrap jail around it, the real
 //     skill loader (allowed-tools, frontmatter the CLI accepts), a model
-//     that changes mid-conversation, and one steady and one decaying run as
-//     the demo plays them. Some 1.8 CPU-seconds per claude process. The
+//     that changes mid-conversation, one steady run's costs, and the demo
+//     (a decaying and a steady conversation) in both session modes. Some 1.8 CPU-seconds per claude process. The
 //     rubric and judge calls around the turns go to the stand-in
 //     (testenv.HybridClaude says when and why), whose cold calls the
 //     fidelity test checks against the real CLI.
 //   - fastCLI, internal/fakeclaude's stand-in: for tests whose subject is
 //     vibe-test's own logic (statistics, outcomes and exit codes, reports,
-//     resume bookkeeping, budgets, progress, compare, rejudge, init, run
-//     folders, input errors). It speaks to the same scripted API and runs
+//     resume bookkeeping at random stops, budgets, progress, compare,
+//     rejudge, init, run folders, input errors). It speaks to the same scripted API and runs
 //     the same tools in the same jail, in milliseconds per turn.
 //     internal/fakeclaude's TestFakeMatchesRealCLI keeps the two in step.
 

@@ -1,6 +1,6 @@
 // Package engine runs a measurement: it starts a run (the skill, the plan,
 // the run folder, the jail, the pinned model), drives every conversation and
-// fresh triple, journals the run record after every change, decides, and
+// fresh triple, journals the run record (journal.go), decides, and
 // resumes a run that stopped. It knows nothing of flags or terminals: the
 // command line (package app) fills Settings, and passes hooks to hear
 // progress and to show the finished run. A test can drive it the same way.
