@@ -32,8 +32,9 @@ vet:
 	@test -z "$$(gofmt -l . | tee /dev/stderr)" || (echo "gofmt: files above need formatting" >&2; exit 1)
 
 # The calibration simulations (calibrate/) run without the race detector:
-# they are single-goroutine arithmetic over thousands of simulated runs, which
-# -race would slow tenfold and could not find a race in.
+# they are arithmetic over thousands of simulated runs, each grid cell on a
+# goroutine that shares nothing but its own slot of the results (calibrate.Each),
+# which -race would slow tenfold.
 # -parallel 4: an app test waits on its claude processes much of the time, so
 # twice the cores keeps them busy (app/tiers_test.go has the two tiers).
 test: assets vet

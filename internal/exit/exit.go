@@ -9,12 +9,15 @@ import (
 )
 
 const (
-	// OK: no decay; every judged probe held and every baseline passed.
+	// OK: no decay shown: held, or not enough evidence (the sentence says
+	// which).
 	OK = 0
-	// Decay: in a conversation whose baseline passed, a probe failed.
+	// Decay: the run's rule fired; with the default rule (diluted-vs-fresh),
+	// the probes passed significantly less often diluted than fresh
+	// (result.Decide).
 	Decay = 1
-	// Indeterminate: a baseline failed (gate stopped or bypassed), or the
-	// evidence cannot decide.
+	// Indeterminate: the skill does not work fresh (fewer than half the
+	// baselines passed), so there is nothing to decay from.
 	Indeterminate = 2
 	// Tool: vibe-test could not do its job (bad input, claude missing or
 	// refusing, model errors past retries, judge errors).
