@@ -75,12 +75,30 @@ func TestDryRunCallsNothing(t *testing.T) {
 	}
 }
 
-// A bad skill path is the same one-line error as a run's, exit 3.
+// Bad input is the run's own one-line error, exit 3: a missing skill, an
+// --out the run would refuse.
 func TestDryRunBadInput(t *testing.T) {
 	t.Parallel()
-	var stdout, stderr bytes.Buffer
-	code := Main(context.Background(), []string{"vibe-test", filepath.Join(t.TempDir(), "missing", "SKILL.md"), "--dry-run"}, IO{Env: os.Environ(), Stdout: &stdout, Stderr: &stderr})
-	if code != exit.Tool || strings.Count(strings.TrimSpace(stderr.String()), "\n") != 0 || !strings.Contains(stderr.String(), "SKILL.md") {
-		t.Errorf("exit %d, stderr %q; want 3 and one line naming the file", code, stderr.String())
+	paths, err := demo.Materialize(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := t.TempDir()
+	if err := os.WriteFile(filepath.Join(full, "x"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{filepath.Join(t.TempDir(), "missing", "SKILL.md")}, "SKILL.md"},
+		{[]string{paths.Skill, "--config", paths.Config, "--out", full}, "--out " + full + ": folder exists and is not empty"},
+	} {
+		var stdout, stderr bytes.Buffer
+		args := append(append([]string{"vibe-test"}, c.args...), "--dry-run")
+		code := Main(context.Background(), args, IO{Env: os.Environ(), Stdout: &stdout, Stderr: &stderr})
+		if code != exit.Tool || strings.Count(strings.TrimSpace(stderr.String()), "\n") != 0 || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 3 and one line with %q", c.args, code, stderr.String(), c.want)
+		}
 	}
 }

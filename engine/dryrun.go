@@ -70,6 +70,11 @@ func DryRun(o Settings, env []string, exactSeed bool) (*estimate.Estimate, error
 		}
 		pool = append(pool, own...)
 	}
+	// The run would refuse this --out before its first call; so does the
+	// dry run, reading it only.
+	if err := CheckOutDir(o.OutDir); err != nil {
+		return nil, exit.With(exit.Tool, err)
+	}
 	if exactSeed {
 		for i := 0; i < in.Conversations; i++ {
 			picks, err := fillers.Pick(pool, fillersPerConversation, o.Seed+int64(i))
