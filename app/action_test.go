@@ -205,3 +205,20 @@ func TestActionYAML(t *testing.T) {
 		t.Errorf("action.yml runs the script: %v; uploads the run folder: %v", runStep, upload)
 	}
 }
+
+// When vibe-test itself stops before it has a run to summarise (here, a
+// skill that does not exist), the script passes its exit code on and the
+// step summary says so instead of staying silent.
+func TestActionScriptVibeTestFailsEarly(t *testing.T) {
+	t.Parallel()
+	code, stderr, sum, outputs := actionRun(t, "http://127.0.0.1:9", "INPUT_SKILL="+filepath.Join(t.TempDir(), "no-skill", "SKILL.md"))
+	if code != exit.Tool {
+		t.Errorf("exit %d, want %d\n%s", code, exit.Tool, stderr)
+	}
+	if !strings.Contains(stderr, "SKILL.md") {
+		t.Errorf("vibe-test's error is not in the log:\n%s", stderr)
+	}
+	if !strings.Contains(sum, "vibe\\-test exited 3 before it wrote a summary") || !strings.Contains(outputs, "exit-code=3\n") {
+		t.Errorf("step summary:\n%s\noutputs:\n%s", sum, outputs)
+	}
+}
