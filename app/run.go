@@ -19,6 +19,7 @@ import (
 	"github.com/vibe-test/vibe-test/claude"
 	"github.com/vibe-test/vibe-test/conversation"
 	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/internal/term"
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/skill"
 	"github.com/vibe-test/vibe-test/summary"
@@ -61,6 +62,7 @@ func runFlagSet() []cli.Flag {
 		&cli.Float64Flag{Name: "max-budget-usd", Usage: "stop starting turns once the run has spent this much (agent, rubric, plan and judge)", DefaultText: "no limit"},
 		&cli.IntFlag{Name: "turn-retries", Value: 3, Usage: "rerun a turn this often after the CLI's own retries give up on a transient API error"},
 		&cli.DurationFlag{Name: "retry-backoff", Value: 10 * time.Second, Usage: "the first wait before rerunning a turn (doubles each time)"},
+		&cli.BoolFlag{Name: "dry-run", Usage: "print every call the run would make and an estimated cost, then stop: no model call, no claude process, no run folder"},
 		&cli.StringFlag{Name: "isolation", Usage: "`jail|none`: each claude process in a bubblewrap jail (an error where none can start), or none (the agent sees what you see)", DefaultText: "the jail where bubblewrap works"},
 	)
 }
@@ -186,6 +188,14 @@ func runCommand(c *cli.Context, stdio IO) error {
 		return exit.With(exit.Tool, err)
 	}
 	o.Args = c.Args().Slice()
+	if c.Bool("dry-run") {
+		e, err := engine.DryRun(o.Settings, stdio.Env, c.IsSet("seed"))
+		if err != nil {
+			return err
+		}
+		e.Write(stdio.Stdout, term.Line)
+		return nil
+	}
 	o.Output = outputFrom(c, stdio)
 	r, err := execute(c.Context, o, stdio)
 	if err != nil {

@@ -179,7 +179,7 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*result.Run, err
 	pl.Model, pl.JudgeModel, pl.FillerSeed = resolved, judgeModel, o.Seed
 	picks := make([][]fillers.Passage, o.Conversations)
 	for i := range picks {
-		if picks[i], err = fillers.Pick(pool, 6, o.Seed+int64(i)); err != nil {
+		if picks[i], err = fillers.Pick(pool, fillersPerConversation, o.Seed+int64(i)); err != nil {
 			return fail(fmt.Errorf("choosing fillers: %w", err))
 		}
 		ids := make([]string, len(picks[i]))
