@@ -66,6 +66,7 @@ $(GORELEASER):
 	mkdir -p tools/bin/install
 	GOBIN=$(CURDIR)/tools/bin/install go install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)
 	mv tools/bin/install/goreleaser $@
+	rmdir tools/bin/install
 
 # The four release archives, checksums and metadata in dist/ (git-ignored),
 # versioned as a snapshot; .goreleaser.yaml's before hook runs make assets.
