@@ -32,9 +32,10 @@ type artifact struct {
 	Type   string `json:"type"`
 }
 
-// TestReleaseArchive takes the linux/amd64 archive from the GoReleaser
-// output folder VIBE_TEST_RELEASE_DIST, checks it against the checksums
-// file, extracts it to a temporary folder, and runs the binary there on
+// TestReleaseArchive checks the GoReleaser output folder
+// VIBE_TEST_RELEASE_DIST: four archives named for their platform, each in
+// the checksums file and carrying the pinned echarts script. It extracts
+// the linux/amd64 archive to a temporary folder and runs the binary there on
 // the demo (the pinned claude CLI on PATH, no credentials): the demo must
 // run as designed and write a chart.html with the pinned echarts script
 // inlined, which headless Chromium draws with no network.
@@ -62,8 +63,24 @@ func TestReleaseArchive(t *testing.T) {
 		t.Fatalf("the pinned echarts script, to compare the chart's with: %v", err)
 	}
 
-	version, archive, sums := releaseFiles(t, dist)
-	checkSum(t, archive, sums)
+	version, archives, sums := releaseFiles(t, dist)
+	// Every archive is in the checksums file and its binary carries the
+	// pinned script; only linux/amd64 can run here.
+	for _, platform := range platforms {
+		archive := archives[platform]
+		if archive == "" {
+			t.Errorf("%s names no %s archive", filepath.Join(dist, "artifacts.json"), platform)
+			continue
+		}
+		checkSum(t, archive, sums)
+		if !bytes.Contains(readMember(t, archive, "vibe-test"), script) {
+			t.Errorf("%s: its vibe-test does not carry the pinned echarts script", archive)
+		}
+	}
+	archive := archives["linux/amd64"]
+	if archive == "" {
+		t.FailNow()
+	}
 	dir := t.TempDir()
 	extract(t, archive, dir)
 	bin := filepath.Join(dir, "vibe-test")
@@ -140,10 +157,13 @@ func TestReleaseArchive(t *testing.T) {
 	t.Logf("the release binary's demo chart: %s", shot)
 }
 
+// platforms are the release's os/arch pairs (.goreleaser.yaml's builds).
+var platforms = []string{"linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64"}
+
 // releaseFiles reads GoReleaser's metadata.json and artifacts.json in dist
-// and returns the release's version, the linux/amd64 archive and the
+// and returns the release's version, its archives by os/arch, and the
 // checksums file.
-func releaseFiles(t *testing.T, dist string) (version, archive, sums string) {
+func releaseFiles(t *testing.T, dist string) (version string, archives map[string]string, sums string) {
 	t.Helper()
 	var meta struct {
 		Version string `json:"version"`
@@ -154,24 +174,29 @@ func releaseFiles(t *testing.T, dist string) (version, archive, sums string) {
 	}
 	var arts []artifact
 	readJSON(t, filepath.Join(dist, "artifacts.json"), &arts)
+	archives = map[string]string{}
 	for _, a := range arts {
 		// artifacts.json's paths are relative to the folder GoReleaser
 		// ran in, dist's parent.
 		path := filepath.Join(filepath.Dir(dist), a.Path)
-		switch {
-		case a.Type == "Archive" && a.Goos == "linux" && a.Goarch == "amd64":
-			archive = path
-		case a.Type == "Checksum":
+		switch a.Type {
+		case "Archive":
+			platform := a.Goos + "/" + a.Goarch
+			archives[platform] = path
+			if want := "vibe-test_" + meta.Version + "_" + a.Goos + "_" + a.Goarch + ".tar.gz"; filepath.Base(path) != want {
+				t.Errorf("the %s archive is %s, want %s", platform, filepath.Base(path), want)
+			}
+		case "Checksum":
 			sums = path
 		}
 	}
-	if archive == "" || sums == "" {
-		t.Fatalf("%s names no linux/amd64 archive or no checksums file", filepath.Join(dist, "artifacts.json"))
+	if sums == "" {
+		t.Fatalf("%s names no checksums file", filepath.Join(dist, "artifacts.json"))
 	}
-	if want := "vibe-test_" + meta.Version + "_linux_amd64.tar.gz"; filepath.Base(archive) != want {
-		t.Errorf("the linux/amd64 archive is %s, want %s", filepath.Base(archive), want)
+	if len(archives) != len(platforms) {
+		t.Errorf("%s names %d archives, want %d (%s)", filepath.Join(dist, "artifacts.json"), len(archives), len(platforms), strings.Join(platforms, ", "))
 	}
-	return meta.Version, archive, sums
+	return meta.Version, archives, sums
 }
 
 func readJSON(t *testing.T, path string, v any) {
@@ -217,9 +242,26 @@ func checkSum(t *testing.T, archive, sums string) {
 	}
 }
 
-// extract unpacks the archive's regular files into dir, refusing any name
-// that would land outside it.
-func extract(t *testing.T, archive, dir string) {
+// readMember returns the content of the archive's file name.
+func readMember(t *testing.T, archive, name string) []byte {
+	t.Helper()
+	var b []byte
+	walk(t, archive, func(h *tar.Header, r io.Reader) {
+		if h.Name == name {
+			var err error
+			if b, err = io.ReadAll(r); err != nil {
+				t.Fatalf("%s: %v", archive, err)
+			}
+		}
+	})
+	if b == nil {
+		t.Errorf("%s has no %s", archive, name)
+	}
+	return b
+}
+
+// walk calls fn for each entry of the gzipped tar archive.
+func walk(t *testing.T, archive string, fn func(*tar.Header, io.Reader)) {
 	t.Helper()
 	f, err := os.Open(archive)
 	if err != nil {
@@ -239,11 +281,20 @@ func extract(t *testing.T, archive, dir string) {
 		if err != nil {
 			t.Fatalf("%s: %v", archive, err)
 		}
+		fn(h, tr)
+	}
+}
+
+// extract unpacks the archive's regular files into dir, refusing any name
+// that would land outside it.
+func extract(t *testing.T, archive, dir string) {
+	t.Helper()
+	walk(t, archive, func(h *tar.Header, r io.Reader) {
 		if !filepath.IsLocal(h.Name) {
 			t.Fatalf("%s: entry %q leaves the folder it is extracted to", archive, h.Name)
 		}
 		if h.Typeflag != tar.TypeReg {
-			continue
+			return
 		}
 		path := filepath.Join(dir, h.Name)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -253,13 +304,13 @@ func extract(t *testing.T, archive, dir string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := io.Copy(out, tr); err != nil {
+		if _, err := io.Copy(out, r); err != nil {
 			t.Fatal(err)
 		}
 		if err := out.Close(); err != nil {
 			t.Fatal(err)
 		}
-	}
+	})
 }
 
 // demoEnv is this process's environment with the pinned CLI's folder first
