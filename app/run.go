@@ -240,7 +240,8 @@ func splitTools(values []string) []string {
 }
 
 // writeChart renders chart.html; a binary built without the echarts script
-// says how to build it instead of writing a page that cannot draw.
+// says where to get one that has it instead of writing a page that cannot
+// draw.
 func writeChart(dir string, r *result.Run) error {
 	return atomicfile.WriteFunc(filepath.Join(dir, "chart.html"), result.FileMode, func(w io.Writer) error {
 		return chart.Render(w, summary.ChartData(r))
