@@ -78,7 +78,7 @@ release-snapshot: $(GORELEASER)
 # the demo and opens its chart.html in headless Chromium (release/). Not part
 # of make test: it cross-compiles four binaries.
 release-check: release-snapshot
-	VIBE_TEST_RELEASE_DIST=$(CURDIR)/dist go test -count=1 -v -run TestReleaseArchive ./release
+	VIBE_TEST_RELEASE_DIST=$(CURDIR)/dist go test -tags release -count=1 -v -run TestReleaseArchive ./release
 
 clean:
 	rm -rf vibe-test dist tools/node_modules chart/assets/echarts.min.js
