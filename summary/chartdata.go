@@ -11,13 +11,24 @@ import (
 	"github.com/vibe-test/vibe-test/result"
 )
 
+// chartSubtitle is one short line: echarts does not wrap a subtitle, and
+// the verdict's sentence, which ran off both ends of the chart, is the
+// first thing in the report right below it.
+func chartSubtitle(r *result.Run) string {
+	sub := fmt.Sprintf("%s · %s", Count(len(r.Conversations), "conversation"), modelName(r))
+	if v := r.Outcome.Verdict; v != "" {
+		sub += fmt.Sprintf(" · %s (exit %d): the sentence is below", strings.ReplaceAll(v, "-", " "), r.Outcome.Exit)
+	}
+	return sub
+}
+
 // ChartData maps a run to chart.html's input: the chart, and the report
 // below it (facts, rubric, statistics, and per judged turn the criteria and
 // the condensed trace). It reads only the record, so an old run redraws.
 func ChartData(r *result.Run) chart.Data {
 	d := chart.Data{
 		Title:        r.Skill.Name + " — decay over 10 turns",
-		Subtitle:     fmt.Sprintf("%s · %s · %s", Count(len(r.Conversations), "conversation"), modelName(r), r.Outcome.Sentence),
+		Subtitle:     chartSubtitle(r),
 		GateBypassed: r.GateBypassed,
 		Facts:        facts(r),
 		Stats:        stats(r.Outcome.Stats),
