@@ -26,6 +26,7 @@ import (
 
 	"github.com/vibe-test/vibe-test/engine"
 	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/plan"
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/skill"
 )
@@ -54,6 +55,7 @@ type Hooks struct {
 type Skill struct {
 	Name string // unique within the suite: its run folder's name
 	Path string // the SKILL.md
+	Dir  string
 	Hash string
 }
 
@@ -133,7 +135,7 @@ func Discover(paths []string) ([]Skill, error) {
 			continue // named twice: run once
 		}
 		seen[sk.Path] = true
-		skills = append(skills, Skill{Name: sk.Name, Path: sk.Path, Hash: sk.Hash})
+		skills = append(skills, Skill{Name: sk.Name, Path: sk.Path, Dir: sk.Dir, Hash: sk.Hash})
 	}
 	sort.SliceStable(skills, func(i, j int) bool {
 		if skills[i].Name != skills[j].Name {
@@ -199,6 +201,19 @@ func Run(ctx context.Context, s Settings, stdio engine.IO, h Hooks) (*result.Sui
 			units[u.Skill] = append(units[u.Skill], u.Index)
 		}
 		idx.Shard = plan
+	}
+	// What can be checked before the suite folder exists is: a bad config
+	// or a missing CLI is one line and no folder, not a folder of failed
+	// runs.
+	for _, sk := range skills {
+		if cfg := filepath.Join(sk.Dir, plan.ConfigName); exists(cfg) {
+			if _, err := plan.LoadConfig(cfg); err != nil {
+				return nil, "", exit.With(exit.Tool, err)
+			}
+		}
+	}
+	if _, err := engine.FindClaude(stdio.Env); err != nil {
+		return nil, "", exit.With(exit.Tool, err)
 	}
 	if err := engine.CheckOutDir(s.Out); err != nil {
 		return nil, "", exit.With(exit.Tool, err)
@@ -303,6 +318,11 @@ func finish(ctx context.Context, idx *result.Suite) {
 	default:
 		idx.Status = result.StatusCompleted
 	}
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 func skillCount(n int, s Settings) string {

@@ -1,0 +1,175 @@
+package app
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/internal/term"
+	"github.com/vibe-test/vibe-test/result"
+	"github.com/vibe-test/vibe-test/suite"
+	"github.com/vibe-test/vibe-test/summary"
+)
+
+// parseShard reads --shard i/n.
+func parseShard(s string) (i, n int, err error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
+		return 0, 0, fmt.Errorf("--shard: %q, expected i/n with 1 <= i <= n (e.g. 2/3)", s)
+	}
+	return i, n, nil
+}
+
+// suiteCommand runs a suite (several skills, or a folder of skills) or a
+// shard of one: each skill's chart is written as it finishes, and one table
+// follows. The skills' own summaries are not printed: skills run side by
+// side, so their summaries would come in whatever order they finish, and a
+// suite reader wants the table; `vibe-test report SUITE_DIR/<skill>` shows
+// one in full.
+func suiteCommand(c *cli.Context, o Options, stdio IO) error {
+	s := suite.Settings{Settings: o.Settings, Paths: c.Args().Slice(), Out: o.OutDir}
+	if v := c.String("shard"); v != "" {
+		var err error
+		if s.Shard, s.Shards, err = parseShard(v); err != nil {
+			return exit.With(exit.Tool, err)
+		}
+		if !c.IsSet("seed") {
+			return exit.Errorf(exit.Tool, "--shard needs --seed N: every shard must pick the same fillers for the same conversation, so their runs can be merged")
+		}
+		if o.UntilDecided || len(o.Controls) > 0 {
+			return exit.Errorf(exit.Tool, "--shard: --until-decided and --control do not go with shards (each shard holds a fixed share of the conversations)")
+		}
+	}
+	for _, name := range []string{"config", "rubric", "junit"} {
+		if c.IsSet(name) {
+			return exit.Errorf(exit.Tool, "--%s: not for a suite: each skill's vibe-test.yaml (and cached rubric) lies beside its SKILL.md", name)
+		}
+	}
+	h := suite.Hooks{
+		Show: func(dir string, r *result.Run) error {
+			if err := writeChart(dir, r); err != nil {
+				fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", term.Line(err.Error()))
+			}
+			return nil
+		},
+		Done: func(e result.SuiteEntry) { fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", term.Line(doneLine(e))) },
+	}
+	idx, dir, err := suite.Run(c.Context, s, engineIO(stdio), h)
+	if idx != nil {
+		if perr := showSuite(idx, dir, o.Output, stdio); perr != nil && err == nil {
+			err = exit.With(exit.Tool, perr)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return suiteExit(idx)
+}
+
+// doneLine is what stderr hears when a skill finishes.
+func doneLine(e result.SuiteEntry) string {
+	line := fmt.Sprintf("%s finished: %s (exit %d)", e.Name, e.Verdict, e.ExitCode)
+	if e.Verdict == "" {
+		line = fmt.Sprintf("%s stopped: %s (exit %d)", e.Name, e.Error, e.ExitCode)
+	}
+	return line
+}
+
+// showSuite prints the suite's table (on stderr with --json, whose object
+// goes to stdout).
+func showSuite(idx *result.Suite, dir string, out output, stdio IO) error {
+	human := stdio.Stdout
+	if out.json {
+		human = stdio.Stderr
+	}
+	summary.SuiteTable(human, idx, dir, out.styled && !out.json)
+	if out.json {
+		b, err := json.MarshalIndent(idx, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdio.Stdout, "%s\n", b)
+	}
+	return nil
+}
+
+func suiteExit(idx *result.Suite) error {
+	if idx.ExitCode == exit.OK {
+		return nil
+	}
+	return exit.Errorf(idx.ExitCode, "suite exit code %d", idx.ExitCode)
+}
+
+// reportSuite re-prints a suite folder's table, each skill redecided from
+// its run folder (and its chart redrawn), as `report RUN_DIR` does for one.
+func reportSuite(c *cli.Context, dir string, stdio IO) error {
+	idx, err := result.LoadSuite(dir)
+	if err != nil {
+		return exit.With(exit.Tool, err)
+	}
+	var codes []int
+	for i, e := range idx.Skills {
+		rd := filepath.Join(dir, filepath.Clean("/" + e.RunDir)[1:])
+		r, err := result.Load(rd)
+		if err != nil || r.Plan == nil {
+			// The skill stopped before its run began: suite.json keeps why.
+			codes = append(codes, e.ExitCode)
+			continue
+		}
+		redecide(r)
+		if err := writeChart(rd, r); err != nil {
+			fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", term.Line(err.Error()))
+		}
+		idx.Skills[i] = result.EntryOf(e, r)
+		c := idx.Skills[i].ExitCode
+		if idx.Shard != nil && c != exit.Tool && c != exit.Interrupted {
+			c = exit.OK // a shard's verdicts are partial
+		}
+		codes = append(codes, c)
+	}
+	idx.ExitCode = result.WorstExit(codes...)
+	if idx.Status == result.StatusRunning {
+		fmt.Fprintf(stdio.Stderr, "vibe-test: %s: the suite has not finished (or its vibe-test was stopped by force): the table shows what its run folders hold\n", dir)
+	}
+	if err := showSuite(idx, dir, outputFrom(c, stdio), stdio); err != nil {
+		return exit.With(exit.Tool, err)
+	}
+	return suiteExit(idx)
+}
+
+func mergeFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "out", Usage: "the merged suite `folder`", DefaultText: "./vibe-runs/<UTC time>-suite"},
+		&cli.BoolFlag{Name: "json", Usage: "print the merged suite index as one JSON object on stdout (the table goes to stderr)"},
+		&cli.BoolFlag{Name: "no-color", Usage: "plain output even on a terminal (NO_COLOR is honoured too)"},
+	}
+}
+
+// mergeCommand joins shard folders into one suite folder and exits with
+// the merged suite's code.
+func mergeCommand(c *cli.Context, stdio IO) error {
+	if c.NArg() == 0 {
+		return exit.Errorf(exit.Tool, "merge: expected every shard's folder (vibe-test merge --out DIR SHARD_DIR...)")
+	}
+	h := suite.Hooks{Show: func(dir string, r *result.Run) error {
+		if err := writeChart(dir, r); err != nil {
+			fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", term.Line(err.Error()))
+		}
+		return nil
+	}}
+	idx, dir, err := suite.Merge(c.String("out"), c.Args().Slice(), h)
+	if err != nil {
+		return err
+	}
+	if err := showSuite(idx, dir, outputFrom(c, stdio), stdio); err != nil {
+		return exit.With(exit.Tool, err)
+	}
+	return suiteExit(idx)
+}
