@@ -100,11 +100,18 @@ func showSuite(idx *result.Suite, dir string, out output, stdio IO) error {
 	return nil
 }
 
+// suiteExit is the suite's exit code, with the skills that set it named.
 func suiteExit(idx *result.Suite) error {
 	if idx.ExitCode == exit.OK {
 		return nil
 	}
-	return exit.Errorf(idx.ExitCode, "suite exit code %d", idx.ExitCode)
+	var names []string
+	for _, e := range idx.Skills {
+		if e.ExitCode == idx.ExitCode {
+			names = append(names, e.Name)
+		}
+	}
+	return exit.Errorf(idx.ExitCode, "suite exit code %d, set by %s", idx.ExitCode, strings.Join(names, ", "))
 }
 
 // reportSuite re-prints a suite folder's table, each skill redecided from

@@ -1,0 +1,315 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/vibe-test/vibe-test/demo"
+	"github.com/vibe-test/vibe-test/result"
+	"github.com/vibe-test/vibe-test/scripted"
+)
+
+// librarySkill is one skill of the test library: the bundled stock-ledger
+// skill under another name, asked about other items, played by the scripted
+// model in one way at every turn whatever session asks (so a conversation
+// behaves the same in any shard, in any order).
+type librarySkill struct {
+	name    string
+	items   [3]string // base task, probes' items
+	pattern string    // matches its tasks and no other skill's or filler's
+	play    string    // steady, decaying or never
+}
+
+var library = []librarySkill{
+	{demo.SkillName, [3]string{"widgets", "gaskets", "hinges"}, `(?i)in stock|widgets|gaskets|hinges`, scripted.PersonaSteady},
+	{"sprocket-ledger", [3]string{"sprockets", "grommets", "rivets"}, `(?i)sprockets|grommets|rivets`, scripted.PersonaDecaying},
+	{"dowel-ledger", [3]string{"dowels", "casters", "toggles"}, `(?i)dowels|casters|toggles`, scripted.PersonaNever},
+}
+
+// makeLibrary writes the three skills, each with its vibe-test.yaml beside
+// it, under dir/skills, and returns that folder.
+func makeLibrary(t *testing.T, dir string) string {
+	t.Helper()
+	paths, err := demo.Materialize(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Dir(paths.Skill)
+	lib := filepath.Join(dir, "skills")
+	for _, sk := range library {
+		to := filepath.Join(lib, sk.name)
+		err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(src, p)
+			if d.IsDir() {
+				return os.MkdirAll(filepath.Join(to, rel), 0o755)
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			info, _ := d.Info()
+			return os.WriteFile(filepath.Join(to, rel), []byte(strings.ReplaceAll(string(b), demo.SkillName, sk.name)), info.Mode())
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := fmt.Sprintf("How many %s do we have on the shelves?", sk.items[0])
+		if sk.name == demo.SkillName {
+			base = "How many widgets do we have in stock right now?"
+		}
+		cfg := fmt.Sprintf("base_task: %s\nprobes:\n  - task: Quick one, how many %s are left, and do we need to reorder them?\n"+
+			"  - task: We just got a delivery note, see deliveries.txt. How many %s do we have now?\n    setup:\n      deliveries.txt: \"%s +10\\n\"\n"+
+			"  - task: Before I close for the day, how many %s are left?\nfixture: %s\n",
+			base, sk.items[1], sk.items[2], sk.items[2], sk.items[0], filepath.Join(dir, "fixture"))
+		if err := os.WriteFile(filepath.Join(to, "vibe-test.yaml"), []byte(cfg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return lib
+}
+
+// libraryScript plays every skill of the library: its own procedure
+// (its Skill call and census command), the judge passing a trace that ran
+// its census, and the demo's rubric, escape and fail answers.
+func libraryScript(t *testing.T) scripted.Script {
+	t.Helper()
+	demoRules := demo.JudgeRules(false)
+	var pass scripted.Rule
+	for _, r := range demoRules {
+		if r.Kind == scripted.KindJudge && strings.Contains(r.Contains, "census.sh") {
+			pass = r
+		}
+	}
+	if pass.Contains == "" {
+		t.Fatal("the demo's judge has no rule for a trace that ran the census")
+	}
+	var s scripted.Script
+	for _, sk := range library {
+		p := renamed(t, demo.Procedure(), sk.name)
+		judgePass := pass
+		judgePass.Contains = strings.ReplaceAll(pass.Contains, demo.SkillName, sk.name)
+		s.Rules = append(s.Rules, judgePass)
+		agent := func(turns []int, steps []scripted.Step) scripted.Rule {
+			return scripted.Rule{Kind: scripted.KindAgent, Pattern: sk.pattern, Turns: turns, Steps: steps}
+		}
+		memory := []scripted.Step{{Text: p.FromMemory}}
+		switch sk.play {
+		case scripted.PersonaSteady:
+			s.Rules = append(s.Rules, agent(nil, p.Follow))
+		case scripted.PersonaDecaying: // follows at prompt turns 1-7 (fresh too), not from 8 on
+			s.Rules = append(s.Rules, agent([]int{1, 2, 3, 4, 5, 6, 7}, p.Follow), agent(nil, memory))
+		case scripted.PersonaNever:
+			s.Rules = append(s.Rules, agent(nil, memory))
+		}
+	}
+	s.Rules = append(s.Rules, demoRules...)
+	s.Rules = append(s.Rules, scripted.Rule{Kind: scripted.KindAgent, Steps: []scripted.Step{{Text: demo.Procedure().FillerReply}}})
+	return s
+}
+
+// renamed is the demo's procedure for the same skill under another name.
+func renamed(t *testing.T, p scripted.Procedure, name string) scripted.Procedure {
+	t.Helper()
+	b, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var q scripted.Procedure
+	if err := json.Unmarshal([]byte(strings.ReplaceAll(string(b), demo.SkillName, name)), &q); err != nil {
+		t.Fatal(err)
+	}
+	return q
+}
+
+type suiteRun struct {
+	code           int
+	stdout, stderr string
+}
+
+func (s suiteRun) String() string {
+	return fmt.Sprintf("exit %d\nstdout:\n%s\nstderr:\n%s", s.code, s.stdout, s.stderr)
+}
+
+// TestSuiteShardsMergeAsOne runs a library of three skills (steady, decaying,
+// never) as one suite, and again as three shards side by side, merged: each
+// skill's verdict, exit code and counts are the same, and the suite's exit
+// code is the worst (decay).
+func TestSuiteShardsMergeAsOne(t *testing.T) {
+	t.Parallel()
+	bin := fastCLI(t)
+	srv, err := scripted.Start(libraryScript(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	dir := t.TempDir()
+	lib := makeLibrary(t, dir)
+	env := append(DemoEnv(os.Environ(), srv.URL()), "VIBE_TEST_CLAUDE="+bin, "VIBE_TEST_CACHE_DIR="+filepath.Join(dir, "cache"))
+	run := func(args ...string) suiteRun {
+		var stdout, stderr bytes.Buffer
+		code := Main(context.Background(), append([]string{"vibe-test"}, args...), IO{Env: env, Stdout: &stdout, Stderr: &stderr})
+		return suiteRun{code, stdout.String(), stderr.String()}
+	}
+	// The unsharded suite and shards 2 and 3 run the built binary, out of
+	// the race detector (which makes the in-process engine several times
+	// slower); shard 1, which runs all three skills side by side too, runs
+	// in-process, where the race detector watches the suite's shared
+	// limit, budget, index and output.
+	built := vibeTestBinary(t)
+	runBuilt := func(args ...string) suiteRun {
+		var stdout, stderr bytes.Buffer
+		cmd := exec.Command(built, args...)
+		cmd.Env, cmd.Stdout, cmd.Stderr = env, &stdout, &stderr
+		err := cmd.Run()
+		var ee *exec.ExitError
+		code := 0
+		switch {
+		case errors.As(err, &ee):
+			code = ee.ExitCode()
+		case err != nil:
+			t.Errorf("running %s: %v", built, err)
+			code = -1
+		}
+		return suiteRun{code, stdout.String(), stderr.String()}
+	}
+	common := []string{"--seed", "7", "--conversations", "3", "--max-retries", "1", "--retry-backoff", "200ms", "--isolation", "none"}
+
+	start0 := time.Now()
+	whole := filepath.Join(dir, "whole")
+	w := runBuilt(append([]string{lib, "--out", whole, "--concurrency", "4"}, common...)...)
+	t.Logf("unsharded (%s): %s", time.Since(start0), w)
+	if w.code != 1 {
+		t.Fatalf("unsharded suite: exit %d, want 1 (the decaying skill)\n%s", w.code, w)
+	}
+	for _, sk := range library {
+		if !strings.Contains(w.stdout, sk.name) || !strings.Contains(w.stdout, filepath.Join(whole, sk.name, "chart.html")) {
+			t.Errorf("the table lacks %s or its chart:\n%s", sk.name, w.stdout)
+		}
+	}
+	want := loadSuite(t, whole)
+	byName := map[string]result.SuiteEntry{}
+	for _, e := range want.Skills {
+		byName[e.Name] = e
+	}
+	for name, code := range map[string]int{demo.SkillName: 0, "sprocket-ledger": 1, "dowel-ledger": 2} {
+		if byName[name].ExitCode != code {
+			t.Errorf("%s: exit %d, want %d (%+v)", name, byName[name].ExitCode, code, byName[name])
+		}
+	}
+
+	// Three shards side by side, each with its own suite folder.
+	shards := make([]string, 3)
+	var wg sync.WaitGroup
+	runs := make([]suiteRun, 3)
+	for i := range shards {
+		shards[i] = filepath.Join(dir, fmt.Sprintf("shard-%d", i+1))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := runBuilt
+			if i == 0 {
+				r = run
+			}
+			runs[i] = r(append([]string{lib, "--out", shards[i], "--shard", fmt.Sprintf("%d/3", i+1), "--concurrency", "2"}, common...)...)
+		}()
+	}
+	wg.Wait()
+	for i, r := range runs {
+		if r.code != 0 {
+			t.Fatalf("shard %d/3: exit %d, want 0 (a shard's verdicts are partial)\n%s", i+1, r.code, r)
+		}
+		idx := loadSuite(t, shards[i])
+		if idx.Shard == nil || len(idx.Shard.Units) != 3 {
+			t.Fatalf("shard %d/3: plan %+v, want 3 of the 9 units", i+1, idx.Shard)
+		}
+	}
+
+	t.Logf("shards done at %s", time.Since(start0))
+	merged := filepath.Join(dir, "merged")
+	m := run(append([]string{"merge", "--out", merged}, shards...)...)
+	t.Logf("merged: %s", m)
+	if m.code != w.code {
+		t.Fatalf("merged suite: exit %d, the unsharded run's %d\n%s", m.code, w.code, m)
+	}
+	got := loadSuite(t, merged)
+	if len(got.Skills) != len(want.Skills) {
+		t.Fatalf("merged %d skills, unsharded %d", len(got.Skills), len(want.Skills))
+	}
+	for i, g := range got.Skills {
+		u := want.Skills[i]
+		if g.Name != u.Name || g.Verdict != u.Verdict || g.ExitCode != u.ExitCode || g.Diluted != u.Diluted || g.Fresh != u.Fresh || g.EffectiveTurn != u.EffectiveTurn {
+			t.Errorf("merged %+v\nunsharded %+v", g, u)
+		}
+		r, err := result.Load(filepath.Join(merged, g.RunDir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ur, _ := result.Load(filepath.Join(whole, u.RunDir))
+		if len(r.Conversations) != 3 || len(r.Fresh) != 3 || r.Outcome.Sentence != ur.Outcome.Sentence {
+			t.Errorf("%s merged: %d conversations, %d fresh, %q; unsharded %q", g.Name, len(r.Conversations), len(r.Fresh), r.Outcome.Sentence, ur.Outcome.Sentence)
+		}
+		for k, c := range r.Conversations {
+			if c.Index != k+1 || !equalStrings(c.Fillers, ur.Conversations[k].Fillers) {
+				t.Errorf("%s conversation %d: index %d, fillers %v; unsharded %v", g.Name, k+1, c.Index, c.Fillers, ur.Conversations[k].Fillers)
+			}
+			for _, tr := range c.Turns {
+				if _, err := os.Stat(filepath.Join(merged, g.RunDir, tr.Transcript)); err != nil {
+					t.Errorf("%s: transcript not copied: %v", g.Name, err)
+				}
+			}
+		}
+	}
+	// report re-prints the merged table from the folders.
+	if rep := run("report", merged); rep.code != m.code || !strings.Contains(rep.stdout, "merged from 3 shards") {
+		t.Errorf("report of the merged suite: %s", rep)
+	}
+
+	// Refusals: exit 3, one line naming the folder and what differs.
+	refused := func(want string, args ...string) {
+		t.Helper()
+		r := run(append([]string{"merge", "--out", filepath.Join(t.TempDir(), "m")}, args...)...)
+		last := strings.TrimSpace(r.stderr)
+		if r.code != 3 || strings.Contains(last, "\n") || !strings.Contains(last, want) {
+			t.Errorf("merge %v: %s\nwant exit 3 and one line with %q", args, r, want)
+		}
+	}
+	refused("shard [3/3] missing", shards[0], shards[1])
+	refused("shard 2/3 given twice", shards[0], shards[1], shards[1], shards[2])
+	refused("not a shard's folder", whole)
+	tampered := filepath.Join(dir, "tampered")
+	if err := os.CopyFS(tampered, os.DirFS(shards[2])); err != nil {
+		t.Fatal(err)
+	}
+	rj := filepath.Join(tampered, "sprocket-ledger", "run.json")
+	b, err := os.ReadFile(rj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(rj, bytes.Replace(b, []byte("runs scripts/census.sh"), []byte("runs the census script"), 1), 0o600)
+	refused(tampered+": skill sprocket-ledger: rubric", shards[0], shards[1], tampered)
+}
+
+func loadSuite(t *testing.T, dir string) *result.Suite {
+	t.Helper()
+	s, err := result.LoadSuite(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func equalStrings(a, b []string) bool { return strings.Join(a, "\x00") == strings.Join(b, "\x00") }
