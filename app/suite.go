@@ -3,13 +3,16 @@ package app
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/vibe-test/vibe-test/internal/atomicfile"
 	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/junit"
 	"github.com/vibe-test/vibe-test/internal/term"
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/suite"
@@ -47,7 +50,7 @@ func suiteCommand(c *cli.Context, o Options, stdio IO) error {
 			return exit.Errorf(exit.Tool, "--shard: --until-decided and --control do not go with shards (each shard holds a fixed share of the conversations)")
 		}
 	}
-	for _, name := range []string{"config", "rubric", "junit"} {
+	for _, name := range []string{"config", "rubric"} {
 		if c.IsSet(name) {
 			return exit.Errorf(exit.Tool, "--%s: not for a suite: each skill's vibe-test.yaml (and cached rubric) lies beside its SKILL.md", name)
 		}
@@ -83,8 +86,13 @@ func doneLine(e result.SuiteEntry) string {
 }
 
 // showSuite prints the suite's table (on stderr with --json, whose object
-// goes to stdout).
+// goes to stdout) and writes --junit.
 func showSuite(idx *result.Suite, dir string, out output, stdio IO) error {
+	if out.junit != "" {
+		if err := writeSuiteJUnit(out.junit, idx, dir); err != nil {
+			return err
+		}
+	}
 	human := stdio.Stdout
 	if out.json {
 		human = stdio.Stderr
@@ -101,6 +109,30 @@ func showSuite(idx *result.Suite, dir string, out output, stdio IO) error {
 }
 
 // suiteExit is the suite's exit code, with the skills that set it named.
+// writeSuiteJUnit writes a testsuite per skill that has a run record,
+// atomically.
+func writeSuiteJUnit(path string, idx *result.Suite, dir string) error {
+	var runs []*result.Run
+	for _, e := range idx.Skills {
+		r, err := result.Load(runDir(dir, e))
+		if err != nil || r.Plan == nil {
+			continue // the skill stopped before its run began: suite.json says why
+		}
+		runs = append(runs, r)
+	}
+	err := atomicfile.WriteFunc(path, result.FileMode, func(w io.Writer) error { return junit.WriteSuite(w, runs) })
+	if err != nil {
+		return fmt.Errorf("--junit %s: %w", path, err)
+	}
+	return nil
+}
+
+// runDir is a suite entry's run folder, kept inside the suite folder
+// whatever suite.json says.
+func runDir(dir string, e result.SuiteEntry) string {
+	return filepath.Join(dir, filepath.Clean("/" + e.RunDir)[1:])
+}
+
 func suiteExit(idx *result.Suite) error {
 	if idx.ExitCode == exit.OK {
 		return nil
@@ -123,7 +155,7 @@ func reportSuite(c *cli.Context, dir string, stdio IO) error {
 	}
 	var codes []int
 	for i, e := range idx.Skills {
-		rd := filepath.Join(dir, filepath.Clean("/" + e.RunDir)[1:])
+		rd := runDir(dir, e)
 		r, err := result.Load(rd)
 		if err != nil || r.Plan == nil {
 			// The skill stopped before its run began: suite.json keeps why.
@@ -155,6 +187,7 @@ func mergeFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "out", Usage: "the merged suite `folder`", DefaultText: "./vibe-runs/<UTC time>-suite"},
 		&cli.BoolFlag{Name: "json", Usage: "print the merged suite index as one JSON object on stdout (the table goes to stderr)"},
+		&cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE` (a test suite per skill, a test case per judged turn)"},
 		&cli.BoolFlag{Name: "no-color", Usage: "plain output even on a terminal (NO_COLOR is honoured too)"},
 	}
 }

@@ -240,12 +240,20 @@ func TestSuiteShardsMergeAsOne(t *testing.T) {
 
 	t.Logf("shards done at %s", time.Since(start0))
 	merged := filepath.Join(dir, "merged")
-	m := run(append([]string{"merge", "--out", merged}, shards...)...)
+	junitPath := filepath.Join(dir, "junit.xml")
+	m := run(append([]string{"merge", "--out", merged, "--json", "--junit", junitPath}, shards...)...)
 	t.Logf("merged: %s", m)
 	if m.code != w.code {
 		t.Fatalf("merged suite: exit %d, the unsharded run's %d\n%s", m.code, w.code, m)
 	}
 	got := loadSuite(t, merged)
+	var printed result.Suite
+	if err := json.Unmarshal([]byte(m.stdout), &printed); err != nil || len(printed.Skills) != 3 || printed.ExitCode != 1 {
+		t.Errorf("merge --json: %v, %+v", err, printed)
+	}
+	if j, err := os.ReadFile(junitPath); err != nil || strings.Count(string(j), "<testsuite ") != 3 {
+		t.Errorf("merge --junit: %v, want a testsuite per skill:\n%s", err, j)
+	}
 	if len(got.Skills) != len(want.Skills) {
 		t.Fatalf("merged %d skills, unsharded %d", len(got.Skills), len(want.Skills))
 	}
