@@ -12,8 +12,8 @@ import (
 
 	"github.com/vibe-test/vibe-test/internal/atomicfile"
 	"github.com/vibe-test/vibe-test/internal/exit"
-	"github.com/vibe-test/vibe-test/junit"
 	"github.com/vibe-test/vibe-test/internal/term"
+	"github.com/vibe-test/vibe-test/junit"
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/suite"
 	"github.com/vibe-test/vibe-test/summary"
