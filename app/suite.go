@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/vibe-test/vibe-test/engine"
 	"github.com/vibe-test/vibe-test/internal/atomicfile"
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/term"
@@ -56,12 +57,7 @@ func suiteCommand(c *cli.Context, o Options, stdio IO) error {
 		}
 	}
 	h := suite.Hooks{
-		Show: func(dir string, r *result.Run) error {
-			if err := writeChart(dir, r); err != nil {
-				fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", term.Line(err.Error()))
-			}
-			return nil
-		},
+		Show: chartOnly(stdio),
 		Done: func(e result.SuiteEntry) { fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", term.Line(doneLine(e))) },
 	}
 	idx, dir, err := suite.Run(c.Context, s, engineIO(stdio), h)
@@ -198,12 +194,7 @@ func mergeCommand(c *cli.Context, stdio IO) error {
 	if c.NArg() == 0 {
 		return exit.Errorf(exit.Tool, "merge: expected every shard's folder (vibe-test merge --out DIR SHARD_DIR...)")
 	}
-	h := suite.Hooks{Show: func(dir string, r *result.Run) error {
-		if err := writeChart(dir, r); err != nil {
-			fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", term.Line(err.Error()))
-		}
-		return nil
-	}}
+	h := suite.Hooks{Show: chartOnly(stdio)}
 	idx, dir, err := suite.Merge(c.String("out"), c.Args().Slice(), h)
 	if err != nil {
 		return err
@@ -212,4 +203,36 @@ func mergeCommand(c *cli.Context, stdio IO) error {
 		return exit.With(exit.Tool, err)
 	}
 	return suiteExit(idx)
+}
+
+// resumeSuite continues every unfinished skill of a suite folder and
+// prints the suite's table.
+func resumeSuite(c *cli.Context, dir string, stdio IO) error {
+	rs := engine.ResumeSettings{TurnRetries: c.Int("turn-retries"), RetryBackoff: c.Duration("retry-backoff")}
+	if c.IsSet("max-budget-usd") {
+		v := c.Float64("max-budget-usd")
+		rs.MaxBudgetUSD = &v
+	}
+	h := suite.Hooks{Show: chartOnly(stdio), Done: func(e result.SuiteEntry) { fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", term.Line(doneLine(e))) }}
+	idx, err := suite.Resume(c.Context, dir, rs, engineIO(stdio), h)
+	if idx != nil {
+		if perr := showSuite(idx, dir, outputFrom(c, stdio), stdio); perr != nil && err == nil {
+			err = exit.With(exit.Tool, perr)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return suiteExit(idx)
+}
+
+// chartOnly is a suite's Show hook: each skill's chart.html, its summary
+// left to the table (and `report`).
+func chartOnly(stdio IO) func(dir string, r *result.Run) error {
+	return func(dir string, r *result.Run) error {
+		if err := writeChart(dir, r); err != nil {
+			fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", term.Line(err.Error()))
+		}
+		return nil
+	}
 }

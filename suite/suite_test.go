@@ -31,12 +31,13 @@ func TestShardUnitsDealEveryUnitOnce(t *testing.T) {
 		}
 	}
 	// Sorted by skill name, then index: a1 a2 a3 b1 b2 b3 b4 c1.
-	if got := ShardUnits(skills, 1, 3); !slices.Equal(got, []result.Unit{{"a", 1}, {"b", 1}, {"b", 4}}) {
+	firstShard := []result.Unit{{Skill: "a", Index: 1}, {Skill: "b", Index: 1}, {Skill: "b", Index: 4}}
+	if got := ShardUnits(skills, 1, 3); !slices.Equal(got, firstShard) {
 		t.Errorf("shard 1/3: %v", got)
 	}
 	// The order skills are given in does not matter.
 	slices.Reverse(skills)
-	if got := ShardUnits(skills, 1, 3); !slices.Equal(got, []result.Unit{{"a", 1}, {"b", 1}, {"b", 4}}) {
+	if got := ShardUnits(skills, 1, 3); !slices.Equal(got, firstShard) {
 		t.Errorf("shard 1/3, skills reversed: %v", got)
 	}
 }
