@@ -135,6 +135,26 @@ func renamed(t *testing.T, p scripted.Procedure, name string) scripted.Procedure
 	return q
 }
 
+// librarySetup writes the library under dir and starts the scripted model
+// for it; run runs vibe-test in-process against it.
+func librarySetup(t *testing.T, dir string) (lib string, env []string, run func(args ...string) suiteRun) {
+	t.Helper()
+	bin := fastCLI(t)
+	srv, err := scripted.Start(libraryScript(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	lib = makeLibrary(t, dir)
+	env = append(DemoEnv(os.Environ(), srv.URL()), "VIBE_TEST_CLAUDE="+bin, "VIBE_TEST_CACHE_DIR="+filepath.Join(dir, "cache"))
+	run = func(args ...string) suiteRun {
+		var stdout, stderr bytes.Buffer
+		code := Main(context.Background(), append([]string{"vibe-test"}, args...), IO{Env: env, Stdout: &stdout, Stderr: &stderr})
+		return suiteRun{code, stdout.String(), stderr.String()}
+	}
+	return lib, env, run
+}
+
 type suiteRun struct {
 	code           int
 	stdout, stderr string
@@ -150,20 +170,8 @@ func (s suiteRun) String() string {
 // code is the worst (decay).
 func TestSuiteShardsMergeAsOne(t *testing.T) {
 	t.Parallel()
-	bin := fastCLI(t)
-	srv, err := scripted.Start(libraryScript(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
 	dir := t.TempDir()
-	lib := makeLibrary(t, dir)
-	env := append(DemoEnv(os.Environ(), srv.URL()), "VIBE_TEST_CLAUDE="+bin, "VIBE_TEST_CACHE_DIR="+filepath.Join(dir, "cache"))
-	run := func(args ...string) suiteRun {
-		var stdout, stderr bytes.Buffer
-		code := Main(context.Background(), append([]string{"vibe-test"}, args...), IO{Env: env, Stdout: &stdout, Stderr: &stderr})
-		return suiteRun{code, stdout.String(), stderr.String()}
-	}
+	lib, env, run := librarySetup(t, dir)
 	// The unsharded suite and shards 2 and 3 run the built binary, out of
 	// the race detector (which makes the in-process engine several times
 	// slower); shard 1, which runs all three skills side by side too, runs
@@ -321,3 +329,63 @@ func loadSuite(t *testing.T, dir string) *result.Suite {
 }
 
 func equalStrings(a, b []string) bool { return strings.Join(a, "\x00") == strings.Join(b, "\x00") }
+
+// One --max-budget-usd for the whole suite: the skills together stop near
+// it (each alone would spend it), and `resume SUITE_DIR` with a larger
+// budget finishes every skill.
+func TestSuiteBudgetSharedAndResumed(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	lib, _, run := librarySetup(t, dir)
+	out := filepath.Join(dir, "suite")
+	const budget = 0.25
+	first := run(lib, "--out", out, "--seed", "3", "--conversations", "1", "--concurrency", "1", "--max-budget-usd", fmt.Sprint(budget),
+		"--max-retries", "1", "--isolation", "none")
+	t.Logf("first: %s", first)
+	if first.code != 3 {
+		t.Fatalf("exit %d, want 3 (budget exhausted)\n%s", first.code, first)
+	}
+	idx := loadSuite(t, out)
+	var spent, maxTurn float64
+	exhausted := 0
+	for _, e := range idx.Skills {
+		spent += e.CostUSD
+		if e.Status == result.StatusBudgetExhausted {
+			exhausted++
+		}
+		r, err := result.Load(filepath.Join(out, e.RunDir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, arm := range [][]result.Conversation{r.Conversations, r.Fresh} {
+			for _, c := range arm {
+				for _, tr := range c.Turns {
+					turn := tr.CostUSD
+					if tr.Verdict != nil {
+						turn += tr.Verdict.CostUSD
+					}
+					maxTurn = max(maxTurn, turn)
+				}
+			}
+		}
+	}
+	// One budget: what all skills spent passes it by at most the turns
+	// already running when it ran out (one at a time here) and the
+	// rubrics, never by a budget per skill.
+	if exhausted == 0 || spent > budget+3*maxTurn+0.1 {
+		t.Errorf("%d skills stopped by the budget, $%.4f spent in all (budget $%.2f, largest turn $%.4f): the budget is not shared", exhausted, spent, budget, maxTurn)
+	}
+
+	second := run("resume", out, "--max-budget-usd", "100")
+	t.Logf("resumed: %s", second)
+	idx = loadSuite(t, out)
+	want := map[string]int{demo.SkillName: 0, "sprocket-ledger": 0, "dowel-ledger": 2} // one conversation each: decay cannot be shown
+	for _, e := range idx.Skills {
+		if e.ExitCode != want[e.Name] || e.Status == result.StatusBudgetExhausted {
+			t.Errorf("%s after resume: %+v, want exit %d", e.Name, e, want[e.Name])
+		}
+	}
+	if second.code != 2 || idx.ExitCode != 2 || idx.Status != result.StatusCompleted {
+		t.Errorf("resumed suite: exit %d, index exit %d, status %s; want 2, 2, completed", second.code, idx.ExitCode, idx.Status)
+	}
+}
