@@ -29,6 +29,7 @@ func TestBadInput(t *testing.T) {
 	}
 	good := write("good/SKILL.md", "---\nname: good\ndescription: d\n---\nRun the script.\n")
 	write("s2/vibe-test.yaml", "base_task: [a]\n")
+	write("s3/rubric.json", `{"criteria":[]}`)
 	emptyFolder := filepath.Join(dir, "empty")
 	os.Mkdir(emptyFolder, 0o755)
 	oldClaude := write("bin/claude", "#!/bin/sh\necho '1.0.3 (Claude Code)'\n")
@@ -59,6 +60,7 @@ func TestBadInput(t *testing.T) {
 		{"out exists", []string{good, "--out", existing}, nil, "folder exists and is not empty"},
 		{"conversations", []string{good, "--conversations", "0"}, nil, "--conversations: 0"},
 		{"suite: bad config beside a skill", []string{good, write("s2/SKILL.md", "---\nname: s2\ndescription: d\n---\nx\n"), "--seed", "1"}, nil, "s2/vibe-test.yaml:"},
+		{"suite: bad rubric.json beside a skill", []string{good, write("s3/SKILL.md", "---\nname: s3\ndescription: d\n---\nx\n")}, nil, "expected 5 to 8"},
 		{"suite: --config", []string{good, good, "--config", write("cfg5.yaml", "base_task: a\n")}, nil, "--config: not for a suite"},
 		{"shard without seed", []string{good, "--shard", "1/2"}, nil, "--shard needs --seed N"},
 		{"bad shard", []string{good, "--shard", "3/2", "--seed", "1"}, nil, `--shard: "3/2", expected i/n`},

@@ -317,6 +317,15 @@ func TestSuiteShardsMergeAsOne(t *testing.T) {
 	}
 	os.WriteFile(rj, bytes.Replace(b, []byte("runs scripts/census.sh"), []byte("runs the census script"), 1), 0o600)
 	refused(tampered+": skill sprocket-ledger: rubric", shards[0], shards[1], tampered)
+	// Where a rubric came from (a cache here, an extraction there) is no
+	// difference.
+	os.WriteFile(rj, bytes.Replace(b, []byte(`"source": "cache"`), []byte(`"source": "extracted"`), 1), 0o600)
+	if !bytes.Contains(b, []byte(`"source": "cache"`)) {
+		t.Fatal("the shard's rubric does not say it came from the cache")
+	}
+	if r := run("merge", "--out", filepath.Join(dir, "merged-2"), shards[0], shards[1], tampered); r.code != 1 {
+		t.Errorf("merge of shards whose rubrics differ only in source: %s", r)
+	}
 }
 
 func loadSuite(t *testing.T, dir string) *result.Suite {

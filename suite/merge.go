@@ -213,12 +213,24 @@ func differs(a, b *result.Run) string {
 		return "skill hash"
 	case a.Versions.Claude != b.Versions.Claude:
 		return fmt.Sprintf("CLI version (%s, not %s)", b.Versions.Claude, a.Versions.Claude)
-	case !sameJSON(a.Rubric, b.Rubric):
-		return "rubric (extracted differently: pass a reviewed --rubric to every shard)"
+	case !sameJSON(criteria(a), criteria(b)):
+		return "rubric (extracted differently: put a reviewed rubric.json beside the SKILL.md for every shard)"
 	case !sameJSON(measured(a), measured(b)):
 		return "config (tasks, models, tools, rule or other settings)"
 	}
 	return ""
+}
+
+// criteria is what of a run's rubric judged it: where it came from (the
+// cache on one machine, a fresh extraction on another) does not matter.
+func criteria(r *result.Run) any {
+	if r.Rubric == nil {
+		return nil
+	}
+	return struct {
+		Criteria any
+		Model    string
+	}{r.Rubric.Criteria, r.Rubric.Model}
 }
 
 // measured is what of a run's config and plan decides what was measured.

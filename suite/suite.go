@@ -28,6 +28,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/plan"
 	"github.com/vibe-test/vibe-test/result"
+	"github.com/vibe-test/vibe-test/rubric"
 	"github.com/vibe-test/vibe-test/skill"
 )
 
@@ -211,6 +212,11 @@ func Run(ctx context.Context, s Settings, stdio engine.IO, h Hooks) (*result.Sui
 				return nil, "", exit.With(exit.Tool, err)
 			}
 		}
+		if rb := reviewedRubric(sk); rb != "" {
+			if _, err := rubric.Load(rb); err != nil {
+				return nil, "", exit.With(exit.Tool, err)
+			}
+		}
 	}
 	if _, err := engine.FindClaude(stdio.Env); err != nil {
 		return nil, "", exit.With(exit.Tool, err)
@@ -242,7 +248,7 @@ func Run(ctx context.Context, s Settings, stdio engine.IO, h Hooks) (*result.Sui
 	var saveErr error
 	for i, sk := range run {
 		set := s.Settings
-		set.SkillPath, set.ConfigPath, set.RubricPath = sk.Path, "", ""
+		set.SkillPath, set.ConfigPath, set.RubricPath = sk.Path, "", reviewedRubric(sk)
 		set.OutDir = filepath.Join(dir, sk.Name)
 		set.Units = units[sk.Name]
 		set.Shared = shared
@@ -318,6 +324,18 @@ func finish(ctx context.Context, idx *result.Suite) {
 	default:
 		idx.Status = result.StatusCompleted
 	}
+}
+
+// RubricFile is a skill's reviewed rubric in a suite: rubric.json beside
+// its SKILL.md, used instead of extracting one (so shards on different
+// machines judge by the same criteria).
+const RubricFile = "rubric.json"
+
+func reviewedRubric(sk Skill) string {
+	if p := filepath.Join(sk.Dir, RubricFile); exists(p) {
+		return p
+	}
+	return ""
 }
 
 func exists(path string) bool {
