@@ -147,12 +147,15 @@ func librarySetup(t *testing.T, dir string) (lib string, env []string, run func(
 	t.Cleanup(func() { srv.Close() })
 	lib = makeLibrary(t, dir)
 	env = append(DemoEnv(os.Environ(), srv.URL()), "VIBE_TEST_CLAUDE="+bin, "VIBE_TEST_CACHE_DIR="+filepath.Join(dir, "cache"))
-	run = func(args ...string) suiteRun {
-		var stdout, stderr bytes.Buffer
-		code := Main(context.Background(), append([]string{"vibe-test"}, args...), IO{Env: env, Stdout: &stdout, Stderr: &stderr})
-		return suiteRun{code, stdout.String(), stderr.String()}
-	}
+	run = func(args ...string) suiteRun { return runIn(context.Background(), env, args...) }
 	return lib, env, run
+}
+
+// runIn runs vibe-test in-process until ctx ends.
+func runIn(ctx context.Context, env []string, args ...string) suiteRun {
+	var stdout, stderr bytes.Buffer
+	code := Main(ctx, append([]string{"vibe-test"}, args...), IO{Env: env, Stdout: &stdout, Stderr: &stderr})
+	return suiteRun{code, stdout.String(), stderr.String()}
 }
 
 type suiteRun struct {
@@ -396,5 +399,46 @@ func TestSuiteBudgetSharedAndResumed(t *testing.T) {
 	}
 	if second.code != 2 || idx.ExitCode != 2 || idx.Status != result.StatusCompleted {
 		t.Errorf("resumed suite: exit %d, index exit %d, status %s; want 2, 2, completed", second.code, idx.ExitCode, idx.Status)
+	}
+}
+
+// An interrupted suite exits 130 with its index saying so, and `resume
+// SUITE_DIR` finishes every skill with the verdicts of an uninterrupted run.
+func TestSuiteInterruptedAndResumed(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	lib, env, run := librarySetup(t, dir)
+	out := filepath.Join(dir, "suite")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		// Stop once some skill has a completed turn on disk.
+		for ctx.Err() == nil {
+			if m, _ := filepath.Glob(filepath.Join(out, "*", "conv-1", "turn-02.jsonl")); len(m) > 0 {
+				cancel()
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	first := runIn(ctx, env, lib, "--out", out, "--seed", "5", "--conversations", "1", "--max-retries", "1", "--isolation", "none")
+	t.Logf("interrupted: %s", first)
+	idx := loadSuite(t, out)
+	if first.code != 130 || idx.ExitCode != 130 || idx.Status != result.StatusInterrupted {
+		t.Fatalf("exit %d, index exit %d status %s; want 130, 130, interrupted", first.code, idx.ExitCode, idx.Status)
+	}
+	second := run("resume", out)
+	t.Logf("resumed: %s", second)
+	idx = loadSuite(t, out)
+	want := map[string]int{demo.SkillName: 0, "sprocket-ledger": 0, "dowel-ledger": 2}
+	for _, e := range idx.Skills {
+		// Every fresh probe judged, also one the stop caught while it was
+		// being judged.
+		if e.ExitCode != want[e.Name] || e.Fresh.Probes != 3 {
+			t.Errorf("%s after resume: %+v, want exit %d and 3 fresh probes judged", e.Name, e, want[e.Name])
+		}
+	}
+	if second.code != 2 || idx.Status != result.StatusCompleted {
+		t.Errorf("resumed suite: exit %d, status %s; want 2, completed", second.code, idx.Status)
 	}
 }
