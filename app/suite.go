@@ -57,8 +57,9 @@ func suiteCommand(c *cli.Context, o Options, stdio IO) error {
 		}
 	}
 	h := suite.Hooks{
-		Show: chartOnly(stdio),
-		Done: func(e result.SuiteEntry) { fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", term.Line(doneLine(e))) },
+		Show:     chartOnly(stdio),
+		Progress: plainProgress,
+		Done:     func(e result.SuiteEntry) { fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", term.Line(doneLine(e))) },
 	}
 	idx, dir, err := suite.Run(c.Context, s, engineIO(stdio), h)
 	if idx != nil {
@@ -213,7 +214,7 @@ func resumeSuite(c *cli.Context, dir string, stdio IO) error {
 		v := c.Float64("max-budget-usd")
 		rs.MaxBudgetUSD = &v
 	}
-	h := suite.Hooks{Show: chartOnly(stdio), Done: func(e result.SuiteEntry) { fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", term.Line(doneLine(e))) }}
+	h := suite.Hooks{Show: chartOnly(stdio), Progress: plainProgress, Done: func(e result.SuiteEntry) { fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", term.Line(doneLine(e))) }}
 	idx, err := suite.Resume(c.Context, dir, rs, engineIO(stdio), h)
 	if idx != nil {
 		if perr := showSuite(idx, dir, outputFrom(c, stdio), stdio); perr != nil && err == nil {
@@ -225,6 +226,10 @@ func resumeSuite(c *cli.Context, dir string, stdio IO) error {
 	}
 	return suiteExit(idx)
 }
+
+// plainProgress is a suite skill's progress: one plain line per event,
+// since several skills' blocks cannot be redrawn in place together.
+func plainProgress(w io.Writer) engine.Progress { return newProgress(w, false) }
 
 // chartOnly is a suite's Show hook: each skill's chart.html, its summary
 // left to the table (and `report`).

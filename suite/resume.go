@@ -65,7 +65,11 @@ func Resume(ctx context.Context, dir string, rs engine.ResumeSettings, stdio eng
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r, err := engine.Resume(ctx, w.dir, w.run, rs, sio, engine.Hooks{Show: h.Show})
+			eh := engine.Hooks{Show: h.Show}
+			if h.Progress != nil {
+				eh.Progress = h.Progress(sio.Stderr)
+			}
+			r, err := engine.Resume(ctx, w.dir, w.run, rs, sio, eh)
 			sio.Stdout.(*prefixWriter).flush()
 			sio.Stderr.(*prefixWriter).flush()
 			mu.Lock()

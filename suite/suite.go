@@ -50,6 +50,9 @@ type Hooks struct {
 	Show func(dir string, r *result.Run) error
 	// Done hears each skill as it finishes.
 	Done func(e result.SuiteEntry)
+	// Progress, when set, makes each skill's progress view, writing to
+	// w (the skill's own lines, each prefixed with its name).
+	Progress func(w io.Writer) engine.Progress
 }
 
 // Skill is a skill found for a suite.
@@ -260,7 +263,11 @@ func Run(ctx context.Context, s Settings, stdio engine.IO, h Hooks) (*result.Sui
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r, err := engine.Start(ctx, set, sio, engine.Hooks{Show: h.Show})
+			eh := engine.Hooks{Show: h.Show}
+			if h.Progress != nil {
+				eh.Progress = h.Progress(sio.Stderr)
+			}
+			r, err := engine.Start(ctx, set, sio, eh)
 			sio.Stdout.(*prefixWriter).flush()
 			sio.Stderr.(*prefixWriter).flush()
 			mu.Lock()
