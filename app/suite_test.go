@@ -320,6 +320,8 @@ func TestSuiteShardsMergeAsOne(t *testing.T) {
 	}
 	os.WriteFile(rj, bytes.Replace(b, []byte("runs scripts/census.sh"), []byte("runs the census script"), 1), 0o600)
 	refused(tampered+": skill sprocket-ledger: rubric", shards[0], shards[1], tampered)
+	os.WriteFile(rj, bytes.Replace(b, []byte(`"status": "completed"`), []byte(`"status": "interrupted"`), 1), 0o600)
+	refused(tampered+": skill sprocket-ledger did not finish (status interrupted): `vibe-test resume", shards[0], shards[1], tampered)
 	// Where a rubric came from (a cache here, an extraction there) is no
 	// difference.
 	os.WriteFile(rj, bytes.Replace(b, []byte(`"source": "cache"`), []byte(`"source": "extracted"`), 1), 0o600)

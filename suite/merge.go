@@ -59,6 +59,9 @@ func Merge(out string, dirs []string, h Hooks) (*result.Suite, string, error) {
 				if r.Plan == nil {
 					return nil, "", exit.Errorf(exit.Tool, "%s: skill %s stopped before its conversations began (no plan in run.json): run the shard again", s.dir, e.Name)
 				}
+				if !engine.Finished(r) {
+					return nil, "", exit.Errorf(exit.Tool, "%s: skill %s did not finish (status %s): `vibe-test resume %s` first, so the merged verdict counts every conversation", s.dir, e.Name, r.Status, s.dir)
+				}
 				if r.Skill.Hash != sk.Hash {
 					return nil, "", exit.Errorf(exit.Tool, "%s: skill %s: run.json's skill hash %.12s differs from the shard plan's %.12s", s.dir, e.Name, r.Skill.Hash, sk.Hash)
 				}

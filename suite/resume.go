@@ -87,7 +87,10 @@ func Resume(ctx context.Context, dir string, rs engine.ResumeSettings, stdio eng
 				saveErr = err
 			}
 			if h.Done != nil {
+				// Done writes beside the other skills' lines.
+				outMu.Lock()
 				h.Done(e)
+				outMu.Unlock()
 			}
 		}()
 	}

@@ -48,7 +48,8 @@ type Settings struct {
 type Hooks struct {
 	// Show renders a skill's run once it is decided (its chart).
 	Show func(dir string, r *result.Run) error
-	// Done hears each skill as it finishes.
+	// Done hears each skill as it finishes, never while another skill's
+	// line is being written.
 	Done func(e result.SuiteEntry)
 	// Progress, when set, makes each skill's progress view, writing to
 	// w (the skill's own lines, each prefixed with its name).
@@ -290,7 +291,10 @@ func Run(ctx context.Context, s Settings, stdio engine.IO, h Hooks) (*result.Sui
 				saveErr = err
 			}
 			if h.Done != nil {
+				// Done writes beside the other skills' lines.
+				outMu.Lock()
 				h.Done(e)
+				outMu.Unlock()
 			}
 		}()
 	}
