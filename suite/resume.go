@@ -9,6 +9,7 @@ import (
 
 	"github.com/vibe-test/vibe-test/engine"
 	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/internal/term"
 	"github.com/vibe-test/vibe-test/result"
 )
 
@@ -32,7 +33,7 @@ func Resume(ctx context.Context, dir string, rs engine.ResumeSettings, stdio eng
 		rd := filepath.Join(dir, filepath.Clean("/" + e.RunDir)[1:])
 		r, err := result.Load(rd)
 		if err != nil || r.Plan == nil || len(r.Conversations) == 0 {
-			fmt.Fprintf(stdio.Stderr, "vibe-test: %s stopped before its conversations began, so it cannot be resumed: run it again on its own (%s)\n", e.Name, e.Path)
+			fmt.Fprintf(stdio.Stderr, "vibe-test: %s stopped before its conversations began, so it cannot be resumed: run it again on its own (%s)\n", term.Line(e.Name), term.Line(e.Path))
 			continue
 		}
 		if engine.Finished(r) {
@@ -59,9 +60,7 @@ func Resume(ctx context.Context, dir string, rs engine.ResumeSettings, stdio eng
 	var saveErr error
 	for _, w := range work {
 		name := idx.Skills[w.i].Name
-		sio := engine.IO{Env: stdio.Env,
-			Stdout: &prefixWriter{mu: &outMu, w: stdio.Stdout, prefix: "[" + name + "] "},
-			Stderr: &prefixWriter{mu: &outMu, w: stdio.Stderr, prefix: "[" + name + "] "}}
+		sio := skillIO(stdio, &outMu, name)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

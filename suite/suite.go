@@ -26,6 +26,7 @@ import (
 
 	"github.com/vibe-test/vibe-test/engine"
 	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/internal/term"
 	"github.com/vibe-test/vibe-test/plan"
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/rubric"
@@ -258,9 +259,7 @@ func Run(ctx context.Context, s Settings, stdio engine.IO, h Hooks) (*result.Sui
 		set.Shared = shared
 		// Each skill's lines are prefixed with its name, whole lines at a
 		// time, so skills running side by side stay readable.
-		sio := engine.IO{Env: stdio.Env,
-			Stdout: &prefixWriter{mu: &outMu, w: stdio.Stdout, prefix: "[" + sk.Name + "] "},
-			Stderr: &prefixWriter{mu: &outMu, w: stdio.Stderr, prefix: "[" + sk.Name + "] "}}
+		sio := skillIO(stdio, &outMu, sk.Name)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -363,6 +362,16 @@ func skillCount(n int, s Settings) string {
 		words += fmt.Sprintf(", shard %d/%d", s.Shard, s.Shards)
 	}
 	return words
+}
+
+// skillIO is a skill's stdout and stderr in a suite: whole lines, each
+// prefixed with the skill's name (cleaned: a folder's name reaches the
+// terminal), under the lock all skills share.
+func skillIO(stdio engine.IO, mu *sync.Mutex, name string) engine.IO {
+	prefix := "[" + term.Line(name) + "] "
+	return engine.IO{Env: stdio.Env,
+		Stdout: &prefixWriter{mu: mu, w: stdio.Stdout, prefix: prefix},
+		Stderr: &prefixWriter{mu: mu, w: stdio.Stderr, prefix: prefix}}
 }
 
 // prefixWriter writes whole lines, each with a prefix, under a lock shared
