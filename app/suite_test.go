@@ -15,8 +15,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"github.com/vibe-test/vibe-test/demo"
 	"github.com/vibe-test/vibe-test/result"
+	"github.com/vibe-test/vibe-test/schema"
 	"github.com/vibe-test/vibe-test/scripted"
 )
 
@@ -333,8 +336,16 @@ func TestSuiteShardsMergeAsOne(t *testing.T) {
 	}
 }
 
+// loadSuite reads dir's suite.json, checked against schema/suite.schema.json.
 func loadSuite(t *testing.T, dir string) *result.Suite {
 	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, result.SuiteFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := validateSuite(b); err != nil {
+		t.Errorf("%s/suite.json does not follow suite.schema.json: %v", dir, err)
+	}
 	s, err := result.LoadSuite(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -443,4 +454,27 @@ func TestSuiteInterruptedAndResumed(t *testing.T) {
 	if second.code != 2 || idx.Status != result.StatusCompleted {
 		t.Errorf("resumed suite: exit %d, status %s; want 2, completed", second.code, idx.Status)
 	}
+}
+
+func validateSuite(b []byte) error {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema.SuiteSchema))
+	if err != nil {
+		return err
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.AssertFormat()
+	const id = "suite.schema.json"
+	if err := c.AddResource(id, doc); err != nil {
+		return err
+	}
+	sch, err := c.Compile(id)
+	if err != nil {
+		return err
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		return err
+	}
+	return sch.Validate(inst)
 }
