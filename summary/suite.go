@@ -41,9 +41,12 @@ func SuiteTable(w io.Writer, s *result.Suite, dir string, styled bool) {
 		if e.EffectiveTurn > 0 {
 			turn = strconv.Itoa(e.EffectiveTurn)
 		}
+		chart := "-" // the skill's run never began: no chart
+		if e.Verdict != "" {
+			chart = clean(filepath.Join(dir, e.RunDir, "chart.html"))
+		}
 		rows = append(rows, []string{clean(e.Name), clean(verdict), strconv.Itoa(e.ExitCode),
-			rate(e.Diluted), rate(e.Fresh), turn, fmt.Sprintf("$%.4f", e.CostUSD),
-			clean(filepath.Join(dir, e.RunDir, "chart.html"))})
+			rate(e.Diluted), rate(e.Fresh), turn, fmt.Sprintf("$%.4f", e.CostUSD), chart})
 		total += e.CostUSD
 	}
 	tbl := table.New().Headers("skill", "verdict", "exit", "diluted", "fresh", "eff. turn", "cost", "chart").Rows(rows...)
