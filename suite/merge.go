@@ -245,10 +245,12 @@ func measured(r *result.Run) any {
 		p = *r.Plan
 		p.Source, p.Fixture, p.Fillers = "", "", nil
 	}
+	// Isolation (hermetic or the author's login) changes what the agent
+	// starts from; the jail does not change what it is asked.
 	return struct {
-		Config result.Config
-		Plan   plan.Plan
-		Jail   string
+		Config    result.Config
+		Plan      plan.Plan
+		Isolation string
 	}{c, p, r.Isolation}
 }
 
