@@ -178,11 +178,12 @@ func TestSuiteShardsMergeAsOne(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	lib, env, run := librarySetup(t, dir)
-	// The unsharded suite and shards 2 and 3 run the built binary, out of
-	// the race detector (which makes the in-process engine several times
-	// slower); shard 1, which runs all three skills side by side too, runs
-	// in-process, where the race detector watches the suite's shared
-	// limit, budget, index and output.
+	// The unsharded suite and the shards run the built binary, out of the
+	// race detector (which makes the in-process engine several times
+	// slower): their subject is what the conversations add up to. The
+	// race detector watches the same suite code in-process in
+	// TestSuiteBudgetSharedAndResumed and TestSuiteInterruptedAndResumed,
+	// and merge and report here.
 	built := vibeTestBinary(t)
 	runBuilt := func(args ...string) suiteRun {
 		var stdout, stderr bytes.Buffer
@@ -234,11 +235,7 @@ func TestSuiteShardsMergeAsOne(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r := runBuilt
-			if i == 0 {
-				r = run
-			}
-			runs[i] = r(append([]string{lib, "--out", shards[i], "--shard", fmt.Sprintf("%d/3", i+1), "--concurrency", "2"}, common...)...)
+			runs[i] = runBuilt(append([]string{lib, "--out", shards[i], "--shard", fmt.Sprintf("%d/3", i+1), "--concurrency", "2"}, common...)...)
 		}()
 	}
 	wg.Wait()
