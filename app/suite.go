@@ -61,7 +61,11 @@ func suiteCommand(c *cli.Context, o Options, stdio IO) error {
 		Progress: plainProgress,
 		Done:     func(e result.SuiteEntry) { fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", term.Line(doneLine(e))) },
 	}
-	idx, dir, err := suite.Run(c.Context, s, engineIO(stdio), h)
+	eio := engineIO(stdio)
+	if o.Output.json {
+		eio.Stdout = stdio.Stderr // stdout holds the one JSON object
+	}
+	idx, dir, err := suite.Run(c.Context, s, eio, h)
 	if idx != nil {
 		if perr := showSuite(idx, dir, o.Output, stdio); perr != nil && err == nil {
 			err = exit.With(exit.Tool, perr)
