@@ -9,7 +9,7 @@ export PATH := $(TOOLS_BIN):$(PATH)
 # The browser test keeps its screenshots here (git-ignored).
 export VIBE_TEST_ARTIFACTS ?= $(CURDIR)/artifacts
 
-.PHONY: tools assets build demo test vet fuzz fixtures clean
+.PHONY: tools assets build demo test vet fuzz fixtures clean release-snapshot release-check
 
 tools: tools/node_modules/.stamp
 
@@ -57,5 +57,28 @@ fuzz: assets
 	go test ./plan -run '^$$' -fuzz FuzzLoadConfig -fuzztime $(FUZZTIME)
 	go test ./judge -run '^$$' -fuzz FuzzParseAnswer -fuzztime $(FUZZTIME)
 
+# GoReleaser, pinned: installed once from the Go module proxy into tools/bin
+# (git-ignored) under a name that holds its version, so changing the pin
+# installs the new one. Building it takes minutes; clean keeps it.
+GORELEASER_VERSION := v2.15.1
+GORELEASER := $(CURDIR)/tools/bin/goreleaser-$(GORELEASER_VERSION)
+
+$(GORELEASER):
+	mkdir -p tools/bin/install
+	GOBIN=$(CURDIR)/tools/bin/install go install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)
+	mv tools/bin/install/goreleaser $@
+	rmdir tools/bin/install
+
+# The four release archives, checksums and metadata in dist/ (git-ignored),
+# versioned as a snapshot; .goreleaser.yaml's before hook runs make assets.
+release-snapshot: $(GORELEASER)
+	$(GORELEASER) release --snapshot --clean
+
+# Builds the snapshot, then runs the linux/amd64 binary from its archive on
+# the demo and opens its chart.html in headless Chromium (release/). Not part
+# of make test: it cross-compiles four binaries.
+release-check: release-snapshot
+	VIBE_TEST_RELEASE_DIST=$(CURDIR)/dist go test -tags release -count=1 -v -run TestReleaseArchive ./release
+
 clean:
-	rm -rf vibe-test tools/node_modules chart/assets/echarts.min.js
+	rm -rf vibe-test dist tools/node_modules chart/assets/echarts.min.js

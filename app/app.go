@@ -6,6 +6,7 @@ package app
 import (
 	"context"
 	"fmt"
+	xterm "github.com/charmbracelet/x/term"
 	"io"
 	"os"
 	"strings"
@@ -213,7 +214,9 @@ func reorder(a *cli.App, args []string) []string {
 func envValue(env []string, key string) string { return engine.EnvValue(env, key) }
 
 // IsTerminal reports whether f is a terminal, where output may be styled.
+// It asks the terminal driver: a character device is not enough, since
+// /dev/null is one (a command started with its stdout discarded got
+// colours and live redraws on stderr).
 func IsTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return xterm.IsTerminal(f.Fd())
 }

@@ -19,20 +19,22 @@ func outputFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "json", Usage: "print the summary as one JSON object on stdout (the human summary goes to stderr)"},
 		&cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE` (a test suite per conversation, a test case per judged turn)"},
+		&cli.StringFlag{Name: "markdown", Usage: "also write a Markdown summary to `FILE` (verdict, diluted vs fresh, cost, isolation; for $GITHUB_STEP_SUMMARY or a PR comment)"},
 		&cli.BoolFlag{Name: "no-color", Usage: "plain output even on a terminal (NO_COLOR is honoured too)"},
 	}
 }
 
 // output is what outputFlags chose.
 type output struct {
-	json   bool
-	junit  string
-	styled bool
+	json     bool
+	junit    string
+	markdown string
+	styled   bool
 }
 
 func outputFrom(c *cli.Context, stdio IO) output {
 	styled := stdio.Styled && !c.Bool("no-color") && envValue(stdio.Env, "NO_COLOR") == ""
-	return output{json: c.Bool("json"), junit: c.String("junit"), styled: styled}
+	return output{json: c.Bool("json"), junit: c.String("junit"), markdown: c.String("markdown"), styled: styled}
 }
 
 // show writes the run's artifacts for people and machines: chart.html in
@@ -56,6 +58,23 @@ func (o output) show(dir string, r *result.Run, stdio IO) error {
 		if err := writeJUnit(o.junit, r); err != nil {
 			return err
 		}
+	}
+	if o.markdown != "" {
+		if err := writeMarkdown(o.markdown, dir, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeMarkdown writes the file atomically, so a reader never sees half of
+// it. It replaces the file: GitHub gives each step its own
+// $GITHUB_STEP_SUMMARY, and the Action's script appends a copy to it when
+// it must keep what is there.
+func writeMarkdown(path, dir string, r *result.Run) error {
+	entries := []summary.MarkdownEntry{{Dir: dir, Run: r}}
+	if err := atomicfile.WriteFunc(path, result.FileMode, func(w io.Writer) error { return summary.Markdown(w, entries) }); err != nil {
+		return fmt.Errorf("--markdown %s: %w", path, err)
 	}
 	return nil
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/vibe-test/vibe-test/claude"
 	"github.com/vibe-test/vibe-test/conversation"
 	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/internal/term"
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/skill"
 	"github.com/vibe-test/vibe-test/suite"
@@ -63,6 +64,7 @@ func runFlagSet() []cli.Flag {
 		&cli.IntFlag{Name: "turn-retries", Value: 3, Usage: "rerun a turn this often after the CLI's own retries give up on a transient API error"},
 		&cli.DurationFlag{Name: "retry-backoff", Value: 10 * time.Second, Usage: "the first wait before rerunning a turn (doubles each time)"},
 		&cli.StringFlag{Name: "shard", Usage: "run share `i/n` of a suite (needs --seed; `vibe-test merge` joins the n shard folders)"},
+		&cli.BoolFlag{Name: "dry-run", Usage: "print every call the run would make and an estimated cost, then stop: no model call, no claude process, no run folder"},
 		&cli.StringFlag{Name: "isolation", Usage: "`jail|none`: each claude process in a bubblewrap jail (an error where none can start), or none (the agent sees what you see)", DefaultText: "the jail where bubblewrap works"},
 	)
 }
@@ -185,6 +187,17 @@ func runCommand(c *cli.Context, stdio IO) error {
 		return exit.With(exit.Tool, err)
 	}
 	o.Args = c.Args().Slice()
+	if c.Bool("dry-run") {
+		if suite.IsSuite(o.Args) || c.IsSet("shard") {
+			return suiteDryRun(c, o, stdio)
+		}
+		e, err := engine.DryRun(o.Settings, stdio.Env, c.IsSet("seed"))
+		if err != nil {
+			return err
+		}
+		e.Write(stdio.Stdout, term.Line)
+		return nil
+	}
 	o.Output = outputFrom(c, stdio)
 	if suite.IsSuite(o.Args) || c.IsSet("shard") {
 		return suiteCommand(c, o, stdio)
@@ -232,7 +245,8 @@ func splitTools(values []string) []string {
 }
 
 // writeChart renders chart.html; a binary built without the echarts script
-// says how to build it instead of writing a page that cannot draw.
+// says where to get one that has it instead of writing a page that cannot
+// draw.
 func writeChart(dir string, r *result.Run) error {
 	return atomicfile.WriteFunc(filepath.Join(dir, "chart.html"), result.FileMode, func(w io.Writer) error {
 		return chart.Render(w, summary.ChartData(r))

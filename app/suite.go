@@ -87,11 +87,25 @@ func doneLine(e result.SuiteEntry) string {
 }
 
 // showSuite prints the suite's table (on stderr with --json, whose object
-// goes to stdout) and writes --junit.
+// goes to stdout) and writes --junit and --markdown.
 func showSuite(idx *result.Suite, dir string, out output, stdio IO) error {
 	if out.junit != "" {
 		if err := writeSuiteJUnit(out.junit, idx, dir); err != nil {
 			return err
+		}
+	}
+	if out.markdown != "" {
+		var entries []summary.MarkdownEntry
+		for _, e := range idx.Skills {
+			me := summary.MarkdownEntry{Name: e.Name, Dir: runDir(dir, e)}
+			if r, err := result.Load(me.Dir); err == nil && r.Plan != nil {
+				me.Run = r
+			}
+			entries = append(entries, me)
+		}
+		err := atomicfile.WriteFunc(out.markdown, result.FileMode, func(w io.Writer) error { return summary.Markdown(w, entries) })
+		if err != nil {
+			return fmt.Errorf("--markdown %s: %w", out.markdown, err)
 		}
 	}
 	human := stdio.Stdout
@@ -189,6 +203,7 @@ func mergeFlags() []cli.Flag {
 		&cli.StringFlag{Name: "out", Usage: "the merged suite `folder`", DefaultText: "./vibe-runs/<UTC time>-suite"},
 		&cli.BoolFlag{Name: "json", Usage: "print the merged suite index as one JSON object on stdout (the table goes to stderr)"},
 		&cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE` (a test suite per skill, a test case per judged turn)"},
+		&cli.StringFlag{Name: "markdown", Usage: "also write a Markdown summary to `FILE` (a row per skill; for $GITHUB_STEP_SUMMARY or a PR comment)"},
 		&cli.BoolFlag{Name: "no-color", Usage: "plain output even on a terminal (NO_COLOR is honoured too)"},
 	}
 }
@@ -244,4 +259,40 @@ func chartOnly(stdio IO) func(dir string, r *result.Run) error {
 		}
 		return nil
 	}
+}
+
+// suiteDryRun prints, for each skill of the suite (or of the shard), what
+// its run would call and cost, then the suite's total: no model call, no
+// claude process, no folder.
+func suiteDryRun(c *cli.Context, o Options, stdio IO) error {
+	s := suite.Settings{Settings: o.Settings, Paths: c.Args().Slice()}
+	if v := c.String("shard"); v != "" {
+		var err error
+		if s.Shard, s.Shards, err = parseShard(v); err != nil {
+			return exit.With(exit.Tool, err)
+		}
+	}
+	for _, name := range []string{"config", "rubric"} {
+		if c.IsSet(name) {
+			return exit.Errorf(exit.Tool, "--%s: not for a suite: each skill's vibe-test.yaml (and rubric.json) lies beside its SKILL.md", name)
+		}
+	}
+	ests, err := suite.DryRun(s, stdio.Env, c.IsSet("seed"))
+	if err != nil {
+		return err
+	}
+	total, priced := 0.0, true
+	for _, e := range ests {
+		e.Write(stdio.Stdout, term.Line)
+		fmt.Fprintln(stdio.Stdout)
+		total += e.Total
+		priced = priced && e.AllPriced
+	}
+	switch {
+	case priced:
+		fmt.Fprintf(stdio.Stdout, "suite: %s, estimated cost $%.2f in all\n", summary.Count(len(ests), "skill"), total)
+	default:
+		fmt.Fprintf(stdio.Stdout, "suite: %s, estimated cost $%.2f for the calls priced above (some models have no price: see each skill)\n", summary.Count(len(ests), "skill"), total)
+	}
+	return nil
 }

@@ -252,7 +252,8 @@ func TestSuiteShardsMergeAsOne(t *testing.T) {
 	t.Logf("shards done at %s", time.Since(start0))
 	merged := filepath.Join(dir, "merged")
 	junitPath := filepath.Join(dir, "junit.xml")
-	m := run(append([]string{"merge", "--out", merged, "--json", "--junit", junitPath}, shards...)...)
+	mdPath := filepath.Join(dir, "summary.md")
+	m := run(append([]string{"merge", "--out", merged, "--json", "--junit", junitPath, "--markdown", mdPath}, shards...)...)
 	t.Logf("merged: %s", m)
 	if m.code != w.code {
 		t.Fatalf("merged suite: exit %d, the unsharded run's %d\n%s", m.code, w.code, m)
@@ -261,6 +262,16 @@ func TestSuiteShardsMergeAsOne(t *testing.T) {
 	var printed result.Suite
 	if err := json.Unmarshal([]byte(m.stdout), &printed); err != nil || len(printed.Skills) != 3 || printed.ExitCode != 1 {
 		t.Errorf("merge --json: %v, %+v", err, printed)
+	}
+	md, err := os.ReadFile(mdPath)
+	if err != nil || !strings.HasPrefix(string(md), "## vibe-test") {
+		t.Errorf("merge --markdown: %v\n%s", err, md)
+	}
+	for _, sk := range library {
+		// Markdown escapes the name's hyphens.
+		if row := "| " + strings.ReplaceAll(sk.name, "-", `\-`) + " | "; !strings.Contains(string(md), row) {
+			t.Errorf("merge --markdown: no row %q:\n%s", row, md)
+		}
 	}
 	if j, err := os.ReadFile(junitPath); err != nil || strings.Count(string(j), "<testsuite ") != 3 {
 		t.Errorf("merge --junit: %v, want a testsuite per skill:\n%s", err, j)
@@ -474,4 +485,25 @@ func validateSuite(b []byte) error {
 		return err
 	}
 	return sch.Validate(inst)
+}
+
+// --dry-run on a suite: each skill's calls and cost, with the
+// conversations its shard would run, then the suite's total. No claude is
+// on PATH: nothing could have started.
+func TestSuiteDryRun(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	lib := makeLibrary(t, dir)
+	env := []string{"PATH=" + filepath.Join(dir, "none"), "VIBE_TEST_CACHE_DIR=" + filepath.Join(dir, "cache")}
+	whole := runIn(context.Background(), env, lib, "--dry-run", "--conversations", "3", "--seed", "1")
+	shard := runIn(context.Background(), env, lib, "--dry-run", "--conversations", "3", "--seed", "1", "--shard", "1/3")
+	for _, r := range []suiteRun{whole, shard} {
+		if r.code != 0 || strings.Count(r.stdout, "dry run: ") != 3 || !strings.Contains(r.stdout, "suite: 3 skills, estimated cost $") {
+			t.Errorf("want 3 skills' estimates and a total: %s", r)
+		}
+	}
+	// Shard 1/3 of the 9 units holds one conversation of each skill.
+	if strings.Count(whole.stdout, "agent turns: 3 conversations x 10 turns") != 3 || strings.Count(shard.stdout, "agent turns: 1 conversation") != 3 {
+		t.Errorf("want 3 conversations a skill in the suite, 1 in shard 1/3:\n%s\n%s", whole.stdout, shard.stdout)
+	}
 }

@@ -4,22 +4,15 @@ package chart
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/vibe-test/vibe-test/internal/testenv"
 )
-
-// chromium is Debian's headless browser (apt package "chromium").
-const chromium = "/usr/bin/chromium"
 
 // reportTables are the report's tables and disclosures, as a DOM dump
 // serialises them.
@@ -37,8 +30,8 @@ var reportTables = []string{
 // keeps a screenshot, chart.png, in $VIBE_TEST_ARTIFACTS (default: a
 // temporary folder) and logs its path.
 func TestBrowser(t *testing.T) {
-	if _, err := os.Stat(chromium); err != nil {
-		testenv.Missing(t, fmt.Sprintf("%s is missing (apt-get install -y chromium)", chromium))
+	if _, err := os.Stat(testenv.ChromiumPath); err != nil {
+		testenv.Missing(t, fmt.Sprintf("%s is missing (apt-get install -y chromium)", testenv.ChromiumPath))
 	}
 	if !HasScript() {
 		testenv.Missing(t, fmt.Sprintf("chart/assets/echarts.min.js is absent: %s", fetchHint))
@@ -96,7 +89,7 @@ func TestBrowser(t *testing.T) {
 			`<td>no Bash call matches /&lt;script&gt;alert(1)&lt;/script&gt;/</td>`,
 		} {
 			if !strings.Contains(dom, want) {
-				t.Errorf("the page does not show %q as text; DOM:\n%s", want, tail(dom, 3000))
+				t.Errorf("the page does not show %q as text; DOM:\n%s", want, testenv.Tail(dom, 3000))
 			}
 		}
 		// The echarts script itself holds '<img src="'; a planted one as an
@@ -116,7 +109,7 @@ func TestBrowser(t *testing.T) {
 			t.Error("the stamp or the banner is shown for a run that did not bypass the gate")
 		}
 		if !strings.Contains(dom, `evidence (deterministic check): no Bash call matches /capabilities-health\.py/</span>`) {
-			t.Errorf("the tooltip does not show the failed criterion's evidence; DOM:\n%s", tail(dom, 3000))
+			t.Errorf("the tooltip does not show the failed criterion's evidence; DOM:\n%s", testenv.Tail(dom, 3000))
 		}
 	})
 
@@ -137,7 +130,7 @@ func TestBrowser(t *testing.T) {
 		if err := os.WriteFile(file, []byte(html), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		dom := runChromium(t, dir, "--dump-dom", "file://"+file)
+		dom := testenv.Chromium(t, dir, "--dump-dom", "file://"+file)
 		if strings.Contains(dom, "<svg") {
 			t.Error("an SVG was drawn with scripts forbidden: the test did not stop them")
 		}
@@ -150,7 +143,7 @@ func TestBrowser(t *testing.T) {
 			}
 		}
 		shot := filepath.Join(artifacts, "report-no-javascript.png")
-		runChromium(t, dir, "--window-size=1100,2400", "--screenshot="+shot, "file://"+file)
+		testenv.Chromium(t, dir, "--window-size=1100,2400", "--screenshot="+shot, "file://"+file)
 		if info, err := os.Stat(shot); err != nil || info.Size() == 0 {
 			t.Fatalf("no screenshot at %s: %v", shot, err)
 		}
@@ -180,7 +173,7 @@ echarts.getInstanceByDom(document.getElementById("decay")).dispatchAction(` + sh
 	if err := os.WriteFile(file, []byte(html), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	dom := runChromium(t, dir, "--dump-dom", "file://"+file)
+	dom := testenv.Chromium(t, dir, "--dump-dom", "file://"+file)
 	screenshot(t, dir, file, filepath.Join(artifacts, shot))
 	if plainShot != "" {
 		plainFile := filepath.Join(dir, "plain.html")
@@ -196,7 +189,7 @@ echarts.getInstanceByDom(document.getElementById("decay")).dispatchAction(` + sh
 // and the top of the report, and logs where.
 func screenshot(t *testing.T, dir, file, path string) {
 	t.Helper()
-	runChromium(t, dir, "--window-size=1100,1300", "--screenshot="+path, "file://"+file)
+	testenv.Chromium(t, dir, "--window-size=1100,1300", "--screenshot="+path, "file://"+file)
 	info, err := os.Stat(path)
 	if err != nil || info.Size() == 0 {
 		t.Fatalf("no screenshot at %s: %v", path, err)
@@ -209,11 +202,10 @@ func screenshot(t *testing.T, dir, file, path string) {
 // the marks and both axes; and that the report is below it.
 func checkDrawn(t *testing.T, dom string) {
 	t.Helper()
-	m := regexp.MustCompile(`(?s)id="decay"[^>]*>\s*<div[^>]*>\s*(<svg.*?</svg>)`).FindStringSubmatch(dom)
-	if m == nil {
-		t.Fatalf("no SVG drawn in the chart's div; DOM:\n%s", tail(dom, 3000))
+	svg := testenv.ChartSVG(dom)
+	if svg == "" {
+		t.Fatalf("no SVG drawn in the chart's div; DOM:\n%s", testenv.Tail(dom, 3000))
 	}
-	svg := m[1]
 	if paths, texts := strings.Count(svg, "<path"), strings.Count(svg, "<text"); paths < 30 || texts < 20 {
 		t.Errorf("the SVG is nearly empty: %d paths, %d texts", paths, texts)
 	}
@@ -240,49 +232,4 @@ func checkDrawn(t *testing.T, dom string) {
 			t.Errorf("the report lacks %q", want)
 		}
 	}
-}
-
-// runChromium runs headless Chromium offline and returns its stdout,
-// failing the test on an uncaught JavaScript error.
-// Chromium starts helper processes; it runs in its own process group so
-// that a timeout ends all of them, SIGTERM first.
-func runChromium(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
-	defer cancel()
-	args = append([]string{
-		"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir=" + filepath.Join(dir, "profile"),
-		// No host resolves: the page must draw with no network at all.
-		"--host-resolver-rules=MAP * ~NOTFOUND",
-		// Console messages, uncaught errors included, go to stderr.
-		"--enable-logging=stderr",
-		// Let timers run (echarts defers some drawing) before the dump.
-		"--virtual-time-budget=5000",
-		"--hide-scrollbars",
-	}, args...)
-	cmd := exec.CommandContext(ctx, chromium, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
-	cmd.WaitDelay = 10 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("chromium %s: %v\nstderr:\n%s", strings.Join(args, " "), err, tail(stderr.String(), 3000))
-	}
-	for _, line := range strings.Split(stderr.String(), "\n") {
-		if strings.Contains(line, ":CONSOLE") && strings.Contains(line, "Uncaught") {
-			t.Errorf("the page threw: %s", line)
-		}
-	}
-	return stdout.String()
-}
-
-// tail keeps failure output readable: the DOM holds the 650 KB script.
-func tail(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return "…" + s[len(s)-n:]
 }

@@ -257,8 +257,11 @@ func (r TurnRate) Rate() float64 {
 }
 
 // ErrNoScript is returned by Render when this binary was built without the
-// echarts script, which chart.html inlines so that it opens offline.
-var ErrNoScript = errors.New(`chart.html needs the echarts script built into vibe-test: run "make build" (it fetches echarts@5.6.0 from npm and embeds it)`)
+// echarts script, which chart.html inlines so that it opens offline. A
+// `go install`ed binary is such a binary (go install runs no build step),
+// so the message names both ways to one that has it: a release archive, or
+// make build in a clone.
+var ErrNoScript = errors.New(`chart.html needs the echarts script built into vibe-test, which a go install build lacks: download a release archive (https://github.com/vibe-test/vibe-test/releases) or run "make build" in a clone (it fetches echarts@5.6.0 from npm and embeds it)`)
 
 // HasScript reports whether the echarts script is built into this binary,
 // that is whether Render can succeed.

@@ -557,7 +557,7 @@ func TestErrNoScript(t *testing.T) {
 	if buf.Len() != 0 {
 		t.Errorf("Render wrote %d bytes without a script", buf.Len())
 	}
-	const want = `chart.html needs the echarts script built into vibe-test: run "make build" (it fetches echarts@5.6.0 from npm and embeds it)`
+	const want = `chart.html needs the echarts script built into vibe-test, which a go install build lacks: download a release archive (https://github.com/vibe-test/vibe-test/releases) or run "make build" in a clone (it fetches echarts@5.6.0 from npm and embeds it)`
 	if err.Error() != want {
 		t.Errorf("ErrNoScript = %q, want %q", err, want)
 	}

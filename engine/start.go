@@ -180,7 +180,7 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*result.Run, err
 	units := o.units()
 	picks := make([][]fillers.Passage, len(units))
 	for i, index := range units {
-		if picks[i], err = fillers.Pick(pool, 6, o.Seed+int64(index-1)); err != nil {
+		if picks[i], err = fillers.Pick(pool, fillersPerConversation, o.Seed+int64(index-1)); err != nil {
 			return fail(fmt.Errorf("choosing fillers: %w", err))
 		}
 		ids := make([]string, len(picks[i]))

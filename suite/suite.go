@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/vibe-test/vibe-test/engine"
+	"github.com/vibe-test/vibe-test/estimate"
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/term"
 	"github.com/vibe-test/vibe-test/plan"
@@ -180,6 +181,44 @@ func ShardUnits(skills []result.ShardSkill, i, n int) []result.Unit {
 		}
 	}
 	return mine
+}
+
+// DryRun is each skill's engine.DryRun, in name order, with the
+// conversations the suite (or the shard) would give it.
+func DryRun(s Settings, env []string, exactSeed bool) ([]*estimate.Estimate, error) {
+	skills, err := Discover(s.Paths)
+	if err != nil {
+		return nil, exit.With(exit.Tool, err)
+	}
+	count := map[string]int{}
+	for _, sk := range skills {
+		count[sk.Name] = s.Conversations
+	}
+	if s.Shards > 0 {
+		var all []result.ShardSkill
+		for _, sk := range skills {
+			all = append(all, result.ShardSkill{Name: sk.Name, Hash: sk.Hash, Conversations: s.Conversations})
+		}
+		count = map[string]int{}
+		for _, u := range ShardUnits(all, s.Shard, s.Shards) {
+			count[u.Skill]++
+		}
+	}
+	var out []*estimate.Estimate
+	for _, sk := range skills {
+		if count[sk.Name] == 0 {
+			continue
+		}
+		set := s.Settings
+		set.SkillPath, set.ConfigPath, set.RubricPath = sk.Path, "", reviewedRubric(sk)
+		set.Conversations = count[sk.Name]
+		e, err := engine.DryRun(set, env, exactSeed)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
 }
 
 // Run runs every skill of the suite (or of the shard) and writes the suite

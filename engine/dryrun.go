@@ -1,0 +1,112 @@
+package engine
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/vibe-test/vibe-test/claude"
+	"github.com/vibe-test/vibe-test/estimate"
+	"github.com/vibe-test/vibe-test/fillers"
+	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/plan"
+	"github.com/vibe-test/vibe-test/result"
+	"github.com/vibe-test/vibe-test/rubric"
+	"github.com/vibe-test/vibe-test/skill"
+)
+
+// DryRun reads what Start would read (the skill, the config, a reviewed
+// rubric, the fillers, the rubric cache) and says what the run would call
+// and cost, without starting it: no claude process, no model call, no run
+// folder. exactSeed says whether o.Seed is the user's (--seed) rather than
+// a random one, so the fillers counted are the run's own.
+func DryRun(o Settings, env []string, exactSeed bool) (*estimate.Estimate, error) {
+	sk, err := skill.Load(o.SkillPath)
+	if err != nil {
+		return nil, exit.With(exit.Tool, err)
+	}
+	cfg, _, err := loadConfig(o, sk)
+	if err != nil {
+		return nil, exit.With(exit.Tool, err)
+	}
+	in := estimate.Input{
+		Skill: sk, Config: cfg, Conversations: o.Conversations, UntilDecided: o.UntilDecided,
+		SessionMode: o.SessionMode, Model: o.Model, JudgeModel: o.JudgeModel, JudgeRepeats: o.JudgeRepeats,
+		FillersExact: exactSeed,
+	}
+	if in.SessionMode == "" {
+		in.SessionMode = claude.DefaultSessionMode
+	}
+	if o.UntilDecided {
+		in.Conversations = o.MaxConversations
+	}
+	if cfg != nil {
+		if in.Model == "" {
+			in.Model = cfg.Model
+		}
+		if in.JudgeModel == "" {
+			in.JudgeModel = cfg.JudgeModel
+		}
+	}
+	for _, c := range o.Controls {
+		in.NoSkillControl = in.NoSkillControl || c == result.ControlNoSkill
+	}
+	if o.RubricPath != "" {
+		if in.Rubric, err = rubric.Load(o.RubricPath); err != nil {
+			return nil, exit.With(exit.Tool, err)
+		}
+	} else if dir := CacheDir(o.CacheDir, env); dir != "" {
+		// The same lookup rubric.Extract makes before it calls the model.
+		if b, err := os.ReadFile(filepath.Join(dir, rubric.CacheKey(sk, in.JudgeModel)+".json")); err == nil {
+			_, perr := rubric.Parse(b)
+			in.RubricCached = perr == nil
+		}
+	}
+	pool := fillers.Builtin()
+	if o.FillersDir != "" {
+		own, err := fillers.LoadDir(o.FillersDir)
+		if err != nil {
+			return nil, exit.With(exit.Tool, err)
+		}
+		pool = append(pool, own...)
+	}
+	// The run would refuse this --out before its first call; so does the
+	// dry run, reading it only.
+	if err := CheckOutDir(o.OutDir); err != nil {
+		return nil, exit.With(exit.Tool, err)
+	}
+	if exactSeed {
+		for i := 0; i < in.Conversations; i++ {
+			picks, err := fillers.Pick(pool, fillersPerConversation, o.Seed+int64(i))
+			if err != nil {
+				return nil, exit.Errorf(exit.Tool, "choosing fillers: %v", err)
+			}
+			in.Fillers = append(in.Fillers, picks)
+		}
+	} else {
+		// A random seed picks any passages: count each at the pool's
+		// average size.
+		total := 0
+		for _, p := range pool {
+			total += len(p.Text)
+		}
+		avg := fillers.Passage{ID: "average", Text: strings.Repeat("x", total/max(len(pool), 1))}
+		var picks []fillers.Passage
+		for range fillersPerConversation {
+			picks = append(picks, avg)
+		}
+		in.Fillers = [][]fillers.Passage{picks}
+	}
+	return estimate.Make(in), nil
+}
+
+// fillersPerConversation is how many filler turns the schedule has.
+var fillersPerConversation = func() int {
+	n := 0
+	for t := 1; t <= plan.Turns; t++ {
+		if plan.Kind(t) == plan.KindFiller {
+			n++
+		}
+	}
+	return n
+}()
