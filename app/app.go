@@ -83,7 +83,7 @@ func newApp(stdio IO, action *func() error) *cli.App {
 		Name:  "vibe-test",
 		Usage: "measure whether an agent still follows a skill after the conversation moves on",
 		// The help template indents every line of UsageText itself.
-		UsageText: "vibe-test [flags] ./SKILL.md\nvibe-test demo\nvibe-test init ./SKILL.md\nvibe-test report RUN_DIR\nvibe-test help [COMMAND]",
+		UsageText: "vibe-test [flags] ./SKILL.md\nvibe-test [flags] ./skills-folder | a/SKILL.md b/SKILL.md ...   (a suite)\nvibe-test merge --out DIR SHARD_DIR...\nvibe-test demo\nvibe-test init ./SKILL.md\nvibe-test report RUN_DIR|SUITE_DIR\nvibe-test help [COMMAND]",
 		Version:   Version,
 		Writer:    stdio.Stdout,
 		ErrWriter: stdio.Stderr,
@@ -104,8 +104,8 @@ func newApp(stdio IO, action *func() error) *cli.App {
 		Commands: []*cli.Command{
 			{
 				Name:      "run",
-				Usage:     "run the decay measurement on a skill (the default command)",
-				ArgsUsage: "./SKILL.md",
+				Usage:     "run the decay measurement on a skill, or on a suite of skills (the default command)",
+				ArgsUsage: "./SKILL.md | ./skills-folder | a/SKILL.md b/SKILL.md ...",
 				Flags:     runFlags,
 				Action:    later(runCommand),
 			},
@@ -117,15 +117,15 @@ func newApp(stdio IO, action *func() error) *cli.App {
 			},
 			{
 				Name:      "resume",
-				Usage:     "continue an interrupted run from each conversation's last completed turn",
-				ArgsUsage: "RUN_DIR",
+				Usage:     "continue an interrupted run from each conversation's last completed turn (a suite: every unfinished skill)",
+				ArgsUsage: "RUN_DIR|SUITE_DIR",
 				Flags:     resumeFlags(),
 				Action:    later(resumeCommand),
 			},
 			{
 				Name:      "report",
-				Usage:     "re-render the summary and chart of a saved run (no model calls)",
-				ArgsUsage: "RUN_DIR",
+				Usage:     "re-render the summary and chart of a saved run, or a suite's table (no model calls)",
+				ArgsUsage: "RUN_DIR|SUITE_DIR",
 				Flags:     outputFlags(),
 				Action:    later(reportCommand),
 			},
@@ -135,6 +135,13 @@ func newApp(stdio IO, action *func() error) *cli.App {
 				ArgsUsage: "RUN_DIR",
 				Flags:     rejudgeFlags(),
 				Action:    later(rejudgeCommand),
+			},
+			{
+				Name:      "merge",
+				Usage:     "join the folders of a suite's shards (--shard i/n) into one suite folder, each skill decided over every shard's conversations",
+				ArgsUsage: "SHARD_DIR...",
+				Flags:     mergeFlags(),
+				Action:    later(mergeCommand),
 			},
 			{
 				Name:      "compare",

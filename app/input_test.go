@@ -28,6 +28,8 @@ func TestBadInput(t *testing.T) {
 		return p
 	}
 	good := write("good/SKILL.md", "---\nname: good\ndescription: d\n---\nRun the script.\n")
+	write("s2/vibe-test.yaml", "base_task: [a]\n")
+	write("s3/rubric.json", `{"criteria":[]}`)
 	emptyFolder := filepath.Join(dir, "empty")
 	os.Mkdir(emptyFolder, 0o755)
 	oldClaude := write("bin/claude", "#!/bin/sh\necho '1.0.3 (Claude Code)'\n")
@@ -43,7 +45,7 @@ func TestBadInput(t *testing.T) {
 	}{
 		{"no path", nil, nil, "no skill given"},
 		{"missing path", []string{filepath.Join(dir, "nope")}, nil, "no such file or folder"},
-		{"folder without SKILL.md", []string{emptyFolder}, nil, "folder has no SKILL.md"},
+		{"folder without SKILL.md", []string{emptyFolder}, nil, "empty: no SKILL.md in the folder or below it"},
 		{"model cannot invoke", []string{write("b/SKILL.md", "---\nname: b\ndescription: d\ndisable-model-invocation: true\n---\nx\n")}, nil, `SKILL.md:4: frontmatter field "disable-model-invocation" is true`},
 		{"link leaves the skill", []string{linkOut("c")}, nil, "outside the skill folder"},
 		{"empty body", []string{write("e/SKILL.md", "---\nname: e\ndescription: d\n---\n")}, nil, "empty body"},
@@ -57,7 +59,12 @@ func TestBadInput(t *testing.T) {
 		{"rubric invalid", []string{good, "--rubric", write("r.json", `{"criteria":[]}`)}, nil, "expected 5 to 8"},
 		{"out exists", []string{good, "--out", existing}, nil, "folder exists and is not empty"},
 		{"conversations", []string{good, "--conversations", "0"}, nil, "--conversations: 0"},
-		{"two skills", []string{good, good}, nil, "one skill per run"},
+		{"suite: bad config beside a skill", []string{good, write("s2/SKILL.md", "---\nname: s2\ndescription: d\n---\nx\n"), "--seed", "1"}, nil, "s2/vibe-test.yaml:"},
+		{"suite: bad rubric.json beside a skill", []string{good, write("s3/SKILL.md", "---\nname: s3\ndescription: d\n---\nx\n")}, nil, "expected 5 to 8"},
+		{"suite: --config", []string{good, good, "--config", write("cfg5.yaml", "base_task: a\n")}, nil, "--config: not for a suite"},
+		{"shard without seed", []string{good, "--shard", "1/2"}, nil, "--shard needs --seed N"},
+		{"bad shard", []string{good, "--shard", "3/2", "--seed", "1"}, nil, `--shard: "3/2", expected i/n`},
+		{"suite: claude missing", []string{good, good}, nil, "claude not found on PATH"},
 		{"unknown flag", []string{good, "--nope"}, nil, "flag provided but not defined"},
 		{"fillers dir", []string{good, "--fillers", emptyFolder}, nil, "fillers:"},
 		{"claude missing", []string{good}, []string{"PATH=" + emptyFolder}, "claude not found on PATH nor in tools/node_modules/.bin/claude"},

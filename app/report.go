@@ -19,6 +19,9 @@ func reportCommand(c *cli.Context, stdio IO) error {
 		return exit.Errorf(exit.Tool, "report: expected one RUN_DIR, got %d arguments", c.NArg())
 	}
 	dir := c.Args().First()
+	if result.IsSuite(dir) {
+		return reportSuite(c, dir, stdio)
+	}
 	r, err := result.Load(dir)
 	if err != nil {
 		return exit.With(exit.Tool, err)

@@ -27,6 +27,9 @@ func resumeCommand(c *cli.Context, stdio IO) error {
 		return exit.Errorf(exit.Tool, "resume: expected one RUN_DIR, got %d arguments", c.NArg())
 	}
 	dir := c.Args().First()
+	if result.IsSuite(dir) {
+		return resumeSuite(c, dir, stdio)
+	}
 	r, err := result.Load(dir)
 	if err != nil {
 		return exit.With(exit.Tool, err)
@@ -52,22 +55,5 @@ func resumeCommand(c *cli.Context, stdio IO) error {
 	return outcomeError(r)
 }
 
-// finished says whether every conversation of a run came to its end, so
-// resuming has nothing left to do. An error, an interrupt or a spent budget
-// leaves work to resume.
-func finished(r *result.Run) bool {
-	if r.Error != "" || len(r.Conversations) == 0 {
-		return false
-	}
-	if r.Status != result.StatusCompleted && r.Status != result.StatusBaselineFailed {
-		return false
-	}
-	for _, arm := range [][]result.Conversation{r.Conversations, r.Fresh, r.Controls} {
-		for _, c := range arm {
-			if c.Status != result.StatusCompleted && c.Status != result.StatusBaselineFailed {
-				return false
-			}
-		}
-	}
-	return true
-}
+// finished says whether a run has nothing left to resume.
+func finished(r *result.Run) bool { return engine.Finished(r) }

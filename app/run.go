@@ -22,6 +22,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/term"
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/skill"
+	"github.com/vibe-test/vibe-test/suite"
 	"github.com/vibe-test/vibe-test/summary"
 )
 
@@ -35,7 +36,7 @@ func runFlagSet() []cli.Flag {
 	return append(outputFlags(),
 		&cli.StringFlag{Name: "config", Usage: "the run's config `FILE` (tasks, fixture, models)", DefaultText: "vibe-test.yaml beside SKILL.md, if any"},
 		&cli.StringFlag{Name: "rubric", Usage: "use a reviewed rubric `FILE` instead of extracting one"},
-		&cli.StringFlag{Name: "out", Usage: "the run `folder`", DefaultText: "./vibe-runs/<UTC time>-<skill>"},
+		&cli.StringFlag{Name: "out", Usage: "the run `folder` (a suite's folder for several skills)", DefaultText: "./vibe-runs/<UTC time>-<skill> (or -suite)"},
 		&cli.IntFlag{Name: "conversations", Value: 2, Usage: "independent conversations to run"},
 		&cli.IntFlag{Name: "concurrency", Usage: "conversations run at once", DefaultText: "all"},
 		&cli.StringFlag{Name: "model", Usage: "the agent's model, resolved once and pinned for the run", DefaultText: "the config's, else the CLI's"},
@@ -62,6 +63,7 @@ func runFlagSet() []cli.Flag {
 		&cli.Float64Flag{Name: "max-budget-usd", Usage: "stop starting turns once the run has spent this much (agent, rubric, plan and judge)", DefaultText: "no limit"},
 		&cli.IntFlag{Name: "turn-retries", Value: 3, Usage: "rerun a turn this often after the CLI's own retries give up on a transient API error"},
 		&cli.DurationFlag{Name: "retry-backoff", Value: 10 * time.Second, Usage: "the first wait before rerunning a turn (doubles each time)"},
+		&cli.StringFlag{Name: "shard", Usage: "run share `i/n` of a suite (needs --seed; `vibe-test merge` joins the n shard folders)"},
 		&cli.BoolFlag{Name: "dry-run", Usage: "print every call the run would make and an estimated cost, then stop: no model call, no claude process, no run folder"},
 		&cli.StringFlag{Name: "isolation", Usage: "`jail|none`: each claude process in a bubblewrap jail (an error where none can start), or none (the agent sees what you see)", DefaultText: "the jail where bubblewrap works"},
 	)
@@ -84,9 +86,6 @@ func optionsFrom(c *cli.Context, warn io.Writer) (Options, error) {
 		MaxBudgetUSD: c.Float64("max-budget-usd"), TurnRetries: c.Int("turn-retries"), RetryBackoff: c.Duration("retry-backoff"),
 		Isolation: c.String("isolation"), Grace: engine.DefaultGrace,
 	}}
-	if c.NArg() > 1 {
-		return o, fmt.Errorf("one skill per run: got %d paths (%s)", c.NArg(), strings.Join(c.Args().Slice(), ", "))
-	}
 	if err := claude.CheckSessionMode(o.SessionMode); err != nil {
 		return o, err
 	}
@@ -189,6 +188,9 @@ func runCommand(c *cli.Context, stdio IO) error {
 	}
 	o.Args = c.Args().Slice()
 	if c.Bool("dry-run") {
+		if suite.IsSuite(o.Args) || c.IsSet("shard") {
+			return suiteDryRun(c, o, stdio)
+		}
 		e, err := engine.DryRun(o.Settings, stdio.Env, c.IsSet("seed"))
 		if err != nil {
 			return err
@@ -197,6 +199,9 @@ func runCommand(c *cli.Context, stdio IO) error {
 		return nil
 	}
 	o.Output = outputFrom(c, stdio)
+	if suite.IsSuite(o.Args) || c.IsSet("shard") {
+		return suiteCommand(c, o, stdio)
+	}
 	r, err := execute(c.Context, o, stdio)
 	if err != nil {
 		return err

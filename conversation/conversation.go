@@ -18,6 +18,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -758,8 +759,18 @@ func (d *Driver) Fresh(ctx context.Context, conv *result.Conversation) {
 	}
 	d.Update(func() { conv.Status = result.StatusRunning })
 	for _, turn := range plan.ProbeTurns {
-		if conv.TurnAt(turn) != nil {
-			continue // done before a resume
+		if t := conv.TurnAt(turn); t != nil {
+			// Done before a resume; a stop that came while it was being
+			// judged left it without a verdict, which it gets now (as a
+			// conversation's turns do).
+			if t.Verdict == nil || t.Verdict.Result == judge.JudgeError {
+				idx := slices.IndexFunc(conv.Turns, func(x result.Turn) bool { return x.Turn == turn })
+				if !d.judgeSaved(ctx, conv, idx) {
+					setStatus(stopped(ctx))
+					return
+				}
+			}
+			continue
 		}
 		if ctx.Err() != nil {
 			setStatus(stopped(ctx))

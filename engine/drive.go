@@ -51,6 +51,9 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 	caller := ColdCaller(in.binary, in.env, in.hermetic, o.MaxRetries, o.TurnTimeout, o.Grace)
 	caller.Jail = in.jail
 	budget := &conversation.Budget{Limit: o.MaxBudgetUSD}
+	if o.Shared != nil {
+		budget = o.Shared.Budget // the suite's: every skill's spending counts
+	}
 	budget.Spend(run.Costs.Total)
 
 	// The rubric overlaps turn 1; the gate waits for both.
@@ -126,6 +129,9 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 		limit = total
 	}
 	sem := make(chan struct{}, max(limit, 1))
+	if o.Shared != nil {
+		sem = o.Shared.Slots // one --concurrency over every skill of a suite
+	}
 	var wg sync.WaitGroup
 	// launch takes a slot before starting the goroutine, so conversations
 	// start in order (with --concurrency 1, conversation N runs N-th).
@@ -244,7 +250,7 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 				}
 			}
 		}
-		tallyCosts(run)
+		TallyCosts(run)
 		result.Decide(run)
 		if fatal {
 			run.Status, run.Error = result.StatusError, cause.Error()
@@ -292,9 +298,9 @@ func KeptSandboxes(run *result.Run) string {
 	return b.String()
 }
 
-// tallyCosts sums the run's costs from its records, so a resumed run counts
-// every attempt once.
-func tallyCosts(run *result.Run) {
+// TallyCosts sums the run's costs from its records, so a resumed run counts
+// every attempt once (and a merged run each shard's turns once).
+func TallyCosts(run *result.Run) {
 	c := &run.Costs
 	c.Agent, c.Judge, c.JudgeTokens = 0, 0, 0
 	convs := append(append(append([]result.Conversation{}, run.Conversations...), run.Fresh...), run.Controls...)

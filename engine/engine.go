@@ -61,6 +61,45 @@ type Settings struct {
 	// CacheDir holds cached rubrics ("" = $VIBE_TEST_CACHE_DIR or the
 	// user's cache folder).
 	CacheDir string
+	// Units are the 1-based conversation indices this run holds (a shard's
+	// share, each with its fresh triple); nil is 1..Conversations. Fillers
+	// are picked by Seed+index-1 whatever the share, so conversation 5 of
+	// a shard is conversation 5 of the unsharded run.
+	Units []int
+	// Shared, when set, is a concurrency limit and a budget the run shares
+	// with others (the skills of a suite); it replaces Concurrency and
+	// MaxBudgetUSD.
+	Shared *Shared
+}
+
+// Shared is what the runs of a suite draw on together.
+type Shared struct {
+	// Slots holds a token per conversation or fresh triple running, across
+	// every run; its capacity is the suite's --concurrency.
+	Slots chan struct{}
+	// Budget is the suite's --max-budget-usd, spent by every run.
+	Budget *conversation.Budget
+}
+
+// NewShared is a limit of concurrency units at once (0: no limit) and a
+// budget of limitUSD (0: none).
+func NewShared(concurrency int, limitUSD float64) *Shared {
+	if concurrency <= 0 {
+		concurrency = 1 << 16 // no limit worth counting
+	}
+	return &Shared{Slots: make(chan struct{}, concurrency), Budget: &conversation.Budget{Limit: limitUSD}}
+}
+
+// units are the conversation indices a run of o holds.
+func (o Settings) units() []int {
+	if o.Units != nil {
+		return o.Units
+	}
+	u := make([]int, o.Conversations)
+	for i := range u {
+		u[i] = i + 1
+	}
+	return u
 }
 
 // Version of vibe-test, stamped into run.json.

@@ -16,6 +16,13 @@ import (
 // non-empty folder is never written into, and a default name taken by a
 // run started in the same second gets a suffix.
 func MakeOutDir(out, name string) (string, error) {
+	return MakeFolder(out, name, "run.json")
+}
+
+// MakeFolder is MakeOutDir for any record: the folder is claimed by
+// creating marker in it exclusively (run.json for a run, suite.json for a
+// suite).
+func MakeFolder(out, name, marker string) (string, error) {
 	if out != "" {
 		if err := CheckOutDir(out); err != nil {
 			return "", err
@@ -23,7 +30,7 @@ func MakeOutDir(out, name string) (string, error) {
 		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 			return "", fmt.Errorf("creating run folder %s: %w", out, err)
 		}
-		if err := claimOutDir(out); err != nil {
+		if err := claimOutDir(out, marker); err != nil {
 			if errors.Is(err, fs.ErrExist) {
 				return "", fmt.Errorf("--out %s: another run took the folder just now, expected a new folder", out)
 			}
@@ -40,7 +47,7 @@ func MakeOutDir(out, name string) (string, error) {
 		if n > 1 {
 			dir = fmt.Sprintf("%s-%d", base, n)
 		}
-		err := claimOutDir(dir)
+		err := claimOutDir(dir, marker)
 		if errors.Is(err, fs.ErrExist) {
 			continue // a run started in the same second
 		}
@@ -53,9 +60,9 @@ func MakeOutDir(out, name string) (string, error) {
 }
 
 // claimOutDir makes dir (or takes an existing empty one) and creates its
-// run.json exclusively: whoever creates it owns the folder. The error
-// wraps fs.ErrExist when another run got there first.
-func claimOutDir(dir string) error {
+// marker (run.json) exclusively: whoever creates it owns the folder. The
+// error wraps fs.ErrExist when another run got there first.
+func claimOutDir(dir, marker string) error {
 	if err := os.Mkdir(dir, result.DirMode); err != nil {
 		if !errors.Is(err, fs.ErrExist) {
 			return err
@@ -67,7 +74,7 @@ func claimOutDir(dir string) error {
 			return err
 		}
 	}
-	f, err := os.OpenFile(filepath.Join(dir, "run.json"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, result.FileMode)
+	f, err := os.OpenFile(filepath.Join(dir, marker), os.O_WRONLY|os.O_CREATE|os.O_EXCL, result.FileMode)
 	if err != nil {
 		return err
 	}

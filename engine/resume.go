@@ -23,6 +23,29 @@ type ResumeSettings struct {
 	// MaxBudgetUSD, when set, replaces the run's budget (counting what it
 	// already spent).
 	MaxBudgetUSD *float64
+	// Shared, when set, is the suite's limit and budget (see
+	// Settings.Shared).
+	Shared *Shared
+}
+
+// Finished says whether every conversation of a run came to its end, so
+// resuming has nothing left to do. An error, an interrupt or a spent budget
+// leaves work to resume.
+func Finished(r *result.Run) bool {
+	if r.Error != "" || len(r.Conversations) == 0 {
+		return false
+	}
+	if r.Status != result.StatusCompleted && r.Status != result.StatusBaselineFailed {
+		return false
+	}
+	for _, arm := range [][]result.Conversation{r.Conversations, r.Fresh, r.Controls} {
+		for _, c := range arm {
+			if c.Status != result.StatusCompleted && c.Status != result.StatusBaselineFailed {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // Resume continues a saved run: each unfinished conversation and fresh
@@ -69,7 +92,7 @@ func Resume(ctx context.Context, dir string, r *result.Run, rs ResumeSettings, s
 	o := Settings{
 		Concurrency: r.Config.Concurrency, TurnTimeout: timeout, Grace: DefaultGrace, MaxRetries: r.Config.MaxRetries,
 		KeepSandbox: r.Config.KeepSandbox, PassEnv: r.Config.PassEnv, MaxBudgetUSD: r.Config.MaxBudgetUSD,
-		TurnRetries: rs.TurnRetries, RetryBackoff: rs.RetryBackoff,
+		TurnRetries: rs.TurnRetries, RetryBackoff: rs.RetryBackoff, Shared: rs.Shared,
 	}
 	if rs.MaxBudgetUSD != nil {
 		o.MaxBudgetUSD = *rs.MaxBudgetUSD

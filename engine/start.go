@@ -177,9 +177,10 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*result.Run, err
 		fmt.Fprintf(stdio.Stdout, "Drafted tasks (saved in plan.json; copy them into %s beside SKILL.md to keep them):\n%s\n", plan.ConfigName, indent(term.Clean(pl.YAML())))
 	}
 	pl.Model, pl.JudgeModel, pl.FillerSeed = resolved, judgeModel, o.Seed
-	picks := make([][]fillers.Passage, o.Conversations)
-	for i := range picks {
-		if picks[i], err = fillers.Pick(pool, fillersPerConversation, o.Seed+int64(i)); err != nil {
+	units := o.units()
+	picks := make([][]fillers.Passage, len(units))
+	for i, index := range units {
+		if picks[i], err = fillers.Pick(pool, fillersPerConversation, o.Seed+int64(index-1)); err != nil {
 			return fail(fmt.Errorf("choosing fillers: %w", err))
 		}
 		ids := make([]string, len(picks[i]))
@@ -191,11 +192,11 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*result.Run, err
 	sess.update(func() {
 		run.Plan = pl
 		run.Rubric = reviewed
-		for i := 0; i < o.Conversations; i++ {
+		for i, index := range units {
 			run.Conversations = append(run.Conversations, result.Conversation{
-				Index: i + 1, Status: result.StatusPending, Fillers: pl.Fillers[i], Turns: []result.Turn{},
+				Index: index, Status: result.StatusPending, Fillers: pl.Fillers[i], Turns: []result.Turn{},
 			})
-			run.Fresh = append(run.Fresh, result.FreshTriple(i+1))
+			run.Fresh = append(run.Fresh, result.FreshTriple(index))
 		}
 		for _, kind := range o.Controls {
 			for i := 0; i < o.Conversations; i++ {

@@ -110,10 +110,15 @@ func Write(w io.Writer, r *result.Run) error {
 		doc.Suites = append(doc.Suites, s)
 	}
 	doc.Time = seconds(totalMS)
+	return encode(w, doc, r.GateBypassed)
+}
 
+// encode writes the document, with the bypass banner as a comment ahead of
+// it when a run's gate was bypassed.
+func encode(w io.Writer, doc testsuites, bypassed bool) error {
 	var b strings.Builder
 	b.WriteString(xml.Header)
-	if r.GateBypassed {
+	if bypassed {
 		// Visible to anyone reading the file; the schema has no place for
 		// properties on <testsuites>, so each suite and case carries it too.
 		b.WriteString("<!-- " + BypassBanner + " -->\n")
@@ -129,6 +134,58 @@ func Write(w io.Writer, r *result.Run) error {
 	b.WriteString("\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// WriteSuite writes a suite's runs as JUnit XML: one <testsuite> per skill
+// holding a <testcase> per judged turn of each of its conversations and
+// fresh triples (the classname names the skill and the unit), with the
+// skill's verdict and exit code as properties.
+func WriteSuite(w io.Writer, runs []*result.Run) error {
+	doc := testsuites{Name: "vibe-test suite"}
+	var totalMS int64
+	bypassed := false
+	for _, r := range runs {
+		skill := testsuite{Name: r.Skill.Name}
+		if !r.StartedAt.IsZero() {
+			skill.Timestamp = r.StartedAt.UTC().Format("2006-01-02T15:04:05")
+		}
+		var ms int64
+		var out []string
+		for _, arm := range [][]result.Conversation{r.Conversations, r.Fresh} {
+			for i := range arm {
+				u, t := suite(r, &arm[i])
+				ms += t
+				skill.Tests += u.Tests
+				skill.Failures += u.Failures
+				skill.Errors += u.Errors
+				skill.Skipped += u.Skipped
+				skill.Cases = append(skill.Cases, u.Cases...)
+				out = append(out, u.SystemOut)
+			}
+		}
+		skill.Time = seconds(ms)
+		skill.SystemOut = strings.Join(out, "\n")
+		props := []property{
+			{"vibe-test.skill", r.Skill.Name},
+			{"vibe-test.skill_hash", r.Skill.Hash},
+			{"vibe-test.run_status", r.Status},
+			{"vibe-test.verdict", r.Outcome.Verdict},
+			{"vibe-test.exit_code", strconv.Itoa(r.Outcome.Exit)},
+			{"vibe-test.sentence", r.Outcome.Sentence},
+		}
+		if r.GateBypassed {
+			bypassed = true
+			props = append([]property{{"vibe-test.warning", BypassBanner}}, props...)
+		}
+		skill.Properties = &properties{Property: props}
+		doc.Tests += skill.Tests
+		doc.Failures += skill.Failures
+		doc.Errors += skill.Errors
+		totalMS += ms
+		doc.Suites = append(doc.Suites, skill)
+	}
+	doc.Time = seconds(totalMS)
+	return encode(w, doc, bypassed)
 }
 
 // suite is one conversation; ms is the time its turns took.

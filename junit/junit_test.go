@@ -471,3 +471,36 @@ func TestFromSavedRecord(t *testing.T) {
 		t.Errorf("report differs after a run.json round trip:\n%s\n---\n%s", x.String(), y.String())
 	}
 }
+
+// A suite's report: a <testsuite> per skill, holding every judged turn of
+// its conversations and fresh triples, valid against the schema.
+func TestWriteSuite(t *testing.T) {
+	decay := decayRun()
+	held := newRun(convRecord(1, result.StatusCompleted, 10, map[int]*judge.Verdict{1: pass(), 6: pass(), 8: pass(), 10: pass()}))
+	held.Skill.Name = "other-skill"
+	var b bytes.Buffer
+	if err := WriteSuite(&b, []*result.Run{decay, held}); err != nil {
+		t.Fatal(err)
+	}
+	validate(t, b.Bytes())
+	var doc testsuites
+	if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Suites) != 2 || doc.Suites[0].Name != "stock-ledger" || doc.Suites[1].Name != "other-skill" {
+		t.Fatalf("suites %+v, want one per skill", doc.Suites)
+	}
+	// stock-ledger: 2 conversations x 4 judged turns + 2 fresh triples x 3 probes.
+	if s := doc.Suites[0]; s.Tests != 14 || s.Failures != 2 {
+		t.Errorf("stock-ledger: tests=%d failures=%d, want 14 and 2", s.Tests, s.Failures)
+	}
+	if s := doc.Suites[1]; s.Tests != 7 || s.Failures != 0 {
+		t.Errorf("other-skill: tests=%d failures=%d, want 7 and 0", s.Tests, s.Failures)
+	}
+	if doc.Tests != 21 || doc.Failures != 2 {
+		t.Errorf("in all tests=%d failures=%d, want 21 and 2", doc.Tests, doc.Failures)
+	}
+	if !strings.Contains(b.String(), `name="vibe-test.verdict" value="`+decay.Outcome.Verdict+`"`) {
+		t.Errorf("the skill's verdict is not a property:\n%s", b.String())
+	}
+}

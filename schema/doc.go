@@ -1,6 +1,7 @@
-// Package schema holds the JSON Schema (draft 2020-12) of run.json, the run
-// record result.Run marshals, for tools that read run folders. Its tests
-// keep it in step with the Go types.
+// Package schema holds the JSON Schemas (draft 2020-12) of run.json, the run
+// record result.Run marshals, and of suite.json, the suite index
+// result.Suite marshals, for tools that read run and suite folders. Its
+// tests keep them in step with the Go types.
 package schema
 
 import _ "embed"
@@ -9,3 +10,8 @@ import _ "embed"
 //
 //go:embed run.schema.json
 var RunSchema []byte
+
+// SuiteSchema is suite.schema.json.
+//
+//go:embed suite.schema.json
+var SuiteSchema []byte

@@ -1,0 +1,154 @@
+package result
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/vibe-test/vibe-test/internal/exit"
+)
+
+// SuiteSchemaVersion of suite.json; bump it on any change an older reader
+// would misread.
+const SuiteSchemaVersion = 1
+
+// SuiteFile is the suite index's name in a suite folder.
+const SuiteFile = "suite.json"
+
+// Suite is suite.json: the index of a suite folder, one entry per skill,
+// each pointing at the skill's own run folder (which holds the truth: the
+// entry is what the table shows, copied from its run.json).
+type Suite struct {
+	SchemaVersion int       `json:"schema_version"`
+	Status        string    `json:"status"`
+	StartedAt     time.Time `json:"started_at"`
+	FinishedAt    time.Time `json:"finished_at,omitzero"`
+	// Seed is the filler seed every skill's run used.
+	Seed int64 `json:"seed"`
+	// Shard is set on a shard's folder: which share of the suite it ran.
+	Shard *ShardPlan `json:"shard,omitempty"`
+	// Merged names the shard folders a merged suite was made from.
+	Merged   []string     `json:"merged_from,omitempty"`
+	Skills   []SuiteEntry `json:"skills"`
+	ExitCode int          `json:"exit_code"`
+}
+
+// ShardPlan is one shard's share of a suite: the suite's units (skill,
+// conversation index) sorted by skill name and index, dealt round-robin
+// over Count shards; Units are the ones shard Index (1-based) holds.
+type ShardPlan struct {
+	Index int `json:"index"`
+	Count int `json:"count"`
+	// Skills are the whole suite's skills and conversation counts, so a
+	// merge can recompute every shard's share and name the missing ones.
+	Skills []ShardSkill `json:"skills"`
+	Units  []Unit       `json:"units"`
+}
+
+// ShardSkill is a skill of a sharded suite and its conversations.
+type ShardSkill struct {
+	Name          string `json:"name"`
+	Hash          string `json:"hash"`
+	Conversations int    `json:"conversations"`
+}
+
+// Unit is a conversation of a skill, with its fresh triple.
+type Unit struct {
+	Skill string `json:"skill"`
+	Index int    `json:"index"` // the conversation's 1-based index in the whole suite
+}
+
+// SuiteEntry is one skill of a suite.
+type SuiteEntry struct {
+	Name string `json:"name"`
+	Path string `json:"path"` // the SKILL.md
+	// RunDir is the skill's run folder, relative to the suite folder.
+	RunDir   string  `json:"run_dir"`
+	Status   string  `json:"status"`
+	ExitCode int     `json:"exit_code"`
+	Verdict  string  `json:"verdict"`
+	Diluted  Rate    `json:"diluted"`
+	Fresh    Rate    `json:"fresh"`
+	CostUSD  float64 `json:"cost_usd"`
+	// EffectiveTurn: see Stats.EffectiveTurn.
+	EffectiveTurn int    `json:"effective_turn,omitempty"`
+	Error         string `json:"error,omitempty"`
+}
+
+// Rate is how many judged probes passed of how many.
+type Rate struct {
+	Passed int `json:"passed"`
+	Probes int `json:"probes"`
+}
+
+// EntryOf fills a suite entry's results from the skill's finished run.
+func EntryOf(e SuiteEntry, r *Run) SuiteEntry {
+	e.Status, e.ExitCode, e.Verdict = r.Status, r.Outcome.Exit, r.Outcome.Verdict
+	c := r.Outcome.Stats.Comparison
+	e.Diluted = Rate{Passed: c.Diluted.Passed, Probes: c.Diluted.Probes}
+	e.Fresh = Rate{Passed: c.Fresh.Passed, Probes: c.Fresh.Probes}
+	e.CostUSD = r.Costs.Total
+	e.EffectiveTurn = r.Outcome.Stats.EffectiveTurn
+	return e
+}
+
+// worstOrder ranks exit codes for a suite, most telling first: an
+// interrupt (the rest is unfinished), a tool error (a skill has no
+// verdict), decay, then a skill that does not work fresh, then no decay.
+var worstOrder = []int{exit.Interrupted, exit.Tool, exit.Decay, exit.Indeterminate, exit.OK}
+
+// WorstExit is a suite's exit code: the first of 130, 3, 1, 2, 0 that any
+// of codes is (an unknown code counts as a tool error).
+func WorstExit(codes ...int) int {
+	rank := func(c int) int {
+		for i, w := range worstOrder {
+			if c == w {
+				return i
+			}
+		}
+		return -1
+	}
+	worst := exit.OK
+	for _, c := range codes {
+		if rank(c) < 0 {
+			c = exit.Tool
+		}
+		if rank(c) < rank(worst) {
+			worst = c
+		}
+	}
+	return worst
+}
+
+// SaveSuite writes dir's suite.json atomically.
+func SaveSuite(dir string, s *Suite) error {
+	return WriteJSON(filepath.Join(dir, SuiteFile), s)
+}
+
+// LoadSuite reads dir's suite.json.
+func LoadSuite(dir string) (*Suite, error) {
+	path := filepath.Join(dir, SuiteFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var s Suite
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("%s: not a suite index: %w", path, err)
+	}
+	if s.SchemaVersion > SuiteSchemaVersion {
+		return nil, fmt.Errorf("%s: schema_version %d is newer than this vibe-test reads (%d): upgrade vibe-test", path, s.SchemaVersion, SuiteSchemaVersion)
+	}
+	if s.SchemaVersion < 1 {
+		return nil, fmt.Errorf("%s: schema_version missing, expected %d", path, SuiteSchemaVersion)
+	}
+	return &s, nil
+}
+
+// IsSuite reports whether dir is a suite folder.
+func IsSuite(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, SuiteFile))
+	return err == nil
+}

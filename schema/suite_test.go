@@ -1,0 +1,134 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/vibe-test/vibe-test/result"
+)
+
+const suiteSchemaID = "https://github.com/vibe-test/vibe-test/schema/suite.schema.json"
+
+func compileSuite(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(SuiteSchema))
+	if err != nil {
+		t.Fatalf("suite.schema.json is not JSON: %v", err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.AssertFormat()
+	if err := c.AddResource(suiteSchemaID, doc); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile(suiteSchemaID)
+	if err != nil {
+		t.Fatalf("suite.schema.json does not compile: %v", err)
+	}
+	return sch
+}
+
+// populatedSuite sets every field of a suite index.
+func populatedSuite() *result.Suite {
+	at := time.Date(2026, 12, 2, 4, 0, 0, 0, time.UTC)
+	return &result.Suite{
+		SchemaVersion: result.SuiteSchemaVersion, Status: result.StatusCompleted, StartedAt: at, FinishedAt: at.Add(time.Hour), Seed: 7,
+		Shard: &result.ShardPlan{Index: 2, Count: 3,
+			Skills: []result.ShardSkill{{Name: "stock-ledger", Hash: "sha256:abc", Conversations: 3}},
+			Units:  []result.Unit{{Skill: "stock-ledger", Index: 2}}},
+		Merged: []string{"shard-1", "shard-2", "shard-3"},
+		Skills: []result.SuiteEntry{{Name: "stock-ledger", Path: "/lib/stock-ledger/SKILL.md", RunDir: "stock-ledger",
+			Status: result.StatusError, ExitCode: 3, Verdict: "error", Diluted: result.Rate{Passed: 4, Probes: 6},
+			Fresh: result.Rate{Passed: 6, Probes: 6}, CostUSD: 1.5, EffectiveTurn: 6, Error: "judge error"}},
+		ExitCode: 3,
+	}
+}
+
+func TestSuiteIndexValidates(t *testing.T) {
+	sch := compileSuite(t)
+	b, err := json.Marshal(populatedSuite())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := validate(sch, b); err != nil {
+		t.Fatalf("a populated suite.json does not validate: %v\n%s", err, b)
+	}
+	// A pending index, as written before any skill finished.
+	pending := &result.Suite{SchemaVersion: 1, Status: result.StatusRunning, StartedAt: time.Now().UTC(),
+		Skills: []result.SuiteEntry{{Name: "a", Path: "a/SKILL.md", RunDir: "a", Status: result.StatusPending}}}
+	b, _ = json.Marshal(pending)
+	if err := validate(sch, b); err != nil {
+		t.Errorf("a pending suite.json does not validate: %v\n%s", err, b)
+	}
+	for name, breakIt := range map[string]func(string) string{
+		"unknown key":    func(s string) string { return strings.Replace(s, `"seed":7`, `"seed":7,"extra":1`, 1) },
+		"bad exit code":  func(s string) string { return strings.Replace(s, `"exit_code":3}`, `"exit_code":4}`, 1) },
+		"bad status":     func(s string) string { return strings.Replace(s, `"status":"completed"`, `"status":"done"`, 1) },
+		"shard index 0":  func(s string) string { return strings.Replace(s, `"index":2,"count"`, `"index":0,"count"`, 1) },
+		"rate as string": func(s string) string { return strings.Replace(s, `"passed":4`, `"passed":"4"`, 1) },
+	} {
+		good, _ := json.Marshal(populatedSuite())
+		bad := breakIt(string(good))
+		if bad == string(good) {
+			t.Errorf("%s: nothing to break", name)
+			continue
+		}
+		if err := validate(sch, []byte(bad)); err == nil {
+			t.Errorf("%s: accepted\n%s", name, bad)
+		}
+	}
+}
+
+// Every object of the suite schema has exactly the keys its Go type
+// marshals, and requires exactly the ones always written.
+func TestSuiteKeysMatchGo(t *testing.T) {
+	var doc map[string]any
+	if err := json.Unmarshal(SuiteSchema, &doc); err != nil {
+		t.Fatal(err)
+	}
+	at := func(ptr string) map[string]any {
+		v := any(doc)
+		for _, p := range strings.Split(ptr, "/") {
+			if p != "" {
+				v = v.(map[string]any)[p]
+			}
+		}
+		return v.(map[string]any)
+	}
+	for ptr, typ := range map[string]reflect.Type{
+		"":                reflect.TypeOf(result.Suite{}),
+		"$defs/shardPlan": reflect.TypeOf(result.ShardPlan{}),
+		"$defs/shardPlan/properties/skills/items": reflect.TypeOf(result.ShardSkill{}),
+		"$defs/shardPlan/properties/units/items":  reflect.TypeOf(result.Unit{}),
+		"$defs/entry":                             reflect.TypeOf(result.SuiteEntry{}),
+		"$defs/rate":                              reflect.TypeOf(result.Rate{}),
+	} {
+		obj := at(ptr)
+		keys := jsonKeys(typ)
+		props := obj["properties"].(map[string]any)
+		for k := range keys {
+			if _, ok := props[k]; !ok {
+				t.Errorf("%s (%s): schema lacks %q", ptr, typ.Name(), k)
+			}
+		}
+		for k := range props {
+			if _, ok := keys[k]; !ok {
+				t.Errorf("%s (%s): schema has %q, which Go does not marshal", ptr, typ.Name(), k)
+			}
+		}
+		required := map[string]bool{}
+		for _, r := range obj["required"].([]any) {
+			required[r.(string)] = true
+		}
+		for k, always := range keys {
+			if always != required[k] {
+				t.Errorf("%s (%s): %q always written %v, required %v", ptr, typ.Name(), k, always, required[k])
+			}
+		}
+	}
+}
