@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/vibe-test/vibe-test/chart"
 	"github.com/vibe-test/vibe-test/engine"
 	"github.com/vibe-test/vibe-test/internal/atomicfile"
 	"github.com/vibe-test/vibe-test/internal/exit"
@@ -89,6 +90,11 @@ func doneLine(e result.SuiteEntry) string {
 // showSuite prints the suite's table (on stderr with --json, whose object
 // goes to stdout) and writes --junit and --markdown.
 func showSuite(idx *result.Suite, dir string, out output, stdio IO) error {
+	// The suite page is for reading: a failure to write it is said, and the
+	// table, JSON, JUnit and Markdown still come.
+	if err := writeSuitePage(dir, idx); err != nil {
+		fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", term.Line(err.Error()))
+	}
 	if out.junit != "" {
 		if err := writeSuiteJUnit(out.junit, idx, dir); err != nil {
 			return err
@@ -113,6 +119,7 @@ func showSuite(idx *result.Suite, dir string, out output, stdio IO) error {
 		human = stdio.Stderr
 	}
 	summary.SuiteTable(human, idx, dir, out.styled && !out.json)
+	fmt.Fprintf(human, "suite page: %s\n", term.Clean(filepath.Join(dir, chart.SuitePageName)))
 	if out.json {
 		b, err := json.MarshalIndent(idx, "", "  ")
 		if err != nil {
@@ -124,6 +131,14 @@ func showSuite(idx *result.Suite, dir string, out output, stdio IO) error {
 }
 
 // suiteExit is the suite's exit code, with the skills that set it named.
+// writeSuitePage writes the suite folder's index.html, linking each
+// skill's chart.html.
+func writeSuitePage(dir string, idx *result.Suite) error {
+	return atomicfile.WriteFunc(filepath.Join(dir, chart.SuitePageName), result.FileMode, func(w io.Writer) error {
+		return chart.RenderSuite(w, idx)
+	})
+}
+
 // writeSuiteJUnit writes a testsuite per skill that has a run record,
 // atomically.
 func writeSuiteJUnit(path string, idx *result.Suite, dir string) error {

@@ -215,6 +215,20 @@ func TestSuiteShardsMergeAsOne(t *testing.T) {
 			t.Errorf("the table lacks %s or its chart:\n%s", sk.name, w.stdout)
 		}
 	}
+	// The suite page links every skill's chart (chart/'s browser test opens
+	// such a page in headless Chromium).
+	page, err := os.ReadFile(filepath.Join(whole, "index.html"))
+	if err != nil {
+		t.Fatalf("the suite page: %v", err)
+	}
+	for _, sk := range library {
+		if !strings.Contains(string(page), `<a href="`+sk.name+`/chart.html">chart</a>`) {
+			t.Errorf("the suite page does not link %s's chart", sk.name)
+		}
+	}
+	if !strings.Contains(w.stdout, "suite page: "+filepath.Join(whole, "index.html")) {
+		t.Errorf("the suite's output does not say where its page is:\n%s", w.stdout)
+	}
 	want := loadSuite(t, whole)
 	byName := map[string]result.SuiteEntry{}
 	for _, e := range want.Skills {

@@ -113,6 +113,44 @@ func TestBrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("suite-page", func(t *testing.T) {
+		t.Parallel()
+		// index.html in its suite folder, beside the skills' run folders:
+		// it opens offline, shows every skill with hostile text as text, the
+		// bypass banner, and links each skill's chart.html relatively.
+		dir := t.TempDir()
+		s := suiteFixture()
+		for _, e := range s.Skills {
+			if err := os.MkdirAll(filepath.Join(dir, e.RunDir), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		page := strings.Replace(renderSuite(t, s), "<head>",
+			`<head><script>window.alert = function () { document.documentElement.setAttribute("data-alerted", "yes") }</script>`, 1)
+		file := filepath.Join(dir, SuitePageName)
+		if err := os.WriteFile(file, []byte(page), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dom := testenv.Chromium(t, t.TempDir(), "--dump-dom", "file://"+file)
+		if regexp.MustCompile(`<html[^>]*data-alerted`).MatchString(dom) {
+			t.Error("a planted payload ran on the suite page")
+		}
+		for _, want := range []string{
+			`<td class="r-fail">decay</td>`,
+			`<a href="stock-ledger/chart.html">chart</a>`,
+			`&lt;img src=x onerror="alert(7)"&gt;`,
+			`&lt;/td&gt;&lt;script&gt;alert(8)&lt;/script&gt;`,
+			`<p class="banner" id="bypass-banner" role="alert">BASELINE GATE BYPASSED`,
+		} {
+			if !strings.Contains(dom, want) {
+				t.Errorf("the suite page in the browser lacks %q; DOM:\n%s", want, testenv.Tail(dom, 3000))
+			}
+		}
+		if n := strings.Count(dom, "<tr>"); n < 5 {
+			t.Errorf("the suite page's table has %d rows, want a header, three skills and an error row", n)
+		}
+	})
+
 	t.Run("no-javascript", func(t *testing.T) {
 		t.Parallel()
 		var page bytes.Buffer

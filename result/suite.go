@@ -75,6 +75,9 @@ type SuiteEntry struct {
 	// EffectiveTurn: see Stats.EffectiveTurn.
 	EffectiveTurn int    `json:"effective_turn,omitempty"`
 	Error         string `json:"error,omitempty"`
+	// GateBypassed: a baseline failed under --no-baseline-gate; every
+	// artifact of the suite stamps it, as the skill's own do.
+	GateBypassed bool `json:"gate_bypassed,omitempty"`
 }
 
 // Rate is how many judged probes passed of how many.
@@ -91,6 +94,7 @@ func EntryOf(e SuiteEntry, r *Run) SuiteEntry {
 	e.Fresh = Rate{Passed: c.Fresh.Passed, Probes: c.Fresh.Probes}
 	e.CostUSD = r.Costs.Total
 	e.EffectiveTurn = r.Outcome.Stats.EffectiveTurn
+	e.GateBypassed = r.GateBypassed
 	return e
 }
 

@@ -21,6 +21,20 @@ import (
 func SuiteTable(w io.Writer, s *result.Suite, dir string, styled bool) {
 	var b strings.Builder
 	clean := term.Line
+	// A bypassed gate is stamped first on every artifact, as on a run's.
+	var bypassed []string
+	for _, e := range s.Skills {
+		if e.GateBypassed {
+			bypassed = append(bypassed, clean(e.Name))
+		}
+	}
+	if len(bypassed) > 0 {
+		line := fmt.Sprintf("!! %s (%s)", BypassBanner, strings.Join(bypassed, ", "))
+		if styled {
+			line = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("9")).Render(line)
+		}
+		b.WriteString(line + "\n")
+	}
 	title := fmt.Sprintf("vibe-test suite  %s, status %s", Count(len(s.Skills), "skill"), s.Status)
 	if s.Shard != nil {
 		title += fmt.Sprintf(", shard %d/%d (%s of the suite's %s; verdicts here are partial: merge the shards to decide)",
@@ -36,6 +50,9 @@ func SuiteTable(w io.Writer, s *result.Suite, dir string, styled bool) {
 		verdict := e.Verdict
 		if verdict == "" {
 			verdict = e.Status
+		}
+		if e.GateBypassed {
+			verdict += " (gate bypassed)"
 		}
 		turn := ""
 		if e.EffectiveTurn > 0 {

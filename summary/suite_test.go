@@ -44,3 +44,27 @@ func TestSuiteTable(t *testing.T) {
 		}
 	}
 }
+
+// TestSuiteTableStampsBypass: a skill whose gate was bypassed is stamped on
+// the suite's first line and in its row, as a run's summary is.
+func TestSuiteTableStampsBypass(t *testing.T) {
+	s := &result.Suite{SchemaVersion: 1, Status: result.StatusCompleted, ExitCode: 2, Skills: []result.SuiteEntry{
+		{Name: "held", RunDir: "held", ExitCode: 0, Verdict: "held"},
+		{Name: "never", RunDir: "never", ExitCode: 2, Verdict: "does-not-work-fresh", GateBypassed: true},
+	}}
+	var b bytes.Buffer
+	SuiteTable(&b, s, "runs/x-suite", false)
+	first, _, _ := strings.Cut(b.String(), "\n")
+	if first != "!! "+BypassBanner+" (never)" {
+		t.Errorf("first line %q, want the bypass stamp naming the skill", first)
+	}
+	if !strings.Contains(b.String(), "does-not-work-fresh (gate bypassed)") {
+		t.Errorf("the bypassed skill's row does not say so:\n%s", b.String())
+	}
+	s.Skills = s.Skills[:1]
+	b.Reset()
+	SuiteTable(&b, s, "runs/x-suite", false)
+	if strings.Contains(b.String(), "BYPASSED") {
+		t.Errorf("stamp on a suite without a bypassed gate:\n%s", b.String())
+	}
+}
