@@ -65,6 +65,46 @@ func rejudgeCommand(c *cli.Context, stdio IO) error {
 		return exit.Errorf(exit.Tool, "rejudge: expected one RUN_DIR, got %d arguments", c.NArg())
 	}
 	dir := c.Args().First()
+	if result.IsSuite(dir) {
+		return rejudgeSuite(c, dir, stdio)
+	}
+	return rejudgeRun(c, dir, stdio)
+}
+
+// rejudgeSuite judges every skill of a suite folder again, one skill after
+// the other, each with its own run's rubric (one --rubric cannot fit every
+// skill), and exits with the worst code (result.WorstExit).
+func rejudgeSuite(c *cli.Context, dir string, stdio IO) error {
+	if c.IsSet("rubric") {
+		return exit.Errorf(exit.Tool, "--rubric: not for a suite folder: each skill is judged again with its own run's rubric (rejudge SUITE_DIR/<skill> takes --rubric)")
+	}
+	idx, err := result.LoadSuite(dir)
+	if err != nil {
+		return exit.With(exit.Tool, err)
+	}
+	var codes []int
+	var failed []string
+	for _, e := range idx.Skills {
+		fmt.Fprintf(stdio.Stdout, "== %s\n", term.Line(e.Name))
+		err := rejudgeRun(c, runDir(dir, e), stdio)
+		if err != nil {
+			fmt.Fprintf(stdio.Stderr, "vibe-test: %s: %s\n", term.Line(e.Name), term.Line(err.Error()))
+			failed = append(failed, e.Name)
+		}
+		codes = append(codes, exit.Code(err))
+		if exit.Code(err) == exit.Interrupted {
+			break
+		}
+	}
+	if len(failed) > 0 {
+		worst := result.WorstExit(codes...)
+		return exit.Errorf(worst, "rejudge: %d of %d skills could not be judged again (%s); the others' verdicts files are written", len(failed), len(idx.Skills), strings.Join(failed, ", "))
+	}
+	return nil
+}
+
+// rejudgeRun judges one run folder's turns again.
+func rejudgeRun(c *cli.Context, dir string, stdio IO) error {
 	r, err := result.Load(dir)
 	if err != nil {
 		return exit.With(exit.Tool, err)

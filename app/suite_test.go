@@ -521,3 +521,55 @@ func TestSuiteDryRun(t *testing.T) {
 		t.Errorf("want 3 conversations a skill in the suite, 1 in shard 1/3:\n%s\n%s", whole.stdout, shard.stdout)
 	}
 }
+
+// TestRejudgeSuite: rejudge SUITE_DIR judges every skill's run again with
+// its own rubric, writing each skill's verdicts file in its run folder and
+// leaving run.json as it was; one --rubric for every skill is refused.
+func TestRejudgeSuite(t *testing.T) {
+	t.Parallel()
+	srv, err := scripted.Start(libraryScript(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	dir := t.TempDir()
+	lib := makeLibrary(t, dir)
+	env := append(DemoEnv(os.Environ(), srv.URL()), "VIBE_TEST_CLAUDE="+fastCLI(t), "VIBE_TEST_CACHE_DIR="+filepath.Join(dir, "cache"))
+	run := func(args ...string) suiteRun {
+		var stdout, stderr bytes.Buffer
+		code := Main(context.Background(), append([]string{"vibe-test"}, args...), IO{Env: env, Stdout: &stdout, Stderr: &stderr})
+		return suiteRun{code, stdout.String(), stderr.String()}
+	}
+	out := filepath.Join(dir, "suite")
+	// One conversation each: dowel-ledger (never follows) sets exit 2.
+	if s := run(lib, "--out", out, "--seed", "7", "--conversations", "1", "--max-retries", "1", "--isolation", "none"); s.code != 2 {
+		t.Fatalf("suite: exit %d, want 2\n%s", s.code, s)
+	}
+	before := map[string][]byte{}
+	for _, sk := range library {
+		b, err := os.ReadFile(filepath.Join(out, sk.name, "run.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[sk.name] = b
+	}
+
+	if r := run("rejudge", out, "--rubric", filepath.Join(out, library[0].name, "rubric.json")); r.code != 3 || !strings.Contains(r.stderr, "--rubric: not for a suite folder") {
+		t.Errorf("rejudge SUITE_DIR --rubric: exit %d, want 3 and one line\n%s", r.code, r)
+	}
+	r := run("rejudge", out)
+	if r.code != 0 {
+		t.Fatalf("rejudge SUITE_DIR: exit %d, want 0\n%s", r.code, r)
+	}
+	for _, sk := range library {
+		if !strings.Contains(r.stdout, "== "+sk.name+"\n") {
+			t.Errorf("rejudge's output has no section for %s:\n%s", sk.name, r.stdout)
+		}
+		if _, err := os.Stat(filepath.Join(out, sk.name, "verdicts-2.json")); err != nil {
+			t.Errorf("%s: no verdicts file: %v", sk.name, err)
+		}
+		if after, _ := os.ReadFile(filepath.Join(out, sk.name, "run.json")); !bytes.Equal(after, before[sk.name]) {
+			t.Errorf("%s: rejudge changed run.json", sk.name)
+		}
+	}
+}
