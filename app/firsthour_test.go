@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -228,5 +229,27 @@ func TestIsVibeTestRepo(t *testing.T) {
 	}
 	if engine.IsVibeTestRepo(other) || engine.IsVibeTestRepo(t.TempDir()) {
 		t.Error("another folder is taken for the repository")
+	}
+}
+
+// TestDraftedRunJSON: a run that drafts its tasks (no vibe-test.yaml) with
+// --json prints one JSON object on stdout; the drafted tasks go to stderr.
+func TestDraftedRunJSON(t *testing.T) {
+	t.Parallel()
+	paths, err := demo.Materialize(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := demo.Script([]string{"steady"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runAgainst(t, script, paths.Skill, "--out", filepath.Join(t.TempDir(), "run"), "--conversations", "1", "--json", "--isolation", "none")
+	var v map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &v); err != nil {
+		t.Fatalf("stdout is not one JSON object (%v):\n%s", err, r.stdout)
+	}
+	if !strings.Contains(r.stderr, "Drafted tasks") {
+		t.Errorf("the drafted tasks are not on stderr:\n%s", r.stderr)
 	}
 }

@@ -174,7 +174,9 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*result.Run, err
 		if err != nil {
 			return fail(err)
 		}
-		fmt.Fprintf(stdio.Stdout, "Drafted tasks (saved in plan.json; copy them into %s beside SKILL.md to keep them):\n%s\n", plan.ConfigName, indent(term.Clean(pl.YAML())))
+		// On stderr with the rest of what the run says as it goes: stdout
+		// is the summary's, and with --json one JSON object.
+		fmt.Fprintf(stdio.Stderr, "Drafted tasks (saved in plan.json; copy them into %s beside SKILL.md to keep them):\n%s\n", plan.ConfigName, indent(term.Clean(pl.YAML())))
 	}
 	pl.Model, pl.JudgeModel, pl.FillerSeed = resolved, judgeModel, o.Seed
 	units := o.units()
