@@ -129,7 +129,7 @@ func TestTimeoutKillsStraysAndIsNeverAFail(t *testing.T) {
 	hang := []scripted.Step{{ToolUses: []scripted.ToolUse{{Name: "Bash", Input: map[string]any{"command": "tail -f /dev/null # " + marker, "description": "watch"}}}}}
 	// 30s: room for turn 1 on the real CLI on a loaded 2-core machine (10s
 	// timed it out there); turn 2 and its retry wait it out, idle.
-	s := runScript(t, realCLI(t), faultScript(t, scripted.Rule{Kind: scripted.KindAgent, Turns: []int{2, 3, 4}, Steps: hang}), 1, nil, "--turn-timeout", "30s")
+	s := runScript(t, realConversationCLI(t), faultScript(t, scripted.Rule{Kind: scripted.KindAgent, Turns: []int{2, 3, 4}, Steps: hang}), 1, nil, "--turn-timeout", "30s")
 	if s.code != 3 {
 		t.Fatalf("exit %d, want 3", s.code)
 	}

@@ -123,7 +123,7 @@ func TestJailedAgentSeesAndKeepsNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := append(DemoEnv(os.Environ(), srv.URL()), "VIBE_TEST_CLAUDE="+realCLI(t), "VIBE_TEST_CACHE_DIR="+filepath.Join(files, "cache"))
+	env := append(DemoEnv(os.Environ(), srv.URL()), "VIBE_TEST_CLAUDE="+realConversationCLI(t), "VIBE_TEST_CACHE_DIR="+filepath.Join(files, "cache"))
 	var stdout, stderr bytes.Buffer
 	code := Main(context.Background(), []string{"vibe-test", paths.Skill, "--config", paths.Config, "--out", out,
 		"--seed", "7", "--conversations", "1", "--max-retries", "1", "--isolation", "jail"},
@@ -236,7 +236,7 @@ func TestKillLeavesNoProcess(t *testing.T) {
 	}
 	cmd := exec.Command(vibeTestBinary(t), paths.Skill, "--config", paths.Config, "--out", filepath.Join(t.TempDir(), "run"),
 		"--conversations", "1", "--max-retries", "1")
-	cmd.Env = append(DemoEnv(os.Environ(), srv.URL()), "VIBE_TEST_CLAUDE="+realCLI(t), "VIBE_TEST_CACHE_DIR="+filepath.Join(files, "cache"))
+	cmd.Env = append(DemoEnv(os.Environ(), srv.URL()), "VIBE_TEST_CLAUDE="+realConversationCLI(t), "VIBE_TEST_CACHE_DIR="+filepath.Join(files, "cache"))
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	if err := cmd.Start(); err != nil {

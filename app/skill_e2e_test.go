@@ -72,7 +72,7 @@ func steadyScript(t *testing.T) scripted.Script {
 // with Skill always allowed it loads at every judged turn and is judged.
 func TestAllowedToolsSkillLoads(t *testing.T) {
 	t.Parallel()
-	s := runEdited(t, realCLI(t), steadyScript(t), func(p demo.Paths) {
+	s := runEdited(t, realConversationCLI(t), steadyScript(t), func(p demo.Paths) {
 		setFrontmatter(t, p.Skill, "name: stock-ledger\ndescription: "+demoDescription+"\nallowed-tools: Bash Read\n")
 	}, "--allowed-tools", "Bash(git diff:*),WebFetch")
 	if s.code != 0 {
@@ -98,7 +98,7 @@ func TestAllowedToolsSkillLoads(t *testing.T) {
 // denies every permission request.
 func TestDeniedSkillReported(t *testing.T) {
 	t.Parallel()
-	s := runEdited(t, realCLI(t), steadyScript(t), func(p demo.Paths) {
+	s := runEdited(t, realConversationCLI(t), steadyScript(t), func(p demo.Paths) {
 		f, err := os.OpenFile(p.Config, os.O_APPEND|os.O_WRONLY, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -133,7 +133,7 @@ func TestClaudeAPIStyleFrontmatterAccepted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := runEdited(t, realCLI(t), never, func(p demo.Paths) {
+	s := runEdited(t, realConversationCLI(t), never, func(p demo.Paths) {
 		setFrontmatter(t, p.Skill, "name: stock-ledger\ndescription: "+long+"\n")
 	})
 	if s.code != 2 || s.run.Conversations[0].Status != result.StatusBaselineFailed {
@@ -160,7 +160,7 @@ func TestModelSwitchFlagged(t *testing.T) {
 		switched = append(switched, st)
 	}
 	script.Rules = append([]scripted.Rule{{Kind: scripted.KindAgent, Turns: []int{8}, Pattern: demo.Procedure().TaskPattern, Steps: switched}}, script.Rules...)
-	s := runEdited(t, realCLI(t), script, func(demo.Paths) {})
+	s := runEdited(t, realConversationCLI(t), script, func(demo.Paths) {})
 	cfg := s.run.Config
 	if cfg.Model != "claude-opus-5-5" || cfg.ModelSource != "cli-default" {
 		t.Errorf("model %q from %q, want the CLI's default pinned", cfg.Model, cfg.ModelSource)

@@ -34,6 +34,17 @@ func realCLI(t *testing.T) string {
 	return testenv.HybridClaude(t)
 }
 
+// realConversationCLI is realCLI for tests whose subject is the
+// conversation (interactive mode) on the real binary: the jail around it,
+// its signals and strays, its skill loader and tools, a model switch. The
+// fresh probes' one-shot sessions, which prove nothing more there, run on
+// the stand-in (testenv.HybridLiveClaude); TestSteadyHolds and the demo
+// keep them real.
+func realConversationCLI(t *testing.T) string {
+	t.Helper()
+	return testenv.HybridLiveClaude(t)
+}
+
 // fastCLI is the stand-in for it.
 func fastCLI(t *testing.T) string {
 	t.Helper()

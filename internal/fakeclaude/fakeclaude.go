@@ -151,8 +151,18 @@ func delegate(o options, parseErr error, args, environ []string) {
 		return
 	}
 	target := strings.TrimSpace(string(b))
+	if _, err := os.Stat(filepath.Join(filepath.Dir(exe), LiveOnlyFile)); err == nil && o.inputFormat != "stream-json" {
+		return // a one-shot session (a fresh probe) stays with the stand-in
+	}
 	_ = syscall.Exec(target, append([]string{target}, args...), environ)
 }
+
+// LiveOnlyFile, beside AgentCLIFile, narrows the hybrid to live sessions
+// (--input-format stream-json: a conversation in interactive mode): one-shot
+// agent sessions, the fresh probes, stay with the stand-in too. For tests
+// whose subject is the conversation on the real CLI, its fresh sessions
+// are some 6 CPU-seconds of node each that prove nothing more.
+const LiveOnlyFile = "agent-cli-live-only"
 
 // startChild starts cmd and records its pid under the lock killChild takes.
 func (f *fake) startChild(cmd *exec.Cmd) error {

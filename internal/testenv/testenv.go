@@ -158,6 +158,21 @@ func buildFake(root string) (string, error) {
 // or temp folder, as on most CI runners), the real CLI itself is returned.
 func HybridClaude(t testing.TB) string {
 	t.Helper()
+	return hybrid(t, false)
+}
+
+// HybridLiveClaude is HybridClaude with only live sessions (a conversation
+// in interactive mode, --input-format stream-json) on the real binary: the
+// fresh probes' one-shot sessions go to the stand-in as well
+// (fakeclaude.LiveOnlyFile). Where the jail would hide the pinned install,
+// it is the real binary, as HybridClaude is.
+func HybridLiveClaude(t testing.TB) string {
+	t.Helper()
+	return hybrid(t, true)
+}
+
+func hybrid(t testing.TB, liveOnly bool) string {
+	t.Helper()
 	real := Claude(t)
 	fake := FakeClaude(t)
 	if real == fake {
@@ -170,7 +185,11 @@ func HybridClaude(t testing.TB) string {
 	if hiddenInJail(resolved) {
 		return real
 	}
-	sum := sha256.Sum256([]byte(fake + "\x00" + resolved))
+	key := fake + "\x00" + resolved
+	if liveOnly {
+		key += "\x00live-only"
+	}
+	sum := sha256.Sum256([]byte(key))
 	dir := filepath.Join(os.TempDir(), "cli-"+hex.EncodeToString(sum[:])[:16])
 	bin := filepath.Join(dir, "claude")
 	if _, err := os.Stat(bin); err == nil {
@@ -181,6 +200,11 @@ func HybridClaude(t testing.TB) string {
 	}
 	if err := os.WriteFile(filepath.Join(dir, "agent-cli"), []byte(resolved+"\n"), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	if liveOnly {
+		if err := os.WriteFile(filepath.Join(dir, "agent-cli-live-only"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	b, err := os.ReadFile(fake)
 	if err != nil {
