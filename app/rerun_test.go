@@ -51,6 +51,11 @@ func TestEveryPromptSentOnce(t *testing.T) {
 func everyPromptSentOnce(t *testing.T, mode string) {
 	bin := vibeTestBinary(t)
 	claudeBin := realCLI(t)
+	if mode == claude.SessionInteractive {
+		// The subject is the conversation's live session; its fresh
+		// probes' one-shot sessions run on the stand-in.
+		claudeBin = realConversationCLI(t)
+	}
 	srv, err := scripted.Start(faultScript(t,
 		holdOnce(3), holdOnce(4), holdOnce(7),
 		scripted.Rule{Kind: scripted.KindAgent, Turns: []int{6}, Pattern: "gaskets", Steps: followAfterError(529, 4)},
@@ -167,6 +172,19 @@ func everyPromptSentOnce(t *testing.T, mode string) {
 	for _, tr := range conv.Turns {
 		if tr.SessionBytes <= 0 {
 			t.Errorf("turn %d: session_bytes %d", tr.Turn, tr.SessionBytes)
+		}
+	}
+	if mode == claude.SessionResume {
+		// Each turn is a process of its own, so the probe at turn 8 invokes
+		// the skill anew and the pinned CLI re-injects its body (in a live
+		// session the demo's test sees "already loaded" instead).
+		tr := conv.TurnAt(8)
+		b, err := os.ReadFile(filepath.Join(out, tr.Transcript))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(b, []byte("Base directory for this skill")) || bytes.Contains(b, []byte("already loaded above")) {
+			t.Errorf("resume mode, turn 8's Skill call: the skill's body must be injected again, not answered \"already loaded\"")
 		}
 	}
 	rep, rbuf := command("report", out)
