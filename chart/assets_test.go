@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/vibe-test/vibe-test/internal/testenv"
 )
 
 func TestCheckInlineable(t *testing.T) {
@@ -31,7 +33,7 @@ func TestCheckInlineable(t *testing.T) {
 // in place of its slot, before the option that draws the chart.
 func TestScriptInlinedOnce(t *testing.T) {
 	if !HasScript() {
-		t.Skip("built without the echarts script (make assets)")
+		testenv.Missing(t, "chart/assets/echarts.min.js is absent: "+fetchHint)
 	}
 	page := []byte(renderPageT(t, run(false)))
 	if n := bytes.Count(page, echartsScript); n != 1 {
