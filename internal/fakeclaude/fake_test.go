@@ -2,6 +2,7 @@ package fakeclaude
 
 import (
 	"bufio"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -175,12 +176,19 @@ func TestSIGTERMMidTool(t *testing.T) {
 		t.Errorf("exit after SIGTERM: %v, want 143", err)
 	}
 	// The command was reparented to this process (a subreaper), so its
-	// death can be waited for: it must die of the stand-in's SIGKILL.
+	// death can be waited for: it must die of the stand-in's SIGKILL. Or
+	// the stand-in reaped it itself between its kill and its exit (its
+	// Bash goroutine waits on the command): then it is already gone.
 	var ws syscall.WaitStatus
-	if _, err := syscall.Wait4(pid, &ws, 0, nil); err != nil {
+	_, err = syscall.Wait4(pid, &ws, 0, nil)
+	switch {
+	case errors.Is(err, syscall.ECHILD):
+		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+			t.Fatalf("the Bash command %d is neither this process's child nor gone (kill -0: %v)", pid, err)
+		}
+	case err != nil:
 		t.Fatalf("waiting for the Bash command %d: %v", pid, err)
-	}
-	if !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+	case !ws.Signaled() || ws.Signal() != syscall.SIGKILL:
 		t.Errorf("the Bash command ended with %v, want killed by SIGKILL", ws)
 	}
 }
