@@ -82,8 +82,7 @@ func newSuiteView(s *result.Suite) suiteView {
 			row.VerdictClass = "r-uncertain"
 		}
 		if e.Diluted.Probes > 0 && e.Fresh.Probes > 0 {
-			d := float64(e.Fresh.Passed)/float64(e.Fresh.Probes) - float64(e.Diluted.Passed)/float64(e.Diluted.Probes)
-			row.Drop = fmt.Sprintf("%.0f pts", 100*d)
+			row.Drop = fmt.Sprintf("%.0f pts", 100*(e.Fresh.Share()-e.Diluted.Share()))
 		}
 		if e.EffectiveTurn > 0 {
 			row.Effect = fmt.Sprintf("%d", e.EffectiveTurn)
@@ -99,11 +98,13 @@ func newSuiteView(s *result.Suite) suiteView {
 	return v
 }
 
+// rateText is the rate as the suite's table shows it, with a typographic
+// dash for none.
 func rateText(r result.Rate) string {
 	if r.Probes == 0 {
 		return "–"
 	}
-	return fmt.Sprintf("%d/%d (%.0f%%)", r.Passed, r.Probes, 100*float64(r.Passed)/float64(r.Probes))
+	return r.String()
 }
 
 var suiteTemplate = template.Must(template.New("suite").Parse(`<!DOCTYPE html>

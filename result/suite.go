@@ -86,6 +86,23 @@ type Rate struct {
 	Probes int `json:"probes"`
 }
 
+// Share is the passed share (0 with no probes).
+func (r Rate) Share() float64 {
+	if r.Probes == 0 {
+		return 0
+	}
+	return float64(r.Passed) / float64(r.Probes)
+}
+
+// String is "3/9 (33%)", or "-" with no probes: the suite's table and page
+// show a rate so.
+func (r Rate) String() string {
+	if r.Probes == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%d/%d (%.0f%%)", r.Passed, r.Probes, 100*r.Share())
+}
+
 // EntryOf fills a suite entry's results from the skill's finished run.
 func EntryOf(e SuiteEntry, r *Run) SuiteEntry {
 	e.Status, e.ExitCode, e.Verdict = r.Status, r.Outcome.Exit, r.Outcome.Verdict

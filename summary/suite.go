@@ -63,7 +63,7 @@ func SuiteTable(w io.Writer, s *result.Suite, dir string, styled bool) {
 			chart = clean(filepath.Join(dir, e.RunDir, "chart.html"))
 		}
 		rows = append(rows, []string{clean(e.Name), clean(verdict), strconv.Itoa(e.ExitCode),
-			rate(e.Diluted), rate(e.Fresh), turn, fmt.Sprintf("$%.4f", e.CostUSD), chart})
+			e.Diluted.String(), e.Fresh.String(), turn, fmt.Sprintf("$%.4f", e.CostUSD), chart})
 		total += e.CostUSD
 	}
 	tbl := table.New().Headers("skill", "verdict", "exit", "diluted", "fresh", "eff. turn", "cost", "chart").Rows(rows...)
@@ -87,13 +87,6 @@ func SuiteTable(w io.Writer, s *result.Suite, dir string, styled bool) {
 	}
 	fmt.Fprintf(&b, "suite folder: %s\n", clean(dir))
 	io.WriteString(w, b.String())
-}
-
-func rate(r result.Rate) string {
-	if r.Probes == 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%d/%d (%.0f%%)", r.Passed, r.Probes, 100*float64(r.Passed)/float64(r.Probes))
 }
 
 func totalUnits(p *result.ShardPlan) int {
