@@ -53,8 +53,15 @@ func runScript(t *testing.T, bin string, script scripted.Script, conversations i
 // slower, watches the same code in every other run of the fast tier.
 func runScriptBuilt(t *testing.T, bin string, script scripted.Script, conversations int, extraEnv []string, flags ...string) scenario {
 	t.Helper()
+	return runScriptWith(t, builtMain(t), bin, script, conversations, extraEnv, flags...)
+}
+
+// builtMain is Main run as the built vibe-test binary in a process of its
+// own (args[0] is the program's name, as Main's). A binary that cannot be
+// run fails the test and gives -1; it may be called from any goroutine.
+func builtMain(t *testing.T) func(context.Context, []string, IO) int {
 	built := vibeTestBinary(t)
-	main := func(ctx context.Context, args []string, stdio IO) int {
+	return func(ctx context.Context, args []string, stdio IO) int {
 		cmd := exec.CommandContext(ctx, built, args[1:]...)
 		cmd.Env, cmd.Stdout, cmd.Stderr = stdio.Env, stdio.Stdout, stdio.Stderr
 		err := cmd.Run()
@@ -65,10 +72,9 @@ func runScriptBuilt(t *testing.T, bin string, script scripted.Script, conversati
 		case errors.As(err, &ee) && ee.ExitCode() >= 0:
 			return ee.ExitCode()
 		}
-		t.Fatalf("running %s: %v", built, err)
+		t.Errorf("running %s: %v", built, err)
 		return -1
 	}
-	return runScriptWith(t, main, bin, script, conversations, extraEnv, flags...)
 }
 
 func runScriptWith(t *testing.T, main func(context.Context, []string, IO) int, bin string, script scripted.Script, conversations int, extraEnv []string, flags ...string) scenario {

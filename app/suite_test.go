@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -184,21 +182,10 @@ func TestSuiteShardsMergeAsOne(t *testing.T) {
 	// race detector watches the same suite code in-process in
 	// TestSuiteBudgetSharedAndResumed and TestSuiteInterruptedAndResumed,
 	// and merge and report here.
-	built := vibeTestBinary(t)
+	built := builtMain(t)
 	runBuilt := func(args ...string) suiteRun {
 		var stdout, stderr bytes.Buffer
-		cmd := exec.Command(built, args...)
-		cmd.Env, cmd.Stdout, cmd.Stderr = env, &stdout, &stderr
-		err := cmd.Run()
-		var ee *exec.ExitError
-		code := 0
-		switch {
-		case errors.As(err, &ee):
-			code = ee.ExitCode()
-		case err != nil:
-			t.Errorf("running %s: %v", built, err)
-			code = -1
-		}
+		code := built(context.Background(), append([]string{"vibe-test"}, args...), IO{Env: env, Stdout: &stdout, Stderr: &stderr})
 		return suiteRun{code, stdout.String(), stderr.String()}
 	}
 	common := []string{"--seed", "7", "--conversations", "3", "--max-retries", "1", "--retry-backoff", "200ms", "--isolation", "none"}
