@@ -30,19 +30,26 @@ const banner = "BASELINE GATE BYPASSED: turn 1 already failed, so this is not a 
 
 func compile(t *testing.T) *jsonschema.Schema {
 	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(RunSchema))
+	return compileSchema(t, "run.schema.json", schemaID, RunSchema)
+}
+
+// compileSchema compiles one of the package's schemas (draft 2020-12,
+// formats asserted), named for the failure message.
+func compileSchema(t *testing.T, name, id string, text []byte) *jsonschema.Schema {
+	t.Helper()
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(text))
 	if err != nil {
-		t.Fatalf("run.schema.json is not JSON: %v", err)
+		t.Fatalf("%s is not JSON: %v", name, err)
 	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.AssertFormat()
-	if err := c.AddResource(schemaID, doc); err != nil {
+	if err := c.AddResource(id, doc); err != nil {
 		t.Fatal(err)
 	}
-	sch, err := c.Compile(schemaID)
+	sch, err := c.Compile(id)
 	if err != nil {
-		t.Fatalf("run.schema.json does not compile: %v", err)
+		t.Fatalf("%s does not compile: %v", name, err)
 	}
 	return sch
 }

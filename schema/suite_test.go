@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"bytes"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -16,21 +15,7 @@ const suiteSchemaID = "https://github.com/vibe-test/vibe-test/schema/suite.schem
 
 func compileSuite(t *testing.T) *jsonschema.Schema {
 	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(SuiteSchema))
-	if err != nil {
-		t.Fatalf("suite.schema.json is not JSON: %v", err)
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.AssertFormat()
-	if err := c.AddResource(suiteSchemaID, doc); err != nil {
-		t.Fatal(err)
-	}
-	sch, err := c.Compile(suiteSchemaID)
-	if err != nil {
-		t.Fatalf("suite.schema.json does not compile: %v", err)
-	}
-	return sch
+	return compileSchema(t, "suite.schema.json", suiteSchemaID, SuiteSchema)
 }
 
 // populatedSuite sets every field of a suite index.
