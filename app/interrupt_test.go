@@ -178,7 +178,8 @@ func TestInterruptAndResume(t *testing.T) {
 		now := snapshot(t, out)
 		for k, v := range before {
 			if w, ok := now[k]; !ok || !sameTurn(v, w) {
-				t.Fatalf("stop %d: %s was completed before and is lost or changed", stop, k)
+				t.Fatalf("stop %d: %s was completed before and is lost or changed (found %v; before: context %d, verdict %q; now: context %d, verdict %q, same transcript %v)\n%s",
+					stop, k, ok, v.context, v.verdict, w.context, w.verdict, v.transcript == w.transcript, buf)
 			}
 		}
 		before = now
