@@ -53,6 +53,18 @@ const enforcePrefix = "[structured-output-enforce]"
 // (PROTOCOL "A mock that works"); it is not a prompt either.
 const noContent = "(no content)"
 
+// SummaryRequest opens the user text of the CLI's /compact summary call
+// (2.1.328): an ordinary agent call whose newest text asks for a summary
+// of the conversation. After a turn that used tools the CLI joins it to
+// the last tool results, so it would not pass for a prompt by the rule
+// below; it is one all the same, answered at step 0.
+const SummaryRequest = "CRITICAL: Respond with TEXT ONLY. Do NOT call any tools."
+
+// Continuation opens the first message of a session the CLI has compacted
+// (2.1.328): the summary follows it, then the newest messages from before
+// the compaction. A request that carries it comes after a compaction.
+const Continuation = "This session is being continued from a previous conversation that ran out of context."
+
 // structuredTool is the tool the CLI adds for --json-schema.
 const structuredTool = "StructuredOutput"
 
@@ -128,6 +140,7 @@ func kindOf(tools []wireTool) CallKind {
 // prompt: a user message that carries no tool_result (tool results and the
 // skill body that rides with them belong to the agentic loop), is not the
 // "(no content)" placeholder and is not a structured-output enforcement.
+// A summary request (SummaryRequest) is a prompt even beside tool results.
 func promptTexts(m wireMessage) ([]string, bool, error) {
 	if m.Role != "user" {
 		return nil, false, nil
@@ -148,13 +161,22 @@ func promptTexts(m wireMessage) ([]string, bool, error) {
 		if err := json.Unmarshal(content, &blocks); err != nil {
 			return nil, false, err
 		}
+		results := false
 		for _, b := range blocks {
 			switch b.Type {
 			case "tool_result":
-				return nil, false, nil
+				results = true
 			case "text":
 				texts = append(texts, b.Text)
 			}
+		}
+		if results {
+			for _, t := range texts {
+				if strings.HasPrefix(strings.TrimSpace(t), SummaryRequest) {
+					return []string{t}, true, nil
+				}
+			}
+			return nil, false, nil
 		}
 	}
 	meaningful := 0

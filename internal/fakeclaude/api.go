@@ -44,6 +44,9 @@ type usage struct {
 	Output        int64 `json:"output_tokens"`
 }
 
+// Context is the input picture of the call: all input tokens, cached or not.
+func (u usage) Context() int64 { return u.Input + u.CacheCreation + u.CacheRead }
+
 func (u *usage) add(v usage) {
 	u.Input += v.Input
 	u.CacheCreation += v.CacheCreation

@@ -2,6 +2,7 @@ package fakeclaude
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"os"
 	"os/exec"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/vibe-test/vibe-test/claude"
 	"github.com/vibe-test/vibe-test/internal/testenv"
+	"github.com/vibe-test/vibe-test/sandbox"
 	"github.com/vibe-test/vibe-test/scripted"
 )
 
@@ -190,5 +192,58 @@ func TestSIGTERMMidTool(t *testing.T) {
 		t.Fatalf("waiting for the Bash command %d: %v", pid, err)
 	case !ws.Signaled() || ws.Signal() != syscall.SIGKILL:
 		t.Errorf("the Bash command ended with %v, want killed by SIGKILL", ws)
+	}
+}
+
+// /compact keeps the <summary> block of an answer that has one (no second
+// try), and the session file is only appended to: cut back to its length
+// before /compact, a resumed turn sees the whole conversation again.
+func TestCompactSummaryAndCutBack(t *testing.T) {
+	t.Parallel()
+	srv := start(t,
+		scripted.Rule{Kind: scripted.KindAgent, Contains: scripted.SummaryRequest, Steps: []scripted.Step{
+			{Text: "<analysis>\nworking it out\n</analysis>\n\n<summary>\nThe user asked about gardens.\n</summary>"}}},
+		scripted.Rule{Kind: scripted.KindAgent, Steps: []scripted.Step{{Text: "ok"}}})
+	dir := t.TempDir()
+	first, code, _ := run(t, srv, dir, "", claude.AgentArgs("about gardens", "", "", claude.BaseTools)...)
+	if code != 0 {
+		t.Fatalf("first turn: exit %d", code)
+	}
+	id := first.SessionID
+	file := filepath.Join(sandbox.SessionDir(filepath.Join(dir, ".home", ".claude"), dir), id+".jsonl")
+	before, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, code, out := run(t, srv, dir, "", claude.AgentArgs("/compact", id, "", claude.BaseTools)...); code != 0 || !strings.Contains(out, `"local_command":"compact"`) {
+		t.Fatalf("/compact: exit %d\n%s", code, out)
+	}
+	if _, code, _ := run(t, srv, dir, "", claude.AgentArgs("about tea", id, "", claude.BaseTools)...); code != 0 {
+		t.Fatalf("after /compact: exit %d", code)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 || !strings.HasPrefix(reqs[1].Prompt, scripted.SummaryRequest) {
+		t.Fatalf("want the turn, one summary call, the next turn; got %d requests", len(reqs))
+	}
+	next := string(reqs[2].Body)
+	if !strings.Contains(next, scripted.Continuation) || !strings.Contains(next, `Summary:\nThe user asked about gardens.`) ||
+		strings.Contains(next, "working it out") || strings.Contains(next, "about gardens\"") {
+		t.Errorf("the turn after /compact does not start from the summary alone:\n%s", next)
+	}
+
+	after, err := os.ReadFile(file)
+	if err != nil || !bytes.HasPrefix(after, before) {
+		t.Fatalf("the session file was rewritten (%v)", err)
+	}
+	if err := os.WriteFile(file, before, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, code, _ := run(t, srv, dir, "", claude.AgentArgs("about bikes", id, "", claude.BaseTools)...); code != 0 {
+		t.Fatalf("after the cut: exit %d", code)
+	}
+	last := srv.Requests()[3]
+	if last.Turn != 2 || strings.Contains(string(last.Body), scripted.Continuation) {
+		t.Errorf("after the cut back, turn %d (want 2, the uncompacted session); continuation present: %v",
+			last.Turn, strings.Contains(string(last.Body), scripted.Continuation))
 	}
 }

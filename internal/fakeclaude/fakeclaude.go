@@ -17,8 +17,14 @@
 // and the result with usage, total_cost_usd (the session's running total,
 // as the CLI restores it on resume), session_id and is_error.
 //
+// The prompt "/compact" compacts the session as the CLI's command does
+// (compact.go): summary calls to the API, a compact_boundary event, the
+// history replaced by a continuation message and the last answer, all
+// appended to the session file.
+//
 // It is not the CLI: no real system prompt, no hooks, no MCP, no subagents,
-// no compaction, no read-before-write rule, tools run one after another.
+// no automatic compaction, no read-before-write rule, tools run one after
+// another.
 // What only the real binary proves (argv acceptance, signals and strays,
 // the jail, the real skill loader) stays on the real-CLI tier; the fidelity
 // test in this package runs one conversation through both and compares
@@ -277,6 +283,13 @@ func (f *fake) run(ctx context.Context, stdin io.Reader) (int, error) {
 	if f.opts.inputFormat == "stream-json" {
 		return f.interactive(ctx, stdin), nil
 	}
+	if isCompact([]block{{Type: "text", Text: f.opts.prompt}}) {
+		// A local command that calls the API: status events come before init.
+		if !f.ok() {
+			return 1, nil
+		}
+		return f.compact(ctx), nil
+	}
 	f.emitInit()
 	if strings.TrimSpace(f.opts.prompt) == "/cost" {
 		// A local command: no model call (how claude.ResolveModel learns
@@ -348,6 +361,10 @@ func (f *fake) interactive(ctx context.Context, stdin io.Reader) int {
 		if json.Unmarshal(in.Message.Content, &s) == nil {
 			content = []block{{Type: "text", Text: s}}
 		} else if json.Unmarshal(in.Message.Content, &content) != nil {
+			continue
+		}
+		if isCompact(content) {
+			code = f.compact(ctx)
 			continue
 		}
 		f.emitInit()
@@ -582,11 +599,16 @@ func syntheticMessage(text string) map[string]any {
 // result as they come, so a stopped turn leaves what the CLI's would.
 func (f *fake) add(m message) {
 	f.history = append(f.history, m)
+	f.appendLine(map[string]any{"type": m.Role, "message": m, "sessionId": f.sessionID,
+		"cwd": f.cwd, "uuid": newUUID(), "timestamp": time.Now().UTC().Format(time.RFC3339Nano)})
+}
+
+// appendLine appends one JSON line to the session file, if there is one.
+func (f *fake) appendLine(v map[string]any) {
 	if f.session == "" {
 		return
 	}
-	line, err := marshal(map[string]any{"type": m.Role, "message": m, "sessionId": f.sessionID,
-		"cwd": f.cwd, "uuid": newUUID(), "timestamp": time.Now().UTC().Format(time.RFC3339Nano)})
+	line, err := marshal(v)
 	if err != nil {
 		return
 	}
@@ -602,7 +624,9 @@ func (f *fake) add(m message) {
 }
 
 // load reads a session back; a line cut short by a kill is skipped, and a
-// tool call left without its result gets the CLI's interrupted result.
+// tool call left without its result gets the CLI's interrupted result. A
+// compact boundary starts the history again; every call's usage, the
+// summary calls' (side lines) included, counts toward the session's cost.
 func (f *fake) load() bool {
 	path := filepath.Join(f.configDir, "projects", nonAlnum.ReplaceAllString(f.cwd, "-"), f.sessionID+".jsonl")
 	b, err := os.ReadFile(path)
@@ -611,14 +635,22 @@ func (f *fake) load() bool {
 	}
 	for _, line := range strings.Split(string(b), "\n") {
 		var rec struct {
-			Message message `json:"message"`
+			Type        string  `json:"type"`
+			Subtype     string  `json:"subtype"`
+			IsSidechain bool    `json:"isSidechain"`
+			Message     message `json:"message"`
 		}
-		if line == "" || json.Unmarshal([]byte(line), &rec) != nil || rec.Message.Role == "" {
+		if line == "" || json.Unmarshal([]byte(line), &rec) != nil {
 			continue
 		}
-		f.history = append(f.history, rec.Message)
 		if rec.Message.Usage != nil {
 			f.sessionUsage.add(*rec.Message.Usage)
+		}
+		switch {
+		case rec.Type == "system" && rec.Subtype == "compact_boundary":
+			f.history = nil
+		case rec.Message.Role != "" && !rec.IsSidechain:
+			f.history = append(f.history, rec.Message)
 		}
 	}
 	if n := len(f.history); n > 0 && f.history[n-1].Role == "assistant" {

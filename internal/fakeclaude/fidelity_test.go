@@ -36,19 +36,20 @@ var prompts = []string{
 	"Quick one, how many gaskets are in stock, and do we need to reorder them?",
 }
 
-// converse runs the session through bin against a fresh scripted server
-// playing the demo's steady persona.
-func converse(t *testing.T, bin string) session {
+// setup starts a scripted server playing the demo's steady persona and
+// makes the demo's working folder (fixture and skill) and config dir; env
+// is the agent's environment.
+func setup(t *testing.T) (srv *scripted.Server, s session, env, base []string) {
 	t.Helper()
 	script, err := demo.Script([]string{scripted.PersonaSteady}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := scripted.Start(script)
+	srv, err = scripted.Start(script)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer srv.Close()
+	t.Cleanup(func() { srv.Close() })
 	files := t.TempDir()
 	paths, err := demo.Materialize(files)
 	if err != nil {
@@ -63,12 +64,21 @@ func converse(t *testing.T, bin string) session {
 		t.Fatal(err)
 	}
 	home := filepath.Join(root, "home")
-	s := session{dir: work, config: filepath.Join(home, ".claude")}
+	s = session{dir: work, config: filepath.Join(home, ".claude")}
 	if err := os.MkdirAll(s.config, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	base := []string{"PATH=" + os.Getenv("PATH"), "ANTHROPIC_BASE_URL=" + srv.URL(), "ANTHROPIC_API_KEY=sk-offline-placeholder"}
-	env := claude.Env(base, claude.EnvOptions{Home: home, ConfigDir: s.config, Extra: []string{"CLAUDE_CODE_MAX_RETRIES=1"}})
+	base = []string{"PATH=" + os.Getenv("PATH"), "ANTHROPIC_BASE_URL=" + srv.URL(), "ANTHROPIC_API_KEY=sk-offline-placeholder"}
+	env = claude.Env(base, claude.EnvOptions{Home: home, ConfigDir: s.config, Extra: []string{"CLAUDE_CODE_MAX_RETRIES=1"}})
+	return srv, s, env, base
+}
+
+// converse runs the session through bin against a fresh scripted server
+// playing the demo's steady persona.
+func converse(t *testing.T, bin string) session {
+	t.Helper()
+	srv, s, env, base := setup(t)
+	work := s.dir
 	ctx := context.Background()
 	resume := ""
 	for _, p := range prompts {
@@ -86,6 +96,7 @@ func converse(t *testing.T, bin string) session {
 		_ = os.MkdirAll(filepath.Join(h, ".claude"), 0o700)
 		return claude.Env(base, claude.EnvOptions{Home: h, ConfigDir: filepath.Join(h, ".claude"), Extra: []string{"CLAUDE_CODE_MAX_RETRIES=1"}})
 	}}
+	var err error
 	s.judge, err = caller.Structured(ctx, "Judge this trace: "+`{"command":"bash .claude/skills/stock-ledger/scripts/census.sh"}`, judge.Schema, "")
 	if err != nil {
 		t.Fatalf("judge call: %v", err)

@@ -97,13 +97,16 @@ func (f *fake) hasTool(name string) bool {
 }
 
 // requestBody is the Messages API request for the history so far.
-func (f *fake) requestBody() []byte {
+func (f *fake) requestBody() []byte { return f.requestBodyOf(f.history) }
+
+// requestBodyOf is the Messages API request for history.
+func (f *fake) requestBodyOf(history []message) []byte {
 	type wireMsg struct {
 		Role    string `json:"role"`
 		Content any    `json:"content"`
 	}
 	var msgs []wireMsg
-	for i, m := range f.history {
+	for i, m := range history {
 		msgs = append(msgs, wireMsg{Role: m.Role, Content: m.Content})
 		if i == 0 {
 			msgs = append(msgs, wireMsg{Role: "system", Content: f.environment()})
