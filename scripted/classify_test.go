@@ -30,6 +30,12 @@ func TestClassifyCaptured(t *testing.T) {
 		// --json-schema without a title: cold; the enforcement message is not
 		// a prompt, so this is step 1 of turn 1.
 		{file: "json-schema-enforce-request.json", kind: KindCold, turn: 1, step: 1, prompt: "@@cold@@ judge"},
+		// /compact after a turn that used a tool: the summary instructions
+		// ride with the last tool result, and still make a new prompt.
+		{file: "compact-summary-request.json", kind: KindAgent, turn: 2, step: 0, contains: SummaryRequest},
+		// The next turn: the continuation message is prompt 1, then the
+		// kept answer, then the new prompt (after the /compact caveats).
+		{file: "compact-continued-request.json", kind: KindAgent, turn: 2, step: 0, prompt: "@@compact@@ and now?"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.file, func(t *testing.T) {

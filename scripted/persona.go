@@ -32,7 +32,20 @@ const (
 	// prompt and turn (Rule.EveryNth), so the counts are the same in every
 	// run.
 	PersonaNoisy = "noisy"
+	// PersonaForgetting follows the procedure at every task turn until its
+	// session has been compacted (the request carries the CLI's
+	// continuation message, Continuation) and answers from memory after:
+	// the skill's instructions did not survive the summary. It answers the
+	// summary request itself with forgettingSummary, which does not
+	// mention the procedure. Fresh sessions are never compacted, so it
+	// follows there.
+	PersonaForgetting = "forgetting"
 )
+
+// forgettingSummary is the forgetting persona's answer to the CLI's
+// summary request: in <summary> tags, so the CLI takes it at the first
+// try, and silent about the procedure.
+const forgettingSummary = "<summary>\nThe user asked a series of questions about the project and some everyday topics; each was answered briefly. Nothing is pending.\n</summary>"
 
 // decayTurn is the first prompt turn at which the decaying persona stops
 // consulting the procedure. The demo's probes sit at turns 1, 6, 8 and 10, so
@@ -87,9 +100,14 @@ func PersonaRules(persona string, p Procedure) ([]Rule, error) {
 		slip := task(nil, memory)
 		slip.EveryNth = 5
 		rules = []Rule{slip, task(nil, p.Follow)}
+	case PersonaForgetting:
+		summary := Rule{Kind: KindAgent, Persona: persona, Contains: SummaryRequest, Steps: []Step{{Text: forgettingSummary}}}
+		after := task(nil, memory)
+		after.BodyHas = Continuation
+		rules = []Rule{summary, after, task(nil, p.Follow)}
 	default:
-		return nil, fmt.Errorf("scripted: unknown persona %q (want %s, %s, %s, %s or %s)",
-			persona, PersonaSteady, PersonaDecaying, PersonaNever, PersonaEscaping, PersonaNoisy)
+		return nil, fmt.Errorf("scripted: unknown persona %q (want %s, %s, %s, %s, %s or %s)",
+			persona, PersonaSteady, PersonaDecaying, PersonaNever, PersonaEscaping, PersonaNoisy, PersonaForgetting)
 	}
 	rules = append(rules, Rule{Kind: KindAgent, Persona: persona, Steps: []Step{{Text: filler}}})
 	return rules, nil

@@ -93,8 +93,10 @@ func TestPersonas(t *testing.T) {
 		"decaying": {1: follow, 6: follow, 8: nil, 10: nil},
 		"never":    {1: nil, 6: nil, 8: nil, 10: nil},
 		"escaping": {1: follow, 6: improvise, 8: improvise, 10: improvise},
+		// Never compacted here: it holds.
+		"forgetting": {1: follow, 6: follow, 8: follow, 10: follow},
 	}
-	personas := []string{"steady", "decaying", "never", "escaping"}
+	personas := []string{"steady", "decaying", "never", "escaping", "forgetting"}
 	var rules []Rule
 	for _, p := range personas {
 		r, err := PersonaRules(p, demoProcedure)
@@ -185,5 +187,55 @@ func TestPersonaDefaults(t *testing.T) {
 	}
 	if tools, final := c.turn("something else"); len(tools) != 0 || final == "" || final == "Done." {
 		t.Errorf("filler: %v %q", tools, final)
+	}
+}
+
+// The forgetting persona follows until its session is compacted and
+// answers from memory after; it answers the CLI's summary request, in the
+// shape the real CLI sent it, with a summary that keeps nothing of the
+// procedure.
+func TestForgettingPersona(t *testing.T) {
+	rules, err := PersonaRules(PersonaForgetting, demoProcedure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := startServer(t, Script{Personas: []string{PersonaForgetting}, Rules: rules})
+	c := &conversation{t: t, url: srv.URL(), session: "s"}
+	if tools, _ := c.turn("Please produce the health report for this repo."); !reflect.DeepEqual(tools, []string{"Bash", "Read"}) {
+		t.Fatalf("before compaction: tools %v, want the procedure", tools)
+	}
+	c.turn("Filler: rename a variable in utils.go.")
+
+	// The real summary request (recorded from the CLI), sent in this
+	// session: its instructions ride with a tool result.
+	m := post(t, srv.URL(), "s", capturedBody(t, "compact-summary-request.json"))
+	if m.Text != forgettingSummary || len(m.ToolUses) != 0 {
+		t.Fatalf("summary request answered %q, tools %v", m.Text, m.ToolUses)
+	}
+	if strings.Contains(strings.ToLower(m.Text), "health") || !strings.Contains(m.Text, "<summary>") {
+		t.Errorf("the summary should be in <summary> tags and keep nothing of the procedure: %q", m.Text)
+	}
+
+	// The compacted session: the continuation (with that summary) and the
+	// last answer, then the prompts go on.
+	c.history = []testMsg{
+		{Role: "user", Content: Continuation + " The summary below covers the earlier portion of the conversation.\n\nSummary:\nThe user asked questions."},
+		{Role: "system", Content: "# Environment"},
+		assistantMsg(demoProcedure.FillerReply),
+	}
+	for i := range 2 {
+		tools, final := c.turn("Probe: write a HEALTH REPORT again.")
+		if len(tools) != 0 || final != demoProcedure.FromMemory {
+			t.Errorf("task %d after compaction: tools %v, text %q, want from memory", i+1, tools, final)
+		}
+	}
+	if tools, final := c.turn("Filler: what is a closure?"); len(tools) != 0 || final != demoProcedure.FillerReply {
+		t.Errorf("filler after compaction: %v %q", tools, final)
+	}
+
+	// A fresh session of the same persona (never compacted) follows.
+	fresh := &conversation{t: t, url: srv.URL(), session: "fresh"}
+	if tools, _ := fresh.turn("Probe: write a HEALTH REPORT again."); !reflect.DeepEqual(tools, []string{"Bash", "Read"}) {
+		t.Errorf("fresh: tools %v, want the procedure", tools)
 	}
 }

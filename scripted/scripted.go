@@ -88,6 +88,11 @@ type Rule struct {
 	// substring, e.g. a skill's line in the skills listing: a model that was
 	// never shown the skill cannot follow it (the no-skill control).
 	BodyLacks string
+	// BodyHas: the rule applies only when the raw request contains this
+	// substring (BodyLacks' counterpart), e.g. the continuation message the
+	// CLI starts a compacted session with, which rides in the history and
+	// never in the newest prompt.
+	BodyHas string
 	// EveryNth > 1 makes the rule apply to one session in EveryNth: the
 	// k-th session (counted from 0, in order of first arrival) to send this
 	// prompt at this prompt turn matches when k % EveryNth == EveryNth-1.
@@ -509,6 +514,9 @@ func (r *compiledRule) matches(c classified, persona string) bool {
 		return false
 	}
 	if r.BodyLacks != "" && bytes.Contains(c.Body, []byte(r.BodyLacks)) {
+		return false
+	}
+	if r.BodyHas != "" && !bytes.Contains(c.Body, []byte(r.BodyHas)) {
 		return false
 	}
 	return true

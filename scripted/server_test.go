@@ -284,6 +284,29 @@ func TestRuleMatching(t *testing.T) {
 	}
 }
 
+// BodyHas and BodyLacks look at the whole request, not the newest prompt:
+// text earlier in the history (a compacted session's first message) or
+// around it.
+func TestBodyRules(t *testing.T) {
+	srv := startServer(t, Script{Rules: []Rule{
+		{BodyHas: "ran out of context", BodyLacks: "skip me", Steps: []Step{{Text: "has"}}},
+		{Steps: []Step{{Text: "fallback"}}},
+	}})
+	compacted := userMsg("This session is being continued: it ran out of context.")
+	for i, tc := range []struct {
+		body []byte
+		want string
+	}{
+		{reqBody(t, agentTools, compacted, assistantMsg("x"), userMsg("next")), "has"},
+		{reqBody(t, agentTools, userMsg("first"), assistantMsg("x"), userMsg("next")), "fallback"},
+		{reqBody(t, agentTools, compacted, assistantMsg("x"), userMsg("skip me")), "fallback"},
+	} {
+		if m := post(t, srv.URL(), "s", tc.body); m.Text != tc.want {
+			t.Errorf("case %d: %q, want %q", i, m.Text, tc.want)
+		}
+	}
+}
+
 func TestStartValidation(t *testing.T) {
 	bad := []Script{
 		{Rules: []Rule{{Pattern: "("}}},

@@ -104,6 +104,9 @@ func run(bin string) error {
 	if err := r.resume(); err != nil {
 		return fmt.Errorf("resume: %w", err)
 	}
+	if err := r.compact(); err != nil {
+		return fmt.Errorf("compact: %w", err)
+	}
 	madeBy := "make fixtures (go run ./scripted/cmd/record)"
 	if err := writeJSON(filepath.Join(transcriptDir, "index.json"), index{ClaudeVersion: r.version, MadeBy: madeBy, Transcripts: r.trans}); err != nil {
 		return err
@@ -476,6 +479,47 @@ func (r *recorder) resume() error {
 	}
 	r.trans["resume-missing-session.jsonl"] = entry{Exit: code}
 	return os.WriteFile(filepath.Join(transcriptDir, "resume-missing-session.jsonl"), env.clean(out), 0o644)
+}
+
+// compact records /compact on a session whose last turn used a tool: the
+// command's stream (compact.jsonl), the summary request (the CLI joins its
+// instructions to the last tool results) and the next turn's request,
+// which starts from the continuation message.
+func (r *recorder) compact() error {
+	env, err := newCLI(r.bin)
+	if err != nil {
+		return err
+	}
+	defer env.close()
+	srv, err := scripted.Start(scripted.Script{Rules: []scripted.Rule{
+		{Kind: scripted.KindAgent, Contains: scripted.SummaryRequest, Steps: []scripted.Step{
+			step("<analysis>\nTwo turns.\n</analysis>\n\n<summary>\nThe user asked for a look around; the census ran.\n</summary>")}},
+		{Kind: scripted.KindAgent, Steps: []scripted.Step{step("", bash("echo census", "Run the census")), step("Census done.")}},
+	}})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	session := ""
+	for _, prompt := range []string{"@@compact@@ look around", "/compact", "@@compact@@ and now?"} {
+		out, code, err := env.invoke(srv.URL(), "1", claude.AgentArgs(prompt, session, "", claude.BaseTools), 0, nil)
+		if err != nil {
+			return err
+		}
+		turn, err := claude.ParseTurn(bytes.NewReader(out))
+		if err != nil || turn.SessionID == "" || code != 0 {
+			return fmt.Errorf("%q: exit %d, session %q, %v", prompt, code, turn.SessionID, err)
+		}
+		session = turn.SessionID
+		if prompt == "/compact" {
+			if err := os.WriteFile(filepath.Join(transcriptDir, "compact.jsonl"), env.clean(out), 0o644); err != nil {
+				return err
+			}
+			r.trans["compact.jsonl"] = entry{Exit: code}
+		}
+	}
+	// Requests: the turn's two calls, the summary, the next turn's call.
+	return r.saveRequests(env, srv.Requests(), map[int]string{3: "compact-summary-request.json", 4: "compact-continued-request.json"})
 }
 
 func lastContext(reqs []scripted.Request) int64 {
