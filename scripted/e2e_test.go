@@ -3,6 +3,8 @@ package scripted
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -252,5 +254,37 @@ func TestE2EKilledClientFreesHandler(t *testing.T) {
 	}
 	if r := srv.Requests()[0]; r.Status != 0 || r.Kind != KindAgent || r.Prompt != "wait for me" {
 		t.Errorf("request %+v", r)
+	}
+}
+
+// A work filler through the real CLI: the command the prompt quotes runs
+// in the working folder, and its output is in the context of the next call.
+func TestE2EWorkFiller(t *testing.T) {
+	t.Parallel()
+	rules, err := PersonaRules(PersonaSteady, demoProcedure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := startServer(t, Script{Rules: rules, Personas: []string{PersonaSteady}})
+	env := newCLIEnv(t, srv.URL())
+	if err := os.MkdirAll(filepath.Join(env.cwd, "var", "log"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	log := "10:00 INFO started\n10:01 ERROR disk quota exceeded on /srv/data\n"
+	if err := os.WriteFile(filepath.Join(env.cwd, "var", "log", "app.log"), []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := env.run(t, agentArgs("Run `tail -n 200 var/log/app.log` and summarise the errors you see; change nothing.")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := resultEvent(t, events(t, out))
+	assertSuccess(t, res)
+	if res["result"] != demoProcedure.FillerReply {
+		t.Errorf("final text %q", res["result"])
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), "ERROR disk quota exceeded on /srv/data") {
+		t.Errorf("%d requests; the second should carry the log's lines", len(reqs))
 	}
 }

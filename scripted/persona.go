@@ -15,6 +15,15 @@ type Procedure struct {
 	FillerReply string // reply to a filler prompt (a short generic summary if empty)
 }
 
+// WorkPattern finds the shell command a work filler quotes: a prompt that
+// is not a task and holds a command in backticks ("Run `tail -n 200
+// var/log/app.log` and summarise the errors you see; change nothing.") is
+// answered by running it with the Bash tool, then the filler reply, so
+// the context fills with tool output as in a real session. A filler with
+// no backticks (a passage) gets the reply alone. The first quoted span
+// is the command.
+const WorkPattern = "`(?P<command>[^`]+)`"
+
 // The personas PersonaRules knows.
 const (
 	PersonaSteady = "steady" // follows the procedure at every task turn
@@ -59,9 +68,11 @@ const (
 
 // PersonaRules returns the rules that make agent sessions of the given persona
 // behave as described, for concatenation with other personas' rules in one
-// Script. Task rules come before the filler rule, and the task rules of each
-// persona cover every turn, so a task prompt never falls through to the filler
-// reply.
+// Script. Task rules come before the filler rules, and the task rules of each
+// persona cover every turn, so a task prompt never falls through to a filler
+// reply. Fillers are answered alike by every persona: a work filler (a
+// command in backticks, WorkPattern) by running the command with Bash, then
+// the filler reply; any other by the reply alone.
 func PersonaRules(persona string, p Procedure) ([]Rule, error) {
 	if p.TaskPattern == "" {
 		return nil, fmt.Errorf("scripted: persona %q: empty TaskPattern", persona)
@@ -109,6 +120,17 @@ func PersonaRules(persona string, p Procedure) ([]Rule, error) {
 		return nil, fmt.Errorf("scripted: unknown persona %q (want %s, %s, %s, %s, %s or %s)",
 			persona, PersonaSteady, PersonaDecaying, PersonaNever, PersonaEscaping, PersonaNoisy, PersonaForgetting)
 	}
-	rules = append(rules, Rule{Kind: KindAgent, Persona: persona, Steps: []Step{{Text: filler}}})
+	if persona != PersonaForgetting {
+		// The summary request of a compaction is not a filler to run
+		// commands for, whatever its text: it gets the plain reply.
+		rules = append(rules, Rule{Kind: KindAgent, Persona: persona, Contains: SummaryRequest, Steps: []Step{{Text: filler}}})
+	}
+	work := []Step{
+		{ToolUses: []ToolUse{{Name: "Bash", Input: map[string]string{"command": "${command}", "description": "Run the command from the request"}, FromPrompt: true}}},
+		{Text: filler},
+	}
+	rules = append(rules,
+		Rule{Kind: KindAgent, Persona: persona, Pattern: WorkPattern, Steps: work},
+		Rule{Kind: KindAgent, Persona: persona, Steps: []Step{{Text: filler}}})
 	return rules, nil
 }

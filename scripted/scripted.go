@@ -8,7 +8,9 @@
 // Script: rules matched on the kind of call (agent turn, rubric, judge, plan,
 // cold), the persona of the session, the prompt turn and the newest prompt
 // text, each answering with a sequence of steps across the agentic loop (text,
-// tool_use blocks, HTTP errors, delays). Usage figures grow with the
+// tool_use blocks, HTTP errors, delays). A tool input is fixed, or filled
+// from the prompt (ToolUse.FromPrompt: a work filler's quoted command).
+// Usage figures grow with the
 // conversation, including cache reads, so context-size code sees realistic,
 // distinct numbers per call. Every request is recorded for assertions.
 //
@@ -49,6 +51,13 @@ const (
 type ToolUse struct {
 	Name  string
 	Input any // marshalled to JSON as the tool_use input; nil means {}
+	// FromPrompt makes the string values of Input templates filled from
+	// the newest prompt: $1, ${name} and the like stand for the rule's
+	// Pattern's submatches (regexp.Expand), e.g. Pattern "`([^`]+)`" and
+	// Input {"command": "$1"} runs the command the prompt quotes. Only
+	// the template is expanded, so a "$" in the prompt's text stays as it
+	// is. The rule must have a Pattern.
+	FromPrompt bool
 }
 
 // HTTPError makes a step fail with an HTTP error Count times (per session,
@@ -250,6 +259,9 @@ func compile(rules []Rule) ([]compiledRule, error) {
 			for k, tu := range st.ToolUses {
 				if tu.Name == "" {
 					return nil, fmt.Errorf("scripted: rule %d step %d tool use %d: empty name", i, j, k)
+				}
+				if tu.FromPrompt && c.re == nil {
+					return nil, fmt.Errorf("scripted: rule %d step %d tool use %d (%s): FromPrompt needs the rule's Pattern", i, j, k, tu.Name)
 				}
 				in, err := marshalInput(tu.Input)
 				if err != nil {
@@ -470,7 +482,11 @@ func (s *Server) route(idx int, sid string, c classified) (int, plannedStep) {
 		st := r.Steps[c.Step]
 		p := plannedStep{Step: st}
 		for k, tu := range st.ToolUses {
-			p.uses = append(p.uses, toolUse{Name: tu.Name, Input: r.inputs[c.Step][k]})
+			in := r.inputs[c.Step][k]
+			if tu.FromPrompt {
+				in = fillInput(in, r.re, c.Prompt)
+			}
+			p.uses = append(p.uses, toolUse{Name: tu.Name, Input: in})
 		}
 		if p.Text == "" && len(p.uses) == 0 {
 			// An empty message would leave the CLI with nothing to show; a
@@ -486,6 +502,37 @@ func (s *Server) route(idx int, sid string, c classified) (int, plannedStep) {
 	// makes the CLI enforce and then return no structured_output, which a
 	// caller can detect.
 	return -1, plannedStep{Step: Step{Text: "no scripted answer"}}
+}
+
+// fillInput expands the string values of a tool input (ToolUse.FromPrompt)
+// with re's submatches in prompt.
+func fillInput(in json.RawMessage, re *regexp.Regexp, prompt string) json.RawMessage {
+	match := re.FindStringSubmatchIndex(prompt)
+	var v any
+	if match == nil || json.Unmarshal(in, &v) != nil {
+		return in
+	}
+	var fill func(any) any
+	fill = func(v any) any {
+		switch x := v.(type) {
+		case string:
+			return string(re.ExpandString(nil, x, prompt, match))
+		case map[string]any:
+			for k, e := range x {
+				x[k] = fill(e)
+			}
+		case []any:
+			for i, e := range x {
+				x[i] = fill(e)
+			}
+		}
+		return v
+	}
+	b, err := json.Marshal(fill(v))
+	if err != nil {
+		return in
+	}
+	return b
 }
 
 func (r *compiledRule) matches(c classified, persona string) bool {

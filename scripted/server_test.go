@@ -307,6 +307,76 @@ func TestBodyRules(t *testing.T) {
 	}
 }
 
+// A FromPrompt tool input is filled from the prompt by the rule's
+// Pattern; a "$" in the quoted text is copied, not expanded.
+func TestToolInputFromPrompt(t *testing.T) {
+	srv := startServer(t, Script{Rules: []Rule{{Pattern: WorkPattern, Steps: []Step{{ToolUses: []ToolUse{
+		{Name: "Bash", Input: map[string]any{"command": "${command}", "args": []string{"x $1 y"}}, FromPrompt: true},
+		{Name: "Bash", Input: map[string]string{"command": "${command}"}}, // not FromPrompt: verbatim
+	}}}}}})
+	m := post(t, srv.URL(), "s", reqBody(t, agentTools, userMsg("Run `awk '{print $1}' a.log | sort` and tell me.")))
+	if len(m.ToolUses) != 2 {
+		t.Fatalf("tool uses %v", m.ToolUses)
+	}
+	got := m.ToolUses[0]["input"].(map[string]any)
+	if got["command"] != "awk '{print $1}' a.log | sort" || !reflect.DeepEqual(got["args"], []any{"x awk '{print $1}' a.log | sort y"}) {
+		t.Errorf("filled input %v", got)
+	}
+	if got := m.ToolUses[1]["input"].(map[string]any)["command"]; got != "${command}" {
+		t.Errorf("an input without FromPrompt was filled: %v", got)
+	}
+	if _, err := Start(Script{Rules: []Rule{{Steps: []Step{{ToolUses: []ToolUse{{Name: "Bash", FromPrompt: true}}}}}}}); err == nil ||
+		!strings.Contains(err.Error(), "FromPrompt needs the rule's Pattern") {
+		t.Errorf("FromPrompt without a Pattern: %v", err)
+	}
+}
+
+// Every persona answers a work filler (a command in backticks) by running
+// the command with Bash and then giving its filler reply; a passage filler
+// gets the reply alone, and a task prompt with backticks is still a task.
+func TestWorkFillers(t *testing.T) {
+	personas := []string{PersonaSteady, PersonaDecaying, PersonaNever, PersonaEscaping, PersonaNoisy, PersonaForgetting}
+	var rules []Rule
+	for _, p := range personas {
+		r, err := PersonaRules(p, demoProcedure)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rules = append(rules, r...)
+	}
+	srv := startServer(t, Script{Personas: personas, Rules: rules})
+	const work = "Run `tail -n 200 var/log/app.log` and summarise the errors you see; change nothing."
+	for _, p := range personas {
+		t.Run(p, func(t *testing.T) {
+			c := &conversation{t: t, url: srv.URL(), session: "session-" + p}
+			c.turn("Please produce the health report for this repo.")
+			tools, final := c.turn(work)
+			if !reflect.DeepEqual(tools, []string{"Bash"}) || final != demoProcedure.FillerReply {
+				t.Errorf("work filler: tools %v, final %q", tools, final)
+			}
+			if tools, final := c.turn("Summarise this passage about tides in two sentences."); len(tools) != 0 || final != demoProcedure.FillerReply {
+				t.Errorf("passage filler: tools %v, final %q", tools, final)
+			}
+			if tools, _ := c.turn("Write the `HEALTH REPORT` again."); reflect.DeepEqual(tools, []string{"Bash"}) && p != PersonaEscaping {
+				t.Errorf("a task prompt with backticks was run as a work filler: %v", tools)
+			}
+		})
+	}
+	// The command the Bash call carried is the one the prompt quoted.
+	n := 0
+	for _, r := range srv.Requests() {
+		if r.Prompt == work && r.Step == 1 {
+			n++
+			if !strings.Contains(string(r.Body), `"command":"tail -n 200 var/log/app.log"`) {
+				t.Errorf("%s: the Bash call does not carry the quoted command:\n%s", r.Persona, r.Body)
+			}
+		}
+	}
+	if n != len(personas) {
+		t.Errorf("%d work filler follow-ups, want %d", n, len(personas))
+	}
+}
+
 func TestStartValidation(t *testing.T) {
 	bad := []Script{
 		{Rules: []Rule{{Pattern: "("}}},
