@@ -112,19 +112,24 @@ func PersonaRules(persona string, p Procedure) ([]Rule, error) {
 		slip.EveryNth = 5
 		rules = []Rule{slip, task(nil, p.Follow)}
 	case PersonaForgetting:
-		summary := Rule{Kind: KindAgent, Persona: persona, Contains: SummaryRequest, Steps: []Step{{Text: forgettingSummary}}}
 		after := task(nil, memory)
 		after.BodyHas = Continuation
-		rules = []Rule{summary, after, task(nil, p.Follow)}
+		rules = []Rule{after, task(nil, p.Follow)}
 	default:
 		return nil, fmt.Errorf("scripted: unknown persona %q (want %s, %s, %s, %s, %s or %s)",
 			persona, PersonaSteady, PersonaDecaying, PersonaNever, PersonaEscaping, PersonaNoisy, PersonaForgetting)
 	}
-	if persona != PersonaForgetting {
-		// The summary request of a compaction is not a filler to run
-		// commands for, whatever its text: it gets the plain reply.
-		rules = append(rules, Rule{Kind: KindAgent, Persona: persona, Contains: SummaryRequest, Steps: []Step{{Text: filler}}})
+	// The summary request of a compaction comes first: it is neither a
+	// task nor a filler to run commands for, whatever its text (a task
+	// pattern could match its long instructions). The forgetting persona
+	// writes a summary that drops the procedure; the others give their
+	// plain filler reply, which the CLI takes as the summary after asking
+	// once more for a <summary> block.
+	summary := filler
+	if persona == PersonaForgetting {
+		summary = forgettingSummary
 	}
+	rules = append([]Rule{{Kind: KindAgent, Persona: persona, Contains: SummaryRequest, Steps: []Step{{Text: summary}}}}, rules...)
 	work := []Step{
 		{ToolUses: []ToolUse{{Name: "Bash", Input: map[string]string{"command": "${command}", "description": "Run the command from the request"}, FromPrompt: true}}},
 		{Text: filler},

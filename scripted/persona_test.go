@@ -239,3 +239,22 @@ func TestForgettingPersona(t *testing.T) {
 		t.Errorf("fresh: tools %v, want the procedure", tools)
 	}
 }
+
+// A compaction's summary request is answered as one by every persona, even
+// when the skill's task pattern matches words of its instructions: no
+// procedure, no command, the plain filler reply.
+func TestSummaryRequestIsNeverATask(t *testing.T) {
+	p := demoProcedure
+	p.TaskPattern = `(?i)summary`
+	for _, persona := range []string{PersonaSteady, PersonaEscaping} {
+		rules, err := PersonaRules(persona, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := startServer(t, Script{Personas: []string{persona}, Rules: rules})
+		m := post(t, srv.URL(), "s", capturedBody(t, "compact-summary-request.json"))
+		if m.Text != p.FillerReply || len(m.ToolUses) != 0 {
+			t.Errorf("%s: summary request answered %q, tools %v", persona, m.Text, m.ToolUses)
+		}
+	}
+}
