@@ -48,6 +48,10 @@ type Passage struct {
 	// Text is the passage body without the title line, trimmed of
 	// surrounding whitespace. This is what gets sent as a user turn.
 	Text string
+	// Files are written into the sandbox before the turn is asked: path
+	// relative to the sandbox root (slash-separated) to content. Passages
+	// have none; a work chore (Work) brings the files its command reads.
+	Files map[string]string
 }
 
 // customPrefix keeps author-supplied IDs out of the built-in namespace.

@@ -3,6 +3,7 @@ package fillers
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -240,7 +241,7 @@ func TestLoadDir(t *testing.T) {
 		{ID: "custom-garden", Title: "My garden", Text: "Tomatoes need sun.\n\nCould you list what they need?"},
 		{ID: "custom-notes", Title: "custom-notes", Text: "No title here.\nJust text."},
 	}
-	if !slices.Equal(ps, want) {
+	if !reflect.DeepEqual(ps, want) {
 		t.Fatalf("LoadDir = %#v\nwant %#v", ps, want)
 	}
 }
