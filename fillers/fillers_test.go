@@ -13,7 +13,16 @@ import (
 // forbidden matches words that would tell the agent it is being watched,
 // including as parts of longer words ("latest", "skillet", "medieval"), so
 // the check is deliberately stricter than a whole-word match.
-var forbidden = regexp.MustCompile(`(?i)test|eval|probe|vibe|benchmark|experiment|skill`)
+var forbidden = regexp.MustCompile(`(?i)` + strings.Join(forbiddenWords, "|"))
+
+var forbiddenWords = []string{"test", "eval", "probe", "vibe", "benchmark", "experiment", "skill"}
+
+// hasForbidden is forbidden.MatchString for large texts: the work chores'
+// files are a megabyte, which the regexp takes seconds over under -race.
+func hasForbidden(s string) bool {
+	lower := strings.ToLower(s)
+	return slices.ContainsFunc(forbiddenWords, func(w string) bool { return strings.Contains(lower, w) })
+}
 
 // requestWords are the verbs that mark a final paragraph as a request even
 // when it is phrased as an instruction rather than a question.
