@@ -174,6 +174,28 @@ func Pick(pool []Passage, n int, seed int64) ([]Passage, error) {
 	return out, nil
 }
 
+// PickCycle returns n fillers for a conversation whose length is not known
+// in advance, such as one diluted until its context reaches a given size:
+// the seeded permutation Pick(pool, len(pool), seed), repeated as often as
+// needed. Its first len(pool) items are exactly that Pick, and a shorter
+// n gives a prefix of a longer one, so a run can stop anywhere and a
+// resumed run picks up the same sequence. No item recurs before every
+// other has been used once. It returns nil when n <= 0 or pool is empty.
+func PickCycle(pool []Passage, n int, seed int64) []Passage {
+	if n <= 0 || len(pool) == 0 {
+		return nil
+	}
+	perm, err := Pick(pool, len(pool), seed)
+	if err != nil {
+		panic("fillers: a full Pick cannot fail: " + err.Error())
+	}
+	out := make([]Passage, 0, n)
+	for len(out) < n {
+		out = append(out, perm[:min(len(perm), n-len(out))]...)
+	}
+	return out
+}
+
 // pcgStream is the constant second seed word for Pick's PCG. Changing it
 // changes every recorded selection, so it must stay fixed.
 const pcgStream = 0x9e3779b97f4a7c15
