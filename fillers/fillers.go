@@ -15,6 +15,13 @@
 // (Builtin) and an author's own directory of passages (LoadDir). Pick then
 // draws a reproducible selection from either pool, keyed by a seed the
 // caller records so a run can be replayed exactly.
+//
+// Work is the other kind of filler: ordinary coding chores (tail a log,
+// grep a source tree, sort a CSV) that fill the context with a tool call
+// and its output, as real sessions do, instead of with prose. A chore is a
+// Passage whose Text is the request and whose Files must be written into
+// the sandbox, under WorkDir, before it is asked. PickCycle draws from
+// either pool for conversations whose number of fillers is open-ended.
 package fillers
 
 import (
