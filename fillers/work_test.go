@@ -370,10 +370,15 @@ func TestHasForbidden(t *testing.T) {
 	}
 }
 
+// Passages and chores may share a pool (a resumed run looks fillers up by
+// ID), so their IDs must not collide.
 func TestPassagesHaveNoFiles(t *testing.T) {
 	for _, p := range Builtin() {
 		if p.Files != nil {
 			t.Errorf("%s: a passage with files", p.ID)
+		}
+		if strings.HasPrefix(p.ID, workPrefix) {
+			t.Errorf("%s: a passage with the work chores' prefix", p.ID)
 		}
 	}
 }
