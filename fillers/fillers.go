@@ -15,6 +15,13 @@
 // (Builtin) and an author's own directory of passages (LoadDir). Pick then
 // draws a reproducible selection from either pool, keyed by a seed the
 // caller records so a run can be replayed exactly.
+//
+// Work is the other kind of filler: ordinary coding chores (tail a log,
+// grep a source tree, sort a CSV) that fill the context with a tool call
+// and its output, as real sessions do, instead of with prose. A chore is a
+// Passage whose Text is the request and whose Files must be written into
+// the sandbox, under WorkDir, before it is asked. PickCycle draws from
+// either pool for conversations whose number of fillers is open-ended.
 package fillers
 
 import (
@@ -48,6 +55,10 @@ type Passage struct {
 	// Text is the passage body without the title line, trimmed of
 	// surrounding whitespace. This is what gets sent as a user turn.
 	Text string
+	// Files are written into the sandbox before the turn is asked: path
+	// relative to the sandbox root (slash-separated) to content. Passages
+	// have none; a work chore (Work) brings the files its command reads.
+	Files map[string]string
 }
 
 // customPrefix keeps author-supplied IDs out of the built-in namespace.
@@ -168,6 +179,28 @@ func Pick(pool []Passage, n int, seed int64) ([]Passage, error) {
 		out[i] = pool[idx[i]]
 	}
 	return out, nil
+}
+
+// PickCycle returns n fillers for a conversation whose length is not known
+// in advance, such as one diluted until its context reaches a given size:
+// the seeded permutation Pick(pool, len(pool), seed), repeated as often as
+// needed. Its first len(pool) items are exactly that Pick, and a shorter
+// n gives a prefix of a longer one, so a run can stop anywhere and a
+// resumed run picks up the same sequence. No item recurs before every
+// other has been used once. It returns nil when n <= 0 or pool is empty.
+func PickCycle(pool []Passage, n int, seed int64) []Passage {
+	if n <= 0 || len(pool) == 0 {
+		return nil
+	}
+	perm, err := Pick(pool, len(pool), seed)
+	if err != nil {
+		panic("fillers: a full Pick cannot fail: " + err.Error())
+	}
+	out := make([]Passage, 0, n)
+	for len(out) < n {
+		out = append(out, perm[:min(len(perm), n-len(out))]...)
+	}
+	return out
 }
 
 // pcgStream is the constant second seed word for Pick's PCG. Changing it

@@ -3,6 +3,7 @@ package fillers
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -12,7 +13,16 @@ import (
 // forbidden matches words that would tell the agent it is being watched,
 // including as parts of longer words ("latest", "skillet", "medieval"), so
 // the check is deliberately stricter than a whole-word match.
-var forbidden = regexp.MustCompile(`(?i)test|eval|probe|vibe|benchmark|experiment|skill`)
+var forbidden = regexp.MustCompile(`(?i)` + strings.Join(forbiddenWords, "|"))
+
+var forbiddenWords = []string{"test", "eval", "probe", "vibe", "benchmark", "experiment", "skill"}
+
+// hasForbidden is forbidden.MatchString for large texts: the work chores'
+// files are a megabyte, which the regexp takes seconds over under -race.
+func hasForbidden(s string) bool {
+	lower := strings.ToLower(s)
+	return slices.ContainsFunc(forbiddenWords, func(w string) bool { return strings.Contains(lower, w) })
+}
 
 // requestWords are the verbs that mark a final paragraph as a request even
 // when it is phrased as an instruction rather than a question.
@@ -199,6 +209,60 @@ func TestPickSeedsVary(t *testing.T) {
 	}
 }
 
+func TestPickCycle(t *testing.T) {
+	for _, pool := range [][]Passage{Builtin(), Work()} {
+		before := ids(pool)
+		for seed := int64(-3); seed < 30; seed++ {
+			full, err := Pick(pool, len(pool), seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			long := PickCycle(pool, 3*len(pool)+5, seed)
+			if len(long) != 3*len(pool)+5 {
+				t.Fatalf("PickCycle gave %d items, want %d", len(long), 3*len(pool)+5)
+			}
+			if !slices.Equal(ids(long[:len(pool)]), ids(full)) {
+				t.Fatalf("seed %d: the first cycle %v is not Pick's %v", seed, ids(long[:len(pool)]), ids(full))
+			}
+			for i := range long {
+				if long[i].ID != full[i%len(full)].ID {
+					t.Fatalf("seed %d: item %d is %s, want %s (the permutation repeated)", seed, i, long[i].ID, full[i%len(full)].ID)
+				}
+			}
+			for _, n := range []int{1, len(pool) - 1, len(pool), len(pool) + 1, 2 * len(pool)} {
+				if got := PickCycle(pool, n, seed); !slices.Equal(ids(got), ids(long[:n])) {
+					t.Fatalf("seed %d: PickCycle(n=%d) is not a prefix of a longer cycle", seed, n)
+				}
+			}
+		}
+		if !slices.Equal(before, ids(pool)) {
+			t.Fatal("PickCycle reordered the caller's pool")
+		}
+	}
+	if got := PickCycle(Work(), 0, 1); got != nil {
+		t.Errorf("PickCycle(n=0) = %v, want nil", ids(got))
+	}
+	if got := PickCycle(Work(), -2, 1); got != nil {
+		t.Errorf("PickCycle(n=-2) = %v, want nil", ids(got))
+	}
+	if got := PickCycle(nil, 3, 1); got != nil {
+		t.Errorf("PickCycle(empty pool) = %v, want nil", ids(got))
+	}
+}
+
+// Existing runs recorded their seeds: Pick must keep choosing exactly what
+// it chose before PickCycle existed.
+func TestPickUnchanged(t *testing.T) {
+	got, err := Pick(Builtin(), 6, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"houseplant-care", "bee-communication", "moving-budget", "backyard-composting", "postal-service-history", "city-water-cycle"}
+	if !slices.Equal(ids(got), want) {
+		t.Fatalf("Pick(Builtin(), 6, 7) = %q, want %q", ids(got), want)
+	}
+}
+
 func TestWordCount(t *testing.T) {
 	for s, want := range map[string]int{
 		"":                         0,
@@ -240,7 +304,7 @@ func TestLoadDir(t *testing.T) {
 		{ID: "custom-garden", Title: "My garden", Text: "Tomatoes need sun.\n\nCould you list what they need?"},
 		{ID: "custom-notes", Title: "custom-notes", Text: "No title here.\nJust text."},
 	}
-	if !slices.Equal(ps, want) {
+	if !reflect.DeepEqual(ps, want) {
 		t.Fatalf("LoadDir = %#v\nwant %#v", ps, want)
 	}
 }
