@@ -70,6 +70,21 @@ type Turn struct {
 	StructuredOutput json.RawMessage `json:"structured_output,omitempty"`
 	// BadLines counts lines that were not valid JSON (a stream cut mid-line).
 	BadLines int `json:"bad_lines,omitempty"`
+	// Compactions are the session's compactions in this invocation
+	// (system/compact_boundary): a /compact, or the CLI compacting on its
+	// own in the middle of a turn (trigger "auto").
+	Compactions []Compaction `json:"compactions,omitempty"`
+	// LocalCommand is the result's local_command: "compact" when the
+	// invocation ran /compact rather than asking the model.
+	LocalCommand string `json:"local_command,omitempty"`
+}
+
+// Compaction is one compact_boundary: the context before (PreTokens) and
+// the CLI's estimate of it after (PostTokens).
+type Compaction struct {
+	Trigger    string `json:"trigger"` // manual (/compact) or auto
+	PreTokens  int64  `json:"pre_tokens"`
+	PostTokens int64  `json:"post_tokens"`
 }
 
 // maxLine bounds one stream-json line; tool results can be large.
@@ -108,6 +123,13 @@ func ParseTurn(r io.Reader) (Turn, error) {
 				}
 			case "api_retry":
 				t.Retries++
+			case "compact_boundary":
+				m := ev.Get("compact_metadata")
+				t.Compactions = append(t.Compactions, Compaction{
+					Trigger:    m.Get("trigger").String(),
+					PreTokens:  m.Get("pre_tokens").Int(),
+					PostTokens: m.Get("post_tokens").Int(),
+				})
 			case "permission_denied":
 				if i, ok := byID[ev.Get("tool_use_id").String()]; ok {
 					t.Calls[i].Denied = true
@@ -175,6 +197,7 @@ func ParseTurn(r io.Reader) (Turn, error) {
 			t.APIErrorStatus = int(ev.Get("api_error_status").Int())
 			t.CostUSD = ev.Get("total_cost_usd").Float()
 			t.OutputTokens = ev.Get("usage.output_tokens").Int()
+			t.LocalCommand = ev.Get("local_command").String()
 			if t.SessionID == "" {
 				t.SessionID = ev.Get("session_id").String()
 			}

@@ -441,3 +441,23 @@ func TestResolveModel(t *testing.T) {
 		}
 	}
 }
+
+// A /compact (recorded from the pinned CLI) is a success with no model
+// call of the turn's own: its compact_boundary and the result's
+// local_command say the session was compacted, and how far.
+func TestParseCompaction(t *testing.T) {
+	turn := parseFixture(t, "compact.jsonl")
+	if turn.LocalCommand != "compact" || len(turn.Compactions) != 1 || turn.Failure(0) != "" {
+		t.Fatalf("local command %q, compactions %+v, failure %q", turn.LocalCommand, turn.Compactions, turn.Failure(0))
+	}
+	c := turn.Compactions[0]
+	if c.Trigger != "manual" || c.PreTokens <= c.PostTokens || c.PostTokens <= 0 {
+		t.Errorf("compaction %+v: expected a manual one that shrank the context", c)
+	}
+	if turn.APICalls != 0 || turn.ContextTokens != 0 || turn.CostUSD <= 0 {
+		t.Errorf("api calls %d, context %d, cost %v: the summary calls are the CLI's, the cost the session's running total", turn.APICalls, turn.ContextTokens, turn.CostUSD)
+	}
+	if plain := parseFixture(t, "tool-calls.jsonl"); plain.LocalCommand != "" || plain.Compactions != nil {
+		t.Errorf("an ordinary turn: %q %+v", plain.LocalCommand, plain.Compactions)
+	}
+}
