@@ -68,6 +68,37 @@ type Config struct {
 	Files      map[string]string `yaml:"files,omitempty" json:"files,omitempty"`
 	Model      string            `yaml:"model,omitempty" json:"model,omitempty"`
 	JudgeModel string            `yaml:"judge_model,omitempty" json:"judge_model,omitempty"`
+	// Schedule, when set, replaces the seed's ten turns (flags override it).
+	Schedule *ScheduleConfig `yaml:"schedule,omitempty" json:"schedule,omitempty"`
+}
+
+// ScheduleConfig is the schedule as vibe-test.yaml spells it.
+type ScheduleConfig struct {
+	DiluteTo      Levels `yaml:"dilute_to,omitempty" json:"dilute_to,omitempty"`
+	CompactBefore []int  `yaml:"compact_before,omitempty" json:"compact_before,omitempty"`
+	Fillers       string `yaml:"fillers,omitempty" json:"fillers,omitempty"`
+	MaxFillers    int    `yaml:"max_fillers,omitempty" json:"max_fillers,omitempty"`
+}
+
+// Levels are context levels, written as numbers or as 50k, 1.5m.
+type Levels []int64
+
+// UnmarshalYAML reads a list of levels, each a number or a string such as
+// "50k".
+func (l *Levels) UnmarshalYAML(unmarshal func(any) error) error {
+	var raw []any
+	if err := unmarshal(&raw); err != nil {
+		return fmt.Errorf("expected a list of token counts such as [50k, 100k, 150k]")
+	}
+	*l = nil
+	for _, v := range raw {
+		n, err := ParseTokens(fmt.Sprint(v))
+		if err != nil {
+			return err
+		}
+		*l = append(*l, n)
+	}
+	return nil
 }
 
 // Plan is what the run will do; saved as plan.json.
@@ -79,13 +110,32 @@ type Plan struct {
 	Files      map[string]string `json:"files,omitempty"`
 	Model      string            `json:"model,omitempty"`
 	JudgeModel string            `json:"judge_model,omitempty"`
+	// Schedule is when the probes are asked and what dilutes the context;
+	// nil is the seed's ten turns.
+	Schedule *Schedule `json:"schedule,omitempty"`
 	// FillerSeed picks each conversation's fillers (seed + conversation index).
 	FillerSeed int64 `json:"filler_seed"`
 	// Fillers are the passage ids each conversation was given, by conversation.
 	Fillers [][]string `json:"fillers,omitempty"`
 }
 
-// Task returns the prompt of a judged turn.
+// ProbeTask is probe k's task (1-based).
+func (p *Plan) ProbeTask(k int) string {
+	if k < 1 || k > len(p.Probes) {
+		return ""
+	}
+	return p.Probes[k-1].Task
+}
+
+// ProbeSetup is the files written just before probe k (1-based).
+func (p *Plan) ProbeSetup(k int) map[string]string {
+	if k < 1 || k > len(p.Probes) {
+		return nil
+	}
+	return p.Probes[k-1].Setup
+}
+
+// Task returns the prompt of a judged turn of the fixed schedule.
 func (p *Plan) Task(turn int) string {
 	switch turn {
 	case 1:
@@ -167,6 +217,11 @@ func (c *Config) validate(path string, src []byte) error {
 	if err := checkPaths(c.Files); err != nil {
 		return fmt.Errorf("%s:%d: field \"files\": %v", path, keyLine(src, "files"), err)
 	}
+	if sc := c.Schedule; sc != nil {
+		if err := sc.Schedule().Check(); err != nil {
+			return fmt.Errorf("%s:%d: field \"schedule.%v", path, keyLine(src, "schedule"), strings.Replace(err.Error(), ":", "\":", 1))
+		}
+	}
 	return nil
 }
 
@@ -200,10 +255,18 @@ func keyLine(src []byte, key string) int {
 	return 1
 }
 
+// Schedule is the schedule the config asks for (nil: the seed's).
+func (sc *ScheduleConfig) Schedule() *Schedule {
+	if sc == nil {
+		return nil
+	}
+	return &Schedule{DiluteTo: sc.DiluteTo, CompactBefore: sc.CompactBefore, Fillers: sc.Fillers, MaxFillers: sc.MaxFillers}
+}
+
 // FromConfig makes a plan from a config.
 func FromConfig(path string, c *Config) *Plan {
 	return &Plan{Source: path, BaseTask: c.BaseTask, Probes: c.Probes, Fixture: c.Fixture,
-		Files: c.Files, Model: c.Model, JudgeModel: c.JudgeModel}
+		Files: c.Files, Model: c.Model, JudgeModel: c.JudgeModel, Schedule: c.Schedule.Schedule()}
 }
 
 // DraftSchema is the schema of the drafting call's answer.
