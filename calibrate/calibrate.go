@@ -53,6 +53,11 @@ type Scenario struct {
 	// Sequential, when Max > 0: --until-decided with batches of N up to
 	// Max conversations.
 	Max int
+	// Schedule, when set, lays the conversations out as the driver does on
+	// it: fillers of random size (2k to 8k tokens of context each) until
+	// each probe's level, so the probes fall at different turns in
+	// different conversations, and a compaction where it asks for one.
+	Schedule *plan.Schedule
 	// Criteria, when > 0, gives every verdict that many must-criteria, each
 	// passing at Q^(1/Criteria) (so a turn, which passes when all do, passes
 	// at about Q), for the compare rule's A/A calibration.
@@ -98,7 +103,8 @@ func simulateRun(rng *rand.Rand, s Scenario) *result.Run {
 		alpha = 0.05
 	}
 	r := &result.Run{SchemaVersion: result.SchemaVersion,
-		Config: result.Config{Alpha: alpha, Effect: result.DefaultEffect, NoBaselineGate: s.Bypass, Rule: s.Rule}}
+		Config: result.Config{Alpha: alpha, Effect: result.DefaultEffect, NoBaselineGate: s.Bypass, Rule: s.Rule},
+		Plan:   &plan.Plan{Schedule: s.Schedule}}
 	size := max(s.N, s.Max)
 	r.Conversations = make([]result.Conversation, 0, size)
 	r.Fresh = make([]result.Conversation, 0, size)
@@ -203,50 +209,62 @@ func judged(rng *rand.Rand, s Scenario, turn int, kind string, rate float64) (re
 	return t, true
 }
 
-// probeAt is each probe turn's position among the probes (-1: no probe).
-var probeAt = func() [plan.Turns + 1]int {
-	var at [plan.Turns + 1]int
-	for i := range at {
-		at[i] = -1
-	}
-	for k, t := range plan.ProbeTurns {
-		at[t] = k
-	}
-	return at
-}()
-
 func simulateConversation(rng *rand.Rand, s Scenario, index int) result.Conversation {
 	c := result.Conversation{Index: index, Status: result.StatusCompleted}
 	own := draw(rng, s.Q, s.Rho)
-	for turn := 1; turn <= plan.Turns; turn++ {
-		kind := plan.Kind(turn)
-		if kind == plan.KindFiller {
-			c.Turns = append(c.Turns, result.Turn{Turn: turn, Kind: kind, Status: result.TurnOK})
+	var p plan.Progress
+	var ctx int64
+	compacted := false
+	for {
+		step, more := s.Schedule.Next(p)
+		if !more {
+			return c
+		}
+		p.Turns++
+		if !s.Schedule.Fixed() {
+			// Only a schedule that reads the context draws it, so the
+			// seed's schedule simulates exactly as it always has.
+			ctx += 2000 + rng.Int64N(6000)
+		}
+		if step.Kind == plan.KindFiller {
+			c.Turns = append(c.Turns, result.Turn{Turn: step.Turn, Kind: step.Kind, Status: result.TurnOK, ContextTokens: ctx, AfterCompaction: compacted})
+			p.Fillers++
+			p.Context = ctx
 			continue
 		}
 		rate := own
-		if kind == plan.KindProbe {
-			rate = clamp(own + s.Offsets[probeAt[turn]] - s.Drop)
+		if step.Kind == plan.KindProbe {
+			rate = clamp(own + s.Offsets[step.Probe-1] - s.Drop)
 		}
-		t, ok := judged(rng, s, turn, kind, rate)
+		t, ok := judged(rng, s, step.Turn, step.Kind, rate)
+		t.Probe = step.Probe
+		if step.Compact {
+			compacted = true
+			t.Compactions = []result.Compaction{{Trigger: "manual", PreTokens: ctx, PostTokens: 6000}}
+			ctx = 6000
+		}
+		t.ContextTokens, t.AfterCompaction = ctx, compacted
 		if !ok {
 			c.Abandoned = append(c.Abandoned, t)
 			c.Status, c.Error = result.StatusError, "simulated error"
 			return c
 		}
 		c.Turns = append(c.Turns, t)
-		if turn == 1 && t.Verdict.Result == judge.JudgeError {
+		p.Fillers, p.Context = 0, ctx
+		if step.Kind == plan.KindProbe {
+			p.Probes++
+		}
+		if step.Turn == 1 && t.Verdict.Result == judge.JudgeError {
 			// The driver stops a conversation whose baseline could not be
 			// judged.
 			c.Status = result.StatusError
 			return c
 		}
-		if turn == 1 && t.Verdict.Result == judge.Fail && !s.Bypass {
+		if step.Turn == 1 && t.Verdict.Result == judge.Fail && !s.Bypass {
 			c.Status = result.StatusBaselineFailed
 			return c
 		}
 	}
-	return c
 }
 
 func simulateFresh(rng *rand.Rand, s Scenario, index int) result.Conversation {
@@ -254,6 +272,7 @@ func simulateFresh(rng *rand.Rand, s Scenario, index int) result.Conversation {
 	for k, turn := range plan.ProbeTurns {
 		// Each fresh probe is its own session: its own draw.
 		t, ok := judged(rng, s, turn, plan.KindProbe, clamp(draw(rng, s.Q, s.Rho)+s.Offsets[k]))
+		t.Probe = k + 1
 		if !ok {
 			c.Abandoned = append(c.Abandoned, t)
 			c.Status, c.Error = result.StatusError, "simulated error"

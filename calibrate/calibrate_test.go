@@ -3,12 +3,14 @@ package calibrate
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"runtime/debug"
 	"strconv"
 	"testing"
 
 	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/plan"
 	"github.com/vibe-test/vibe-test/result"
 )
 
@@ -199,4 +201,66 @@ func TestCompareAA(t *testing.T) {
 			t.Errorf("%s criteria=%d: A/A rejected %.4f > %.4f (replay: VIBE_TEST_SEED=%d)", describe(s), s.Criteria, r, limit, base)
 		}
 	}
+}
+
+// onSchedule is a diluted-to schedule with a compaction before probe 2, as
+// `--dilute-to 20k,50k,90k --compact-before 2` runs it.
+func onSchedule() *plan.Schedule {
+	return &plan.Schedule{DiluteTo: []int64{20000, 50000, 90000}, CompactBefore: []int{2}}
+}
+
+// TestFalseAlarmRateOnSchedules: the exit code keys each probe by its
+// number, not its turn, so a schedule that puts the probes at different
+// turns in different conversations, with a compaction before one, holds
+// alpha just as the seed's does.
+func TestFalseAlarmRateOnSchedules(t *testing.T) {
+	runs := sims(t, 600)
+	base := seed(t)
+	var grid []Scenario
+	for _, w := range []Scenario{
+		{Rho: 0}, {Rho: 0.3}, {Rho: 0.3, Bypass: true},
+		{Rho: 0.3, Offsets: [3]float64{0.05, -0.1, 0}, JudgeNoise: 0.05, TurnErrors: 0.02, JudgeErrors: 0.02, Uncertain: 0.03},
+	} {
+		for _, q := range []float64{0.7, 0.9, 0.99} {
+			for _, n := range []int{3, 8, 20} {
+				s := w
+				s.Q, s.N, s.Schedule = q, n, onSchedule()
+				grid = append(grid, s)
+			}
+		}
+	}
+	results := make([]Result, len(grid))
+	Each(len(grid), func(i int) { results[i] = Run(grid[i], runs, base+7000+uint64(i)) })
+	for i, s := range grid {
+		if fa, limit := results[i].Rate(exit.Decay), 0.05+3*results[i].MCError(0.05); fa > limit {
+			t.Errorf("%s on %+v: false-alarm rate %.4f > %.4f (replay: VIBE_TEST_SEED=%d)", describe(s), *s.Schedule, fa, limit, base)
+		}
+	}
+
+	// The simulation is the schedule it claims: probes at varying turns,
+	// each at or above its level, the later two after the compaction.
+	r := simulateRun(rand.New(rand.NewPCG(1, 2)), Scenario{Q: 0.99, N: 20, Schedule: onSchedule()})
+	turns := map[int]bool{}
+	for _, c := range r.Conversations {
+		for k := 1; k <= 3; k++ {
+			p := c.ProbeAt(k)
+			if p == nil {
+				t.Fatalf("conversation %d has no probe %d", c.Index, k)
+			}
+			turns[p.Turn] = true
+			if p.AfterCompaction != (k >= 2) {
+				t.Errorf("conversation %d probe %d: after compaction %v", c.Index, k, p.AfterCompaction)
+			}
+		}
+	}
+	if len(turns) < 6 {
+		t.Errorf("the probes fell at only %d distinct turns over 20 conversations: the schedule is not exercised", len(turns))
+	}
+
+	// And it still catches a real drop there.
+	hit := Run(Scenario{Q: 0.9, N: 12, Rho: 0.3, Drop: 0.5, Schedule: onSchedule()}, runs, base+7999)
+	if hit.Rate(exit.Decay) < 0.8 {
+		t.Errorf("a 50-point drop on the schedule was caught in %.2f of runs, expected at least 0.8", hit.Rate(exit.Decay))
+	}
+	t.Logf("%d cells x %d runs on %+v; a 50-point drop at n=12 caught in %.2f", len(grid), runs, *onSchedule(), hit.Rate(exit.Decay))
 }

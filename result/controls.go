@@ -3,6 +3,8 @@ package result
 import (
 	"fmt"
 
+	"github.com/vibe-test/vibe-test/plan"
+
 	"github.com/vibe-test/vibe-test/stats"
 )
 
@@ -13,6 +15,7 @@ import (
 type ControlStat struct {
 	Control     string  `json:"control"` // no-skill
 	Turn        int     `json:"turn"`
+	Probe       int     `json:"probe,omitempty"`
 	Passes      int     `json:"passes"`
 	N           int     `json:"n"`
 	ControlPass int     `json:"control_passes"`
@@ -22,14 +25,15 @@ type ControlStat struct {
 	Reading     string  `json:"reading"`
 }
 
-// passCount counts pass/fail verdicts at a turn over conversations.
-func passCount(convs []Conversation, control string, turn int) (pass, n int) {
+// passCount counts pass/fail verdicts of judged turn k (0: the baseline,
+// else probe k) over conversations.
+func passCount(convs []Conversation, control string, k int) (pass, n int) {
 	for i := range convs {
 		c := &convs[i]
 		if c.Control != control {
 			continue
 		}
-		if p, ok := judgedResult(c, turn); ok {
+		if p, ok := judgedResult(c, k); ok {
 			n++
 			if p {
 				pass++
@@ -49,10 +53,14 @@ func ComputeControls(r *Run) []ControlStat {
 	if kinds[ControlNoSkill] {
 		// Where the skill earns its lines: the lift over an agent that never
 		// saw it, one-sided (the skill helps).
-		for _, turn := range judgedTurns {
-			s := ControlStat{Control: ControlNoSkill, Turn: turn}
-			s.Passes, s.N = passCount(r.Conversations, "", turn)
-			s.ControlPass, s.ControlN = passCount(r.Controls, ControlNoSkill, turn)
+		for k := 0; k <= probeCount; k++ {
+			turn := 1
+			if k > 0 {
+				turn = plan.ProbeTurns[k-1]
+			}
+			s := ControlStat{Control: ControlNoSkill, Turn: turn, Probe: k}
+			s.Passes, s.N = passCount(r.Conversations, "", k)
+			s.ControlPass, s.ControlN = passCount(r.Controls, ControlNoSkill, k)
 			if s.N == 0 || s.ControlN == 0 {
 				continue
 			}

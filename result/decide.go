@@ -206,7 +206,7 @@ func Decide(r *Run) {
 		if convDecayed {
 			decayed++
 		}
-		if c.Status == StatusCompleted && len(c.Turns) < 10 {
+		if c.Status == StatusCompleted && c.ProbeAt(probeCount) == nil {
 			incomplete++
 		}
 	}

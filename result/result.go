@@ -24,7 +24,11 @@ import (
 //
 // 2: the two-arm design (the fresh arm, Config.Rule and Effect, the
 // diluted-vs-fresh statistics, alpha-spending looks).
-const SchemaVersion = 2
+// 3: probes keyed by number (Turn.Probe), so a schedule may put them at
+// any turn (Plan.Schedule: --dilute-to, --compact-before, work fillers),
+// and compactions. A version-2 reader would look for probes at turns 6, 8
+// and 10 only.
+const SchemaVersion = 3
 
 // Run statuses.
 const (
@@ -211,6 +215,18 @@ type Rewind struct {
 	Reason       string `json:"reason"` // why the turn ran again: the stopped try's status (timed-out, error) or "resume"
 }
 
+// Compaction is one compaction of a conversation's session: the context
+// before it and the CLI's estimate after it (the summary and the messages
+// kept verbatim), what it cost, and the stream of the /compact invocation.
+type Compaction struct {
+	Trigger    string  `json:"trigger"` // manual (vibe-test's /compact) or auto (the CLI's own)
+	PreTokens  int64   `json:"pre_tokens"`
+	PostTokens int64   `json:"post_tokens"`
+	Transcript string  `json:"transcript,omitempty"`
+	CostUSD    float64 `json:"cost_usd"`
+	DurationMS int64   `json:"duration_ms,omitempty"`
+}
+
 // Attempt is a failed try of a turn that was run again.
 type Attempt struct {
 	Transcript string  `json:"transcript"`
@@ -253,6 +269,22 @@ type Turn struct {
 	// a rerun of the next turn first cuts the file back to it. 0: unknown
 	// (a record from before it was kept, or a session of its own).
 	SessionBytes int64 `json:"session_bytes,omitempty"`
+	// Probe is a probe turn's number (1-based): what pairs it with the same
+	// probe asked fresh, whichever turn the schedule put it at.
+	Probe int `json:"probe,omitempty"`
+	// ContextBefore is the context of the last call of the turn before,
+	// when this one was asked: what a diluted-to schedule held against the
+	// probe's Level. LevelNotReached: the schedule's filler cap came first.
+	ContextBefore   int64 `json:"context_before,omitempty"`
+	Level           int64 `json:"level,omitempty"`
+	LevelNotReached bool  `json:"level_not_reached,omitempty"`
+	// Compactions are the session's compactions for this turn: the CLI's
+	// /compact run just before its prompt (--compact-before), or the CLI
+	// compacting on its own during it.
+	Compactions []Compaction `json:"compactions,omitempty"`
+	// AfterCompaction: the session had been compacted before the turn's
+	// prompt reached the model.
+	AfterCompaction bool `json:"after_compaction,omitempty"`
 	// Attempts are earlier tries of this turn that failed and were retried.
 	Attempts []Attempt      `json:"attempts,omitempty"`
 	Verdict  *judge.Verdict `json:"verdict,omitempty"`
@@ -339,6 +371,60 @@ func (r *Run) MarkBypass() {
 			r.GateBypassed = true
 		}
 	}
+}
+
+// ProbeNumber is a turn's probe number: its Probe, or for a record made
+// before probes were numbered (every probe then sat at turn 6, 8 or 10)
+// the one its turn gives; 0 for a turn that is no probe.
+func (t *Turn) ProbeNumber() int {
+	if t.Kind != plan.KindProbe {
+		return 0
+	}
+	if t.Probe > 0 {
+		return t.Probe
+	}
+	for i, n := range plan.ProbeTurns {
+		if n == t.Turn {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// ProbeAt returns the completed record of probe k (1-based), or nil.
+func (c *Conversation) ProbeAt(k int) *Turn {
+	for i := range c.Turns {
+		if c.Turns[i].ProbeNumber() == k {
+			return &c.Turns[i]
+		}
+	}
+	return nil
+}
+
+// ShownProbe is Shown for probe k: the completed record, else the last
+// abandoned try of it, else nil.
+func (c *Conversation) ShownProbe(k int) *Turn {
+	if t := c.ProbeAt(k); t != nil {
+		return t
+	}
+	for i := len(c.Abandoned) - 1; i >= 0; i-- {
+		if c.Abandoned[i].ProbeNumber() == k {
+			return &c.Abandoned[i]
+		}
+	}
+	return nil
+}
+
+// LastTurn is the highest turn number the conversation recorded, completed
+// or abandoned.
+func (c *Conversation) LastTurn() int {
+	n := 0
+	for _, list := range [][]Turn{c.Turns, c.Abandoned} {
+		for i := range list {
+			n = max(n, list[i].Turn)
+		}
+	}
+	return n
 }
 
 // TurnAt returns the record of a turn number, or nil.

@@ -2,6 +2,7 @@ package result
 
 import (
 	"math"
+	"slices"
 
 	"github.com/vibe-test/vibe-test/judge"
 	"github.com/vibe-test/vibe-test/plan"
@@ -45,7 +46,11 @@ const (
 // TurnStat is one judged turn's pass rate over a stated population, with
 // its Wilson 95% interval.
 type TurnStat struct {
+	// Turn is the turn number, for a probe the median of the turns it was
+	// asked at (a diluted-to schedule asks it wherever its level is
+	// reached); Probe its number (0: the baseline).
 	Turn       int     `json:"turn"`
+	Probe      int     `json:"probe,omitempty"`
 	Arm        string  `json:"arm"` // diluted or fresh
 	Population string  `json:"population"`
 	Passes     int     `json:"passes"`
@@ -53,6 +58,11 @@ type TurnStat struct {
 	Rate       float64 `json:"rate"`
 	Lo         float64 `json:"wilson_lo"`
 	Hi         float64 `json:"wilson_hi"`
+	// ContextTokens is the median context of the counted turns' last call:
+	// how much the model had in front of it when it answered.
+	ContextTokens int64 `json:"context_tokens,omitempty"`
+	// AfterCompaction counts the turns asked on a compacted session.
+	AfterCompaction int `json:"after_compaction,omitempty"`
 }
 
 // ProbeComparison is one probe asked diluted (at its turn) and fresh (as
@@ -61,7 +71,8 @@ type TurnStat struct {
 // lower", treating each asking as independent, which is right for the
 // fresh sessions and for one probe turn across conversations.
 type ProbeComparison struct {
-	Turn        int     `json:"turn"`
+	Turn        int     `json:"turn"` // the median turn it was asked at, diluted
+	Probe       int     `json:"probe,omitempty"`
 	DilutedPass int     `json:"diluted_passes"`
 	DilutedN    int     `json:"diluted_n"`
 	FreshPass   int     `json:"fresh_passes"`
@@ -72,6 +83,12 @@ type ProbeComparison struct {
 	// probe passed in its fresh triple; NeverHandled: failed both ways.
 	Decayed      int `json:"decayed"`
 	NeverHandled int `json:"never_handled"`
+	// ContextTokens is the median context the probe was answered in,
+	// diluted; Level the context level a diluted-to schedule asked it at.
+	ContextTokens int64 `json:"context_tokens,omitempty"`
+	Level         int64 `json:"level,omitempty"`
+	// AfterCompaction counts the diluted askings on a compacted session.
+	AfterCompaction int `json:"after_compaction,omitempty"`
 }
 
 // Dropped says how many units or probes were left out of the comparison,
@@ -104,6 +121,9 @@ type Stats struct {
 	// at least 85% of the same probe's fresh rate (1 when the first probe
 	// already falls below; 0 when nothing can be compared).
 	EffectiveTurn int `json:"effective_turn"`
+	// EffectiveContext is the median context of that probe (0 with
+	// EffectiveTurn 1 or 0).
+	EffectiveContext int64 `json:"effective_context,omitempty"`
 	// NonDiscriminating criteria passed at every judged turn of every
 	// conversation: they cannot tell a decayed agent from a steady one.
 	NonDiscriminating []string `json:"non_discriminating,omitempty"`
@@ -113,12 +133,22 @@ type Stats struct {
 	CheckTotal  int `json:"check_total"`
 }
 
-// judgedTurns are the baseline and the probes, in schedule order.
-var judgedTurns = append([]int{1}, probeTurns...)
+// probeCount is how many probes a conversation asks.
+var probeCount = len(plan.ProbeTurns)
 
-// judgedResult is a turn's pass/fail, with ok false when it has neither.
-func judgedResult(c *Conversation, n int) (pass, ok bool) {
-	t := c.TurnAt(n)
+// judgedAt is a conversation's judged turn number k: 0 the baseline, else
+// probe k.
+func judgedAt(c *Conversation, k int) *Turn {
+	if k == 0 {
+		return c.TurnAt(1)
+	}
+	return c.ProbeAt(k)
+}
+
+// judgedResult is the pass/fail of judged turn k (0: the baseline, else
+// probe k), with ok false when it has neither.
+func judgedResult(c *Conversation, k int) (pass, ok bool) {
+	t := judgedAt(c, k)
 	if t == nil {
 		return false, false
 	}
@@ -131,6 +161,16 @@ func judgedResult(c *Conversation, n int) (pass, ok bool) {
 	return false, false
 }
 
+// median of a list (0 when empty), the upper middle of an even one.
+func median(xs []int64) int64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
 // inDilutedArm reports whether a conversation's probes count in the
 // diluted arm: always when the gate was bypassed, else only when its
 // baseline passed (the gate stopped the others before any probe).
@@ -138,7 +178,7 @@ func inDilutedArm(c *Conversation, bypass bool) bool {
 	if bypass {
 		return true
 	}
-	base, ok := judgedResult(c, 1)
+	base, ok := judgedResult(c, 0)
 	return ok && base
 }
 
@@ -151,8 +191,8 @@ func Arms(r *Run, upTo int) (diluted, fresh []stats.Unit, dropped []Dropped) {
 	probeDrops := map[string]map[string]int{"diluted": {}, "fresh": {}}
 	unit := func(arm string, c *Conversation) stats.Unit {
 		u := stats.Unit{}
-		for _, n := range probeTurns {
-			t := c.Shown(n)
+		for k := 1; k <= probeCount; k++ {
+			t := c.ShownProbe(k)
 			switch {
 			case t == nil:
 				probeDrops[arm]["not run"]++
@@ -224,9 +264,6 @@ func Arms(r *Run, upTo int) (diluted, fresh []stats.Unit, dropped []Dropped) {
 // left out: that measures the sandbox, not the skill.
 const whySetup = "set-up problem (a required step's call failed in the sandbox)"
 
-// probeTurns are the probe turns of the schedule.
-var probeTurns = plan.ProbeTurns[:]
-
 // ComputeStats derives the statistics from the record alone.
 func ComputeStats(r *Run, alpha, effect float64) Stats {
 	s := Stats{Alpha: alpha, Effect: effect}
@@ -235,46 +272,67 @@ func ComputeStats(r *Run, alpha, effect float64) Stats {
 	if bypass {
 		s.DilutedPopulation = PopAll
 	}
-	for _, n := range judgedTurns {
-		ts := TurnStat{Turn: n, Arm: "diluted", Population: s.DilutedPopulation}
-		if n == 1 {
+	for k := 0; k <= probeCount; k++ {
+		ts := TurnStat{Probe: k, Arm: "diluted", Population: s.DilutedPopulation}
+		if k == 0 {
 			ts.Population = PopAll
 		}
+		var turns, contexts []int64
 		for i := range r.Conversations {
 			c := &r.Conversations[i]
-			if n != 1 && !inDilutedArm(c, bypass) {
+			if k != 0 && !inDilutedArm(c, bypass) {
 				continue
 			}
-			if pass, ok := judgedResult(c, n); ok {
+			if pass, ok := judgedResult(c, k); ok {
+				t := judgedAt(c, k)
 				ts.N++
 				if pass {
 					ts.Passes++
 				}
+				turns = append(turns, int64(t.Turn))
+				contexts = append(contexts, t.ContextTokens)
+				if t.AfterCompaction {
+					ts.AfterCompaction++
+				}
+			}
+		}
+		ts.Turn, ts.ContextTokens = int(median(turns)), median(contexts)
+		if ts.Turn == 0 {
+			ts.Turn = 1
+			if k > 0 {
+				ts.Turn = plan.ProbeTurns[k-1]
 			}
 		}
 		s.PerTurn = append(s.PerTurn, finishRate(ts))
 	}
-	for _, n := range probeTurns {
-		ts := TurnStat{Turn: n, Arm: "fresh", Population: PopFresh}
-		pc := ProbeComparison{Turn: n}
+	for k := 1; k <= probeCount; k++ {
+		ts := TurnStat{Turn: plan.ProbeTurns[k-1], Probe: k, Arm: "fresh", Population: PopFresh}
+		dil := s.PerTurn[k]
+		pc := ProbeComparison{Turn: dil.Turn, Probe: k, ContextTokens: dil.ContextTokens, AfterCompaction: dil.AfterCompaction}
+		if r.Plan != nil {
+			pc.Level = r.Plan.Schedule.Level(k)
+		}
+		var contexts []int64
 		for i := range r.Fresh {
-			if pass, ok := judgedResult(&r.Fresh[i], n); ok {
+			if pass, ok := judgedResult(&r.Fresh[i], k); ok {
 				ts.N++
 				if pass {
 					ts.Passes++
 				}
+				contexts = append(contexts, judgedAt(&r.Fresh[i], k).ContextTokens)
 			}
 		}
 		if ts.N == 0 {
 			continue
 		}
+		ts.ContextTokens = median(contexts)
 		s.PerTurn = append(s.PerTurn, finishRate(ts))
 		for i := range r.Conversations {
 			c := &r.Conversations[i]
 			if !inDilutedArm(c, bypass) {
 				continue
 			}
-			d, ok := judgedResult(c, n)
+			d, ok := judgedResult(c, k)
 			if !ok {
 				continue
 			}
@@ -283,9 +341,9 @@ func ComputeStats(r *Run, alpha, effect float64) Stats {
 				pc.DilutedPass++
 				continue
 			}
-			for k := range r.Fresh {
-				if f := &r.Fresh[k]; f.Index == c.Index {
-					if fp, ok := judgedResult(f, n); ok {
+			for f := range r.Fresh {
+				if fr := &r.Fresh[f]; fr.Index == c.Index {
+					if fp, ok := judgedResult(fr, k); ok {
 						if fp {
 							pc.Decayed++
 						} else {
@@ -315,7 +373,7 @@ func ComputeStats(r *Run, alpha, effect float64) Stats {
 			if fr > 0 && dr < stats.EffectiveFraction*fr-1e-12 {
 				break
 			}
-			s.EffectiveTurn = pc.Turn
+			s.EffectiveTurn, s.EffectiveContext = pc.Turn, pc.ContextTokens
 		}
 	}
 

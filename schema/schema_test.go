@@ -434,12 +434,53 @@ func legacySequential() *result.Run {
 	return r
 }
 
+// diluted is a run with a diluted-to schedule of work fillers and a
+// compaction before probe 2: its probes sit at turns the seed's schedule
+// never has (4, 9 and 13), each numbered, one asked short of its level,
+// and the CLI compacted on its own once.
+func diluted() *result.Run {
+	r := populated()
+	r.Plan.Schedule = &plan.Schedule{DiluteTo: []int64{30000, 60000, 90000}, CompactBefore: []int{2}, Fillers: plan.FillersWork, MaxFillers: 8}
+	r.Conversations = r.Conversations[:1]
+	c := &r.Conversations[0]
+	c.Rewinds, c.Abandoned, c.ModelChange = nil, nil, ""
+	var ts []result.Turn
+	probe := map[int]int{4: 1, 9: 2, 13: 3}
+	for n := 1; n <= 13; n++ {
+		t := result.Turn{Turn: n, Kind: plan.KindFiller, Prompt: "Run `tail -n 200 ops/logs/api.log` and sum up the errors; change nothing.",
+			FillerID: "work-api-log", Transcript: fmt.Sprintf("conv-1/turn-%02d.jsonl", n), Status: result.TurnOK, DurationMS: 3100,
+			ToolCalls: []result.Call{}, APICalls: 2, ContextTokens: int64(9000 * n), CostUSD: 0.02}
+		switch {
+		case n == 1:
+			t.Kind, t.FillerID, t.Verdict = plan.KindBase, "", verdict(judge.Pass)
+		case probe[n] > 0:
+			t.Kind, t.FillerID, t.Probe, t.ContextBefore = plan.KindProbe, "", probe[n], int64(9000*(n-1))
+			t.Level = r.Plan.Schedule.DiluteTo[probe[n]-1]
+			t.Verdict = verdict(judge.Pass)
+		}
+		if n >= 9 {
+			t.AfterCompaction = true
+		}
+		ts = append(ts, t)
+	}
+	ts[8].Compactions = []result.Compaction{{Trigger: "manual", PreTokens: 72000, PostTokens: 6100, Transcript: "conv-1/turn-09.compact.jsonl", CostUSD: 0.04, DurationMS: 5200}}
+	ts[8].Verdict = verdict(judge.Fail)
+	ts[12].LevelNotReached = true
+	ts[11].Compactions = []result.Compaction{{Trigger: "auto", PreTokens: 88000, PostTokens: 7000}}
+	c.Turns = ts
+	c.Fillers = []string{"work-api-log"}
+	r.Plan.Fillers = [][]string{c.Fillers}
+	r.Fresh = r.Fresh[:1]
+	result.Decide(r)
+	return r
+}
+
 // The populated runs must exercise every field, or a new field could slip
 // past the schema unchecked.
 func TestPopulatedSetsEveryField(t *testing.T) {
 	all, set := map[string]bool{}, map[string]bool{}
 	fieldsOf(reflect.TypeOf(result.Run{}), all)
-	for _, r := range []*result.Run{populated(), anyRule(), controlled(), uncertain(), sequential(), legacySequential()} {
+	for _, r := range []*result.Run{populated(), anyRule(), controlled(), uncertain(), sequential(), legacySequential(), diluted()} {
 		setFields(reflect.ValueOf(r), set)
 	}
 	var missing []string
@@ -497,9 +538,10 @@ func TestPopulatedRunValidates(t *testing.T) {
 		{"uncertain", uncertain(), result.VerdictNotEnough, 0},
 		{"sequential", sequential(), result.VerdictNotEnough, 0},
 		{"legacy sequential", legacySequential(), result.VerdictDecay, 1}, // not replayed: the fixed-n test at its alpha of 0.1
+		{"diluted", diluted(), result.VerdictNotEnough, 0},
 	} {
 		o := c.run.Outcome
-		if o.Verdict != c.verdict || o.Exit != c.exit || o.Uncertain < 1 {
+		if o.Verdict != c.verdict || o.Exit != c.exit || (o.Uncertain < 1 && c.name != "diluted") {
 			t.Fatalf("%s is not the %s run it means to be: %+v", c.name, c.verdict, o)
 		}
 		b, err := json.Marshal(c.run)
@@ -710,7 +752,7 @@ func TestRejects(t *testing.T) {
 	}{
 		{"wrong run status", func(d map[string]any) { d["status"] = "done" }, "/status"},
 		{"missing schema_version", func(d map[string]any) { delete(d, "schema_version") }, "schema_version"},
-		{"newer schema_version", func(d map[string]any) { d["schema_version"] = 3 }, "/schema_version"},
+		{"newer schema_version", func(d map[string]any) { d["schema_version"] = 4 }, "/schema_version"},
 		{"wrong conversation status", func(d map[string]any) { conv0(d)["status"] = "finished" }, "/conversations/0/status"},
 		{"wrong turn kind", func(d map[string]any) { turn(d, 0)["kind"] = "baseline" }, "/conversations/0/turns/0/kind"},
 		{"probe turn labelled filler", func(d map[string]any) { turn(d, 5)["kind"] = "filler" }, "/conversations/0/turns/5"},
@@ -732,7 +774,7 @@ func TestRejects(t *testing.T) {
 			o["verdict"] = "decay-not-significant"
 		}, "/outcome/exit_code"},
 		{"wrong paired probe", func(d map[string]any) { stats(d)["paired"].([]any)[0].(map[string]any)["probe"] = "7" }, "/outcome/stats/paired/0/probe"},
-		{"filler turn in per_turn", func(d map[string]any) { stats(d)["per_turn"].([]any)[1].(map[string]any)["turn"] = 7 }, "/outcome/stats/per_turn/1/turn"},
+		{"turn 0 in per_turn", func(d map[string]any) { stats(d)["per_turn"].([]any)[1].(map[string]any)["turn"] = 0 }, "/outcome/stats/per_turn/1/turn"},
 		{"rate above 1", func(d map[string]any) { stats(d)["per_turn"].([]any)[0].(map[string]any)["rate"] = 1.5 }, "/outcome/stats/per_turn/0/rate"},
 		{"stats missing a key", func(d map[string]any) { delete(stats(d), "needed_min") }, "needed_min"},
 		{"unknown stats key", func(d map[string]any) { stats(d)["power"] = 0.5 }, "power"},
@@ -865,7 +907,6 @@ func TestEnumsMatchGo(t *testing.T) {
 		"turnStatus":         {result.TurnOK, result.TurnError, result.TurnTimedOut, result.TurnPromptTooLong},
 		"turnKind":           kinds,
 		"gate":               {result.GateAny, result.GateSignificant},
-		"judgedTurn":         judged,
 		"shape":              {result.ShapeHeld, result.ShapeDecayed, result.ShapeNeverWorked, result.ShapeUnstable, result.ShapeBaselineFailed},
 		"control":            {result.ControlNoSkill, result.ControlUndiluted, result.ArmFresh},
 		"rule":               {result.RuleDilutedVsFresh, result.RuleAnyProbeFailed},
@@ -893,8 +934,9 @@ func TestEnumsMatchGo(t *testing.T) {
 	sort.Strings(perTurn)
 	sort.Strings(fresh)
 	sort.Strings(probes)
-	if !slices.Equal(perTurn, want["judgedTurn"]) || !slices.Equal(fresh, probes) {
-		t.Errorf("stats cover turns %v and fresh probes %v; the schema's judged turns are %v", perTurn, fresh, want["judgedTurn"])
+	sort.Strings(judged)
+	if !slices.Equal(perTurn, judged) || !slices.Equal(fresh, probes) {
+		t.Errorf("stats cover turns %v and fresh probes %v; the seed's schedule judges turns %v", perTurn, fresh, judged)
 	}
 }
 
@@ -951,6 +993,8 @@ func TestKeysMatchGo(t *testing.T) {
 		"$defs/criterion/properties/check":   reflect.TypeOf(rubric.Check{}),
 		"$defs/plan":                         reflect.TypeOf(plan.Plan{}),
 		"$defs/plan/properties/probes/items": reflect.TypeOf(plan.Probe{}),
+		"$defs/schedule":                     reflect.TypeOf(plan.Schedule{}),
+		"$defs/compaction":                   reflect.TypeOf(result.Compaction{}),
 		"$defs/conversation":                 reflect.TypeOf(result.Conversation{}),
 		"$defs/turn":                         reflect.TypeOf(result.Turn{}),
 		"$defs/call":                         reflect.TypeOf(result.Call{}),
