@@ -70,17 +70,21 @@ func (p *progress) Event(ev conversation.Event) {
 	default:
 		name = fmt.Sprintf("%s control %d", ev.Control, ev.Conv)
 	}
+	turn := fmt.Sprintf("turn %2d/%d", ev.Turn, ev.Of)
+	if ev.Of == 0 {
+		turn = fmt.Sprintf("turn %2d", ev.Turn) // a diluted-to schedule has no fixed length
+	}
 	if !p.live {
 		what := ""
 		switch ev.Phase {
 		case "agent":
-			what = fmt.Sprintf("turn %2d/10 %-6s agent running", ev.Turn, ev.Kind)
+			what = fmt.Sprintf("%s %-6s agent running", turn, ev.Kind)
 		case "done":
-			what = fmt.Sprintf("turn %2d/10 %-6s agent done (%s), context %.1fk", ev.Turn, ev.Kind, ev.Result, float64(ev.Context)/1000)
+			what = fmt.Sprintf("%s %-6s agent done (%s), context %.1fk", turn, ev.Kind, ev.Result, float64(ev.Context)/1000)
 		case "judge":
-			what = fmt.Sprintf("turn %2d/10 %-6s judging", ev.Turn, ev.Kind)
+			what = fmt.Sprintf("%s %-6s judging", turn, ev.Kind)
 		case "judged":
-			what = fmt.Sprintf("turn %2d/10 %-6s judged: %s", ev.Turn, ev.Kind, ev.Result)
+			what = fmt.Sprintf("%s %-6s judged: %s", turn, ev.Kind, ev.Result)
 		}
 		// A verdict or status is model-derived text: no escape may reach
 		// the terminal but ours.
@@ -101,9 +105,9 @@ func (p *progress) Event(ev conversation.Event) {
 	row.spent = max(row.spent, ev.Spent)
 	switch ev.Phase {
 	case "agent":
-		row.agent = fmt.Sprintf("turn %2d/10 %s running", ev.Turn, ev.Kind)
+		row.agent = fmt.Sprintf("%s %s running", turn, ev.Kind)
 	case "done":
-		row.agent = fmt.Sprintf("turn %2d/10 %s %s, %.1fk", ev.Turn, ev.Kind, ev.Result, float64(ev.Context)/1000)
+		row.agent = fmt.Sprintf("%s %s %s, %.1fk", turn, ev.Kind, ev.Result, float64(ev.Context)/1000)
 	case "judge":
 		row.judging[ev.Turn] = true
 	case "judged":

@@ -70,10 +70,10 @@ func TestProgressLiveBlock(t *testing.T) {
 	p.width = 60
 	for _, ev := range []conversation.Event{
 		{Conv: 10, Turn: 1, Kind: "base", Phase: "agent"},
-		{Conv: 2, Turn: 6, Kind: "probe", Phase: "done", Result: "ok", Context: 17300},
-		{Conv: 2, Turn: 6, Kind: "probe", Phase: "judge"},
-		{Conv: 2, Turn: 7, Kind: "filler", Phase: "agent", Spent: 1.5},
-		{Conv: 1, Control: "fresh", Turn: 8, Kind: "probe", Phase: "agent"},
+		{Conv: 2, Turn: 6, Of: 10, Kind: "probe", Phase: "done", Result: "ok", Context: 17300},
+		{Conv: 2, Turn: 6, Of: 10, Kind: "probe", Phase: "judge"},
+		{Conv: 2, Turn: 7, Of: 10, Kind: "filler", Phase: "agent", Spent: 1.5},
+		{Conv: 1, Control: "fresh", Turn: 8, Of: 10, Kind: "probe", Phase: "agent"},
 	} {
 		p.Event(ev)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/vibe-test/vibe-test/conversation"
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/term"
+	"github.com/vibe-test/vibe-test/plan"
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/skill"
 	"github.com/vibe-test/vibe-test/suite"
@@ -47,7 +48,10 @@ func runFlagSet() []cli.Flag {
 		&cli.BoolFlag{Name: "keep-sandbox", Usage: "keep each conversation's sandbox folder"},
 		&cli.DurationFlag{Name: "turn-timeout", Value: conversation.DefaultTurnTimeout, Usage: "stop a turn that runs longer (SIGTERM, then SIGKILL)"},
 		&cli.IntFlag{Name: "max-retries", Value: 2, Usage: "CLAUDE_CODE_MAX_RETRIES for every claude call"},
-		&cli.StringFlag{Name: "fillers", Usage: "a `folder` of your own filler passages (*.md, *.txt) added to the built-in ones"},
+		&cli.StringFlag{Name: "fillers", Usage: "what dilutes the context: `work|passages|DIR` (coding chores in the sandbox that fill it with tool output; the built-in everyday passages; or a folder of your own passages, *.md and *.txt, added to those)", DefaultText: "the config's, else passages"},
+		&cli.StringFlag{Name: "dilute-to", Usage: "ask each probe once the context reaches these `levels` of tokens, one per probe, e.g. 50k,100k,150k (fillers are added until it does)", DefaultText: "the config's, else the seed's turns 6, 8 and 10"},
+		&cli.StringFlag{Name: "compact-before", Usage: "run the CLI's own /compact on the session before these `probes` (1 to 3, e.g. 2 or 2,3; on the seed's schedule probe 2 is turn 8)"},
+		&cli.IntFlag{Name: "max-fillers", Usage: "with --dilute-to, the most fillers asked before any one probe (then it is asked where the context got to, and the record says so)", DefaultText: "60"},
 		&cli.Int64Flag{Name: "seed", Usage: "filler selection seed, recorded in plan.json", DefaultText: "random"},
 		&cli.StringSliceFlag{Name: "pass-env", Usage: "also pass this environment `variable` to the agent"},
 		&cli.StringFlag{Name: "rule", Value: result.RuleDilutedVsFresh, Usage: "what sets exit 1: `diluted-vs-fresh|any-probe-failed` (the first when the probes pass significantly less often diluted than fresh, at --alpha; the second when any probe failed after a passed baseline, not a test)"},
@@ -69,6 +73,43 @@ func runFlagSet() []cli.Flag {
 	)
 }
 
+// scheduleFlags reads --fillers, --dilute-to, --compact-before and
+// --max-fillers into the schedule overrides (the config's schedule is
+// read, and overridden field by field, when the run starts).
+func scheduleFlags(c *cli.Context, o *engine.Settings) error {
+	switch f := c.String("fillers"); f {
+	case "":
+	case plan.FillersWork, plan.FillersPassages:
+		o.FillerKind = f
+	default:
+		o.FillerKind, o.FillersDir = plan.FillersPassages, f
+	}
+	if v := c.String("dilute-to"); v != "" {
+		levels, err := plan.ParseLevels(v)
+		if err != nil {
+			return fmt.Errorf("--dilute-to: %v", err)
+		}
+		if err := (&plan.Schedule{DiluteTo: levels}).Check(); err != nil {
+			return fmt.Errorf("--dilute-to %s: %v", v, strings.TrimPrefix(err.Error(), "dilute_to: "))
+		}
+		o.DiluteTo = levels
+	}
+	if v := c.String("compact-before"); v != "" {
+		probes, err := plan.ParseProbes(v)
+		if err != nil {
+			return fmt.Errorf("--compact-before: %v", err)
+		}
+		o.CompactBefore = probes
+	}
+	if c.IsSet("max-fillers") {
+		if n := c.Int("max-fillers"); n < 1 || n > 1000 {
+			return fmt.Errorf("--max-fillers: %d, expected 1 to 1000", n)
+		}
+		o.MaxFillers = c.Int("max-fillers")
+	}
+	return nil
+}
+
 // optionsFrom reads the flags; warn hears about flags that still work but
 // changed meaning.
 func optionsFrom(c *cli.Context, warn io.Writer) (Options, error) {
@@ -78,7 +119,7 @@ func optionsFrom(c *cli.Context, warn io.Writer) (Options, error) {
 		Model: c.String("model"), JudgeModel: c.String("judge-model"),
 		NoBaselineGate: c.Bool("no-baseline-gate"), KeepSandbox: c.Bool("keep-sandbox"),
 		TurnTimeout: c.Duration("turn-timeout"), MaxRetries: c.Int("max-retries"),
-		FillersDir: c.String("fillers"), Seed: c.Int64("seed"), PassEnv: c.StringSlice("pass-env"),
+		Seed: c.Int64("seed"), PassEnv: c.StringSlice("pass-env"),
 		AllowedTools: splitTools(c.StringSlice("allowed-tools")), SessionMode: c.String("session"),
 		Rule: c.String("rule"), Alpha: c.Float64("alpha"), JudgeRepeats: c.Int("judge-repeats"), Controls: c.StringSlice("control"),
 		UntilDecided: c.Bool("until-decided"), MaxConversations: c.Int("max-conversations"),
@@ -87,6 +128,9 @@ func optionsFrom(c *cli.Context, warn io.Writer) (Options, error) {
 		Isolation: c.String("isolation"), Grace: engine.DefaultGrace,
 	}}
 	if err := claude.CheckSessionMode(o.SessionMode); err != nil {
+		return o, err
+	}
+	if err := scheduleFlags(c, &o.Settings); err != nil {
 		return o, err
 	}
 	if o.Conversations < 1 || o.Conversations > 200 {

@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -117,6 +118,7 @@ type Event struct {
 	Conv    int
 	Control string
 	Turn    int
+	Of      int    // the schedule's turns (0: a diluted-to schedule, which decides as it goes)
 	Kind    string // base, filler, probe
 	Phase   string // agent, judge, done, judged
 	Context int64
@@ -124,11 +126,15 @@ type Event struct {
 	Spent   float64
 }
 
-func (d *Driver) emit(conv *result.Conversation, turn int, phase string, ctxTokens int64, res string) {
+func (d *Driver) emit(conv *result.Conversation, turn int, kind, phase string, ctxTokens int64, res string) {
 	if d.Progress == nil {
 		return
 	}
-	d.Progress(Event{Conv: conv.Index, Control: conv.Control, Turn: turn, Kind: plan.Kind(turn), Phase: phase,
+	of := 0
+	if d.Plan.Schedule.Fixed() {
+		of = plan.Turns
+	}
+	d.Progress(Event{Conv: conv.Index, Control: conv.Control, Turn: turn, Of: of, Kind: kind, Phase: phase,
 		Context: ctxTokens, Result: res, Spent: d.Budget.Spent()})
 }
 
@@ -216,15 +222,6 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 		conv.Turns = conv.Turns[:done]
 		conv.Status, conv.Error = result.StatusRunning, ""
 	})
-	fillerAt := map[int]fillers.Passage{}
-	k := 0
-	for turn := 1; turn <= plan.Turns; turn++ {
-		if plan.Kind(turn) == plan.KindFiller && k < len(passages) {
-			fillerAt[turn] = passages[k]
-			k++
-		}
-	}
-
 	// In interactive mode one process carries the turns; it ends with the
 	// conversation, or with the first turn that does not succeed.
 	var live *liveSession
@@ -251,7 +248,29 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 		}
 	}
 
-	for turn := done + 1; turn <= plan.Turns; turn++ {
+	sched := d.Plan.Schedule
+	for {
+		var step plan.Step
+		var more, compacted bool
+		var fillersDone int
+		var ctxBefore int64
+		d.view(func() {
+			step, more = sched.Next(progressOf(conv.Turns))
+			for i := range conv.Turns {
+				t := &conv.Turns[i]
+				compacted = compacted || t.AfterCompaction || len(t.Compactions) > 0
+				if t.Kind == plan.KindFiller {
+					fillersDone++
+				}
+			}
+			if n := len(conv.Turns); n > 0 {
+				ctxBefore = conv.Turns[n-1].ContextTokens
+			}
+		})
+		if !more {
+			break
+		}
+		turn := step.Turn
 		if ctx.Err() != nil {
 			setStatus(stopped(ctx))
 			return
@@ -260,13 +279,28 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 			setStatus(result.StatusBudgetExhausted, fmt.Sprintf("budget of $%.2f spent before turn %d", d.Budget.Limit, turn))
 			return
 		}
-		rec := result.Turn{Turn: turn, Kind: plan.Kind(turn)}
-		if rec.Kind == plan.KindFiller {
-			p := fillerAt[turn]
+		rec := result.Turn{Turn: turn, Kind: step.Kind, Probe: step.Probe, AfterCompaction: compacted}
+		switch step.Kind {
+		case plan.KindFiller:
+			if len(passages) == 0 {
+				setStatus(result.StatusError, fmt.Sprintf("turn %d: no filler left to ask", turn))
+				return
+			}
+			// A diluted-to schedule may need more fillers than the pool
+			// holds: they come round again in the same order.
+			p := passages[fillersDone%len(passages)]
 			rec.Prompt, rec.FillerID = p.Text, p.ID
-		} else {
-			rec.Prompt = d.Plan.Task(turn)
-			if err := sb.WriteFiles(d.Plan.Setup(turn)); err != nil {
+			if err := sb.WriteFiles(p.Files); err != nil {
+				setStatus(result.StatusError, fmt.Sprintf("turn %d filler files: %v", turn, err))
+				return
+			}
+		case plan.KindBase:
+			rec.Prompt = d.Plan.BaseTask
+		case plan.KindProbe:
+			rec.Prompt = d.Plan.ProbeTask(step.Probe)
+			rec.ContextBefore = ctxBefore
+			rec.Level, rec.LevelNotReached = sched.Level(step.Probe), step.Short
+			if err := sb.WriteFiles(d.Plan.ProbeSetup(step.Probe)); err != nil {
 				setStatus(result.StatusError, fmt.Sprintf("turn %d setup: %v", turn, err))
 				return
 			}
@@ -286,9 +320,9 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 				costBefore = conv.Turns[n-1].SessionCostUSD
 			}
 		}
-		d.emit(conv, turn, "agent", 0, "")
-		out := d.runTurn(ctx, sb, resume, costBefore, &rec, rewind, live)
-		d.emit(conv, turn, "done", rec.ContextTokens, rec.Status)
+		d.emit(conv, turn, rec.Kind, "agent", 0, "")
+		out := d.runTurn(ctx, sb, resume, costBefore, &rec, rewind, live, step.Compact)
+		d.emit(conv, turn, rec.Kind, "done", rec.ContextTokens, rec.Status)
 		if ctx.Err() != nil && rec.Status != result.TurnOK {
 			// Stopped by the user or a fatal error: the turn is unfinished,
 			// not a failure; resume runs it again.
@@ -349,6 +383,26 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 		return
 	}
 	setStatus(result.StatusCompleted, "")
+}
+
+// progressOf is where a conversation stands after its completed turns.
+func progressOf(turns []result.Turn) plan.Progress {
+	p := plan.Progress{Turns: len(turns)}
+	for i := range turns {
+		switch turns[i].Kind {
+		case plan.KindFiller:
+			p.Fillers++
+		case plan.KindProbe:
+			p.Probes++
+			p.Fillers = 0
+		default:
+			p.Fillers = 0
+		}
+	}
+	if n := len(turns); n > 0 {
+		p.Context = turns[n-1].ContextTokens
+	}
+	return p
 }
 
 // openSandbox reuses the conversation's recorded sandbox when it still
@@ -437,7 +491,9 @@ func (d *Driver) transcriptName(conv *result.Conversation, turn int) string {
 // ended (see turnCost).
 // live, when set, is the conversation's interactive session: the turn is
 // sent to its process, started (resuming the session) when there is none.
-func (d *Driver) runTurn(ctx context.Context, sb *sandbox.Sandbox, resume string, costBefore float64, rec *result.Turn, rewind func(reason string) error, live *liveSession) claude.Outcome {
+// compact runs the CLI's /compact on the session before every try (a rerun
+// was cut back to before the last one).
+func (d *Driver) runTurn(ctx context.Context, sb *sandbox.Sandbox, resume string, costBefore float64, rec *result.Turn, rewind func(reason string) error, live *liveSession, compact bool) claude.Outcome {
 	backoff := d.RetryBackoff
 	timeouts := 0
 	reason := "resume"
@@ -448,7 +504,21 @@ func (d *Driver) runTurn(ctx context.Context, sb *sandbox.Sandbox, resume string
 				return claude.Outcome{}
 			}
 		}
-		out, err := d.attempt(ctx, sb, resume, costBefore, rec, live)
+		rec.Compactions = nil
+		before := costBefore
+		if compact {
+			c, sessionCost, err := d.compact(ctx, sb, resume, costBefore, rec, live)
+			if c != nil {
+				rec.Compactions = append(rec.Compactions, *c)
+			}
+			if err != nil {
+				rec.Status, rec.Error = result.TurnError, err.Error()
+				return claude.Outcome{}
+			}
+			rec.AfterCompaction = true
+			before = sessionCost
+		}
+		out, err := d.attempt(ctx, sb, resume, before, rec, live)
 		if err != nil {
 			rec.Status, rec.Error = result.TurnError, err.Error()
 			return out
@@ -479,7 +549,7 @@ func (d *Driver) runTurn(ctx context.Context, sb *sandbox.Sandbox, resume string
 		// Keep the failed attempt and try again.
 		kept := fmt.Sprintf("%s.attempt-%d", rec.Transcript, attempt)
 		_ = os.Rename(filepath.Join(d.RunDir, rec.Transcript), filepath.Join(d.RunDir, kept))
-		rec.Attempts = append(rec.Attempts, result.Attempt{Transcript: kept, Status: rec.Status, Error: rec.Error, ExitCode: rec.ExitCode, CostUSD: rec.CostUSD})
+		rec.Attempts = append(rec.Attempts, result.Attempt{Transcript: kept, Status: rec.Status, Error: rec.Error, ExitCode: rec.ExitCode, CostUSD: rec.CostUSD + compactionCost(rec.Compactions)})
 		reason = rec.Status
 		if rec.Status != result.TurnTimedOut {
 			select {
@@ -490,6 +560,67 @@ func (d *Driver) runTurn(ctx context.Context, sb *sandbox.Sandbox, resume string
 			backoff *= 2
 		}
 	}
+}
+
+// compactPrompt is the CLI's own slash command that compacts a session: it
+// summarises the conversation so far and keeps the latest messages
+// verbatim, as a long session does when it nears the context window. The
+// model only ever sees the CLI's summary request, never this text.
+const compactPrompt = "/compact"
+
+// compact runs /compact on the conversation's session before rec's prompt
+// (the same process in interactive mode, a `claude -p /compact --resume`
+// in resume mode), saving its stream beside the turn's. It returns the
+// compaction, and the session's running cost after it, which the turn's
+// own cost is counted from. A /compact the CLI did not carry out is an
+// error: a probe asked on an uncompacted session would be recorded as one
+// asked after compaction.
+func (d *Driver) compact(ctx context.Context, sb *sandbox.Sandbox, resume string, costBefore float64, rec *result.Turn, live *liveSession) (*result.Compaction, float64, error) {
+	crec := result.Turn{Turn: rec.Turn, Kind: "compact", Prompt: compactPrompt,
+		Transcript: d.freeName(strings.TrimSuffix(rec.Transcript, ".jsonl") + ".compact")}
+	out, err := d.attempt(ctx, sb, resume, costBefore, &crec, live)
+	c := &result.Compaction{Trigger: "manual", Transcript: crec.Transcript, CostUSD: crec.CostUSD, DurationMS: crec.DurationMS}
+	if err != nil {
+		return c, 0, fmt.Errorf("compacting the session before turn %d: %w", rec.Turn, err)
+	}
+	if crec.Status != result.TurnOK {
+		return c, 0, fmt.Errorf("compacting the session before turn %d: %s", rec.Turn, crec.Error)
+	}
+	t := out.Turn
+	if t.LocalCommand != "compact" || len(t.Compactions) == 0 {
+		return c, 0, fmt.Errorf("compacting the session before turn %d: the CLI ran no compaction (no compact_boundary event; see %s)", rec.Turn, crec.Transcript)
+	}
+	last := t.Compactions[len(t.Compactions)-1]
+	c.Trigger, c.PreTokens, c.PostTokens = last.Trigger, last.PreTokens, last.PostTokens
+	sessionCost := crec.SessionCostUSD
+	if sessionCost < costBefore {
+		sessionCost = costBefore + crec.CostUSD
+	}
+	return c, sessionCost, nil
+}
+
+// freeName is base + ".jsonl", or base + ".N.jsonl" for the first N that
+// names no file yet (relative to the run folder): a compaction run again
+// keeps the earlier try's stream.
+func (d *Driver) freeName(base string) string {
+	for n := 1; ; n++ {
+		name := base + ".jsonl"
+		if n > 1 {
+			name = fmt.Sprintf("%s-%d.jsonl", base, n)
+		}
+		if _, err := os.Lstat(filepath.Join(d.RunDir, name)); errors.Is(err, fs.ErrNotExist) {
+			return name
+		}
+	}
+}
+
+// compactionCost is what a turn's compactions cost.
+func compactionCost(cs []result.Compaction) float64 {
+	var sum float64
+	for _, c := range cs {
+		sum += c.CostUSD
+	}
+	return sum
 }
 
 // rewinder returns the rewind of a turn after the first: before each try
@@ -655,6 +786,13 @@ func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string
 			rec.SkillDenied = rec.SkillDenied || len(denied) > 0
 		}
 	}
+	for _, c := range t.Compactions {
+		if rec.Kind == "compact" {
+			break // the compaction this invocation was run for
+		}
+		// The CLI compacted on its own in the middle of the turn.
+		rec.Compactions = append(rec.Compactions, result.Compaction{Trigger: c.Trigger, PreTokens: c.PreTokens, PostTokens: c.PostTokens})
+	}
 	rec.AnsweredBy = t.AnsweredBy
 	rec.APICalls = t.APICalls
 	rec.ContextTokens = t.ContextTokens
@@ -711,9 +849,9 @@ func (d *Driver) judgeTurn(ctx context.Context, conv *result.Conversation, idx i
 		d.Fatal(err)
 		return judge.Verdict{}, false
 	}
-	turn := 0
-	d.view(func() { turn = conv.Turns[idx].Turn })
-	d.emit(conv, turn, "judge", 0, "")
+	turn, kind := 0, ""
+	d.view(func() { turn, kind = conv.Turns[idx].Turn, conv.Turns[idx].Kind })
+	d.emit(conv, turn, kind, "judge", 0, "")
 	v := j.Judge(ctx, prompt, t)
 	v.Redact(d.Redactor.String)
 	d.Budget.Spend(v.CostUSD)
@@ -723,7 +861,7 @@ func (d *Driver) judgeTurn(ctx context.Context, conv *result.Conversation, idx i
 		return v, false
 	}
 	d.Update(func() { conv.Turns[idx].Verdict = &v })
-	d.emit(conv, turn, "judged", 0, v.Result)
+	d.emit(conv, turn, kind, "judged", 0, v.Result)
 	return v, true
 }
 
@@ -758,13 +896,16 @@ func (d *Driver) Fresh(ctx context.Context, conv *result.Conversation) {
 		return
 	}
 	d.Update(func() { conv.Status = result.StatusRunning })
-	for _, turn := range plan.ProbeTurns {
-		if t := conv.TurnAt(turn); t != nil {
+	for k := 1; k <= len(d.Plan.Probes); k++ {
+		// A fresh probe has no place in a schedule; it keeps the turn its
+		// probe has in the seed's, and its number pairs it.
+		turn := plan.ProbeTurns[k-1]
+		if t := conv.ProbeAt(k); t != nil {
 			// Done before a resume; a stop that came while it was being
 			// judged left it without a verdict, which it gets now (as a
 			// conversation's turns do).
 			if t.Verdict == nil || t.Verdict.Result == judge.JudgeError {
-				idx := slices.IndexFunc(conv.Turns, func(x result.Turn) bool { return x.Turn == turn })
+				idx := slices.IndexFunc(conv.Turns, func(x result.Turn) bool { return x.ProbeNumber() == k })
 				if !d.judgeSaved(ctx, conv, idx) {
 					setStatus(stopped(ctx))
 					return
@@ -785,13 +926,13 @@ func (d *Driver) Fresh(ctx context.Context, conv *result.Conversation) {
 			setStatus(result.StatusError, err.Error())
 			return
 		}
-		rec := result.Turn{Turn: turn, Kind: plan.KindProbe, Prompt: d.Plan.Task(turn), Transcript: d.transcriptName(conv, turn)}
-		if err := sb.WriteFiles(d.Plan.Setup(turn)); err != nil {
+		rec := result.Turn{Turn: turn, Kind: plan.KindProbe, Probe: k, Prompt: d.Plan.ProbeTask(k), Transcript: d.transcriptName(conv, turn)}
+		if err := sb.WriteFiles(d.Plan.ProbeSetup(k)); err != nil {
 			sb.Remove()
 			setStatus(result.StatusError, err.Error())
 			return
 		}
-		out := d.runTurn(ctx, sb, "", 0, &rec, nil, nil) // a new session on every try
+		out := d.runTurn(ctx, sb, "", 0, &rec, nil, nil, false) // a new session on every try
 		sb.Remove()
 		if rec.Status != result.TurnOK {
 			d.Update(func() { conv.Abandoned = append(conv.Abandoned, rec) })

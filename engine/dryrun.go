@@ -62,13 +62,14 @@ func DryRun(o Settings, env []string, exactSeed bool) (*estimate.Estimate, error
 			in.RubricCached = perr == nil
 		}
 	}
-	pool := fillers.Builtin()
-	if o.FillersDir != "" {
-		own, err := fillers.LoadDir(o.FillersDir)
-		if err != nil {
-			return nil, exit.With(exit.Tool, err)
-		}
-		pool = append(pool, own...)
+	sched, err := o.schedule(cfg)
+	if err != nil {
+		return nil, exit.Errorf(exit.Tool, "the schedule: %v", err)
+	}
+	in.Schedule = sched
+	pool, err := fillerPool(sched, o.FillersDir)
+	if err != nil {
+		return nil, exit.With(exit.Tool, err)
 	}
 	// The run would refuse this --out before its first call; so does the
 	// dry run, reading it only.
@@ -77,25 +78,30 @@ func DryRun(o Settings, env []string, exactSeed bool) (*estimate.Estimate, error
 	}
 	if exactSeed {
 		for i := 0; i < in.Conversations; i++ {
-			picks, err := fillers.Pick(pool, fillersPerConversation, o.Seed+int64(i))
+			picks, err := pickFillers(sched, pool, o.Seed+int64(i))
 			if err != nil {
 				return nil, exit.Errorf(exit.Tool, "choosing fillers: %v", err)
 			}
 			in.Fillers = append(in.Fillers, picks)
 		}
 	} else {
-		// A random seed picks any passages: count each at the pool's
-		// average size.
-		total := 0
+		// A random seed picks any fillers: count each at the pool's
+		// average size (prompt, and a work chore's files).
+		text, files, withFiles := 0, 0, 0
 		for _, p := range pool {
-			total += len(p.Text)
+			text += len(p.Text)
+			for _, b := range p.Files {
+				files += len(b)
+			}
+			if len(p.Files) > 0 {
+				withFiles++
+			}
 		}
-		avg := fillers.Passage{ID: "average", Text: strings.Repeat("x", total/max(len(pool), 1))}
-		var picks []fillers.Passage
-		for range fillersPerConversation {
-			picks = append(picks, avg)
+		avg := fillers.Passage{ID: "average", Text: strings.Repeat("x", text/max(len(pool), 1))}
+		if withFiles > 0 {
+			avg.Files = map[string]string{"average": strings.Repeat("x", files/withFiles)}
 		}
-		in.Fillers = [][]fillers.Passage{picks}
+		in.Fillers = [][]fillers.Passage{{avg}}
 	}
 	return estimate.Make(in), nil
 }

@@ -7,11 +7,13 @@
 package engine
 
 import (
+	"fmt"
 	"io"
 	"strings"
 	"time"
 
 	"github.com/vibe-test/vibe-test/conversation"
+	"github.com/vibe-test/vibe-test/plan"
 	"github.com/vibe-test/vibe-test/result"
 )
 
@@ -31,9 +33,17 @@ type Settings struct {
 	TurnTimeout    time.Duration
 	Grace          time.Duration
 	MaxRetries     int
-	FillersDir     string
-	Seed           int64
-	PassEnv        []string
+	// FillersDir is a folder of the author's own passages (--fillers DIR).
+	FillersDir string
+	// FillerKind, DiluteTo, CompactBefore and MaxFillers override the
+	// config's schedule field by field when set (--fillers work|passages,
+	// --dilute-to, --compact-before, --max-fillers).
+	FillerKind    string
+	DiluteTo      []int64
+	CompactBefore []int
+	MaxFillers    int
+	Seed          int64
+	PassEnv       []string
 	// AllowedTools are tools granted beyond the base list and the skill's
 	// allowed-tools (--allowed-tools).
 	AllowedTools []string
@@ -88,6 +98,37 @@ func NewShared(concurrency int, limitUSD float64) *Shared {
 		concurrency = 1 << 16 // no limit worth counting
 	}
 	return &Shared{Slots: make(chan struct{}, concurrency), Budget: &conversation.Budget{Limit: limitUSD}}
+}
+
+// schedule is the run's schedule: the config's, with each flag given
+// replacing its field; nil when neither asks for anything but the seed's.
+func (o Settings) schedule(cfg *plan.Config) (*plan.Schedule, error) {
+	s := plan.Schedule{}
+	if cfg != nil && cfg.Schedule != nil {
+		s = *cfg.Schedule.Schedule()
+	}
+	if o.FillerKind != "" {
+		s.Fillers = o.FillerKind
+	}
+	if o.DiluteTo != nil {
+		s.DiluteTo = o.DiluteTo
+	}
+	if o.CompactBefore != nil {
+		s.CompactBefore = o.CompactBefore
+	}
+	if o.MaxFillers > 0 {
+		s.MaxFillers = o.MaxFillers
+	}
+	if s.MaxFillers > 0 && s.Fixed() {
+		return nil, fmt.Errorf("--max-fillers (or schedule.max_fillers) only applies with --dilute-to: the seed's schedule always asks 6 fillers")
+	}
+	if err := s.Check(); err != nil {
+		return nil, err
+	}
+	if s.Default() {
+		return nil, nil
+	}
+	return &s, nil
 }
 
 // units are the conversation indices a run of o holds.

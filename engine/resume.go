@@ -63,13 +63,9 @@ func Resume(ctx context.Context, dir string, r *result.Run, rs ResumeSettings, s
 	if sk.Hash != r.Skill.Hash {
 		return nil, exit.Errorf(exit.Tool, "%s: the skill changed since the run began (hash %.12s, now %.12s): resuming would mix two versions; start a new run", r.Skill.Path, r.Skill.Hash, sk.Hash)
 	}
-	pool := fillers.Builtin()
-	if r.Config.FillersDir != "" {
-		own, err := fillers.LoadDir(r.Config.FillersDir)
-		if err != nil {
-			return nil, exit.With(exit.Tool, err)
-		}
-		pool = append(pool, own...)
+	pool, err := fillerPool(r.Plan.Schedule, r.Config.FillersDir)
+	if err != nil {
+		return nil, exit.With(exit.Tool, err)
 	}
 	byID := map[string]fillers.Passage{}
 	for _, p := range pool {

@@ -37,13 +37,17 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*result.Run, err
 			return nil, exit.With(exit.Tool, err)
 		}
 	}
-	pool := fillers.Builtin()
-	if o.FillersDir != "" {
-		own, err := fillers.LoadDir(o.FillersDir)
-		if err != nil {
-			return nil, exit.With(exit.Tool, err)
+	sched, err := o.schedule(cfg)
+	if err != nil {
+		where := "the schedule"
+		if cfgPath != "" {
+			where = cfgPath + ": field \"schedule\" with the flags"
 		}
-		pool = append(pool, own...)
+		return nil, exit.Errorf(exit.Tool, "%s: %v", where, err)
+	}
+	pool, err := fillerPool(sched, o.FillersDir)
+	if err != nil {
+		return nil, exit.With(exit.Tool, err)
 	}
 	if err := CheckOutDir(o.OutDir); err != nil {
 		return nil, exit.With(exit.Tool, err)
@@ -178,11 +182,14 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*result.Run, err
 		// is the summary's, and with --json one JSON object.
 		fmt.Fprintf(stdio.Stderr, "Drafted tasks (saved in plan.json; copy them into %s beside SKILL.md to keep them):\n%s\n", plan.ConfigName, indent(term.Clean(pl.YAML())))
 	}
-	pl.Model, pl.JudgeModel, pl.FillerSeed = resolved, judgeModel, o.Seed
+	pl.Model, pl.JudgeModel, pl.FillerSeed, pl.Schedule = resolved, judgeModel, o.Seed, sched
+	if err := checkWorkFiles(sched, pool, pl); err != nil {
+		return fail(err)
+	}
 	units := o.units()
 	picks := make([][]fillers.Passage, len(units))
 	for i, index := range units {
-		if picks[i], err = fillers.Pick(pool, fillersPerConversation, o.Seed+int64(index-1)); err != nil {
+		if picks[i], err = pickFillers(sched, pool, o.Seed+int64(index-1)); err != nil {
 			return fail(fmt.Errorf("choosing fillers: %w", err))
 		}
 		ids := make([]string, len(picks[i]))

@@ -59,6 +59,12 @@ const (
 	DraftOutputTokens     = 500
 	JudgeOutputTokens     = 600
 	judgedTurnsPerSession = 4 // turn 1 and the three probes
+	// A /compact: the CLI's summary request (its instructions, about 2,000
+	// tokens) over the whole context, answered with a summary; the session
+	// goes on from the summary and the latest messages.
+	CompactPromptTokens  = 2000
+	CompactSummaryTokens = 2000
+	CompactKeptTokens    = 2000
 )
 
 // Input is what a run would be given.
@@ -84,6 +90,8 @@ type Input struct {
 	Model, JudgeModel string
 	JudgeRepeats      int
 	NoSkillControl    bool
+	// Schedule is the run's schedule (nil: the seed's ten turns).
+	Schedule *plan.Schedule
 }
 
 // Tokens of one kind of call, summed, by how they are billed.
@@ -180,31 +188,63 @@ func Make(in Input) *Estimate {
 		e.add(l)
 	}
 
-	// The conversations: ten turns in one session each.
+	// The conversations: one session each, on the run's schedule (a
+	// diluted-to one is played against the context this session model
+	// grows, so its turn count is a forecast too).
+	var turns, compactions int
 	conversation := func(picks []fillers.Passage, withSkill bool) *session {
 		s := &session{}
 		first := true
 		filler := 0
-		for turn := 1; turn <= plan.Turns; turn++ {
+		var p plan.Progress
+		for {
+			step, more := in.Schedule.Next(p)
+			if !more {
+				break
+			}
+			turns++
 			over := 0.0
 			if first {
 				over = tokens(AgentOverheadChars) + tokens(len(in.Skill.Description))
 				first = false
 			}
-			if plan.Kind(turn) == plan.KindFiller {
-				text := 0
-				if filler < len(picks) {
-					text = len(picks[filler].Text)
+			if step.Compact {
+				compactions++
+				s.request(CompactPromptTokens, CompactSummaryTokens)
+				s.ctx = tokens(AgentOverheadChars) + CompactSummaryTokens + CompactKeptTokens
+			}
+			p.Turns++
+			switch step.Kind {
+			case plan.KindFiller:
+				var f fillers.Passage
+				if len(picks) > 0 {
+					f = picks[filler%len(picks)]
 				}
 				filler++
-				s.request(over+tokens(text), FillerOutputTokens)
-				continue
+				if len(f.Files) > 0 {
+					// A work chore: one command, its output, the answer.
+					out := 0
+					for _, body := range f.Files {
+						out += len(body)
+					}
+					s.request(over+tokens(len(f.Text)), ToolCallOutputTokens)
+					s.request(tokens(out), FillerOutputTokens)
+				} else {
+					s.request(over+tokens(len(f.Text)), FillerOutputTokens)
+				}
+				p.Fillers++
+			default:
+				body := skillTokens
+				if step.Turn > 1 && !resume {
+					body = AlreadyLoadedTokens // a live session answers a second invocation so
+				}
+				judgedTurn(s, over, tasks[step.Probe], body, withSkill)
+				p.Fillers = 0
+				if step.Kind == plan.KindProbe {
+					p.Probes++
+				}
 			}
-			body := skillTokens
-			if turn > 1 && !resume {
-				body = AlreadyLoadedTokens // a live session answers a second invocation so
-			}
-			judgedTurn(s, over, tasks[turn], body, withSkill)
+			p.Context = int64(s.ctx)
 		}
 		return s
 	}
@@ -214,16 +254,23 @@ func Make(in Input) *Estimate {
 	}
 	procs := n
 	if resume {
-		procs = n * plan.Turns
+		procs = turns + compactions
 	}
-	agent(fmt.Sprintf("agent turns: %d conversations x %d turns", n, plan.Turns), n*plan.Turns, procs, convs)
+	what := fmt.Sprintf("agent turns: %d conversations x %d turns", n, plan.Turns)
+	if !in.Schedule.Fixed() {
+		what = fmt.Sprintf("agent turns: %d conversations, about %d turns each to reach %s tokens", n, (turns+n-1)/max(n, 1), plan.FormatTokens(in.Schedule.DiluteTo[len(in.Schedule.DiluteTo)-1]))
+	}
+	if compactions > 0 {
+		what += fmt.Sprintf(", %d /compact", compactions)
+	}
+	agent(what, turns, procs, convs)
 
 	// The fresh arm: each probe as the first message of its own session.
 	var fresh []*session
 	for i := 0; i < n; i++ {
-		for _, turn := range plan.ProbeTurns {
+		for k := 1; k <= len(plan.ProbeTurns); k++ {
 			s := &session{}
-			judgedTurn(s, tokens(AgentOverheadChars)+tokens(len(in.Skill.Description)), tasks[turn], skillTokens, true)
+			judgedTurn(s, tokens(AgentOverheadChars)+tokens(len(in.Skill.Description)), tasks[k], skillTokens, true)
 			fresh = append(fresh, s)
 		}
 	}
@@ -232,10 +279,14 @@ func Make(in Input) *Estimate {
 	judged := n*judgedTurnsPerSession + 3*n
 	if in.NoSkillControl {
 		var ctl []*session
+		turns, compactions = 0, 0
 		for i := 0; i < n; i++ {
 			ctl = append(ctl, conversation(in.Fillers[i%len(in.Fillers)], false))
 		}
-		agent(fmt.Sprintf("no-skill control: %d conversations x %d turns", n, plan.Turns), n*plan.Turns, procs, ctl)
+		if resume {
+			procs = turns + compactions
+		}
+		agent(fmt.Sprintf("no-skill control: %d conversations, %d turns in all", n, turns), turns, procs, ctl)
 		judged += n * judgedTurnsPerSession
 	}
 
@@ -297,19 +348,20 @@ func contains(s []string, v string) bool {
 	return false
 }
 
-// taskChars are the sizes of each judged turn's task, by turn.
+// taskChars are the sizes of each judged turn's task: [0] the base task's,
+// [k] probe k's.
 func taskChars(c *plan.Config) map[int]int {
-	out := map[int]int{1: DraftedTaskChars}
-	for _, t := range plan.ProbeTurns {
-		out[t] = DraftedTaskChars
+	out := map[int]int{0: DraftedTaskChars}
+	for k := 1; k <= len(plan.ProbeTurns); k++ {
+		out[k] = DraftedTaskChars
 	}
 	if c == nil {
 		return out
 	}
-	out[1] = len(c.BaseTask)
-	for i, t := range plan.ProbeTurns {
+	out[0] = len(c.BaseTask)
+	for i := range plan.ProbeTurns {
 		if i < len(c.Probes) {
-			out[t] = len(c.Probes[i].Task)
+			out[i+1] = len(c.Probes[i].Task)
 		}
 	}
 	return out
@@ -326,7 +378,7 @@ func judgePromptChars(in Input) int {
 			rb.Criteria = append(rb.Criteria, rubric.Criterion{ID: fmt.Sprintf("criterion-%d", i+1), Kind: rubric.Must, Text: strings.Repeat("x", CriterionChars)})
 		}
 	}
-	return len(judge.Prompt(rb, strings.Repeat("x", taskChars(in.Config)[8]), assumedTurn()))
+	return len(judge.Prompt(rb, strings.Repeat("x", taskChars(in.Config)[2]), assumedTurn()))
 }
 
 // assumedTurn is a judged turn of the assumed shape, each input and result
