@@ -247,11 +247,11 @@ func suite(r *result.Run, c *result.Conversation) (testsuite, int64) {
 		s.SystemErr = c.Error
 	}
 
-	for n := 1; n <= plan.Turns; n++ {
-		if plan.Kind(n) == plan.KindFiller || (c.Control == result.ArmFresh && plan.Kind(n) != plan.KindProbe) {
-			continue
+	for _, j := range judgedCases(r, c) {
+		tc := testCase(r, c, j.turn)
+		if j.name != "" {
+			tc.Name = j.name
 		}
-		tc := testCase(r, c, n)
 		s.Tests++
 		switch {
 		case tc.Failure != nil:
@@ -264,6 +264,46 @@ func suite(r *result.Run, c *result.Conversation) (testsuite, int64) {
 		s.Cases = append(s.Cases, tc)
 	}
 	return s, ms
+}
+
+// judgedCase is one judged turn to report: its turn number (0: never
+// reached) and, off the seed's schedule, its name.
+type judgedCase struct {
+	turn int
+	name string
+}
+
+// judgedCases are a conversation's judged turns: on the seed's schedule
+// turns 1, 6, 8 and 10 (a fresh triple's probes only), named by turn as
+// always; on a diluted-to schedule the baseline and each probe by number,
+// with the turn it fell on, since that differs from one conversation to
+// the next.
+func judgedCases(r *result.Run, c *result.Conversation) []judgedCase {
+	var out []judgedCase
+	if r.Plan == nil || r.Plan.Schedule.Fixed() {
+		for n := 1; n <= plan.Turns; n++ {
+			if plan.Kind(n) == plan.KindFiller || (c.Control == result.ArmFresh && plan.Kind(n) != plan.KindProbe) {
+				continue
+			}
+			out = append(out, judgedCase{turn: n})
+		}
+		return out
+	}
+	if c.Control != result.ArmFresh {
+		out = append(out, judgedCase{turn: 1})
+	}
+	for k := 1; k <= len(plan.ProbeTurns); k++ {
+		t := c.ShownProbe(k)
+		switch {
+		case t == nil:
+			out = append(out, judgedCase{name: fmt.Sprintf("probe %d (not reached)", k)})
+		case c.Control == result.ArmFresh:
+			out = append(out, judgedCase{turn: t.Turn, name: fmt.Sprintf("probe %d (fresh)", k)})
+		default:
+			out = append(out, judgedCase{turn: t.Turn, name: fmt.Sprintf("probe %d (turn %d)", k, t.Turn)})
+		}
+	}
+	return out
 }
 
 // unitName names a conversation or a fresh triple.

@@ -22,16 +22,30 @@ func chartSubtitle(r *result.Run) string {
 	return sub
 }
 
+// chartTitle says what the chart shows: decay over the seed's ten turns,
+// or up to the context levels of a diluted-to schedule.
+func chartTitle(r *result.Run) string {
+	if r.Plan == nil || r.Plan.Schedule.Fixed() {
+		return "decay over 10 turns"
+	}
+	lv := r.Plan.Schedule.DiluteTo
+	return "decay up to " + plan.FormatTokens(lv[len(lv)-1]) + " tokens of context"
+}
+
 // ChartData maps a run to chart.html's input: the chart, and the report
 // below it (facts, rubric, statistics, and per judged turn the criteria and
 // the condensed trace). It reads only the record, so an old run redraws.
 func ChartData(r *result.Run) chart.Data {
 	d := chart.Data{
-		Title:        r.Skill.Name + " — decay over 10 turns",
+		Title:        r.Skill.Name + " — " + chartTitle(r),
 		Subtitle:     chartSubtitle(r),
 		GateBypassed: r.GateBypassed,
 		Facts:        facts(r),
 		Stats:        stats(r.Outcome.Stats),
+	}
+	if r.Plan != nil && !r.Plan.Schedule.Default() {
+		d.Schedule = ScheduleWords(r.Plan.Schedule)
+		d.ByContext = !r.Plan.Schedule.Fixed() || len(r.Plan.Schedule.CompactBefore) > 0
 	}
 	texts := map[string]string{}
 	if r.Rubric != nil {
@@ -51,12 +65,19 @@ func ChartData(r *result.Run) chart.Data {
 			Status: c.Status, Shape: c.Shape, Error: c.Error,
 			Notes: append(convAlerts(c), c.Notes...),
 		}
-		for t := 1; t <= plan.Turns; t++ {
-			p := chart.Point{Turn: t, Kind: plan.Kind(t)}
+		for t := 1; t <= TurnCount(r, c); t++ {
+			p := chart.Point{Turn: t, Kind: ScheduledKind(r, t)}
 			// The completed turn, else the last try that did not complete
 			// (an error or a timeout): what happened there is worth seeing.
 			if tr := c.Shown(t); tr != nil {
+				p.Kind = tr.Kind
 				p.ContextTokens, p.ToolCalls, p.SkillInvoked = tr.ContextTokens, tr.ToolCallCount, tr.SkillInvoked
+				p.Probe, p.AfterCompaction = tr.ProbeNumber(), tr.AfterCompaction
+				var words []string
+				for _, cp := range tr.Compactions {
+					words = append(words, CompactionWords(cp))
+				}
+				p.Compaction = strings.Join(words, "; ")
 				p.Status, p.Error = tr.Status, tr.Error
 				if tr.Judged() {
 					// Filler prompts are long passages; judged tasks are
@@ -146,7 +167,8 @@ func stats(s result.Stats) *chart.Stats {
 		NonDiscriminating: s.NonDiscriminating,
 	}
 	for _, t := range s.PerTurn {
-		r := chart.TurnRate{Turn: t.Turn, Population: t.Population, Passes: t.Passes, N: t.N, Lo: t.Lo, Hi: t.Hi}
+		r := chart.TurnRate{Turn: t.Turn, Population: t.Population, Passes: t.Passes, N: t.N, Lo: t.Lo, Hi: t.Hi,
+			Probe: t.Probe, ContextTokens: t.ContextTokens, AfterCompaction: t.AfterCompaction}
 		if t.Arm == "fresh" {
 			cs.Fresh = append(cs.Fresh, r)
 		} else {

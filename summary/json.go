@@ -90,6 +90,10 @@ type JSONTurn struct {
 	FailedCriteria []string `json:"failed_criteria"`
 	EscapeReason   string   `json:"escape_reason,omitempty"`
 	JudgeError     string   `json:"judge_error,omitempty"`
+	// Probe is a probe's number; AfterCompaction says the session had been
+	// compacted before it was asked.
+	Probe           int  `json:"probe,omitempty"`
+	AfterCompaction bool `json:"after_compaction,omitempty"`
 }
 
 // Summarize builds the JSON summary of r. Lists are never null.
@@ -123,11 +127,12 @@ func Summarize(r *result.Run) JSONSummary {
 			Index: c.Index, Status: c.Status, Error: c.Error, Shape: c.Shape,
 			ContextStart: first, ContextEnd: last, Turns: []JSONTurn{}, Alerts: convAlerts(c),
 		}
-		for n := 1; n <= plan.Turns; n++ {
+		for n := 1; n <= TurnCount(r, c); n++ {
 			t := c.TurnAt(n)
-			jt := JSONTurn{Turn: n, Kind: plan.Kind(n), Result: Cell(t), FailedCriteria: []string{}}
+			jt := JSONTurn{Turn: n, Kind: ScheduledKind(r, n), Result: Cell(t), FailedCriteria: []string{}}
 			if t != nil {
 				jt.Kind, jt.ToolCalls, jt.ContextTokens = t.Kind, t.ToolCallCount, t.ContextTokens
+				jt.Probe, jt.AfterCompaction = t.ProbeNumber(), t.AfterCompaction
 				if v := t.Verdict; v != nil {
 					jt.FailedCriteria = failedCriteria(v, r.Rubric)
 					if v.EscapeHatch || v.Partial {
@@ -143,6 +148,26 @@ func Summarize(r *result.Run) JSONSummary {
 		s.Conversations = append(s.Conversations, jc)
 	}
 	return s
+}
+
+// TurnCount is how many turns to show for a conversation: the seed's ten
+// in a run on its schedule, else as many as the conversation recorded.
+func TurnCount(r *result.Run, c *result.Conversation) int {
+	n := c.LastTurn()
+	if r.Plan == nil || r.Plan.Schedule.Fixed() {
+		n = max(n, plan.Turns)
+	}
+	return n
+}
+
+// ScheduledKind is the kind a turn the conversation never reached would
+// have had: known in the seed's schedule, "" in a diluted-to one (which
+// decides as it goes).
+func ScheduledKind(r *result.Run, n int) string {
+	if r.Plan == nil || r.Plan.Schedule.Fixed() {
+		return plan.Kind(n)
+	}
+	return ""
 }
 
 // JSON writes the summary as one indented JSON object.

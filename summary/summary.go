@@ -91,31 +91,9 @@ func Summary(w io.Writer, r *result.Run, styled bool) {
 	}
 	b.WriteString("\n")
 
-	headers := []string{"conv", "turn"}
-	for t := 1; t <= 10; t++ {
-		headers = append(headers, strconv.Itoa(t))
-	}
-	var rows [][]string
-	for i := range r.Conversations {
-		c := &r.Conversations[i]
-		res := []string{strconv.Itoa(c.Index), "result"}
-		calls := []string{"", "calls"}
-		skillRow := []string{"", "skill"}
-		ctx := []string{"", "ctx k"}
-		for t := 1; t <= 10; t++ {
-			tr := c.Shown(t)
-			res = append(res, clean(Cell(tr)))
-			if tr == nil {
-				calls = append(calls, "")
-				ctx = append(ctx, "")
-				skillRow = append(skillRow, "")
-				continue
-			}
-			calls = append(calls, strconv.Itoa(tr.ToolCallCount))
-			skillRow = append(skillRow, skillCell(tr))
-			ctx = append(ctx, kTokens(tr.ContextTokens))
-		}
-		rows = append(rows, res, calls, skillRow, ctx)
+	headers, rows := turnTable(r, clean)
+	if r.Plan != nil && !r.Plan.Schedule.Default() {
+		b.WriteString("schedule: " + ScheduleWords(r.Plan.Schedule) + "\n")
 	}
 	tbl := table.New().Headers(headers...).Rows(rows...)
 	if !styled {
@@ -149,6 +127,12 @@ func Summary(w io.Writer, r *result.Run, styled bool) {
 		}
 		for k := range c.Turns {
 			t := &c.Turns[k]
+			for _, cp := range t.Compactions {
+				fmt.Fprintf(&b, "  turn %d: %s\n", t.Turn, CompactionWords(cp))
+			}
+			if t.LevelNotReached {
+				fmt.Fprintf(&b, "  probe %d (turn %d) was asked short of its level: the context reached %s of %s tokens before the filler cap\n", t.ProbeNumber(), t.Turn, commas(t.ContextBefore), commas(t.Level))
+			}
 			if t.Verdict == nil {
 				continue
 			}
@@ -170,7 +154,7 @@ func Summary(w io.Writer, r *result.Run, styled bool) {
 		}
 	}
 	o := r.Outcome
-	writeStats(&b, o.Stats)
+	writeStats(&b, o.Stats, r.Plan != nil && !r.Plan.Schedule.Default())
 	writeControls(&b, o.Controls)
 	if sq := r.Sequential; sq != nil && sq.P1 > 0 {
 		fmt.Fprintf(&b, "sequential test of an earlier vibe-test (SPRT: P0 %.2f, P1 %.2f): its looks are not replayed; the verdict below is today's\n", sq.P0, sq.P1)
@@ -194,6 +178,124 @@ func Summary(w io.Writer, r *result.Run, styled bool) {
 	}
 	fmt.Fprintf(&b, "%s (exit %d)\n", paint(bold, clean(o.Sentence)), o.Exit)
 	io.WriteString(w, b.String())
+}
+
+// turnTable is the per-conversation table: a column per turn on the seed's
+// ten-turn schedule; on a diluted-to schedule, which may run to many
+// turns, a column per judged turn (the baseline and each probe) with the
+// turn it fell on.
+func turnTable(r *result.Run, clean func(string) string) (headers []string, rows [][]string) {
+	fixed := r.Plan == nil || r.Plan.Schedule.Fixed()
+	if fixed {
+		headers = []string{"conv", "turn"}
+		for t := 1; t <= plan.Turns; t++ {
+			headers = append(headers, strconv.Itoa(t))
+		}
+	} else {
+		headers = []string{"conv", "", "base"}
+		for k := 1; k <= len(plan.ProbeTurns); k++ {
+			headers = append(headers, fmt.Sprintf("probe %d", k))
+		}
+	}
+	for i := range r.Conversations {
+		c := &r.Conversations[i]
+		var shown []*result.Turn
+		if fixed {
+			for t := 1; t <= plan.Turns; t++ {
+				shown = append(shown, c.Shown(t))
+			}
+		} else {
+			shown = append(shown, c.Shown(1))
+			for k := 1; k <= len(plan.ProbeTurns); k++ {
+				shown = append(shown, c.ShownProbe(k))
+			}
+		}
+		res := []string{strconv.Itoa(c.Index), "result"}
+		turnRow := []string{"", "turn"}
+		calls := []string{"", "calls"}
+		skillRow := []string{"", "skill"}
+		ctx := []string{"", "ctx k"}
+		compacted := []string{"", "compacted"}
+		anyCompacted := false
+		for _, tr := range shown {
+			res = append(res, clean(Cell(tr)))
+			if tr == nil {
+				turnRow, calls, ctx, skillRow, compacted = append(turnRow, ""), append(calls, ""), append(ctx, ""), append(skillRow, ""), append(compacted, "")
+				continue
+			}
+			turnRow = append(turnRow, strconv.Itoa(tr.Turn))
+			calls = append(calls, strconv.Itoa(tr.ToolCallCount))
+			skillRow = append(skillRow, skillCell(tr))
+			ctx = append(ctx, kTokens(tr.ContextTokens))
+			cell := ""
+			if tr.AfterCompaction {
+				cell, anyCompacted = "yes", true
+			}
+			compacted = append(compacted, cell)
+		}
+		if fixed {
+			rows = append(rows, res, calls, skillRow, ctx)
+		} else {
+			rows = append(rows, res, turnRow, calls, skillRow, ctx)
+		}
+		if anyCompacted {
+			rows = append(rows, compacted)
+		}
+	}
+	return headers, rows
+}
+
+// ProbeLabel names a probe's row: its number, the (median) turn and
+// context it was asked at, and how many of its askings came after a
+// compaction. A fresh probe has neither turn nor dilution to tell.
+func ProbeLabel(probe, turn int, ctx int64, afterCompaction int, fresh bool) string {
+	if fresh {
+		return fmt.Sprintf("probe %d", probe)
+	}
+	l := fmt.Sprintf("probe %d (turn %d", probe, turn)
+	if ctx > 0 {
+		l += ", " + plan.FormatTokens(ctx/100*100) + " context"
+	}
+	if afterCompaction > 0 {
+		l += fmt.Sprintf(", %d after compaction", afterCompaction)
+	}
+	return l + ")"
+}
+
+// CompactionWords says what one compaction did.
+func CompactionWords(c result.Compaction) string {
+	who := "the CLI compacted the session on its own"
+	if c.Trigger == "manual" {
+		who = "the CLI's /compact ran before it"
+	}
+	return fmt.Sprintf("%s: context %s -> about %s tokens (summary plus the latest messages)", who, commas(c.PreTokens), commas(c.PostTokens))
+}
+
+// ScheduleWords says in a line what a schedule other than the seed's does.
+func ScheduleWords(s *plan.Schedule) string {
+	var parts []string
+	if s.Fixed() {
+		parts = append(parts, "the seed's ten turns, probes at 6, 8 and 10")
+	} else {
+		var lv []string
+		for _, l := range s.DiluteTo {
+			lv = append(lv, plan.FormatTokens(l))
+		}
+		parts = append(parts, fmt.Sprintf("each probe asked once the context reached %s tokens (at most %d fillers before each)", strings.Join(lv, ", "), s.MaxFillersOrDefault()))
+	}
+	if len(s.CompactBefore) > 0 {
+		var ps []string
+		for _, k := range s.CompactBefore {
+			p := fmt.Sprintf("probe %d", k)
+			if t := s.ProbeTurn(k); t > 0 {
+				p += fmt.Sprintf(" (turn %d)", t)
+			}
+			ps = append(ps, p)
+		}
+		parts = append(parts, "the CLI's /compact before "+strings.Join(ps, " and "))
+	}
+	parts = append(parts, s.FillerKind()+" as fillers")
+	return strings.Join(parts, "; ")
 }
 
 // skillCell is a turn's skill signal: yes when the skill under test loaded,
@@ -243,7 +345,10 @@ func commas(n int64) string {
 
 // writeStats prints what the numbers may claim, in plain words, each rate
 // with the population it is over.
-func writeStats(b *strings.Builder, s result.Stats) {
+// With byProbe (any schedule but the seed's), the probes are named by
+// number, with the turn they fell on, the context they were answered in
+// and how many came after a compaction.
+func writeStats(b *strings.Builder, s result.Stats, byProbe bool) {
 	if len(s.PerTurn) == 0 {
 		return
 	}
@@ -256,15 +361,24 @@ func writeStats(b *strings.Builder, s result.Stats) {
 		if t.Turn == 1 {
 			arm = "baseline"
 		}
+		label := fmt.Sprintf("turn %2d", t.Turn)
+		if byProbe && t.Probe > 0 {
+			label = ProbeLabel(t.Probe, t.Turn, t.ContextTokens, t.AfterCompaction, t.Arm == "fresh")
+		}
 		if t.N == 0 {
-			fmt.Fprintf(b, "  turn %2d %-9s not judged (%s)\n", t.Turn, arm+":", t.Population)
+			fmt.Fprintf(b, "  %s %-9s not judged (%s)\n", label, arm+":", t.Population)
 			continue
 		}
-		fmt.Fprintf(b, "  turn %2d %-9s %d/%d passed (%.0f%%, %.0f%%-%.0f%%) over %s\n", t.Turn, arm+":", t.Passes, t.N, 100*t.Rate, 100*t.Lo, 100*t.Hi, t.Population)
+		fmt.Fprintf(b, "  %s %-9s %d/%d passed (%.0f%%, %.0f%%-%.0f%%) over %s\n", label, arm+":", t.Passes, t.N, 100*t.Rate, 100*t.Lo, 100*t.Hi, t.Population)
 	}
 	if len(s.Probes) > 0 {
 		b.WriteString("each probe diluted vs fresh (for reading, not the exit code; Fisher's exact test, one-sided):\n")
 		for _, p := range s.Probes {
+			if byProbe {
+				fmt.Fprintf(b, "  %s: diluted %d/%d, fresh %d/%d, drop %+.0f points, p = %.3g; %d failed diluted but passed fresh, %d failed both\n",
+					ProbeLabel(p.Probe, p.Turn, p.ContextTokens, p.AfterCompaction, false), p.DilutedPass, p.DilutedN, p.FreshPass, p.FreshN, 100*p.Drop, p.P, p.Decayed, p.NeverHandled)
+				continue
+			}
 			fmt.Fprintf(b, "  turn %2d: diluted %d/%d, fresh %d/%d, drop %+.0f points, p = %.3g; %d failed diluted but passed fresh, %d failed both\n",
 				p.Turn, p.DilutedPass, p.DilutedN, p.FreshPass, p.FreshN, 100*p.Drop, p.P, p.Decayed, p.NeverHandled)
 		}
@@ -284,7 +398,11 @@ func writeStats(b *strings.Builder, s result.Stats) {
 		}
 	}
 	if s.EffectiveTurn > 0 {
-		fmt.Fprintf(b, "effective turn: %d (the last probe whose diluted pass rate is still >= 85%% of its fresh rate)\n", s.EffectiveTurn)
+		ctx := ""
+		if byProbe && s.EffectiveContext > 0 {
+			ctx = fmt.Sprintf(", context %s tokens", commas(s.EffectiveContext))
+		}
+		fmt.Fprintf(b, "effective turn: %d%s (the last probe whose diluted pass rate is still >= 85%% of its fresh rate)\n", s.EffectiveTurn, ctx)
 	}
 	if s.CheckTotal > 0 {
 		fmt.Fprintf(b, "judge agreed with the deterministic checks on %d of %d criteria\n", s.CheckAgreed, s.CheckTotal)
