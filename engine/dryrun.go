@@ -87,19 +87,14 @@ func DryRun(o Settings, env []string, exactSeed bool) (*estimate.Estimate, error
 	} else {
 		// A random seed picks any fillers: count each at the pool's
 		// average size (prompt, and a work chore's files).
-		text, files, withFiles := 0, 0, 0
+		text, output := 0, 0
 		for _, p := range pool {
 			text += len(p.Text)
-			for _, b := range p.Files {
-				files += len(b)
-			}
-			if len(p.Files) > 0 {
-				withFiles++
-			}
+			output += p.Output
 		}
-		avg := fillers.Passage{ID: "average", Text: strings.Repeat("x", text/max(len(pool), 1))}
-		if withFiles > 0 {
-			avg.Files = map[string]string{"average": strings.Repeat("x", files/withFiles)}
+		avg := fillers.Passage{ID: "average", Text: strings.Repeat("x", text/max(len(pool), 1)), Output: output / max(len(pool), 1)}
+		if avg.Output > 0 {
+			avg.Files = map[string]string{"average": ""}
 		}
 		in.Fillers = [][]fillers.Passage{{avg}}
 	}

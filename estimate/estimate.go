@@ -223,9 +223,11 @@ func Make(in Input) *Estimate {
 				filler++
 				if len(f.Files) > 0 {
 					// A work chore: one command, its output, the answer.
-					out := 0
-					for _, body := range f.Files {
-						out += len(body)
+					out := f.Output
+					if out == 0 {
+						for _, body := range f.Files {
+							out += len(body)
+						}
 					}
 					s.request(over+tokens(len(f.Text)), ToolCallOutputTokens)
 					s.request(tokens(out), FillerOutputTokens)

@@ -59,6 +59,10 @@ type Passage struct {
 	// relative to the sandbox root (slash-separated) to content. Passages
 	// have none; a work chore (Work) brings the files its command reads.
 	Files map[string]string
+	// Output is about how many characters a work chore's command prints:
+	// what its turn adds to the context (its files may hold more). 0 for
+	// passages.
+	Output int
 }
 
 // customPrefix keeps author-supplied IDs out of the built-in namespace.

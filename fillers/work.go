@@ -61,10 +61,11 @@ func buildWork() []Passage {
 			files[WorkDir+"/"+rel] = content
 		})
 		out[i] = Passage{
-			ID:    c.id,
-			Title: c.title,
-			Text:  strings.ReplaceAll(c.prompt, "{dir}", WorkDir),
-			Files: files,
+			ID:     c.id,
+			Title:  c.title,
+			Text:   strings.ReplaceAll(c.prompt, "{dir}", WorkDir),
+			Files:  files,
+			Output: c.outKB << 10,
 		}
 	}
 	sortByID(out)
