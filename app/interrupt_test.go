@@ -152,7 +152,15 @@ func TestInterruptAndResume(t *testing.T) {
 		if started {
 			cmd, buf = command("resume", out, "--retry-backoff", "200ms")
 		} else {
-			cmd, buf = command(paths.Skill, "--config", paths.Config, "--out", out, "--seed", "3", "--conversations", "2", "--max-retries", "1")
+			args := []string{paths.Skill, "--config", paths.Config, "--out", out, "--seed", "3", "--conversations", "2", "--max-retries", "1"}
+			if runs%2 == 0 {
+				// Every other run is on a schedule beyond ten turns:
+				// resume must carry on where the levels, the fillers
+				// and a compaction (cut back and run again when a stop
+				// caught it) left off.
+				args = append(args, beyondTen...)
+			}
+			cmd, buf = command(args...)
 		}
 		sig := syscall.SIGINT
 		if stop == points/2 {
@@ -207,6 +215,15 @@ func TestInterruptAndResume(t *testing.T) {
 		t.Fatalf("after the last resume: status %s exit %d\n%s", r.Status, r.Outcome.Exit, rsbuf)
 	}
 	for i, c := range r.Conversations {
+		if !r.Plan.Schedule.Fixed() {
+			for k := 1; k <= 3; k++ {
+				p := c.ProbeAt(k)
+				if p == nil || p.ContextBefore < p.Level || (k == 2) != (len(p.Compactions) == 1) || p.AfterCompaction != (k >= 2) {
+					t.Errorf("conversation %d probe %d after resumes: %+v", c.Index, k, p)
+				}
+			}
+			continue
+		}
 		if len(c.Turns) != 10 {
 			t.Errorf("conversation %d has %d turns", c.Index, len(c.Turns))
 		}
@@ -221,6 +238,10 @@ func TestInterruptAndResume(t *testing.T) {
 		}
 	}
 }
+
+// beyondTen is a schedule beyond the seed's ten turns: three context
+// levels reached with work chores, and /compact before probe 2.
+var beyondTen = []string{"--dilute-to", "20k,26k,32k", "--fillers", "work", "--compact-before", "2"}
 
 // runAndStop starts cmd, signals it after delay unless it ended first, and
 // returns its exit code (128+signal when killed).
