@@ -348,6 +348,12 @@ func testCase(r *result.Run, c *result.Conversation, n int) (tc testcase) {
 	out = append(out,
 		"transcript: "+t.Transcript,
 		fmt.Sprintf("tool calls: %d, context tokens: %d", t.ToolCallCount, t.ContextTokens))
+	for _, cp := range t.Compactions {
+		out = append(out, fmt.Sprintf("compaction (%s) before or during the turn: context %d -> about %d tokens", cp.Trigger, cp.PreTokens, cp.PostTokens))
+	}
+	if t.AfterCompaction {
+		out = append(out, "asked after the session was compacted")
+	}
 	switch v := t.Verdict; {
 	case t.Status != result.TurnOK:
 		tc.Error = &problem{Type: t.Status, Message: fmt.Sprintf("turn %d %s: %s", n, t.Status, orElse(t.Error, "no error recorded"))}

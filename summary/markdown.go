@@ -139,7 +139,16 @@ func markdownDetails(b *strings.Builder, e MarkdownEntry) {
 	} else {
 		fmt.Fprintf(b, "- diluted vs fresh: not testable (each arm needs at least %d units with a judged probe)\n", statpkg.MinUnitsPerArm)
 	}
+	byProbe := r.Plan != nil && !r.Plan.Schedule.Default()
+	if byProbe {
+		fmt.Fprintf(b, "- schedule: %s\n", md(ScheduleWords(r.Plan.Schedule)))
+	}
 	for _, p := range s.Probes {
+		if byProbe {
+			// The label is numbers and fixed words: nothing to escape.
+			fmt.Fprintf(b, "  - %s: diluted %d/%d, fresh %d/%d\n", ProbeLabel(p.Probe, p.Turn, p.ContextTokens, p.AfterCompaction, false), p.DilutedPass, p.DilutedN, p.FreshPass, p.FreshN)
+			continue
+		}
 		fmt.Fprintf(b, "  - turn %d: diluted %d/%d, fresh %d/%d\n", p.Turn, p.DilutedPass, p.DilutedN, p.FreshPass, p.FreshN)
 	}
 	if s.EffectiveTurn > 0 {
