@@ -88,6 +88,14 @@ type Data struct {
 	Facts  *Facts      // the run's facts; nil leaves the section out
 	Rubric []Criterion // the rubric the turns were judged against
 	Stats  *Stats      // pass rates (also drawn on the chart), sign tests, effective turn
+
+	// Schedule says in words how the run diluted the context when it was
+	// not the seed's ten turns ("" for those).
+	Schedule string
+	// ByContext: the probes fell at different turns in different
+	// conversations (a diluted-to schedule), or after a compaction, so the
+	// turn axis alone misleads: draw pass rate against context tokens too.
+	ByContext bool
 }
 
 // Conversation is one 10-turn conversation of a run.
@@ -126,6 +134,13 @@ type Point struct {
 	VerdictError string
 	Criteria     []CriterionResult // the turn's verdict, criterion by criterion
 	Calls        []ToolCall        // the tool calls the agent executed, in order
+
+	// Probe is a probe's number (1-based), 0 for other turns.
+	Probe int
+	// AfterCompaction: the session had been compacted before the turn was
+	// asked; Compaction says what a compaction at this turn did ("" none).
+	AfterCompaction bool
+	Compaction      string
 }
 
 // CriterionResult is one criterion's verdict at one turn.
@@ -239,7 +254,13 @@ type Stats struct {
 
 // TurnRate is one judged turn's pass rate with its Wilson 95% interval.
 type TurnRate struct {
-	Turn int
+	Turn int // for a probe, the median turn it was asked at
+	// Probe is the probe's number (0: the baseline); ContextTokens the
+	// median context its askings were answered in; AfterCompaction how many
+	// of them came after a compaction.
+	Probe           int
+	ContextTokens   int64
+	AfterCompaction int
 	// Population is who the rate is over ("all conversations", "fresh
 	// sessions", …).
 	Population string
