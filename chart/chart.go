@@ -321,6 +321,20 @@ func Render(w io.Writer, d Data) error {
 	if err != nil {
 		return err
 	}
+	// The context chart, when there is one, is drawn by its own element
+	// and script below the turn chart, and uses the one echarts script.
+	var second []byte
+	if contextLine, err := buildContext(d); err != nil {
+		return err
+	} else if contextLine != nil {
+		contextOption, err := optionJSON(contextLine)
+		if err != nil {
+			return err
+		}
+		if second, err = renderSnippet(safePage{Line: contextLine, option: contextOption}); err != nil {
+			return err
+		}
+	}
 	// The script and the style sheet are ours, fixed and checked; they are
 	// the only things that ever go into the customized headers, which
 	// go-echarts does not escape.
@@ -346,8 +360,9 @@ func Render(w io.Writer, d Data) error {
 	if end < 0 {
 		return errors.New("rendering chart.html: the page template has no </body>")
 	}
-	out := make([]byte, 0, len(page)+len(report))
+	out := make([]byte, 0, len(page)+len(second)+len(report))
 	out = append(out, page[:end]...)
+	out = append(out, second...)
 	out = append(out, report...)
 	out = append(out, page[end:]...)
 	_, err = w.Write(out)
@@ -381,6 +396,19 @@ func renderPage(p safePage) (page []byte, err error) {
 		return nil, fmt.Errorf("rendering chart.html: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// renderSnippet runs go-echarts' templates for a chart's element and script
+// alone, to go into a page rendered for another chart. Like renderPage, it
+// turns go-echarts' panic into an error.
+func renderSnippet(p safePage) (snippet []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("rendering chart.html's context chart: %v", r)
+		}
+	}()
+	s := render.NewChartRender(p).RenderSnippet()
+	return []byte("\n" + s.Element + "\n" + s.Script + "\n"), nil
 }
 
 // optionJSON marshals the chart's option the safe way: encoding/json escapes

@@ -6,28 +6,48 @@ package chart
 import (
 	"fmt"
 	"html"
+	"slices"
 	"strings"
 
 	"github.com/vibe-test/vibe-test/plan"
 )
 
-// errorCap is half the width of an error bar's caps, in turns.
+// errorCap is half the width of an error bar's caps, in turns, on a
+// ten-turn axis.
 const errorCap = 0.06
+
+// The rate series' legend names, the same on both charts.
+const (
+	dilutedName = "diluted pass rate"
+	freshName   = "fresh pass rate (same probe, new session)"
+)
+
+// rateSpec says how to draw one arm's pass rates.
+type rateSpec struct {
+	name, color, symbol string
+	// x places a rate on the x axis; false leaves it out (its context
+	// is unknown).
+	x       func(TurnRate) (float64, bool)
+	halfCap float64 // half the width of the error bars' caps, in x units
+	noLine  bool    // points and intervals only
+	fresh   bool    // the fresh arm: its context is a new session's
+	// beside: the x is the diluted rate's context, not the fresh
+	// session's own, and the tooltip says so.
+	beside bool
+	label  bool // name each point ("baseline", "probe 2") on the chart
+	// asked is the range of turns each probe was asked at, by probe
+	// number, for the tooltip.
+	asked map[int][2]int
+}
+
+// freshDodge sets the diluted and fresh rates apart at a probe turn, on a
+// ten-turn axis.
+const freshDodge = 0.12
 
 // rateSeries is the pass rate across conversations with its Wilson 95%
 // interval as error bars, at the turns that more than one conversation
 // reached: at a turn with one, the rate is that conversation's own point
 // and its interval says nothing. Nil when no turn has more than one.
-// rateSpec says how to draw one arm's pass rates.
-type rateSpec struct {
-	name, color, symbol string
-	dx                  float64 // x offset from the turn
-	noLine              bool    // points and intervals only
-}
-
-// freshDodge sets the diluted and fresh rates apart at a probe turn.
-const freshDodge = 0.12
-
 func rateSeries(rates []TurnRate, spec rateSpec) *lineSeries {
 	s := &lineSeries{
 		Name: spec.name, Type: "line", Color: spec.color,
@@ -36,13 +56,14 @@ func rateSeries(rates []TurnRate, spec rateSpec) *lineSeries {
 		Z:         5,
 		LineStyle: &lineStyle{Width: 2.5},
 		Data:      []item{},
-		MarkLine: &markLine{
-			Silent: true, Symbol: []string{"none", "none"},
-			LineStyle: lineStyle{Color: spec.color, Width: 1.5, Type: "solid"},
-			Emphasis:  disabled{true},
-			Data:      [][2]markEnd{},
-		},
 	}
+	bars := &markLine{
+		Silent: true, Symbol: []string{"none", "none"},
+		LineStyle: lineStyle{Color: spec.color, Width: 1.5, Type: "solid"},
+		Emphasis:  disabled{true},
+		Data:      [][2]markEnd{},
+	}
+	s.MarkLine = bars
 	if spec.noLine {
 		s.LineStyle = &lineStyle{Width: 0}
 	}
@@ -50,20 +71,20 @@ func rateSeries(rates []TurnRate, spec rateSpec) *lineSeries {
 		if r.N < 2 {
 			continue
 		}
-		x, rate, lo, hi := round3(float64(r.Turn)+spec.dx), round3(r.Rate()), round3(r.Lo), round3(r.Hi)
-		var b strings.Builder
-		fmt.Fprintf(&b, "<b>%s · turn %d</b><br/>", html.EscapeString(spec.name), r.Turn)
-		who := "conversations"
-		if r.Population != "" {
-			who = html.EscapeString(r.Population)
+		x, ok := spec.x(r)
+		if !ok {
+			continue
 		}
-		fmt.Fprintf(&b, "%d of %d passed (%s): %s<br/>", r.Passes, r.N, who, percent(r.Rate()))
-		fmt.Fprintf(&b, "Wilson 95%% interval: %s – %s", percent(r.Lo), percent(r.Hi))
-		s.Data = append(s.Data, item{Value: [2]float64{x, rate}, Tooltip: tooltip{Formatter: b.String()}})
-		s.MarkLine.Data = append(s.MarkLine.Data,
+		x, rate, lo, hi := round3(x), round3(r.Rate()), round3(r.Lo), round3(r.Hi)
+		p := item{Value: [2]float64{x, rate}, Tooltip: tooltip{Formatter: rateTooltip(r, spec)}}
+		if spec.label {
+			p.Label = &markLabel{Show: true, Position: "top", Offset: []int{0, -4}, Formatter: rateName(r), Color: spec.color, FontSize: 12, FontWeight: "bold"}
+		}
+		s.Data = append(s.Data, p)
+		bars.Data = append(bars.Data,
 			[2]markEnd{{[2]float64{x, lo}}, {[2]float64{x, hi}}},
-			[2]markEnd{{[2]float64{round3(x - errorCap), lo}}, {[2]float64{round3(x + errorCap), lo}}},
-			[2]markEnd{{[2]float64{round3(x - errorCap), hi}}, {[2]float64{round3(x + errorCap), hi}}},
+			[2]markEnd{{[2]float64{round3(x - spec.halfCap), lo}}, {[2]float64{round3(x + spec.halfCap), lo}}},
+			[2]markEnd{{[2]float64{round3(x - spec.halfCap), hi}}, {[2]float64{round3(x + spec.halfCap), hi}}},
 		)
 	}
 	if len(s.Data) == 0 {
@@ -72,20 +93,95 @@ func rateSeries(rates []TurnRate, spec rateSpec) *lineSeries {
 	return s
 }
 
-// fillerSeries shades the filler turns (any conversation's turns of kind
-// "filler"), a run of adjacent ones as one area. It is a series of its own,
-// with no data, so the legend can hide the shading and hiding a
+// rateName names a rate's turn for a label: "baseline", "probe 2", or for
+// a run that numbered no probes, "turn 6".
+func rateName(r TurnRate) string {
+	switch {
+	case r.Probe > 0:
+		return fmt.Sprintf("probe %d", r.Probe)
+	case r.Turn == 1:
+		return "baseline"
+	}
+	return fmt.Sprintf("turn %d", r.Turn)
+}
+
+// rateTooltip is the HTML of a pass rate's tooltip. The population is the
+// only text that is not ours.
+func rateTooltip(r TurnRate, spec rateSpec) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "<b>%s · ", html.EscapeString(spec.name))
+	if r.Probe > 0 {
+		fmt.Fprintf(&b, "probe %d · ", r.Probe)
+	}
+	if span, ok := spec.asked[r.Probe]; ok && r.Probe > 0 && span[0] < span[1] {
+		fmt.Fprintf(&b, "median turn %d</b> (asked at turns %d–%d)<br/>", r.Turn, span[0], span[1])
+	} else {
+		fmt.Fprintf(&b, "turn %d</b><br/>", r.Turn)
+	}
+	who := "conversations"
+	if r.Population != "" {
+		who = esc(r.Population)
+	}
+	fmt.Fprintf(&b, "%d of %d passed (%s): %s<br/>", r.Passes, r.N, who, percent(r.Rate()))
+	fmt.Fprintf(&b, "Wilson 95%% interval: %s – %s", percent(r.Lo), percent(r.Hi))
+	if r.ContextTokens > 0 {
+		if spec.fresh {
+			fmt.Fprintf(&b, "<br/>context: %s tokens (median; a new session)", thousands(r.ContextTokens))
+		} else {
+			fmt.Fprintf(&b, "<br/>context: %s tokens (median)", thousands(r.ContextTokens))
+		}
+	}
+	if spec.beside {
+		b.WriteString("<br/>drawn beside the probe's diluted rate for comparison, not at its own context")
+	}
+	if r.AfterCompaction > 0 {
+		fmt.Fprintf(&b, "<br/>%d of %d asked after a compaction", r.AfterCompaction, r.N)
+	}
+	return b.String()
+}
+
+// probeTurns is the range of turns each numbered probe was asked at
+// across conversations.
+func probeTurns(convs []Conversation) map[int][2]int {
+	span := map[int][2]int{}
+	for _, c := range convs {
+		for _, p := range c.Turns {
+			if p.Probe == 0 || p.Kind != plan.KindProbe {
+				continue
+			}
+			s, ok := span[p.Probe]
+			if !ok {
+				s = [2]int{p.Turn, p.Turn}
+			}
+			span[p.Probe] = [2]int{min(s[0], p.Turn), max(s[1], p.Turn)}
+		}
+	}
+	return span
+}
+
+// fillerSeries shades the filler turns (turns of kind "filler" in some
+// conversation and judged in none), a run of adjacent ones as one area. A
+// schedule that dilutes to context sizes asks its probes at different
+// turns in different conversations: a turn that is a probe in one of them
+// is not shaded, lest the shading cover the probes. It is a series of its
+// own, with no data, so the legend can hide the shading and hiding a
 // conversation does not. Nil when there are no fillers.
 func fillerSeries(convs []Conversation) *lineSeries {
-	fillers := map[int]bool{}
+	fillers, judgedAt := map[int]bool{}, map[int]bool{}
 	last := 0
 	for _, c := range convs {
 		for _, p := range c.Turns {
-			if p.Kind == plan.KindFiller {
+			switch {
+			case p.Kind == plan.KindFiller:
 				fillers[p.Turn] = true
 				last = max(last, p.Turn)
+			case judged(p):
+				judgedAt[p.Turn] = true
 			}
 		}
+	}
+	for t := range judgedAt {
+		delete(fillers, t)
 	}
 	if len(fillers) == 0 {
 		return nil
@@ -115,4 +211,64 @@ func fillerSeries(convs []Conversation) *lineSeries {
 		Name: "filler turns", Type: "line", Color: "#ced4da", LegendIcon: "rect",
 		Data: []item{}, MarkArea: area, Tooltip: &seriesShow{false},
 	}
+}
+
+// compactionSeries draws, on the turn chart, a dashed vertical line just
+// before each turn that some conversation asked right after a compaction,
+// labelled "compacted". It is silent: the turn's own tooltip says what the
+// compaction did. Nil when no session was compacted.
+func compactionSeries(convs []Conversation) *lineSeries {
+	at := map[int]bool{}
+	var turns []int
+	for _, c := range convs {
+		for _, p := range compactedTurns(c) {
+			if !at[p.Turn] {
+				at[p.Turn] = true
+				turns = append(turns, p.Turn)
+			}
+		}
+	}
+	if len(turns) == 0 {
+		return nil
+	}
+	slices.Sort(turns)
+	lines := &verticalLines{
+		Silent: true, Symbol: []string{"none", "none"},
+		LineStyle: lineStyle{Color: compactionColor, Width: 2, Type: "dashed"},
+		Label:     markLabel{Show: true, Position: "end", Formatter: "compacted", Color: compactionColor, FontSize: 11, FontWeight: "bold"},
+		Emphasis:  disabled{true},
+	}
+	for i, t := range turns {
+		l := xLine{XAxis: float64(t) - 0.5}
+		// Every other label a line higher, so that the labels of
+		// compactions a few turns apart do not run into each other.
+		if i%2 == 1 {
+			label := lines.Label
+			label.Offset = []int{0, -14}
+			l.Label = &label
+		}
+		lines.Data = append(lines.Data, l)
+	}
+	return &lineSeries{
+		Name: compactionName, Type: "line", Color: compactionColor,
+		Data: []item{}, MarkLine: lines, Tooltip: &seriesShow{false},
+	}
+}
+
+// compactionName is the compaction marks' legend name on the turn chart.
+const compactionName = "compaction"
+
+// compactedTurns are the turns of c asked right after a compaction: those
+// whose Compaction says what it did, and the first turn after the session
+// was compacted where it does not.
+func compactedTurns(c Conversation) []Point {
+	var out []Point
+	after := false
+	for _, p := range c.Turns {
+		if p.Compaction != "" || (p.AfterCompaction && !after) {
+			out = append(out, p)
+		}
+		after = p.AfterCompaction
+	}
+	return out
 }
