@@ -115,7 +115,7 @@ func buildContext(d Data) (*charts.Line, error) {
 	byContext := slices.Clone(rates)
 	slices.SortStableFunc(byContext, func(a, b TurnRate) int { return cmp.Compare(a.ContextTokens, b.ContextTokens) })
 	rate := rateSeries(byContext, rateSpec{name: dilutedName, color: rateColor, symbol: "diamond",
-		x: atContext, halfCap: halfCap, label: true, noLine: compacted})
+		x: atContext, halfCap: halfCap, label: true, noLine: compacted, asked: probeTurns(d.Conversations)})
 	if rate != nil {
 		series = append(series, rate)
 	}
