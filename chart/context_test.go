@@ -139,7 +139,6 @@ func TestContextRunFixture(t *testing.T) {
 	}
 }
 
-
 // hostileContext plants hostile text where the context chart puts run
 // text: a label, what a compaction did, a population, the schedule.
 func hostileContext(d Data) Data {
