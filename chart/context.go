@@ -119,11 +119,13 @@ func buildContext(d Data) (*charts.Line, error) {
 	if rate != nil {
 		series = append(series, rate)
 	}
-	// Each fresh rate beside its probe's diluted rate: matched by probe
-	// number, or by turn for a run that numbered no probes.
+	// Each fresh rate beside its probe's diluted context: matched by
+	// probe number, or by turn for a run that numbered no probes. Also
+	// where the diluted rate is not drawn (one conversation: its own
+	// points are the rate).
 	dilutedAt := func(f TurnRate) (float64, bool) {
 		for _, r := range rates {
-			if r.N >= 2 && r.ContextTokens > 0 && r.Probe == f.Probe && (f.Probe > 0 || r.Turn == f.Turn) {
+			if r.ContextTokens > 0 && r.Probe == f.Probe && (f.Probe > 0 || r.Turn == f.Turn) {
 				return float64(r.ContextTokens) + dodge, true
 			}
 		}
@@ -139,7 +141,7 @@ func buildContext(d Data) (*charts.Line, error) {
 		series = append(series, arrows)
 	}
 
-	note := contextNote(d.Schedule, fresh, freshRate != nil, arrows != nil || compacted)
+	note := contextNote(d.Schedule, fresh, rate != nil, freshRate != nil, arrows != nil || compacted)
 	gridTop := strconv.Itoa(70 + 17*len(note))
 	legendRows := max(1, (len(series)+legendPerRow-1)/legendPerRow)
 	gridBottom := strconv.Itoa(80 + legendRowHeight*(legendRows-1))
@@ -175,13 +177,17 @@ func buildContext(d Data) (*charts.Line, error) {
 
 // contextNote is the context chart's subtitle, line by line: the schedule,
 // and how to read what is drawn.
-func contextNote(schedule string, fresh []TurnRate, drawsFresh, compaction bool) []string {
+func contextNote(schedule string, fresh []TurnRate, drawsRate, drawsFresh, compaction bool) []string {
 	var note []string
 	if schedule != "" {
 		note = append(note, schedule)
 	}
-	note = append(note, "Each judged turn at the context it was answered in: 1 = pass, 0 = fail. Black diamonds: the diluted pass rate")
-	note = append(note, "of the baseline and each probe at its median context, with its Wilson 95% interval.")
+	if drawsRate {
+		note = append(note, "Each judged turn at the context it was answered in: 1 = pass, 0 = fail. Black diamonds: the diluted pass rate")
+		note = append(note, "of the baseline and each probe at its median context, with its Wilson 95% interval.")
+	} else {
+		note = append(note, "Each judged turn at the context it was answered in: 1 = pass, 0 = fail.")
+	}
 	if compaction {
 		note = append(note, "Hollow points were asked after the CLI compacted the session; arrows show a compaction shrinking the context.")
 	}

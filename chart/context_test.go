@@ -367,6 +367,43 @@ func TestContextChartEscaping(t *testing.T) {
 	}
 }
 
+// TestContextChartSmall: a run by context with nothing to draw, or one
+// conversation, still gives a chart; a lone conversation's fresh rates
+// stand beside its probes' context, and the note leaves out the diluted
+// rate that is not drawn.
+func TestContextChartSmall(t *testing.T) {
+	if o := readContextOption(t, Data{ByContext: true}); len(o.Series) != 0 || o.XAxis[0].Max != 10000 {
+		t.Errorf("an empty run by context: %+v", o)
+	}
+	d := contextRun()
+	d.Conversations = d.Conversations[:1]
+	for i := range d.Stats.PerTurn {
+		r := &d.Stats.PerTurn[i]
+		r.N, r.Passes, r.Lo, r.Hi, r.AfterCompaction = 1, 1, 0.2065, 1, 0
+	}
+	o := readContextOption(t, d)
+	var names []string
+	for _, s := range o.Series {
+		names = append(names, s.Name)
+	}
+	if want := []string{"conv 1", freshName}; !slices.Equal(names, want) {
+		t.Errorf("series %v, want %v", names, want)
+	}
+	if strings.Contains(o.Title.Subtext, "Black diamonds") || strings.Contains(o.Title.Subtext, "Hollow") {
+		t.Errorf("the note describes what is not drawn: %q", o.Title.Subtext)
+	}
+	// Without the facts' table, the report says the schedule under its
+	// title.
+	d.Facts = nil
+	report, err := ReportHTML(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `<p class="sub">schedule: diluted to 50k, 100k, 150k tokens of context; /compact before probe 2</p>`; !strings.Contains(string(report), want) {
+		t.Errorf("the report lacks %q", want)
+	}
+}
+
 // TestContextPage renders a run with and without the context chart: with
 // it, the page holds its element and one script more, after the turn
 // chart and before the report, and the option in it is ContextOptionJSON's.

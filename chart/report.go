@@ -329,6 +329,9 @@ const reportSource = `
 {{- if and .Subtitle (not .Facts)}}
 <p class="sub">{{.Subtitle}}</p>
 {{- end}}
+{{- if and .Schedule (not .Facts)}}
+<p class="sub">schedule: {{.Schedule}}</p>
+{{- end}}
 {{- if .Banner}}
 <p class="banner" id="bypass-banner" role="alert">{{.Banner}}</p>
 {{- end}}
