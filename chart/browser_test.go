@@ -187,7 +187,7 @@ c.dispatchAction({type: "showTip", seriesIndex: s, dataIndex: 1});
 			}
 		}
 		for _, want := range []string{
-			`<b>conv 3 · compacted before turn`,
+			`<b>conv 3 · compaction before turn`,
 			`&lt;img src=x onerror="alert(13)"&gt;`,
 		} {
 			if !strings.Contains(dom, want) {

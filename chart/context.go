@@ -210,10 +210,10 @@ func contextNote(schedule string, fresh []TurnRate, drawsRate, drawsFresh, compa
 }
 
 // compactionArrows is one series of every compaction on the context chart:
-// a point at the context the next turn was answered in, whose tooltip says
-// what the compaction did, and a silent arrow to it from the context
-// before, at mid-height (no result lives there), staggered by
-// conversation. Nil when no session was compacted.
+// a point at the context the first turn after it was answered in, whose
+// tooltip says what the compaction did, and a silent arrow to it from the
+// context of the turn before, at mid-height (no result lives there),
+// staggered by conversation. Nil when no session was compacted.
 func compactionArrows(convs []Conversation) *lineSeries {
 	s := &lineSeries{
 		Name: compactionArrowName, Type: "line", Color: compactionColor,
@@ -228,32 +228,25 @@ func compactionArrows(convs []Conversation) *lineSeries {
 	}
 	for i, c := range convs {
 		y := round3(0.5 + 0.05*float64(i%5-2))
-		compacted := map[int]bool{}
-		for _, p := range compactedTurns(c) {
-			compacted[p.Turn] = true
-		}
-		var before int64
-		for _, p := range c.Turns {
-			if compacted[p.Turn] && p.ContextTokens > 0 {
-				var b strings.Builder
-				fmt.Fprintf(&b, "<b>%s · compacted before turn %d (%s)</b><br/>", esc(c.Label), p.Turn, pointName(p))
-				if before > 0 {
-					fmt.Fprintf(&b, "context: %s → %s tokens", thousands(before), thousands(p.ContextTokens))
-					arrows.Data = append(arrows.Data, [2]arrowEnd{
-						{Coord: [2]float64{float64(before), y}, Symbol: "none"},
-						{Coord: [2]float64{float64(p.ContextTokens), y}, Symbol: "arrow"},
-					})
-				} else {
-					fmt.Fprintf(&b, "context after: %s tokens", thousands(p.ContextTokens))
-				}
-				if p.Compaction != "" {
-					fmt.Fprintf(&b, "<br/>%s", esc(p.Compaction))
-				}
-				s.Data = append(s.Data, item{Value: [2]float64{float64(p.ContextTokens), y}, Tooltip: tooltip{Formatter: b.String()}})
+		for _, k := range compactionsOf(c) {
+			if k.After == 0 {
+				continue // no turn was answered on the compacted session
 			}
-			if p.ContextTokens > 0 {
-				before = p.ContextTokens
+			var b strings.Builder
+			fmt.Fprintf(&b, "<b>%s · compaction before turn %d</b><br/>", esc(c.Label), k.Turn)
+			if k.Before > 0 {
+				fmt.Fprintf(&b, "context: %s → %s tokens (the turns either side)", thousands(k.Before), thousands(k.After))
+				arrows.Data = append(arrows.Data, [2]arrowEnd{
+					{Coord: [2]float64{float64(k.Before), y}, Symbol: "none"},
+					{Coord: [2]float64{float64(k.After), y}, Symbol: "arrow"},
+				})
+			} else {
+				fmt.Fprintf(&b, "context after: %s tokens", thousands(k.After))
 			}
+			if k.Words != "" {
+				fmt.Fprintf(&b, "<br/>%s", esc(k.Words))
+			}
+			s.Data = append(s.Data, item{Value: [2]float64{float64(k.After), y}, Tooltip: tooltip{Formatter: b.String()}})
 		}
 	}
 	if len(s.Data) == 0 {

@@ -349,7 +349,7 @@ func TestContextChartEscaping(t *testing.T) {
 	}
 	all := strings.Join(tips, "\n")
 	for _, want := range []string{
-		"<b>&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; · compacted before turn",
+		"<b>&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; · compaction before turn",
 		"&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt; &#123;a&#125; __f__",
 		"(&lt;script&gt;alert(1)&lt;/script&gt; &#123;b&#125;)",
 	} {
@@ -451,7 +451,7 @@ func TestContextPage(t *testing.T) {
 		`<tr><th>schedule</th><td>&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; schedule</td></tr>`,
 		`<th>asked</th><th class="num">median turn</th><th class="num">median context</th><th class="num">after compaction</th>`,
 		`<tr><td class="nw">probe 2</td>`,
-		`compacted before this turn: &lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt; {a} &#95;_f__</p>`,
+		`compaction: &lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt; {a} &#95;_f__</p>`,
 		`<p class="task">asked after a compaction</p>`,
 		`· probe 3 · <span class="r-fail">`,
 	} {
@@ -576,5 +576,37 @@ func TestLabelStep(t *testing.T) {
 		if got := labelStep(last); got != want {
 			t.Errorf("labelStep(%d) = %d, want %d", last, got, want)
 		}
+	}
+}
+
+// TestCompactionsOf places compactions: a --compact-before one before the
+// turn that records it, the CLI's own during the turn that records it (the
+// next turn is the first on the compacted session), and one no turn
+// recorded before the first turn asked after it; none twice.
+func TestCompactionsOf(t *testing.T) {
+	c := Conversation{Label: "conv 1", Turns: []Point{
+		{Turn: 1, Kind: "base", ContextTokens: 10000},
+		{Turn: 2, Kind: "filler", ContextTokens: 90000, Compaction: "the CLI compacted the session on its own"},
+		{Turn: 3, Kind: "filler", ContextTokens: 20000, AfterCompaction: true},
+		{Turn: 4, Kind: "probe", Probe: 1, ContextTokens: 25000, AfterCompaction: true, Compaction: "the CLI's /compact ran before it"},
+		{Turn: 5, Kind: "filler", ContextTokens: 60000, AfterCompaction: true},
+		{Turn: 6, Kind: "filler", ContextTokens: 0},
+	}}
+	got := compactionsOf(c)
+	want := []compaction{
+		{X: 2.5, Words: "the CLI compacted the session on its own", Turn: 3, Before: 90000, After: 20000},
+		{X: 3.5, Words: "the CLI's /compact ran before it", Turn: 4, Before: 20000, After: 25000},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("compactions = %+v, want %+v", got, want)
+	}
+	// The same session with nothing recorded but the turns after it.
+	for i := range c.Turns {
+		c.Turns[i].Compaction = ""
+	}
+	c.Turns[3].AfterCompaction = false
+	want = []compaction{{X: 2.5, Turn: 3, Before: 90000, After: 20000}, {X: 4.5, Turn: 5, Before: 25000, After: 60000}}
+	if got := compactionsOf(c); !slices.Equal(got, want) {
+		t.Errorf("unrecorded compactions = %+v, want %+v", got, want)
 	}
 }

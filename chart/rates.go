@@ -213,33 +213,33 @@ func fillerSeries(convs []Conversation) *lineSeries {
 	}
 }
 
-// compactionSeries draws, on the turn chart, a dashed vertical line just
-// before each turn that some conversation asked right after a compaction,
-// labelled "compacted". It is silent: the turn's own tooltip says what the
+// compactionSeries draws, on the turn chart, a dashed vertical line where
+// some conversation's session was compacted (between two turns), labelled
+// "compacted". It is silent: the turns' own tooltips say what the
 // compaction did. Nil when no session was compacted.
 func compactionSeries(convs []Conversation) *lineSeries {
-	at := map[int]bool{}
-	var turns []int
+	at := map[float64]bool{}
+	var xs []float64
 	for _, c := range convs {
-		for _, p := range compactedTurns(c) {
-			if !at[p.Turn] {
-				at[p.Turn] = true
-				turns = append(turns, p.Turn)
+		for _, k := range compactionsOf(c) {
+			if !at[k.X] {
+				at[k.X] = true
+				xs = append(xs, k.X)
 			}
 		}
 	}
-	if len(turns) == 0 {
+	if len(xs) == 0 {
 		return nil
 	}
-	slices.Sort(turns)
+	slices.Sort(xs)
 	lines := &verticalLines{
 		Silent: true, Symbol: []string{"none", "none"},
 		LineStyle: lineStyle{Color: compactionColor, Width: 2, Type: "dashed"},
 		Label:     markLabel{Show: true, Position: "end", Formatter: "compacted", Color: compactionColor, FontSize: 11, FontWeight: "bold"},
 		Emphasis:  disabled{true},
 	}
-	for i, t := range turns {
-		l := xLine{XAxis: float64(t) - 0.5}
+	for i, x := range xs {
+		l := xLine{XAxis: x}
 		// Every other label a line higher, so that the labels of
 		// compactions a few turns apart do not run into each other.
 		if i%2 == 1 {
@@ -258,17 +258,53 @@ func compactionSeries(convs []Conversation) *lineSeries {
 // compactionName is the compaction marks' legend name on the turn chart.
 const compactionName = "compaction"
 
-// compactedTurns are the turns of c asked right after a compaction: those
-// whose Compaction says what it did, and the first turn after the session
-// was compacted where it does not.
-func compactedTurns(c Conversation) []Point {
-	var out []Point
-	after := false
-	for _, p := range c.Turns {
-		if p.Compaction != "" || (p.AfterCompaction && !after) {
-			out = append(out, p)
+// compaction is one compaction of a conversation's session, placed for
+// both charts.
+type compaction struct {
+	X     float64 // on the turn axis: half a turn before the first turn asked after it
+	Words string  // what it did, from Point.Compaction ("" not recorded)
+	// Turn is the first turn asked on the compacted session; Before and
+	// After the context of the last turn answered before the compaction
+	// and of that turn (0: unknown).
+	Turn          int
+	Before, After int64
+}
+
+// compactionsOf finds the compactions of c. A turn whose Compaction is set
+// records one: run before its prompt when the turn was asked after a
+// compaction (--compact-before), else during the turn (the CLI compacting
+// on its own), so that the next turn is the first on the compacted
+// session. A turn asked after a compaction that no turn recorded (the
+// session was compacted after the previous turn) marks one too.
+func compactionsOf(c Conversation) []compaction {
+	var out []compaction
+	var before int64 // the last context answered in so far
+	var prev Point
+	for i, p := range c.Turns {
+		recorded := p.Compaction != ""
+		unrecorded := !recorded && p.AfterCompaction && !prev.AfterCompaction && prev.Compaction == ""
+		switch {
+		case recorded && !p.AfterCompaction:
+			// During p: the first turn on the compacted session is the
+			// next one that ran.
+			k := compaction{X: float64(p.Turn) + 0.5, Words: p.Compaction, Turn: p.Turn + 1, Before: p.ContextTokens}
+			if k.Before == 0 {
+				k.Before = before
+			}
+			for _, q := range c.Turns[i+1:] {
+				if q.ContextTokens > 0 {
+					k.Turn, k.After = q.Turn, q.ContextTokens
+					break
+				}
+			}
+			out = append(out, k)
+		case recorded || unrecorded:
+			out = append(out, compaction{X: float64(p.Turn) - 0.5, Words: p.Compaction, Turn: p.Turn, Before: before, After: p.ContextTokens})
 		}
-		after = p.AfterCompaction
+		if p.ContextTokens > 0 {
+			before = p.ContextTokens
+		}
+		prev = p
 	}
 	return out
 }

@@ -471,10 +471,11 @@ const reportSource = `
 {{- if .Task}}
 <p class="task">task: {{.Task}}</p>
 {{- end}}
-{{- if .Compaction}}
-<p class="task">compacted before this turn: {{.Compaction}}</p>
-{{- else if .AfterCompaction}}
+{{- if .AfterCompaction}}
 <p class="task">asked after a compaction</p>
+{{- end}}
+{{- if .Compaction}}
+<p class="task">compaction: {{.Compaction}}</p>
 {{- end}}
 {{- if .Error}}
 <p class="warn">{{.Error}}</p>

@@ -274,8 +274,10 @@ func pointName(p Point) string {
 // session never compacted. What the compaction did is run text: escaped.
 func compactionNote(p Point) string {
 	switch {
+	case p.Compaction != "" && p.AfterCompaction:
+		return fmt.Sprintf(`<br/>asked after a compaction (hollow point)<br/><b style="color:%s">compaction:</b> %s`, compactionColor, esc(p.Compaction))
 	case p.Compaction != "":
-		return fmt.Sprintf(`<br/><b style="color:%s">compacted before this turn:</b> %s`, compactionColor, esc(p.Compaction))
+		return fmt.Sprintf(`<br/><b style="color:%s">compaction:</b> %s`, compactionColor, esc(p.Compaction))
 	case p.AfterCompaction:
 		return "<br/>asked after a compaction (hollow point)"
 	}
