@@ -29,6 +29,9 @@ const (
 	// rate beside the diluted one, and half an error bar's cap.
 	contextDodge = 0.015
 	contextCap   = 0.006
+	// contextNameWidth is about the width of a rate's name ("probe 2")
+	// on the context axis, as a share of its length.
+	contextNameWidth = 0.08
 )
 
 // contextAxisLabels formats the context axis's labels as 50k. echarts
@@ -115,7 +118,7 @@ func buildContext(d Data) (*charts.Line, error) {
 	byContext := slices.Clone(rates)
 	slices.SortStableFunc(byContext, func(a, b TurnRate) int { return cmp.Compare(a.ContextTokens, b.ContextTokens) })
 	rate := rateSeries(byContext, rateSpec{name: dilutedName, color: rateColor, symbol: "diamond",
-		x: atContext, halfCap: halfCap, label: true, noLine: compacted, asked: probeTurns(d.Conversations)})
+		x: atContext, halfCap: halfCap, label: true, near: contextNameWidth * xMax, noLine: compacted, asked: probeTurns(d.Conversations)})
 	if rate != nil {
 		series = append(series, rate)
 	}
@@ -201,9 +204,9 @@ func contextNote(schedule string, fresh []TurnRate, drawsRate, drawsFresh, compa
 		}
 		if len(sizes) > 0 {
 			slices.Sort(sizes)
-			about = fmt.Sprintf(", about %s tokens", thousands(sizes[len(sizes)/2]))
+			about = fmt.Sprintf(", about %s tokens of context", thousands(sizes[len(sizes)/2]))
 		}
-		note = append(note, fmt.Sprintf("Green triangles: the same probe asked as the first message of a new session (small context%s),", about))
+		note = append(note, fmt.Sprintf("Green triangles: the same probe asked as the first message of a new session%s,", about))
 		note = append(note, "drawn beside the probe's diluted rate for comparison, not at their own context.")
 	}
 	return note
@@ -217,7 +220,8 @@ func contextNote(schedule string, fresh []TurnRate, drawsRate, drawsFresh, compa
 func compactionArrows(convs []Conversation) *lineSeries {
 	s := &lineSeries{
 		Name: compactionArrowName, Type: "line", Color: compactionColor,
-		Symbol: "rect", SymbolSize: 8, ShowSymbol: true,
+		// Small, so that the arrow's head shows beside it.
+		Symbol: "rect", SymbolSize: 6, ShowSymbol: true,
 		LineStyle: &lineStyle{Width: 0}, Data: []item{},
 	}
 	arrows := &arrowLines{

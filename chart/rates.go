@@ -6,6 +6,7 @@ package chart
 import (
 	"fmt"
 	"html"
+	"math"
 	"slices"
 	"strings"
 
@@ -34,7 +35,8 @@ type rateSpec struct {
 	// beside: the x is the diluted rate's context, not the fresh
 	// session's own, and the tooltip says so.
 	beside bool
-	label  bool // name each point ("baseline", "probe 2") on the chart
+	label  bool    // name each point ("baseline", "probe 2") on the chart
+	near   float64 // names of points closer than this on x would collide
 	// asked is the range of turns each probe was asked at, by probe
 	// number, for the tooltip.
 	asked map[int][2]int
@@ -67,6 +69,7 @@ func rateSeries(rates []TurnRate, spec rateSpec) *lineSeries {
 	if spec.noLine {
 		s.LineStyle = &lineStyle{Width: 0}
 	}
+	var named [][3]float64 // x, rate and level of each name drawn
 	for _, r := range rates {
 		if r.N < 2 {
 			continue
@@ -78,7 +81,16 @@ func rateSeries(rates []TurnRate, spec rateSpec) *lineSeries {
 		x, rate, lo, hi := round3(x), round3(r.Rate()), round3(r.Lo), round3(r.Hi)
 		p := item{Value: [2]float64{x, rate}, Tooltip: tooltip{Formatter: rateTooltip(r, spec)}}
 		if spec.label {
-			p.Label = &markLabel{Show: true, Position: "top", Offset: []int{0, -4}, Formatter: rateName(r), Color: spec.color, FontSize: 12, FontWeight: "bold"}
+			// A name a line higher than those of the rates close by, so
+			// that they do not print over each other.
+			level := 0
+			for slices.ContainsFunc(named, func(n [3]float64) bool {
+				return n[2] == float64(level) && math.Abs(n[0]-x) < spec.near && math.Abs(n[1]-rate) < 0.1
+			}) {
+				level++
+			}
+			named = append(named, [3]float64{x, rate, float64(level)})
+			p.Label = &markLabel{Show: true, Position: "top", Offset: []int{0, -4 - 14*level}, Formatter: rateName(r), Color: spec.color, FontSize: 12, FontWeight: "bold"}
 		}
 		s.Data = append(s.Data, p)
 		bars.Data = append(bars.Data,
