@@ -13,8 +13,8 @@
 // markLine: the common echarts build has no custom series), beside the
 // fresh rate; a probe asked at different turns in different conversations
 // is drawn at its median turn. A turn asked after the CLI compacted the
-// session is a hollow point, and a dashed "compacted" line stands before
-// the turn each compaction preceded.
+// session is a hollow point, and a dashed "compacted" line stands between
+// the turns each compaction came between.
 // Escape hatches get an "escape" pin; a turn whose judge call failed gets
 // a grey "judge error" mark instead of a point, and one whose repeated
 // judgements disagreed an "uncertain" mark, because neither is a pass or a
@@ -36,9 +36,10 @@
 // arrow per compaction from the context before it to the context after,
 // the diluted pass rates of the baseline and each probe at their median
 // context, named, with their intervals, and each fresh rate beside its
-// probe's diluted rate (a fresh session's few thousand tokens would pile
-// the three of them up on the left edge), which the chart's note, the
-// legend and the tooltip say. It is a second chart rather than a toggle so
+// probe's diluted rate (fresh sessions all have about the same small
+// context: drawn there, the three would pile up in one place, far from
+// what they are compared with), which the chart's note, the legend and
+// the tooltip say. It is a second chart rather than a toggle so
 // that a reader, a printout and a screenshot all see both. Its element and
 // script go into the page after go-echarts has rendered the first, and
 // use the page's one echarts script.

@@ -63,11 +63,11 @@ func ContextOptionJSON(d Data) ([]byte, error) {
 // context before it to the context after. The diluted pass rates (the
 // baseline and each probe, at their median context) carry the trend, with
 // their Wilson intervals and named on the chart. The fresh rates were
-// measured in new sessions of a few thousand tokens: drawn there, three
-// probes' intervals would pile up on the left edge, unreadable and far
-// from what they are compared with, so each is drawn beside its probe's
-// diluted rate, as on the turn chart, and the chart's note, the legend
-// and the tooltip say so.
+// measured in new sessions, which all have about the same small context:
+// drawn there, three probes' intervals would pile up in one place,
+// unreadable and far from what they are compared with, so each is drawn
+// beside its probe's diluted rate, as on the turn chart, and the chart's
+// note, the legend and the tooltip say so.
 func buildContext(d Data) (*charts.Line, error) {
 	if !d.ByContext {
 		return nil, nil

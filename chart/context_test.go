@@ -418,6 +418,11 @@ func TestContextPage(t *testing.T) {
 
 	d := hostileContext(contextRun())
 	page := renderPageT(t, d)
+	for _, bad := range []string{hostile, payload, "<script>alert", "</script><script>", "__f__"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("page contains %q unescaped", bad)
+		}
+	}
 	turnAt, contextAt, reportAt := strings.Index(page, `id="decay"`), strings.Index(page, `id="context"`), strings.Index(page, `<div class="report"`)
 	if !(turnAt >= 0 && turnAt < contextAt && contextAt < reportAt) {
 		t.Errorf("turn chart at %d, context chart at %d, report at %d: want them in that order", turnAt, contextAt, reportAt)

@@ -82,7 +82,7 @@ func build(d Data) (*charts.Line, error) {
 	// more turns into the same width, so they grow with it (capped, so
 	// that a dodged mark never reaches the next turn).
 	scale := float64(lastTurn) / minTurns
-	halfCap, dodge := min(errorCap*scale, 0.2), min(freshDodge*scale, 0.4)
+	halfCap, freshDx := min(errorCap*scale, 0.2), min(freshDodge*scale, 0.4)
 	asked := probeTurns(d.Conversations)
 	atTurn := func(dx float64) func(TurnRate) (float64, bool) {
 		return func(r TurnRate) (float64, bool) { return float64(r.Turn) + dx, true }
@@ -93,9 +93,9 @@ func build(d Data) (*charts.Line, error) {
 	var freshRate *lineSeries
 	if len(fresh) > 0 {
 		if rate != nil {
-			rate = rateSeries(rates, rateSpec{name: dilutedName, color: rateColor, symbol: "diamond", x: atTurn(-dodge), halfCap: halfCap, asked: asked})
+			rate = rateSeries(rates, rateSpec{name: dilutedName, color: rateColor, symbol: "diamond", x: atTurn(-freshDx), halfCap: halfCap, asked: asked})
 		}
-		freshRate = rateSeries(fresh, rateSpec{name: freshName, color: freshColor, symbol: "triangle", x: atTurn(dodge), halfCap: halfCap, noLine: true, fresh: true})
+		freshRate = rateSeries(fresh, rateSpec{name: freshName, color: freshColor, symbol: "triangle", x: atTurn(freshDx), halfCap: halfCap, noLine: true, fresh: true})
 	}
 
 	yName, yMinInterval, yMaxInterval, yNameGap := "judged result (1 = pass, 0 = fail)", 1.0, 0.0, 30

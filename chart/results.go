@@ -63,15 +63,15 @@ type markLabel struct {
 // compaction is a hollow point. index is the conversation's place in the
 // run: it staggers the marks' text, which conversations that share a turn
 // would otherwise print over each other (the dodge separates points, not
-// words). x places a turn on the x axis (its turn, or its context), false
+// words). at places a turn on the x axis (its turn, or its context), false
 // leaving it out.
-func resultSeries(c Conversation, index int, x func(Point) (float64, bool)) (points []item, marks []any) {
+func resultSeries(c Conversation, index int, at func(Point) (float64, bool)) (points []item, marks []any) {
 	points = []item{}
 	for _, p := range c.Turns {
 		if !judged(p) || p.Result == "" {
 			continue
 		}
-		x, ok := x(p)
+		x, ok := at(p)
 		if !ok {
 			continue
 		}
