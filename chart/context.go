@@ -127,12 +127,8 @@ func buildContext(d Data) (*charts.Line, error) {
 	// where the diluted rate is not drawn (one conversation: its own
 	// points are the rate).
 	dilutedAt := func(f TurnRate) (float64, bool) {
-		for _, r := range rates {
-			if r.ContextTokens > 0 && r.Probe == f.Probe && (f.Probe > 0 || r.Turn == f.Turn) {
-				return float64(r.ContextTokens) + dodge, true
-			}
-		}
-		return 0, false
+		r, ok := dilutedOf(f, rates)
+		return float64(r.ContextTokens) + dodge, ok && r.ContextTokens > 0
 	}
 	freshRate := rateSeries(fresh, rateSpec{name: freshName, color: freshColor, symbol: "triangle",
 		x: dilutedAt, halfCap: halfCap, noLine: true, fresh: true, beside: true})

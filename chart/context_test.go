@@ -115,10 +115,12 @@ func contextRun() Data {
 				rateOf(2, t2, c2, a2, 2, 3, pop),
 				rateOf(3, t3, c3, a3, 0, 2, pop),
 			},
+			// As the record has them: at the seed's probe turns, which
+			// are not where this schedule asked the probes.
 			Fresh: []TurnRate{
-				rateOf(1, t1, 4100, 0, 3, 3, "fresh sessions"),
-				rateOf(2, t2, 4100, 0, 3, 3, "fresh sessions"),
-				rateOf(3, t3, 4200, 0, 2, 3, "fresh sessions"),
+				rateOf(1, 6, 4100, 0, 3, 3, "fresh sessions"),
+				rateOf(2, 8, 4100, 0, 3, 3, "fresh sessions"),
+				rateOf(3, 10, 4200, 0, 2, 3, "fresh sessions"),
 			},
 			DilutedPopulation: pop, Alpha: 0.05,
 		},
@@ -296,7 +298,7 @@ func TestContextChart(t *testing.T) {
 		if p.Value[0] != float64(r.ContextTokens)+dodge {
 			t.Errorf("fresh rate of probe %d at %g, want beside the diluted one at %d", r.Probe, p.Value[0], r.ContextTokens)
 		}
-		if tip := p.Tooltip.Formatter; !strings.Contains(tip, "(median; a new session)") || !strings.Contains(tip, "not at its own context") {
+		if tip := p.Tooltip.Formatter; !strings.Contains(tip, fmt.Sprintf("probe %d · asked in a new session</b>", r.Probe)) || !strings.Contains(tip, "(median; a new session)") || !strings.Contains(tip, "not at its own context") {
 			t.Errorf("fresh rate tooltip = %q", tip)
 		}
 	}
@@ -456,6 +458,7 @@ func TestContextPage(t *testing.T) {
 		`<tr><th>schedule</th><td>&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; schedule</td></tr>`,
 		`<th>asked</th><th class="num">median turn</th><th class="num">median context</th><th class="num">after compaction</th>`,
 		`<tr><td class="nw">probe 2</td>`,
+		`<tr><td class="nw">probe 3</td><td class="num"><span class="muted">new session</span></td><td class="num">4,200</td>`,
 		`compaction: &lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt; {a} &#95;_f__</p>`,
 		`<p class="task">asked after a compaction</p>`,
 		`· probe 3 · <span class="r-fail">`,
@@ -533,8 +536,16 @@ func TestLongTurnAxis(t *testing.T) {
 	rate := o.Series[series[dilutedName]]
 	for i, p := range rate.Data {
 		r := d.Stats.PerTurn[i]
-		if math.Abs(p.Value[0]-float64(r.Turn)) > 0.5 || p.Value[0] == float64(r.Turn) {
+		if math.Abs(p.Value[0]-float64(r.Turn)) > 0.5 || p.Value[0] >= float64(r.Turn) {
 			t.Errorf("rate %d at x %g, want just left of its median turn %d", i, p.Value[0], r.Turn)
+		}
+	}
+	// Each fresh rate just right of its probe's median turn, not at the
+	// seed's turn the record gives it.
+	for i, p := range o.Series[series[freshName]].Data {
+		r := d.Stats.PerTurn[i+1]
+		if math.Abs(p.Value[0]-float64(r.Turn)) > 0.5 || p.Value[0] <= float64(r.Turn) {
+			t.Errorf("fresh rate of probe %d at x %g, want just right of turn %d", i+1, p.Value[0], r.Turn)
 		}
 	}
 

@@ -95,7 +95,16 @@ func build(d Data) (*charts.Line, error) {
 		if rate != nil {
 			rate = rateSeries(rates, rateSpec{name: dilutedName, color: rateColor, symbol: "diamond", x: atTurn(-freshDx), halfCap: halfCap, asked: asked})
 		}
-		freshRate = rateSeries(fresh, rateSpec{name: freshName, color: freshColor, symbol: "triangle", x: atTurn(freshDx), halfCap: halfCap, noLine: true, fresh: true})
+		// Beside the diluted rate of the same probe: on a diluted-to
+		// schedule the fresh rate's own turn is the seed's, not the
+		// median turn the diluted one is drawn at.
+		besideDiluted := func(f TurnRate) (float64, bool) {
+			if r, ok := dilutedOf(f, rates); ok {
+				return float64(r.Turn) + freshDx, true
+			}
+			return float64(f.Turn) + freshDx, true
+		}
+		freshRate = rateSeries(fresh, rateSpec{name: freshName, color: freshColor, symbol: "triangle", x: besideDiluted, halfCap: halfCap, noLine: true, fresh: true})
 	}
 
 	yName, yMinInterval, yMaxInterval, yNameGap := "judged result (1 = pass, 0 = fail)", 1.0, 0.0, 30

@@ -125,7 +125,11 @@ func rateTooltip(r TurnRate, spec rateSpec) string {
 	if r.Probe > 0 {
 		fmt.Fprintf(&b, "probe %d · ", r.Probe)
 	}
-	if span, ok := spec.asked[r.Probe]; ok && r.Probe > 0 && span[0] < span[1] {
+	if spec.fresh && r.Probe > 0 {
+		// Asked as the first message of a new session: the turn the
+		// record gives a fresh rate is the seed's, no turn it was at.
+		b.WriteString("asked in a new session</b><br/>")
+	} else if span, ok := spec.asked[r.Probe]; ok && r.Probe > 0 && span[0] < span[1] {
 		fmt.Fprintf(&b, "median turn %d</b> (asked at turns %d–%d)<br/>", r.Turn, span[0], span[1])
 	} else {
 		fmt.Fprintf(&b, "turn %d</b><br/>", r.Turn)
@@ -150,6 +154,17 @@ func rateTooltip(r TurnRate, spec rateSpec) string {
 		fmt.Fprintf(&b, "<br/>%d of %d asked after a compaction", r.AfterCompaction, r.N)
 	}
 	return b.String()
+}
+
+// dilutedOf finds the diluted rate of the probe whose fresh rate is f: by
+// probe number, or for a run that numbered no probes, by turn.
+func dilutedOf(f TurnRate, rates []TurnRate) (TurnRate, bool) {
+	for _, r := range rates {
+		if f.Probe > 0 && r.Probe == f.Probe || f.Probe == 0 && r.Probe == 0 && r.Turn == f.Turn {
+			return r, true
+		}
+	}
+	return TurnRate{}, false
 }
 
 // probeTurns is the range of turns each numbered probe was asked at

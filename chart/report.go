@@ -417,7 +417,7 @@ const reportSource = `
 <thead><tr>{{if $.ByContext}}<th>asked</th><th class="num">median turn</th><th class="num">median context</th><th class="num">after compaction</th>{{else}}<th>turn</th>{{end}}<th>arm</th><th>over</th><th class="num">passed / n</th><th class="num">rate</th><th class="num">Wilson 95% interval</th><th></th></tr></thead>
 <tbody>
 {{- range $.Rates}}
-<tr>{{if $.ByContext}}<td class="nw">{{.Name}}</td><td class="num">{{.Turn}}</td><td class="num">{{if .ContextTokens}}{{thousands .ContextTokens}}{{else}}-{{end}}</td><td class="num">{{if .N}}{{.AfterCompaction}} / {{.N}}{{end}}</td>{{else}}<td class="num">{{.Turn}}</td>{{end}}<td>{{.Arm}}</td><td>{{.Population}}</td>
+<tr>{{if $.ByContext}}<td class="nw">{{.Name}}</td><td class="num">{{if eq .Arm "fresh"}}<span class="muted">new session</span>{{else}}{{.Turn}}{{end}}</td><td class="num">{{if .ContextTokens}}{{thousands .ContextTokens}}{{else}}-{{end}}</td><td class="num">{{if .N}}{{.AfterCompaction}} / {{.N}}{{end}}</td>{{else}}<td class="num">{{.Turn}}</td>{{end}}<td>{{.Arm}}</td><td>{{.Population}}</td>
 {{- if .N}}<td class="num">{{.Passes}} / {{.N}}</td><td class="num">{{pct .Rate}}</td><td class="num">{{pct .Lo}} – {{pct .Hi}}</td><td><span class="bar"><span class="ci" style="{{.Bar}}"></span><span class="pt" style="{{.Dot}}"></span></span></td>
 {{- else}}<td class="num">0 / 0</td><td class="muted" colspan="3">not judged</td>{{end}}</tr>
 {{- end}}
