@@ -113,6 +113,92 @@ func TestBrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("by-context", func(t *testing.T) {
+		t.Parallel()
+		// A run diluted to context sizes, 50 turns long, with compactions:
+		// both charts draw, with no error on the console, and the context
+		// chart's compaction tooltip shows hostile text as text.
+		d := hostileContext(contextRun())
+		for i, p := range d.Conversations[2].Turns {
+			if p.Compaction != "" {
+				d.Conversations[2].Turns[i].Compaction = `<img src=x onerror="alert(13)">`
+			}
+		}
+		var page bytes.Buffer
+		if err := Render(&page, d); err != nil {
+			t.Fatal(err)
+		}
+		// Before anything runs: alerts, errors and console errors leave
+		// a mark in the DOM. After the charts: the tooltip of conv 3's
+		// compaction, the compaction series' second point.
+		html := strings.Replace(page.String(), "<head>", `<head><script>
+window.alert = function () { document.documentElement.setAttribute("data-alerted", "yes") };
+window.addEventListener("error", function (e) { document.documentElement.setAttribute("data-page-error", String(e.message)) });
+console.error = function () { document.documentElement.setAttribute("data-console-error", Array.prototype.join.call(arguments, " ")) };
+</script>`, 1) + `<script>
+var c = echarts.getInstanceByDom(document.getElementById("context"));
+var s = c.getOption().series.findIndex(function (s) { return s.name === "` + compactionArrowName + `" });
+c.dispatchAction({type: "showTip", seriesIndex: s, dataIndex: 1});
+</script>`
+		dir := t.TempDir()
+		file := filepath.Join(dir, "chart.html")
+		if err := os.WriteFile(file, []byte(html), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dom := testenv.Chromium(t, dir, "--dump-dom", "file://"+file)
+		shot := filepath.Join(artifacts, "chart-by-context.png")
+		testenv.Chromium(t, dir, "--window-size=1100,1500", "--screenshot="+shot, "file://"+file)
+		t.Logf("screenshot: %s", shot)
+
+		root := dom[:strings.Index(dom, ">")]
+		for _, mark := range []string{"data-alerted", "data-page-error", "data-console-error"} {
+			if strings.Contains(root, mark) {
+				t.Errorf("the page left %s: %s", mark, root)
+			}
+		}
+		turns, context := testenv.ChartSVG(dom), contextSVG(dom)
+		if turns == "" || context == "" {
+			t.Fatalf("turn chart drawn: %v, context chart drawn: %v; DOM:\n%s", turns != "", context != "", testenv.Tail(dom, 3000))
+		}
+		for what, want := range map[string]string{
+			"turn 50's label":   ">50</text>",
+			"compaction label":  ">compacted</text>",
+			"compaction legend": ">" + compactionName + "</text>",
+		} {
+			if !strings.Contains(turns, want) {
+				t.Errorf("the turn chart lacks the %s: no %q", what, want)
+			}
+		}
+		if paths := strings.Count(context, "<path"); paths < 30 {
+			t.Errorf("the context chart is nearly empty: %d paths", paths)
+		}
+		for what, want := range map[string]string{
+			"title":             ">" + contextTitle + "</text>",
+			"axis name":         ">context (tokens)</text>",
+			"axis label":        ">60k</text>",
+			"probe name":        ">probe 2</text>",
+			"baseline name":     ">baseline</text>",
+			"fresh legend":      ">" + freshName + "</text>",
+			"compaction legend": ">" + compactionArrowName + "</text>",
+			"schedule":          `&lt;script&gt;alert("x")&lt;/script&gt; schedule</text>`,
+		} {
+			if !strings.Contains(context, want) {
+				t.Errorf("the context chart lacks the %s: no %q", what, want)
+			}
+		}
+		for _, want := range []string{
+			`<b>conv 3 · compaction before turn`,
+			`&lt;img src=x onerror="alert(13)"&gt;`,
+		} {
+			if !strings.Contains(dom, want) {
+				t.Errorf("the compaction's tooltip does not show %q as text; DOM:\n%s", want, testenv.Tail(dom, 3000))
+			}
+		}
+		if strings.Contains(dom, `<img src="x"`) {
+			t.Error("a planted <img> became an element")
+		}
+	})
+
 	t.Run("suite-page", func(t *testing.T) {
 		t.Parallel()
 		// index.html in its suite folder, beside the skills' run folders:
@@ -270,4 +356,15 @@ func checkDrawn(t *testing.T, dom string) {
 			t.Errorf("the report lacks %q", want)
 		}
 	}
+}
+
+// contextChartSVG finds the SVG echarts drew in the context chart's div.
+var contextChartSVG = regexp.MustCompile(`(?s)id="context"[^>]*>\s*<div[^>]*>\s*(<svg.*?</svg>)`)
+
+// contextSVG returns the SVG of the context chart, "" when it did not draw.
+func contextSVG(dom string) string {
+	if m := contextChartSVG.FindStringSubmatch(dom); m != nil {
+		return m[1]
+	}
+	return ""
 }

@@ -1,14 +1,20 @@
 // Package chart draws chart.html, the report of a vibe-test run: the decay
 // chart, and below it the report people read.
 //
-// The x axis is the turn (1..10). For each conversation one line joins its
+// The x axis is the turn (1..10, or 1..N for a longer schedule, labelled
+// every few turns when N is large). For each conversation one line joins its
 // judged turns, the turn-1 baseline and the probes, at 1 for pass and 0 for
 // fail; a second, dashed line per conversation shows the context size in
 // tokens on a second y axis. Fillers are not judged and are not plotted on
-// the result line; their turns are shaded light grey. When more than one
-// conversation reached a judged turn, a black "pass rate" line shows the
-// share that passed there, with its Wilson 95% interval as an error bar
-// (a silent markLine: the common echarts build has no custom series).
+// the result line; their turns are shaded light grey (a turn where some
+// conversation asked a probe is not). When more than one conversation
+// reached a judged turn, a black "pass rate" line shows the share that
+// passed there, with its Wilson 95% interval as an error bar (a silent
+// markLine: the common echarts build has no custom series), beside the
+// fresh rate; a probe asked at different turns in different conversations
+// is drawn at its median turn. A turn asked after the CLI compacted the
+// session is a hollow point, and a dashed "compacted" line stands between
+// the turns each compaction came between.
 // Escape hatches get an "escape" pin; a turn whose judge call failed gets
 // a grey "judge error" mark instead of a point, and one whose repeated
 // judgements disagreed an "uncertain" mark, because neither is a pass or a
@@ -21,11 +27,30 @@
 // decay, and a status field nobody opens does not stop that. The report
 // repeats it as a banner at its top.
 //
+// # Against context size
+//
+// When Data.ByContext is set (the probes fell at different turns, or after
+// a compaction), a second chart below the first plots the same results
+// against the context each turn was answered in, in tokens: each
+// conversation's judged turns as points (hollow after a compaction), an
+// arrow per compaction from the context before it to the context after,
+// the diluted pass rates of the baseline and each probe at their median
+// context, named, with their intervals, and each fresh rate beside its
+// probe's diluted rate (fresh sessions all have about the same small
+// context: drawn there, the three would pile up in one place, far from
+// what they are compared with), which the chart's note, the legend and
+// the tooltip say. It is a second chart rather than a toggle so
+// that a reader, a printout and a screenshot all see both. Its element and
+// script go into the page after go-echarts has rendered the first, and
+// use the page's one echarts script.
+//
 // # The report
 //
 // Below the chart, plain HTML from html/template: the run's facts (skill,
 // hash, models, versions, isolation, costs, status, verdict, notes), the
-// rubric, the statistics (pass rate per judged turn with its interval,
+// rubric, the statistics (pass rate per judged turn with its interval, and
+// for a run by context each probe's median context and how many of its
+// askings came after a compaction,
 // paired sign tests, effective turn), an overview of every turn, and per
 // conversation and judged turn the criteria with verdict, source and
 // evidence, and the condensed trace behind a <details> disclosure. It
@@ -98,7 +123,8 @@ type Data struct {
 	ByContext bool
 }
 
-// Conversation is one 10-turn conversation of a run.
+// Conversation is one conversation of a run: ten turns on the seed's
+// schedule, as many as its context levels took on a diluted-to one.
 type Conversation struct {
 	Label string // e.g. "conv 1"
 	Turns []Point
@@ -112,8 +138,10 @@ type Conversation struct {
 
 // Point is one turn of a conversation.
 type Point struct {
-	Turn int    // 1-based
-	Kind string // plan.KindBase, plan.KindFiller or plan.KindProbe
+	Turn int // 1-based
+	// Kind is plan.KindBase, plan.KindFiller or plan.KindProbe; "" for a
+	// turn of the schedule the conversation never reached.
+	Kind string
 	// Result is "pass", "fail", "judge-error", "uncertain" (repeated
 	// judgements disagreed) or "" (filler, not judged, or not run).
 	Result         string
@@ -321,6 +349,20 @@ func Render(w io.Writer, d Data) error {
 	if err != nil {
 		return err
 	}
+	// The context chart, when there is one, is drawn by its own element
+	// and script below the turn chart, and uses the one echarts script.
+	var second []byte
+	if contextLine, err := buildContext(d); err != nil {
+		return err
+	} else if contextLine != nil {
+		contextOption, err := optionJSON(contextLine)
+		if err != nil {
+			return err
+		}
+		if second, err = renderSnippet(safePage{Line: contextLine, option: contextOption}); err != nil {
+			return err
+		}
+	}
 	// The script and the style sheet are ours, fixed and checked; they are
 	// the only things that ever go into the customized headers, which
 	// go-echarts does not escape.
@@ -346,8 +388,9 @@ func Render(w io.Writer, d Data) error {
 	if end < 0 {
 		return errors.New("rendering chart.html: the page template has no </body>")
 	}
-	out := make([]byte, 0, len(page)+len(report))
+	out := make([]byte, 0, len(page)+len(second)+len(report))
 	out = append(out, page[:end]...)
+	out = append(out, second...)
 	out = append(out, report...)
 	out = append(out, page[end:]...)
 	_, err = w.Write(out)
@@ -381,6 +424,19 @@ func renderPage(p safePage) (page []byte, err error) {
 		return nil, fmt.Errorf("rendering chart.html: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// renderSnippet runs go-echarts' templates for a chart's element and script
+// alone, to go into a page rendered for another chart. Like renderPage, it
+// turns go-echarts' panic into an error.
+func renderSnippet(p safePage) (snippet []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("rendering chart.html's context chart: %v", r)
+		}
+	}()
+	s := render.NewChartRender(p).RenderSnippet()
+	return []byte("\n" + s.Element + "\n" + s.Script + "\n"), nil
 }
 
 // optionJSON marshals the chart's option the safe way: encoding/json escapes

@@ -587,6 +587,8 @@ func TestInvalidData(t *testing.T) {
 		{"unknown kind", []Point{{Turn: 6, Kind: "judge"}}, `unknown kind "judge"`},
 		{"turn zero", []Point{{Turn: 0, Kind: "base"}}, "turn must be 1 or more"},
 		{"duplicate turn", []Point{{Turn: 6, Kind: "probe"}, {Turn: 6, Kind: "probe"}}, "has turn 6 twice"},
+		{"result of a turn never reached", []Point{{Turn: 40, Result: "fail"}}, "a turn never reached (no kind) has a result"},
+		{"numbered filler", []Point{{Turn: 4, Kind: "filler", Probe: 2}}, `probe number 2 on a turn of kind "filler"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

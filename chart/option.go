@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
@@ -56,6 +57,8 @@ const (
 	rateColor = "#212529"
 	// freshColor draws the fresh arm: each probe asked in a new session.
 	freshColor = "#2b8a3e"
+	// compactionColor draws where the CLI compacted a session.
+	compactionColor = "#5c7cfa"
 	// Filler turns are shaded light grey: context, not data.
 	fillerShade = "rgba(134, 142, 150, 0.13)"
 	fillerText  = "#868e96"
@@ -64,46 +67,44 @@ const (
 // build turns d into a go-echarts line chart, validated and ready for
 // JSON(). It reports data it cannot draw honestly instead of guessing.
 func build(d Data) (*charts.Line, error) {
-	lastTurn := minTurns
-	for _, c := range d.Conversations {
-		seen := map[int]bool{}
-		for _, p := range c.Turns {
-			if err := checkPoint(p); err != nil {
-				return nil, fmt.Errorf("chart: %q turn %d: %w", c.Label, p.Turn, err)
-			}
-			if seen[p.Turn] {
-				return nil, fmt.Errorf("chart: %q has turn %d twice", c.Label, p.Turn)
-			}
-			seen[p.Turn] = true
-			lastTurn = max(lastTurn, p.Turn)
-		}
+	lastTurn, err := checkConversations(d.Conversations)
+	if err != nil {
+		return nil, err
 	}
-	var rates, fresh []TurnRate
-	if d.Stats != nil {
-		rates, fresh = d.Stats.PerTurn, d.Stats.Fresh
+	rates, fresh, err := checkRates(d.Stats)
+	if err != nil {
+		return nil, err
 	}
-	for _, set := range [][]TurnRate{rates, fresh} {
-		seenRate := map[int]bool{}
-		for _, r := range set {
-			if err := checkRate(r); err != nil {
-				return nil, fmt.Errorf("chart: pass rate at turn %d: %w", r.Turn, err)
-			}
-			if seenRate[r.Turn] {
-				return nil, fmt.Errorf("chart: pass rate at turn %d twice", r.Turn)
-			}
-			seenRate[r.Turn] = true
-			lastTurn = max(lastTurn, r.Turn)
-		}
+	for _, r := range slices.Concat(rates, fresh) {
+		lastTurn = max(lastTurn, r.Turn)
+	}
+	// Marks sized in turns were tuned on ten turns; a longer axis packs
+	// more turns into the same width, so they grow with it (capped, so
+	// that a dodged mark never reaches the next turn).
+	scale := float64(lastTurn) / minTurns
+	halfCap, freshDx := min(errorCap*scale, 0.2), min(freshDodge*scale, 0.4)
+	asked := probeTurns(d.Conversations)
+	atTurn := func(dx float64) func(TurnRate) (float64, bool) {
+		return func(r TurnRate) (float64, bool) { return float64(r.Turn) + dx, true }
 	}
 	// Side by side at each probe: diluted just left of the turn, fresh
 	// just right, so the two intervals never hide each other.
-	rate := rateSeries(rates, rateSpec{name: "diluted pass rate", color: rateColor, symbol: "diamond", dx: 0})
+	rate := rateSeries(rates, rateSpec{name: dilutedName, color: rateColor, symbol: "diamond", x: atTurn(0), halfCap: halfCap, asked: asked})
 	var freshRate *lineSeries
 	if len(fresh) > 0 {
 		if rate != nil {
-			rate = rateSeries(rates, rateSpec{name: "diluted pass rate", color: rateColor, symbol: "diamond", dx: -freshDodge})
+			rate = rateSeries(rates, rateSpec{name: dilutedName, color: rateColor, symbol: "diamond", x: atTurn(-freshDx), halfCap: halfCap, asked: asked})
 		}
-		freshRate = rateSeries(fresh, rateSpec{name: "fresh pass rate (same probe, new session)", color: freshColor, symbol: "triangle", dx: freshDodge, noLine: true})
+		// Beside the diluted rate of the same probe: on a diluted-to
+		// schedule the fresh rate's own turn is the seed's, not the
+		// median turn the diluted one is drawn at.
+		besideDiluted := func(f TurnRate) (float64, bool) {
+			if r, ok := dilutedOf(f, rates); ok {
+				return float64(r.Turn) + freshDx, true
+			}
+			return float64(f.Turn) + freshDx, true
+		}
+		freshRate = rateSeries(fresh, rateSpec{name: freshName, color: freshColor, symbol: "triangle", x: besideDiluted, halfCap: halfCap, noLine: true, fresh: true})
 	}
 
 	yName, yMinInterval, yMaxInterval, yNameGap := "judged result (1 = pass, 0 = fail)", 1.0, 0.0, 30
@@ -114,14 +115,20 @@ func build(d Data) (*charts.Line, error) {
 		yName, yMinInterval, yMaxInterval, yNameGap = "result (1 = pass, 0 = fail) · pass rate", 0.25, 0.25, 40
 	}
 
-	// Room at the top for the title, and the stamp under it when there is one.
-	gridTop := "90"
+	// Room at the top for the title, the stamp under it when there is
+	// one, and the compactions' labels, in two rows over the grid.
+	fillers := fillerSeries(d.Conversations)
+	compactions := compactionSeries(d.Conversations)
+	top := 90
 	if d.GateBypassed {
-		gridTop = "140"
+		top += 50
 	}
+	if compactions != nil {
+		top += 14
+	}
+	gridTop := strconv.Itoa(top)
 	// Room at the bottom for the axis name and the legend, which wraps
 	// onto more rows as conversations add entries (two each).
-	fillers := fillerSeries(d.Conversations)
 	entries := 2 * len(d.Conversations)
 	if rate != nil {
 		entries++
@@ -130,6 +137,9 @@ func build(d Data) (*charts.Line, error) {
 		entries++
 	}
 	if fillers != nil {
+		entries++
+	}
+	if compactions != nil {
 		entries++
 	}
 	legendRows := max(1, (entries+legendPerRow-1)/legendPerRow)
@@ -204,7 +214,7 @@ func build(d Data) (*charts.Line, error) {
 	for i, c := range d.Conversations {
 		color := palette[i%len(palette)]
 		dodge := round3((float64(i) - float64(n-1)/2) * step)
-		results, marks := resultSeries(c, dodge, i)
+		results, marks := resultSeries(c, i, func(p Point) (float64, bool) { return float64(p.Turn) + dodge, true })
 		line.AddSeries(c.Label+" result", nil, charts.WithSeriesOpts(func(s *charts.SingleSeries) {
 			s.Data = results
 			s.Color = color
@@ -246,9 +256,33 @@ func build(d Data) (*charts.Line, error) {
 	if fillers != nil {
 		extra = append(extra, fillers)
 	}
+	if compactions != nil {
+		extra = append(extra, compactions)
+	}
 	line.Accept(optionVisitor{stamp: d.GateBypassed, lastTurn: lastTurn, extra: extra})
 	line.Validate()
 	return line, nil
+}
+
+// checkConversations checks every point and returns the last turn the
+// turn axis shows: the last turn of any conversation, and at least
+// minTurns.
+func checkConversations(convs []Conversation) (lastTurn int, err error) {
+	lastTurn = minTurns
+	for _, c := range convs {
+		seen := map[int]bool{}
+		for _, p := range c.Turns {
+			if err := checkPoint(p); err != nil {
+				return 0, fmt.Errorf("chart: %q turn %d: %w", c.Label, p.Turn, err)
+			}
+			if seen[p.Turn] {
+				return 0, fmt.Errorf("chart: %q has turn %d twice", c.Label, p.Turn)
+			}
+			seen[p.Turn] = true
+			lastTurn = max(lastTurn, p.Turn)
+		}
+	}
+	return lastTurn, nil
 }
 
 // checkPoint rejects values the chart has no way to draw. A typo in a
@@ -259,6 +293,11 @@ func checkPoint(p Point) error {
 	}
 	switch p.Kind {
 	case plan.KindBase, plan.KindFiller, plan.KindProbe:
+	case "":
+		// A turn of the schedule the conversation never reached.
+		if p.Result != "" || p.ContextTokens != 0 {
+			return errors.New("a turn never reached (no kind) has a result or a context size")
+		}
 	default:
 		return fmt.Errorf("unknown kind %q", p.Kind)
 	}
@@ -267,7 +306,34 @@ func checkPoint(p Point) error {
 	default:
 		return fmt.Errorf("unknown result %q", p.Result)
 	}
+	if p.Probe < 0 || (p.Probe > 0 && p.Kind != plan.KindProbe) {
+		return fmt.Errorf("probe number %d on a turn of kind %q", p.Probe, p.Kind)
+	}
 	return nil
+}
+
+// checkRates returns the diluted and fresh pass rates of s, after checking
+// them: one rate per baseline or probe and arm.
+func checkRates(s *Stats) (rates, fresh []TurnRate, err error) {
+	if s == nil {
+		return nil, nil, nil
+	}
+	for _, set := range [][]TurnRate{s.PerTurn, s.Fresh} {
+		// A probe's median turn may tie with another's; the probe
+		// number tells them apart (runs from before it have none).
+		seen := map[[2]int]bool{}
+		for _, r := range set {
+			if err := checkRate(r); err != nil {
+				return nil, nil, fmt.Errorf("chart: pass rate at turn %d: %w", r.Turn, err)
+			}
+			key := [2]int{r.Probe, r.Turn}
+			if seen[key] {
+				return nil, nil, fmt.Errorf("chart: pass rate at turn %d twice", r.Turn)
+			}
+			seen[key] = true
+		}
+	}
+	return s.PerTurn, s.Fresh, nil
 }
 
 // checkRate rejects a pass rate whose numbers contradict each other: an
@@ -277,6 +343,8 @@ func checkRate(r TurnRate) error {
 	switch {
 	case r.Turn < 1:
 		return errors.New("turn must be 1 or more")
+	case r.Probe < 0 || r.ContextTokens < 0 || r.AfterCompaction < 0 || r.AfterCompaction > r.N:
+		return fmt.Errorf("probe %d, context %d, %d of %d after a compaction", r.Probe, r.ContextTokens, r.AfterCompaction, r.N)
 	case r.N < 0 || r.Passes < 0 || r.Passes > r.N:
 		return fmt.Errorf("%d passes of %d", r.Passes, r.N)
 	case math.IsNaN(r.Lo) || math.IsNaN(r.Hi) || r.Lo < -eps || r.Hi > 1+eps || r.Lo > r.Hi+eps:

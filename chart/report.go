@@ -57,6 +57,7 @@ body{margin:0;background:#fff;color:#212529;font:14px/1.45 system-ui,-apple-syst
 .report .r-error{background:#fff5f5;color:#c92a2a}
 .report .r-filler{background:#f8f9fa;color:#868e96}
 .report .r-none,.report .r-na{color:#adb5bd}
+.report .wide{overflow-x:auto}
 .report table.overview td,.report table.overview th{text-align:center;min-width:48px}
 .report table.overview td.small{font-size:11px;color:#495057}
 .report table.overview a{color:inherit}
@@ -132,7 +133,8 @@ type callView struct {
 }
 
 type rateView struct {
-	Arm string // baseline, diluted or fresh
+	Arm  string // baseline, diluted or fresh
+	Name string // baseline, probe 2…
 	TurnRate
 	Bar, Dot template.CSS
 }
@@ -203,7 +205,7 @@ func newReportView(d Data) reportView {
 	}
 	if d.Stats != nil {
 		for i, r := range append(append([]TurnRate{}, d.Stats.PerTurn...), d.Stats.Fresh...) {
-			rv := rateView{TurnRate: r, Arm: "diluted"}
+			rv := rateView{TurnRate: r, Arm: "diluted", Name: rateName(r)}
 			if r.Turn == 1 {
 				rv.Arm = "baseline"
 			}
@@ -311,6 +313,7 @@ var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap
 	"orDefault":    orDefault,
 	"timestamp":    timestamp,
 	"kindName":     kindName,
+	"pointName":    pointName,
 	"sourceName":   sourceName,
 	"resultClass":  resultClass,
 	"verdictClass": verdictClass,
@@ -325,6 +328,9 @@ const reportSource = `
 <h1>{{if .Title}}{{.Title}}{{else}}vibe-test report{{end}}</h1>
 {{- if and .Subtitle (not .Facts)}}
 <p class="sub">{{.Subtitle}}</p>
+{{- end}}
+{{- if and .Schedule (not .Facts)}}
+<p class="sub">schedule: {{.Schedule}}</p>
 {{- end}}
 {{- if .Banner}}
 <p class="banner" id="bypass-banner" role="alert">{{.Banner}}</p>
@@ -362,6 +368,9 @@ const reportSource = `
 <tr><th>jail</th><td>{{.Jail}} <span class="muted">(each conversation in its own jail)</span></td></tr>
 {{- end}}
 <tr><th>conversations</th><td>{{.Conversations}}</td></tr>
+{{- if $.Schedule}}
+<tr><th>schedule</th><td>{{$.Schedule}}</td></tr>
+{{- end}}
 <tr><th>status</th><td>{{.Status}}{{if .Shape}} <span class="muted">· shape {{.Shape}}</span>{{end}}</td></tr>
 {{- if .Verdict}}
 <tr><th>verdict</th><td>{{.Verdict}} <span class="muted">(exit {{.ExitCode}})</span></td></tr>
@@ -405,10 +414,10 @@ const reportSource = `
 <h2>Statistics</h2>
 <h3>Pass rate per judged turn</h3>
 <table class="per-turn">
-<thead><tr><th>turn</th><th>arm</th><th>over</th><th class="num">passed / n</th><th class="num">rate</th><th class="num">Wilson 95% interval</th><th></th></tr></thead>
+<thead><tr>{{if $.ByContext}}<th>asked</th><th class="num">median turn</th><th class="num">median context</th><th class="num">after compaction</th>{{else}}<th>turn</th>{{end}}<th>arm</th><th>over</th><th class="num">passed / n</th><th class="num">rate</th><th class="num">Wilson 95% interval</th><th></th></tr></thead>
 <tbody>
 {{- range $.Rates}}
-<tr><td class="num">{{.Turn}}</td><td>{{.Arm}}</td><td>{{.Population}}</td>
+<tr>{{if $.ByContext}}<td class="nw">{{.Name}}</td><td class="num">{{if eq .Arm "fresh"}}<span class="muted">new session</span>{{else}}{{.Turn}}{{end}}</td><td class="num">{{if .ContextTokens}}{{thousands .ContextTokens}}{{else}}-{{end}}</td><td class="num">{{if .N}}{{.AfterCompaction}} / {{.N}}{{end}}</td>{{else}}<td class="num">{{.Turn}}</td>{{end}}<td>{{.Arm}}</td><td>{{.Population}}</td>
 {{- if .N}}<td class="num">{{.Passes}} / {{.N}}</td><td class="num">{{pct .Rate}}</td><td class="num">{{pct .Lo}} – {{pct .Hi}}</td><td><span class="bar"><span class="ci" style="{{.Bar}}"></span><span class="pt" style="{{.Dot}}"></span></span></td>
 {{- else}}<td class="num">0 / 0</td><td class="muted" colspan="3">not judged</td>{{end}}</tr>
 {{- end}}
@@ -432,6 +441,7 @@ const reportSource = `
 {{- if .Convs}}
 <section id="conversations">
 <h2>Conversations</h2>
+<div class="wide">
 <table class="overview">
 <thead><tr><th>conversation</th><th></th>{{range .Turns}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>
@@ -442,6 +452,7 @@ const reportSource = `
 {{- end}}
 </tbody>
 </table>
+</div>
 <p class="muted">PASS* = passed, with a judge escape-hatch flag downgraded (a required step's check passed). Fillers are not judged.</p>
 {{- range .Convs}}
 <section class="conversation" id="{{.Anchor}}">
@@ -456,9 +467,15 @@ const reportSource = `
 <ul>{{range .Notes}}<li>{{.}}</li>{{end}}</ul>
 {{- end}}
 {{- range .Judged}}
-<h4 id="{{.Anchor}}">turn {{.Turn}} · {{kindName .Kind}} · <span class="{{.Cell.Class}}">&nbsp;{{.Cell.Text}}&nbsp;</span></h4>
+<h4 id="{{.Anchor}}">turn {{.Turn}} · {{pointName .Point}} · <span class="{{.Cell.Class}}">&nbsp;{{.Cell.Text}}&nbsp;</span></h4>
 {{- if .Task}}
 <p class="task">task: {{.Task}}</p>
+{{- end}}
+{{- if .AfterCompaction}}
+<p class="task">asked after a compaction</p>
+{{- end}}
+{{- if .Compaction}}
+<p class="task">compaction: {{.Compaction}}</p>
 {{- end}}
 {{- if .Error}}
 <p class="warn">{{.Error}}</p>

@@ -19,7 +19,9 @@ func judged(p Point) bool { return p.Kind == plan.KindBase || p.Kind == plan.Kin
 // that the tooltip text is data, escaped here, and never JavaScript.
 type item struct {
 	Value     [2]float64 `json:"value"`
+	Symbol    string     `json:"symbol,omitempty"` // the series' when ""
 	ItemStyle *itemStyle `json:"itemStyle,omitempty"`
+	Label     *markLabel `json:"label,omitempty"`
 	Tooltip   tooltip    `json:"tooltip"`
 }
 
@@ -57,26 +59,35 @@ type markLabel struct {
 // resultSeries returns a conversation's judged results as points, and the
 // marks for its escape hatches and judge errors. Only judged turns with a
 // pass or fail become points: a judge error is neither, so it is a mark
-// halfway up instead, and the line joins over it. index is the
-// conversation's place in the run: it staggers the marks' text, which
-// conversations that share a turn would otherwise print over each other
-// (the dodge separates points, not words).
-func resultSeries(c Conversation, dodge float64, index int) (points []item, marks []any) {
+// halfway up instead, and the line joins over it. A turn asked after a
+// compaction is a hollow point. index is the conversation's place in the
+// run: it staggers the marks' text, which conversations that share a turn
+// would otherwise print over each other (the dodge separates points, not
+// words). at places a turn on the x axis (its turn, or its context), false
+// leaving it out.
+func resultSeries(c Conversation, index int, at func(Point) (float64, bool)) (points []item, marks []any) {
 	points = []item{}
 	for _, p := range c.Turns {
 		if !judged(p) || p.Result == "" {
 			continue
 		}
-		x := float64(p.Turn) + dodge
+		x, ok := at(p)
+		if !ok {
+			continue
+		}
 		tip := tooltip{Formatter: judgedTooltip(c.Label, p)}
+		symbol := ""
+		if p.AfterCompaction {
+			symbol = "emptyCircle"
+		}
 		y := 0.5 // where a judge error's mark sits: neither pass nor fail
 		switch p.Result {
 		case "pass":
 			y = 1
-			points = append(points, item{Value: [2]float64{x, y}, ItemStyle: &itemStyle{Color: passColor}, Tooltip: tip})
+			points = append(points, item{Value: [2]float64{x, y}, Symbol: symbol, ItemStyle: &itemStyle{Color: passColor}, Tooltip: tip})
 		case "fail":
 			y = 0
-			points = append(points, item{Value: [2]float64{x, y}, ItemStyle: &itemStyle{Color: failColor}, Tooltip: tip})
+			points = append(points, item{Value: [2]float64{x, y}, Symbol: symbol, ItemStyle: &itemStyle{Color: failColor}, Tooltip: tip})
 		case "judge-error":
 			marks = append(marks, mark{
 				Name: "judge error", Coord: [2]float64{x, y},
@@ -125,8 +136,8 @@ func contextSeries(c Conversation) []item {
 			continue
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, "<b>%s · turn %d · %s</b><br/>", esc(c.Label), p.Turn, kindName(p.Kind))
-		fmt.Fprintf(&b, "context tokens: %s<br/>tool calls: %d%s", thousands(p.ContextTokens), p.ToolCalls, skillNote(p))
+		fmt.Fprintf(&b, "<b>%s · turn %d · %s</b><br/>", esc(c.Label), p.Turn, pointName(p))
+		fmt.Fprintf(&b, "context tokens: %s<br/>tool calls: %d%s%s", thousands(p.ContextTokens), p.ToolCalls, skillNote(p), compactionNote(p))
 		points = append(points, item{Value: [2]float64{float64(p.Turn), float64(p.ContextTokens)}, Tooltip: tooltip{Formatter: b.String()}})
 	}
 	return points
@@ -136,7 +147,7 @@ func contextSeries(c Conversation) []item {
 // that is not ours goes through esc.
 func judgedTooltip(label string, p Point) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "<b>%s · turn %d · %s</b><br/>", esc(label), p.Turn, kindName(p.Kind))
+	fmt.Fprintf(&b, "<b>%s · turn %d · %s</b><br/>", esc(label), p.Turn, pointName(p))
 	switch p.Result {
 	case "pass":
 		fmt.Fprintf(&b, `result: <b style="color:%s">PASS</b><br/>`, passColor)
@@ -163,6 +174,7 @@ func judgedTooltip(label string, p Point) string {
 		tokens = thousands(p.ContextTokens)
 	}
 	fmt.Fprintf(&b, "context tokens: %s", tokens)
+	b.WriteString(compactionNote(p))
 	if len(p.Criteria) > 0 {
 		// Every failed criterion, must before should, with the evidence
 		// that failed it: a reader hovering a red dot wants the why.
@@ -245,6 +257,29 @@ func clip(s string, n int) string {
 func skillNote(p Point) string {
 	if p.SkillInvoked {
 		return " (Skill tool invoked)"
+	}
+	return ""
+}
+
+// pointName names a turn's kind, a probe with its number: "baseline",
+// "filler", "probe 2".
+func pointName(p Point) string {
+	if p.Kind == plan.KindProbe && p.Probe > 0 {
+		return fmt.Sprintf("probe %d", p.Probe)
+	}
+	return kindName(p.Kind)
+}
+
+// compactionNote is a tooltip's line about compaction, "" for a turn of a
+// session never compacted. What the compaction did is run text: escaped.
+func compactionNote(p Point) string {
+	switch {
+	case p.Compaction != "" && p.AfterCompaction:
+		return fmt.Sprintf(`<br/>asked after a compaction (hollow point)<br/><b style="color:%s">compaction:</b> %s`, compactionColor, esc(p.Compaction))
+	case p.Compaction != "":
+		return fmt.Sprintf(`<br/><b style="color:%s">compaction:</b> %s`, compactionColor, esc(p.Compaction))
+	case p.AfterCompaction:
+		return "<br/>asked after a compaction (hollow point)"
 	}
 	return ""
 }

@@ -17,7 +17,8 @@ type lineSeries struct {
 	Z            int         `json:"z,omitempty"`
 	LineStyle    *lineStyle  `json:"lineStyle,omitempty"`
 	Data         []item      `json:"data"`
-	MarkLine     *markLine   `json:"markLine,omitempty"`
+	MarkLine     any         `json:"markLine,omitempty"`
+	MarkPoint    *markPoints `json:"markPoint,omitempty"`
 	MarkArea     *markArea   `json:"markArea,omitempty"`
 	Animation    bool        `json:"animation"`
 	Emphasis     *disabled   `json:"emphasis,omitempty"`
@@ -65,4 +66,41 @@ type markArea struct {
 type areaEnd struct {
 	Name  string  `json:"name,omitempty"`
 	XAxis float64 `json:"xAxis"`
+}
+
+// verticalLines are a markLine of whole-height lines at x values.
+type verticalLines struct {
+	Silent    bool      `json:"silent"`
+	Symbol    []string  `json:"symbol"`
+	LineStyle lineStyle `json:"lineStyle"`
+	Label     markLabel `json:"label"`
+	Emphasis  disabled  `json:"emphasis"`
+	Data      []xLine   `json:"data"`
+}
+
+type xLine struct {
+	XAxis float64    `json:"xAxis"`
+	Label *markLabel `json:"label,omitempty"` // the markLine's when nil
+}
+
+// markPoints are a series' marks: escape pins, judge errors.
+type markPoints struct {
+	Data []any `json:"data"`
+}
+
+// arrowEnd is one end of a compaction's arrow.
+type arrowEnd struct {
+	Coord  [2]float64 `json:"coord"`
+	Symbol string     `json:"symbol"`
+}
+
+// arrowLines are a markLine of arrows, one per compaction.
+type arrowLines struct {
+	Silent     bool          `json:"silent"`
+	Symbol     []string      `json:"symbol"`
+	SymbolSize int           `json:"symbolSize"`
+	LineStyle  lineStyle     `json:"lineStyle"`
+	Label      seriesShow    `json:"label"`
+	Emphasis   disabled      `json:"emphasis"`
+	Data       [][2]arrowEnd `json:"data"`
 }

@@ -16,6 +16,9 @@ type optionVisitor struct {
 	stamp    bool
 	lastTurn int
 	extra    []any // series appended after go-echarts' own
+	// valueAxis: the x axis is not turns (the context chart's), left as
+	// go-echarts writes it.
+	valueAxis bool
 }
 
 // Visit appends the extra series, and adds the red stamp when the baseline
@@ -55,6 +58,20 @@ func (v optionVisitor) Visit(option map[string]any) {
 // cannot set: with echarts' default (10) the SVG renderer draws the bold
 // title touching its subtitle.
 func (v optionVisitor) VisitTitleOpt(title opts.Title) any {
+	if v.valueAxis {
+		// The context chart's subtitle is its note, several lines long:
+		// without a line height the SVG renderer draws them over each
+		// other.
+		type lines struct {
+			LineHeight int    `json:"lineHeight"`
+			Color      string `json:"color"`
+		}
+		return struct {
+			opts.Title
+			ItemGap      int   `json:"itemGap"`
+			SubtextStyle lines `json:"subtextStyle"`
+		}{title, 12, lines{16, "#495057"}}
+	}
 	return struct {
 		opts.Title
 		ItemGap int `json:"itemGap"`
@@ -63,11 +80,23 @@ func (v optionVisitor) VisitTitleOpt(title opts.Title) any {
 
 // VisitXAxis puts the ticks and labels on whole turns, with echarts'
 // customValues (5.5.1+), which go-echarts has no field for. Left to
-// itself, echarts counts ticks from the axis minimum, 0.5.
+// itself, echarts counts ticks from the axis minimum, 0.5. A long
+// conversation gets a tick on every turn but a label on turn 1 and every
+// 2nd, 5th or 10th… turn, so that the labels do not run into each other.
 func (v optionVisitor) VisitXAxis(axes []opts.XAxis) any {
+	if v.valueAxis {
+		return axes
+	}
 	turns := make([]int, v.lastTurn)
 	for i := range turns {
 		turns[i] = i + 1
+	}
+	labels := turns
+	if step := labelStep(v.lastTurn); step > 1 {
+		labels = []int{1}
+		for t := step; t <= v.lastTurn; t += step {
+			labels = append(labels, t)
+		}
 	}
 	type onTurns struct {
 		Show         bool  `json:"show"`
@@ -82,9 +111,24 @@ func (v optionVisitor) VisitXAxis(axes []opts.XAxis) any {
 	}
 	out := make([]turnAxis, len(axes))
 	for i, a := range axes {
-		out[i] = turnAxis{a, onTurns{true, turns}, onTurns{true, turns}}
+		out[i] = turnAxis{a, onTurns{true, labels}, onTurns{true, turns}}
 	}
 	return out
+}
+
+// maxTurnLabels is how many turn numbers fit along the turn axis.
+const maxTurnLabels = 25
+
+// labelStep is the gap between labelled turns on an axis of last turns:
+// 1, 2, 5, 10, 20, 50…, the smallest that keeps to maxTurnLabels.
+func labelStep(last int) int {
+	for step := 1; ; step *= 10 {
+		for _, s := range []int{step, 2 * step, 5 * step} {
+			if last/s <= maxTurnLabels {
+				return s
+			}
+		}
+	}
 }
 
 // VisitTooltipOpt replaces go-echarts' tooltip, which lacks confine and
