@@ -147,7 +147,7 @@ func TestConfigSchedule(t *testing.T) {
 		t.Fatalf("schedule %+v", s)
 	}
 	for body, want := range map[string]string{
-		"schedule:\n  dilute_to: [30k, 20k, 90k]\n": `field "schedule.dilute_to": 20k after 30k, expected ascending levels`,
+		"schedule:\n  dilute_to: [30k, 20k, 90k]\n":  `field "schedule.dilute_to": 20k after 30k, expected ascending levels`,
 		"schedule:\n  dilute_to: [30k, lots, 90k]\n": `"lots" is not a token count`,
 		"schedule:\n  compact_before: [7]\n":         `field "schedule.compact_before": probe 7`,
 		"schedule:\n  dilute: [1]\n":                 "dilute",
