@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -111,61 +110,6 @@ func runScriptWith(t *testing.T, main func(context.Context, []string, IO) int, b
 func itoa(n int) string { return strconv.Itoa(n) }
 
 func turnsOf(s scenario, conv int) []result.Turn { return s.run.Conversations[conv].Turns }
-
-func TestSteadyHolds(t *testing.T) {
-	t.Parallel()
-	s := runScenario(t, realCLI(t), []string{"steady"}, false)
-	if s.code != 0 {
-		t.Fatalf("exit %d, want 0", s.code)
-	}
-	turns := turnsOf(s, 0)
-	if len(turns) != 10 {
-		t.Fatalf("%d turns, want 10", len(turns))
-	}
-	for _, tr := range turns {
-		if tr.Kind != "filler" && tr.Result() != judge.Pass {
-			t.Errorf("turn %d: %s", tr.Turn, tr.Result())
-		}
-		if _, err := os.Stat(filepath.Join(s.dir, tr.Transcript)); err != nil {
-			t.Errorf("transcript of turn %d: %v", tr.Turn, err)
-		}
-	}
-	// The CLI reports the session's running cost; each turn keeps its own
-	// share, so the turns add up to the session's total, not to ten times
-	// its first turn.
-	var own float64
-	for _, tr := range turns {
-		if tr.CostUSD <= 0 {
-			t.Errorf("turn %d cost %v, want its own positive share", tr.Turn, tr.CostUSD)
-		}
-		own += tr.CostUSD
-	}
-	if last := turns[len(turns)-1].SessionCostUSD; math.Abs(own-last) > 1e-9 || last <= 0 {
-		t.Errorf("turns add up to $%.6f, the session's running total is $%.6f", own, last)
-	}
-	if s.run.Conversations[0].Shape != result.ShapeHeld || s.run.Outcome.Verdict != result.VerdictNotEnough {
-		t.Errorf("shape %q verdict %q", s.run.Conversations[0].Shape, s.run.Outcome.Verdict)
-	}
-	if !strings.Contains(s.stdout, "Not enough evidence") || !strings.Contains(s.stdout, "would likely detect a drop of 30 points") {
-		t.Error("a 1-conversation run must not print a bare no-decay, and must say how many conversations would decide")
-	}
-	// The fresh arm ran: each probe the first message of its own session.
-	f := s.run.Fresh
-	if len(f) != 1 || len(f[0].Turns) != 3 || f[0].Status != result.StatusCompleted {
-		t.Fatalf("fresh arm %+v", f)
-	}
-	sessions := map[string]bool{s.run.Conversations[0].SessionID: true}
-	for _, tr := range f[0].Turns {
-		if tr.Result() != judge.Pass || tr.SessionID == "" || sessions[tr.SessionID] {
-			t.Errorf("fresh probe %d: %s in session %q (each fresh probe needs its own new session)", tr.Turn, tr.Result(), tr.SessionID)
-		}
-		sessions[tr.SessionID] = true
-	}
-	if _, err := os.Stat(filepath.Join(s.dir, "chart.html")); err != nil {
-		t.Errorf("chart.html: %v", err)
-	}
-	assertContextIsLastCall(t, s)
-}
 
 // The context figure of each turn equals the input picture of the last API
 // call the scripted model answered in that turn.

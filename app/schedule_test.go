@@ -2,6 +2,7 @@ package app
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,68 +55,6 @@ func assertAtLevels(t *testing.T, s scenario, levels []int64) {
 		if probes != len(levels) {
 			t.Errorf("conversation %d asked %d probes, want %d", c.Index, probes, len(levels))
 		}
-	}
-}
-
-// TestDiluteToLevels (fast tier): --dilute-to with work fillers asks each
-// probe at its level, and the statistics, summary and JSON key the probes
-// by number with the turn and context they fell at.
-func TestDiluteToLevels(t *testing.T) {
-	t.Parallel()
-	levels := []int64{20000, 26000, 32000}
-	s := runScenario(t, fastCLI(t), []string{"steady", "steady"}, false,
-		"--dilute-to", "20k,26k,32k", "--fillers", "work", "--concurrency", "2")
-	if s.code != 0 {
-		t.Fatalf("exit %d", s.code)
-	}
-	assertAtLevels(t, s, levels)
-	st := s.run.Outcome.Stats
-	if len(st.Probes) != 3 || st.Comparison.Diluted.Probes != 6 || st.Comparison.Fresh.Probes != 6 {
-		t.Fatalf("statistics %+v", st)
-	}
-	for k, pc := range st.Probes {
-		if pc.Probe != k+1 || pc.Level != levels[k] || pc.ContextTokens < levels[k] || pc.DilutedN != 2 || pc.FreshN != 2 {
-			t.Errorf("probe %d comparison %+v", k+1, pc)
-		}
-	}
-	for _, want := range []string{"schedule: each probe asked once the context reached 20k, 26k, 32k tokens", "probe 1 (turn ", "probe 3 (turn "} {
-		if !strings.Contains(s.stdout, want) {
-			t.Errorf("summary lacks %q", want)
-		}
-	}
-	// The chores wrote their files in their own folder and never a probe's.
-	for _, tr := range s.run.Conversations[0].Turns {
-		if tr.Kind == plan.KindFiller && !strings.Contains(string(tr.ToolCalls[0].Input), "ops/") {
-			t.Errorf("turn %d ran %s", tr.Turn, tr.ToolCalls[0].Input)
-		}
-	}
-	b, err := os.ReadFile(filepath.Join(s.dir, "plan.json"))
-	if err != nil || !strings.Contains(string(b), `"dilute_to"`) {
-		t.Errorf("plan.json does not record the schedule: %v", err)
-	}
-	var js struct {
-		Conversations []struct {
-			Turns []struct {
-				Turn  int `json:"turn"`
-				Probe int `json:"probe"`
-			} `json:"turns"`
-		} `json:"conversations"`
-	}
-	var out strings.Builder
-	if code := Main(t.Context(), []string{"vibe-test", "report", s.dir, "--json"}, IO{Env: os.Environ(), Stdout: &out, Stderr: &strings.Builder{}}); code != 0 {
-		t.Fatalf("report --json: exit %d", code)
-	}
-	if err := json.Unmarshal([]byte(out.String()), &js); err != nil {
-		t.Fatal(err)
-	}
-	got := map[int]bool{}
-	for _, jt := range js.Conversations[0].Turns {
-		if jt.Probe > 0 {
-			got[jt.Probe] = true
-		}
-	}
-	if len(js.Conversations[0].Turns) != len(s.run.Conversations[0].Turns) || len(got) != 3 {
-		t.Errorf("--json: %d turns (record %d), probes %v", len(js.Conversations[0].Turns), len(s.run.Conversations[0].Turns), got)
 	}
 }
 
@@ -195,19 +134,23 @@ func TestCompactionForgetting(t *testing.T) {
 // draw pass rate against context on the chart.
 func TestBeyondTenTurnsOnTheRealCLI(t *testing.T) {
 	t.Parallel()
-	bin := realConversationCLI(t)
 	t.Run("dilute-to", func(t *testing.T) {
 		t.Parallel()
-		s := runScenario(t, bin, []string{"steady"}, false, "--dilute-to", "20k,26k,32k", "--fillers", "work")
+		// Every agent session on the real CLI, the fresh ones too: this is
+		// also the steady run whose costs, fresh arm and context figures
+		// are checked against what the pinned CLI reports.
+		s := runScenario(t, realCLI(t), []string{"steady"}, false, "--dilute-to", "20k,26k,32k", "--fillers", "work")
 		if s.code != 0 {
 			t.Fatalf("exit %d", s.code)
 		}
 		assertAtLevels(t, s, []int64{20000, 26000, 32000})
+		assertSteady(t, s)
+		assertByProbe(t, s, []int64{20000, 26000, 32000})
 		assertContextChart(t, s)
 	})
 	t.Run("compact-before-turn-8", func(t *testing.T) {
 		t.Parallel()
-		s := runScenario(t, bin, []string{"forgetting"}, false, "--compact-before", "2")
+		s := runScenario(t, realConversationCLI(t), []string{"forgetting"}, false, "--compact-before", "2")
 		c := &s.run.Conversations[0]
 		assertCompactedBefore(t, s, c, 2)
 		for k, want := range map[int]string{1: judge.Pass, 2: judge.Fail, 3: judge.Fail} {
@@ -223,6 +166,103 @@ func TestBeyondTenTurnsOnTheRealCLI(t *testing.T) {
 		}
 		assertContextChart(t, s)
 	})
+}
+
+// assertSteady: a steady agent holds, each turn keeps its own share of
+// the session's running cost (the turns add up to the CLI's total, not to
+// each turn's total), each fresh probe had its own new session, and each
+// turn's context is the last call's input picture.
+func assertSteady(t *testing.T, s scenario) {
+	t.Helper()
+	turns := turnsOf(s, 0)
+	var own float64
+	for _, tr := range turns {
+		if tr.Kind != plan.KindFiller && tr.Result() != judge.Pass {
+			t.Errorf("turn %d: %s", tr.Turn, tr.Result())
+		}
+		if _, err := os.Stat(filepath.Join(s.dir, tr.Transcript)); err != nil {
+			t.Errorf("transcript of turn %d: %v", tr.Turn, err)
+		}
+		if tr.CostUSD <= 0 {
+			t.Errorf("turn %d cost %v, want its own positive share", tr.Turn, tr.CostUSD)
+		}
+		own += tr.CostUSD
+	}
+	if last := turns[len(turns)-1].SessionCostUSD; math.Abs(own-last) > 1e-9 || last <= 0 {
+		t.Errorf("turns add up to $%.6f, the session's running total is $%.6f", own, last)
+	}
+	if s.run.Conversations[0].Shape != result.ShapeHeld || s.run.Outcome.Verdict != result.VerdictNotEnough {
+		t.Errorf("shape %q verdict %q", s.run.Conversations[0].Shape, s.run.Outcome.Verdict)
+	}
+	if !strings.Contains(s.stdout, "Not enough evidence") || !strings.Contains(s.stdout, "would likely detect a drop of 30 points") {
+		t.Error("a 1-conversation run must not print a bare no-decay, and must say how many conversations would decide")
+	}
+	f := s.run.Fresh
+	if len(f) != 1 || len(f[0].Turns) != 3 || f[0].Status != result.StatusCompleted {
+		t.Fatalf("fresh arm %+v", f)
+	}
+	sessions := map[string]bool{s.run.Conversations[0].SessionID: true}
+	for _, tr := range f[0].Turns {
+		if tr.Result() != judge.Pass || tr.SessionID == "" || sessions[tr.SessionID] {
+			t.Errorf("fresh probe %d: %s in session %q (each fresh probe needs its own new session)", tr.Probe, tr.Result(), tr.SessionID)
+		}
+		sessions[tr.SessionID] = true
+	}
+	assertContextIsLastCall(t, s)
+}
+
+// assertByProbe: the statistics, the summary and --json key the probes by
+// number, with the turn, level and context each fell at.
+func assertByProbe(t *testing.T, s scenario, levels []int64) {
+	t.Helper()
+	st := s.run.Outcome.Stats
+	n := len(s.run.Conversations)
+	if len(st.Probes) != 3 || st.Comparison.Diluted.Probes != 3*n || st.Comparison.Fresh.Probes != 3*n {
+		t.Fatalf("statistics %+v", st)
+	}
+	for k, pc := range st.Probes {
+		if pc.Probe != k+1 || pc.Level != levels[k] || pc.ContextTokens < levels[k] || pc.DilutedN != n || pc.FreshN != n {
+			t.Errorf("probe %d comparison %+v", k+1, pc)
+		}
+	}
+	for _, want := range []string{"schedule: each probe asked once the context reached 20k, 26k, 32k tokens", "probe 1 (turn ", "probe 3 (turn "} {
+		if !strings.Contains(s.stdout, want) {
+			t.Errorf("summary lacks %q", want)
+		}
+	}
+	// The chores ran on their own folder.
+	for _, tr := range s.run.Conversations[0].Turns {
+		if tr.Kind == plan.KindFiller && !strings.Contains(string(tr.ToolCalls[0].Input), "ops/") {
+			t.Errorf("turn %d ran %s", tr.Turn, tr.ToolCalls[0].Input)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(s.dir, "plan.json"))
+	if err != nil || !strings.Contains(string(b), `"dilute_to"`) {
+		t.Errorf("plan.json does not record the schedule: %v", err)
+	}
+	var js struct {
+		Conversations []struct {
+			Turns []struct {
+				Probe int `json:"probe"`
+			} `json:"turns"`
+		} `json:"conversations"`
+	}
+	var out strings.Builder
+	if code := Main(t.Context(), []string{"vibe-test", "report", s.dir, "--json"}, IO{Env: os.Environ(), Stdout: &out, Stderr: &strings.Builder{}}); code != 0 {
+		t.Fatalf("report --json: exit %d", code)
+	}
+	if err := json.Unmarshal([]byte(out.String()), &js); err != nil {
+		t.Fatal(err)
+	}
+	got := map[int]bool{}
+	for _, jt := range js.Conversations[0].Turns {
+		if jt.Probe > 0 {
+			got[jt.Probe] = true
+		}
+	}
+	if len(js.Conversations[0].Turns) != len(s.run.Conversations[0].Turns) || len(got) != 3 {
+		t.Errorf("--json: %d turns (record %d), probes %v", len(js.Conversations[0].Turns), len(s.run.Conversations[0].Turns), got)
+	}
 }
 
 // assertContextChart: chart.html draws pass rate against context tokens.

@@ -38,7 +38,8 @@ func realCLI(t *testing.T) string {
 // conversation (interactive mode) on the real binary: the jail around it,
 // its signals and strays, its skill loader and tools, a model switch. The
 // fresh probes' one-shot sessions, which prove nothing more there, run on
-// the stand-in (testenv.HybridLiveClaude); TestSteadyHolds and the demo
+// the stand-in (testenv.HybridLiveClaude); the steady run of
+// TestBeyondTenTurnsOnTheRealCLI and the demo
 // keep them real.
 func realConversationCLI(t *testing.T) string {
 	t.Helper()

@@ -218,8 +218,8 @@ func TestFalseAlarmRateOnSchedules(t *testing.T) {
 	base := seed(t)
 	var grid []Scenario
 	for _, w := range []Scenario{
-		{Rho: 0}, {Rho: 0.3}, {Rho: 0.3, Bypass: true},
-		{Rho: 0.3, Offsets: [3]float64{0.05, -0.1, 0}, JudgeNoise: 0.05, TurnErrors: 0.02, JudgeErrors: 0.02, Uncertain: 0.03},
+		{Rho: 0}, {Rho: 0.3},
+		{Rho: 0.3, Bypass: true, Offsets: [3]float64{0.05, -0.1, 0}, JudgeNoise: 0.05, TurnErrors: 0.02, JudgeErrors: 0.02, Uncertain: 0.03},
 	} {
 		for _, q := range []float64{0.7, 0.9, 0.99} {
 			for _, n := range []int{3, 8, 20} {

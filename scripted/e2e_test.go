@@ -3,8 +3,6 @@ package scripted
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -254,82 +252,5 @@ func TestE2EKilledClientFreesHandler(t *testing.T) {
 	}
 	if r := srv.Requests()[0]; r.Status != 0 || r.Kind != KindAgent || r.Prompt != "wait for me" {
 		t.Errorf("request %+v", r)
-	}
-}
-
-// A work filler through the real CLI: the command the prompt quotes runs
-// in the working folder, and its output is in the context of the next call.
-func TestE2EWorkFiller(t *testing.T) {
-	t.Parallel()
-	rules, err := PersonaRules(PersonaSteady, demoProcedure)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := startServer(t, Script{Rules: rules, Personas: []string{PersonaSteady}})
-	env := newCLIEnv(t, srv.URL())
-	if err := os.MkdirAll(filepath.Join(env.cwd, "var", "log"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	log := "10:00 INFO started\n10:01 ERROR disk quota exceeded on /srv/data\n"
-	if err := os.WriteFile(filepath.Join(env.cwd, "var", "log", "app.log"), []byte(log), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, err := env.run(t, agentArgs("Run `tail -n 200 var/log/app.log` and summarise the errors you see; change nothing.")...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := resultEvent(t, events(t, out))
-	assertSuccess(t, res)
-	if res["result"] != demoProcedure.FillerReply {
-		t.Errorf("final text %q", res["result"])
-	}
-	reqs := srv.Requests()
-	if len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), "ERROR disk quota exceeded on /srv/data") {
-		t.Errorf("%d requests; the second should carry the log's lines", len(reqs))
-	}
-}
-
-// The forgetting persona through the real CLI: it follows the procedure,
-// writes a summary without it when the session is compacted (one summary
-// call: the CLI takes its <summary> block at once), and answers the same
-// task from memory after.
-func TestE2EForgettingAcrossCompaction(t *testing.T) {
-	t.Parallel()
-	rules, err := PersonaRules(PersonaForgetting, demoProcedure)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := startServer(t, Script{Rules: rules, Personas: []string{PersonaForgetting}})
-	env := newCLIEnv(t, srv.URL())
-	sid := ""
-	var results []map[string]any
-	for _, prompt := range []string{"Please produce the health report for this repo.", "/compact", "Write the health report again."} {
-		args := agentArgs(prompt)
-		if sid != "" {
-			args = append(args, "--resume", sid)
-		}
-		out, err := env.run(t, args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res := resultEvent(t, events(t, out))
-		assertSuccess(t, res)
-		sid, _ = res["session_id"].(string)
-		results = append(results, res)
-	}
-	if results[0]["result"] != demoProcedure.Follow[2].Text || results[1]["local_command"] != "compact" || results[2]["result"] != demoProcedure.FromMemory {
-		t.Errorf("results: %q, local command %v, %q", results[0]["result"], results[1]["local_command"], results[2]["result"])
-	}
-	var summaries, after int
-	for _, r := range srv.Requests() {
-		switch {
-		case strings.HasPrefix(r.Prompt, SummaryRequest):
-			summaries++
-		case strings.Contains(string(r.Body), Continuation):
-			after++
-		}
-	}
-	if summaries != 1 || after != 1 {
-		t.Errorf("%d summary calls (want 1), %d calls after the compaction (want 1)", summaries, after)
 	}
 }
