@@ -82,50 +82,6 @@ func assertCompactedBefore(t *testing.T, s scenario, conv *result.Conversation, 
 	}
 }
 
-// TestCompactionForgetting (fast tier): --compact-before 2 runs the CLI's
-// /compact before turn 8; an agent that forgets the skill with the
-// summary holds before it and fails after, while each probe asked fresh
-// passes: decay, shown in both session modes.
-func TestCompactionForgetting(t *testing.T) {
-	t.Parallel()
-	reports := t.TempDir()
-	junitPath, mdPath := filepath.Join(reports, "junit.xml"), filepath.Join(reports, "summary.md")
-	s := runScenario(t, fastCLI(t), []string{"forgetting", "forgetting", "forgetting"}, false, "--compact-before", "2", "--concurrency", "3",
-		"--junit", junitPath, "--markdown", mdPath)
-	if s.code != 1 || s.run.Outcome.Verdict != result.VerdictDecay {
-		t.Fatalf("exit %d (%s), want 1", s.code, s.run.Outcome.Sentence)
-	}
-	for i := range s.run.Conversations {
-		c := &s.run.Conversations[i]
-		assertCompactedBefore(t, s, c, 2)
-		for k, want := range map[int]string{1: judge.Pass, 2: judge.Fail, 3: judge.Fail} {
-			if got := c.ProbeAt(k).Result(); got != want {
-				t.Errorf("conversation %d probe %d: %s, want %s", c.Index, k, got, want)
-			}
-		}
-		if c.ProbeAt(2).Turn != 8 {
-			t.Errorf("probe 2 at turn %d: the seed's schedule keeps it at 8", c.ProbeAt(2).Turn)
-		}
-	}
-	if pc := s.run.Outcome.Stats.Probes[1]; pc.AfterCompaction != 3 || pc.Decayed != 3 {
-		t.Errorf("probe 2 comparison %+v", pc)
-	}
-	if !strings.Contains(s.stdout, "turn 8: the CLI's /compact ran before it") || !strings.Contains(s.stdout, "3 after compaction") {
-		t.Error("the summary does not say where the session was compacted")
-	}
-	for path, want := range map[string]string{junitPath: "asked after the session was compacted", mdPath: "probe 2 (turn 8, "} {
-		if b, err := os.ReadFile(path); err != nil || !strings.Contains(string(b), want) {
-			t.Errorf("%s lacks %q (%v)", filepath.Base(path), want, err)
-		}
-	}
-
-	r := runScenario(t, fastCLI(t), []string{"forgetting"}, false, "--compact-before", "2", "--session", "resume")
-	assertCompactedBefore(t, r, &r.run.Conversations[0], 2)
-	if got := r.run.Conversations[0].ProbeAt(2).Result(); got != judge.Fail {
-		t.Errorf("resume mode: probe 2 %s, want fail after the compaction", got)
-	}
-}
-
 // TestBeyondTenTurnsOnTheRealCLI is issue 14's done-when on the pinned CLI
 // (its conversations; the fresh probes' one-shot sessions on the
 // stand-in): a run diluted to three context levels records each probe at

@@ -161,14 +161,14 @@ func judgedResult(c *Conversation, k int) (pass, ok bool) {
 	return false, false
 }
 
-// median of a list (0 when empty), the upper middle of an even one.
+// median of a list (0 when empty), the upper middle of an even one. It
+// sorts xs in place.
 func median(xs []int64) int64 {
 	if len(xs) == 0 {
 		return 0
 	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[len(s)/2]
+	slices.Sort(xs)
+	return xs[len(xs)/2]
 }
 
 // inDilutedArm reports whether a conversation's probes count in the
@@ -277,7 +277,7 @@ func ComputeStats(r *Run, alpha, effect float64) Stats {
 		if k == 0 {
 			ts.Population = PopAll
 		}
-		var turns, contexts []int64
+		turns, contexts := make([]int64, 0, len(r.Conversations)), make([]int64, 0, len(r.Conversations))
 		for i := range r.Conversations {
 			c := &r.Conversations[i]
 			if k != 0 && !inDilutedArm(c, bypass) {
@@ -312,7 +312,7 @@ func ComputeStats(r *Run, alpha, effect float64) Stats {
 		if r.Plan != nil {
 			pc.Level = r.Plan.Schedule.Level(k)
 		}
-		var contexts []int64
+		contexts := make([]int64, 0, len(r.Fresh))
 		for i := range r.Fresh {
 			if pass, ok := judgedResult(&r.Fresh[i], k); ok {
 				ts.N++
