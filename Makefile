@@ -37,10 +37,18 @@ vet:
 # which -race would slow tenfold.
 # -parallel 4: an app test waits on its claude processes much of the time, so
 # twice the cores keeps them busy (app/tiers_test.go has the two tiers).
+# app is the long pole (about 4 minutes, much of it waiting on claude
+# processes and turn timeouts), so it starts first, on its own, and every
+# other package, then the calibration, run beside it; the step fails when
+# any of the three did, after all three ended.
+RACE := go test -race -count=1 -parallel 4 -timeout 40m
 test: assets vet
 	mkdir -p $(VIBE_TEST_ARTIFACTS)
-	go test -race -count=1 -parallel 4 -timeout 40m $$(go list ./... | grep -v '/calibrate')
-	go test -count=1 -timeout 15m ./calibrate/...
+	$(RACE) ./app & app=$$!; \
+	$(RACE) $$(go list ./... | grep -v -e '/calibrate' -e '/app$$'); rest=$$?; \
+	go test -count=1 -timeout 15m ./calibrate/...; cal=$$?; \
+	wait $$app; app=$$?; \
+	test $$app -eq 0 -a $$rest -eq 0 -a $$cal -eq 0
 
 # Re-record the stream-json transcripts and request bodies the parser and
 # classifier tests read (claude/testdata/transcripts, scripted/testdata/requests)
