@@ -75,6 +75,14 @@ func TestBadInput(t *testing.T) {
 		{"old sprt flag", []string{good, "--until-decided", "--noise-floor", "0.1"}, nil, "--noise-floor: no longer used"},
 		{"bad effect", []string{good, "--effect", "2"}, nil, "--effect: 2, expected a drop between 0 and 1"},
 		{"bad session mode", []string{good, "--session", "sometimes"}, nil, `--session: "sometimes", expected "interactive" or "resume"`},
+		{"levels not ascending", []string{good, "--dilute-to", "50k,20k,90k"}, nil, "--dilute-to 50k,20k,90k: 20k after 50k, expected ascending levels"},
+		{"levels not tokens", []string{good, "--dilute-to", "50k,lots,90k"}, nil, `--dilute-to: "lots" is not a token count`},
+		{"two levels", []string{good, "--dilute-to", "50k,90k"}, nil, "2 levels given, expected 3 (one per probe)"},
+		{"no such probe", []string{good, "--compact-before", "4"}, nil, `--compact-before: "4" is not a probe number, expected 1 to 3`},
+		{"filler cap without levels", []string{good, "--max-fillers", "5", "--config", write("cfg6.yaml", "base_task: a\nprobes: [{task: b}, {task: c}, {task: d}]\n")}, nil, "--max-fillers (or schedule.max_fillers) only applies with --dilute-to"},
+		{"unknown filler kind", []string{good, "--config", write("cfg7.yaml", "base_task: a\nprobes: [{task: b}, {task: c}, {task: d}]\nschedule:\n  fillers: novels\n")}, nil, `cfg7.yaml:3: field "schedule.fillers": "novels", expected passages or work`},
+		{"work chores' folder taken", []string{good, "--fillers", "work", "--config", write("cfg8.yaml", "base_task: a\nprobes: [{task: b, setup: {ops/notes.txt: x}}, {task: c}, {task: d}]\n")}, nil, `cfg8.yaml: field "probes[0].setup": ops/notes.txt is in ops/, the folder the work chores (--fillers work) write and read`},
+		{"config schedule", []string{good, "--config", write("cfg9.yaml", "base_task: a\nprobes: [{task: b}, {task: c}, {task: d}]\nschedule:\n  dilute_to: [9k, 8k, 10k]\n")}, nil, `cfg9.yaml:3: field "schedule.dilute_to": 8k after 9k, expected ascending levels`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

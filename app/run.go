@@ -51,6 +51,7 @@ func runFlagSet() []cli.Flag {
 		&cli.StringFlag{Name: "fillers", Usage: "what dilutes the context: `work|passages|DIR` (coding chores in the sandbox that fill it with tool output; the built-in everyday passages; or a folder of your own passages, *.md and *.txt, added to those)", DefaultText: "the config's, else passages"},
 		&cli.StringFlag{Name: "dilute-to", Usage: "ask each probe once the context reaches these `levels` of tokens, one per probe, e.g. 50k,100k,150k (fillers are added until it does)", DefaultText: "the config's, else the seed's turns 6, 8 and 10"},
 		&cli.StringFlag{Name: "compact-before", Usage: "run the CLI's own /compact on the session before these `probes` (1 to 3, e.g. 2 or 2,3; on the seed's schedule probe 2 is turn 8)"},
+		&cli.StringFlag{Name: "compact-at", Usage: "run the CLI's own /compact once, before the first turn after the context reaches this `level` of tokens, e.g. 120k"},
 		&cli.IntFlag{Name: "max-fillers", Usage: "with --dilute-to, the most fillers asked before any one probe (then it is asked where the context got to, and the record says so)", DefaultText: "60"},
 		&cli.Int64Flag{Name: "seed", Usage: "filler selection seed, recorded in plan.json", DefaultText: "random"},
 		&cli.StringSliceFlag{Name: "pass-env", Usage: "also pass this environment `variable` to the agent"},
@@ -100,6 +101,13 @@ func scheduleFlags(c *cli.Context, o *engine.Settings) error {
 			return fmt.Errorf("--compact-before: %v", err)
 		}
 		o.CompactBefore = probes
+	}
+	if v := c.String("compact-at"); v != "" {
+		n, err := plan.ParseTokens(v)
+		if err != nil {
+			return fmt.Errorf("--compact-at: %v", err)
+		}
+		o.CompactAt = n
 	}
 	if c.IsSet("max-fillers") {
 		if n := c.Int("max-fillers"); n < 1 || n > 1000 {

@@ -232,3 +232,36 @@ func assertContextChart(t *testing.T, s scenario) {
 		t.Error("chart.html has no context axis")
 	}
 }
+
+// TestCompactAtLevel (fast tier): --compact-at compacts the session once,
+// before the first turn asked after the context reached the level, and
+// the turns after it are marked.
+func TestCompactAtLevel(t *testing.T) {
+	t.Parallel()
+	s := runScenario(t, fastCLI(t), []string{"steady"}, false, "--dilute-to", "20k,26k,32k", "--fillers", "work", "--compact-at", "22k")
+	if s.code != 0 {
+		t.Fatalf("exit %d", s.code)
+	}
+	turns := turnsOf(s, 0)
+	at := 0
+	for i, tr := range turns {
+		if len(tr.Compactions) > 0 {
+			if at != 0 || tr.Compactions[0].Trigger != "manual" {
+				t.Fatalf("turn %d: compactions %+v (an earlier one at turn %d)", tr.Turn, tr.Compactions, at)
+			}
+			at = tr.Turn
+			if turns[i-1].ContextTokens < 22000 || (i >= 2 && turns[i-2].ContextTokens >= 22000) {
+				t.Errorf("compacted before turn %d: the context was %d after turn %d, %d after the one before", tr.Turn, turns[i-1].ContextTokens, turns[i-1].Turn, turns[i-2].ContextTokens)
+			}
+		}
+		if tr.AfterCompaction != (at != 0) {
+			t.Errorf("turn %d: after compaction %v", tr.Turn, tr.AfterCompaction)
+		}
+	}
+	if at == 0 {
+		t.Fatal("no compaction")
+	}
+	if !strings.Contains(s.stdout, "the CLI's /compact once the context passed 22k tokens") {
+		t.Error("the summary does not give the schedule's compaction")
+	}
+}

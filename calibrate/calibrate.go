@@ -233,7 +233,14 @@ func simulateConversation(rng *rand.Rand, s Scenario, index int) result.Conversa
 			ctx += 2000 + rng.Int64N(6000)
 		}
 		if step.Kind == plan.KindFiller {
-			c.Turns = append(c.Turns, result.Turn{Turn: step.Turn, Kind: step.Kind, Status: result.TurnOK, ContextTokens: ctx, AfterCompaction: compacted})
+			f := result.Turn{Turn: step.Turn, Kind: step.Kind, Status: result.TurnOK}
+			if step.Compact {
+				compacted, p.Compacted = true, true
+				f.Compactions = []result.Compaction{{Trigger: "manual", PreTokens: ctx, PostTokens: 6000}}
+				ctx = 6000
+			}
+			f.ContextTokens, f.AfterCompaction = ctx, compacted
+			c.Turns = append(c.Turns, f)
 			p.Fillers++
 			p.Context = ctx
 			continue
@@ -245,7 +252,7 @@ func simulateConversation(rng *rand.Rand, s Scenario, index int) result.Conversa
 		t, ok := judged(rng, s, step.Turn, step.Kind, rate)
 		t.Probe = step.Probe
 		if step.Compact {
-			compacted = true
+			compacted, p.Compacted = true, true
 			t.Compactions = []result.Compaction{{Trigger: "manual", PreTokens: ctx, PostTokens: 6000}}
 			ctx = 6000
 		}

@@ -389,6 +389,9 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 func progressOf(turns []result.Turn) plan.Progress {
 	p := plan.Progress{Turns: len(turns)}
 	for i := range turns {
+		for _, c := range turns[i].Compactions {
+			p.Compacted = p.Compacted || c.Trigger == "manual"
+		}
 		switch turns[i].Kind {
 		case plan.KindFiller:
 			p.Fillers++

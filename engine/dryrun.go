@@ -25,7 +25,7 @@ func DryRun(o Settings, env []string, exactSeed bool) (*estimate.Estimate, error
 	if err != nil {
 		return nil, exit.With(exit.Tool, err)
 	}
-	cfg, _, err := loadConfig(o, sk)
+	cfg, cfgPath, err := loadConfig(o, sk)
 	if err != nil {
 		return nil, exit.With(exit.Tool, err)
 	}
@@ -62,15 +62,11 @@ func DryRun(o Settings, env []string, exactSeed bool) (*estimate.Estimate, error
 			in.RubricCached = perr == nil
 		}
 	}
-	sched, err := o.schedule(cfg)
+	sched, pool, err := o.scheduleAndPool(cfg, cfgPath)
 	if err != nil {
-		return nil, exit.Errorf(exit.Tool, "the schedule: %v", err)
+		return nil, err
 	}
 	in.Schedule = sched
-	pool, err := fillerPool(sched, o.FillersDir)
-	if err != nil {
-		return nil, exit.With(exit.Tool, err)
-	}
 	// The run would refuse this --out before its first call; so does the
 	// dry run, reading it only.
 	if err := CheckOutDir(o.OutDir); err != nil {

@@ -41,6 +41,7 @@ type Settings struct {
 	FillerKind    string
 	DiluteTo      []int64
 	CompactBefore []int
+	CompactAt     int64
 	MaxFillers    int
 	Seed          int64
 	PassEnv       []string
@@ -118,6 +119,9 @@ func (o Settings) schedule(cfg *plan.Config) (*plan.Schedule, error) {
 	}
 	if o.MaxFillers > 0 {
 		s.MaxFillers = o.MaxFillers
+	}
+	if o.CompactAt > 0 {
+		s.CompactAt = o.CompactAt
 	}
 	if s.MaxFillers > 0 && s.Fixed() {
 		return nil, fmt.Errorf("--max-fillers (or schedule.max_fillers) only applies with --dilute-to: the seed's schedule always asks 6 fillers")

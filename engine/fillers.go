@@ -5,10 +5,34 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/vibe-test/vibe-test/fillers"
+	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/plan"
 )
+
+// scheduleAndPool is a run's schedule (the config's, with the flags) and
+// the fillers it draws from, checked as the run and --dry-run both check
+// them before anything starts; errors carry exit code 3.
+func (o Settings) scheduleAndPool(cfg *plan.Config, cfgPath string) (*plan.Schedule, []fillers.Passage, error) {
+	sched, err := o.schedule(cfg)
+	if err != nil {
+		where := "the schedule (--dilute-to, --compact-before, --fillers, --max-fillers)"
+		if cfg != nil && cfg.Schedule != nil {
+			where = cfgPath + ": field \"schedule\" with the flags"
+		}
+		return nil, nil, exit.Errorf(exit.Tool, "%s: %v", where, err)
+	}
+	pool, err := fillerPool(sched, o.FillersDir)
+	if err != nil {
+		return nil, nil, exit.With(exit.Tool, err)
+	}
+	if err := checkWorkFiles(sched, cfg, cfgPath); err != nil {
+		return nil, nil, exit.With(exit.Tool, err)
+	}
+	return sched, pool, nil
+}
 
 // fillerPool is what a schedule's fillers are drawn from: the work chores,
 // or the built-in passages with the author's own folder of them (dir).
@@ -43,41 +67,47 @@ func pickFillers(s *plan.Schedule, pool []fillers.Passage, seed int64) ([]filler
 	return fillers.Pick(pool, n, seed)
 }
 
-// checkWorkFiles refuses work chores whose files would land on what the
-// probes need: a file of the fixture, of the config's files or of a
-// probe's setup. The chores only read their own folder; this keeps that
-// folder theirs.
-func checkWorkFiles(s *plan.Schedule, pool []fillers.Passage, pl *plan.Plan) error {
-	if s.FillerKind() != plan.FillersWork {
+// checkWorkFiles refuses work chores beside a config that puts something
+// of its own in their folder (fillers.WorkDir): the fixture, the config's
+// files or a probe's setup. The chores only read their own folder; this
+// keeps it theirs, so a chore never touches what the probes need. A
+// drafted plan has no fixture or files (cfg nil).
+func checkWorkFiles(s *plan.Schedule, cfg *plan.Config, cfgPath string) error {
+	if s.FillerKind() != plan.FillersWork || cfg == nil {
 		return nil
 	}
-	taken := map[string]string{}
-	for path := range pl.Files {
-		taken[filepath.Clean(path)] = "the config's files"
+	inWorkDir := func(path string) bool {
+		first, _, _ := strings.Cut(filepath.ToSlash(filepath.Clean(path)), "/")
+		return first == fillers.WorkDir
 	}
-	for i, p := range pl.Probes {
-		for path := range p.Setup {
-			taken[filepath.Clean(path)] = fmt.Sprintf("probe %d's setup", i+1)
+	refuse := func(what string) error {
+		return fmt.Errorf("%s: %s is in %s/, the folder the work chores (--fillers work) write and read; they must not touch what the probes need: move it, or use --fillers passages", cfgPath, what, fillers.WorkDir)
+	}
+	for _, path := range sortedKeys(cfg.Files) {
+		if inWorkDir(path) {
+			return refuse(fmt.Sprintf("field \"files\": %s", path))
 		}
 	}
-	var paths []string
-	for _, p := range pool {
-		for path := range p.Files {
-			paths = append(paths, filepath.Clean(path))
+	for i, p := range cfg.Probes {
+		for _, path := range sortedKeys(p.Setup) {
+			if inWorkDir(path) {
+				return refuse(fmt.Sprintf("field \"probes[%d].setup\": %s", i, path))
+			}
 		}
 	}
-	sort.Strings(paths)
-	for _, path := range paths {
-		for dir := path; dir != "." && dir != "/"; dir = filepath.Dir(dir) {
-			if who, ok := taken[dir]; ok {
-				return fmt.Errorf("--fillers work writes %s, which %s also writes: the chores must not touch what the probes need; move that file out of %s/", path, who, fillers.WorkDir)
-			}
-			if pl.Fixture != "" {
-				if _, err := os.Lstat(filepath.Join(pl.Fixture, dir)); err == nil && dir == path {
-					return fmt.Errorf("--fillers work writes %s, which the fixture %s already has: the chores must not touch what the probes need; move it out of %s/", path, pl.Fixture, fillers.WorkDir)
-				}
-			}
+	if cfg.Fixture != "" {
+		if _, err := os.Lstat(filepath.Join(cfg.Fixture, fillers.WorkDir)); err == nil {
+			return refuse(fmt.Sprintf("field \"fixture\": %s", filepath.Join(cfg.Fixture, fillers.WorkDir)))
 		}
 	}
 	return nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

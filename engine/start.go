@@ -37,17 +37,9 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*result.Run, err
 			return nil, exit.With(exit.Tool, err)
 		}
 	}
-	sched, err := o.schedule(cfg)
+	sched, pool, err := o.scheduleAndPool(cfg, cfgPath)
 	if err != nil {
-		where := "the schedule"
-		if cfgPath != "" {
-			where = cfgPath + ": field \"schedule\" with the flags"
-		}
-		return nil, exit.Errorf(exit.Tool, "%s: %v", where, err)
-	}
-	pool, err := fillerPool(sched, o.FillersDir)
-	if err != nil {
-		return nil, exit.With(exit.Tool, err)
+		return nil, err
 	}
 	if err := CheckOutDir(o.OutDir); err != nil {
 		return nil, exit.With(exit.Tool, err)
@@ -183,9 +175,6 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*result.Run, err
 		fmt.Fprintf(stdio.Stderr, "Drafted tasks (saved in plan.json; copy them into %s beside SKILL.md to keep them):\n%s\n", plan.ConfigName, indent(term.Clean(pl.YAML())))
 	}
 	pl.Model, pl.JudgeModel, pl.FillerSeed, pl.Schedule = resolved, judgeModel, o.Seed, sched
-	if err := checkWorkFiles(sched, pool, pl); err != nil {
-		return fail(err)
-	}
 	units := o.units()
 	picks := make([][]fillers.Passage, len(units))
 	for i, index := range units {

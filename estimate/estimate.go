@@ -210,6 +210,7 @@ func Make(in Input) *Estimate {
 			}
 			if step.Compact {
 				compactions++
+				p.Compacted = true
 				s.request(CompactPromptTokens, CompactSummaryTokens)
 				s.ctx = tokens(AgentOverheadChars) + CompactSummaryTokens + CompactKeptTokens
 			}

@@ -76,6 +76,7 @@ type Config struct {
 type ScheduleConfig struct {
 	DiluteTo      Levels `yaml:"dilute_to,omitempty" json:"dilute_to,omitempty"`
 	CompactBefore []int  `yaml:"compact_before,omitempty" json:"compact_before,omitempty"`
+	CompactAt     Tokens `yaml:"compact_at,omitempty" json:"compact_at,omitempty"`
 	Fillers       string `yaml:"fillers,omitempty" json:"fillers,omitempty"`
 	MaxFillers    int    `yaml:"max_fillers,omitempty" json:"max_fillers,omitempty"`
 }
@@ -98,6 +99,23 @@ func (l *Levels) UnmarshalYAML(unmarshal func(any) error) error {
 		}
 		*l = append(*l, n)
 	}
+	return nil
+}
+
+// Tokens is one token count, written as a number or as 120k.
+type Tokens int64
+
+// UnmarshalYAML reads a number or a string such as "120k".
+func (n *Tokens) UnmarshalYAML(unmarshal func(any) error) error {
+	var raw any
+	if err := unmarshal(&raw); err != nil {
+		return fmt.Errorf("expected a token count such as 120k")
+	}
+	v, err := ParseTokens(fmt.Sprint(raw))
+	if err != nil {
+		return err
+	}
+	*n = Tokens(v)
 	return nil
 }
 
@@ -260,7 +278,7 @@ func (sc *ScheduleConfig) Schedule() *Schedule {
 	if sc == nil {
 		return nil
 	}
-	return &Schedule{DiluteTo: sc.DiluteTo, CompactBefore: sc.CompactBefore, Fillers: sc.Fillers, MaxFillers: sc.MaxFillers}
+	return &Schedule{DiluteTo: sc.DiluteTo, CompactBefore: sc.CompactBefore, CompactAt: int64(sc.CompactAt), Fillers: sc.Fillers, MaxFillers: sc.MaxFillers}
 }
 
 // FromConfig makes a plan from a config.

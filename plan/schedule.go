@@ -35,6 +35,9 @@ type Schedule struct {
 	// CompactBefore are probe numbers (1-based) before which the CLI's own
 	// /compact runs on the conversation's session.
 	CompactBefore []int `json:"compact_before,omitempty"`
+	// CompactAt, when set, runs /compact once, before the first turn asked
+	// after the context of the last call reached it (tokens).
+	CompactAt int64 `json:"compact_at,omitempty"`
 	// Fillers is FillersPassages or FillersWork ("" is passages).
 	Fillers string `json:"fillers,omitempty"`
 	// MaxFillers caps the fillers before any one probe of a diluted-to
@@ -55,7 +58,12 @@ func (s *Schedule) FillerKind() string {
 
 // Default reports whether the schedule is exactly the seed's.
 func (s *Schedule) Default() bool {
-	return s.Fixed() && (s == nil || len(s.CompactBefore) == 0) && s.FillerKind() == FillersPassages
+	return s.Fixed() && !s.Compacts() && s.FillerKind() == FillersPassages
+}
+
+// Compacts reports whether the schedule runs /compact at all.
+func (s *Schedule) Compacts() bool {
+	return s != nil && (len(s.CompactBefore) > 0 || s.CompactAt > 0)
 }
 
 // CompactsBefore reports whether /compact runs before probe k (1-based).
@@ -79,6 +87,9 @@ type Progress struct {
 	Probes  int   // probes among them
 	Fillers int   // fillers since the last judged turn (base or probe)
 	Context int64 // context of the last call of the last completed turn
+	// Compacted: vibe-test has run /compact on the session (CompactAt
+	// compacts once).
+	Compacted bool
 }
 
 // Step is what a conversation's next turn is.
@@ -97,6 +108,14 @@ type Step struct {
 // depends only on the completed turns, so a resumed conversation carries
 // on exactly where it stopped.
 func (s *Schedule) Next(p Progress) (Step, bool) {
+	st, more := s.next(p)
+	if more && s != nil && s.CompactAt > 0 && !p.Compacted && p.Turns > 0 && p.Context >= s.CompactAt {
+		st.Compact = true
+	}
+	return st, more
+}
+
+func (s *Schedule) next(p Progress) (Step, bool) {
 	turn := p.Turns + 1
 	if s.Fixed() {
 		if turn > Turns {
@@ -166,6 +185,9 @@ func (s *Schedule) Check() error {
 	case "", FillersPassages, FillersWork:
 	default:
 		return fmt.Errorf("fillers: %q, expected %s or %s", s.Fillers, FillersPassages, FillersWork)
+	}
+	if s.CompactAt < 0 {
+		return fmt.Errorf("compact_at: %d, expected a positive token count such as 120k", s.CompactAt)
 	}
 	if s.MaxFillers < 0 {
 		return fmt.Errorf("max_fillers: %d, expected a positive number", s.MaxFillers)

@@ -160,3 +160,46 @@ func TestConfigSchedule(t *testing.T) {
 		os.Remove(p)
 	}
 }
+
+// CompactAt compacts once, before the first turn after the context reached
+// its level, whatever kind that turn is; the context it leaves (small
+// again) never compacts a second time.
+func TestCompactAtOnce(t *testing.T) {
+	s := &Schedule{DiluteTo: []int64{20000, 40000, 60000}, CompactAt: 30000}
+	var p Progress
+	var compacted []Step
+	for {
+		st, more := s.Next(p)
+		if !more {
+			break
+		}
+		if st.Compact {
+			compacted = append(compacted, st)
+			if p.Context < s.CompactAt {
+				t.Errorf("compacted at %d tokens, below %d", p.Context, s.CompactAt)
+			}
+			p.Compacted, p.Context = true, 5000
+		}
+		p.Turns++
+		switch st.Kind {
+		case KindProbe:
+			p.Probes++
+			p.Fillers = 0
+		case KindFiller:
+			p.Fillers++
+		}
+		p.Context += 6000
+	}
+	if len(compacted) != 1 {
+		t.Fatalf("compacted before %d turns (%+v), want exactly one", len(compacted), compacted)
+	}
+	if p.Probes != 3 {
+		t.Errorf("%d probes asked", p.Probes)
+	}
+	if err := (&Schedule{CompactAt: -1}).Check(); err == nil {
+		t.Error("a negative compact_at accepted")
+	}
+	if (&Schedule{CompactAt: 5}).Default() {
+		t.Error("a schedule that compacts is not the seed's")
+	}
+}

@@ -440,7 +440,7 @@ func legacySequential() *result.Run {
 // and the CLI compacted on its own once.
 func diluted() *result.Run {
 	r := populated()
-	r.Plan.Schedule = &plan.Schedule{DiluteTo: []int64{30000, 60000, 90000}, CompactBefore: []int{2}, Fillers: plan.FillersWork, MaxFillers: 8}
+	r.Plan.Schedule = &plan.Schedule{DiluteTo: []int64{30000, 60000, 90000}, CompactBefore: []int{2}, CompactAt: 200000, Fillers: plan.FillersWork, MaxFillers: 8}
 	r.Conversations = r.Conversations[:1]
 	c := &r.Conversations[0]
 	c.Rewinds, c.Abandoned, c.ModelChange = nil, nil, ""

@@ -45,7 +45,7 @@ func ChartData(r *result.Run) chart.Data {
 	}
 	if r.Plan != nil && !r.Plan.Schedule.Default() {
 		d.Schedule = ScheduleWords(r.Plan.Schedule)
-		d.ByContext = !r.Plan.Schedule.Fixed() || len(r.Plan.Schedule.CompactBefore) > 0
+		d.ByContext = !r.Plan.Schedule.Fixed() || r.Plan.Schedule.Compacts()
 	}
 	texts := map[string]string{}
 	if r.Rubric != nil {

@@ -294,6 +294,9 @@ func ScheduleWords(s *plan.Schedule) string {
 		}
 		parts = append(parts, "the CLI's /compact before "+strings.Join(ps, " and "))
 	}
+	if s.CompactAt > 0 {
+		parts = append(parts, "the CLI's /compact once the context passed "+plan.FormatTokens(s.CompactAt)+" tokens")
+	}
 	parts = append(parts, s.FillerKind()+" as fillers")
 	return strings.Join(parts, "; ")
 }
