@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -173,6 +174,19 @@ func TestDecayingExits1(t *testing.T) {
 		if p := c.ProbeAt(2); p.Turn != 8 || p.ToolCallCount != 0 || c.Shape != result.ShapeDecayed {
 			t.Errorf("conversation %d: probe 2 at turn %d (the seed's schedule keeps it at 8) with %d calls, shape %q", c.Index, p.Turn, p.ToolCallCount, c.Shape)
 		}
+	}
+	// The compactions' summary calls count in the agent's cost.
+	var turnsCost, compactions float64
+	for _, c := range append(append([]result.Conversation{}, s.run.Conversations...), s.run.Fresh...) {
+		for _, tr := range c.Turns {
+			turnsCost += tr.CostUSD
+			for _, cp := range tr.Compactions {
+				compactions += cp.CostUSD
+			}
+		}
+	}
+	if compactions <= 0 || math.Abs(s.run.Costs.Agent-turnsCost-compactions) > 1e-9 {
+		t.Errorf("agent cost $%.6f, the turns' $%.6f and the compactions' $%.6f", s.run.Costs.Agent, turnsCost, compactions)
 	}
 	if pc := s.run.Outcome.Stats.Probes[1]; pc.AfterCompaction != 3 || pc.Decayed != 3 {
 		t.Errorf("probe 2 comparison %+v", pc)

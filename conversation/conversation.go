@@ -552,7 +552,7 @@ func (d *Driver) runTurn(ctx context.Context, sb *sandbox.Sandbox, resume string
 		// Keep the failed attempt and try again.
 		kept := fmt.Sprintf("%s.attempt-%d", rec.Transcript, attempt)
 		_ = os.Rename(filepath.Join(d.RunDir, rec.Transcript), filepath.Join(d.RunDir, kept))
-		rec.Attempts = append(rec.Attempts, result.Attempt{Transcript: kept, Status: rec.Status, Error: rec.Error, ExitCode: rec.ExitCode, CostUSD: rec.CostUSD + compactionCost(rec.Compactions)})
+		rec.Attempts = append(rec.Attempts, result.Attempt{Transcript: kept, Status: rec.Status, Error: rec.Error, ExitCode: rec.ExitCode, CostUSD: rec.CostUSD + rec.CompactionCost()})
 		reason = rec.Status
 		if rec.Status != result.TurnTimedOut {
 			select {
@@ -615,15 +615,6 @@ func (d *Driver) freeName(base string) string {
 			return name
 		}
 	}
-}
-
-// compactionCost is what a turn's compactions cost.
-func compactionCost(cs []result.Compaction) float64 {
-	var sum float64
-	for _, c := range cs {
-		sum += c.CostUSD
-	}
-	return sum
 }
 
 // rewinder returns the rewind of a turn after the first: before each try

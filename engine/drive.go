@@ -307,11 +307,12 @@ func TallyCosts(run *result.Run) {
 	for i := range convs {
 		conv := &convs[i]
 		for _, t := range conv.Abandoned {
-			c.Agent += t.CostUSD
+			c.Agent += t.CostUSD + t.CompactionCost()
 		}
 		for k := range conv.Turns {
 			t := &conv.Turns[k]
-			c.Agent += t.CostUSD
+			// A compaction's summary calls are the agent's session's too.
+			c.Agent += t.CostUSD + t.CompactionCost()
 			for _, a := range t.Attempts {
 				c.Agent += a.CostUSD
 			}

@@ -373,6 +373,16 @@ func (r *Run) MarkBypass() {
 	}
 }
 
+// CompactionCost is what the turn's compactions cost (their summary
+// calls), apart from the turn's own CostUSD.
+func (t *Turn) CompactionCost() float64 {
+	var sum float64
+	for _, c := range t.Compactions {
+		sum += c.CostUSD
+	}
+	return sum
+}
+
 // ProbeNumber is a turn's probe number: its Probe, or for a record made
 // before probes were numbered (every probe then sat at turn 6, 8 or 10)
 // the one its turn gives; 0 for a turn that is no probe.
