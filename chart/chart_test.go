@@ -205,20 +205,25 @@ func TestOptionGolden(t *testing.T) {
 			if !json.Valid(got) {
 				t.Fatalf("OptionJSON is not valid JSON:\n%s", got)
 			}
-			golden := filepath.Join("testdata", tt.name+".golden.json")
-			if *update {
-				if err := os.WriteFile(golden, append(got, '\n'), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./chart/ -update to create it)", err)
-			}
-			if !bytes.Equal(append(got, '\n'), want) {
-				t.Errorf("OptionJSON differs from %s (run go test ./chart/ -update and review the diff):\n%s", golden, got)
-			}
+			checkGolden(t, filepath.Join("testdata", tt.name+".golden.json"), got)
 		})
+	}
+}
+
+// checkGolden compares an option with its golden file (-update writes it).
+func checkGolden(t *testing.T, golden string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(golden, append(got, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test ./chart/ -update to create it)", err)
+	}
+	if !bytes.Equal(append(got, '\n'), want) {
+		t.Errorf("the option differs from %s (run go test ./chart/ -update and review the diff):\n%s", golden, got)
 	}
 }
 

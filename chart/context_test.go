@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -208,19 +207,7 @@ func TestContextOptionGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("testdata", name+".golden.json")
-			if *update {
-				if err := os.WriteFile(golden, append(got, '\n'), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./chart/ -update to create it)", err)
-			}
-			if !bytes.Equal(append(got, '\n'), want) {
-				t.Errorf("the option differs from %s (run go test ./chart/ -update and review the diff):\n%s", golden, got)
-			}
+			checkGolden(t, filepath.Join("testdata", name+".golden.json"), got)
 		})
 	}
 }

@@ -2,9 +2,10 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/vibe-test/vibe-test/fillers"
@@ -83,13 +84,13 @@ func checkWorkFiles(s *plan.Schedule, cfg *plan.Config, cfgPath string) error {
 	refuse := func(what string) error {
 		return fmt.Errorf("%s: %s is in %s/, the folder the work chores (--fillers work) write and read; they must not touch what the probes need: move it, or use --fillers passages", cfgPath, what, fillers.WorkDir)
 	}
-	for _, path := range sortedKeys(cfg.Files) {
+	for _, path := range slices.Sorted(maps.Keys(cfg.Files)) {
 		if inWorkDir(path) {
 			return refuse(fmt.Sprintf("field \"files\": %s", path))
 		}
 	}
 	for i, p := range cfg.Probes {
-		for _, path := range sortedKeys(p.Setup) {
+		for _, path := range slices.Sorted(maps.Keys(p.Setup)) {
 			if inWorkDir(path) {
 				return refuse(fmt.Sprintf("field \"probes[%d].setup\": %s", i, path))
 			}
@@ -101,13 +102,4 @@ func checkWorkFiles(s *plan.Schedule, cfg *plan.Config, cfgPath string) error {
 		}
 	}
 	return nil
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
