@@ -15,6 +15,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/term"
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/stats"
+	"github.com/vibe-test/vibe-test/summary"
 )
 
 // compareCommand applies the compare package's rule between skill
@@ -147,6 +148,14 @@ func compareRuns(bases []comparedRun, cand comparedRun, alpha float64) *comparis
 		// A resumed process re-reads the whole skill at each invocation; a
 		// live session answers "already loaded": not the same dilution.
 		{"session mode", func(r *result.Run) string { return result.SessionModeOf(r.Config) }},
+		// Ten turns of passages and 150k tokens of tool output, or a
+		// compacted session, are different dilutions.
+		{"schedule", func(r *result.Run) string {
+			if r.Plan == nil || r.Plan.Schedule.Default() {
+				return "the seed's ten turns"
+			}
+			return summary.ScheduleWords(r.Plan.Schedule)
+		}},
 	} {
 		for _, r := range all[1:] {
 			if a, b := field.get(bases[0].run), field.get(r.run); a != b {

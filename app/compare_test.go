@@ -13,6 +13,7 @@ import (
 	"github.com/vibe-test/vibe-test/demo"
 	"github.com/vibe-test/vibe-test/internal/testenv"
 	"github.com/vibe-test/vibe-test/judge"
+	"github.com/vibe-test/vibe-test/plan"
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/rubric"
 )
@@ -415,7 +416,15 @@ func TestCompareWarnsOnSessionMode(t *testing.T) {
 	_, out, _ := compareMain(t, a, cand)
 	mustContain(t, out, "WARNING: the session mode differs ("+a+": resume, "+cand+": interactive)")
 	_, out, _ = compareMain(t, a, writeRun(t, "stock-ledger", "hash-v3", synthCriteria, convs("pppp", "pppp")))
-	if strings.Contains(out, "session mode differs") {
-		t.Errorf("two runs in one mode: %s", out)
+	if strings.Contains(out, "session mode differs") || strings.Contains(out, "schedule differs") {
+		t.Errorf("two runs in one mode and schedule: %s", out)
 	}
+	// A candidate diluted to context levels is not measured like the base.
+	r.Config.SessionMode = ""
+	r.Plan = &plan.Plan{Schedule: &plan.Schedule{DiluteTo: []int64{50000, 100000, 150000}}}
+	if err := result.Save(cand, r); err != nil {
+		t.Fatal(err)
+	}
+	_, out, _ = compareMain(t, a, cand)
+	mustContain(t, out, "WARNING: the schedule differs ("+a+": the seed's ten turns, "+cand+": each probe asked once the context reached 50k, 100k, 150k tokens")
 }
