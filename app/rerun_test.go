@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,6 +28,22 @@ func holdOnce(turn int) scripted.Rule {
 	return scripted.Rule{Kind: scripted.KindAgent, Turns: []int{turn}, Steps: []scripted.Step{
 		{ToolUses: []scripted.ToolUse{{Name: "Bash", Input: map[string]any{"command": cmd, "description": "wait for the file"}}}},
 	}}
+}
+
+// savedInSession reports whether a session file under configDir's
+// projects/ holds text.
+func savedInSession(configDir, text string) bool {
+	found := false
+	_ = filepath.WalkDir(filepath.Join(configDir, "projects"), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || found || d.IsDir() || filepath.Ext(path) != ".jsonl" {
+			return nil
+		}
+		if b, err := os.ReadFile(path); err == nil && bytes.Contains(b, []byte(text)) {
+			found = true
+		}
+		return nil
+	})
+	return found
 }
 
 // TestEveryPromptSentOnce stops one conversation's turns in the four ways
@@ -80,17 +97,22 @@ func everyPromptSentOnce(t *testing.T, mode string) {
 	}
 	// held says whether the agent runs turn's held Bash call: the file it
 	// leaves is in the conversation's sandbox (named in run.json), and the
-	// turn's prompt is in the session file by then.
+	// CLI has saved the call in the session file, so the turn's prompt
+	// before it is there too. (The CLI writes the session file a moment
+	// after it starts a tool: a stop in between leaves nothing to cut back,
+	// which is right, but is not the stop this test is about.)
 	held := func(turn int) bool {
 		r, err := result.Load(out)
 		if err != nil {
 			return false // not written yet
 		}
+		mark := fmt.Sprintf(".hold-%d", turn)
 		for _, c := range r.Conversations {
-			if c.Sandbox != "" {
-				if _, err := os.Stat(filepath.Join(c.Sandbox, fmt.Sprintf(".hold-%d", turn))); err == nil {
-					return true
-				}
+			if c.Sandbox == "" || c.ConfigDir == "" {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(c.Sandbox, mark)); err == nil && savedInSession(c.ConfigDir, mark) {
+				return true
 			}
 		}
 		return false
