@@ -151,6 +151,10 @@ func ConfigText(sk *skill.Skill, pl *plan.Plan, rb *rubric.Rubric, judgeModel st
 	w("#   model        the agent's model (default: the claude CLI's)\n")
 	w("#   judge_model  the model that extracts the rubric, judges turns and drafts tasks\n")
 	w("#                (default: the claude CLI's)\n")
+	w("#   schedule     beyond the ten turns (flags override each key): dilute_to (a context\n")
+	w("#                level per probe, such as [50k, 100k, 150k]), compact_before (probe\n")
+	w("#                numbers to run the CLI's /compact before), compact_at (a level to\n")
+	w("#                compact at once), fillers (passages or work), max_fillers\n")
 	w("# vibe-test reads this file when it sits beside SKILL.md; --config FILE picks another.\n")
 	w("\n")
 	w("base_task: %s\n", yamlString(pl.BaseTask))
@@ -163,6 +167,9 @@ func ConfigText(sk *skill.Skill, pl *plan.Plan, rb *rubric.Rubric, judgeModel st
 	w("# files:\n")
 	w("#   .env: \"API_URL=http://localhost:8080\\n\"\n")
 	w("# model: sonnet\n")
+	w("# schedule:\n")
+	w("#   dilute_to: [50k, 100k, 150k]\n")
+	w("#   fillers: work\n")
 	if judgeModel != "" {
 		w("judge_model: %s\n", yamlString(judgeModel))
 	} else {
