@@ -602,7 +602,7 @@ func (d *Driver) compact(ctx context.Context, sb *sandbox.Sandbox, resume string
 	return c, sessionCost, nil
 }
 
-// freeName is base + ".jsonl", or base + ".N.jsonl" for the first N that
+// freeName is base + ".jsonl", or base + "-N.jsonl" for the first N that
 // names no file yet (relative to the run folder): a compaction run again
 // keeps the earlier try's stream.
 func (d *Driver) freeName(base string) string {
