@@ -1,9 +1,11 @@
-// Package conversation drives one conversation: ten turns on one session
-// in its own sandbox, either as ten messages to one long-lived `claude -p
-// --input-format stream-json` process (interactive mode, a person's
-// session) or as ten `claude -p [--resume]` processes (resume mode). Turn 1
-// is the base task, turns 2–5, 7 and 9 are fillers, turns 6, 8 and 10 ask
-// the probes. Each turn's stream is saved as it arrives; the baseline is
+// Package conversation drives one conversation: its plan's schedule of
+// turns on one session in its own sandbox, either as messages to one
+// long-lived `claude -p --input-format stream-json` process (interactive
+// mode, a person's session) or as one `claude -p [--resume]` process a turn
+// (resume mode). Turn 1 is the base task; on the seed's schedule turns 2–5,
+// 7 and 9 are fillers and turns 6, 8 and 10 ask the probes; a diluted-to
+// schedule asks fillers until each probe's context level, and the CLI's
+// /compact runs before the turns the schedule names. Each turn's stream is saved as it arrives; the baseline is
 // judged before turn 2 (the gate), the probes are judged while the next
 // turn runs. It also asks each probe fresh (Fresh: the fresh triple).
 //

@@ -1,6 +1,7 @@
 // Package plan says what each conversation will be told: the base task
-// (turn 1), the three probe tasks (turns 6, 8, 10), the setup files written
-// before each probe, the fixture, and the models. It comes from the author's
+// (turn 1), the three probe tasks (turns 6, 8, 10 on the seed's schedule;
+// see Schedule for the others), the setup files written before each probe,
+// the fixture, and the models. It comes from the author's
 // vibe-test.yaml, or is drafted by one cold call from the skill and saved so
 // the author can copy it into a config.
 package plan
