@@ -145,7 +145,7 @@ func assertContextIsLastCall(t *testing.T, s scenario) {
 // with the CLI's /compact before probe 2 (turn 8), while each probe asked
 // fresh passes: exit 1. Its subject is the verdict's arithmetic (fast
 // tier); the forgetting agent and the decaying one also run on the real
-// CLI (TestBeyondTenTurnsOnTheRealCLI, TestDemoCommand). The same in
+// CLI (TestCompactionOnTheRealCLI, TestDemoCommand). The same in
 // resume mode, where /compact is a process of its own.
 func TestDecayingExits1(t *testing.T) {
 	t.Parallel()
@@ -322,21 +322,22 @@ func TestRubricCachedOnSecondRun(t *testing.T) {
 // with the decaying conversation alone). The transcripts show the mode: a
 // second invocation of the skill is "already loaded" in a live session,
 // and re-injects the skill in a resumed process.
+// (Each mode is a top-level test: a parallel test's subtests queue behind
+// every other parallel test of the package, so the real-CLI run started
+// last and set the package's end.)
 func TestDemoCommand(t *testing.T) {
 	t.Parallel()
-	t.Run(claude.SessionInteractive, func(t *testing.T) {
-		t.Parallel()
-		// On the real CLI: the "already loaded" answer is the pinned
-		// binary's behaviour, not the stand-in's.
-		demoInMode(t, claude.SessionInteractive, realCLI(t))
-	})
-	t.Run(claude.SessionResume, func(t *testing.T) {
-		t.Parallel()
-		// On the stand-in: the demo's own work in resume mode. The pinned
-		// binary's re-injection of the skill in a resumed process is
-		// checked by TestEveryPromptSentOnce/resume, on the real CLI.
-		demoInMode(t, claude.SessionResume, fastCLI(t))
-	})
+	// On the real CLI: the "already loaded" answer is the pinned binary's
+	// behaviour, not the stand-in's.
+	demoInMode(t, claude.SessionInteractive, realCLI(t))
+}
+
+// TestDemoCommandResume: on the stand-in, the demo's own work in resume
+// mode. The pinned binary's re-injection of the skill in a resumed process
+// is checked by TestEveryPromptSentOnceResume, on the real CLI.
+func TestDemoCommandResume(t *testing.T) {
+	t.Parallel()
+	demoInMode(t, claude.SessionResume, fastCLI(t))
 }
 
 func demoInMode(t *testing.T, mode, bin string) {

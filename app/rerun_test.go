@@ -55,14 +55,20 @@ func savedInSession(configDir, text string) bool {
 // exactly as many as its turn number, and no prompt's text twice, so no
 // prompt reached the model twice. In interactive mode each failed turn
 // ends the process and the rerun resumes the session in a new one.
+//
+// The two modes are two top-level tests, not subtests: a parallel test's
+// subtests queue behind every other parallel test of the package, and these
+// are the package's longest (about a minute each, mostly waiting on turn
+// timeouts), so as subtests they started last and set its end.
 func TestEveryPromptSentOnce(t *testing.T) {
 	t.Parallel()
-	for _, mode := range []string{claude.SessionInteractive, claude.SessionResume} {
-		t.Run(mode, func(t *testing.T) {
-			t.Parallel()
-			everyPromptSentOnce(t, mode)
-		})
-	}
+	everyPromptSentOnce(t, claude.SessionInteractive)
+}
+
+// TestEveryPromptSentOnceResume is TestEveryPromptSentOnce in resume mode.
+func TestEveryPromptSentOnceResume(t *testing.T) {
+	t.Parallel()
+	everyPromptSentOnce(t, claude.SessionResume)
 }
 
 func everyPromptSentOnce(t *testing.T, mode string) {

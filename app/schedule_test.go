@@ -82,46 +82,49 @@ func assertCompactedBefore(t *testing.T, s scenario, conv *result.Conversation, 
 	}
 }
 
-// TestBeyondTenTurnsOnTheRealCLI is issue 14's done-when on the pinned CLI
-// (its conversations; the fresh probes' one-shot sessions on the
-// stand-in): a run diluted to three context levels records each probe at
-// its level, within one filler, and a run with /compact before turn 8
-// records the compaction and the forgetting agent's decay after it. Both
-// draw pass rate against context on the chart.
-func TestBeyondTenTurnsOnTheRealCLI(t *testing.T) {
+// TestDiluteToOnTheRealCLI and TestCompactionOnTheRealCLI are issue 14's
+// done-when on the pinned CLI: a run diluted to three context levels
+// records each probe at its level, within one filler, and a run with
+// /compact before turn 8 records the compaction and the forgetting agent's
+// decay after it. Both draw pass rate against context on the chart. (Two
+// top-level tests rather than subtests: a parallel test's subtests queue
+// behind every other parallel test of the package.)
+//
+// The dilute-to run has every agent session on the real CLI, the fresh
+// ones too: it is also the steady run whose costs, fresh arm and context
+// figures are checked against what the pinned CLI reports.
+func TestDiluteToOnTheRealCLI(t *testing.T) {
 	t.Parallel()
-	t.Run("dilute-to", func(t *testing.T) {
-		t.Parallel()
-		// Every agent session on the real CLI, the fresh ones too: this is
-		// also the steady run whose costs, fresh arm and context figures
-		// are checked against what the pinned CLI reports.
-		s := runScenario(t, realCLI(t), []string{"steady"}, false, "--dilute-to", "20k,26k,32k", "--fillers", "work")
-		if s.code != 0 {
-			t.Fatalf("exit %d", s.code)
+	s := runScenario(t, realCLI(t), []string{"steady"}, false, "--dilute-to", "20k,26k,32k", "--fillers", "work")
+	if s.code != 0 {
+		t.Fatalf("exit %d", s.code)
+	}
+	assertAtLevels(t, s, []int64{20000, 26000, 32000})
+	assertSteady(t, s)
+	assertByProbe(t, s, []int64{20000, 26000, 32000})
+	assertContextChart(t, s)
+}
+
+// TestCompactionOnTheRealCLI: /compact before probe 2 (turn 8) on the
+// pinned CLI, its conversation live there (its fresh sessions on the
+// stand-in); the forgetting agent holds before it and fails after.
+func TestCompactionOnTheRealCLI(t *testing.T) {
+	t.Parallel()
+	s := runScenario(t, realConversationCLI(t), []string{"forgetting"}, false, "--compact-before", "2")
+	c := &s.run.Conversations[0]
+	assertCompactedBefore(t, s, c, 2)
+	for k, want := range map[int]string{1: judge.Pass, 2: judge.Fail, 3: judge.Fail} {
+		if got := c.ProbeAt(k).Result(); got != want {
+			t.Errorf("probe %d: %s, want %s", k, got, want)
 		}
-		assertAtLevels(t, s, []int64{20000, 26000, 32000})
-		assertSteady(t, s)
-		assertByProbe(t, s, []int64{20000, 26000, 32000})
-		assertContextChart(t, s)
-	})
-	t.Run("compact-before-turn-8", func(t *testing.T) {
-		t.Parallel()
-		s := runScenario(t, realConversationCLI(t), []string{"forgetting"}, false, "--compact-before", "2")
-		c := &s.run.Conversations[0]
-		assertCompactedBefore(t, s, c, 2)
-		for k, want := range map[int]string{1: judge.Pass, 2: judge.Fail, 3: judge.Fail} {
-			if got := c.ProbeAt(k).Result(); got != want {
-				t.Errorf("probe %d: %s, want %s", k, got, want)
-			}
-			if got := s.run.Fresh[0].ProbeAt(k).Result(); got != judge.Pass {
-				t.Errorf("probe %d fresh: %s, want pass", k, got)
-			}
+		if got := s.run.Fresh[0].ProbeAt(k).Result(); got != judge.Pass {
+			t.Errorf("probe %d fresh: %s, want pass", k, got)
 		}
-		if pcs := s.run.Outcome.Stats.Probes; pcs[0].Decayed != 0 || pcs[1].Decayed != 1 || pcs[2].Decayed != 1 {
-			t.Errorf("decayed per probe: %d %d %d, want 0 1 1", pcs[0].Decayed, pcs[1].Decayed, pcs[2].Decayed)
-		}
-		assertContextChart(t, s)
-	})
+	}
+	if pcs := s.run.Outcome.Stats.Probes; pcs[0].Decayed != 0 || pcs[1].Decayed != 1 || pcs[2].Decayed != 1 {
+		t.Errorf("decayed per probe: %d %d %d, want 0 1 1", pcs[0].Decayed, pcs[1].Decayed, pcs[2].Decayed)
+	}
+	assertContextChart(t, s)
 }
 
 // assertSteady: a steady agent holds, each turn keeps its own share of

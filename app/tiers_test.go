@@ -39,7 +39,7 @@ func realCLI(t *testing.T) string {
 // its signals and strays, its skill loader and tools, a model switch. The
 // fresh probes' one-shot sessions, which prove nothing more there, run on
 // the stand-in (testenv.HybridLiveClaude); the steady run of
-// TestBeyondTenTurnsOnTheRealCLI and the demo
+// TestDiluteToOnTheRealCLI and the demo
 // keep them real.
 func realConversationCLI(t *testing.T) string {
 	t.Helper()
