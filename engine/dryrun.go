@@ -12,7 +12,6 @@ import (
 	"github.com/vibe-test/vibe-test/plan"
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/rubric"
-	"github.com/vibe-test/vibe-test/skill"
 )
 
 // DryRun reads what Start would read (the skill, the config, a reviewed
@@ -21,16 +20,13 @@ import (
 // folder. exactSeed says whether o.Seed is the user's (--seed) rather than
 // a random one, so the fillers counted are the run's own.
 func DryRun(o Settings, env []string, exactSeed bool) (*estimate.Estimate, error) {
-	sk, err := skill.Load(o.SkillPath)
+	inp, err := o.readInputs()
 	if err != nil {
-		return nil, exit.With(exit.Tool, err)
+		return nil, err
 	}
-	cfg, cfgPath, err := loadConfig(o, sk)
-	if err != nil {
-		return nil, exit.With(exit.Tool, err)
-	}
+	sk, cfg, sched, pool := inp.skill, inp.cfg, inp.sched, inp.pool
 	in := estimate.Input{
-		Skill: sk, Config: cfg, Conversations: o.Conversations, UntilDecided: o.UntilDecided,
+		Skill: sk, Config: cfg, Rubric: inp.rubric, Schedule: sched, Conversations: o.Conversations, UntilDecided: o.UntilDecided,
 		SessionMode: o.SessionMode, Model: o.Model, JudgeModel: o.JudgeModel, JudgeRepeats: o.JudgeRepeats,
 		FillersExact: exactSeed,
 	}
@@ -51,26 +47,14 @@ func DryRun(o Settings, env []string, exactSeed bool) (*estimate.Estimate, error
 	for _, c := range o.Controls {
 		in.NoSkillControl = in.NoSkillControl || c == result.ControlNoSkill
 	}
-	if o.RubricPath != "" {
-		if in.Rubric, err = rubric.Load(o.RubricPath); err != nil {
-			return nil, exit.With(exit.Tool, err)
+	if in.Rubric == nil {
+		if dir := CacheDir(o.CacheDir, env); dir != "" {
+			// The same lookup rubric.Extract makes before it calls the model.
+			if b, err := os.ReadFile(filepath.Join(dir, rubric.CacheKey(sk, in.JudgeModel)+".json")); err == nil {
+				_, perr := rubric.Parse(b)
+				in.RubricCached = perr == nil
+			}
 		}
-	} else if dir := CacheDir(o.CacheDir, env); dir != "" {
-		// The same lookup rubric.Extract makes before it calls the model.
-		if b, err := os.ReadFile(filepath.Join(dir, rubric.CacheKey(sk, in.JudgeModel)+".json")); err == nil {
-			_, perr := rubric.Parse(b)
-			in.RubricCached = perr == nil
-		}
-	}
-	sched, pool, err := o.scheduleAndPool(cfg, cfgPath)
-	if err != nil {
-		return nil, err
-	}
-	in.Schedule = sched
-	// The run would refuse this --out before its first call; so does the
-	// dry run, reading it only.
-	if err := CheckOutDir(o.OutDir); err != nil {
-		return nil, exit.With(exit.Tool, err)
 	}
 	if exactSeed {
 		for i := 0; i < in.Conversations; i++ {

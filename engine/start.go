@@ -23,27 +23,11 @@ import (
 // means the tool could not do its job (the run folder, if made, holds what
 // was done); a finished run's verdict is in its Outcome.
 func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*result.Run, error) {
-	sk, err := skill.Load(o.SkillPath)
-	if err != nil {
-		return nil, exit.With(exit.Tool, err)
-	}
-	cfg, cfgPath, err := loadConfig(o, sk)
-	if err != nil {
-		return nil, exit.With(exit.Tool, err)
-	}
-	var reviewed *rubric.Rubric
-	if o.RubricPath != "" {
-		if reviewed, err = rubric.Load(o.RubricPath); err != nil {
-			return nil, exit.With(exit.Tool, err)
-		}
-	}
-	sched, pool, err := o.scheduleAndPool(cfg, cfgPath)
+	inp, err := o.readInputs()
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckOutDir(o.OutDir); err != nil {
-		return nil, exit.With(exit.Tool, err)
-	}
+	sk, cfg, cfgPath, reviewed, sched, pool := inp.skill, inp.cfg, inp.cfgPath, inp.rubric, inp.sched, inp.pool
 	binary, err := FindClaude(stdio.Env)
 	if err != nil {
 		return nil, exit.With(exit.Tool, err)
@@ -213,6 +197,43 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*result.Run, err
 		binary: binary, env: stdio.Env, hermetic: hermetic, jail: spec, skill: sk, plan: pl, picks: picks,
 		cacheDir: CacheDir(o.CacheDir, stdio.Env), opts: o, pool: pool, seed: o.Seed,
 	}, stdio, h)
+}
+
+// inputs are what a run reads from disk before it starts anything: the
+// skill, the config, a reviewed rubric, the schedule and its fillers.
+type inputs struct {
+	skill   *skill.Skill
+	cfg     *plan.Config // nil: no config, the tasks are drafted
+	cfgPath string
+	rubric  *rubric.Rubric // nil: extracted (or cached)
+	sched   *plan.Schedule
+	pool    []fillers.Passage
+}
+
+// readInputs reads and checks a run's inputs, the same for the run and its
+// --dry-run, so both refuse the same bad input with the same line (exit 3),
+// and refuses an --out that exists.
+func (o Settings) readInputs() (inputs, error) {
+	var in inputs
+	var err error
+	if in.skill, err = skill.Load(o.SkillPath); err != nil {
+		return in, exit.With(exit.Tool, err)
+	}
+	if in.cfg, in.cfgPath, err = loadConfig(o, in.skill); err != nil {
+		return in, exit.With(exit.Tool, err)
+	}
+	if o.RubricPath != "" {
+		if in.rubric, err = rubric.Load(o.RubricPath); err != nil {
+			return in, exit.With(exit.Tool, err)
+		}
+	}
+	if in.sched, in.pool, err = o.scheduleAndPool(in.cfg, in.cfgPath); err != nil {
+		return in, err
+	}
+	if err := CheckOutDir(o.OutDir); err != nil {
+		return in, exit.With(exit.Tool, err)
+	}
+	return in, nil
 }
 
 // loadConfig finds the config: --config, else vibe-test.yaml beside SKILL.md.
