@@ -252,23 +252,9 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 
 	sched := d.Plan.Schedule
 	for {
-		var step plan.Step
-		var more, compacted bool
-		var fillersDone int
-		var ctxBefore int64
-		d.view(func() {
-			step, more = sched.Next(progressOf(conv.Turns))
-			for i := range conv.Turns {
-				t := &conv.Turns[i]
-				compacted = compacted || t.AfterCompaction || len(t.Compactions) > 0
-				if t.Kind == plan.KindFiller {
-					fillersDone++
-				}
-			}
-			if n := len(conv.Turns); n > 0 {
-				ctxBefore = conv.Turns[n-1].ContextTokens
-			}
-		})
+		var st standing
+		d.view(func() { st = standingOf(conv.Turns) })
+		step, more := sched.Next(st.Progress)
 		if !more {
 			break
 		}
@@ -281,7 +267,7 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 			setStatus(result.StatusBudgetExhausted, fmt.Sprintf("budget of $%.2f spent before turn %d", d.Budget.Limit, turn))
 			return
 		}
-		rec := result.Turn{Turn: turn, Kind: step.Kind, Probe: step.Probe, AfterCompaction: compacted}
+		rec := result.Turn{Turn: turn, Kind: step.Kind, Probe: step.Probe, AfterCompaction: st.compacted}
 		switch step.Kind {
 		case plan.KindFiller:
 			if len(passages) == 0 {
@@ -290,7 +276,7 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 			}
 			// A diluted-to schedule may need more fillers than the pool
 			// holds: they come round again in the same order.
-			p := passages[fillersDone%len(passages)]
+			p := passages[st.fillersAsked%len(passages)]
 			rec.Prompt, rec.FillerID = p.Text, p.ID
 			if err := sb.WriteFiles(p.Files); err != nil {
 				setStatus(result.StatusError, fmt.Sprintf("turn %d filler files: %v", turn, err))
@@ -300,7 +286,7 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 			rec.Prompt = d.Plan.BaseTask
 		case plan.KindProbe:
 			rec.Prompt = d.Plan.ProbeTask(step.Probe)
-			rec.ContextBefore = ctxBefore
+			rec.ContextBefore = st.Context
 			rec.Level, rec.LevelNotReached = sched.Level(step.Probe), step.Short
 			if err := sb.WriteFiles(d.Plan.ProbeSetup(step.Probe)); err != nil {
 				setStatus(result.StatusError, fmt.Sprintf("turn %d setup: %v", turn, err))
@@ -387,27 +373,38 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 	setStatus(result.StatusCompleted, "")
 }
 
-// progressOf is where a conversation stands after its completed turns.
-func progressOf(turns []result.Turn) plan.Progress {
-	p := plan.Progress{Turns: len(turns)}
+// standing is where a conversation stands after its completed turns: what
+// the schedule decides the next turn from, and what that turn's record
+// needs besides.
+type standing struct {
+	plan.Progress
+	fillersAsked int  // fillers asked in all: the next one's place in the conversation's list
+	compacted    bool // the session was compacted, by vibe-test or the CLI
+}
+
+func standingOf(turns []result.Turn) standing {
+	st := standing{Progress: plan.Progress{Turns: len(turns)}}
 	for i := range turns {
-		for _, c := range turns[i].Compactions {
-			p.Compacted = p.Compacted || c.Trigger == "manual"
+		t := &turns[i]
+		for _, c := range t.Compactions {
+			st.Compacted = st.Compacted || c.Trigger == "manual"
 		}
-		switch turns[i].Kind {
+		st.compacted = st.compacted || t.AfterCompaction || len(t.Compactions) > 0
+		switch t.Kind {
 		case plan.KindFiller:
-			p.Fillers++
+			st.Fillers++
+			st.fillersAsked++
 		case plan.KindProbe:
-			p.Probes++
-			p.Fillers = 0
+			st.Probes++
+			st.Fillers = 0
 		default:
-			p.Fillers = 0
+			st.Fillers = 0
 		}
 	}
 	if n := len(turns); n > 0 {
-		p.Context = turns[n-1].ContextTokens
+		st.Context = turns[n-1].ContextTokens
 	}
-	return p
+	return st
 }
 
 // openSandbox reuses the conversation's recorded sandbox when it still
