@@ -16,7 +16,6 @@ import (
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/testenv"
 	"github.com/vibe-test/vibe-test/result"
-	"github.com/vibe-test/vibe-test/scripted"
 	"github.com/vibe-test/vibe-test/summary"
 )
 
@@ -64,15 +63,7 @@ func TestActionScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := scripted.Start(script)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	paths, err := demo.Materialize(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, _, paths := startDemo(t, script)
 	code, stderr, sum, outputs := actionRun(t, srv.URL(),
 		"INPUT_SKILL="+paths.Skill, "INPUT_CONVERSATIONS=1", "INPUT_CONCURRENCY=1", "INPUT_MAX_BUDGET_USD=5",
 		"INPUT_ARGS=--config "+paths.Config+" --seed 7  --max-retries 1")

@@ -10,7 +10,6 @@ import (
 
 	"github.com/vibe-test/vibe-test/demo"
 	"github.com/vibe-test/vibe-test/internal/exit"
-	"github.com/vibe-test/vibe-test/scripted"
 )
 
 // --dry-run says what the run would call and cost, and does none of it: the
@@ -22,16 +21,7 @@ func TestDryRunCallsNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := scripted.Start(script)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	files := t.TempDir()
-	paths, err := demo.Materialize(files)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, files, paths := startDemo(t, script)
 	mark := filepath.Join(files, "started")
 	cli := filepath.Join(files, "claude")
 	wrapper := "#!/bin/sh\ntouch '" + mark + "'\nexec '" + fastCLI(t) + "' \"$@\"\n"

@@ -79,16 +79,7 @@ func builtMain(t *testing.T) func(context.Context, []string, IO) int {
 
 func runScriptWith(t *testing.T, main func(context.Context, []string, IO) int, bin string, script scripted.Script, conversations int, extraEnv []string, flags ...string) scenario {
 	t.Helper()
-	srv, err := scripted.Start(script)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	files := t.TempDir()
-	paths, err := demo.Materialize(files)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, files, paths := startDemo(t, script)
 	out := filepath.Join(t.TempDir(), "run")
 	env := DemoEnv(os.Environ(), srv.URL())
 	env = append(env, "VIBE_TEST_CLAUDE="+bin, "VIBE_TEST_CACHE_DIR="+filepath.Join(files, "cache"))
@@ -106,6 +97,23 @@ func runScriptWith(t *testing.T, main func(context.Context, []string, IO) int, b
 	}
 	t.Logf("exit %d\n%s\n%s", code, s.stdout, s.stderr)
 	return s
+}
+
+// startDemo starts the scripted model on script (stopped when the test
+// ends) and writes the bundled demo skill, its config and fixture into a
+// new folder, files.
+func startDemo(t *testing.T, script scripted.Script) (srv *scripted.Server, files string, paths demo.Paths) {
+	t.Helper()
+	srv, err := scripted.Start(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	files = t.TempDir()
+	if paths, err = demo.Materialize(files); err != nil {
+		t.Fatal(err)
+	}
+	return srv, files, paths
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

@@ -18,7 +18,6 @@ import (
 	"github.com/vibe-test/vibe-test/demo"
 	"github.com/vibe-test/vibe-test/internal/testenv"
 	"github.com/vibe-test/vibe-test/result"
-	"github.com/vibe-test/vibe-test/scripted"
 )
 
 var (
@@ -121,16 +120,7 @@ func TestInterruptAndResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := scripted.Start(script)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	files := t.TempDir()
-	paths, err := demo.Materialize(files)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, files, paths := startDemo(t, script)
 	env := append(DemoEnv(os.Environ(), srv.URL()), "VIBE_TEST_CLAUDE="+claudeBin, "VIBE_TEST_CACHE_DIR="+filepath.Join(files, "cache"))
 	command := func(args ...string) (*exec.Cmd, *bytes.Buffer) {
 		cmd := exec.Command(bin, args...)

@@ -224,16 +224,7 @@ func TestKillLeavesNoProcess(t *testing.T) {
 		{ToolUses: []scripted.ToolUse{bash(`tail -f /dev/null # ` + hang)}},
 	}
 	script := faultScript(t, scripted.Rule{Kind: scripted.KindAgent, Turns: []int{2}, Steps: steps})
-	srv, err := scripted.Start(script)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	files := t.TempDir()
-	paths, err := demo.Materialize(files)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, files, paths := startDemo(t, script)
 	cmd := exec.Command(vibeTestBinary(t), paths.Skill, "--config", paths.Config, "--out", filepath.Join(t.TempDir(), "run"),
 		"--conversations", "1", "--max-retries", "1")
 	cmd.Env = append(DemoEnv(os.Environ(), srv.URL()), "VIBE_TEST_CLAUDE="+realConversationCLI(t), "VIBE_TEST_CACHE_DIR="+filepath.Join(files, "cache"))
@@ -318,16 +309,7 @@ func TestAuthorLoginInJail(t *testing.T) {
 		bash(`head -c 30 ~/.claude/.credentials.json; echo; (echo gone > ~/.claude/.credentials.json) 2>/dev/null || echo creds-read-only; echo END-CREDS`),
 	}}, {Text: "Done."}}
 	script := faultScript(t, scripted.Rule{Kind: scripted.KindAgent, Turns: []int{2}, Steps: look})
-	srv, err := scripted.Start(script)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	files := t.TempDir()
-	paths, err := demo.Materialize(files)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, files, paths := startDemo(t, script)
 	out := filepath.Join(t.TempDir(), "run")
 	var env []string
 	for _, kv := range DemoEnv(os.Environ(), srv.URL()) {

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/vibe-test/vibe-test/claude"
-	"github.com/vibe-test/vibe-test/demo"
 	"github.com/vibe-test/vibe-test/result"
 	"github.com/vibe-test/vibe-test/scripted"
 )
@@ -79,19 +78,10 @@ func everyPromptSentOnce(t *testing.T, mode string) {
 		// probes' one-shot sessions run on the stand-in.
 		claudeBin = realConversationCLI(t)
 	}
-	srv, err := scripted.Start(faultScript(t,
+	srv, files, paths := startDemo(t, faultScript(t,
 		holdOnce(3), holdOnce(4), holdOnce(7),
 		scripted.Rule{Kind: scripted.KindAgent, Turns: []int{6}, Pattern: "gaskets", Steps: followAfterError(529, 4)},
 	))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	files := t.TempDir()
-	paths, err := demo.Materialize(files)
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := filepath.Join(t.TempDir(), "run")
 	env := append(DemoEnv(os.Environ(), srv.URL()), "VIBE_TEST_CLAUDE="+claudeBin, "VIBE_TEST_CACHE_DIR="+filepath.Join(files, "cache"))
 	command := func(args ...string) (*exec.Cmd, *bytes.Buffer) {

@@ -17,16 +17,7 @@ import (
 // changed its files (the SKILL.md, the config): what real skills look like.
 func runEdited(t *testing.T, bin string, script scripted.Script, edit func(p demo.Paths), flags ...string) scenario {
 	t.Helper()
-	srv, err := scripted.Start(script)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	files := t.TempDir()
-	paths, err := demo.Materialize(files)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, files, paths := startDemo(t, script)
 	edit(paths)
 	out := filepath.Join(t.TempDir(), "run")
 	env := append(DemoEnv(os.Environ(), srv.URL()), "VIBE_TEST_CLAUDE="+bin, "VIBE_TEST_CACHE_DIR="+filepath.Join(files, "cache"))
