@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/vibe-test/vibe-test/engine"
@@ -55,52 +54,14 @@ func Resume(ctx context.Context, dir string, rs engine.ResumeSettings, stdio eng
 	if err := result.SaveSuite(dir, idx); err != nil {
 		return idx, exit.With(exit.Tool, err)
 	}
-	var mu, outMu sync.Mutex
-	var wg sync.WaitGroup
-	var saveErr error
+	var jobs []job
 	for _, w := range work {
-		name := idx.Skills[w.i].Name
-		sio := skillIO(stdio, &outMu, name)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			eh := engine.Hooks{Show: h.Show}
-			if h.Progress != nil {
-				eh.Progress = h.Progress(sio.Stderr)
-			}
-			r, err := engine.Resume(ctx, w.dir, w.run, rs, sio, eh)
-			sio.Stdout.(*prefixWriter).flush()
-			sio.Stderr.(*prefixWriter).flush()
-			mu.Lock()
-			defer mu.Unlock()
-			e := idx.Skills[w.i]
-			if r != nil {
-				e = result.EntryOf(e, r)
-				e.Error = ""
-			}
-			if err != nil {
-				e.ExitCode, e.Error = exit.Code(err), err.Error()
-			}
-			idx.Skills[w.i] = e
-			if err := result.SaveSuite(dir, idx); err != nil && saveErr == nil {
-				saveErr = err
-			}
-			if h.Done != nil {
-				// Done writes beside the other skills' lines.
-				outMu.Lock()
-				h.Done(e)
-				outMu.Unlock()
-			}
-		}()
+		jobs = append(jobs, job{i: w.i, run: func(sio engine.IO, eh engine.Hooks) (*result.Run, error) {
+			return engine.Resume(ctx, w.dir, w.run, rs, sio, eh)
+		}})
 	}
-	wg.Wait()
-	idx.FinishedAt = time.Now().UTC()
-	finish(ctx, idx)
-	if err := result.SaveSuite(dir, idx); err != nil {
-		return idx, exit.With(exit.Tool, err)
-	}
-	if saveErr != nil {
-		return idx, exit.With(exit.Tool, saveErr)
+	if err := runSide(ctx, dir, idx, jobs, stdio, h); err != nil {
+		return idx, err
 	}
 	if ctx.Err() != nil {
 		return idx, exit.Errorf(exit.Interrupted, "interrupted: `vibe-test resume %s` continues the suite", dir)

@@ -279,71 +279,25 @@ func Run(ctx context.Context, s Settings, stdio engine.IO, h Hooks) (*result.Sui
 			idx.Skills = append(idx.Skills, result.SuiteEntry{Name: sk.Name, Path: sk.Path, RunDir: sk.Name, Status: result.StatusPending})
 		}
 	}
-	var mu sync.Mutex
-	save := func() error { return result.SaveSuite(dir, idx) }
-	if err := save(); err != nil {
+	if err := result.SaveSuite(dir, idx); err != nil {
 		return nil, dir, exit.With(exit.Tool, err)
 	}
 	fmt.Fprintf(stdio.Stderr, "vibe-test: suite folder %s (%s)\n", dir, skillCount(len(run), s))
 
 	shared := engine.NewShared(s.Concurrency, s.MaxBudgetUSD)
-	var outMu sync.Mutex
-	var wg sync.WaitGroup
-	var saveErr error
+	var jobs []job
 	for i, sk := range run {
 		set := s.Settings
 		set.SkillPath, set.ConfigPath, set.RubricPath = sk.Path, "", reviewedRubric(sk)
 		set.OutDir = filepath.Join(dir, sk.Name)
 		set.Units = units[sk.Name]
 		set.Shared = shared
-		// Each skill's lines are prefixed with its name, whole lines at a
-		// time, so skills running side by side stay readable.
-		sio := skillIO(stdio, &outMu, sk.Name)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			eh := engine.Hooks{Show: h.Show}
-			if h.Progress != nil {
-				eh.Progress = h.Progress(sio.Stderr)
-			}
-			r, err := engine.Start(ctx, set, sio, eh)
-			sio.Stdout.(*prefixWriter).flush()
-			sio.Stderr.(*prefixWriter).flush()
-			mu.Lock()
-			defer mu.Unlock()
-			e := idx.Skills[i]
-			if r != nil {
-				e = result.EntryOf(e, r)
-			}
-			if err != nil {
-				e.ExitCode, e.Error = exit.Code(err), err.Error()
-				if r == nil {
-					e.Status = result.StatusError
-					if e.ExitCode == exit.Interrupted {
-						e.Status = result.StatusInterrupted
-					}
-				}
-			}
-			idx.Skills[i] = e
-			if err := save(); err != nil && saveErr == nil {
-				saveErr = err
-			}
-			if h.Done != nil {
-				// Done writes beside the other skills' lines.
-				outMu.Lock()
-				h.Done(e)
-				outMu.Unlock()
-			}
-		}()
+		jobs = append(jobs, job{i: i, new: true, run: func(sio engine.IO, eh engine.Hooks) (*result.Run, error) {
+			return engine.Start(ctx, set, sio, eh)
+		}})
 	}
-	wg.Wait()
-	idx.FinishedAt = time.Now().UTC()
-	finish(ctx, idx)
-	if err := save(); err != nil {
-		return idx, dir, exit.With(exit.Tool, err)
-	}
-	if saveErr != nil {
-		return idx, dir, exit.With(exit.Tool, saveErr)
+	if err := runSide(ctx, dir, idx, jobs, stdio, h); err != nil {
+		return idx, dir, err
 	}
 	if ctx.Err() != nil {
 		return idx, dir, exit.Errorf(exit.Interrupted, "interrupted; the suite folder %s keeps what was done", dir)
