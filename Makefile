@@ -31,7 +31,7 @@ vet:
 	go vet ./...
 	@test -z "$$(gofmt -l . | tee /dev/stderr)" || (echo "gofmt: files above need formatting" >&2; exit 1)
 
-# The calibration simulations (calibrate/) run without the race detector:
+# The calibration simulations (internal/calibrate/) run without the race detector:
 # they are arithmetic over thousands of simulated runs, each grid cell on a
 # goroutine that shares nothing but its own slot of the results (calibrate.Each),
 # which -race would slow tenfold.
@@ -44,26 +44,26 @@ vet:
 RACE := go test -race -count=1 -parallel 4 -timeout 40m
 test: assets vet
 	mkdir -p $(VIBE_TEST_ARTIFACTS)
-	$(RACE) ./app & app=$$!; \
+	$(RACE) ./internal/app & app=$$!; \
 	$(RACE) $$(go list ./... | grep -v -e '/calibrate' -e '/app$$'); rest=$$?; \
-	go test -count=1 -timeout 15m ./calibrate/...; cal=$$?; \
+	go test -count=1 -timeout 15m ./internal/calibrate/...; cal=$$?; \
 	wait $$app; app=$$?; \
 	test $$app -eq 0 -a $$rest -eq 0 -a $$cal -eq 0
 
 # Re-record the stream-json transcripts and request bodies the parser and
-# classifier tests read (claude/testdata/transcripts, scripted/testdata/requests)
+# classifier tests read (internal/claude/testdata/transcripts, internal/scripted/testdata/requests)
 # with the pinned CLI against the scripted server; each folder's index.json
 # names the CLI version that made them.
 fixtures: tools
-	go run ./scripted/cmd/record -claude $(TOOLS_BIN)/claude
+	go run ./internal/scripted/cmd/record -claude $(TOOLS_BIN)/claude
 
 # Each fuzz target for FUZZTIME (default 60s).
 FUZZTIME ?= 60s
 fuzz: assets
-	go test ./claude -run '^$$' -fuzz FuzzParseTurn -fuzztime $(FUZZTIME)
-	go test ./skill -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
-	go test ./plan -run '^$$' -fuzz FuzzLoadConfig -fuzztime $(FUZZTIME)
-	go test ./judge -run '^$$' -fuzz FuzzParseAnswer -fuzztime $(FUZZTIME)
+	go test ./internal/claude -run '^$$' -fuzz FuzzParseTurn -fuzztime $(FUZZTIME)
+	go test ./internal/skill -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
+	go test ./internal/plan -run '^$$' -fuzz FuzzLoadConfig -fuzztime $(FUZZTIME)
+	go test ./internal/judge -run '^$$' -fuzz FuzzParseAnswer -fuzztime $(FUZZTIME)
 
 # GoReleaser, pinned: installed once from the Go module proxy into tools/bin
 # (git-ignored) under a name that holds its version, so changing the pin
@@ -86,7 +86,7 @@ release-snapshot: $(GORELEASER)
 # the demo and opens its chart.html in headless Chromium (release/). Not part
 # of make test: it cross-compiles four binaries.
 release-check: release-snapshot
-	VIBE_TEST_RELEASE_DIST=$(CURDIR)/dist go test -tags release -count=1 -v -run TestReleaseArchive ./release
+	VIBE_TEST_RELEASE_DIST=$(CURDIR)/dist go test -tags release -count=1 -v -run TestReleaseArchive ./internal/release
 
 clean:
-	rm -rf vibe-test dist tools/node_modules chart/assets/echarts.min.js
+	rm -rf vibe-test dist tools/node_modules internal/chart/assets/echarts.min.js

@@ -8,7 +8,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/vibe-test/vibe-test/app"
+	"github.com/vibe-test/vibe-test/internal/app"
 )
 
 func main() {

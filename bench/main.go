@@ -27,8 +27,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/vibe-test/vibe-test/claude"
-	"github.com/vibe-test/vibe-test/demo"
+	"github.com/vibe-test/vibe-test/internal/claude"
+	"github.com/vibe-test/vibe-test/internal/demo"
 )
 
 type options struct {

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vibe-test/vibe-test/claude"
-	"github.com/vibe-test/vibe-test/result"
-	"github.com/vibe-test/vibe-test/scripted"
+	"github.com/vibe-test/vibe-test/internal/claude"
+	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/scripted"
 )
 
 // p4Conversations is the size of the saved run `vibe-test report` redraws.

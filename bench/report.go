@@ -8,8 +8,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/vibe-test/vibe-test/claude"
-	"github.com/vibe-test/vibe-test/scripted"
+	"github.com/vibe-test/vibe-test/internal/claude"
+	"github.com/vibe-test/vibe-test/internal/scripted"
 )
 
 // figure is one line of the table.

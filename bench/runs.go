@@ -12,13 +12,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vibe-test/vibe-test/app"
-	"github.com/vibe-test/vibe-test/claude"
-	"github.com/vibe-test/vibe-test/demo"
-	"github.com/vibe-test/vibe-test/fillers"
-	"github.com/vibe-test/vibe-test/plan"
-	"github.com/vibe-test/vibe-test/result"
-	"github.com/vibe-test/vibe-test/scripted"
+	"github.com/vibe-test/vibe-test/internal/app"
+	"github.com/vibe-test/vibe-test/internal/claude"
+	"github.com/vibe-test/vibe-test/internal/demo"
+	"github.com/vibe-test/vibe-test/internal/fillers"
+	"github.com/vibe-test/vibe-test/internal/plan"
+	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/scripted"
 )
 
 // seed is the filler seed of every run, so each repetition sends the same

@@ -14,13 +14,13 @@ import (
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/vibe-test/vibe-test/claude"
-	"github.com/vibe-test/vibe-test/jail"
-	"github.com/vibe-test/vibe-test/judge"
-	"github.com/vibe-test/vibe-test/plan"
-	"github.com/vibe-test/vibe-test/result"
-	"github.com/vibe-test/vibe-test/rubric"
-	"github.com/vibe-test/vibe-test/stats"
+	"github.com/vibe-test/vibe-test/internal/claude"
+	"github.com/vibe-test/vibe-test/internal/jail"
+	"github.com/vibe-test/vibe-test/internal/judge"
+	"github.com/vibe-test/vibe-test/internal/plan"
+	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/rubric"
+	"github.com/vibe-test/vibe-test/internal/stats"
 )
 
 // schemaID is the schema's $id.

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/vibe-test/vibe-test/result"
+	"github.com/vibe-test/vibe-test/internal/result"
 )
 
 const suiteSchemaID = "https://github.com/vibe-test/vibe-test/schema/suite.schema.json"

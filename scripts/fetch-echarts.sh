@@ -2,7 +2,7 @@
 # fetch-echarts.sh puts the pinned echarts script where package chart embeds it.
 #
 # chart.html must open with no network, so vibe-test carries echarts inside its
-# binary (chart/assets, embedded with go:embed). The file is a build product:
+# binary (internal/chart/assets, embedded with go:embed). The file is a build product:
 # it comes from the npm package echarts@5.6.0, pinned in tools/package.json and
 # tools/package-lock.json, is checked against the checksum below, and is
 # git-ignored so the repository never carries a 650 KB minified blob.
@@ -15,7 +15,7 @@ want=55974cf42cc160e6cf9099cd3ed8cdedfaa9779919fcee7e2272c85f6ca30e27
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 src="$root/tools/node_modules/echarts/dist/echarts.common.min.js"
-dst="$root/chart/assets/echarts.min.js"
+dst="$root/internal/chart/assets/echarts.min.js"
 
 if [ ! -d "$root/tools/node_modules/echarts" ]; then
 	# npm ci installs exactly what package-lock.json pins, or fails.
@@ -47,4 +47,4 @@ trap 'rm -f "$tmp"' EXIT
 cp "$src" "$tmp"
 mv "$tmp" "$dst"
 trap - EXIT
-echo "fetch-echarts: echarts@$version -> chart/assets/echarts.min.js" >&2
+echo "fetch-echarts: echarts@$version -> internal/chart/assets/echarts.min.js" >&2

@@ -12,10 +12,10 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/vibe-test/vibe-test/claude"
+	"github.com/vibe-test/vibe-test/internal/claude"
+	"github.com/vibe-test/vibe-test/internal/sandbox"
+	"github.com/vibe-test/vibe-test/internal/scripted"
 	"github.com/vibe-test/vibe-test/internal/testenv"
-	"github.com/vibe-test/vibe-test/sandbox"
-	"github.com/vibe-test/vibe-test/scripted"
 )
 
 // compacted is a conversation with /compact in the middle: a task turn

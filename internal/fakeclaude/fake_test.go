@@ -14,10 +14,10 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/vibe-test/vibe-test/claude"
+	"github.com/vibe-test/vibe-test/internal/claude"
+	"github.com/vibe-test/vibe-test/internal/sandbox"
+	"github.com/vibe-test/vibe-test/internal/scripted"
 	"github.com/vibe-test/vibe-test/internal/testenv"
-	"github.com/vibe-test/vibe-test/sandbox"
-	"github.com/vibe-test/vibe-test/scripted"
 )
 
 func TestRestringify(t *testing.T) {

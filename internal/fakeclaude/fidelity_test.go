@@ -10,12 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vibe-test/vibe-test/claude"
-	"github.com/vibe-test/vibe-test/demo"
+	"github.com/vibe-test/vibe-test/internal/claude"
+	"github.com/vibe-test/vibe-test/internal/demo"
+	"github.com/vibe-test/vibe-test/internal/judge"
+	"github.com/vibe-test/vibe-test/internal/sandbox"
+	"github.com/vibe-test/vibe-test/internal/scripted"
 	"github.com/vibe-test/vibe-test/internal/testenv"
-	"github.com/vibe-test/vibe-test/judge"
-	"github.com/vibe-test/vibe-test/sandbox"
-	"github.com/vibe-test/vibe-test/scripted"
 )
 
 // session is one short conversation as vibe-test runs it: three resumed

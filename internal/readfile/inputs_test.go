@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vibe-test/vibe-test/fillers"
-	"github.com/vibe-test/vibe-test/plan"
-	"github.com/vibe-test/vibe-test/rubric"
-	"github.com/vibe-test/vibe-test/skill"
+	"github.com/vibe-test/vibe-test/internal/fillers"
+	"github.com/vibe-test/vibe-test/internal/plan"
+	"github.com/vibe-test/vibe-test/internal/rubric"
+	"github.com/vibe-test/vibe-test/internal/skill"
 )
 
 // Every input loader refuses a folder, a FIFO, a device and an oversized

@@ -1,0 +1,94 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vibe-test/vibe-test/internal/demo"
+	"github.com/vibe-test/vibe-test/internal/exit"
+)
+
+// --dry-run says what the run would call and cost, and does none of it: the
+// scripted model receives no request, no claude process starts (the CLI
+// vibe-test would run leaves a mark when it does), no run folder is made.
+func TestDryRunCallsNothing(t *testing.T) {
+	t.Parallel()
+	script, err := demo.Script([]string{"steady"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, files, paths := startDemo(t, script)
+	mark := filepath.Join(files, "started")
+	cli := filepath.Join(files, "claude")
+	wrapper := "#!/bin/sh\ntouch '" + mark + "'\nexec '" + fastCLI(t) + "' \"$@\"\n"
+	if err := os.WriteFile(cli, []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "run")
+	env := append(DemoEnv(os.Environ(), srv.URL()), "VIBE_TEST_CLAUDE="+cli, "VIBE_TEST_CACHE_DIR="+filepath.Join(files, "cache"))
+	var stdout, stderr bytes.Buffer
+	code := Main(context.Background(), []string{"vibe-test", paths.Skill, "--config", paths.Config, "--out", out,
+		"--dry-run", "--conversations", "3", "--seed", "7", "--model", "claude-sonnet-5-5", "--judge-model", "claude-haiku-4-5", "--judge-repeats", "2"},
+		IO{Env: env, Stdout: &stdout, Stderr: &stderr})
+	t.Logf("exit %d\n%s\n%s", code, stdout.String(), stderr.String())
+	if code != exit.OK {
+		t.Fatalf("exit %d, want 0", code)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("the model received %d requests", n)
+	}
+	if _, err := os.Stat(mark); err == nil {
+		t.Error("a claude process was started")
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a run folder was made")
+	}
+	for _, want := range []string{
+		"agent turns: 3 conversations x 10 turns                 30         3",
+		"fresh sessions: 3 triples x 3 probes                     9         9",
+		"rubric extraction                                        1         1",
+		"judge calls: 21 judged turns x 2                        42        42",
+		"estimated cost: $",
+		"prices: list prices read ",
+		"characters a token",
+	} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("the dry run lacks %q", want)
+		}
+	}
+	if strings.Contains(stdout.String(), "plan drafting") {
+		t.Error("a plan call counted although the config gives the tasks")
+	}
+}
+
+// Bad input is the run's own one-line error, exit 3: a missing skill, an
+// --out the run would refuse.
+func TestDryRunBadInput(t *testing.T) {
+	t.Parallel()
+	paths, err := demo.Materialize(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := t.TempDir()
+	if err := os.WriteFile(filepath.Join(full, "x"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{filepath.Join(t.TempDir(), "missing", "SKILL.md")}, "SKILL.md"},
+		{[]string{paths.Skill, "--config", paths.Config, "--out", full}, "--out " + full + ": folder exists and is not empty"},
+	} {
+		var stdout, stderr bytes.Buffer
+		args := append(append([]string{"vibe-test"}, c.args...), "--dry-run")
+		code := Main(context.Background(), args, IO{Env: os.Environ(), Stdout: &stdout, Stderr: &stderr})
+		if code != exit.Tool || strings.Count(strings.TrimSpace(stderr.String()), "\n") != 0 || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 3 and one line with %q", c.args, code, stderr.String(), c.want)
+		}
+	}
+}

@@ -1,0 +1,478 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/vibe-test/vibe-test/internal/claude"
+	"github.com/vibe-test/vibe-test/internal/demo"
+	"github.com/vibe-test/vibe-test/internal/judge"
+	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/scripted"
+)
+
+// scenario is one run of vibe-test against the scripted model.
+type scenario struct {
+	code           int
+	stdout, stderr string
+	dir            string
+	run            *result.Run
+	srv            *scripted.Server
+}
+
+// runScenario runs the bundled skill with the given personas (one
+// conversation each, in order) and extra flags.
+func runScenario(t *testing.T, cli string, personas []string, overCall bool, flags ...string) scenario {
+	t.Helper()
+	script, err := demo.Script(personas, overCall)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runScript(t, cli, script, len(personas), nil, flags...)
+}
+
+// runScript runs the bundled skill against any script on the CLI bin
+// (realCLI or fastCLI), with extra environment variables and flags.
+func runScript(t *testing.T, bin string, script scripted.Script, conversations int, extraEnv []string, flags ...string) scenario {
+	t.Helper()
+	return runScriptWith(t, Main, bin, script, conversations, extraEnv, flags...)
+}
+
+// runScriptBuilt is runScript on the built vibe-test binary, in a process
+// of its own: for a test whose subject is what many conversations add up
+// to. The race detector, which makes the in-process engine several times
+// slower, watches the same code in every other run of the fast tier.
+func runScriptBuilt(t *testing.T, bin string, script scripted.Script, conversations int, extraEnv []string, flags ...string) scenario {
+	t.Helper()
+	return runScriptWith(t, builtMain(t), bin, script, conversations, extraEnv, flags...)
+}
+
+// builtMain is Main run as the built vibe-test binary in a process of its
+// own (args[0] is the program's name, as Main's). A binary that cannot be
+// run fails the test and gives -1; it may be called from any goroutine.
+func builtMain(t *testing.T) func(context.Context, []string, IO) int {
+	built := vibeTestBinary(t)
+	return func(ctx context.Context, args []string, stdio IO) int {
+		cmd := exec.CommandContext(ctx, built, args[1:]...)
+		cmd.Env, cmd.Stdout, cmd.Stderr = stdio.Env, stdio.Stdout, stdio.Stderr
+		err := cmd.Run()
+		var ee *exec.ExitError
+		switch {
+		case err == nil:
+			return 0
+		case errors.As(err, &ee) && ee.ExitCode() >= 0:
+			return ee.ExitCode()
+		}
+		t.Errorf("running %s: %v", built, err)
+		return -1
+	}
+}
+
+func runScriptWith(t *testing.T, main func(context.Context, []string, IO) int, bin string, script scripted.Script, conversations int, extraEnv []string, flags ...string) scenario {
+	t.Helper()
+	srv, files, paths := startDemo(t, script)
+	out := filepath.Join(t.TempDir(), "run")
+	env := DemoEnv(os.Environ(), srv.URL())
+	env = append(env, "VIBE_TEST_CLAUDE="+bin, "VIBE_TEST_CACHE_DIR="+filepath.Join(files, "cache"))
+	env = append(env, extraEnv...)
+	args := []string{"vibe-test", paths.Skill, "--config", paths.Config, "--out", out, "--seed", "7",
+		"--conversations", itoa(conversations), "--concurrency", "1", "--max-retries", "1", "--retry-backoff", "200ms"}
+	args = append(args, flags...)
+	var stdout, stderr bytes.Buffer
+	code := main(context.Background(), args, IO{Env: env, Stdout: &stdout, Stderr: &stderr})
+	s := scenario{code: code, stdout: stdout.String(), stderr: stderr.String(), dir: out, srv: srv}
+	if r, err := result.Load(out); err == nil {
+		s.run = r
+	} else {
+		t.Fatalf("run.json unreadable: %v\nstdout:\n%s\nstderr:\n%s", err, s.stdout, s.stderr)
+	}
+	t.Logf("exit %d\n%s\n%s", code, s.stdout, s.stderr)
+	return s
+}
+
+// startDemo starts the scripted model on script (stopped when the test
+// ends) and writes the bundled demo skill, its config and fixture into a
+// new folder, files.
+func startDemo(t *testing.T, script scripted.Script) (srv *scripted.Server, files string, paths demo.Paths) {
+	t.Helper()
+	srv, err := scripted.Start(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	files = t.TempDir()
+	if paths, err = demo.Materialize(files); err != nil {
+		t.Fatal(err)
+	}
+	return srv, files, paths
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func turnsOf(s scenario, conv int) []result.Turn { return s.run.Conversations[conv].Turns }
+
+// The context figure of each turn equals the input picture of the last API
+// call the scripted model answered in that turn.
+func assertContextIsLastCall(t *testing.T, s scenario) {
+	t.Helper()
+	conv := s.run.Conversations[0]
+	var agent []scripted.Request
+	for _, r := range s.srv.Requests() {
+		if r.Kind == scripted.KindAgent && r.SessionID == conv.SessionID && r.Status == 200 {
+			agent = append(agent, r)
+		}
+	}
+	for _, tr := range conv.Turns {
+		var last *scripted.Request
+		for i := range agent {
+			if agent[i].Turn == tr.Turn {
+				last = &agent[i]
+			}
+		}
+		if last == nil {
+			t.Errorf("turn %d: no request recorded", tr.Turn)
+			continue
+		}
+		if tr.ContextTokens != last.Usage.Context() {
+			t.Errorf("turn %d: context %d, want the last call's %d", tr.Turn, tr.ContextTokens, last.Usage.Context())
+		}
+	}
+}
+
+// TestDecayingExits1: three conversations of an agent that follows the
+// skill until its session is compacted and answers from memory after,
+// with the CLI's /compact before probe 2 (turn 8), while each probe asked
+// fresh passes: exit 1. Its subject is the verdict's arithmetic (fast
+// tier); the forgetting agent and the decaying one also run on the real
+// CLI (TestCompactionOnTheRealCLI, TestDemoCommand). The same in
+// resume mode, where /compact is a process of its own.
+func TestDecayingExits1(t *testing.T) {
+	t.Parallel()
+	reports := t.TempDir()
+	junitPath, mdPath := filepath.Join(reports, "junit.xml"), filepath.Join(reports, "summary.md")
+	s := runScenario(t, fastCLI(t), []string{"forgetting", "forgetting", "forgetting"}, false, "--compact-before", "2", "--concurrency", "3",
+		"--junit", junitPath, "--markdown", mdPath)
+	if s.code != 1 || s.run.Outcome.Verdict != result.VerdictDecay {
+		t.Fatalf("exit %d (%s), want 1", s.code, s.run.Outcome.Sentence)
+	}
+	cmp := s.run.Outcome.Stats.Comparison
+	if cmp.Diluted.Passed != 3 || cmp.Diluted.Probes != 9 || cmp.Fresh.Passed != 9 || cmp.Fresh.Probes != 9 || cmp.P > 0.05 {
+		t.Errorf("comparison %+v", cmp)
+	}
+	if !strings.Contains(s.stdout, "Decay: the probes passed 67 points less often diluted than fresh") {
+		t.Errorf("sentence: %s", s.run.Outcome.Sentence)
+	}
+	for i := range s.run.Conversations {
+		c := &s.run.Conversations[i]
+		assertCompactedBefore(t, s, c, 2)
+		for k, want := range map[int]string{1: judge.Pass, 2: judge.Fail, 3: judge.Fail} {
+			if got := c.ProbeAt(k).Result(); got != want {
+				t.Errorf("conversation %d probe %d: %s, want %s", c.Index, k, got, want)
+			}
+		}
+		if p := c.ProbeAt(2); p.Turn != 8 || p.ToolCallCount != 0 || c.Shape != result.ShapeDecayed {
+			t.Errorf("conversation %d: probe 2 at turn %d (the seed's schedule keeps it at 8) with %d calls, shape %q", c.Index, p.Turn, p.ToolCallCount, c.Shape)
+		}
+	}
+	// The compactions' summary calls count in the agent's cost.
+	var turnsCost, compactions float64
+	for _, c := range append(append([]result.Conversation{}, s.run.Conversations...), s.run.Fresh...) {
+		for _, tr := range c.Turns {
+			turnsCost += tr.CostUSD
+			for _, cp := range tr.Compactions {
+				compactions += cp.CostUSD
+			}
+		}
+	}
+	if compactions <= 0 || math.Abs(s.run.Costs.Agent-turnsCost-compactions) > 1e-9 {
+		t.Errorf("agent cost $%.6f, the turns' $%.6f and the compactions' $%.6f", s.run.Costs.Agent, turnsCost, compactions)
+	}
+	if pc := s.run.Outcome.Stats.Probes[1]; pc.AfterCompaction != 3 || pc.Decayed != 3 {
+		t.Errorf("probe 2 comparison %+v", pc)
+	}
+	if len(s.run.Outcome.StoppedConsulting) == 0 {
+		t.Error("stopped consulting not flagged")
+	}
+	if !strings.Contains(s.stdout, "turn 8: the CLI's /compact ran before it") || !strings.Contains(s.stdout, "3 after compaction") {
+		t.Error("the summary does not say where the session was compacted")
+	}
+	for path, want := range map[string]string{junitPath: "asked after the session was compacted", mdPath: "probe 2 (turn 8, "} {
+		if b, err := os.ReadFile(path); err != nil || !strings.Contains(string(b), want) {
+			t.Errorf("%s lacks %q (%v)", filepath.Base(path), want, err)
+		}
+	}
+	// (Each turn's context is the last call's: checked on the real CLI's
+	// steady run, whose requests map onto turns one to one; here the
+	// compaction's summary request and restarted history do not.)
+
+	r := runScenario(t, fastCLI(t), []string{"forgetting"}, false, "--compact-before", "2", "--session", "resume")
+	assertCompactedBefore(t, r, &r.run.Conversations[0], 2)
+	if got := r.run.Conversations[0].ProbeAt(2).Result(); got != judge.Fail {
+		t.Errorf("resume mode: probe 2 %s, want fail after the compaction", got)
+	}
+}
+
+func TestNeverStopsAtGate(t *testing.T) {
+	t.Parallel()
+	s := runScenario(t, fastCLI(t), []string{"never"}, false)
+	if s.code != 2 {
+		t.Fatalf("exit %d, want 2", s.code)
+	}
+	c := s.run.Conversations[0]
+	if len(c.Turns) != 1 || c.Status != result.StatusBaselineFailed || s.run.Status != result.StatusBaselineFailed {
+		t.Fatalf("turns %d, status %s/%s", len(c.Turns), c.Status, s.run.Status)
+	}
+	if !strings.Contains(c.Error, "decay curve from it is meaningless") || s.run.GateBypassed {
+		t.Errorf("gate message %q, bypassed %v", c.Error, s.run.GateBypassed)
+	}
+}
+
+func TestNeverWithGateBypassed(t *testing.T) {
+	t.Parallel()
+	s := runScenario(t, fastCLI(t), []string{"never"}, false, "--no-baseline-gate")
+	if s.code != 2 {
+		t.Fatalf("exit %d, want 2", s.code)
+	}
+	if n := len(s.run.Conversations[0].Turns); n != 10 {
+		t.Fatalf("%d turns, want 10", n)
+	}
+	first := strings.SplitN(s.stdout, "\n", 2)[0]
+	if !strings.Contains(first, "BASELINE GATE BYPASSED") {
+		t.Errorf("first line of the summary: %q", first)
+	}
+	raw, _ := os.ReadFile(filepath.Join(s.dir, "run.json"))
+	if !s.run.GateBypassed || !bytes.Contains(raw, []byte(`"gate_bypassed": true`)) {
+		t.Error("run.json does not record the bypass")
+	}
+	if s.run.Conversations[0].Shape != result.ShapeNeverWorked {
+		t.Errorf("shape %q, want a flat %q", s.run.Conversations[0].Shape, result.ShapeNeverWorked)
+	}
+	page, err := os.ReadFile(filepath.Join(s.dir, "chart.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(page, []byte("BASELINE GATE BYPASSED: turn 1 already failed, so this is not a decay curve.")) {
+		t.Error("chart.html lacks the red stamp")
+	}
+}
+
+func TestEscapingFlagged(t *testing.T) {
+	t.Parallel()
+	s := runScenario(t, fastCLI(t), []string{"escaping"}, false)
+	if s.code != 0 || s.run.Outcome.Verdict != result.VerdictNotEnough {
+		t.Fatalf("exit %d, want 0: one conversation cannot show decay (%s)", s.code, s.run.Outcome.Sentence)
+	}
+	v := s.run.Conversations[0].TurnAt(6).Verdict
+	if v == nil || !v.EscapeHatch || v.Result != judge.Fail || v.OverCall {
+		t.Fatalf("turn 6 verdict %+v", v)
+	}
+	if s.run.Outcome.Escapes != 3 || !strings.Contains(s.stdout, "ESCAPE") {
+		t.Errorf("escapes %d", s.run.Outcome.Escapes)
+	}
+}
+
+func TestJudgeOverCallDowngraded(t *testing.T) {
+	t.Parallel()
+	s := runScenario(t, fastCLI(t), []string{"steady"}, true)
+	if s.code != 0 {
+		t.Fatalf("exit %d, want 0: the required script ran, so the flag is partial compliance", s.code)
+	}
+	for _, n := range []int{1, 6, 8, 10} {
+		v := s.run.Conversations[0].TurnAt(n).Verdict
+		if v == nil || v.EscapeHatch || !v.Partial || !v.OverCall {
+			t.Errorf("turn %d verdict %+v", n, v)
+		}
+	}
+	if s.run.Outcome.OverCalls != 4 || !strings.Contains(s.stdout, "over-call") {
+		t.Errorf("over-calls counted %d", s.run.Outcome.OverCalls)
+	}
+}
+
+// A second run on an unchanged skill reads the rubric from the cache and
+// makes no rubric call.
+func TestRubricCachedOnSecondRun(t *testing.T) {
+	t.Parallel()
+	cache := []string{"VIBE_TEST_CACHE_DIR=" + t.TempDir()}
+	count := func(s scenario) (n int) {
+		for _, r := range s.srv.Requests() {
+			if r.Kind == scripted.KindRubric {
+				n++
+			}
+		}
+		return n
+	}
+	script, err := demo.Script([]string{"never"}, false) // stops at the gate: cheap
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := runScript(t, fastCLI(t), script, 1, cache)
+	second := runScript(t, fastCLI(t), script, 1, cache)
+	if count(first) != 1 || count(second) != 0 {
+		t.Fatalf("rubric calls: first run %d, second run %d; want 1 then 0", count(first), count(second))
+	}
+	if second.run.Rubric == nil || second.run.Rubric.Source != "cache" {
+		t.Errorf("second run's rubric source: %+v", second.run.Rubric)
+	}
+}
+
+// `vibe-test demo` runs as designed with no credentials, in both session
+// modes: one decaying and one steady conversation, exit 0, and it names the
+// exit code a real run would give (the resume mode, to keep the test short,
+// with the decaying conversation alone). The transcripts show the mode: a
+// second invocation of the skill is "already loaded" in a live session,
+// and re-injects the skill in a resumed process.
+// (Each mode is a top-level test: a parallel test's subtests queue behind
+// every other parallel test of the package, so the real-CLI run started
+// last and set the package's end.)
+func TestDemoCommand(t *testing.T) {
+	t.Parallel()
+	// On the real CLI: the "already loaded" answer is the pinned binary's
+	// behaviour, not the stand-in's.
+	demoInMode(t, claude.SessionInteractive, realCLI(t))
+}
+
+// TestDemoCommandResume: on the stand-in, the demo's own work in resume
+// mode. The pinned binary's re-injection of the skill in a resumed process
+// is checked by TestEveryPromptSentOnceResume, on the real CLI.
+func TestDemoCommandResume(t *testing.T) {
+	t.Parallel()
+	demoInMode(t, claude.SessionResume, fastCLI(t))
+}
+
+func demoInMode(t *testing.T, mode, bin string) {
+	out := filepath.Join(t.TempDir(), "demo")
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "ANTHROPIC_") && !strings.HasPrefix(kv, "CLAUDE_CODE_OAUTH") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "VIBE_TEST_CLAUDE="+bin)
+	var stdout, stderr bytes.Buffer
+	args := []string{"vibe-test", "demo", "--out", out, "--session", mode}
+	full := mode == claude.DefaultSessionMode
+	if !full {
+		args = append(args, "--personas", "decaying")
+	}
+	code := Main(context.Background(), args, IO{Env: env, Stdout: &stdout, Stderr: &stderr})
+	if code != 0 {
+		t.Fatalf("demo exit %d\n%s\n%s", code, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "; session "+mode+" (") {
+		t.Errorf("the summary does not name the session mode %s:\n%s", mode, stdout.String())
+	}
+	if !strings.Contains(stdout.String(), "The demo ran as designed") {
+		t.Errorf("the demo did not say it ran as designed:\n%s", stdout.String())
+	}
+	if r, err := result.Load(out); err == nil && r.Config.SessionMode != mode {
+		t.Errorf("run.json: session mode %q, want %q", r.Config.SessionMode, mode)
+	}
+	// Turn 6 invokes the skill a second time (both personas follow it).
+	if r, err := result.Load(out); err == nil {
+		second, err := os.ReadFile(filepath.Join(out, r.Conversations[0].TurnAt(6).Transcript))
+		if err != nil {
+			t.Fatal(err)
+		}
+		loaded, reinjected := bytes.Contains(second, []byte("already loaded above")), bytes.Contains(second, []byte("Base directory for this skill"))
+		if mode == claude.SessionInteractive && (!loaded || reinjected) {
+			t.Errorf("%s: turn 6's second Skill call: \"already loaded\" %v, skill re-injected %v", mode, loaded, reinjected)
+		}
+	}
+	if !full {
+		return
+	}
+	if !strings.Contains(stdout.String(), "A real run with these results would exit 0: Not enough evidence") {
+		t.Errorf("the demo must say which exit code a real run would give:\n%s", stdout.String())
+	}
+	r, err := result.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Conversations[0].Shape != result.ShapeDecayed || r.Conversations[1].Shape != result.ShapeHeld {
+		t.Errorf("conversation 1 should decay and 2 hold (personas in order): %q, %q", r.Conversations[0].Shape, r.Conversations[1].Shape)
+	}
+	// Both arms are on the chart: the diluted and the fresh pass rates.
+	page, err := os.ReadFile(filepath.Join(out, "chart.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"name": "diluted pass rate"`, `"name": "fresh pass rate (same probe, new session)"`} {
+		if !bytes.Contains(page, []byte(want)) {
+			t.Errorf("chart.html lacks the series %s", want)
+		}
+	}
+	if !strings.Contains(stdout.String(), "vibe-test ./path/to/your-skill") || !strings.Contains(stdout.String(), "claude: "+bin) {
+		t.Errorf("the demo must end with the next step and the claude it uses:\n%s", stdout.String())
+	}
+	// A finished run has nothing to resume (exit 0); a demo run cannot be
+	// judged again, and says so instead of asking for credentials.
+	stdout.Reset()
+	stderr.Reset()
+	if code := Main(context.Background(), []string{"vibe-test", "resume", out}, IO{Env: env, Stdout: &stdout, Stderr: &stderr}); code != 0 || !strings.Contains(stdout.String(), "nothing to resume") {
+		t.Errorf("resume of a finished run: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+	stderr.Reset()
+	if code := Main(context.Background(), []string{"vibe-test", "rejudge", out}, IO{Env: env, Stdout: &stdout, Stderr: &stderr}); code != 3 || !strings.Contains(stderr.String(), "demo run") || strings.Contains(stderr.String(), "credentials") {
+		t.Errorf("rejudge of a demo run: exit %d\n%s", code, stderr.String())
+	}
+}
+
+// cancelOn cancels a context when a line containing its text is written.
+type cancelOn struct {
+	text   string
+	cancel context.CancelFunc
+	mu     sync.Mutex
+	buf    bytes.Buffer
+}
+
+func (w *cancelOn) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if strings.Contains(w.buf.String(), w.text) {
+		w.cancel()
+	}
+	return len(p), nil
+}
+
+// An interrupted demo says it cannot be resumed (its skill is gone with
+// it) and leaves no sandbox behind.
+func TestDemoInterrupted(t *testing.T) {
+	t.Parallel()
+	bin := fastCLI(t)
+	out := filepath.Join(t.TempDir(), "demo")
+	env := append(os.Environ(), "VIBE_TEST_CLAUDE="+bin)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// Interrupted once the first agent turn runs, in its sandbox.
+	stderr := &cancelOn{text: "agent running", cancel: cancel}
+	var stdout bytes.Buffer
+	code := Main(ctx, []string{"vibe-test", "demo", "--out", out, "--personas", "steady"}, IO{Env: env, Stdout: &stdout, Stderr: stderr})
+	msg := stderr.buf.String()
+	if code != 130 || !strings.Contains(msg, "a demo run cannot be resumed") || !strings.Contains(msg, "vibe-test demo` again") {
+		t.Fatalf("exit %d\n%s", code, msg)
+	}
+	r, err := result.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, arm := range [][]result.Conversation{r.Conversations, r.Fresh} {
+		for _, c := range arm {
+			if c.Sandbox == "" {
+				continue
+			}
+			if _, err := os.Stat(c.Sandbox); err == nil {
+				t.Errorf("conversation %d: sandbox %s left behind", c.Index, c.Sandbox)
+			}
+		}
+	}
+}

@@ -1,0 +1,264 @@
+package app
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/vibe-test/vibe-test/internal/demo"
+	"github.com/vibe-test/vibe-test/internal/judge"
+	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/scripted"
+)
+
+// faultScript puts fault rules ahead of the steady persona's.
+func faultScript(t *testing.T, faults ...scripted.Rule) scripted.Script {
+	t.Helper()
+	base, err := demo.Script([]string{"steady"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base.Rules = append(append([]scripted.Rule{}, faults...), base.Rules...)
+	return base
+}
+
+// withError makes the steady persona's first step answer an HTTP error
+// count times first.
+func followAfterError(status, count int) []scripted.Step {
+	steps := append([]scripted.Step{}, demo.Procedure().Follow...)
+	first := steps[0]
+	first.Error = &scripted.HTTPError{Status: status, Count: count}
+	steps[0] = first
+	return steps
+}
+
+func TestAPIErrorBurstsRetried(t *testing.T) {
+	t.Parallel()
+	// 4 × 429/500/529 at turn 6: the CLI (CLAUDE_CODE_MAX_RETRIES=1) gives
+	// up; vibe-test reruns the turn, which then gets through.
+	for _, status := range []int{429, 500, 529} {
+		t.Run(strconv.Itoa(status), func(t *testing.T) {
+			t.Parallel()
+			const burst = 4
+			s := runScript(t, fastCLI(t), faultScript(t, scripted.Rule{Kind: scripted.KindAgent, Turns: []int{6}, Pattern: "gaskets", Steps: followAfterError(status, burst)}), 1, nil)
+			if s.code != 0 {
+				t.Fatalf("exit %d, want 0 after the retries", s.code)
+			}
+			tr := s.run.Conversations[0].TurnAt(6)
+			if tr.Status != result.TurnOK || len(tr.Attempts) == 0 || tr.Result() != judge.Pass {
+				t.Fatalf("turn 6: status %s, attempts %+v, result %s", tr.Status, tr.Attempts, tr.Result())
+			}
+			if _, err := os.Stat(filepath.Join(s.dir, tr.Attempts[0].Transcript)); err != nil {
+				t.Errorf("the failed attempt's transcript was not kept: %v", err)
+			}
+			var n int
+			for _, r := range s.srv.Requests() {
+				if r.Status == status {
+					n++
+				}
+			}
+			if n != burst {
+				t.Errorf("%d requests answered %d, want %d", n, status, burst)
+			}
+		})
+	}
+}
+
+func TestCredentialsRefusedStopsAtOnce(t *testing.T) {
+	t.Parallel()
+	for _, status := range []int{401, 403} {
+		t.Run(strconv.Itoa(status), func(t *testing.T) {
+			t.Parallel()
+			s := runScript(t, fastCLI(t), faultScript(t, scripted.Rule{Kind: scripted.KindAgent, Steps: []scripted.Step{{Error: &scripted.HTTPError{Status: status, Count: 1000}}}}), 2, nil)
+			if s.code != 3 {
+				t.Fatalf("exit %d, want 3", s.code)
+			}
+			if !strings.Contains(s.stderr, "refused the credentials") || !strings.Contains(s.stderr, "ANTHROPIC_API_KEY") {
+				t.Errorf("stderr does not say the credentials were refused and how to check them: %q", s.stderr)
+			}
+			var agentCalls int
+			for _, r := range s.srv.Requests() {
+				if r.Kind == scripted.KindAgent {
+					agentCalls++
+				}
+			}
+			// One turn with the CLI's single retry; the second conversation
+			// never starts (concurrency 1) and vibe-test retries nothing.
+			if agentCalls > 2 {
+				t.Errorf("%d agent requests after a %d, want at most 2", agentCalls, status)
+			}
+			if s.run.Status != result.StatusError {
+				t.Errorf("run status %s", s.run.Status)
+			}
+		})
+	}
+}
+
+func TestPromptTooLongRecorded(t *testing.T) {
+	t.Parallel()
+	s := runScript(t, fastCLI(t), faultScript(t, scripted.Rule{Kind: scripted.KindAgent, Turns: []int{3}, Steps: []scripted.Step{{Error: &scripted.HTTPError{Status: 400, Count: 1000}}}}), 1, nil)
+	if s.code != 3 {
+		t.Fatalf("exit %d, want 3", s.code)
+	}
+	c := s.run.Conversations[0]
+	if len(c.Turns) != 2 || len(c.Abandoned) != 1 || c.Abandoned[0].Status != result.TurnPromptTooLong {
+		t.Fatalf("turns %d, abandoned %+v", len(c.Turns), c.Abandoned)
+	}
+	var n400 int
+	for _, r := range s.srv.Requests() {
+		if r.Status == 400 {
+			n400++
+		}
+	}
+	if n400 != 1 {
+		t.Errorf("%d requests got 400: prompt too long must not be retried", n400)
+	}
+}
+
+func TestTimeoutKillsStraysAndIsNeverAFail(t *testing.T) {
+	t.Parallel()
+	marker := "stray-" + strings.ReplaceAll(t.Name(), "/", "-")
+	hang := []scripted.Step{{ToolUses: []scripted.ToolUse{{Name: "Bash", Input: map[string]any{"command": "tail -f /dev/null # " + marker, "description": "watch"}}}}}
+	// 30s: room for turn 1 on the real CLI on a loaded 2-core machine (10s
+	// timed it out there); turn 2 and its retry wait it out, idle.
+	s := runScript(t, realConversationCLI(t), faultScript(t, scripted.Rule{Kind: scripted.KindAgent, Turns: []int{2, 3, 4}, Steps: hang}), 1, nil, "--turn-timeout", "30s")
+	if s.code != 3 {
+		t.Fatalf("exit %d, want 3", s.code)
+	}
+	c := s.run.Conversations[0]
+	if len(c.Turns) != 1 || len(c.Abandoned) != 1 {
+		t.Fatalf("turns %d abandoned %d", len(c.Turns), len(c.Abandoned))
+	}
+	a := c.Abandoned[0]
+	if a.Status != result.TurnTimedOut || len(a.Attempts) != 1 || a.Verdict != nil {
+		t.Fatalf("turn 2: status %s, attempts %d (want a retry), verdict %v (never judged)", a.Status, len(a.Attempts), a.Verdict)
+	}
+	// A timeout is transient: the sandbox stays for resume, and says so.
+	if st, err := os.Stat(c.Sandbox); err != nil || !st.IsDir() || !strings.Contains(strings.Join(c.Notes, "\n"), "vibe-test resume` continues the session from turn 2") {
+		t.Errorf("sandbox %q (%v) not kept for resume; notes %q", c.Sandbox, err, c.Notes)
+	} else {
+		t.Cleanup(func() { os.RemoveAll(filepath.Dir(c.Sandbox)) })
+	}
+	// No process of the hung command survives. The sandbox sends SIGKILL
+	// without waiting, so a process found here may still be dying: wait for
+	// the kernel's exit notice on a pidfd, not for a fixed time.
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil || !bytes.Contains(b, []byte(marker)) {
+			continue
+		}
+		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+		if !exitsWithin(t, pid, 10*time.Second) {
+			t.Errorf("orphaned tool child still running: %s %q", p, bytes.ReplaceAll(b, []byte{0}, []byte{' '}))
+		}
+	}
+}
+
+// exitsWithin reports whether process pid has exited (or is gone) before
+// limit, waiting on a pidfd, which becomes readable when the process exits.
+func exitsWithin(t *testing.T, pid int, limit time.Duration) bool {
+	t.Helper()
+	fd, err := unix.PidfdOpen(pid, 0)
+	if errors.Is(err, unix.ESRCH) {
+		return true
+	}
+	if err != nil {
+		t.Fatalf("pidfd_open %d: %v", pid, err)
+	}
+	defer unix.Close(fd)
+	deadline := time.Now().Add(limit)
+	for {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return false
+		}
+		n, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, int(left.Milliseconds())+1)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			t.Fatalf("poll pidfd %d: %v", pid, err)
+		}
+		return n > 0
+	}
+}
+
+func TestJudgeErrorIsNeitherPassNorFail(t *testing.T) {
+	t.Parallel()
+	bad := map[string]any{"criteria": []map[string]any{{"id": "runs-census", "result": "pass", "evidence": "x", "call": 99}}, "escape_hatch": false, "escape_reason": ""}
+	s := runScript(t, fastCLI(t), faultScript(t, scripted.Rule{Kind: scripted.KindJudge, Steps: []scripted.Step{{ToolUses: []scripted.ToolUse{{Name: "StructuredOutput", Input: bad}}}}}), 1, nil)
+	if s.code != 3 {
+		t.Fatalf("exit %d, want 3", s.code)
+	}
+	v := s.run.Conversations[0].TurnAt(1).Verdict
+	if v == nil || v.Result != judge.JudgeError || v.Attempts != 2 {
+		t.Fatalf("baseline verdict %+v", v)
+	}
+	if !strings.Contains(s.stdout, "judge error") {
+		t.Error("the summary does not say the judging failed")
+	}
+}
+
+func TestSecretsNeverSavedNorSeen(t *testing.T) {
+	t.Parallel()
+	planted := "sk-ant-api03-PLANTEDxxxxxxxxxxxxxxxx"
+	leak := []scripted.Step{
+		{ToolUses: []scripted.ToolUse{{Name: "Bash", Input: map[string]any{"command": "env; echo " + planted, "description": "look"}}}},
+		{Text: "done"},
+	}
+	s := runScript(t, fastCLI(t), faultScript(t, scripted.Rule{Kind: scripted.KindAgent, Turns: []int{2}, Steps: leak}), 1,
+		[]string{"MY_SECRET_TOKEN=hunter2-very-secret-value"})
+	// The agent's environment is an allowlist: the planted variable never
+	// reaches the tool result the model sees.
+	sawEnv := false
+	for _, r := range s.srv.Requests() {
+		if bytes.Contains(r.Body, []byte("hunter2-very-secret-value")) {
+			t.Fatal("the agent could see a variable outside the allowlist")
+		}
+		if bytes.Contains(r.Body, []byte("ANTHROPIC_BASE_URL")) {
+			sawEnv = true
+		}
+	}
+	if !sawEnv {
+		t.Fatal("the env listing never reached the model: the test proves nothing")
+	}
+	// Nothing on disk holds the credential or the key-shaped string.
+	_ = filepath.WalkDir(s.dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, _ := os.ReadFile(p)
+		for _, secret := range []string{"sk-offline-placeholder", planted} {
+			if bytes.Contains(b, []byte(secret)) {
+				t.Errorf("%s holds a secret (%s)", p, secret)
+			}
+		}
+		return nil
+	})
+}
+
+func TestBudgetExhausted(t *testing.T) {
+	t.Parallel()
+	// The scripted CLI prices its calls; a tiny budget stops the run after
+	// the first turns, and what was judged is still reported.
+	s := runScenario(t, fastCLI(t), []string{"steady"}, false, "--max-budget-usd", "0.15")
+	if s.code != 3 {
+		t.Fatalf("exit %d, want 3", s.code)
+	}
+	c := s.run.Conversations[0]
+	if s.run.Status != result.StatusBudgetExhausted || c.Status != result.StatusBudgetExhausted || len(c.Turns) == 0 || len(c.Turns) == 10 {
+		t.Fatalf("run %s, conversation %s with %d turns", s.run.Status, c.Status, len(c.Turns))
+	}
+	if c.TurnAt(1).Result() != judge.Pass || s.run.Costs.Total <= 0 {
+		t.Errorf("baseline %s, cost %v", c.TurnAt(1).Result(), s.run.Costs.Total)
+	}
+}

@@ -1,0 +1,217 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vibe-test/vibe-test/internal/demo"
+	"github.com/vibe-test/vibe-test/internal/plan"
+	"github.com/vibe-test/vibe-test/internal/rubric"
+	"github.com/vibe-test/vibe-test/internal/scripted"
+	"github.com/vibe-test/vibe-test/internal/skill"
+)
+
+// commentedRubric reads the rubric back from the comment block of a
+// written config, the way the header tells the author to.
+func commentedRubric(t *testing.T, text string) *rubric.Rubric {
+	t.Helper()
+	var js []string
+	in := false
+	for _, l := range strings.Split(text, "\n") {
+		if l == `# {"criteria": [` {
+			in = true
+		}
+		if in {
+			if !strings.HasPrefix(l, "# ") {
+				t.Fatalf("rubric line not a comment: %q", l)
+			}
+			js = append(js, strings.TrimPrefix(l, "# "))
+		}
+		if l == "# ]}" {
+			break
+		}
+	}
+	r, err := rubric.Parse([]byte(strings.Join(js, "\n")))
+	if err != nil {
+		t.Fatalf("the commented rubric does not parse: %v\n%s", err, strings.Join(js, "\n"))
+	}
+	return r
+}
+
+func TestInit(t *testing.T) {
+	t.Parallel()
+	paths, err := demo.Materialize(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(filepath.Dir(paths.Skill), plan.ConfigName)
+	script := scripted.Script{Rules: demo.JudgeRules(false)} // answers the plan and rubric calls
+
+	r := runAgainst(t, script, "init", paths.Skill)
+	if r.code != 0 {
+		t.Fatalf("exit %d, want 0", r.code)
+	}
+	cfg, err := plan.LoadConfig(target)
+	if err != nil {
+		t.Fatalf("the written config does not load: %v", err)
+	}
+	if cfg.BaseTask != "How many widgets are in stock?" || len(cfg.Probes) != 3 || cfg.Probes[1].Task != "How many hinges are there now?" || cfg.JudgeModel != "" {
+		t.Errorf("config %+v", cfg)
+	}
+	text := string(readFile(t, target))
+	for _, key := range []string{"base_task", "probes", "fixture", "files", "model", "judge_model"} {
+		if !strings.Contains(text, "#   "+key+" ") {
+			t.Errorf("the header does not explain %q", key)
+		}
+	}
+	if got := commentedRubric(t, text); len(got.Criteria) != 6 || got.Criteria[0].ID != "runs-census" || got.Criteria[0].Check == nil {
+		t.Errorf("commented rubric %+v", got)
+	}
+	if !strings.Contains(text, "--rubric FILE") || !strings.Contains(r.stdout, "wrote "+target) {
+		t.Error("the rubric comment or the summary is missing")
+	}
+
+	// A second init refuses without --force, before any model call.
+	before := readFile(t, target)
+	again := runAgainst(t, script, "init", paths.Skill)
+	if again.code != 3 || !strings.Contains(again.stderr, target) || !strings.Contains(again.stderr, "--force") || strings.Count(again.stderr, "\n") != 1 {
+		t.Errorf("exit %d, stderr %q", again.code, again.stderr)
+	}
+	if n := len(again.srv.Requests()); n != 0 {
+		t.Errorf("%d model calls before refusing", n)
+	}
+	if !bytes.Equal(before, readFile(t, target)) {
+		t.Error("the config was overwritten without --force")
+	}
+
+	// --force replaces it; the folder form of the path works too.
+	forced := runAgainst(t, script, "init", filepath.Dir(paths.Skill), "--force", "--judge-model", "sonnet")
+	if forced.code != 0 {
+		t.Fatalf("--force: exit %d", forced.code)
+	}
+	if cfg, err := plan.LoadConfig(target); err != nil || cfg.JudgeModel != "sonnet" {
+		t.Errorf("after --force: %+v, %v", cfg, err)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(target))
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("temp file left behind: %s", e.Name())
+		}
+	}
+}
+
+// Whatever the model drafts, the written file loads back to the same tasks.
+func TestInitConfigTextRoundTrip(t *testing.T) {
+	t.Parallel()
+	rb, err := rubric.Parse(mustJSON(t, demo.Rubric()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb.Criteria[0].Text = "runs \"census.sh\" # not a comment\u0085: next\u2028line\x7f"
+	rb.Source = "extracted"
+	tricky := []string{
+		`He said "hi": #1 'x'`, "multi\nline\ttab\r\n", "- starts with a dash", "@at `tick` | pipe > gt",
+		"% ! & * ? { } [ ]", "next\u0085line and\u2028separator\u2029", "del\x7f and bom\ufeff", "unicode ✓ 日本語 🙂",
+		"trailing space ", "yes", "null", "~", "123", "---", "...", `back\slash \n literal`, "\x00nul\x1besc",
+	}
+	dir := t.TempDir()
+	sk := &skill.Skill{Name: "x", Path: filepath.Join(dir, "SKILL.md")}
+	for i := 0; i+3 < len(tricky); i++ {
+		pl := &plan.Plan{BaseTask: tricky[i]}
+		for _, s := range tricky[i+1 : i+4] {
+			pl.Probes = append(pl.Probes, plan.Probe{Task: s})
+		}
+		text := ConfigText(sk, pl, rb, tricky[(i+5)%len(tricky)], time.Now())
+		path := filepath.Join(dir, itoa(i)+".yaml")
+		os.WriteFile(path, []byte(text), 0o644)
+		cfg, err := plan.LoadConfig(path)
+		if err != nil {
+			t.Fatalf("case %d does not load: %v\n%s", i, err, text)
+		}
+		got := []string{cfg.BaseTask, cfg.Probes[0].Task, cfg.Probes[1].Task, cfg.Probes[2].Task, cfg.JudgeModel}
+		want := []string{pl.BaseTask, pl.Probes[0].Task, pl.Probes[1].Task, pl.Probes[2].Task, tricky[(i+5)%len(tricky)]}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("case %d: got %q, want %q", i, got, want)
+		}
+		if back := commentedRubric(t, text); !reflect.DeepEqual(back.Criteria, rb.Criteria) {
+			t.Errorf("case %d: rubric comment does not read back: %+v", i, back.Criteria[0])
+		}
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestInitBadInput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	skillDir := filepath.Join(dir, "s")
+	os.MkdirAll(skillDir, 0o755)
+	os.WriteFile(filepath.Join(skillDir, "SKILL.md"), []byte("---\nname: s\ndescription: d\n---\nRun it.\n"), 0o644)
+	os.WriteFile(filepath.Join(skillDir, plan.ConfigName), []byte("keep me\n"), 0o644)
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no path", []string{"init"}, "expected one path"},
+		{"missing", []string{"init", filepath.Join(dir, "nope")}, "no such file or folder"},
+		{"exists", []string{"init", skillDir}, filepath.Join(skillDir, plan.ConfigName) + ": already exists"},
+		{"claude missing", []string{"init", skillDir, "--force"}, "claude not found on PATH"},
+	}
+	for _, c := range cases {
+		var stdout, stderr bytes.Buffer
+		code := Main(context.Background(), append([]string{"vibe-test"}, c.args...), IO{Env: []string{"PATH=" + dir}, Stdout: &stdout, Stderr: &stderr})
+		if code != 3 || !strings.Contains(stderr.String(), c.want) || strings.Count(stderr.String(), "\n") != 1 {
+			t.Errorf("%s: exit %d, stderr %q, want %q", c.name, code, stderr.String(), c.want)
+		}
+	}
+	if string(readFile(t, filepath.Join(skillDir, plan.ConfigName))) != "keep me\n" {
+		t.Error("existing config touched")
+	}
+}
+
+// A refused key stops init's two cold calls at once, with one line naming
+// the variables to check: no retried rubric call, not the CLI's "/login"
+// text glued to ours.
+func TestInitRefusedCredentials(t *testing.T) {
+	t.Parallel()
+	paths, err := demo.Materialize(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := []scripted.Step{{Error: &scripted.HTTPError{Status: 401, Count: 1000}}}
+	script := scripted.Script{Rules: []scripted.Rule{{Kind: scripted.KindPlan, Steps: refused}, {Kind: scripted.KindRubric, Steps: refused}}}
+	r := runAgainst(t, script, "init", paths.Skill)
+	if r.code != 3 {
+		t.Fatalf("exit %d, want 3", r.code)
+	}
+	last := strings.TrimSpace(r.stderr)
+	last = last[strings.LastIndex(last, "\n")+1:]
+	if !strings.Contains(last, "refused the credentials (HTTP 401)") || !strings.Contains(last, "ANTHROPIC_API_KEY") ||
+		strings.Contains(last, "Please run /login") || strings.Contains(last, "twice") || strings.Count(last, "refused") != 1 {
+		t.Errorf("error line: %q", last)
+	}
+	sessions := map[string]bool{}
+	for _, q := range r.srv.Requests() {
+		if q.Kind == scripted.KindRubric {
+			sessions[q.SessionID] = true
+		}
+	}
+	if len(sessions) != 1 {
+		t.Errorf("%d rubric calls after a 401, want 1 (no retry)", len(sessions))
+	}
+}

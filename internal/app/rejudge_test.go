@@ -1,0 +1,382 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vibe-test/vibe-test/internal/demo"
+	"github.com/vibe-test/vibe-test/internal/judge"
+	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/sandbox"
+	"github.com/vibe-test/vibe-test/internal/scripted"
+)
+
+// cmdRun is one vibe-test command run against a scripted model.
+type cmdRun struct {
+	code           int
+	stdout, stderr string
+	srv            *scripted.Server
+}
+
+// runAgainst starts a scripted model and runs one vibe-test command (args
+// after the program name) with the stand-in CLI pointed at it: the
+// commands it runs (init, rejudge, a drafted plan) make cold calls, whose
+// real-CLI form internal/fakeclaude's fidelity test covers.
+func runAgainst(t *testing.T, script scripted.Script, args ...string) cmdRun {
+	t.Helper()
+	bin := fastCLI(t)
+	srv, err := scripted.Start(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	env := DemoEnv(os.Environ(), srv.URL())
+	env = append(env, "VIBE_TEST_CLAUDE="+bin, "VIBE_TEST_CACHE_DIR="+filepath.Join(t.TempDir(), "cache"))
+	var stdout, stderr bytes.Buffer
+	code := Main(context.Background(), append([]string{"vibe-test"}, args...), IO{Env: env, Stdout: &stdout, Stderr: &stderr})
+	t.Logf("%v: exit %d\nstdout:\n%s\nstderr:\n%s", args, code, stdout.String(), stderr.String())
+	return cmdRun{code: code, stdout: stdout.String(), stderr: stderr.String(), srv: srv}
+}
+
+// judgeAnswering is a scripted model whose judge always gives answer.
+func judgeAnswering(answer any) scripted.Script {
+	return scripted.Script{Rules: []scripted.Rule{{Kind: scripted.KindJudge, Steps: []scripted.Step{
+		{ToolUses: []scripted.ToolUse{{Name: "StructuredOutput", Input: answer}}},
+	}}}}
+}
+
+// failingEverything is a judge answer failing every criterion named.
+func failingEverything(ids ...string) map[string]any {
+	var crit []map[string]any
+	for _, id := range ids {
+		crit = append(crit, map[string]any{"id": id, "result": "fail", "evidence": "not shown", "call": 0})
+	}
+	return map[string]any{"criteria": crit, "escape_hatch": false, "escape_reason": ""}
+}
+
+func demoCriterionIDs() []string {
+	var ids []string
+	for _, c := range demo.Rubric()["criteria"].([]map[string]any) {
+		ids = append(ids, c["id"].(string))
+	}
+	return ids
+}
+
+// copyRun copies a saved run folder, so each test judges its own copy.
+func copyRun(t *testing.T, src string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "run")
+	if err := sandbox.CopyDir(src, dst, nil); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func loadVerdicts(t *testing.T, path string) VerdictsFile {
+	t.Helper()
+	var v VerdictsFile
+	if err := json.Unmarshal(readFile(t, path), &v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return v
+}
+
+func wantLines(t *testing.T, out string, lines ...string) {
+	t.Helper()
+	for _, l := range lines {
+		if !strings.Contains(out, l+"\n") {
+			t.Errorf("output lacks the line %q", l)
+		}
+	}
+}
+
+// One saved steady run (real CLI, scripted model) is judged again in
+// several ways, each on its own copy.
+func TestRejudge(t *testing.T) {
+	t.Parallel()
+	saved := runScenario(t, fastCLI(t), []string{"steady"}, false)
+	if saved.code != 0 {
+		t.Fatalf("the saved run exited %d, want 0", saved.code)
+	}
+
+	// A refused key stops the re-judging: one line of advice, no
+	// verdicts file, not a judge error per turn.
+	t.Run("RefusedKey", func(t *testing.T) {
+		t.Parallel()
+		dir := copyRun(t, saved.dir)
+		refused := scripted.Script{Rules: []scripted.Rule{{Kind: scripted.KindJudge, Steps: []scripted.Step{{Error: &scripted.HTTPError{Status: 401, Count: 1000}}}}}}
+		r := runAgainst(t, refused, "rejudge", dir)
+		if r.code != 3 || !strings.Contains(r.stderr, "refused the credentials (HTTP 401)") || !strings.Contains(r.stderr, "nothing written") {
+			t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "verdicts-2.json")); err == nil {
+			t.Error("a verdicts file was written")
+		}
+		sessions := map[string]bool{}
+		for _, q := range r.srv.Requests() {
+			sessions[q.SessionID] = true
+		}
+		if len(sessions) > rejudgeConcurrency {
+			t.Errorf("%d judge calls after a 401, want at most the %d already running", len(sessions), rejudgeConcurrency)
+		}
+	})
+
+	t.Run("FailingJudge", func(t *testing.T) {
+		t.Parallel()
+		dir := copyRun(t, saved.dir)
+		before := readFile(t, filepath.Join(dir, "run.json"))
+		r := runAgainst(t, judgeAnswering(failingEverything(demoCriterionIDs()...)), "rejudge", dir)
+		if r.code != 0 {
+			t.Fatalf("exit %d, want 0: it ran, even though verdicts changed", r.code)
+		}
+		if !bytes.Equal(before, readFile(t, filepath.Join(dir, "run.json"))) {
+			t.Fatal("run.json changed")
+		}
+		v := loadVerdicts(t, filepath.Join(dir, "verdicts-2.json"))
+		if v.Rubric == nil || len(v.Rubric.Criteria) != 6 || v.CreatedAt.IsZero() {
+			t.Errorf("rubric %+v, created_at %v", v.Rubric, v.CreatedAt)
+		}
+		var turns []int
+		for _, tv := range v.Verdicts {
+			turns = append(turns, tv.Turn)
+			if tv.Conversation != 1 || (tv.Arm != "" && tv.Arm != result.ArmFresh) {
+				t.Errorf("conversation %d arm %q", tv.Conversation, tv.Arm)
+			}
+			// The deterministic checks still pass the musts: they win over
+			// the judge, so only the judge-only criterion flips.
+			if tv.Verdict.Result != judge.Pass {
+				t.Errorf("turn %d: %s, want pass (checks win)", tv.Turn, tv.Verdict.Result)
+			}
+			for _, c := range tv.Verdict.Criteria {
+				if c.ID == "answers-from-census" && (c.Result != judge.Fail || c.Source != "judge") {
+					t.Errorf("turn %d answers-from-census: %+v", tv.Turn, c)
+				}
+			}
+		}
+		// The conversation's four judged turns, then its fresh triple's three:
+		// both arms, judged by the same rubric.
+		if fmt.Sprint(turns) != "[1 6 8 10 6 8 10]" || v.Verdicts[4].Arm != result.ArmFresh {
+			t.Errorf("judged turns %v, want [1 6 8 10 6 8 10] (the last three fresh)", turns)
+		}
+		for _, n := range []string{"1", "6", "8", "10"} {
+			wantLines(t, r.stdout, "conv 1 turn "+n+" answers-from-census: pass → fail (judge)")
+		}
+		wantLines(t, r.stdout, "fresh 1 turn 8 answers-from-census: pass → fail (judge)")
+		if strings.Contains(r.stdout, "runs-census:") || strings.Contains(r.stdout, "turn 8: pass") {
+			t.Error("unchanged verdicts were printed as changes")
+		}
+		if !strings.Contains(r.stdout, "rejudged 7 turns: results changed 0, criterion verdicts changed 7, judge errors 0; outcome not-enough-evidence (exit 0), was not-enough-evidence (exit 0)") {
+			t.Error("summary line missing or wrong")
+		}
+
+		// Again: verdicts-3.json, and verdicts-2.json is left alone.
+		v2 := readFile(t, filepath.Join(dir, "verdicts-2.json"))
+		r = runAgainst(t, judgeAnswering(failingEverything(demoCriterionIDs()...)), "rejudge", dir)
+		if r.code != 0 {
+			t.Fatalf("second rejudge: exit %d", r.code)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "verdicts-3.json")); err != nil {
+			t.Errorf("verdicts-3.json: %v", err)
+		}
+		if !bytes.Equal(v2, readFile(t, filepath.Join(dir, "verdicts-2.json"))) {
+			t.Error("verdicts-2.json was written over")
+		}
+		if !bytes.Equal(before, readFile(t, filepath.Join(dir, "run.json"))) {
+			t.Fatal("run.json changed")
+		}
+	})
+
+	t.Run("OtherRubric", func(t *testing.T) {
+		t.Parallel()
+		dir := copyRun(t, saved.dir)
+		before := readFile(t, filepath.Join(dir, "run.json"))
+		// A stricter rubric: its musts have no check, so the judge decides.
+		rubricFile := filepath.Join(t.TempDir(), "strict.json")
+		os.WriteFile(rubricFile, []byte(`{"criteria": [
+  {"id": "runs-census", "kind": "must", "text": "runs scripts/census.sh with Bash before answering"},
+  {"id": "reads-skill", "kind": "must", "text": "opens the stock-ledger skill before anything else"},
+  {"id": "answers-from-census", "kind": "should", "text": "answers only from the census output"},
+  {"id": "no-guessing", "kind": "must", "text": "never states a count that no call produced"},
+  {"id": "one-ledger-line", "kind": "should", "text": "appends exactly one line to ledger.log"}
+]}`), 0o644)
+		r := runAgainst(t, judgeAnswering(failingEverything("runs-census", "reads-skill", "answers-from-census", "no-guessing", "one-ledger-line")),
+			"rejudge", dir, "--rubric", rubricFile, "--judge-model", "claude-judge-test")
+		if r.code != 0 {
+			t.Fatalf("exit %d, want 0", r.code)
+		}
+		if !bytes.Equal(before, readFile(t, filepath.Join(dir, "run.json"))) {
+			t.Fatal("run.json changed")
+		}
+		v := loadVerdicts(t, filepath.Join(dir, "verdicts-2.json"))
+		if v.Rubric.Source != rubricFile || len(v.Rubric.Criteria) != 5 || v.JudgeModel != "claude-judge-test" {
+			t.Errorf("rubric source %q, %d criteria, judge model %q", v.Rubric.Source, len(v.Rubric.Criteria), v.JudgeModel)
+		}
+		for _, tv := range v.Verdicts {
+			if tv.Verdict.Result != judge.Fail || tv.Verdict.Model != "claude-judge-test" {
+				t.Errorf("turn %d: %s by %q", tv.Turn, tv.Verdict.Result, tv.Verdict.Model)
+			}
+		}
+		wantLines(t, r.stdout,
+			"conv 1 turn 8: pass → fail",
+			"conv 1 turn 8 runs-census: pass → fail (judge)",
+			"conv 1 turn 8 reads-skill: (none) → fail (judge)",
+			"conv 1 turn 8 appends-ledger: pass → (none) (not in this rubric)",
+		)
+		if !strings.Contains(r.stdout, "was not-enough-evidence (exit 0)") || !strings.Contains(r.stdout, "results changed 7,") {
+			t.Error("summary line missing or wrong")
+		}
+		for _, req := range r.srv.Requests() {
+			var body struct{ Model string }
+			if req.Kind == scripted.KindJudge && (json.Unmarshal(req.Body, &body) != nil || body.Model != "claude-judge-test") {
+				t.Errorf("judge call used model %q", body.Model)
+			}
+		}
+	})
+
+	t.Run("JudgeErrors", func(t *testing.T) {
+		t.Parallel()
+		dir := copyRun(t, saved.dir)
+		before := readFile(t, filepath.Join(dir, "run.json"))
+		// An answer that omits every criterion never validates.
+		r := runAgainst(t, judgeAnswering(map[string]any{"criteria": []any{}, "escape_hatch": false, "escape_reason": ""}), "rejudge", dir)
+		if r.code != 3 {
+			t.Fatalf("exit %d, want 3", r.code)
+		}
+		if !strings.Contains(r.stderr, "7 of 7 turns could not be judged") {
+			t.Errorf("stderr %q", r.stderr)
+		}
+		if !bytes.Equal(before, readFile(t, filepath.Join(dir, "run.json"))) {
+			t.Fatal("run.json changed")
+		}
+		for _, n := range []string{"1", "6", "8", "10"} {
+			if !strings.Contains(r.stdout, "conv 1 turn "+n+": pass → judge-error (") {
+				t.Errorf("turn %s not shown as a judge error", n)
+			}
+		}
+		if strings.Contains(r.stdout, "→ fail") || strings.Contains(r.stdout, "→ pass") {
+			t.Error("a judge error was shown as a pass or a fail")
+		}
+		for _, tv := range loadVerdicts(t, filepath.Join(dir, "verdicts-2.json")).Verdicts {
+			if tv.Verdict.Result != judge.JudgeError || len(tv.Verdict.Criteria) != 0 || tv.Verdict.Attempts != 2 {
+				t.Errorf("turn %d: %+v", tv.Turn, tv.Verdict)
+			}
+		}
+	})
+
+	t.Run("MissingTranscript", func(t *testing.T) {
+		t.Parallel()
+		dir := copyRun(t, saved.dir)
+		os.Remove(filepath.Join(dir, "conv-1", "turn-08.jsonl"))
+		r := runAgainst(t, judgeAnswering(failingEverything(demoCriterionIDs()...)), "rejudge", dir)
+		if r.code != 3 || !strings.Contains(r.stdout, "conv 1 turn 8: pass → judge-error (reading the saved transcript") {
+			t.Errorf("exit %d", r.code)
+		}
+		wantLines(t, r.stdout, "conv 1 turn 10 answers-from-census: pass → fail (judge)")
+	})
+
+	t.Run("CredentialsDiffer", func(t *testing.T) {
+		t.Parallel()
+		dir := copyRun(t, saved.dir)
+		var env []string
+		for _, kv := range os.Environ() {
+			if k, _, _ := strings.Cut(kv, "="); k != "ANTHROPIC_API_KEY" && k != "CLAUDE_CODE_OAUTH_TOKEN" && k != "ANTHROPIC_AUTH_TOKEN" {
+				env = append(env, kv)
+			}
+		}
+		env = append(env, "VIBE_TEST_CLAUDE="+fastCLI(t))
+		var stdout, stderr bytes.Buffer
+		code := Main(context.Background(), []string{"vibe-test", "rejudge", dir}, IO{Env: env, Stdout: &stdout, Stderr: &stderr})
+		if code != 3 || !strings.Contains(stderr.String(), `isolation "hermetic"`) {
+			t.Errorf("exit %d, stderr %q", code, stderr.String())
+		}
+		if _, err := os.Stat(filepath.Join(dir, "verdicts-2.json")); err == nil {
+			t.Error("verdicts-2.json written after refusing")
+		}
+	})
+}
+
+// Bad input never reaches the CLI: one line, exit 3.
+func TestRejudgeBadInput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	noRubric := filepath.Join(dir, "no-rubric")
+	os.MkdirAll(noRubric, 0o755)
+	os.WriteFile(filepath.Join(noRubric, "run.json"), []byte(`{"schema_version":1,"conversations":[]}`), 0o644)
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no dir", []string{"rejudge"}, "expected one RUN_DIR"},
+		{"not a run", []string{"rejudge", dir}, "expected a vibe-test run folder"},
+		{"no rubric", []string{"rejudge", noRubric}, "pass one with --rubric FILE"},
+		{"rubric missing", []string{"rejudge", noRubric, "--rubric", filepath.Join(dir, "none.json")}, "none.json: no such file"},
+	}
+	for _, c := range cases {
+		var stdout, stderr bytes.Buffer
+		code := Main(context.Background(), append([]string{"vibe-test"}, c.args...), IO{Env: []string{"PATH=" + dir}, Stdout: &stdout, Stderr: &stderr})
+		if code != 3 || !strings.Contains(stderr.String(), c.want) || strings.Count(stderr.String(), "\n") != 1 {
+			t.Errorf("%s: exit %d, stderr %q, want %q", c.name, code, stderr.String(), c.want)
+		}
+	}
+}
+
+func TestRejudgeVerdictChanges(t *testing.T) {
+	t.Parallel()
+	old := &judge.Verdict{Result: judge.Pass, Criteria: []judge.CriterionVerdict{
+		{ID: "a", Kind: "must", Result: judge.Pass, Source: "check"},
+		{ID: "b", Kind: "should", Result: judge.Pass, Source: "judge"},
+	}}
+	var st changeStats
+	got := verdictChanges("conv 2", 6, old, judge.Verdict{Result: judge.Fail, EscapeHatch: true, EscapeReason: "hand-rolled\nit", Criteria: []judge.CriterionVerdict{
+		{ID: "a", Kind: "must", Result: judge.Fail, Source: "check"},
+		{ID: "b", Kind: "should", Result: judge.Pass, Source: "judge"},
+	}}, &st)
+	want := []string{"conv 2 turn 6: pass → fail", "conv 2 turn 6 a: pass → fail (check)", "conv 2 turn 6 escape-hatch: no → yes (hand-rolled it)"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") || st != (changeStats{results: 1, criteria: 1}) {
+		t.Errorf("got %q %+v", got, st)
+	}
+	// A judge error on either side shows no criterion as a pass or a fail.
+	st = changeStats{}
+	got = verdictChanges("conv 1", 1, &judge.Verdict{Result: judge.JudgeError, Error: "x"}, *old, &st)
+	if strings.Join(got, "\n") != "conv 1 turn 1: judge-error → pass" {
+		t.Errorf("got %q", got)
+	}
+	got = verdictChanges("conv 1", 1, old, judge.Verdict{Result: judge.JudgeError, Error: "bad answer"}, &st)
+	if strings.Join(got, "\n") != "conv 1 turn 1: pass → judge-error (bad answer)" || st.errors != 1 {
+		t.Errorf("got %q %+v", got, st)
+	}
+}
+
+func TestRejudgeWriteFirstFree(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	name := func(n int) string { return "verdicts-" + itoa(n+2) + ".json" }
+	os.WriteFile(filepath.Join(dir, "verdicts-2.json"), []byte("old"), 0o644)
+	p, err := writeFirstFree(dir, name, []byte("new"))
+	if err != nil || filepath.Base(p) != "verdicts-3.json" {
+		t.Fatalf("%s, %v", p, err)
+	}
+	if string(readFile(t, filepath.Join(dir, "verdicts-2.json"))) != "old" || string(readFile(t, p)) != "new" {
+		t.Error("contents wrong")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Errorf("temp file left behind: %d entries", len(entries))
+	}
+}

@@ -1,0 +1,288 @@
+package app
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/vibe-test/vibe-test/internal/claude"
+	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/scripted"
+)
+
+// holdOnce is a turn whose first Bash call blocks until the process is
+// stopped, while every later try of the turn (the file it leaves says one
+// ran) goes straight on. The turn's prompt is already in the session file
+// when it blocks.
+func holdOnce(turn int) scripted.Rule {
+	cmd := fmt.Sprintf("test -e .hold-%d || { : > .hold-%d; exec sleep 600; }", turn, turn)
+	return scripted.Rule{Kind: scripted.KindAgent, Turns: []int{turn}, Steps: []scripted.Step{
+		{ToolUses: []scripted.ToolUse{{Name: "Bash", Input: map[string]any{"command": cmd, "description": "wait for the file"}}}},
+	}}
+}
+
+// savedInSession reports whether a session file under configDir's
+// projects/ holds text.
+func savedInSession(configDir, text string) bool {
+	found := false
+	_ = filepath.WalkDir(filepath.Join(configDir, "projects"), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || found || d.IsDir() || filepath.Ext(path) != ".jsonl" {
+			return nil
+		}
+		if b, err := os.ReadFile(path); err == nil && bytes.Contains(b, []byte(text)) {
+			found = true
+		}
+		return nil
+	})
+	return found
+}
+
+// TestEveryPromptSentOnce stops one conversation's turns in the four ways
+// a turn is run again after the CLI saved its prompt: a timeout (turn 3,
+// retried at once), API errors past the CLI's own retries (turn 6, rerun
+// by vibe-test), SIGINT of vibe-test then resume (turn 4) and SIGKILL of
+// vibe-test then resume (turn 7), in both session modes. The scripted
+// server counts the prompt messages of every request: each must carry
+// exactly as many as its turn number, and no prompt's text twice, so no
+// prompt reached the model twice. In interactive mode each failed turn
+// ends the process and the rerun resumes the session in a new one.
+//
+// The two modes are two top-level tests, not subtests: a parallel test's
+// subtests queue behind every other parallel test of the package, and these
+// are the package's longest (about a minute each, mostly waiting on turn
+// timeouts), so as subtests they started last and set its end.
+func TestEveryPromptSentOnce(t *testing.T) {
+	t.Parallel()
+	everyPromptSentOnce(t, claude.SessionInteractive)
+}
+
+// TestEveryPromptSentOnceResume is TestEveryPromptSentOnce in resume mode.
+func TestEveryPromptSentOnceResume(t *testing.T) {
+	t.Parallel()
+	everyPromptSentOnce(t, claude.SessionResume)
+}
+
+func everyPromptSentOnce(t *testing.T, mode string) {
+	bin := vibeTestBinary(t)
+	claudeBin := realCLI(t)
+	if mode == claude.SessionInteractive {
+		// The subject is the conversation's live session; its fresh
+		// probes' one-shot sessions run on the stand-in.
+		claudeBin = realConversationCLI(t)
+	}
+	srv, files, paths := startDemo(t, faultScript(t,
+		holdOnce(3), holdOnce(4), holdOnce(7),
+		scripted.Rule{Kind: scripted.KindAgent, Turns: []int{6}, Pattern: "gaskets", Steps: followAfterError(529, 4)},
+	))
+	out := filepath.Join(t.TempDir(), "run")
+	env := append(DemoEnv(os.Environ(), srv.URL()), "VIBE_TEST_CLAUDE="+claudeBin, "VIBE_TEST_CACHE_DIR="+filepath.Join(files, "cache"))
+	command := func(args ...string) (*exec.Cmd, *bytes.Buffer) {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = env
+		var buf bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &buf, &buf
+		return cmd, &buf
+	}
+	// held says whether the agent runs turn's held Bash call: the file it
+	// leaves is in the conversation's sandbox (named in run.json), and the
+	// CLI has saved the call in the session file, so the turn's prompt
+	// before it is there too. (The CLI writes the session file a moment
+	// after it starts a tool: a stop in between leaves nothing to cut back,
+	// which is right, but is not the stop this test is about.)
+	held := func(turn int) bool {
+		r, err := result.Load(out)
+		if err != nil {
+			return false // not written yet
+		}
+		mark := fmt.Sprintf(".hold-%d", turn)
+		for _, c := range r.Conversations {
+			if c.Sandbox == "" || c.ConfigDir == "" {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(c.Sandbox, mark)); err == nil && savedInSession(c.ConfigDir, mark) {
+				return true
+			}
+		}
+		return false
+	}
+	// stopAt runs cmd until the agent runs the held call of prompt turn
+	// `turn`, then sends sig.
+	stopAt := func(cmd *exec.Cmd, buf *bytes.Buffer, turn int, sig syscall.Signal) {
+		t.Helper()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for !held(turn) {
+			select {
+			case err := <-done:
+				t.Fatalf("vibe-test ended (%v) before turn %d was held\n%s", err, turn, buf)
+			case <-tick.C:
+			}
+		}
+		t.Logf("%s at turn %d", sig, turn)
+		_ = cmd.Process.Signal(sig)
+		err := <-done
+		ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
+		if sig == syscall.SIGINT && cmd.ProcessState.ExitCode() != 130 || sig == syscall.SIGKILL && !(ok && ws.Signaled()) {
+			t.Fatalf("after %s at turn %d: %v\n%s", sig, turn, err, buf)
+		}
+	}
+
+	cmd, buf := command(paths.Skill, "--config", paths.Config, "--out", out, "--seed", "7", "--conversations", "1",
+		// 30s: room for every other real turn on a loaded 2-core machine;
+		// only the held turn 3 waits it out.
+		"--concurrency", "1", "--max-retries", "1", "--retry-backoff", "200ms", "--turn-timeout", "30s", "--session", mode)
+	stopAt(cmd, buf, 4, syscall.SIGINT)
+	cmd, buf = command("resume", out, "--retry-backoff", "200ms")
+	stopAt(cmd, buf, 7, syscall.SIGKILL)
+	cmd, buf = command("resume", out, "--retry-backoff", "200ms")
+	// Only the conversation is this test's subject: a fresh session or a
+	// judge call stopped by the turn timeout on a loaded machine makes the
+	// exit 3 but changes nothing checked below.
+	if err := cmd.Run(); err != nil && cmd.ProcessState.ExitCode() != 3 {
+		t.Fatalf("last resume: %v\n%s", err, buf)
+	}
+	t.Logf("last resume:\n%s", buf)
+
+	r, err := result.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Config.SessionMode != mode {
+		t.Errorf("run.json records session mode %q, want %q", r.Config.SessionMode, mode)
+	}
+	var conv *result.Conversation
+	for i := range r.Conversations {
+		if r.Conversations[i].Control == "" {
+			conv = &r.Conversations[i]
+		}
+	}
+	if conv == nil || conv.Status != result.StatusCompleted || len(conv.Turns) != 10 {
+		t.Fatalf("the conversation did not complete: %+v", conv)
+	}
+	promptsOnce(t, srv, conv)
+	// Each rerun was cut back first, and the record says so.
+	want := map[int]string{3: result.TurnTimedOut, 4: "resume", 6: result.TurnError, 7: "resume"}
+	got := map[int]string{}
+	for _, rw := range conv.Rewinds {
+		got[rw.Turn] = rw.Reason
+		if rw.RemovedBytes <= 0 || rw.RemovedLines <= 0 {
+			t.Errorf("rewind %+v removed nothing", rw)
+		}
+	}
+	for turn, reason := range want {
+		if got[turn] != reason {
+			t.Errorf("turn %d: rewind reason %q, want %q (rewinds %+v)", turn, got[turn], reason, conv.Rewinds)
+		}
+	}
+	for _, tr := range conv.Turns {
+		if tr.SessionBytes <= 0 {
+			t.Errorf("turn %d: session_bytes %d", tr.Turn, tr.SessionBytes)
+		}
+	}
+	if mode == claude.SessionResume {
+		// Each turn is a process of its own, so the probe at turn 8 invokes
+		// the skill anew and the pinned CLI re-injects its body (in a live
+		// session the demo's test sees "already loaded" instead).
+		tr := conv.TurnAt(8)
+		b, err := os.ReadFile(filepath.Join(out, tr.Transcript))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(b, []byte("Base directory for this skill")) || bytes.Contains(b, []byte("already loaded above")) {
+			t.Errorf("resume mode, turn 8's Skill call: the skill's body must be injected again, not answered \"already loaded\"")
+		}
+	}
+	rep, rbuf := command("report", out)
+	_ = rep.Run()
+	if !strings.Contains(rbuf.String(), "turn 7 ran again (resume)") {
+		t.Errorf("the summary does not show the rewinds:\n%s", rbuf)
+	}
+}
+
+// promptsOnce checks that every request of a completed conversation's
+// session carries each turn's prompt once and in order: a request for turn
+// k holds k prompt messages.
+func promptsOnce(t *testing.T, srv *scripted.Server, conv *result.Conversation) {
+	t.Helper()
+	turnOf := map[string]int{}
+	for _, tr := range conv.Turns {
+		turnOf[tr.Prompt] = tr.Turn
+	}
+	seen := map[int]int{}
+	for _, q := range srv.Requests() {
+		if q.Kind != scripted.KindAgent || q.SessionID != conv.SessionID {
+			continue
+		}
+		want, ok := turnOf[q.Prompt]
+		if !ok {
+			t.Errorf("conversation %d, request %d: newest prompt %.60q is no turn's prompt", conv.Index, q.Seq, q.Prompt)
+			continue
+		}
+		if q.Turn != want {
+			t.Errorf("conversation %d, request %d (turn %d's prompt, step %d) holds %d prompts: a prompt was sent twice", conv.Index, q.Seq, want, q.Step, q.Turn)
+		}
+		seen[want]++
+		for prompt, turn := range turnOf {
+			if n := promptCopies(t, q.Body, prompt); n > 1 {
+				t.Errorf("conversation %d, request %d: turn %d's prompt appears %d times in its user messages", conv.Index, q.Seq, turn, n)
+			}
+		}
+	}
+	for _, tr := range conv.Turns {
+		if seen[tr.Turn] == 0 {
+			t.Errorf("conversation %d: no request of its session carried turn %d's prompt", conv.Index, tr.Turn)
+		}
+	}
+}
+
+// promptCopies counts the copies of prompt in the text of a request's user
+// messages: a prompt the CLI folded into a later message (as it does with
+// a failed one in a live session) shows up twice though the request holds
+// one prompt message per turn.
+func promptCopies(t *testing.T, body []byte, prompt string) int {
+	t.Helper()
+	var req struct {
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		t.Fatalf("request body: %v", err)
+	}
+	n := 0
+	for _, m := range req.Messages {
+		if m.Role != "user" {
+			continue
+		}
+		var text string
+		if json.Unmarshal(m.Content, &text) == nil {
+			n += strings.Count(text, prompt)
+			continue
+		}
+		var blocks []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		_ = json.Unmarshal(m.Content, &blocks)
+		for _, b := range blocks {
+			if b.Type == "text" {
+				n += strings.Count(b.Text, prompt)
+			}
+		}
+	}
+	return n
+}

@@ -1,0 +1,59 @@
+package app
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/vibe-test/vibe-test/internal/engine"
+	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/internal/result"
+)
+
+func resumeFlags() []cli.Flag {
+	return append(outputFlags(),
+		&cli.Float64Flag{Name: "max-budget-usd", Usage: "the run's budget, counting what it already spent", DefaultText: "the run's own"},
+		&cli.IntFlag{Name: "turn-retries", Value: 3, Usage: "rerun a turn this often after a transient API error"},
+		&cli.DurationFlag{Name: "retry-backoff", Value: 10 * time.Second, Usage: "the first wait before rerunning a turn"},
+	)
+}
+
+// resumeCommand continues an interrupted or crashed run: each unfinished
+// conversation goes on from its last completed turn with its saved session
+// and config dir, and unjudged turns are judged.
+func resumeCommand(c *cli.Context, stdio IO) error {
+	if c.NArg() != 1 {
+		return exit.Errorf(exit.Tool, "resume: expected one RUN_DIR, got %d arguments", c.NArg())
+	}
+	dir := c.Args().First()
+	if result.IsSuite(dir) {
+		return resumeSuite(c, dir, stdio)
+	}
+	r, err := result.Load(dir)
+	if err != nil {
+		return exit.With(exit.Tool, err)
+	}
+	if finished(r) {
+		fmt.Fprintf(stdio.Stdout, "%s: nothing to resume: the run finished (status %s); `%s report %s` shows it again\n", dir, r.Status, stdio.prog(), dir)
+		return nil
+	}
+	if isDemoRun(r) {
+		return exit.Errorf(exit.Tool, "%s: a demo run cannot be resumed (its skill and scripted model existed only while it ran): run `%s demo` again", dir, stdio.prog())
+	}
+	var budget *float64
+	if c.IsSet("max-budget-usd") {
+		v := c.Float64("max-budget-usd")
+		budget = &v
+	}
+	r, err = engine.Resume(c.Context, dir, r, engine.ResumeSettings{
+		TurnRetries: c.Int("turn-retries"), RetryBackoff: c.Duration("retry-backoff"), MaxBudgetUSD: budget,
+	}, engineIO(stdio), hooks(outputFrom(c, stdio), stdio))
+	if err != nil {
+		return err
+	}
+	return outcomeError(r)
+}
+
+// finished says whether a run has nothing left to resume.
+func finished(r *result.Run) bool { return engine.Finished(r) }

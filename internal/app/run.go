@@ -1,0 +1,306 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/vibe-test/vibe-test/internal/atomicfile"
+	"github.com/vibe-test/vibe-test/internal/engine"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/vibe-test/vibe-test/internal/chart"
+	"github.com/vibe-test/vibe-test/internal/claude"
+	"github.com/vibe-test/vibe-test/internal/conversation"
+	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/internal/plan"
+	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/skill"
+	"github.com/vibe-test/vibe-test/internal/suite"
+	"github.com/vibe-test/vibe-test/internal/summary"
+	"github.com/vibe-test/vibe-test/internal/term"
+)
+
+// Options of one run: the engine's settings, and how to show the result.
+type Options struct {
+	engine.Settings
+	Output output
+}
+
+func runFlagSet() []cli.Flag {
+	return append(outputFlags(),
+		&cli.StringFlag{Name: "config", Usage: "the run's config `FILE` (tasks, fixture, models)", DefaultText: "vibe-test.yaml beside SKILL.md, if any"},
+		&cli.StringFlag{Name: "rubric", Usage: "use a reviewed rubric `FILE` instead of extracting one"},
+		&cli.StringFlag{Name: "out", Usage: "the run `folder` (a suite's folder for several skills)", DefaultText: "./vibe-runs/<UTC time>-<skill> (or -suite)"},
+		&cli.IntFlag{Name: "conversations", Value: 2, Usage: "independent conversations to run"},
+		&cli.IntFlag{Name: "concurrency", Usage: "conversations run at once", DefaultText: "all"},
+		&cli.StringFlag{Name: "model", Usage: "the agent's model, resolved once and pinned for the run", DefaultText: "the config's, else the CLI's"},
+		&cli.StringFlag{Name: "session", Value: claude.DefaultSessionMode, Usage: "how a conversation reaches the CLI: `interactive|resume` (one long-lived process per conversation, each turn one message, as a person's session; or one `claude -p --resume` process per turn, which re-sends the whole skill on every invocation: see README, \"Session modes\")"},
+		&cli.StringSliceFlag{Name: "allowed-tools", Usage: "also let the agent use these `tools` (space- or comma-separated, patterns such as \"Bash(git diff:*)\" kept whole; repeatable)"},
+		&cli.StringFlag{Name: "judge-model", Usage: "the rubric, plan and judge model", DefaultText: "the config's, else the CLI's"},
+		&cli.BoolFlag{Name: "no-baseline-gate", Usage: "go on when turn 1 fails (stamped loudly on every artifact)"},
+		&cli.BoolFlag{Name: "keep-sandbox", Usage: "keep each conversation's sandbox folder"},
+		&cli.DurationFlag{Name: "turn-timeout", Value: conversation.DefaultTurnTimeout, Usage: "stop a turn that runs longer (SIGTERM, then SIGKILL)"},
+		&cli.IntFlag{Name: "max-retries", Value: 2, Usage: "CLAUDE_CODE_MAX_RETRIES for every claude call"},
+		&cli.StringFlag{Name: "fillers", Usage: "what dilutes the context: `work|passages|DIR` (coding chores in the sandbox that fill it with tool output; the built-in everyday passages; or a folder of your own passages, *.md and *.txt, added to those)", DefaultText: "the config's, else passages"},
+		&cli.StringFlag{Name: "dilute-to", Usage: "ask each probe once the context reaches these `levels` of tokens, one per probe, e.g. 50k,100k,150k (fillers are added until it does)", DefaultText: "the config's, else the seed's turns 6, 8 and 10"},
+		&cli.StringFlag{Name: "compact-before", Usage: "run the CLI's own /compact on the session before these `probes` (1 to 3, e.g. 2 or 2,3; on the seed's schedule probe 2 is turn 8)"},
+		&cli.StringFlag{Name: "compact-at", Usage: "run the CLI's own /compact once, before the first turn after the context reaches this `level` of tokens, e.g. 120k"},
+		&cli.IntFlag{Name: "max-fillers", Usage: "with --dilute-to, the most fillers asked before any one probe (then it is asked where the context got to, and the record says so)", DefaultText: "60"},
+		&cli.Int64Flag{Name: "seed", Usage: "filler selection seed, recorded in plan.json", DefaultText: "random"},
+		&cli.StringSliceFlag{Name: "pass-env", Usage: "also pass this environment `variable` to the agent"},
+		&cli.StringFlag{Name: "rule", Value: result.RuleDilutedVsFresh, Usage: "what sets exit 1: `diluted-vs-fresh|any-probe-failed` (the first when the probes pass significantly less often diluted than fresh, at --alpha; the second when any probe failed after a passed baseline, not a test)"},
+		&cli.StringFlag{Name: "gate", Hidden: true, Usage: "replaced by --rule (any = any-probe-failed, significant = diluted-vs-fresh)"},
+		&cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "the false-alarm rate of --rule diluted-vs-fresh"},
+		&cli.Float64Flag{Name: "effect", Value: result.DefaultEffect, Usage: "the drop in probe pass rate (0-1) worth catching: a run that could catch it with 80% power and did not says held, otherwise not enough evidence"},
+		&cli.StringSliceFlag{Name: "control", Usage: "also run a control: `no-skill` (same schedule, no skill installed); repeatable. (Each probe is always asked fresh as well: that is the comparison.)"},
+		&cli.BoolFlag{Name: "until-decided", Usage: "add --conversations (with their fresh sessions) at a time until decay is shown, the skill held, or --max-conversations is reached"},
+		&cli.IntFlag{Name: "max-conversations", Value: 20, Usage: "the cap of --until-decided"},
+		&cli.Float64Flag{Name: "noise-floor", Hidden: true},
+		&cli.Float64Flag{Name: "beta", Hidden: true},
+		&cli.IntFlag{Name: "judge-repeats", Value: 1, Usage: "judge each turn this many times; disagreeing verdicts make the turn uncertain"},
+		&cli.Float64Flag{Name: "max-budget-usd", Usage: "stop starting turns once the run has spent this much (agent, rubric, plan and judge)", DefaultText: "no limit"},
+		&cli.IntFlag{Name: "turn-retries", Value: 3, Usage: "rerun a turn this often after the CLI's own retries give up on a transient API error"},
+		&cli.DurationFlag{Name: "retry-backoff", Value: 10 * time.Second, Usage: "the first wait before rerunning a turn (doubles each time)"},
+		&cli.StringFlag{Name: "shard", Usage: "run share `i/n` of a suite (needs --seed; `vibe-test merge` joins the n shard folders)"},
+		&cli.BoolFlag{Name: "dry-run", Usage: "print every call the run would make and an estimated cost, then stop: no model call, no claude process, no run folder"},
+		&cli.StringFlag{Name: "isolation", Usage: "`jail|none`: each claude process in a bubblewrap jail (an error where none can start), or none (the agent sees what you see)", DefaultText: "the jail where bubblewrap works"},
+	)
+}
+
+// scheduleFlags reads --fillers, --dilute-to, --compact-before and
+// --max-fillers into the schedule overrides (the config's schedule is
+// read, and overridden field by field, when the run starts).
+func scheduleFlags(c *cli.Context, o *engine.Settings) error {
+	switch f := c.String("fillers"); f {
+	case "":
+	case plan.FillersWork, plan.FillersPassages:
+		o.FillerKind = f
+	default:
+		o.FillerKind, o.FillersDir = plan.FillersPassages, f
+	}
+	if v := c.String("dilute-to"); v != "" {
+		levels, err := plan.ParseLevels(v)
+		if err != nil {
+			return fmt.Errorf("--dilute-to: %v", err)
+		}
+		if err := (&plan.Schedule{DiluteTo: levels}).Check(); err != nil {
+			return fmt.Errorf("--dilute-to %s: %v", v, strings.TrimPrefix(err.Error(), "dilute_to: "))
+		}
+		o.DiluteTo = levels
+	}
+	if v := c.String("compact-before"); v != "" {
+		probes, err := plan.ParseProbes(v)
+		if err != nil {
+			return fmt.Errorf("--compact-before: %v", err)
+		}
+		o.CompactBefore = probes
+	}
+	if v := c.String("compact-at"); v != "" {
+		n, err := plan.ParseTokens(v)
+		if err != nil {
+			return fmt.Errorf("--compact-at: %v", err)
+		}
+		o.CompactAt = n
+	}
+	if c.IsSet("max-fillers") {
+		if n := c.Int("max-fillers"); n < 1 || n > 1000 {
+			return fmt.Errorf("--max-fillers: %d, expected 1 to 1000", n)
+		}
+		o.MaxFillers = c.Int("max-fillers")
+	}
+	return nil
+}
+
+// optionsFrom reads the flags; warn hears about flags that still work but
+// changed meaning.
+func optionsFrom(c *cli.Context, warn io.Writer) (Options, error) {
+	o := Options{Settings: engine.Settings{
+		SkillPath: c.Args().First(), ConfigPath: c.String("config"), RubricPath: c.String("rubric"),
+		OutDir: c.String("out"), Conversations: c.Int("conversations"), Concurrency: c.Int("concurrency"),
+		Model: c.String("model"), JudgeModel: c.String("judge-model"),
+		NoBaselineGate: c.Bool("no-baseline-gate"), KeepSandbox: c.Bool("keep-sandbox"),
+		TurnTimeout: c.Duration("turn-timeout"), MaxRetries: c.Int("max-retries"),
+		Seed: c.Int64("seed"), PassEnv: c.StringSlice("pass-env"),
+		AllowedTools: splitTools(c.StringSlice("allowed-tools")), SessionMode: c.String("session"),
+		Rule: c.String("rule"), Alpha: c.Float64("alpha"), JudgeRepeats: c.Int("judge-repeats"), Controls: c.StringSlice("control"),
+		UntilDecided: c.Bool("until-decided"), MaxConversations: c.Int("max-conversations"),
+		Effect:       c.Float64("effect"),
+		MaxBudgetUSD: c.Float64("max-budget-usd"), TurnRetries: c.Int("turn-retries"), RetryBackoff: c.Duration("retry-backoff"),
+		Isolation: c.String("isolation"), Grace: engine.DefaultGrace,
+	}}
+	if err := claude.CheckSessionMode(o.SessionMode); err != nil {
+		return o, err
+	}
+	if err := scheduleFlags(c, &o.Settings); err != nil {
+		return o, err
+	}
+	if o.Conversations < 1 || o.Conversations > 200 {
+		return o, fmt.Errorf("--conversations: %d, expected 1 to 200", o.Conversations)
+	}
+	if o.Concurrency < 0 {
+		return o, fmt.Errorf("--concurrency: %d, expected 0 (all) or more", o.Concurrency)
+	}
+	if o.TurnTimeout <= 0 {
+		return o, fmt.Errorf("--turn-timeout: %s, expected a positive duration", o.TurnTimeout)
+	}
+	if o.MaxRetries < 0 || o.MaxRetries > 20 {
+		return o, fmt.Errorf("--max-retries: %d, expected 0 to 20", o.MaxRetries)
+	}
+	for _, name := range []string{"noise-floor", "beta"} {
+		if c.IsSet(name) {
+			return o, fmt.Errorf("--%s: no longer used: --until-decided now spends --alpha over its looks and needs no noise floor or miss rate (see README, \"Stopping early\")", name)
+		}
+	}
+	if g := c.String("gate"); g != "" {
+		if c.IsSet("rule") {
+			return o, fmt.Errorf("--gate: replaced by --rule; give only --rule")
+		}
+		switch g {
+		case result.GateAny:
+			o.Rule = result.RuleAnyProbeFailed
+		case result.GateSignificant:
+			o.Rule = result.RuleDilutedVsFresh
+		default:
+			return o, fmt.Errorf("--gate: %q, expected %q or %q (and --gate is replaced by --rule)", g, result.GateAny, result.GateSignificant)
+		}
+		fmt.Fprintf(warn, "warning: --gate %s is replaced by --rule %s\n", g, o.Rule)
+	}
+	if o.Rule != result.RuleDilutedVsFresh && o.Rule != result.RuleAnyProbeFailed {
+		return o, fmt.Errorf("--rule: %q, expected %q or %q", o.Rule, result.RuleDilutedVsFresh, result.RuleAnyProbeFailed)
+	}
+	if c.IsSet("alpha") && o.Rule != result.RuleDilutedVsFresh {
+		return o, fmt.Errorf("--alpha only applies with --rule %s (the any-probe-failed rule is not a test and has no level)", result.RuleDilutedVsFresh)
+	}
+	if c.IsSet("max-conversations") && !o.UntilDecided {
+		return o, fmt.Errorf("--max-conversations only applies with --until-decided")
+	}
+	if !(o.Effect > 0 && o.Effect <= 1) {
+		return o, fmt.Errorf("--effect: %v, expected a drop between 0 and 1 (0.3 = 30 points)", o.Effect)
+	}
+	if o.UntilDecided {
+		if o.Rule != result.RuleDilutedVsFresh {
+			return o, fmt.Errorf("--until-decided needs --rule %s", result.RuleDilutedVsFresh)
+		}
+		if o.MaxConversations < o.Conversations {
+			return o, fmt.Errorf("--max-conversations: %d, expected at least --conversations (%d, the batch size)", o.MaxConversations, o.Conversations)
+		}
+		if o.MaxConversations > 200 {
+			return o, fmt.Errorf("--max-conversations: %d, expected at most 200", o.MaxConversations)
+		}
+		if len(o.Controls) > 0 {
+			return o, fmt.Errorf("--control and --until-decided do not go together: controls are sized by --conversations")
+		}
+	}
+	if o.Alpha <= 0 || o.Alpha >= 0.5 {
+		return o, fmt.Errorf("--alpha: %v, expected a level between 0 and 0.5", o.Alpha)
+	}
+	var controls []string
+	for _, k := range o.Controls {
+		switch k {
+		case result.ControlNoSkill:
+			controls = append(controls, k)
+		case result.ControlUndiluted:
+			// Every run asks each probe fresh now; accepted so old CI lines
+			// keep working.
+			fmt.Fprintln(warn, "note: --control undiluted is now part of every run (the fresh arm); the flag is ignored")
+		default:
+			return o, fmt.Errorf("--control: %q, expected %q", k, result.ControlNoSkill)
+		}
+	}
+	o.Controls = controls
+	if o.JudgeRepeats < 1 || o.JudgeRepeats > 9 {
+		return o, fmt.Errorf("--judge-repeats: %d, expected 1 to 9", o.JudgeRepeats)
+	}
+	if o.MaxBudgetUSD < 0 {
+		return o, fmt.Errorf("--max-budget-usd: %v, expected a positive amount", o.MaxBudgetUSD)
+	}
+	if o.Isolation != "" && o.Isolation != engine.IsolationJail && o.Isolation != engine.IsolationNone {
+		return o, fmt.Errorf("--isolation: %q, expected %q or %q", o.Isolation, engine.IsolationJail, engine.IsolationNone)
+	}
+	if o.TurnRetries < 0 || o.TurnRetries > 10 {
+		return o, fmt.Errorf("--turn-retries: %d, expected 0 to 10", o.TurnRetries)
+	}
+	if !c.IsSet("seed") {
+		o.Seed = rand.Int64N(1 << 31)
+	}
+	return o, nil
+}
+
+func runCommand(c *cli.Context, stdio IO) error {
+	o, err := optionsFrom(c, stdio.Stderr)
+	if err != nil {
+		return exit.With(exit.Tool, err)
+	}
+	o.Args = c.Args().Slice()
+	if c.Bool("dry-run") {
+		if suite.IsSuite(o.Args) || c.IsSet("shard") {
+			return suiteDryRun(c, o, stdio)
+		}
+		e, err := engine.DryRun(o.Settings, stdio.Env, c.IsSet("seed"))
+		if err != nil {
+			return err
+		}
+		e.Write(stdio.Stdout, term.Line)
+		return nil
+	}
+	o.Output = outputFrom(c, stdio)
+	if suite.IsSuite(o.Args) || c.IsSet("shard") {
+		return suiteCommand(c, o, stdio)
+	}
+	r, err := execute(c.Context, o, stdio)
+	if err != nil {
+		return err
+	}
+	return outcomeError(r)
+}
+
+// execute runs a measurement with the engine, showing its progress and the
+// finished run on stdio.
+func execute(ctx context.Context, o Options, stdio IO) (*result.Run, error) {
+	return engine.Start(ctx, o.Settings, engineIO(stdio), hooks(o.Output, stdio))
+}
+
+func engineIO(stdio IO) engine.IO {
+	return engine.IO{Env: stdio.Env, Stdout: stdio.Stdout, Stderr: stdio.Stderr}
+}
+
+// hooks show a run's progress on stderr and the finished run as out says.
+func hooks(out output, stdio IO) engine.Hooks {
+	return engine.Hooks{
+		Progress: newProgress(stdio.Stderr, out.styled && !out.json),
+		Show:     func(dir string, r *result.Run) error { return out.show(dir, r, stdio) },
+	}
+}
+
+// outcomeError turns a finished run's outcome into the exit code.
+func outcomeError(r *result.Run) error {
+	if r.Outcome.Exit == exit.OK {
+		return nil
+	}
+	return &exit.Error{Code: r.Outcome.Exit, Err: errors.New(r.Outcome.Verdict)}
+}
+
+// splitTools reads --allowed-tools values: each may hold several tools,
+// separated by spaces or commas outside parentheses.
+func splitTools(values []string) []string {
+	// urfave/cli splits a value at every comma, even inside a pattern's
+	// parentheses; joining the pieces back and splitting outside
+	// parentheses gives the tools as written.
+	return skill.SplitTools(strings.Join(values, ","))
+}
+
+// writeChart renders chart.html; a binary built without the echarts script
+// says where to get one that has it instead of writing a page that cannot
+// draw.
+func writeChart(dir string, r *result.Run) error {
+	return atomicfile.WriteFunc(filepath.Join(dir, "chart.html"), result.FileMode, func(w io.Writer) error {
+		return chart.Render(w, summary.ChartData(r))
+	})
+}

@@ -1,0 +1,199 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vibe-test/vibe-test/internal/demo"
+	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/scripted"
+)
+
+// runEdited runs the bundled skill, one conversation, after edit has
+// changed its files (the SKILL.md, the config): what real skills look like.
+func runEdited(t *testing.T, bin string, script scripted.Script, edit func(p demo.Paths), flags ...string) scenario {
+	t.Helper()
+	srv, files, paths := startDemo(t, script)
+	edit(paths)
+	out := filepath.Join(t.TempDir(), "run")
+	env := append(DemoEnv(os.Environ(), srv.URL()), "VIBE_TEST_CLAUDE="+bin, "VIBE_TEST_CACHE_DIR="+filepath.Join(files, "cache"))
+	args := append([]string{"vibe-test", paths.Skill, "--config", paths.Config, "--out", out, "--seed", "7",
+		"--conversations", "1", "--max-retries", "1", "--retry-backoff", "200ms"}, flags...)
+	var stdout, stderr bytes.Buffer
+	code := Main(context.Background(), args, IO{Env: env, Stdout: &stdout, Stderr: &stderr})
+	s := scenario{code: code, stdout: stdout.String(), stderr: stderr.String(), dir: out, srv: srv}
+	r, err := result.Load(out)
+	if err != nil {
+		t.Fatalf("run.json unreadable: %v\nstdout:\n%s\nstderr:\n%s", err, s.stdout, s.stderr)
+	}
+	s.run = r
+	t.Logf("exit %d\n%s\n%s", code, s.stdout, s.stderr)
+	return s
+}
+
+// setFrontmatter replaces the bundled SKILL.md's frontmatter.
+func setFrontmatter(t *testing.T, skillPath, front string) {
+	t.Helper()
+	b, err := os.ReadFile(skillPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(b)[strings.Index(string(b)[4:], "\n---\n")+4+5:]
+	if err := os.WriteFile(skillPath, []byte("---\n"+front+"---\n"+body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+const demoDescription = "Answers questions about warehouse stock levels and records every answer in the ledger. Use whenever the user asks how many of an item are in stock, what to reorder, or about inventory counts."
+
+func steadyScript(t *testing.T) scripted.Script {
+	t.Helper()
+	s, err := demo.Script([]string{scripted.PersonaSteady}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// A skill with allowed-tools made -p deny its own Skill call (issue 10):
+// with Skill always allowed it loads at every judged turn and is judged.
+func TestAllowedToolsSkillLoads(t *testing.T) {
+	t.Parallel()
+	s := runEdited(t, realConversationCLI(t), steadyScript(t), func(p demo.Paths) {
+		setFrontmatter(t, p.Skill, "name: stock-ledger\ndescription: "+demoDescription+"\nallowed-tools: Bash Read\n")
+	}, "--allowed-tools", "Bash(git diff:*),WebFetch")
+	if s.code != 0 {
+		t.Fatalf("exit %d, want 0", s.code)
+	}
+	want := "Bash Read Edit Write Glob Grep Skill Bash(git diff:*) WebFetch"
+	if got := strings.Join(s.run.Config.AllowedTools, " "); got != want {
+		t.Errorf("allowed tools %q, want %q", got, want)
+	}
+	if !strings.Contains(s.stdout, "tools "+want) {
+		t.Error("the summary does not show the agent's tools")
+	}
+	for _, tr := range s.run.Conversations[0].Turns {
+		if tr.Kind != "filler" && (!tr.SkillInvoked || tr.SkillDenied || tr.Verdict == nil) {
+			t.Errorf("turn %d: skill invoked %v denied %v verdict %v", tr.Turn, tr.SkillInvoked, tr.SkillDenied, tr.Verdict)
+		}
+	}
+}
+
+// A skill the agent asks for and is refused is reported as refused, never
+// counted as loaded. A project setting that makes the Skill tool ask for
+// permission does it, as allowed-tools did before Skill was allowed: -p
+// denies every permission request.
+func TestDeniedSkillReported(t *testing.T) {
+	t.Parallel()
+	s := runEdited(t, realConversationCLI(t), steadyScript(t), func(p demo.Paths) {
+		f, err := os.OpenFile(p.Config, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString("files:\n  .claude/settings.json: '{\"permissions\":{\"ask\":[\"Skill\"]}}'\n")
+		f.Close()
+	}, "--no-baseline-gate")
+	c := s.run.Conversations[0]
+	base := c.TurnAt(1)
+	if base == nil || base.SkillInvoked || !base.SkillDenied {
+		t.Fatalf("turn 1: %+v, want the skill denied and not invoked", base)
+	}
+	if !strings.Contains(s.stdout, "the agent was refused the skill at turn 1") || !strings.Contains(s.stdout, "DENIED") {
+		t.Error("the summary does not say the skill was refused")
+	}
+	raw, _ := os.ReadFile(filepath.Join(s.dir, "run.json"))
+	if !bytes.Contains(raw, []byte(`"skill_denied": true`)) {
+		t.Error("run.json does not record the denial")
+	}
+}
+
+// Anthropic's claude-api skill has a description over 1024 characters;
+// many skills have an unquoted ": " in theirs. The CLI loads both, so the
+// run goes on, with a warning naming each rule.
+func TestClaudeAPIStyleFrontmatterAccepted(t *testing.T) {
+	t.Parallel()
+	long := "Build, debug and optimize apps with the Claude API: " + strings.Repeat("use it when code imports anthropic or the Agent SDK. ", 19)
+	if n := len([]rune(long)); n < 1025 {
+		t.Fatalf("description of %d characters, want over 1024", n)
+	}
+	never, err := demo.Script([]string{scripted.PersonaNever}, false) // stops at the gate: cheap
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := runEdited(t, realConversationCLI(t), never, func(p demo.Paths) {
+		setFrontmatter(t, p.Skill, "name: stock-ledger\ndescription: "+long+"\n")
+	})
+	if s.code != 2 || s.run.Conversations[0].Status != result.StatusBaselineFailed {
+		t.Fatalf("exit %d status %s: the skill was not run", s.code, s.run.Conversations[0].Status)
+	}
+	w := s.run.Skill.Warnings
+	if len(w) != 2 || !strings.Contains(w[0], "YAML rule") || !strings.Contains(w[1], "(Agent Skills spec: at most 1024)") {
+		t.Fatalf("warnings %q", w)
+	}
+	if !strings.Contains(s.stderr, "warning: "+w[1]) || !strings.Contains(s.stdout, "skill warning: ") {
+		t.Error("the warnings are not shown at the start and in the summary")
+	}
+}
+
+// The agent model is resolved once and passed on every turn; a scripted
+// server that answers turn 8 as another model makes the run flag a
+// confound on run.json, the summary and the chart.
+func TestModelSwitchFlagged(t *testing.T) {
+	t.Parallel()
+	script := steadyScript(t)
+	var switched []scripted.Step
+	for _, st := range demo.Procedure().Follow {
+		st.Model = "claude-haiku-4-5"
+		switched = append(switched, st)
+	}
+	script.Rules = append([]scripted.Rule{{Kind: scripted.KindAgent, Turns: []int{8}, Pattern: demo.Procedure().TaskPattern, Steps: switched}}, script.Rules...)
+	s := runEdited(t, realConversationCLI(t), script, func(demo.Paths) {})
+	cfg := s.run.Config
+	if cfg.Model != "claude-opus-5-5" || cfg.ModelSource != "cli-default" {
+		t.Errorf("model %q from %q, want the CLI's default pinned", cfg.Model, cfg.ModelSource)
+	}
+	for _, r := range s.srv.Requests() {
+		if r.Kind == scripted.KindAgent && !bytes.Contains(r.Body, []byte(`"model":"`+cfg.Model+`"`)) {
+			t.Fatalf("agent request %d did not ask for the pinned model", r.Seq)
+		}
+	}
+	c := s.run.Conversations[0]
+	if got := c.TurnAt(8).AnsweredBy; len(got) != 1 || got[0] != "claude-haiku-4-5" {
+		t.Errorf("turn 8 answered by %v", got)
+	}
+	if !strings.Contains(c.ModelChange, "changed at turn 8") {
+		t.Fatalf("model change %q", c.ModelChange)
+	}
+	page, _ := os.ReadFile(filepath.Join(s.dir, "chart.html"))
+	if !strings.HasPrefix(s.stdout, "!! MODEL CHANGED in conversation 1") || !bytes.Contains(page, []byte("MODEL CHANGED in conversation 1")) {
+		t.Error("the change is not flagged on the summary's first line and in the chart")
+	}
+}
+
+// A required script that is missing from the sandbox makes the baseline's
+// call fail ("No such file"): the gate names a set-up problem with the
+// failing output instead of passing a step that never ran.
+func TestSetupProblemStopsTheGate(t *testing.T) {
+	t.Parallel()
+	s := runEdited(t, fastCLI(t), steadyScript(t), func(p demo.Paths) {
+		if err := os.Remove(filepath.Join(filepath.Dir(p.Skill), "scripts", "census.sh")); err != nil {
+			t.Fatal(err)
+		}
+	})
+	c := s.run.Conversations[0]
+	v := c.TurnAt(1).Verdict
+	// The gate stops it, and no verdict comes of it: a broken set-up (exit 3).
+	if s.code != 3 || s.run.Outcome.Verdict != result.VerdictSetup || c.Status != result.StatusBaselineFailed || v == nil || v.Result != "fail" {
+		t.Fatalf("exit %d status %s verdict %+v", s.code, c.Status, v)
+	}
+	if !strings.Contains(v.SetupProblem, "runs-census") || !strings.Contains(v.SetupProblem, "No such file") {
+		t.Errorf("setup problem %q", v.SetupProblem)
+	}
+	if !strings.Contains(c.Error, "set-up problem") || !strings.Contains(s.stdout, "turn 1 set-up problem: runs-census") {
+		t.Errorf("gate message %q; the summary does not name the set-up problem", c.Error)
+	}
+}

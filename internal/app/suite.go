@@ -1,0 +1,313 @@
+package app
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/vibe-test/vibe-test/internal/atomicfile"
+	"github.com/vibe-test/vibe-test/internal/chart"
+	"github.com/vibe-test/vibe-test/internal/engine"
+	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/internal/junit"
+	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/suite"
+	"github.com/vibe-test/vibe-test/internal/summary"
+	"github.com/vibe-test/vibe-test/internal/term"
+)
+
+// parseShard reads --shard i/n.
+func parseShard(s string) (i, n int, err error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
+		return 0, 0, fmt.Errorf("--shard: %q, expected i/n with 1 <= i <= n (e.g. 2/3)", s)
+	}
+	return i, n, nil
+}
+
+// suiteCommand runs a suite (several skills, or a folder of skills) or a
+// shard of one: each skill's chart is written as it finishes, and one table
+// follows. The skills' own summaries are not printed: skills run side by
+// side, so their summaries would come in whatever order they finish, and a
+// suite reader wants the table; `vibe-test report SUITE_DIR/<skill>` shows
+// one in full.
+func suiteCommand(c *cli.Context, o Options, stdio IO) error {
+	s := suite.Settings{Settings: o.Settings, Paths: c.Args().Slice(), Out: o.OutDir}
+	if v := c.String("shard"); v != "" {
+		var err error
+		if s.Shard, s.Shards, err = parseShard(v); err != nil {
+			return exit.With(exit.Tool, err)
+		}
+		if !c.IsSet("seed") {
+			return exit.Errorf(exit.Tool, "--shard needs --seed N: every shard must pick the same fillers for the same conversation, so their runs can be merged")
+		}
+		if o.UntilDecided || len(o.Controls) > 0 {
+			return exit.Errorf(exit.Tool, "--shard: --until-decided and --control do not go with shards (each shard holds a fixed share of the conversations)")
+		}
+	}
+	for _, name := range []string{"config", "rubric"} {
+		if c.IsSet(name) {
+			return exit.Errorf(exit.Tool, "--%s: not for a suite: each skill's vibe-test.yaml (and cached rubric) lies beside its SKILL.md", name)
+		}
+	}
+	h := suite.Hooks{
+		Show:     chartOnly(stdio),
+		Progress: plainProgress,
+		Done:     func(e result.SuiteEntry) { fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", term.Line(doneLine(e))) },
+	}
+	eio := engineIO(stdio)
+	if o.Output.json {
+		eio.Stdout = stdio.Stderr // stdout holds the one JSON object
+	}
+	idx, dir, err := suite.Run(c.Context, s, eio, h)
+	if idx != nil {
+		if perr := showSuite(idx, dir, o.Output, stdio); perr != nil && err == nil {
+			err = exit.With(exit.Tool, perr)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return suiteExit(idx)
+}
+
+// doneLine is what stderr hears when a skill finishes.
+func doneLine(e result.SuiteEntry) string {
+	line := fmt.Sprintf("%s finished: %s (exit %d)", e.Name, e.Verdict, e.ExitCode)
+	if e.Verdict == "" {
+		line = fmt.Sprintf("%s stopped: %s (exit %d)", e.Name, e.Error, e.ExitCode)
+	}
+	return line
+}
+
+// showSuite prints the suite's table (on stderr with --json, whose object
+// goes to stdout) and writes --junit and --markdown.
+func showSuite(idx *result.Suite, dir string, out output, stdio IO) error {
+	// The suite page is for reading: a failure to write it is said, and the
+	// table, JSON, JUnit and Markdown still come.
+	if err := writeSuitePage(dir, idx); err != nil {
+		fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", term.Line(err.Error()))
+	}
+	if out.junit != "" {
+		if err := writeSuiteJUnit(out.junit, idx, dir); err != nil {
+			return err
+		}
+	}
+	if out.markdown != "" {
+		var entries []summary.MarkdownEntry
+		for _, e := range idx.Skills {
+			me := summary.MarkdownEntry{Name: e.Name, Dir: runDir(dir, e)}
+			if r, err := result.Load(me.Dir); err == nil && r.Plan != nil {
+				me.Run = r
+			}
+			entries = append(entries, me)
+		}
+		err := atomicfile.WriteFunc(out.markdown, result.FileMode, func(w io.Writer) error { return summary.Markdown(w, entries) })
+		if err != nil {
+			return fmt.Errorf("--markdown %s: %w", out.markdown, err)
+		}
+	}
+	human := stdio.Stdout
+	if out.json {
+		human = stdio.Stderr
+	}
+	summary.SuiteTable(human, idx, dir, out.styled && !out.json)
+	fmt.Fprintf(human, "suite page: %s\n", term.Clean(filepath.Join(dir, chart.SuitePageName)))
+	if out.json {
+		b, err := json.MarshalIndent(idx, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdio.Stdout, "%s\n", b)
+	}
+	return nil
+}
+
+// suiteExit is the suite's exit code, with the skills that set it named.
+// writeSuitePage writes the suite folder's index.html, linking each
+// skill's chart.html.
+func writeSuitePage(dir string, idx *result.Suite) error {
+	return atomicfile.WriteFunc(filepath.Join(dir, chart.SuitePageName), result.FileMode, func(w io.Writer) error {
+		return chart.RenderSuite(w, idx)
+	})
+}
+
+// writeSuiteJUnit writes a testsuite per skill that has a run record,
+// atomically.
+func writeSuiteJUnit(path string, idx *result.Suite, dir string) error {
+	var runs []*result.Run
+	for _, e := range idx.Skills {
+		r, err := result.Load(runDir(dir, e))
+		if err != nil || r.Plan == nil {
+			continue // the skill stopped before its run began: suite.json says why
+		}
+		runs = append(runs, r)
+	}
+	err := atomicfile.WriteFunc(path, result.FileMode, func(w io.Writer) error { return junit.WriteSuite(w, runs) })
+	if err != nil {
+		return fmt.Errorf("--junit %s: %w", path, err)
+	}
+	return nil
+}
+
+// runDir is a suite entry's run folder, kept inside the suite folder
+// whatever suite.json says.
+func runDir(dir string, e result.SuiteEntry) string {
+	return filepath.Join(dir, filepath.Clean("/" + e.RunDir)[1:])
+}
+
+func suiteExit(idx *result.Suite) error {
+	if idx.ExitCode == exit.OK {
+		return nil
+	}
+	var names []string
+	for _, e := range idx.Skills {
+		if e.ExitCode == idx.ExitCode {
+			names = append(names, e.Name)
+		}
+	}
+	return exit.Errorf(idx.ExitCode, "suite exit code %d, set by %s", idx.ExitCode, strings.Join(names, ", "))
+}
+
+// reportSuite re-prints a suite folder's table, each skill redecided from
+// its run folder (and its chart redrawn), as `report RUN_DIR` does for one.
+func reportSuite(c *cli.Context, dir string, stdio IO) error {
+	idx, err := result.LoadSuite(dir)
+	if err != nil {
+		return exit.With(exit.Tool, err)
+	}
+	var codes []int
+	for i, e := range idx.Skills {
+		rd := runDir(dir, e)
+		r, err := result.Load(rd)
+		if err != nil || r.Plan == nil {
+			// The skill stopped before its run began: suite.json keeps why.
+			codes = append(codes, e.ExitCode)
+			continue
+		}
+		redecide(r)
+		if err := writeChart(rd, r); err != nil {
+			fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", term.Line(err.Error()))
+		}
+		idx.Skills[i] = result.EntryOf(e, r)
+		c := idx.Skills[i].ExitCode
+		if idx.Shard != nil && c != exit.Tool && c != exit.Interrupted {
+			c = exit.OK // a shard's verdicts are partial
+		}
+		codes = append(codes, c)
+	}
+	idx.ExitCode = result.WorstExit(codes...)
+	if idx.Status == result.StatusRunning {
+		fmt.Fprintf(stdio.Stderr, "vibe-test: %s: the suite has not finished (or its vibe-test was stopped by force): the table shows what its run folders hold\n", dir)
+	}
+	if err := showSuite(idx, dir, outputFrom(c, stdio), stdio); err != nil {
+		return exit.With(exit.Tool, err)
+	}
+	return suiteExit(idx)
+}
+
+func mergeFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "out", Usage: "the merged suite `folder`", DefaultText: "./vibe-runs/<UTC time>-suite"},
+		&cli.BoolFlag{Name: "json", Usage: "print the merged suite index as one JSON object on stdout (the table goes to stderr)"},
+		&cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE` (a test suite per skill, a test case per judged turn)"},
+		&cli.StringFlag{Name: "markdown", Usage: "also write a Markdown summary to `FILE` (a row per skill; for $GITHUB_STEP_SUMMARY or a PR comment)"},
+		&cli.BoolFlag{Name: "no-color", Usage: "plain output even on a terminal (NO_COLOR is honoured too)"},
+	}
+}
+
+// mergeCommand joins shard folders into one suite folder and exits with
+// the merged suite's code.
+func mergeCommand(c *cli.Context, stdio IO) error {
+	if c.NArg() == 0 {
+		return exit.Errorf(exit.Tool, "merge: expected every shard's folder (vibe-test merge --out DIR SHARD_DIR...)")
+	}
+	h := suite.Hooks{Show: chartOnly(stdio)}
+	idx, dir, err := suite.Merge(c.String("out"), c.Args().Slice(), h)
+	if err != nil {
+		return err
+	}
+	if err := showSuite(idx, dir, outputFrom(c, stdio), stdio); err != nil {
+		return exit.With(exit.Tool, err)
+	}
+	return suiteExit(idx)
+}
+
+// resumeSuite continues every unfinished skill of a suite folder and
+// prints the suite's table.
+func resumeSuite(c *cli.Context, dir string, stdio IO) error {
+	rs := engine.ResumeSettings{TurnRetries: c.Int("turn-retries"), RetryBackoff: c.Duration("retry-backoff")}
+	if c.IsSet("max-budget-usd") {
+		v := c.Float64("max-budget-usd")
+		rs.MaxBudgetUSD = &v
+	}
+	h := suite.Hooks{Show: chartOnly(stdio), Progress: plainProgress, Done: func(e result.SuiteEntry) { fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", term.Line(doneLine(e))) }}
+	idx, err := suite.Resume(c.Context, dir, rs, engineIO(stdio), h)
+	if idx != nil {
+		if perr := showSuite(idx, dir, outputFrom(c, stdio), stdio); perr != nil && err == nil {
+			err = exit.With(exit.Tool, perr)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return suiteExit(idx)
+}
+
+// plainProgress is a suite skill's progress: one plain line per event,
+// since several skills' blocks cannot be redrawn in place together.
+func plainProgress(w io.Writer) engine.Progress { return newProgress(w, false) }
+
+// chartOnly is a suite's Show hook: each skill's chart.html, its summary
+// left to the table (and `report`).
+func chartOnly(stdio IO) func(dir string, r *result.Run) error {
+	return func(dir string, r *result.Run) error {
+		if err := writeChart(dir, r); err != nil {
+			fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", term.Line(err.Error()))
+		}
+		return nil
+	}
+}
+
+// suiteDryRun prints, for each skill of the suite (or of the shard), what
+// its run would call and cost, then the suite's total: no model call, no
+// claude process, no folder.
+func suiteDryRun(c *cli.Context, o Options, stdio IO) error {
+	s := suite.Settings{Settings: o.Settings, Paths: c.Args().Slice()}
+	if v := c.String("shard"); v != "" {
+		var err error
+		if s.Shard, s.Shards, err = parseShard(v); err != nil {
+			return exit.With(exit.Tool, err)
+		}
+	}
+	for _, name := range []string{"config", "rubric"} {
+		if c.IsSet(name) {
+			return exit.Errorf(exit.Tool, "--%s: not for a suite: each skill's vibe-test.yaml (and rubric.json) lies beside its SKILL.md", name)
+		}
+	}
+	ests, err := suite.DryRun(s, stdio.Env, c.IsSet("seed"))
+	if err != nil {
+		return err
+	}
+	total, priced := 0.0, true
+	for _, e := range ests {
+		e.Write(stdio.Stdout, term.Line)
+		fmt.Fprintln(stdio.Stdout)
+		total += e.Total
+		priced = priced && e.AllPriced
+	}
+	switch {
+	case priced:
+		fmt.Fprintf(stdio.Stdout, "suite: %s, estimated cost $%.2f in all\n", summary.Count(len(ests), "skill"), total)
+	default:
+		fmt.Fprintf(stdio.Stdout, "suite: %s, estimated cost $%.2f for the calls priced above (some models have no price: see each skill)\n", summary.Count(len(ests), "skill"), total)
+	}
+	return nil
+}

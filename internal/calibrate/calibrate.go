@@ -1,0 +1,361 @@
+// Package calibrate measures, by simulation, how often vibe-test's verdict
+// is wrong. It builds run records the way the engine would write them
+// (conversations with their baseline, fillers and probes, fresh triples,
+// judge verdicts, errors, uncertain turns) from a model of an agent whose
+// pass rate is known, and pushes each record through result.Decide: the
+// very function that sets the exit code. With no dilution effect, every
+// exit 1 is a false alarm; with a known drop, every exit 1 is a hit.
+//
+// The model of an agent, per scenario:
+//   - each conversation (and each fresh session) draws its own pass rate
+//     from a Beta distribution with mean Q and intra-class correlation Rho,
+//     so conversations differ from each other and the probes of one
+//     conversation are alike (Rho 0: every turn an independent draw at Q);
+//   - the probes differ in difficulty (Offsets), the same diluted and
+//     fresh;
+//   - diluted probes lose Drop from their pass rate (0: no dilution effect);
+//   - the judge flips a verdict with probability JudgeNoise; a turn ends in
+//     an error (stopping its conversation, as the driver does) with
+//     probability TurnErrors, its verdict is a judge error with probability
+//     JudgeErrors and uncertain with probability Uncertain.
+//
+// Nothing here calls a model: a grid of thousands of runs takes seconds.
+package calibrate
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/vibe-test/vibe-test/internal/compare"
+	"github.com/vibe-test/vibe-test/internal/judge"
+	"github.com/vibe-test/vibe-test/internal/plan"
+	"github.com/vibe-test/vibe-test/internal/result"
+)
+
+// Scenario is one cell of a calibration grid.
+type Scenario struct {
+	N           int     // conversations (and fresh triples)
+	Q           float64 // mean per-turn pass rate, fresh
+	Rho         float64 // intra-class correlation of a conversation's turns
+	Offsets     [3]float64
+	Drop        float64 // lost by each diluted probe (0 = no decay)
+	JudgeNoise  float64
+	TurnErrors  float64
+	JudgeErrors float64
+	Uncertain   float64
+	Bypass      bool   // --no-baseline-gate
+	Rule        string // "" = the default rule
+	Alpha       float64
+	// Sequential, when Max > 0: --until-decided with batches of N up to
+	// Max conversations.
+	Max int
+	// Schedule, when set, lays the conversations out as the driver does on
+	// it: fillers of random size (2k to 8k tokens of context each) until
+	// each probe's level, so the probes fall at different turns in
+	// different conversations, and a compaction where it asks for one.
+	Schedule *plan.Schedule
+	// Criteria, when > 0, gives every verdict that many must-criteria, each
+	// passing at Q^(1/Criteria) (so a turn, which passes when all do, passes
+	// at about Q), for the compare rule's A/A calibration.
+	Criteria int
+}
+
+// Result counts the exit codes of simulated runs.
+type Result struct {
+	Runs  int
+	Exits map[int]int
+	// MeanConversations is the mean number of conversations run (differs
+	// from N only for sequential scenarios).
+	MeanConversations float64
+}
+
+// Rate is the share of runs that exited with code.
+func (r Result) Rate(code int) float64 { return float64(r.Exits[code]) / float64(r.Runs) }
+
+// MCError is the Monte Carlo standard error of a rate p over the runs.
+func (r Result) MCError(p float64) float64 { return math.Sqrt(p * (1 - p) / float64(r.Runs)) }
+
+// Run simulates runs of a scenario (deterministic for a seed) and counts
+// what result.Decide made of each.
+func Run(s Scenario, runs int, seed uint64) Result {
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	res := Result{Runs: runs, Exits: map[int]int{}}
+	total := 0
+	for range runs {
+		r := simulateRun(rng, s)
+		result.Decide(r)
+		res.Exits[r.Outcome.Exit]++
+		total += len(r.Conversations)
+	}
+	res.MeanConversations = float64(total) / float64(runs)
+	return res
+}
+
+// simulateRun makes one run record: fixed-n, or batch by batch through
+// Sequential.Observe exactly as the engine's --until-decided loop does.
+func simulateRun(rng *rand.Rand, s Scenario) *result.Run {
+	alpha := s.Alpha
+	if alpha == 0 {
+		alpha = 0.05
+	}
+	r := &result.Run{SchemaVersion: result.SchemaVersion,
+		Config: result.Config{Alpha: alpha, Effect: result.DefaultEffect, NoBaselineGate: s.Bypass, Rule: s.Rule},
+		Plan:   &plan.Plan{Schedule: s.Schedule}}
+	size := max(s.N, s.Max)
+	r.Conversations = make([]result.Conversation, 0, size)
+	r.Fresh = make([]result.Conversation, 0, size)
+	add := func(k int) {
+		for range k {
+			i := len(r.Conversations) + 1
+			r.Conversations = append(r.Conversations, simulateConversation(rng, s, i))
+			r.Fresh = append(r.Fresh, simulateFresh(rng, s, i))
+		}
+	}
+	if s.Max == 0 {
+		add(s.N)
+		return r
+	}
+	r.Sequential = &result.Sequential{Alpha: alpha, Max: s.Max, Batch: s.N, Effect: result.DefaultEffect}
+	for {
+		add(min(s.N, s.Max-len(r.Conversations)))
+		if r.Sequential.Observe(r) != result.SeqContinue {
+			return r
+		}
+	}
+}
+
+// draw is a unit's own pass rate: Beta with mean q and intra-class
+// correlation rho (rho 0: exactly q).
+func draw(rng *rand.Rand, q, rho float64) float64 {
+	if rho <= 0 || q <= 0 || q >= 1 {
+		return q
+	}
+	a := q * (1 - rho) / rho
+	b := (1 - q) * (1 - rho) / rho
+	x, y := gamma(rng, a), gamma(rng, b)
+	return x / (x + y)
+}
+
+// gamma draws from Gamma(k, 1) (Marsaglia and Tsang).
+func gamma(rng *rand.Rand, k float64) float64 {
+	if k < 1 {
+		return gamma(rng, k+1) * math.Pow(rng.Float64(), 1/k)
+	}
+	d := k - 1.0/3
+	c := 1 / math.Sqrt(9*d)
+	for {
+		x := rng.NormFloat64()
+		v := 1 + c*x
+		if v <= 0 {
+			continue
+		}
+		v = v * v * v
+		if math.Log(rng.Float64()) < 0.5*x*x+d-d*v+d*math.Log(v) {
+			return d * v
+		}
+	}
+}
+
+func clamp(p float64) float64 { return math.Min(1, math.Max(0, p)) }
+
+// judged is one judged turn's record: status, and a verdict as the judge
+// (with its noise, errors and disagreements) would give it. ok is false
+// when the turn itself ended in an error.
+func judged(rng *rand.Rand, s Scenario, turn int, kind string, rate float64) (result.Turn, bool) {
+	t := result.Turn{Turn: turn, Kind: kind, Status: result.TurnOK, ToolCallCount: 3}
+	if rng.Float64() < s.TurnErrors {
+		t.Status, t.Error = result.TurnError, "simulated error"
+		return t, false
+	}
+	v := judge.Verdict{Result: judge.Fail}
+	var pass bool
+	if s.Criteria > 0 {
+		// Each criterion on its own; the turn passes when all of them do.
+		pass = true
+		each := math.Pow(rate, 1/float64(s.Criteria))
+		v.Criteria = make([]judge.CriterionVerdict, 0, s.Criteria)
+		for c := range s.Criteria {
+			ok := rng.Float64() < each
+			if rng.Float64() < s.JudgeNoise {
+				ok = !ok
+			}
+			res := judge.Fail
+			if ok {
+				res = judge.Pass
+			}
+			pass = pass && ok
+			v.Criteria = append(v.Criteria, judge.CriterionVerdict{ID: criterionID(c), Kind: "must", Result: res, Source: "judge"})
+		}
+	} else {
+		pass = rng.Float64() < rate
+		if rng.Float64() < s.JudgeNoise {
+			pass = !pass
+		}
+	}
+	if pass {
+		v.Result = judge.Pass
+	}
+	switch u := rng.Float64(); {
+	case u < s.JudgeErrors:
+		v.Result = judge.JudgeError
+	case u < s.JudgeErrors+s.Uncertain:
+		v.Result = judge.Uncertain
+	}
+	t.Verdict = &v
+	return t, true
+}
+
+func simulateConversation(rng *rand.Rand, s Scenario, index int) result.Conversation {
+	// Room for every turn at once: a grid makes millions of records, and
+	// growing the slice turn by turn was a third of its time.
+	room := plan.Turns
+	if !s.Schedule.Fixed() {
+		room = 32
+	}
+	c := result.Conversation{Index: index, Status: result.StatusCompleted, Turns: make([]result.Turn, 0, room)}
+	own := draw(rng, s.Q, s.Rho)
+	var p plan.Progress
+	var ctx int64
+	compacted := false
+	for {
+		step, more := s.Schedule.Next(p)
+		if !more {
+			return c
+		}
+		p.Turns++
+		if !s.Schedule.Fixed() {
+			// Only a schedule that reads the context draws it, so the
+			// seed's schedule simulates exactly as it always has.
+			ctx += 2000 + rng.Int64N(6000)
+		}
+		if step.Kind == plan.KindFiller {
+			f := result.Turn{Turn: step.Turn, Kind: step.Kind, Status: result.TurnOK}
+			if step.Compact {
+				compacted, p.Compacted = true, true
+				f.Compactions = []result.Compaction{{Trigger: "manual", PreTokens: ctx, PostTokens: 6000}}
+				ctx = 6000
+			}
+			f.ContextTokens, f.AfterCompaction = ctx, compacted
+			c.Turns = append(c.Turns, f)
+			p.Fillers++
+			p.Context = ctx
+			continue
+		}
+		rate := own
+		if step.Kind == plan.KindProbe {
+			rate = clamp(own + s.Offsets[step.Probe-1] - s.Drop)
+		}
+		t, ok := judged(rng, s, step.Turn, step.Kind, rate)
+		t.Probe = step.Probe
+		if step.Compact {
+			compacted, p.Compacted = true, true
+			t.Compactions = []result.Compaction{{Trigger: "manual", PreTokens: ctx, PostTokens: 6000}}
+			ctx = 6000
+		}
+		t.ContextTokens, t.AfterCompaction = ctx, compacted
+		if !ok {
+			c.Abandoned = append(c.Abandoned, t)
+			c.Status, c.Error = result.StatusError, "simulated error"
+			return c
+		}
+		c.Turns = append(c.Turns, t)
+		p.Fillers, p.Context = 0, ctx
+		if step.Kind == plan.KindProbe {
+			p.Probes++
+		}
+		if step.Turn == 1 && t.Verdict.Result == judge.JudgeError {
+			// The driver stops a conversation whose baseline could not be
+			// judged.
+			c.Status = result.StatusError
+			return c
+		}
+		if step.Turn == 1 && t.Verdict.Result == judge.Fail && !s.Bypass {
+			c.Status = result.StatusBaselineFailed
+			return c
+		}
+	}
+}
+
+func simulateFresh(rng *rand.Rand, s Scenario, index int) result.Conversation {
+	c := result.Conversation{Index: index, Control: result.ArmFresh, Status: result.StatusCompleted, Turns: make([]result.Turn, 0, len(plan.ProbeTurns))}
+	for k, turn := range plan.ProbeTurns {
+		// Each fresh probe is its own session: its own draw.
+		t, ok := judged(rng, s, turn, plan.KindProbe, clamp(draw(rng, s.Q, s.Rho)+s.Offsets[k]))
+		t.Probe = k + 1
+		if !ok {
+			c.Abandoned = append(c.Abandoned, t)
+			c.Status, c.Error = result.StatusError, "simulated error"
+			return c
+		}
+		c.Turns = append(c.Turns, t)
+	}
+	return c
+}
+
+// criterionIDs are the simulated rubric's criterion names, made once: a
+// grid makes millions of verdicts.
+var criterionIDs = func() []string {
+	ids := make([]string, 16)
+	for c := range ids {
+		ids[c] = fmt.Sprintf("criterion-%d", c+1)
+	}
+	return ids
+}()
+
+func criterionID(c int) string {
+	if c < len(criterionIDs) {
+		return criterionIDs[c]
+	}
+	return fmt.Sprintf("criterion-%d", c+1)
+}
+
+// CompareAA simulates pairs of runs of the same skill (two versions that do
+// not differ) and counts how often compare.Decide, the rule `vibe-test
+// compare` applies, rejects the candidate. It must stay at or below alpha.
+func CompareAA(s Scenario, pairs int, seed uint64) Result {
+	rng := rand.New(rand.NewPCG(seed, seed^0x51ed270b27a4c3d1))
+	res := Result{Runs: pairs, Exits: map[int]int{}}
+	var ids []string
+	for c := range s.Criteria {
+		ids = append(ids, criterionID(c))
+	}
+	alpha := s.Alpha
+	if alpha == 0 {
+		alpha = 0.05
+	}
+	for range pairs {
+		base, cand := simulateRun(rng, s), simulateRun(rng, s)
+		d := compare.Decide(compare.Units(base), compare.Units(cand), ids, alpha)
+		switch {
+		case d.Undecided != "":
+			res.Exits[2]++
+		case d.Reject:
+			res.Exits[1]++
+		default:
+			res.Exits[0]++
+		}
+	}
+	return res
+}
+
+// Each calls f(0), ..., f(n-1) on every core. The cells of a grid are
+// independent and each has its own seed, so what f computes does not
+// depend on the order.
+func Each(n int, f func(i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
+}

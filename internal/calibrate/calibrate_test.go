@@ -1,0 +1,273 @@
+package calibrate
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"testing"
+
+	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/internal/plan"
+	"github.com/vibe-test/vibe-test/internal/result"
+)
+
+// TestMain lets the heap grow before collecting: the simulations make
+// millions of short-lived records, and with the default the collector took
+// a quarter of their time.
+func TestMain(m *testing.M) {
+	debug.SetGCPercent(400)
+	os.Exit(m.Run())
+}
+
+// seed is the simulation seed: VIBE_TEST_SEED replays a failure.
+func seed(t *testing.T) uint64 {
+	if s := os.Getenv("VIBE_TEST_SEED"); s != "" {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatalf("VIBE_TEST_SEED=%q: %v", s, err)
+		}
+		return v
+	}
+	return 20261201
+}
+
+// sims per grid cell; VIBE_TEST_CALIBRATION_RUNS raises it for a finer
+// look (the README's table used 20000).
+func sims(t *testing.T, def int) int {
+	if s := os.Getenv("VIBE_TEST_CALIBRATION_RUNS"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 100 {
+			t.Fatalf("VIBE_TEST_CALIBRATION_RUNS=%q: expected a number >= 100", s)
+		}
+		return v
+	}
+	return def
+}
+
+// noDecayScenarios is the grid of "stable skill" worlds of issue 9: per-turn
+// pass 0.7 to 0.99, conversations that differ from each other, judge
+// noise, baseline failures (with the gate and without), errored and
+// uncertain turns, n from 2 to 50.
+func noDecayScenarios() []Scenario {
+	var out []Scenario
+	worlds := []Scenario{
+		{Rho: 0},                 // every turn an independent draw
+		{Rho: 0.3},               // conversations differ
+		{Rho: 0.3, Bypass: true}, // --no-baseline-gate
+		{Rho: 0.3, Offsets: [3]float64{0.05, -0.1, 0}, JudgeNoise: 0.05, TurnErrors: 0.02, JudgeErrors: 0.02, Uncertain: 0.03}, // everything at once
+	}
+	for _, w := range worlds {
+		for _, q := range []float64{0.7, 0.8, 0.9, 0.95, 0.99} {
+			for _, n := range []int{2, 3, 5, 8, 12, 16, 20, 30, 50} {
+				s := w
+				s.Q, s.N = q, n
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+func describe(s Scenario) string {
+	return fmt.Sprintf("q=%.2f n=%d rho=%.1f bypass=%v noise=%.2f errors=%.2f/%.2f uncertain=%.2f offsets=%v max=%d",
+		s.Q, s.N, s.Rho, s.Bypass, s.JudgeNoise, s.TurnErrors, s.JudgeErrors, s.Uncertain, s.Offsets, s.Max)
+}
+
+// TestFalseAlarmRate is the calibration of the exit code: on runs with no
+// dilution effect anywhere on the grid, result.Decide exits 1 at most
+// alpha of the time, beyond Monte Carlo error.
+func TestFalseAlarmRate(t *testing.T) {
+	runs := sims(t, 600)
+	base := seed(t)
+	worst, worstAt := 0.0, ""
+	sum, cells := 0.0, 0
+	grid := noDecayScenarios()
+	results := make([]Result, len(grid))
+	Each(len(grid), func(i int) { results[i] = Run(grid[i], runs, base+uint64(i)) })
+	for i, s := range grid {
+		res := results[i]
+		fa := res.Rate(exit.Decay)
+		sum += fa
+		cells++
+		if fa > worst {
+			worst, worstAt = fa, describe(s)
+		}
+		// 0.05 plus 3 Monte Carlo standard errors at 0.05.
+		if limit := 0.05 + 3*res.MCError(0.05); fa > limit {
+			t.Errorf("%s: false-alarm rate %.4f > %.4f over %d runs (replay: VIBE_TEST_SEED=%d)", describe(s), fa, limit, runs, base)
+		}
+	}
+	mean := sum / float64(cells)
+	t.Logf("false alarms over %d cells x %d runs: worst %.4f at %s; mean %.4f", cells, runs, worst, worstAt, mean)
+	// The mean over the grid has a far smaller Monte Carlo error: hold it to
+	// alpha itself.
+	if limit := 0.05 + 3*math.Sqrt(0.05*0.95/float64(cells*runs)); mean > limit {
+		t.Errorf("mean false-alarm rate over the grid %.4f > %.4f", mean, limit)
+	}
+}
+
+// TestSequentialFalseAlarmRate: --until-decided with the default batch (2)
+// and cap (20) holds alpha whatever the baselines and errors do.
+func TestSequentialFalseAlarmRate(t *testing.T) {
+	runs := sims(t, 600)
+	base := seed(t)
+	var grid []Scenario
+	var seeds []uint64
+	for i, w := range []Scenario{
+		{Rho: 0}, {Rho: 0.3}, {Rho: 0.3, Bypass: true},
+		{Rho: 0.3, JudgeNoise: 0.05, TurnErrors: 0.02, JudgeErrors: 0.02, Uncertain: 0.03},
+	} {
+		for k, q := range []float64{0.7, 0.8, 0.9, 0.99} {
+			s := w
+			s.Q, s.N, s.Max = q, 2, 20
+			grid, seeds = append(grid, s), append(seeds, base+uint64(100*i+k))
+		}
+	}
+	results := make([]Result, len(grid))
+	Each(len(grid), func(i int) { results[i] = Run(grid[i], runs, seeds[i]) })
+	for i, s := range grid {
+		if fa, limit := results[i].Rate(exit.Decay), 0.05+3*results[i].MCError(0.05); fa > limit {
+			t.Errorf("%s: sequential false-alarm rate %.4f > %.4f (replay: VIBE_TEST_SEED=%d)", describe(s), fa, limit, base)
+		}
+	}
+}
+
+// TestSeedRuleFiresAsPrinted: seed 002's rule is not calibrated, but the
+// chance the summary prints beside it must be what the rule does. With
+// every turn independent at q and the gate on, it fires with probability
+// P(some conversation passes its baseline and fails a probe) =
+// 1 - (1 - q(1-q^3))^n.
+func TestSeedRuleFiresAsPrinted(t *testing.T) {
+	runs := sims(t, 2000)
+	for i, c := range []struct {
+		q float64
+		n int
+	}{{0.9, 16}, {0.8, 16}, {0.95, 5}} {
+		s := Scenario{Q: c.q, N: c.n, Rule: result.RuleAnyProbeFailed}
+		res := Run(s, runs, seed(t)+uint64(i))
+		want := 1 - math.Pow(1-c.q*(1-math.Pow(c.q, 3)), float64(c.n))
+		got := res.Rate(exit.Decay)
+		if math.Abs(got-want) > 4*res.MCError(want)+0.005 {
+			t.Errorf("q=%.2f n=%d: the any-probe-failed rule fired %.3f, expected %.3f", c.q, c.n, got, want)
+		}
+		if c.n == 16 && got < 0.5 {
+			t.Errorf("q=%.2f n=%d: expected seed 002's rule to fire on most stable runs, it fired %.3f", c.q, c.n, got)
+		}
+	}
+}
+
+// TestPower: the same simulator, with a real drop, must find it: a
+// collapse (fresh 0.9, diluted 0.3) at n = 10 nearly always, and a 30-point
+// drop at n = 30 most of the time. Exact figures are in the README's
+// table (go run ./internal/calibrate/table).
+func TestPower(t *testing.T) {
+	runs := sims(t, 400)
+	for i, c := range []struct {
+		drop float64
+		n    int
+		min  float64
+	}{{0.6, 10, 0.9}, {0.3, 30, 0.6}} {
+		s := Scenario{Q: 0.9, N: c.n, Rho: 0.1, Drop: c.drop}
+		res := Run(s, runs, seed(t)+uint64(i))
+		if p := res.Rate(exit.Decay); p < c.min {
+			t.Errorf("drop %.1f at n=%d: power %.3f, expected at least %.2f", c.drop, c.n, p, c.min)
+		}
+	}
+}
+
+// TestCompareAA: two runs of the same skill are accepted by compare at
+// least 1 - alpha of the time (issue 9: seed 000's rule rejected an
+// unchanged skill about half the time with 4 criteria).
+func TestCompareAA(t *testing.T) {
+	runs := sims(t, 600)
+	base := seed(t)
+	var grid []Scenario
+	for _, rho := range []float64{0, 0.3} {
+		for _, crit := range []int{4, 6} {
+			for _, q := range []float64{0.7, 0.8, 0.9, 0.95, 0.99} {
+				for _, n := range []int{2, 3, 5, 8, 16, 30} {
+					grid = append(grid, Scenario{Q: q, N: n, Rho: rho, Criteria: crit, JudgeNoise: 0.03})
+				}
+			}
+		}
+	}
+	results := make([]Result, len(grid))
+	Each(len(grid), func(i int) { results[i] = CompareAA(grid[i], runs, base+uint64(1000+i)) })
+	for i, s := range grid {
+		if r, limit := results[i].Rate(1), 0.05+3*results[i].MCError(0.05); r > limit {
+			t.Errorf("%s criteria=%d: A/A rejected %.4f > %.4f (replay: VIBE_TEST_SEED=%d)", describe(s), s.Criteria, r, limit, base)
+		}
+	}
+}
+
+// onSchedule is a diluted-to schedule with a compaction before probe 2, as
+// `--dilute-to 20k,50k,90k --compact-before 2` runs it.
+func onSchedule() *plan.Schedule {
+	return &plan.Schedule{DiluteTo: []int64{20000, 50000, 90000}, CompactBefore: []int{2}}
+}
+
+// TestFalseAlarmRateOnSchedules: the exit code keys each probe by its
+// number, not its turn, so a schedule that puts the probes at different
+// turns in different conversations, with a compaction before one, holds
+// alpha just as the seed's does.
+func TestFalseAlarmRateOnSchedules(t *testing.T) {
+	runs := sims(t, 600)
+	base := seed(t)
+	var grid []Scenario
+	for _, w := range []Scenario{
+		{Rho: 0}, {Rho: 0.3},
+		{Rho: 0.3, Bypass: true, Offsets: [3]float64{0.05, -0.1, 0}, JudgeNoise: 0.05, TurnErrors: 0.02, JudgeErrors: 0.02, Uncertain: 0.03},
+	} {
+		for _, q := range []float64{0.7, 0.9, 0.99} {
+			for _, n := range []int{3, 8, 20} {
+				s := w
+				s.Q, s.N, s.Schedule = q, n, onSchedule()
+				grid = append(grid, s)
+			}
+		}
+	}
+	results := make([]Result, len(grid))
+	Each(len(grid), func(i int) { results[i] = Run(grid[i], runs, base+7000+uint64(i)) })
+	worst, worstAt, sum := 0.0, "", 0.0
+	for i, s := range grid {
+		fa := results[i].Rate(exit.Decay)
+		sum += fa
+		if fa > worst {
+			worst, worstAt = fa, describe(s)
+		}
+		if limit := 0.05 + 3*results[i].MCError(0.05); fa > limit {
+			t.Errorf("%s on %+v: false-alarm rate %.4f > %.4f (replay: VIBE_TEST_SEED=%d)", describe(s), *s.Schedule, fa, limit, base)
+		}
+	}
+	t.Logf("false alarms on the schedule over %d cells x %d runs: worst %.4f at %s; mean %.4f", len(grid), runs, worst, worstAt, sum/float64(len(grid)))
+
+	// The simulation is the schedule it claims: probes at varying turns,
+	// each at or above its level, the later two after the compaction.
+	r := simulateRun(rand.New(rand.NewPCG(1, 2)), Scenario{Q: 0.99, N: 20, Schedule: onSchedule()})
+	turns := map[int]bool{}
+	for _, c := range r.Conversations {
+		for k := 1; k <= 3; k++ {
+			p := c.ProbeAt(k)
+			if p == nil {
+				t.Fatalf("conversation %d has no probe %d", c.Index, k)
+			}
+			turns[p.Turn] = true
+			if p.AfterCompaction != (k >= 2) {
+				t.Errorf("conversation %d probe %d: after compaction %v", c.Index, k, p.AfterCompaction)
+			}
+		}
+	}
+	if len(turns) < 6 {
+		t.Errorf("the probes fell at only %d distinct turns over 20 conversations: the schedule is not exercised", len(turns))
+	}
+
+	// And it still catches a real drop there.
+	hit := Run(Scenario{Q: 0.9, N: 12, Rho: 0.3, Drop: 0.5, Schedule: onSchedule()}, runs, base+7999)
+	if hit.Rate(exit.Decay) < 0.8 {
+		t.Errorf("a 50-point drop on the schedule was caught in %.2f of runs, expected at least 0.8", hit.Rate(exit.Decay))
+	}
+	t.Logf("%d cells x %d runs on %+v; a 50-point drop at n=12 caught in %.2f", len(grid), runs, *onSchedule(), hit.Rate(exit.Decay))
+}

@@ -1,0 +1,71 @@
+package chart
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vibe-test/vibe-test/internal/result"
+)
+
+// suiteFixture is three skills: one decayed, one held with a hostile name,
+// one whose gate was bypassed and that errored.
+func suiteFixture() *result.Suite {
+	return &result.Suite{
+		SchemaVersion: result.SuiteSchemaVersion, Status: result.StatusCompleted, Seed: 7,
+		StartedAt: time.Date(2026, 12, 2, 4, 0, 0, 0, time.UTC), ExitCode: 3,
+		Merged: []string{"shard-1", "shard-2", "shard-3"},
+		Skills: []result.SuiteEntry{
+			{Name: "stock-ledger", RunDir: "stock-ledger", Status: result.StatusCompleted, ExitCode: 1, Verdict: "decay",
+				Diluted: result.Rate{Passed: 3, Probes: 9}, Fresh: result.Rate{Passed: 9, Probes: 9}, CostUSD: 1.234, EffectiveTurn: 8},
+			{Name: `<img src=x onerror="alert(7)">`, RunDir: "odd name/x", Status: result.StatusCompleted, ExitCode: 0, Verdict: "held",
+				Diluted: result.Rate{Passed: 9, Probes: 9}, Fresh: result.Rate{Passed: 9, Probes: 9}},
+			{Name: "gate", RunDir: "gate", Status: result.StatusError, ExitCode: 3, Error: `</td><script>alert(8)</script>`, GateBypassed: true},
+		},
+	}
+}
+
+func renderSuite(t *testing.T, s *result.Suite) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := RenderSuite(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func TestSuitePage(t *testing.T) {
+	page := renderSuite(t, suiteFixture())
+	for _, want := range []string{
+		`<title>vibe-test suite: 3 skills</title>`,
+		`merged from 3 shard folders`,
+		`exit code 3`,
+		`<td class="r-fail">decay</td>`,
+		`3/9 (33%)`, `9/9 (100%)`, `67 pts`, `$1.23`,
+		`<a href="stock-ledger/chart.html">chart</a>`,
+		`<a href="odd%20name/x/chart.html">chart</a>`,
+		`&lt;img src=x onerror=&#34;alert(7)&#34;&gt;`,
+		`&lt;/td&gt;&lt;script&gt;alert(8)&lt;/script&gt;`,
+		`<p class="banner" id="bypass-banner" role="alert">` + result.BypassBanner + `</p>`,
+		`gate <span class="warn">(gate bypassed)</span>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the suite page lacks %q:\n%s", want, page)
+		}
+	}
+	// Offline and inert: no script, nothing fetched.
+	for _, bad := range []string{"<script", "http://", "https://", `<img src=x`} {
+		if strings.Contains(page, bad) {
+			t.Errorf("the suite page holds %q", bad)
+		}
+	}
+}
+
+func TestSuitePageWithoutBypass(t *testing.T) {
+	s := suiteFixture()
+	s.Skills = s.Skills[:2]
+	if page := renderSuite(t, s); strings.Contains(page, "BYPASSED") {
+		t.Error("the bypass banner is shown for a suite in which no gate was bypassed")
+	}
+}

@@ -1,0 +1,225 @@
+package claude
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/vibe-test/vibe-test/internal/jail"
+)
+
+// VerifiedVersion is the Claude Code version whose stream-json this package
+// was verified against (its recordings are claude/testdata/transcripts,
+// made by `make fixtures`). The same version is
+// pinned for tests and the demo in tools/package.json; a test keeps the two
+// in step.
+const VerifiedVersion = "2.1.328"
+
+// Invocation is one run of the CLI.
+type Invocation struct {
+	Binary string
+	Args   []string
+	Env    []string // the complete environment: nothing is inherited
+	Dir    string
+	// Stdout receives the raw stream as it arrives (the saved transcript).
+	Stdout io.Writer
+	// Timeout bounds the whole invocation; 0 means none.
+	Timeout time.Duration
+	// Grace is how long SIGTERM is given before SIGKILL.
+	Grace time.Duration
+	// Jail, when set, runs the process in a bubblewrap jail (package jail);
+	// nil runs it directly.
+	Jail *jail.Spec
+}
+
+// Outcome is what the process did, apart from what it printed.
+type Outcome struct {
+	ExitCode int
+	Stderr   string
+	TimedOut bool
+	Turn     Turn
+}
+
+// Run starts the CLI, streams its stdout to inv.Stdout while parsing it, and
+// stops it with SIGTERM then SIGKILL when ctx ends or the timeout passes. The
+// child runs in its own process group so the signal reaches its helpers too.
+// A non-nil error means the process could not be run at all.
+func Run(ctx context.Context, inv Invocation) (Outcome, error) {
+	var out Outcome
+	runCtx := ctx
+	var cancel context.CancelFunc = func() {}
+	if inv.Timeout > 0 {
+		runCtx, cancel = context.WithTimeout(ctx, inv.Timeout)
+	}
+	defer cancel()
+
+	cmd := inv.command()
+	cmd.Stdin = nil // /dev/null: the CLI must never wait for input
+	var stderr bytes.Buffer
+	cmd.Stderr = &limitedWriter{w: &stderr, n: 64 << 10}
+	// A helper that outlives the CLI holding its stderr must not keep Wait
+	// (and the run) waiting once the CLI itself has exited.
+	cmd.WaitDelay = 5 * time.Second
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return out, fmt.Errorf("claude stdout: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return out, fmt.Errorf("starting %s: %w", inv.Binary, err)
+	}
+
+	// Stop the group on cancellation: SIGTERM first (the CLI then stops its
+	// Bash child), SIGKILL after the grace period.
+	stopped := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-done:
+			return
+		case <-runCtx.Done():
+		}
+		close(stopped)
+		pgid := cmd.Process.Pid
+		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(inv.grace()):
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		}
+	}()
+
+	var src io.Reader = stdout
+	if inv.Stdout != nil {
+		src = io.TeeReader(stdout, inv.Stdout)
+	}
+	turn, perr := ParseTurn(src)
+	// Drain whatever is left so the child never blocks on a full pipe.
+	_, _ = io.Copy(io.Discard, src)
+	werr := cmd.Wait()
+	close(done)
+
+	out.Turn = turn
+	out.Stderr = stderr.String()
+	select {
+	case <-stopped:
+		out.TimedOut = ctx.Err() == nil // our timeout, not the caller's cancel
+	default:
+	}
+	out.ExitCode = exitCode(werr)
+	if werr != nil && !isExit(werr) {
+		return out, fmt.Errorf("waiting for claude: %w", werr)
+	}
+	if perr != nil {
+		return out, perr
+	}
+	return out, nil
+}
+
+// limitedWriter keeps the first n bytes and drops the rest, so a chatty
+// stderr cannot grow without bound.
+type limitedWriter struct {
+	w io.Writer
+	n int
+}
+
+func (l *limitedWriter) Write(p []byte) (int, error) {
+	if l.n > 0 {
+		k := min(len(p), l.n)
+		l.n -= k
+		_, _ = l.w.Write(p[:k])
+	}
+	return len(p), nil
+}
+
+var versionRE = regexp.MustCompile(`\d+\.\d+\.\d+`)
+
+// Version asks the binary for its version ("2.1.328").
+func Version(ctx context.Context, binary string, env []string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, "--version")
+	cmd.Env = env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	b, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("%s --version: %w (%s)", binary, err, strings.TrimSpace(stderr.String()))
+	}
+	v := versionRE.FindString(string(b))
+	if v == "" {
+		return "", fmt.Errorf("%s --version printed %q, not a version", binary, strings.TrimSpace(string(b)))
+	}
+	return v, nil
+}
+
+// MinVersion is the oldest CLI with every flag vibe-test passes
+// (--json-schema, --strict-mcp-config, --setting-sources, stream-json with
+// session resume). Older ones fail in confusing ways mid-run.
+const MinVersion = "2.1.0"
+
+// OlderThan compares dotted versions numerically.
+func OlderThan(v, than string) bool {
+	a, b := strings.Split(v, "."), strings.Split(than, ".")
+	for i := 0; i < len(a) || i < len(b); i++ {
+		var x, y int
+		if i < len(a) {
+			x, _ = strconv.Atoi(a[i])
+		}
+		if i < len(b) {
+			y, _ = strconv.Atoi(b[i])
+		}
+		if x != y {
+			return x < y
+		}
+	}
+	return false
+}
+
+// command is the process of inv: the binary and its arguments (inside the
+// jail when there is one), its environment and folder, in its own session
+// so a stop reaches its helpers too.
+func (inv Invocation) command() *exec.Cmd {
+	name, args := inv.Binary, inv.Args
+	if inv.Jail != nil {
+		name, args = inv.Jail.Command(inv.Binary, inv.Args)
+	}
+	cmd := exec.Command(name, args...)
+	cmd.Env = inv.Env
+	cmd.Dir = inv.Dir
+	cmd.SysProcAttr = sysProcAttr()
+	return cmd
+}
+
+// grace is how long a stopped process gets between SIGTERM and SIGKILL.
+func (inv Invocation) grace() time.Duration {
+	if inv.Grace > 0 {
+		return inv.Grace
+	}
+	return 2 * time.Second
+}
+
+// exitCode is a waited process's exit code: 128+signal when a signal
+// ended it, 0 when err is nil or not an exit.
+func exitCode(err error) int {
+	var exitErr *exec.ExitError
+	if !errors.As(err, &exitErr) {
+		return 0
+	}
+	if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return exitErr.ExitCode()
+}
+
+func isExit(err error) bool {
+	var e *exec.ExitError
+	return errors.As(err, &e)
+}

@@ -1,0 +1,948 @@
+// Package conversation drives one conversation: its plan's schedule of
+// turns on one session in its own sandbox, either as messages to one
+// long-lived `claude -p --input-format stream-json` process (interactive
+// mode, a person's session) or as one `claude -p [--resume]` process a turn
+// (resume mode). Turn 1 is the base task; on the seed's schedule turns 2–5,
+// 7 and 9 are fillers and turns 6, 8 and 10 ask the probes; a diluted-to
+// schedule asks fillers until each probe's context level, and the CLI's
+// /compact runs before the turns the schedule names. Each turn's stream is saved as it arrives; the baseline is
+// judged before turn 2 (the gate), the probes are judged while the next
+// turn runs. It also asks each probe fresh (Fresh: the fresh triple).
+//
+// A conversation can be continued from its last completed turn (resume):
+// everything it needs (session id, sandbox, config dir) is in its record.
+package conversation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/vibe-test/vibe-test/internal/claude"
+	"github.com/vibe-test/vibe-test/internal/fillers"
+	"github.com/vibe-test/vibe-test/internal/jail"
+	"github.com/vibe-test/vibe-test/internal/judge"
+	"github.com/vibe-test/vibe-test/internal/plan"
+	"github.com/vibe-test/vibe-test/internal/redact"
+	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/sandbox"
+	"github.com/vibe-test/vibe-test/internal/skill"
+)
+
+// GateMessage is what a conversation stopped by the baseline gate says.
+const GateMessage = "the baseline probe (turn 1, before dilution) already fails, so a decay curve from it is meaningless; fix the skill or base prompt first (or pass --no-baseline-gate)"
+
+// gateMessage is what the gate says of a failed baseline: a set-up problem
+// (a required step ran and failed) is named as one, with its output.
+func gateMessage(v *judge.Verdict) string {
+	if v.SetupProblem != "" {
+		return "the baseline (turn 1) hit a " + v.SetupProblem + "; the sandbox lacks what the skill needs (a fixture file, a script, a tool), so nothing can be measured: fix the set-up in vibe-test.yaml (fixture, files) first"
+	}
+	return GateMessage
+}
+
+// DefaultTurnTimeout is how long a turn may run before it is stopped
+// (SIGTERM, then SIGKILL): --turn-timeout's default, and what a saved run
+// with no readable timeout is resumed with.
+const DefaultTurnTimeout = 10 * time.Minute
+
+// ErrCredentials stops the whole run: retrying a refused key only burns time.
+// It is claude.ErrCredentials, so cold calls and agent turns say the same.
+var ErrCredentials = claude.ErrCredentials
+
+// Driver holds what every conversation of a run shares.
+type Driver struct {
+	Binary          string
+	BaseEnv         []string // the author's environment, filtered by allowlist per turn
+	PassEnv         []string
+	Hermetic        bool
+	AuthorConfigDir string
+	// Jail, when set, is the run's jail: each turn runs in it with its
+	// sandbox, temp dir and config writable (nil: no jail).
+	Jail  *jail.Spec
+	Skill *skill.Skill // nil: the no-skill control
+	Plan  *plan.Plan
+	// Judge returns the judge once the rubric is ready (it is extracted
+	// while turn 1 runs); an error stops the run.
+	Judge  func(ctx context.Context) (*judge.Judge, error)
+	RunDir string
+	// Model is the agent model resolved once for the run; every agent turn
+	// passes it with --model, so no turn falls back to a default of its own.
+	Model string
+	// Tools is the agent's --allowedTools list.
+	Tools []string
+	// SessionMode is how a conversation's turns reach the CLI:
+	// claude.SessionResume (one process per turn) or
+	// claude.SessionInteractive (one process per conversation, each turn
+	// one user message; "" means resume, a record from before the modes).
+	SessionMode string
+	TurnTimeout time.Duration
+	Grace       time.Duration
+	MaxRetries  int // CLAUDE_CODE_MAX_RETRIES: the CLI's own retries
+	// TurnRetries is how often a turn is rerun after the CLI's own retries
+	// gave up on a transient API error; RetryBackoff is the first wait,
+	// doubled each time.
+	TurnRetries  int
+	RetryBackoff time.Duration
+	NoGate       bool
+	KeepSandbox  bool
+	// Exclude are vibe-test's own files (config, rubric file, run folder),
+	// never copied into a sandbox from a fixture or skill folder.
+	Exclude  []string
+	Redactor *redact.Redactor
+	Budget   *Budget
+	// Update applies fn to the run record under the run's lock, and
+	// run.json follows; every change to a conversation goes through it.
+	Update func(fn func())
+	// View reads the run record under the run's lock (nil: Update).
+	View func(fn func())
+	// Flush, when set, returns once run.json holds every change made so
+	// far. Update may write behind; before each try of a turn (what a
+	// SIGKILL interrupts) the record must be on disk, so that a resume
+	// knows every completed turn and cuts the stopped one back.
+	Flush func()
+	// Fatal stops the whole run (refused credentials, no rubric).
+	Fatal func(error)
+	// Progress, when set, hears what each conversation is doing.
+	Progress func(Event)
+}
+
+// Event is one step of a conversation, for live progress.
+type Event struct {
+	Conv    int
+	Control string
+	Turn    int
+	Of      int    // the schedule's turns (0: a diluted-to schedule, which decides as it goes)
+	Kind    string // base, filler, probe
+	Phase   string // agent, judge, done, judged
+	Context int64
+	Result  string // the verdict, when judged
+	Spent   float64
+}
+
+func (d *Driver) emit(conv *result.Conversation, turn int, kind, phase string, ctxTokens int64, res string) {
+	if d.Progress == nil {
+		return
+	}
+	of := 0
+	if d.Plan.Schedule.Fixed() {
+		of = plan.Turns
+	}
+	d.Progress(Event{Conv: conv.Index, Control: conv.Control, Turn: turn, Of: of, Kind: kind, Phase: phase,
+		Context: ctxTokens, Result: res, Spent: d.Budget.Spent()})
+}
+
+// Budget is the run's spending limit, shared by its conversations.
+type Budget struct {
+	mu    sync.Mutex
+	Limit float64 // 0 = none
+	spent float64
+}
+
+// Spend records a cost.
+func (b *Budget) Spend(usd float64) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	b.spent += usd
+	b.mu.Unlock()
+}
+
+// Exhausted reports whether no new turn may start.
+func (b *Budget) Exhausted() bool {
+	if b == nil || b.Limit <= 0 {
+		return false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.spent >= b.Limit
+}
+
+// Spent is the total so far.
+func (b *Budget) Spent() float64 {
+	if b == nil {
+		return 0
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.spent
+}
+
+// stopped says how a cancelled context ended the conversation: the user's
+// interrupt, or a fatal error elsewhere in the run.
+func stopped(ctx context.Context) (status, msg string) {
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+		return result.StatusError, cause.Error()
+	}
+	return result.StatusInterrupted, "interrupted"
+}
+
+// Converse runs, or continues, one conversation into conv, whose Index and
+// Fillers are set. Turns already completed are kept; an unfinished one is
+// moved to conv.Abandoned and run again.
+func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passages []fillers.Passage) {
+	setStatus := func(status, msg string) {
+		d.Update(func() { conv.Status, conv.Error = status, d.Redactor.String(msg) })
+	}
+	sb, err := d.openSandbox(conv)
+	if err != nil {
+		setStatus(result.StatusError, err.Error())
+		return
+	}
+	keep := d.KeepSandbox
+	defer func() {
+		// An interrupted conversation keeps its sandbox for resume, and so
+		// does one stopped by a transient error (rate limits, overload, a
+		// timeout): resume continues its session rather than restarting it.
+		if !keep && conv.Status != result.StatusInterrupted {
+			sb.Remove()
+			d.Update(func() { conv.Sandbox, conv.Home, conv.Tmp = "", "", "" })
+		}
+	}()
+	convDir := filepath.Join(d.RunDir, conv.DirName())
+	if err := os.MkdirAll(convDir, result.DirMode); err != nil {
+		setStatus(result.StatusError, fmt.Sprintf("creating %s: %v", convDir, err))
+		return
+	}
+
+	// Keep completed turns; set aside an unfinished or failed last one.
+	done := 0
+	d.Update(func() {
+		for done < len(conv.Turns) && conv.Turns[done].Status == result.TurnOK && conv.Turns[done].Turn == done+1 {
+			done++
+		}
+		conv.Abandoned = append(conv.Abandoned, conv.Turns[done:]...)
+		conv.Turns = conv.Turns[:done]
+		conv.Status, conv.Error = result.StatusRunning, ""
+	})
+	// In interactive mode one process carries the turns; it ends with the
+	// conversation, or with the first turn that does not succeed.
+	var live *liveSession
+	if d.SessionMode == claude.SessionInteractive {
+		live = &liveSession{}
+		defer live.close()
+	}
+
+	var judging sync.WaitGroup
+	defer judging.Wait()
+	// Turns completed before a resume but never judged are judged now.
+	for i := 0; i < done; i++ {
+		if t := &conv.Turns[i]; t.Kind != plan.KindFiller && (t.Verdict == nil || t.Verdict.Result == judge.JudgeError) {
+			if !d.judgeSaved(ctx, conv, i) {
+				setStatus(stopped(ctx))
+				return
+			}
+		}
+	}
+	if done >= 1 {
+		if base := &conv.Turns[0]; base.Verdict != nil && base.Verdict.Result == judge.Fail && !d.NoGate {
+			setStatus(result.StatusBaselineFailed, gateMessage(base.Verdict))
+			return
+		}
+	}
+
+	sched := d.Plan.Schedule
+	for {
+		var st standing
+		d.view(func() { st = standingOf(conv.Turns) })
+		step, more := sched.Next(st.Progress)
+		if !more {
+			break
+		}
+		turn := step.Turn
+		if ctx.Err() != nil {
+			setStatus(stopped(ctx))
+			return
+		}
+		if d.Budget.Exhausted() {
+			setStatus(result.StatusBudgetExhausted, fmt.Sprintf("budget of $%.2f spent before turn %d", d.Budget.Limit, turn))
+			return
+		}
+		rec := result.Turn{Turn: turn, Kind: step.Kind, Probe: step.Probe, AfterCompaction: st.compacted}
+		switch step.Kind {
+		case plan.KindFiller:
+			if len(passages) == 0 {
+				setStatus(result.StatusError, fmt.Sprintf("turn %d: no filler left to ask", turn))
+				return
+			}
+			// A diluted-to schedule may need more fillers than the pool
+			// holds: they come round again in the same order.
+			p := passages[st.fillersAsked%len(passages)]
+			rec.Prompt, rec.FillerID = p.Text, p.ID
+			if err := sb.WriteFiles(p.Files); err != nil {
+				setStatus(result.StatusError, fmt.Sprintf("turn %d filler files: %v", turn, err))
+				return
+			}
+		case plan.KindBase:
+			rec.Prompt = d.Plan.BaseTask
+		case plan.KindProbe:
+			rec.Prompt = d.Plan.ProbeTask(step.Probe)
+			rec.ContextBefore = st.Context
+			rec.Level, rec.LevelNotReached = sched.Level(step.Probe), step.Short
+			if err := sb.WriteFiles(d.Plan.ProbeSetup(step.Probe)); err != nil {
+				setStatus(result.StatusError, fmt.Sprintf("turn %d setup: %v", turn, err))
+				return
+			}
+		}
+		rec.Transcript = d.transcriptName(conv, turn)
+		// Turn 1 starts a new session on every try; a later turn resumes
+		// the conversation's session, cut back before each try to where
+		// the last completed turn left it.
+		resume := conv.SessionID
+		var rewind func(reason string) error
+		var costBefore float64
+		if turn == 1 {
+			resume = ""
+		} else {
+			rewind = live.rewindOnStart(d.rewinder(sb, conv, turn))
+			if n := len(conv.Turns); n > 0 {
+				costBefore = conv.Turns[n-1].SessionCostUSD
+			}
+		}
+		d.emit(conv, turn, rec.Kind, "agent", 0, "")
+		out := d.runTurn(ctx, sb, resume, costBefore, &rec, rewind, live, step.Compact)
+		d.emit(conv, turn, rec.Kind, "done", rec.ContextTokens, rec.Status)
+		if ctx.Err() != nil && rec.Status != result.TurnOK {
+			// Stopped by the user or a fatal error: the turn is unfinished,
+			// not a failure; resume runs it again.
+			rec.Status, rec.Error = result.TurnError, "stopped before the turn ended"
+			d.Update(func() { conv.Abandoned = append(conv.Abandoned, rec) })
+			setStatus(stopped(ctx))
+			return
+		}
+		if rec.Status != result.TurnOK {
+			d.Update(func() { conv.Abandoned = append(conv.Abandoned, rec) })
+			setStatus(result.StatusError, fmt.Sprintf("turn %d: %s", turn, rec.Error))
+			if rec.Status == result.TurnTimedOut || transient(out.Turn) {
+				keep = true
+				d.Update(func() {
+					conv.Notes = append(conv.Notes, fmt.Sprintf("turn %d stopped on a transient error: the sandbox is kept, and `vibe-test resume` continues the session from turn %d", turn, turn))
+				})
+			}
+			return
+		}
+		d.recordSessionBytes(sb, conv, &rec, out.Turn.SessionID)
+		idx := 0
+		d.Update(func() {
+			if conv.SessionID == "" {
+				conv.SessionID = out.Turn.SessionID
+			}
+			idx = len(conv.Turns)
+			conv.NoteModel(&rec)
+			conv.Turns = append(conv.Turns, rec)
+		})
+		switch {
+		case rec.Kind == plan.KindBase:
+			// The gate needs the baseline's verdict before turn 2.
+			v, ok := d.judgeTurn(ctx, conv, idx, rec.Prompt, out.Turn)
+			if !ok {
+				setStatus(stopped(ctx))
+				return
+			}
+			if v.Result == judge.JudgeError {
+				setStatus(result.StatusError, "judging the baseline failed: "+v.Error)
+				return
+			}
+			if v.Result == judge.Fail && !d.NoGate {
+				setStatus(result.StatusBaselineFailed, gateMessage(&v))
+				return
+			}
+		case rec.Kind == plan.KindProbe:
+			// Judge while the next turn runs.
+			judging.Add(1)
+			go func(idx int, prompt string, t claude.Turn) {
+				defer judging.Done()
+				d.judgeTurn(ctx, conv, idx, prompt, t)
+			}(idx, rec.Prompt, out.Turn)
+		}
+	}
+	judging.Wait()
+	if ctx.Err() != nil {
+		setStatus(stopped(ctx))
+		return
+	}
+	setStatus(result.StatusCompleted, "")
+}
+
+// standing is where a conversation stands after its completed turns: what
+// the schedule decides the next turn from, and what that turn's record
+// needs besides.
+type standing struct {
+	plan.Progress
+	fillersAsked int  // fillers asked in all: the next one's place in the conversation's list
+	compacted    bool // the session was compacted, by vibe-test or the CLI
+}
+
+func standingOf(turns []result.Turn) standing {
+	st := standing{Progress: plan.Progress{Turns: len(turns)}}
+	for i := range turns {
+		t := &turns[i]
+		for _, c := range t.Compactions {
+			st.Compacted = st.Compacted || c.Trigger == "manual"
+		}
+		st.compacted = st.compacted || t.AfterCompaction || len(t.Compactions) > 0
+		switch t.Kind {
+		case plan.KindFiller:
+			st.Fillers++
+			st.fillersAsked++
+		case plan.KindProbe:
+			st.Probes++
+			st.Fillers = 0
+		default:
+			st.Fillers = 0
+		}
+	}
+	if n := len(turns); n > 0 {
+		st.Context = turns[n-1].ContextTokens
+	}
+	return st
+}
+
+// openSandbox reuses the conversation's recorded sandbox when it still
+// exists and vibe-test made it (resume), or makes a new one. A recorded
+// path vibe-test did not make (run.json can be edited) is neither used nor
+// removed.
+func (d *Driver) openSandbox(conv *result.Conversation) (*sandbox.Sandbox, error) {
+	if conv.Sandbox != "" {
+		sb, err := sandbox.Open(conv.Sandbox, conv.Home, d.AuthorConfigDir, d.Hermetic)
+		if err == nil {
+			// Without a jail an agent process of the interrupted run may
+			// still run here (after a SIGKILL of vibe-test): never two
+			// agents in one sandbox. In the jail none outlives its run.
+			if d.Jail == nil {
+				sb.KillStrays()
+			}
+			d.Update(func() { conv.Tmp = sb.Tmp })
+			return sb, nil
+		}
+		if errors.Is(err, sandbox.ErrForeign) {
+			d.Update(func() { conv.Notes = append(conv.Notes, err.Error()) })
+		}
+	}
+	if len(conv.Turns) > 0 && d.Hermetic {
+		// The session lived in the lost config dir: it cannot be resumed,
+		// so the conversation starts again from turn 1.
+		d.Update(func() {
+			conv.Abandoned = append(conv.Abandoned, conv.Turns...)
+			conv.Turns, conv.SessionID = nil, ""
+			conv.Notes = append(conv.Notes, "sandbox was gone on resume; restarted from turn 1")
+		})
+	}
+	sb, err := sandbox.New(d.sandboxOptions())
+	if err != nil {
+		return nil, err
+	}
+	d.Update(func() { conv.Sandbox, conv.Home, conv.ConfigDir, conv.Tmp = sb.Dir, sb.Home, sb.ConfigDir, sb.Tmp })
+	return sb, nil
+}
+
+func (d *Driver) sandboxOptions() sandbox.Options {
+	exclude := append([]string{d.RunDir}, d.Exclude...)
+	if d.Plan.Source != "drafted" {
+		exclude = append(exclude, d.Plan.Source) // the config file
+	}
+	return sandbox.Options{
+		Skill: d.Skill, Fixture: d.Plan.Fixture, Files: d.Plan.Files,
+		Hermetic: d.Hermetic, AuthorConfigDir: d.AuthorConfigDir, Exclude: exclude,
+	}
+}
+
+// transcriptName names a turn's transcript, relative to the run folder. A
+// turn run again (resume after an unfinished or failed turn, or a restart
+// from turn 1 when the sandbox was lost) gets a new name, so no transcript
+// is overwritten and each abandoned record keeps pointing at its own file.
+// Only this conversation's goroutine adds records to conv, so reading them
+// here needs no lock.
+func (d *Driver) transcriptName(conv *result.Conversation, turn int) string {
+	// Only this goroutine grows conv.Turns and conv.Abandoned, but judging
+	// goroutines write verdicts into them meanwhile: read the one field by
+	// index, never copy whole records.
+	used := map[string]bool{}
+	for _, list := range [][]result.Turn{conv.Turns, conv.Abandoned} {
+		for i := range list {
+			used[list[i].Transcript] = true
+		}
+	}
+	for n := 1; ; n++ {
+		name := fmt.Sprintf("turn-%02d.jsonl", turn)
+		if n > 1 {
+			name = fmt.Sprintf("turn-%02d.run-%d.jsonl", turn, n)
+		}
+		rel := filepath.Join(conv.DirName(), name)
+		if _, err := os.Lstat(filepath.Join(d.RunDir, rel)); errors.Is(err, fs.ErrNotExist) && !used[rel] {
+			return rel
+		}
+	}
+}
+
+// runTurn runs one turn, retrying what is worth retrying: a transient API
+// error after the CLI's own retries gave up (with backoff), and a timeout
+// (once). Each failed attempt's transcript is kept beside the turn's.
+// rewind, when set, is called before every try with why the turn runs
+// (again): "resume" for the first try, else the last try's status.
+// costBefore is the session's running cost when the last completed turn
+// ended (see turnCost).
+// live, when set, is the conversation's interactive session: the turn is
+// sent to its process, started (resuming the session) when there is none.
+// compact runs the CLI's /compact on the session before every try (a rerun
+// was cut back to before the last one).
+func (d *Driver) runTurn(ctx context.Context, sb *sandbox.Sandbox, resume string, costBefore float64, rec *result.Turn, rewind func(reason string) error, live *liveSession, compact bool) claude.Outcome {
+	backoff := d.RetryBackoff
+	timeouts := 0
+	reason := "resume"
+	for attempt := 1; ; attempt++ {
+		if rewind != nil {
+			if err := rewind(reason); err != nil {
+				rec.Status, rec.Error = result.TurnError, err.Error()
+				return claude.Outcome{}
+			}
+		}
+		rec.Compactions = nil
+		before := costBefore
+		if compact {
+			c, sessionCost, err := d.compact(ctx, sb, resume, costBefore, rec, live)
+			if c != nil {
+				rec.Compactions = append(rec.Compactions, *c)
+			}
+			if err != nil {
+				rec.Status, rec.Error = result.TurnError, err.Error()
+				return claude.Outcome{}
+			}
+			rec.AfterCompaction = true
+			before = sessionCost
+		}
+		out, err := d.attempt(ctx, sb, resume, before, rec, live)
+		if err != nil {
+			rec.Status, rec.Error = result.TurnError, err.Error()
+			return out
+		}
+		if rec.Status == result.TurnOK || ctx.Err() != nil {
+			return out
+		}
+		t := out.Turn
+		switch status := t.APIErrorStatus; {
+		case status == 401 || status == 403:
+			d.Fatal(fmt.Errorf("%w (HTTP %d) at turn %d: %s; then `vibe-test resume %s`", ErrCredentials, status, rec.Turn, claude.CredentialsAdvice, d.RunDir))
+			return out
+		case rec.Status == result.TurnTimedOut:
+			timeouts++
+			if timeouts > 1 {
+				return out
+			}
+		case t.TerminalReason == "prompt_too_long":
+			rec.Status = result.TurnPromptTooLong
+			return out
+		case transient(t):
+			if attempt > d.TurnRetries {
+				return out
+			}
+		default:
+			return out
+		}
+		// Keep the failed attempt and try again.
+		kept := fmt.Sprintf("%s.attempt-%d", rec.Transcript, attempt)
+		_ = os.Rename(filepath.Join(d.RunDir, rec.Transcript), filepath.Join(d.RunDir, kept))
+		rec.Attempts = append(rec.Attempts, result.Attempt{Transcript: kept, Status: rec.Status, Error: rec.Error, ExitCode: rec.ExitCode, CostUSD: rec.CostUSD + rec.CompactionCost()})
+		reason = rec.Status
+		if rec.Status != result.TurnTimedOut {
+			select {
+			case <-ctx.Done():
+				return out
+			case <-time.After(backoff):
+			}
+			backoff *= 2
+		}
+	}
+}
+
+// compactPrompt is the CLI's own slash command that compacts a session: it
+// summarises the conversation so far and keeps the latest messages
+// verbatim, as a long session does when it nears the context window. The
+// model only ever sees the CLI's summary request, never this text.
+const compactPrompt = "/compact"
+
+// compact runs /compact on the conversation's session before rec's prompt
+// (the same process in interactive mode, a `claude -p /compact --resume`
+// in resume mode), saving its stream beside the turn's. It returns the
+// compaction, and the session's running cost after it, which the turn's
+// own cost is counted from. A /compact the CLI did not carry out is an
+// error: a probe asked on an uncompacted session would be recorded as one
+// asked after compaction.
+func (d *Driver) compact(ctx context.Context, sb *sandbox.Sandbox, resume string, costBefore float64, rec *result.Turn, live *liveSession) (*result.Compaction, float64, error) {
+	crec := result.Turn{Turn: rec.Turn, Kind: "compact", Prompt: compactPrompt,
+		Transcript: d.freeName(strings.TrimSuffix(rec.Transcript, ".jsonl") + ".compact")}
+	out, err := d.attempt(ctx, sb, resume, costBefore, &crec, live)
+	c := &result.Compaction{Trigger: "manual", Transcript: crec.Transcript, CostUSD: crec.CostUSD, DurationMS: crec.DurationMS}
+	if err != nil {
+		return c, 0, fmt.Errorf("compacting the session before turn %d: %w", rec.Turn, err)
+	}
+	if crec.Status != result.TurnOK {
+		return c, 0, fmt.Errorf("compacting the session before turn %d: %s", rec.Turn, crec.Error)
+	}
+	t := out.Turn
+	if t.LocalCommand != "compact" || len(t.Compactions) == 0 {
+		return c, 0, fmt.Errorf("compacting the session before turn %d: the CLI ran no compaction (no compact_boundary event; see %s)", rec.Turn, crec.Transcript)
+	}
+	last := t.Compactions[len(t.Compactions)-1]
+	c.Trigger, c.PreTokens, c.PostTokens = last.Trigger, last.PreTokens, last.PostTokens
+	sessionCost := crec.SessionCostUSD
+	if sessionCost < costBefore {
+		sessionCost = costBefore + crec.CostUSD
+	}
+	return c, sessionCost, nil
+}
+
+// freeName is base + ".jsonl", or base + "-N.jsonl" for the first N that
+// names no file yet (relative to the run folder): a compaction run again
+// keeps the earlier try's stream.
+func (d *Driver) freeName(base string) string {
+	for n := 1; ; n++ {
+		name := base + ".jsonl"
+		if n > 1 {
+			name = fmt.Sprintf("%s-%d.jsonl", base, n)
+		}
+		if _, err := os.Lstat(filepath.Join(d.RunDir, name)); errors.Is(err, fs.ErrNotExist) {
+			return name
+		}
+	}
+}
+
+// rewinder returns the rewind of a turn after the first: before each try
+// the session file is cut back to its length when the last completed turn
+// ended, and every cut is recorded. Without that length (a record from an
+// older vibe-test) the session is left as it is.
+func (d *Driver) rewinder(sb *sandbox.Sandbox, conv *result.Conversation, turn int) func(reason string) error {
+	// Only this conversation's goroutine appends to conv.Turns (the judges
+	// write verdicts only), so reading it here needs no lock.
+	var keep int64
+	if n := len(conv.Turns); n > 0 {
+		keep = conv.Turns[n-1].SessionBytes
+	}
+	return func(reason string) error {
+		if keep == 0 {
+			return nil
+		}
+		path, err := d.sessionFile(sb, conv.SessionID)
+		if err != nil {
+			return err
+		}
+		removed, lines, err := rewindSession(path, keep)
+		if err != nil || removed == 0 {
+			return err
+		}
+		d.Update(func() {
+			conv.Rewinds = append(conv.Rewinds, result.Rewind{Turn: turn, RemovedBytes: removed, RemovedLines: lines, Reason: reason})
+			conv.Notes = append(conv.Notes, fmt.Sprintf("turn %d ran again (%s): its stopped try had saved %d session lines (%d bytes); cut back to the end of turn %d, so the model saw the prompt once", turn, reason, lines, removed, turn-1))
+		})
+		return nil
+	}
+}
+
+// recordSessionBytes keeps the session file's length after a completed
+// turn in rec, the point a rerun of the next turn is cut back to.
+func (d *Driver) recordSessionBytes(sb *sandbox.Sandbox, conv *result.Conversation, rec *result.Turn, id string) {
+	path, err := d.sessionFile(sb, id)
+	if err == nil {
+		rec.SessionBytes, err = sessionBytes(path)
+	}
+	if err != nil {
+		d.Update(func() {
+			conv.Notes = append(conv.Notes, fmt.Sprintf("turn %d: the session file's length is unknown (%v); a rerun of turn %d cannot be cut back to it", rec.Turn, err, rec.Turn+1))
+		})
+	}
+}
+
+// turnCost is what one turn cost. The CLI's total_cost_usd is the session's
+// running total, restored when a session is resumed (the captured
+// resume-turn2 fixture reports turn 1's cost plus its own), so a turn's own
+// cost is the difference from where the last completed turn left it. A
+// total below that (a try with no result, or a session the CLI started
+// counting afresh) is taken as the turn's own.
+func turnCost(total, before float64) float64 {
+	if total >= before {
+		return total - before
+	}
+	return total
+}
+
+// transient: an API error the CLI gave up on that a later try may pass
+// (rate limits, overload, server errors), or a stream cut without a result.
+func transient(t claude.Turn) bool {
+	if !t.HasResult {
+		return false // killed or cut: recorded as an error, not retried blindly
+	}
+	if t.TerminalReason != "api_error" {
+		return false
+	}
+	switch s := t.APIErrorStatus; {
+	case s == 429, s == 529, s >= 500:
+		return true
+	case s == 0:
+		return true // connection errors carry no status
+	}
+	return false
+}
+
+// attempt runs one invocation, saving its stream (redacted) as it arrives.
+// With live, the prompt goes to the conversation's long-lived process as
+// one user message (a new process, resuming the session, when the last one
+// ended); a turn that does not succeed ends that process.
+func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string, costBefore float64, rec *result.Turn, live *liveSession) (claude.Outcome, error) {
+	if d.Flush != nil {
+		d.Flush()
+	}
+	path := filepath.Join(d.RunDir, rec.Transcript)
+	// O_EXCL: a transcript is never written over (transcriptName found a
+	// free name).
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, result.FileMode)
+	if err != nil {
+		return claude.Outcome{}, fmt.Errorf("creating transcript: %w", err)
+	}
+	defer f.Close()
+	w := d.Redactor.NewWriter(f)
+	envOpts := claude.EnvOptions{
+		Extra:   []string{"CLAUDE_CODE_MAX_RETRIES=" + strconv.Itoa(d.MaxRetries)},
+		PassEnv: d.PassEnv,
+	}
+	if sb.Tmp != "" {
+		// The jail mounts it at /tmp and says so; without one, TMPDIR
+		// still keeps the CLI's leftovers in the sandbox's own temp dir.
+		envOpts.Extra = append(envOpts.Extra, "TMPDIR="+sb.Tmp)
+	}
+	if d.Hermetic {
+		envOpts.Home, envOpts.ConfigDir = sb.Home, sb.ConfigDir
+	}
+	inv := claude.Invocation{
+		Binary:  d.Binary,
+		Args:    claude.AgentArgs(rec.Prompt, resume, d.Model, d.Tools),
+		Env:     claude.Env(d.BaseEnv, envOpts),
+		Dir:     sb.Dir,
+		Stdout:  w,
+		Timeout: d.TurnTimeout,
+		Grace:   d.Grace,
+	}
+	if d.Jail != nil {
+		j, err := d.jailFor(sb)
+		if err != nil {
+			return claude.Outcome{}, err
+		}
+		inv.Jail = &j
+	}
+	start := time.Now()
+	var out claude.Outcome
+	var runErr error
+	if live != nil {
+		out, runErr = live.send(ctx, inv, resume, d, rec.Prompt)
+	} else {
+		out, runErr = claude.Run(ctx, inv)
+	}
+	// The CLI's Bash child can outlive a killed CLI: the CLI starts it with setsid.
+	if out.TimedOut || ctx.Err() != nil {
+		sb.KillStrays()
+	}
+	rec.DurationMS = time.Since(start).Milliseconds()
+	if err := w.Flush(); err != nil && runErr == nil {
+		runErr = fmt.Errorf("writing transcript: %w", err)
+	}
+	if err := f.Sync(); err != nil && runErr == nil {
+		runErr = fmt.Errorf("syncing transcript: %w", err)
+	}
+	t := out.Turn
+	cost := turnCost(t.CostUSD, costBefore)
+	d.Budget.Spend(cost)
+	rec.ExitCode = out.ExitCode
+	rec.ToolCalls = result.CallsOf(t)
+	for i := range rec.ToolCalls {
+		rec.ToolCalls[i].Result = d.Redactor.String(rec.ToolCalls[i].Result)
+		rec.ToolCalls[i].Input = d.Redactor.Bytes(rec.ToolCalls[i].Input)
+	}
+	rec.ToolCallCount = len(t.Calls)
+	// Only a successful call of the skill under test counts; a denied one
+	// is its own signal (the agent wanted the skill and was refused it).
+	rec.SkillInvoked, rec.SkillDenied = false, false
+	if d.Skill != nil {
+		for _, name := range []string{d.Skill.Name, d.Skill.DeclaredName} {
+			if name == "" {
+				continue
+			}
+			ok, denied := t.SkillUse(name)
+			rec.SkillInvoked = rec.SkillInvoked || ok
+			rec.SkillDenied = rec.SkillDenied || len(denied) > 0
+		}
+	}
+	for _, c := range t.Compactions {
+		if rec.Kind == "compact" {
+			break // the compaction this invocation was run for
+		}
+		// The CLI compacted on its own in the middle of the turn.
+		rec.Compactions = append(rec.Compactions, result.Compaction{Trigger: c.Trigger, PreTokens: c.PreTokens, PostTokens: c.PostTokens})
+	}
+	rec.AnsweredBy = t.AnsweredBy
+	rec.APICalls = t.APICalls
+	rec.ContextTokens = t.ContextTokens
+	rec.CostUSD, rec.SessionCostUSD = cost, t.CostUSD
+	rec.Retries = t.Retries
+	if runErr != nil {
+		return out, runErr
+	}
+	rec.Status, rec.Error = result.TurnOK, ""
+	switch {
+	case out.TimedOut:
+		rec.Status, rec.Error = result.TurnTimedOut, fmt.Sprintf("timed out after %s", d.TurnTimeout)
+	default:
+		if f := t.Failure(out.ExitCode); f != "" {
+			rec.Status, rec.Error = result.TurnError, d.Redactor.String(f)
+		}
+	}
+	return out, nil
+}
+
+// jailFor is the jail of one turn: the sandbox and its temp dir writable;
+// hermetic, its fresh home (with the config dir); with the author's login,
+// only this sandbox's session folder of the author's config dir, writable
+// (the run's spec hides the rest of the config dir and puts back the
+// credentials file, read-only).
+func (d *Driver) jailFor(sb *sandbox.Sandbox) (jail.Spec, error) {
+	writable := []string{sb.Dir}
+	if sb.Hermetic {
+		writable = append(writable, sb.Home)
+	} else if sb.ConfigDir != "" {
+		sessions := sandbox.SessionDir(sb.ConfigDir, sb.Dir)
+		if err := os.MkdirAll(sessions, 0o700); err != nil {
+			return jail.Spec{}, fmt.Errorf("creating the session folder: %w", err)
+		}
+		writable = append(writable, sessions)
+	}
+	return d.Jail.With(sb.Tmp, sb.Dir, writable, nil), nil
+}
+
+// view reads the run record under its lock.
+func (d *Driver) view(fn func()) {
+	if d.View == nil {
+		d.Update(fn)
+		return
+	}
+	d.View(fn)
+}
+
+// judgeTurn judges conv.Turns[idx] and stores the verdict. It returns
+// false when the run must stop (no rubric).
+func (d *Driver) judgeTurn(ctx context.Context, conv *result.Conversation, idx int, prompt string, t claude.Turn) (judge.Verdict, bool) {
+	j, err := d.Judge(ctx)
+	if err != nil {
+		d.Fatal(err)
+		return judge.Verdict{}, false
+	}
+	turn, kind := 0, ""
+	d.view(func() { turn, kind = conv.Turns[idx].Turn, conv.Turns[idx].Kind })
+	d.emit(conv, turn, kind, "judge", 0, "")
+	v := j.Judge(ctx, prompt, t)
+	v.Redact(d.Redactor.String)
+	d.Budget.Spend(v.CostUSD)
+	if ctx.Err() != nil && v.Result == judge.JudgeError {
+		// Stopped while judging: no verdict rather than a false judge
+		// error; resume judges the turn.
+		return v, false
+	}
+	d.Update(func() { conv.Turns[idx].Verdict = &v })
+	d.emit(conv, turn, kind, "judged", 0, v.Result)
+	return v, true
+}
+
+// judgeSaved judges a completed turn from its saved transcript (resume).
+func (d *Driver) judgeSaved(ctx context.Context, conv *result.Conversation, idx int) bool {
+	f, err := os.Open(filepath.Join(d.RunDir, conv.Turns[idx].Transcript))
+	if err != nil {
+		d.Fatal(fmt.Errorf("reading a saved transcript: %w", err))
+		return false
+	}
+	defer f.Close()
+	t, err := claude.ParseTurn(f)
+	if err != nil {
+		d.Fatal(fmt.Errorf("reading a saved transcript: %w", err))
+		return false
+	}
+	_, ok := d.judgeTurn(ctx, conv, idx, conv.Turns[idx].Prompt, t)
+	return ok
+}
+
+// Fresh runs one fresh triple, the fresh arm's unit: each probe task as
+// the first message of its own new session in its own new sandbox, with
+// the skill installed and the probe's setup files written, then judged.
+// The verdict compares these with the same probes asked diluted. There is
+// no gate: the probes are the comparison, whatever the baseline did.
+func (d *Driver) Fresh(ctx context.Context, conv *result.Conversation) {
+	setStatus := func(status, msg string) {
+		d.Update(func() { conv.Status, conv.Error = status, d.Redactor.String(msg) })
+	}
+	if err := os.MkdirAll(filepath.Join(d.RunDir, conv.DirName()), result.DirMode); err != nil {
+		setStatus(result.StatusError, err.Error())
+		return
+	}
+	d.Update(func() { conv.Status = result.StatusRunning })
+	for k := 1; k <= len(d.Plan.Probes); k++ {
+		// A fresh probe has no place in a schedule; it keeps the turn its
+		// probe has in the seed's, and its number pairs it.
+		turn := plan.ProbeTurns[k-1]
+		if t := conv.ProbeAt(k); t != nil {
+			// Done before a resume; a stop that came while it was being
+			// judged left it without a verdict, which it gets now (as a
+			// conversation's turns do).
+			if t.Verdict == nil || t.Verdict.Result == judge.JudgeError {
+				idx := slices.IndexFunc(conv.Turns, func(x result.Turn) bool { return x.ProbeNumber() == k })
+				if !d.judgeSaved(ctx, conv, idx) {
+					setStatus(stopped(ctx))
+					return
+				}
+			}
+			continue
+		}
+		if ctx.Err() != nil {
+			setStatus(stopped(ctx))
+			return
+		}
+		if d.Budget.Exhausted() {
+			setStatus(result.StatusBudgetExhausted, fmt.Sprintf("budget of $%.2f spent", d.Budget.Limit))
+			return
+		}
+		sb, err := sandbox.New(d.sandboxOptions())
+		if err != nil {
+			setStatus(result.StatusError, err.Error())
+			return
+		}
+		rec := result.Turn{Turn: turn, Kind: plan.KindProbe, Probe: k, Prompt: d.Plan.ProbeTask(k), Transcript: d.transcriptName(conv, turn)}
+		if err := sb.WriteFiles(d.Plan.ProbeSetup(k)); err != nil {
+			sb.Remove()
+			setStatus(result.StatusError, err.Error())
+			return
+		}
+		out := d.runTurn(ctx, sb, "", 0, &rec, nil, nil, false) // a new session on every try
+		sb.Remove()
+		if rec.Status != result.TurnOK {
+			d.Update(func() { conv.Abandoned = append(conv.Abandoned, rec) })
+			if ctx.Err() != nil {
+				setStatus(stopped(ctx))
+			} else {
+				setStatus(result.StatusError, fmt.Sprintf("probe %d: %s", turn, rec.Error))
+			}
+			return
+		}
+		rec.SessionID = out.Turn.SessionID
+		idx := 0
+		d.Update(func() { idx = len(conv.Turns); conv.Turns = append(conv.Turns, rec) })
+		if _, ok := d.judgeTurn(ctx, conv, idx, rec.Prompt, out.Turn); !ok {
+			setStatus(stopped(ctx))
+			return
+		}
+	}
+	setStatus(result.StatusCompleted, "")
+}

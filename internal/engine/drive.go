@@ -1,0 +1,326 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/vibe-test/vibe-test/internal/claude"
+	"github.com/vibe-test/vibe-test/internal/conversation"
+	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/internal/fillers"
+	"github.com/vibe-test/vibe-test/internal/jail"
+	"github.com/vibe-test/vibe-test/internal/judge"
+	"github.com/vibe-test/vibe-test/internal/plan"
+	"github.com/vibe-test/vibe-test/internal/redact"
+	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/rubric"
+	"github.com/vibe-test/vibe-test/internal/skill"
+	"github.com/vibe-test/vibe-test/internal/summary"
+)
+
+// driveInput is what running (or resuming) the conversations needs.
+type driveInput struct {
+	binary   string
+	env      []string
+	hermetic bool
+	jail     *jail.Spec // nil: no jail
+	skill    *skill.Skill
+	plan     *plan.Plan
+	picks    [][]fillers.Passage // per conversation
+	cacheDir string
+	opts     Settings
+	// pool and seed draw the fillers of conversations added later
+	// (--until-decided).
+	pool []fillers.Passage
+	seed int64
+}
+
+// drive runs every conversation that is not finished yet, extracting the
+// rubric (when the run has none) while the first turns run, then judges,
+// decides, and writes the artifacts.
+func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks) (*result.Run, error) {
+	run, o := s.run, in.opts
+	ctx, stop := context.WithCancelCause(parent)
+	defer stop(nil)
+	caller := ColdCaller(in.binary, in.env, in.hermetic, o.MaxRetries, o.TurnTimeout, o.Grace)
+	caller.Jail = in.jail
+	budget := &conversation.Budget{Limit: o.MaxBudgetUSD}
+	if o.Shared != nil {
+		budget = o.Shared.Budget // the suite's: every skill's spending counts
+	}
+	budget.Spend(run.Costs.Total)
+
+	// The rubric overlaps turn 1; the gate waits for both.
+	var rb *rubric.Rubric
+	var rubricErr error
+	rubricReady := make(chan struct{})
+	go func() {
+		defer close(rubricReady)
+		s.view(func() { rb = run.Rubric })
+		if rb != nil {
+			if err := result.WriteJSON(filepath.Join(s.dir, "rubric.json"), rb); err != nil {
+				stop(err)
+			}
+			return
+		}
+		var u rubric.Usage
+		rb, u, rubricErr = rubric.Extract(ctx, caller, in.skill, run.Config.JudgeModel, in.cacheDir)
+		budget.Spend(u.Cost)
+		s.update(func() {
+			run.Costs.Rubric += u.Cost
+			run.Costs.RubricTokens += u.Tokens
+			run.Rubric = rb
+		})
+		if rubricErr != nil {
+			if ctx.Err() == nil { // an interrupt is not a rubric failure
+				stop(rubricErr) // it says "extracting the rubric" itself
+			}
+			return
+		}
+		if err := result.WriteJSON(filepath.Join(s.dir, "rubric.json"), rb); err != nil {
+			stop(err)
+		}
+	}()
+	var judgeOnce sync.Once
+	var theJudge *judge.Judge
+	judgeFor := func(ctx context.Context) (*judge.Judge, error) {
+		select {
+		case <-rubricReady:
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		}
+		if rubricErr != nil {
+			return nil, rubricErr
+		}
+		judgeOnce.Do(func() {
+			theJudge = &judge.Judge{Caller: caller, Rubric: rb, Model: run.Config.JudgeModel, Repeats: run.Config.JudgeRepeats}
+		})
+		return theJudge, nil
+	}
+
+	if len(run.Config.AllowedTools) == 0 {
+		// A run recorded before the list was: the base tools and the skill's.
+		s.update(func() { run.Config.AllowedTools = claude.AgentTools(in.skill.AllowedTools, nil) })
+	}
+	driver := &conversation.Driver{
+		Binary: in.binary, BaseEnv: in.env, PassEnv: o.PassEnv, Hermetic: in.hermetic,
+		AuthorConfigDir: claude.AuthorConfigDir(), Jail: in.jail, Skill: in.skill, Plan: in.plan, Judge: judgeFor,
+		RunDir: s.dir, Model: run.Config.Model, Tools: run.Config.AllowedTools, SessionMode: result.SessionModeOf(run.Config), TurnTimeout: o.TurnTimeout, Grace: o.Grace,
+		MaxRetries: o.MaxRetries, TurnRetries: o.TurnRetries, RetryBackoff: o.RetryBackoff,
+		NoGate: run.Config.NoBaselineGate, KeepSandbox: o.KeepSandbox, Exclude: []string{o.RubricPath, in.cacheDir},
+		Redactor: redact.FromEnv(in.env, slices.Concat(claude.CredentialVars, o.PassEnv)), Budget: budget,
+		Update: s.update, View: s.view, Flush: s.flush, Fatal: func(err error) { stop(err) },
+	}
+	if h.Progress != nil {
+		driver.Progress = h.Progress.Event
+	}
+	limit := o.Concurrency
+	total := len(run.Conversations) + len(run.Fresh) + len(run.Controls)
+	if run.Sequential != nil {
+		total = max(total, 2*run.Sequential.Batch)
+	}
+	if limit <= 0 || limit > total {
+		limit = total
+	}
+	sem := make(chan struct{}, max(limit, 1))
+	if o.Shared != nil {
+		sem = o.Shared.Slots // one --concurrency over every skill of a suite
+	}
+	var wg sync.WaitGroup
+	// launch takes a slot before starting the goroutine, so conversations
+	// start in order (with --concurrency 1, conversation N runs N-th).
+	launch := func(conv *result.Conversation, work func(*result.Conversation)) {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			work(conv)
+		}()
+	}
+	// Each conversation goes with its fresh triple (the same probes, each
+	// the first message of its own new session): the two arms the verdict
+	// compares.
+	startFrom := func(from int) {
+		for i := from; i < len(run.Conversations); i++ {
+			c := &run.Conversations[i]
+			if c.Status != result.StatusCompleted && c.Status != result.StatusBaselineFailed {
+				passages := in.picks[i]
+				launch(c, func(conv *result.Conversation) { driver.Converse(ctx, conv, passages) })
+			}
+			if i < len(run.Fresh) && run.Fresh[i].Status != result.StatusCompleted {
+				launch(&run.Fresh[i], func(conv *result.Conversation) { driver.Fresh(ctx, conv) })
+			}
+		}
+	}
+	startFrom(0)
+	// Controls share the limit; they never decide the exit code.
+	noSkill := *driver
+	noSkill.Skill, noSkill.NoGate = nil, true
+	for i := range run.Controls {
+		c := &run.Controls[i]
+		if c.Status == result.StatusCompleted {
+			continue
+		}
+		launch(c, func(conv *result.Conversation) {
+			switch conv.Control {
+			case result.ControlNoSkill:
+				noSkill.Converse(ctx, conv, in.picks[(conv.Index-1)%len(in.picks)])
+			}
+		})
+	}
+	wg.Wait()
+	// --until-decided: look after each batch; add a batch (conversations
+	// and their fresh triples) while the look says continue. Units are only
+	// appended while none runs.
+	for run.Sequential != nil && ctx.Err() == nil {
+		var decision string
+		var look result.Look
+		s.update(func() {
+			decision = run.Sequential.Observe(run)
+			look = run.Sequential.Looks[len(run.Sequential.Looks)-1]
+		})
+		fmt.Fprintf(stdio.Stderr, "vibe-test: look after %s: diluted vs fresh drop %.0f points, p = %.3g (this look's level %.3g): %s\n",
+			summary.Count(look.Conversations, "conversation"), 100*look.Drop, look.P, look.Level, decision)
+		if decision != result.SeqContinue {
+			break
+		}
+		from := len(run.Conversations)
+		n := min(run.Sequential.Batch, run.Sequential.Max-from)
+		var ids [][]string
+		for i := from; i < from+n; i++ {
+			p, err := fillers.Pick(in.pool, 6, in.seed+int64(i))
+			if err != nil {
+				stop(fmt.Errorf("choosing fillers: %w", err))
+				break
+			}
+			in.picks = append(in.picks, p)
+			var pid []string
+			for _, x := range p {
+				pid = append(pid, x.ID)
+			}
+			ids = append(ids, pid)
+		}
+		s.update(func() {
+			for k, pid := range ids {
+				run.Conversations = append(run.Conversations, result.Conversation{
+					Index: from + k + 1, Status: result.StatusPending, Fillers: pid, Turns: []result.Turn{},
+				})
+				run.Fresh = append(run.Fresh, result.FreshTriple(from+k+1))
+				run.Plan.Fillers = append(run.Plan.Fillers, pid)
+			}
+		})
+		startFrom(from)
+		wg.Wait()
+	}
+	<-rubricReady
+
+	if h.Progress != nil {
+		h.Progress.Close()
+	}
+	cause := context.Cause(ctx)
+	fatal := cause != nil && !errors.Is(cause, context.Canceled)
+	saveErr := s.commit(func() {
+		run.FinishedAt = time.Now().UTC()
+		var all []*result.Conversation
+		for i := range run.Conversations {
+			all = append(all, &run.Conversations[i])
+		}
+		for i := range run.Fresh {
+			all = append(all, &run.Fresh[i])
+		}
+		for i := range run.Controls {
+			all = append(all, &run.Controls[i])
+		}
+		for _, c := range all {
+			if c.Status == result.StatusPending || c.Status == result.StatusRunning {
+				c.Status = result.StatusInterrupted
+				if fatal {
+					c.Status, c.Error = result.StatusError, cause.Error()
+				}
+			}
+		}
+		TallyCosts(run)
+		result.Decide(run)
+		if fatal {
+			run.Status, run.Error = result.StatusError, cause.Error()
+		}
+	})
+	if saveErr != nil {
+		return run, exit.With(exit.Tool, saveErr)
+	}
+	if h.Show != nil {
+		if err := h.Show(s.dir, run); err != nil {
+			return run, exit.With(exit.Tool, err)
+		}
+	}
+	if o.KeepSandbox {
+		fmt.Fprint(stdio.Stderr, KeptSandboxes(run))
+	}
+	switch {
+	case fatal:
+		return run, exit.With(exit.Tool, cause)
+	case parent.Err() != nil:
+		return run, exit.Errorf(exit.Interrupted, "interrupted: `vibe-test resume %s` continues from the last completed turn", s.dir)
+	}
+	return run, nil
+}
+
+// KeptSandboxes lists the sandboxes --keep-sandbox kept, one line each (a
+// fresh session's sandbox lives only for its one turn).
+func KeptSandboxes(run *result.Run) string {
+	var b strings.Builder
+	for _, arm := range [][]result.Conversation{run.Conversations, run.Controls} {
+		for _, c := range arm {
+			if c.Sandbox == "" {
+				continue
+			}
+			name := fmt.Sprintf("conversation %d", c.Index)
+			if c.Control != "" {
+				name = fmt.Sprintf("%s control %d", c.Control, c.Index)
+			}
+			fmt.Fprintf(&b, "sandbox kept (%s): %s\n", name, c.Sandbox)
+		}
+	}
+	if b.Len() == 0 {
+		return "no sandbox was kept: no conversation got far enough to make one\n"
+	}
+	return b.String()
+}
+
+// TallyCosts sums the run's costs from its records, so a resumed run counts
+// every attempt once (and a merged run each shard's turns once).
+func TallyCosts(run *result.Run) {
+	c := &run.Costs
+	c.Agent, c.Judge, c.JudgeTokens = 0, 0, 0
+	convs := append(append(append([]result.Conversation{}, run.Conversations...), run.Fresh...), run.Controls...)
+	for i := range convs {
+		conv := &convs[i]
+		for _, t := range conv.Abandoned {
+			c.Agent += t.CostUSD + t.CompactionCost()
+		}
+		for k := range conv.Turns {
+			t := &conv.Turns[k]
+			// A compaction's summary calls are the agent's session's too.
+			c.Agent += t.CostUSD + t.CompactionCost()
+			for _, a := range t.Attempts {
+				c.Agent += a.CostUSD
+			}
+			if t.Verdict != nil {
+				c.Judge += t.Verdict.CostUSD
+				c.JudgeTokens += t.Verdict.Tokens
+			}
+		}
+	}
+	c.Total = c.Agent + c.Rubric + c.Plan + c.Judge
+}

@@ -1,0 +1,101 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/vibe-test/vibe-test/internal/result"
+)
+
+// MakeOutDir creates the run folder (owner-only) and claims it by creating
+// run.json exclusively, so two runs never share a folder: an existing
+// non-empty folder is never written into, and a default name taken by a
+// run started in the same second gets a suffix.
+func MakeOutDir(out, name string) (string, error) {
+	return MakeFolder(out, name, "run.json")
+}
+
+// MakeFolder is MakeOutDir for any record: the folder is claimed by
+// creating marker in it exclusively (run.json for a run, suite.json for a
+// suite).
+func MakeFolder(out, name, marker string) (string, error) {
+	if out != "" {
+		if err := CheckOutDir(out); err != nil {
+			return "", err
+		}
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return "", fmt.Errorf("creating run folder %s: %w", out, err)
+		}
+		if err := claimOutDir(out, marker); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				return "", fmt.Errorf("--out %s: another run took the folder just now, expected a new folder", out)
+			}
+			return "", fmt.Errorf("creating run folder %s: %w", out, err)
+		}
+		return filepath.Abs(out)
+	}
+	base := filepath.Join("vibe-runs", time.Now().UTC().Format("20060102T150405Z")+"-"+name)
+	if err := os.MkdirAll("vibe-runs", 0o755); err != nil {
+		return "", fmt.Errorf("creating run folder %s: %w", base, err)
+	}
+	for n := 1; n <= 100; n++ {
+		dir := base
+		if n > 1 {
+			dir = fmt.Sprintf("%s-%d", base, n)
+		}
+		err := claimOutDir(dir, marker)
+		if errors.Is(err, fs.ErrExist) {
+			continue // a run started in the same second
+		}
+		if err != nil {
+			return "", fmt.Errorf("creating run folder %s: %w", dir, err)
+		}
+		return filepath.Abs(dir)
+	}
+	return "", fmt.Errorf("creating run folder %s: 100 runs of this skill started this second already hold its names", base)
+}
+
+// claimOutDir makes dir (or takes an existing empty one) and creates its
+// marker (run.json) exclusively: whoever creates it owns the folder. The
+// error wraps fs.ErrExist when another run got there first.
+func claimOutDir(dir, marker string) error {
+	if err := os.Mkdir(dir, result.DirMode); err != nil {
+		if !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		if entries, rerr := os.ReadDir(dir); rerr != nil || len(entries) > 0 {
+			return err // taken (or not a folder)
+		}
+		if err := os.Chmod(dir, result.DirMode); err != nil {
+			return err
+		}
+	}
+	f, err := os.OpenFile(filepath.Join(dir, marker), os.O_WRONLY|os.O_CREATE|os.O_EXCL, result.FileMode)
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// CheckOutDir refuses a run folder that holds anything: an earlier run is
+// never written over.
+func CheckOutDir(out string) error {
+	if out == "" {
+		return nil
+	}
+	st, err := os.Stat(out)
+	if err != nil {
+		return nil
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("--out %s: is a file, expected a new folder", out)
+	}
+	if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 {
+		return fmt.Errorf("--out %s: folder exists and is not empty, expected a new folder (a run is never written over another)", out)
+	}
+	return nil
+}

@@ -1,0 +1,156 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/vibe-test/vibe-test/internal/claude"
+	"github.com/vibe-test/vibe-test/internal/conversation"
+	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/internal/fillers"
+	"github.com/vibe-test/vibe-test/internal/jail"
+	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/skill"
+)
+
+// ResumeSettings are what a resumed run may change; everything else comes
+// from its run.json.
+type ResumeSettings struct {
+	TurnRetries  int
+	RetryBackoff time.Duration
+	// MaxBudgetUSD, when set, replaces the run's budget (counting what it
+	// already spent).
+	MaxBudgetUSD *float64
+	// Shared, when set, is the suite's limit and budget (see
+	// Settings.Shared).
+	Shared *Shared
+}
+
+// Finished says whether every conversation of a run came to its end, so
+// resuming has nothing left to do. An error, an interrupt or a spent budget
+// leaves work to resume.
+func Finished(r *result.Run) bool {
+	if r.Error != "" || len(r.Conversations) == 0 {
+		return false
+	}
+	if r.Status != result.StatusCompleted && r.Status != result.StatusBaselineFailed {
+		return false
+	}
+	for _, arm := range [][]result.Conversation{r.Conversations, r.Fresh, r.Controls} {
+		for _, c := range arm {
+			if c.Status != result.StatusCompleted && c.Status != result.StatusBaselineFailed {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Resume continues a saved run: each unfinished conversation and fresh
+// triple goes on from its last completed turn with its saved session and
+// config dir (in the run's own jail), and unjudged turns are judged. r is
+// the run loaded from dir.
+func Resume(ctx context.Context, dir string, r *result.Run, rs ResumeSettings, stdio IO, h Hooks) (*result.Run, error) {
+	if r.Plan == nil || len(r.Conversations) == 0 {
+		return nil, exit.Errorf(exit.Tool, "%s: the run stopped before its conversations began (no plan in run.json): start a new run", dir)
+	}
+	sk, err := skill.Load(r.Skill.Path)
+	if err != nil {
+		return nil, exit.With(exit.Tool, fmt.Errorf("resume needs the run's skill: %w", err))
+	}
+	if sk.Hash != r.Skill.Hash {
+		return nil, exit.Errorf(exit.Tool, "%s: the skill changed since the run began (hash %.12s, now %.12s): resuming would mix two versions; start a new run", r.Skill.Path, r.Skill.Hash, sk.Hash)
+	}
+	pool, err := fillerPool(r.Plan.Schedule, r.Config.FillersDir)
+	if err != nil {
+		return nil, exit.With(exit.Tool, err)
+	}
+	byID := map[string]fillers.Passage{}
+	for _, p := range pool {
+		byID[p.ID] = p
+	}
+	picks := make([][]fillers.Passage, len(r.Conversations))
+	for i, conv := range r.Conversations {
+		for _, id := range conv.Fillers {
+			p, ok := byID[id]
+			if !ok {
+				return nil, exit.Errorf(exit.Tool, "%s: conversation %d used filler %q, which this vibe-test does not have", dir, conv.Index, id)
+			}
+			picks[i] = append(picks[i], p)
+		}
+	}
+	binary, hermetic, timeout, err := SavedRunSetup(dir, r, stdio.Env, "resume it")
+	if err != nil {
+		return nil, err
+	}
+	o := Settings{
+		Concurrency: r.Config.Concurrency, TurnTimeout: timeout, Grace: DefaultGrace, MaxRetries: r.Config.MaxRetries,
+		KeepSandbox: r.Config.KeepSandbox, PassEnv: r.Config.PassEnv, MaxBudgetUSD: r.Config.MaxBudgetUSD,
+		TurnRetries: rs.TurnRetries, RetryBackoff: rs.RetryBackoff, Shared: rs.Shared,
+	}
+	if rs.MaxBudgetUSD != nil {
+		o.MaxBudgetUSD = *rs.MaxBudgetUSD
+		r.Config.MaxBudgetUSD = o.MaxBudgetUSD
+	}
+	// The run's own jail: a jailed run is never continued without one.
+	mode := ""
+	switch r.Jail {
+	case jail.Bubblewrap:
+		mode = IsolationJail
+	case jail.None:
+		mode = IsolationNone
+	}
+	jailKind, jailNote, err := ChooseJail(ctx, mode, stdio.Env)
+	if err != nil {
+		// An interrupt while the jail is tried is an interrupt (exit
+		// 130), not a jail that cannot start: nothing was changed yet.
+		if ctx.Err() != nil {
+			return nil, exit.Errorf(exit.Interrupted, "interrupted before the run went on; `vibe-test resume %s` continues it", dir)
+		}
+		return nil, exit.With(exit.Tool, err)
+	}
+	WarnNoJail(stdio.Stderr, jailKind, jailNote)
+	spec := JailSpec(jailKind, stdio.Env, binary, hermetic, claude.AuthorConfigDir(),
+		absDir(dir), sk.Dir, filepath.Dir(r.Config.ConfigFile), CacheDir("", stdio.Env))
+	sess := openJournal(r, dir)
+	defer sess.close()
+	_ = sess.commit(func() { r.Status, r.Error, r.Jail, r.JailNote = result.StatusRunning, "", jailKind, jailNote })
+	// The run's own session mode: a run recorded before the modes ran as
+	// resume, and goes on that way.
+	fmt.Fprintf(stdio.Stderr, "vibe-test: resuming %s (session %s, as recorded)\n", dir, result.SessionModeOf(r.Config))
+	r, err = drive(ctx, sess, driveInput{
+		binary: binary, env: stdio.Env, hermetic: hermetic, jail: spec, skill: sk, plan: r.Plan, picks: picks,
+		cacheDir: CacheDir("", stdio.Env), opts: o, pool: pool, seed: r.Plan.FillerSeed,
+	}, stdio, h)
+	if err != nil {
+		return nil, err
+	}
+	return r, err
+}
+
+// SavedRunSetup is what continuing or re-judging a saved run needs: the
+// CLI, the run's isolation (the same credentials must be set, or the
+// sessions and config dirs would not match), and its turn timeout.
+func SavedRunSetup(dir string, r *result.Run, env []string, purpose string) (binary string, hermetic bool, timeout time.Duration, err error) {
+	if binary, err = FindClaude(env); err != nil {
+		return "", false, 0, exit.With(exit.Tool, err)
+	}
+	hermetic = r.Isolation == "hermetic"
+	if hermetic != claude.HasCredentials(env) {
+		return "", false, 0, exit.Errorf(exit.Tool, "%s: the run used isolation %q; set the same credentials (ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN, or neither) to %s", dir, r.Isolation, purpose)
+	}
+	timeout, perr := time.ParseDuration(r.Config.TurnTimeout)
+	if perr != nil || timeout <= 0 {
+		timeout = conversation.DefaultTurnTimeout
+	}
+	return binary, hermetic, timeout, nil
+}
+
+func absDir(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		return abs
+	}
+	return dir
+}

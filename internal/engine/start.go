@@ -1,0 +1,268 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/vibe-test/vibe-test/internal/claude"
+	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/internal/fillers"
+	"github.com/vibe-test/vibe-test/internal/judge"
+	"github.com/vibe-test/vibe-test/internal/plan"
+	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/rubric"
+	"github.com/vibe-test/vibe-test/internal/skill"
+	"github.com/vibe-test/vibe-test/internal/term"
+)
+
+// Start runs the whole measurement and writes the run folder. An error
+// means the tool could not do its job (the run folder, if made, holds what
+// was done); a finished run's verdict is in its Outcome.
+func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*result.Run, error) {
+	inp, err := o.readInputs()
+	if err != nil {
+		return nil, err
+	}
+	sk, cfg, cfgPath, reviewed, sched, pool := inp.skill, inp.cfg, inp.cfgPath, inp.rubric, inp.sched, inp.pool
+	binary, err := FindClaude(stdio.Env)
+	if err != nil {
+		return nil, exit.With(exit.Tool, err)
+	}
+	version, err := claude.Version(ctx, binary, claude.Env(stdio.Env, claude.EnvOptions{}))
+	if err != nil {
+		return nil, beforeRun(ctx, exit.Errorf(exit.Tool, "checking the claude CLI: %v", err))
+	}
+	if claude.OlderThan(version, claude.MinVersion) {
+		return nil, exit.Errorf(exit.Tool, "%s is claude %s, too old for the flags vibe-test needs (%s or newer): install the pinned version with `npm install -g @anthropic-ai/claude-code@%s`", binary, version, claude.MinVersion, claude.VerifiedVersion)
+	}
+	jailKind, jailNote, err := ChooseJail(ctx, o.Isolation, stdio.Env)
+	if err != nil {
+		return nil, beforeRun(ctx, exit.With(exit.Tool, err))
+	}
+	hermetic := claude.HasCredentials(stdio.Env)
+	model, judgeModel := o.Model, o.JudgeModel
+	modelSource := "flag"
+	if cfg != nil {
+		if model == "" && cfg.Model != "" {
+			model, modelSource = cfg.Model, "config"
+		}
+		if judgeModel == "" {
+			judgeModel = cfg.JudgeModel
+		}
+	}
+	if model == "" {
+		modelSource = "cli-default"
+	}
+	// Pin the agent model once: every turn passes the resolved name, so a
+	// default that moves between turns (a new default, a plan limit) cannot
+	// change the agent mid-run. Resolving makes no model call.
+	// Resolved in the jail the run will use (the run folder does not exist
+	// yet, so it has nothing to hide).
+	resolver := ColdCaller(binary, stdio.Env, hermetic, o.MaxRetries, time.Minute, o.Grace)
+	resolver.Jail = JailSpec(jailKind, stdio.Env, binary, hermetic, claude.AuthorConfigDir(), sk.Dir, filepath.Dir(cfgPath), CacheDir(o.CacheDir, stdio.Env))
+	resolved, err := resolver.ResolveModel(ctx, model)
+	if err != nil {
+		return nil, beforeRun(ctx, exit.Errorf(exit.Tool, "resolving the agent model (%s): %v", ModelName(model), err))
+	}
+	modelAsked := ""
+	if model != "" && model != resolved {
+		modelAsked = model
+	}
+	tools := claude.AgentTools(sk.AllowedTools, o.AllowedTools)
+	sessionMode := o.SessionMode
+	if sessionMode == "" {
+		sessionMode = claude.DefaultSessionMode
+	}
+	notGranted := claude.NotGranted(append(append([]string{}, sk.AllowedTools...), o.AllowedTools...))
+	for _, w := range sk.Warnings {
+		fmt.Fprintf(stdio.Stderr, "warning: %s\n", w)
+	}
+	for _, t := range notGranted {
+		fmt.Fprintf(stdio.Stderr, "warning: the agent will not have the tool %s; a skill step that needs it will fail\n", t)
+	}
+	outDir, err := MakeOutDir(o.OutDir, sk.Name)
+	if err != nil {
+		return nil, exit.With(exit.Tool, err)
+	}
+	spec := JailSpec(jailKind, stdio.Env, binary, hermetic, claude.AuthorConfigDir(),
+		outDir, sk.Dir, filepath.Dir(cfgPath), CacheDir(o.CacheDir, stdio.Env))
+	run := &result.Run{
+		SchemaVersion: result.SchemaVersion,
+		Status:        result.StatusRunning,
+		StartedAt:     time.Now().UTC(),
+		Versions: result.Versions{
+			VibeTest: Version, Claude: version, ClaudeVerified: claude.VerifiedVersion,
+			ClaudeMismatch: version != claude.VerifiedVersion,
+			RubricPrompt:   rubric.PromptVersion, JudgePrompt: judge.PromptVersion, RunSchema: result.SchemaVersion,
+		},
+		Skill: result.Skill{Name: sk.Name, DeclaredName: sk.DeclaredName, Path: sk.Path, Hash: sk.Hash,
+			Warnings: sk.Warnings, ToolsNotGranted: notGranted},
+		Config: result.Config{
+			Conversations: o.Conversations, Concurrency: o.Concurrency, Model: resolved, ModelSource: modelSource, ModelAsked: modelAsked,
+			JudgeModel: judgeModel, AllowedTools: tools, SessionMode: sessionMode,
+			NoBaselineGate: o.NoBaselineGate, TurnTimeout: o.TurnTimeout.String(), MaxRetries: o.MaxRetries,
+			ConfigFile: cfgPath, RubricFile: o.RubricPath, FillersDir: o.FillersDir, KeepSandbox: o.KeepSandbox,
+			MaxBudgetUSD: o.MaxBudgetUSD, PassEnv: o.PassEnv, Rule: o.Rule, Alpha: o.Alpha, Effect: o.Effect, JudgeRepeats: o.JudgeRepeats, Controls: o.Controls, Args: o.Args,
+		},
+		Isolation: "author-config", Jail: jailKind, JailNote: jailNote,
+	}
+	if hermetic {
+		run.Isolation = "hermetic"
+	}
+	WarnNoJail(stdio.Stderr, jailKind, jailNote)
+	if run.Versions.ClaudeMismatch {
+		fmt.Fprintf(stdio.Stderr, "warning: claude %s differs from %s, the version vibe-test's parser was verified on; results may be misread\n", version, claude.VerifiedVersion)
+	}
+	if o.UntilDecided {
+		run.Sequential = &result.Sequential{Alpha: o.Alpha, Effect: o.Effect,
+			Max: o.MaxConversations, Batch: o.Conversations, Decision: result.SeqContinue}
+	}
+	sess := openJournal(run, outDir)
+	defer sess.close()
+	_ = sess.commit(func() {}) // a write error is the run's end's to report
+	fmt.Fprintf(stdio.Stderr, "vibe-test: run folder %s\n", outDir)
+	fail := func(err error) (*result.Run, error) {
+		_ = sess.commit(func() {
+			run.Status, run.Error, run.FinishedAt = result.StatusError, err.Error(), time.Now().UTC()
+			run.Outcome = result.Outcome{Exit: exit.Tool, Verdict: "error", Sentence: "No verdict: " + err.Error()}
+			if ctx.Err() != nil {
+				run.Status = result.StatusInterrupted
+				run.Outcome = result.Outcome{Exit: exit.Interrupted, Verdict: "interrupted", Sentence: "Interrupted before the conversations began."}
+			}
+		})
+		if ctx.Err() != nil {
+			return run, exit.Errorf(exit.Interrupted, "interrupted; the run folder %s keeps what was done", outDir)
+		}
+		return run, exit.With(exit.Tool, err)
+	}
+
+	// The plan: the config's tasks, or drafted by one cold call.
+	var pl *plan.Plan
+	if cfg != nil {
+		pl = plan.FromConfig(cfgPath, cfg)
+	} else {
+		fmt.Fprintln(stdio.Stderr, "vibe-test: no vibe-test.yaml beside the skill: drafting the base task and probes with one model call")
+		caller := ColdCaller(binary, stdio.Env, hermetic, o.MaxRetries, o.TurnTimeout, o.Grace)
+		caller.Jail = spec
+		var turn claude.Turn
+		pl, turn, err = plan.Draft(ctx, caller, sk, judgeModel)
+		sess.update(func() { run.Costs.Plan += turn.CostUSD })
+		if err != nil {
+			return fail(err)
+		}
+		// On stderr with the rest of what the run says as it goes: stdout
+		// is the summary's, and with --json one JSON object.
+		fmt.Fprintf(stdio.Stderr, "Drafted tasks (saved in plan.json; copy them into %s beside SKILL.md to keep them):\n%s\n", plan.ConfigName, indent(term.Clean(pl.YAML())))
+	}
+	pl.Model, pl.JudgeModel, pl.FillerSeed, pl.Schedule = resolved, judgeModel, o.Seed, sched
+	units := o.units()
+	picks := make([][]fillers.Passage, len(units))
+	for i, index := range units {
+		if picks[i], err = pickFillers(sched, pool, o.Seed+int64(index-1)); err != nil {
+			return fail(fmt.Errorf("choosing fillers: %w", err))
+		}
+		ids := make([]string, len(picks[i]))
+		for k, p := range picks[i] {
+			ids[k] = p.ID
+		}
+		pl.Fillers = append(pl.Fillers, ids)
+	}
+	sess.update(func() {
+		run.Plan = pl
+		run.Rubric = reviewed
+		for i, index := range units {
+			run.Conversations = append(run.Conversations, result.Conversation{
+				Index: index, Status: result.StatusPending, Fillers: pl.Fillers[i], Turns: []result.Turn{},
+			})
+			run.Fresh = append(run.Fresh, result.FreshTriple(index))
+		}
+		for _, kind := range o.Controls {
+			for i := 0; i < o.Conversations; i++ {
+				c := result.Conversation{Index: i + 1, Control: kind, Status: result.StatusPending, Turns: []result.Turn{}}
+				if kind == result.ControlNoSkill {
+					c.Fillers = pl.Fillers[i] // the same fillers as the measured conversation
+				}
+				run.Controls = append(run.Controls, c)
+			}
+		}
+	})
+	if err := result.WriteJSON(filepath.Join(outDir, "plan.json"), pl); err != nil {
+		return fail(err)
+	}
+	return drive(ctx, sess, driveInput{
+		binary: binary, env: stdio.Env, hermetic: hermetic, jail: spec, skill: sk, plan: pl, picks: picks,
+		cacheDir: CacheDir(o.CacheDir, stdio.Env), opts: o, pool: pool, seed: o.Seed,
+	}, stdio, h)
+}
+
+// inputs are what a run reads from disk before it starts anything: the
+// skill, the config, a reviewed rubric, the schedule and its fillers.
+type inputs struct {
+	skill   *skill.Skill
+	cfg     *plan.Config // nil: no config, the tasks are drafted
+	cfgPath string
+	rubric  *rubric.Rubric // nil: extracted (or cached)
+	sched   *plan.Schedule
+	pool    []fillers.Passage
+}
+
+// readInputs reads and checks a run's inputs, the same for the run and its
+// --dry-run, so both refuse the same bad input with the same line (exit 3),
+// and refuses an --out that exists.
+func (o Settings) readInputs() (inputs, error) {
+	var in inputs
+	var err error
+	if in.skill, err = skill.Load(o.SkillPath); err != nil {
+		return in, exit.With(exit.Tool, err)
+	}
+	if in.cfg, in.cfgPath, err = loadConfig(o, in.skill); err != nil {
+		return in, exit.With(exit.Tool, err)
+	}
+	if o.RubricPath != "" {
+		if in.rubric, err = rubric.Load(o.RubricPath); err != nil {
+			return in, exit.With(exit.Tool, err)
+		}
+	}
+	if in.sched, in.pool, err = o.scheduleAndPool(in.cfg, in.cfgPath); err != nil {
+		return in, err
+	}
+	if err := CheckOutDir(o.OutDir); err != nil {
+		return in, exit.With(exit.Tool, err)
+	}
+	return in, nil
+}
+
+// loadConfig finds the config: --config, else vibe-test.yaml beside SKILL.md.
+func loadConfig(o Settings, sk *skill.Skill) (*plan.Config, string, error) {
+	path := o.ConfigPath
+	if path == "" {
+		beside := filepath.Join(sk.Dir, plan.ConfigName)
+		if _, err := os.Stat(beside); err != nil {
+			return nil, "", nil
+		}
+		path = beside
+	}
+	cfg, err := plan.LoadConfig(path)
+	if err != nil {
+		return nil, "", err
+	}
+	return cfg, path, nil
+}
+
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
+}
+
+// beforeRun is what a step that failed before the run began reports: an
+// interrupt (exit 130) when the user stopped it, whatever that stop made
+// the step say (a killed jail probe reads "cannot start a jail"), else err.
+func beforeRun(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return exit.Errorf(exit.Interrupted, "interrupted before the run began")
+	}
+	return err
+}

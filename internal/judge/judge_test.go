@@ -1,0 +1,217 @@
+package judge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/vibe-test/vibe-test/internal/claude"
+	"github.com/vibe-test/vibe-test/internal/rubric"
+)
+
+func testRubric() *rubric.Rubric {
+	return &rubric.Rubric{Criteria: []rubric.Criterion{
+		{ID: "runs-script", Kind: "must", Text: "runs health.py", Check: &rubric.Check{Tool: "Bash", Pattern: `health\.py`, Expect: "present"}},
+		{ID: "no-edit", Kind: "must", Text: "never edits capabilities.md", Check: &rubric.Check{Tool: "Edit|Write", Pattern: `capabilities\.md`, Expect: "absent"}},
+		{ID: "appends-log", Kind: "must", Text: "appends to the log"},
+		{ID: "reads-frontmatter", Kind: "should", Text: "reads only frontmatter"},
+		{ID: "proposes-diff", Kind: "should", Text: "proposes a diff"},
+	}}
+}
+
+func call(name, input string) claude.ToolCall {
+	return claude.ToolCall{ID: name, Name: name, Input: json.RawMessage(input), HasResult: true}
+}
+
+// fakeCaller answers each call with the next answer (or error).
+type fakeCaller struct {
+	answers []string
+	errs    []error
+	prompts []string
+}
+
+func (f *fakeCaller) Structured(_ context.Context, prompt, schema, model string) (claude.Turn, error) {
+	f.prompts = append(f.prompts, prompt)
+	i := len(f.prompts) - 1
+	if i < len(f.errs) && f.errs[i] != nil {
+		return claude.Turn{CostUSD: 0.01}, f.errs[i]
+	}
+	return claude.Turn{CostUSD: 0.01, StructuredOutput: json.RawMessage(f.answers[i])}, nil
+}
+
+func answer(result string, callNo int, escape bool) string {
+	var cs []string
+	for _, id := range []string{"runs-script", "no-edit", "appends-log", "reads-frontmatter", "proposes-diff"} {
+		cs = append(cs, `{"id":"`+id+`","result":"`+result+`","evidence":"e","call":`+string(rune('0'+callNo))+`}`)
+	}
+	reason := ""
+	if escape {
+		reason = "hand-rolled"
+	}
+	esc := "false"
+	if escape {
+		esc = "true"
+	}
+	return `{"criteria":[` + strings.Join(cs, ",") + `],"escape_hatch":` + esc + `,"escape_reason":"` + reason + `"}`
+}
+
+func TestChecksWinOverTheJudge(t *testing.T) {
+	turn := claude.Turn{Calls: []claude.ToolCall{call("Bash", `{"command":"python3 health.py"}`), call("Edit", `{"file_path":"/x/capabilities.md"}`)}}
+	f := &fakeCaller{answers: []string{answer("pass", 1, false)}}
+	j := &Judge{Caller: f, Rubric: testRubric()}
+	v := j.Judge(context.Background(), "task", turn)
+	if v.Result != Fail {
+		t.Fatalf("result %s: the Edit of capabilities.md must fail the turn whatever the judge says", v.Result)
+	}
+	if c := v.Criteria[1]; c.Result != Fail || c.Source != "check" || c.JudgeResult != "pass" || c.Call != 2 {
+		t.Errorf("no-edit: %+v", c)
+	}
+	if c := v.Criteria[0]; c.Result != Pass || c.Call != 1 {
+		t.Errorf("runs-script: %+v", c)
+	}
+}
+
+func TestEscapeOverCallDowngraded(t *testing.T) {
+	turn := claude.Turn{Calls: []claude.ToolCall{call("Bash", `{"command":"python3 health.py"}`)}}
+	f := &fakeCaller{answers: []string{answer("pass", 1, true)}}
+	v := (&Judge{Caller: f, Rubric: testRubric()}).Judge(context.Background(), "task", turn)
+	if v.EscapeHatch || !v.Partial || !v.OverCall || v.Result != Pass {
+		t.Fatalf("%+v", v)
+	}
+	// Without the script, the flag stands and fails the turn.
+	turn = claude.Turn{Calls: []claude.ToolCall{call("Bash", `{"command":"grep -c x notes"}`)}}
+	f = &fakeCaller{answers: []string{answer("pass", 1, true)}}
+	v = (&Judge{Caller: f, Rubric: testRubric()}).Judge(context.Background(), "task", turn)
+	if !v.EscapeHatch || v.OverCall || v.Result != Fail {
+		t.Fatalf("%+v", v)
+	}
+}
+
+func TestBadAnswersBecomeJudgeError(t *testing.T) {
+	turn := claude.Turn{Calls: []claude.ToolCall{call("Bash", `{"command":"python3 health.py"}`)}}
+	cases := map[string]*fakeCaller{
+		"cites a call that does not exist": {answers: []string{answer("pass", 5, false), answer("pass", 7, false)}},
+		"does not parse":                   {answers: []string{`{"criteria":`, `[]`}},
+		"call failed":                      {errs: []error{errors.New("api_error"), errors.New("api_error")}},
+		"missing criteria":                 {answers: []string{`{"criteria":[],"escape_hatch":false,"escape_reason":""}`, `{"criteria":[],"escape_hatch":false,"escape_reason":""}`}},
+	}
+	for name, f := range cases {
+		t.Run(name, func(t *testing.T) {
+			v := (&Judge{Caller: f, Rubric: testRubric()}).Judge(context.Background(), "task", turn)
+			if v.Result != JudgeError || v.Attempts != 2 || v.Error == "" || len(f.prompts) != 2 {
+				t.Fatalf("%+v after %d calls", v, len(f.prompts))
+			}
+			if v.CostUSD != 0.02 {
+				t.Errorf("cost of both attempts not counted: %v", v.CostUSD)
+			}
+		})
+	}
+	// A retry that succeeds is used.
+	f := &fakeCaller{answers: []string{answer("pass", 9, false), answer("pass", 1, false)}}
+	v := (&Judge{Caller: f, Rubric: testRubric()}).Judge(context.Background(), "task", turn)
+	if v.Result != Pass || v.Attempts != 2 {
+		t.Fatalf("%+v", v)
+	}
+}
+
+func TestPromptLabelsClaims(t *testing.T) {
+	turn := claude.Turn{Text: "I ran health.py and appended the log.", Calls: nil}
+	p := Prompt(testRubric(), "check the skills", turn)
+	if !strings.Contains(p, "no tool calls") || !strings.Contains(p, "claims only, NOT evidence") {
+		t.Fatal(p)
+	}
+	long := claude.Turn{Calls: []claude.ToolCall{call("Write", `{"file_path":"a","content":"`+strings.Repeat("x", 10000)+`"}`)}}
+	long.Calls[0].Result = strings.Repeat("y", 10000)
+	if tr := Trace(long); len(tr) > 1500 {
+		t.Errorf("trace not bounded: %d bytes", len(tr))
+	}
+}
+
+func FuzzParseAnswer(f *testing.F) {
+	f.Add([]byte(answer("pass", 1, false)))
+	f.Add([]byte(answer("fail", 0, true)))
+	f.Add([]byte(`{"criteria":[{"id":"x"}]}`))
+	r := testRubric()
+	f.Fuzz(func(t *testing.T, b []byte) {
+		a, err := ParseAnswer(b, r, 3)
+		if err != nil {
+			return
+		}
+		if len(a.Criteria) != len(r.Criteria) {
+			t.Fatal("accepted an answer without every criterion")
+		}
+		for _, c := range a.Criteria {
+			if c.Call < 0 || c.Call > 3 {
+				t.Fatal("accepted a call that does not exist")
+			}
+		}
+	})
+}
+
+func TestRepeatsDisagreeMakeUncertain(t *testing.T) {
+	turn := claude.Turn{Calls: []claude.ToolCall{call("Bash", `{"command":"python3 health.py"}`)}}
+	// Two judgements: the first passes appends-log, the second fails it.
+	pass := answer("pass", 1, false)
+	fail := strings.Replace(answer("pass", 1, false), `{"id":"appends-log","result":"pass"`, `{"id":"appends-log","result":"fail"`, 1)
+	f := &fakeCaller{answers: []string{pass, fail}}
+	v := (&Judge{Caller: f, Rubric: testRubric(), Repeats: 2}).Judge(context.Background(), "task", turn)
+	if v.Result != Uncertain || len(v.Repeats) != 2 || v.Agreement["appends-log"] != 0.5 || v.Agreement["runs-script"] != 1 {
+		t.Fatalf("%+v", v)
+	}
+	f = &fakeCaller{answers: []string{pass, pass}}
+	v = (&Judge{Caller: f, Rubric: testRubric(), Repeats: 2}).Judge(context.Background(), "task", turn)
+	if v.Result != Pass || v.CostUSD != 0.02 {
+		t.Fatalf("agreeing repeats: %+v", v)
+	}
+}
+
+// A must-check that matched only a failed call is a set-up problem, not a
+// pass; one failed try followed by a good one is a pass.
+func TestSetupProblem(t *testing.T) {
+	failed := call("Bash", `{"command":"python3 scripts/health.py"}`)
+	failed.IsError, failed.Result = true, "Exit code 2\npython3: can't open file 'scripts/health.py': [Errno 2] No such file or directory"
+	good := call("Bash", `{"command":"python3 scripts/health.py --fix"}`)
+	good.Result = "ok"
+	missing := call("Read", `{"file_path":"/x/capabilities.md"}`)
+	missing.IsError, missing.Result = true, "File does not exist."
+	cases := []struct {
+		name   string
+		calls  []claude.ToolCall
+		result string
+		setup  bool
+	}{
+		{"failed only", []claude.ToolCall{failed}, Fail, true},
+		{"failed then good", []claude.ToolCall{failed, good}, Pass, false},
+		{"good", []claude.ToolCall{good}, Pass, false},
+		{"unrelated failure", []claude.ToolCall{good, missing}, Pass, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			j := &Judge{Caller: &fakeCaller{answers: []string{answer("pass", 1, false)}}, Rubric: testRubric()}
+			v := j.Judge(context.Background(), "task", claude.Turn{Calls: c.calls})
+			if v.Result != c.result || (v.SetupProblem != "") != c.setup {
+				t.Fatalf("result %s setup %q", v.Result, v.SetupProblem)
+			}
+			if c.setup {
+				if !strings.Contains(v.SetupProblem, "runs-script") || !strings.Contains(v.SetupProblem, "No such file") || v.Criteria[0].Result != Fail {
+					t.Errorf("setup problem %q, criterion %+v", v.SetupProblem, v.Criteria[0])
+				}
+			}
+		})
+	}
+}
+
+// A refused key is not retried: the verdict is a judge error after one call
+// whose text says what to do.
+func TestRefusedCredentialsNotRetried(t *testing.T) {
+	turn := claude.Turn{Calls: []claude.ToolCall{call("Bash", `{"command":"python3 health.py"}`)}}
+	refused := fmt.Errorf("%w (HTTP 403): %s", claude.ErrCredentials, claude.CredentialsAdvice)
+	f := &fakeCaller{errs: []error{refused, refused}, answers: []string{"", answer("pass", 1, false)}}
+	v := (&Judge{Caller: f, Rubric: testRubric()}).Judge(context.Background(), "task", turn)
+	if v.Result != JudgeError || v.Attempts != 1 || len(f.prompts) != 1 || !strings.Contains(v.Error, "ANTHROPIC_API_KEY") {
+		t.Fatalf("%+v after %d calls", v, len(f.prompts))
+	}
+}

@@ -1,0 +1,343 @@
+// Package plan says what each conversation will be told: the base task
+// (turn 1), the three probe tasks (turns 6, 8, 10 on the seed's schedule;
+// see Schedule for the others), the setup files written before each probe,
+// the fixture, and the models. It comes from the author's
+// vibe-test.yaml, or is drafted by one cold call from the skill and saved so
+// the author can copy it into a config.
+package plan
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+	"github.com/vibe-test/vibe-test/internal/claude"
+	"github.com/vibe-test/vibe-test/internal/readfile"
+	"github.com/vibe-test/vibe-test/internal/sandbox"
+	"github.com/vibe-test/vibe-test/internal/skill"
+	"github.com/vibe-test/vibe-test/internal/yamlerr"
+)
+
+// Turns of a conversation, and which are judged.
+const Turns = 10
+
+// ProbeTurns are the turns that repeat a skill-relevant task after dilution.
+var ProbeTurns = [3]int{6, 8, 10}
+
+// The kinds of turn, as run.json spells them: the base task (the baseline),
+// a probe (a skill-relevant task after dilution), a filler (unrelated text
+// that dilutes the context, never judged).
+const (
+	KindBase   = "base"
+	KindProbe  = "probe"
+	KindFiller = "filler"
+)
+
+// Kind of each turn, by 1-based number.
+func Kind(turn int) string {
+	if turn == 1 {
+		return KindBase
+	}
+	for _, p := range ProbeTurns {
+		if turn == p {
+			return KindProbe
+		}
+	}
+	return KindFiller
+}
+
+// Probe is one probe task and the files written just before it.
+type Probe struct {
+	Task  string            `yaml:"task" json:"task"`
+	Setup map[string]string `yaml:"setup,omitempty" json:"setup,omitempty"`
+}
+
+// Config is vibe-test.yaml. Every key is documented in the README; unknown
+// keys are errors, so a typo never silently changes the experiment.
+type Config struct {
+	BaseTask   string            `yaml:"base_task" json:"base_task"`
+	Probes     []Probe           `yaml:"probes" json:"probes"`
+	Fixture    string            `yaml:"fixture,omitempty" json:"fixture,omitempty"`
+	Files      map[string]string `yaml:"files,omitempty" json:"files,omitempty"`
+	Model      string            `yaml:"model,omitempty" json:"model,omitempty"`
+	JudgeModel string            `yaml:"judge_model,omitempty" json:"judge_model,omitempty"`
+	// Schedule, when set, replaces the seed's ten turns (flags override it).
+	Schedule *ScheduleConfig `yaml:"schedule,omitempty" json:"schedule,omitempty"`
+}
+
+// ScheduleConfig is the schedule as vibe-test.yaml spells it.
+type ScheduleConfig struct {
+	DiluteTo      Levels `yaml:"dilute_to,omitempty" json:"dilute_to,omitempty"`
+	CompactBefore []int  `yaml:"compact_before,omitempty" json:"compact_before,omitempty"`
+	CompactAt     Tokens `yaml:"compact_at,omitempty" json:"compact_at,omitempty"`
+	Fillers       string `yaml:"fillers,omitempty" json:"fillers,omitempty"`
+	MaxFillers    int    `yaml:"max_fillers,omitempty" json:"max_fillers,omitempty"`
+}
+
+// Levels are context levels, written as numbers or as 50k, 1.5m.
+type Levels []int64
+
+// UnmarshalYAML reads a list of levels, each a number or a string such as
+// "50k".
+func (l *Levels) UnmarshalYAML(unmarshal func(any) error) error {
+	var raw []any
+	if err := unmarshal(&raw); err != nil {
+		return fmt.Errorf("expected a list of token counts such as [50k, 100k, 150k]")
+	}
+	*l = nil
+	for _, v := range raw {
+		n, err := ParseTokens(fmt.Sprint(v))
+		if err != nil {
+			return err
+		}
+		*l = append(*l, n)
+	}
+	return nil
+}
+
+// Tokens is one token count, written as a number or as 120k.
+type Tokens int64
+
+// UnmarshalYAML reads a number or a string such as "120k".
+func (n *Tokens) UnmarshalYAML(unmarshal func(any) error) error {
+	var raw any
+	if err := unmarshal(&raw); err != nil {
+		return fmt.Errorf("expected a token count such as 120k")
+	}
+	v, err := ParseTokens(fmt.Sprint(raw))
+	if err != nil {
+		return err
+	}
+	*n = Tokens(v)
+	return nil
+}
+
+// Plan is what the run will do; saved as plan.json.
+type Plan struct {
+	Source     string            `json:"source"` // config path, or "drafted"
+	BaseTask   string            `json:"base_task"`
+	Probes     []Probe           `json:"probes"`
+	Fixture    string            `json:"fixture,omitempty"` // absolute
+	Files      map[string]string `json:"files,omitempty"`
+	Model      string            `json:"model,omitempty"`
+	JudgeModel string            `json:"judge_model,omitempty"`
+	// Schedule is when the probes are asked and what dilutes the context;
+	// nil is the seed's ten turns.
+	Schedule *Schedule `json:"schedule,omitempty"`
+	// FillerSeed picks each conversation's fillers (seed + conversation index).
+	FillerSeed int64 `json:"filler_seed"`
+	// Fillers are the passage ids each conversation was given, by conversation.
+	Fillers [][]string `json:"fillers,omitempty"`
+}
+
+// ProbeTask is probe k's task (1-based).
+func (p *Plan) ProbeTask(k int) string {
+	if k < 1 || k > len(p.Probes) {
+		return ""
+	}
+	return p.Probes[k-1].Task
+}
+
+// ProbeSetup is the files written just before probe k (1-based).
+func (p *Plan) ProbeSetup(k int) map[string]string {
+	if k < 1 || k > len(p.Probes) {
+		return nil
+	}
+	return p.Probes[k-1].Setup
+}
+
+// Task returns the prompt of a judged turn of the fixed schedule.
+func (p *Plan) Task(turn int) string {
+	switch turn {
+	case 1:
+		return p.BaseTask
+	case 6:
+		return p.Probes[0].Task
+	case 8:
+		return p.Probes[1].Task
+	case 10:
+		return p.Probes[2].Task
+	}
+	return ""
+}
+
+// Setup returns the files to write just before a probe turn.
+func (p *Plan) Setup(turn int) map[string]string {
+	for i, t := range ProbeTurns {
+		if t == turn && i < len(p.Probes) {
+			return p.Probes[i].Setup
+		}
+	}
+	return nil
+}
+
+// MaxConfigSize bounds vibe-test.yaml: tasks and a few setup files, not data.
+const MaxConfigSize = 1 << 20
+
+// ConfigName is the config file looked for beside SKILL.md.
+const ConfigName = "vibe-test.yaml"
+
+// LoadConfig reads and validates a config file. Errors name the file, the
+// line when known, the field and what was expected.
+func LoadConfig(path string) (*Config, error) {
+	b, err := readfile.Regular(path, MaxConfigSize)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s: no such file (expected a %s config)", path, ConfigName)
+		}
+		return nil, err
+	}
+	var c Config
+	if err := yaml.UnmarshalWithOptions(b, &c, yaml.Strict()); err != nil {
+		return nil, yamlerr.Format(path, 0, err)
+	}
+	if err := c.validate(path, b); err != nil {
+		return nil, err
+	}
+	if c.Fixture != "" {
+		if !filepath.IsAbs(c.Fixture) {
+			c.Fixture = filepath.Join(filepath.Dir(path), c.Fixture)
+		}
+		if st, err := os.Stat(c.Fixture); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("%s:%d: field \"fixture\": %s is not a folder", path, keyLine(b, "fixture"), c.Fixture)
+		}
+		// Links out of the fixture and an oversized one are refused now,
+		// not once per conversation.
+		if err := sandbox.CheckFixture(c.Fixture, []string{path}); err != nil {
+			return nil, fmt.Errorf("%s:%d: field \"fixture\": %s: %v", path, keyLine(b, "fixture"), c.Fixture, err)
+		}
+	}
+	return &c, nil
+}
+
+func (c *Config) validate(path string, src []byte) error {
+	if strings.TrimSpace(c.BaseTask) == "" {
+		return fmt.Errorf("%s:%d: field \"base_task\" is missing or empty, expected the turn-1 task", path, keyLine(src, "base_task"))
+	}
+	if len(c.Probes) != len(ProbeTurns) {
+		return fmt.Errorf("%s:%d: field \"probes\": %d given, expected exactly %d (turns 6, 8 and 10)", path, keyLine(src, "probes"), len(c.Probes), len(ProbeTurns))
+	}
+	for i, p := range c.Probes {
+		if strings.TrimSpace(p.Task) == "" {
+			return fmt.Errorf("%s:%d: field \"probes[%d].task\" is empty, expected the task for turn %d", path, keyLine(src, "probes"), i, ProbeTurns[i])
+		}
+		if err := checkPaths(p.Setup); err != nil {
+			return fmt.Errorf("%s:%d: field \"probes[%d].setup\": %v", path, keyLine(src, "probes"), i, err)
+		}
+	}
+	if err := checkPaths(c.Files); err != nil {
+		return fmt.Errorf("%s:%d: field \"files\": %v", path, keyLine(src, "files"), err)
+	}
+	if sc := c.Schedule; sc != nil {
+		if err := sc.Schedule().Check(); err != nil {
+			return fmt.Errorf("%s:%d: field \"schedule.%v", path, keyLine(src, "schedule"), strings.Replace(err.Error(), ":", "\":", 1))
+		}
+	}
+	return nil
+}
+
+// checkPaths refuses file paths that would leave the sandbox.
+func checkPaths(files map[string]string) error {
+	for _, k := range sortedKeys(files) {
+		clean := filepath.Clean(k)
+		if k == "" || filepath.IsAbs(k) || clean == ".." || strings.HasPrefix(clean, "../") {
+			return fmt.Errorf("path %q, expected a relative path inside the sandbox", k)
+		}
+	}
+	return nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// keyLine finds the line of a top-level key, for error messages.
+func keyLine(src []byte, key string) int {
+	for i, l := range bytes.Split(src, []byte("\n")) {
+		if bytes.HasPrefix(l, []byte(key+":")) {
+			return i + 1
+		}
+	}
+	return 1
+}
+
+// Schedule is the schedule the config asks for (nil: the seed's).
+func (sc *ScheduleConfig) Schedule() *Schedule {
+	if sc == nil {
+		return nil
+	}
+	return &Schedule{DiluteTo: sc.DiluteTo, CompactBefore: sc.CompactBefore, CompactAt: int64(sc.CompactAt), Fillers: sc.Fillers, MaxFillers: sc.MaxFillers}
+}
+
+// FromConfig makes a plan from a config.
+func FromConfig(path string, c *Config) *Plan {
+	return &Plan{Source: path, BaseTask: c.BaseTask, Probes: c.Probes, Fixture: c.Fixture,
+		Files: c.Files, Model: c.Model, JudgeModel: c.JudgeModel, Schedule: c.Schedule.Schedule()}
+}
+
+// DraftSchema is the schema of the drafting call's answer.
+const DraftSchema = `{"title":"plan","type":"object","additionalProperties":false,"properties":{` +
+	`"base_task":{"type":"string"},"probes":{"type":"array","minItems":3,"maxItems":3,"items":{"type":"string"}}},` +
+	`"required":["base_task","probes"]}`
+
+// DraftPrompt asks for a base task and three probes a user of the skill
+// would plausibly type.
+func DraftPrompt(s *skill.Skill) string {
+	return `Below are instructions an AI coding agent follows for some kind of request. Write four requests a real user of this agent might type, each one that the instructions clearly apply to: base_task (the first), and probes (three more, different from the first and from each other, each phrased as a new request in an ongoing chat). Write them as the user would, in plain words; do not mention the instructions, grading or checking. Answer with the StructuredOutput tool.
+
+--- INSTRUCTIONS (` + s.Name + `) ---
+` + s.Raw
+}
+
+// Caller is the cold-call seam: claude.Structured.
+type Caller = claude.Structured
+
+// Draft asks the model for the tasks. It returns the turn for cost
+// accounting even on error.
+func Draft(ctx context.Context, c Caller, s *skill.Skill, model string) (*Plan, claude.Turn, error) {
+	turn, err := c.Structured(ctx, DraftPrompt(s), DraftSchema, model)
+	if err != nil {
+		return nil, turn, fmt.Errorf("drafting the tasks: %w", err)
+	}
+	var ans struct {
+		BaseTask string   `json:"base_task"`
+		Probes   []string `json:"probes"`
+	}
+	if err := json.Unmarshal(turn.StructuredOutput, &ans); err != nil {
+		return nil, turn, fmt.Errorf("drafting the tasks: answer does not parse: %w", err)
+	}
+	if strings.TrimSpace(ans.BaseTask) == "" || len(ans.Probes) != 3 {
+		return nil, turn, fmt.Errorf("drafting the tasks: expected a base task and 3 probes, got %d probes", len(ans.Probes))
+	}
+	p := &Plan{Source: "drafted", BaseTask: ans.BaseTask}
+	for _, t := range ans.Probes {
+		if strings.TrimSpace(t) == "" {
+			return nil, turn, fmt.Errorf("drafting the tasks: an empty probe")
+		}
+		p.Probes = append(p.Probes, Probe{Task: t})
+	}
+	return p, turn, nil
+}
+
+// YAML renders a plan as a vibe-test.yaml the author can review and keep.
+func (p *Plan) YAML() string {
+	c := Config{BaseTask: p.BaseTask, Probes: p.Probes, Model: p.Model, JudgeModel: p.JudgeModel}
+	b, err := yaml.Marshal(c)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}

@@ -1,0 +1,79 @@
+package result
+
+import (
+	"fmt"
+
+	"github.com/vibe-test/vibe-test/internal/plan"
+
+	"github.com/vibe-test/vibe-test/internal/stats"
+)
+
+// ControlStat compares a judged turn of the measured conversations with the
+// same turn of the no-skill control, as unpaired samples: Fisher's exact
+// test. The measured probes are over the conversations whose baseline
+// passed (all of them with the gate bypassed); the control has no gate.
+type ControlStat struct {
+	Control     string  `json:"control"` // no-skill
+	Turn        int     `json:"turn"`
+	Probe       int     `json:"probe,omitempty"`
+	Passes      int     `json:"passes"`
+	N           int     `json:"n"`
+	ControlPass int     `json:"control_passes"`
+	ControlN    int     `json:"control_n"`
+	Lift        float64 `json:"lift"` // measured rate minus the control's
+	P           float64 `json:"p"`    // one-sided Fisher (see Reading)
+	Reading     string  `json:"reading"`
+}
+
+// passCount counts pass/fail verdicts of judged turn k (0: the baseline,
+// else probe k) over conversations.
+func passCount(convs []Conversation, control string, k int) (pass, n int) {
+	for i := range convs {
+		c := &convs[i]
+		if c.Control != control {
+			continue
+		}
+		if p, ok := judgedResult(c, k); ok {
+			n++
+			if p {
+				pass++
+			}
+		}
+	}
+	return pass, n
+}
+
+// ComputeControls compares the run with its controls.
+func ComputeControls(r *Run) []ControlStat {
+	var out []ControlStat
+	kinds := map[string]bool{}
+	for _, c := range r.Controls {
+		kinds[c.Control] = true
+	}
+	if kinds[ControlNoSkill] {
+		// Where the skill earns its lines: the lift over an agent that never
+		// saw it, one-sided (the skill helps).
+		for k := 0; k <= probeCount; k++ {
+			turn := 1
+			if k > 0 {
+				turn = plan.ProbeTurns[k-1]
+			}
+			s := ControlStat{Control: ControlNoSkill, Turn: turn, Probe: k}
+			s.Passes, s.N = passCount(r.Conversations, "", k)
+			s.ControlPass, s.ControlN = passCount(r.Controls, ControlNoSkill, k)
+			if s.N == 0 || s.ControlN == 0 {
+				continue
+			}
+			s.Lift = float64(s.Passes)/float64(s.N) - float64(s.ControlPass)/float64(s.ControlN)
+			s.P = stats.FisherGreater(s.Passes, s.N-s.Passes, s.ControlPass, s.ControlN-s.ControlPass)
+			switch {
+			case s.Lift <= 0:
+				s.Reading = "no lift: the agent does as well without the skill"
+			default:
+				s.Reading = fmt.Sprintf("the skill lifts the pass rate by %.0f points", 100*s.Lift)
+			}
+			out = append(out, s)
+		}
+	}
+	return out
+}

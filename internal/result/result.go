@@ -1,0 +1,573 @@
+// Package result is the record of a run (run.json) and what it concludes:
+// each conversation's turns and verdicts, its shape, the run's status, the
+// verdict sentence and the exit code.
+package result
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/vibe-test/vibe-test/internal/atomicfile"
+
+	"github.com/vibe-test/vibe-test/internal/claude"
+	"github.com/vibe-test/vibe-test/internal/judge"
+	"github.com/vibe-test/vibe-test/internal/plan"
+	"github.com/vibe-test/vibe-test/internal/rubric"
+)
+
+// SchemaVersion of run.json. Readers check it; bump it on any change that
+// an older reader would misread.
+//
+// 2: the two-arm design (the fresh arm, Config.Rule and Effect, the
+// diluted-vs-fresh statistics, alpha-spending looks).
+// 3: probes keyed by number (Turn.Probe), so a schedule may put them at
+// any turn (Plan.Schedule: --dilute-to, --compact-before, work fillers),
+// and compactions. A version-2 reader would look for probes at turns 6, 8
+// and 10 only.
+const SchemaVersion = 3
+
+// Run statuses.
+const (
+	StatusPending        = "pending"
+	StatusRunning        = "running"
+	StatusCompleted      = "completed"
+	StatusBaselineFailed = "baseline-failed"
+	StatusError          = "error"
+	StatusInterrupted    = "interrupted"
+	// StatusBudgetExhausted: a turn would have started after --max-budget-usd
+	// was spent.
+	StatusBudgetExhausted = "budget-exhausted"
+)
+
+// Turn statuses.
+const (
+	TurnOK       = "ok"
+	TurnError    = "error"
+	TurnTimedOut = "timed-out"
+	// TurnPromptTooLong: the API refused the conversation as too long.
+	TurnPromptTooLong = "prompt-too-long"
+)
+
+// Run is run.json.
+type Run struct {
+	SchemaVersion int       `json:"schema_version"`
+	Status        string    `json:"status"`
+	StartedAt     time.Time `json:"started_at"`
+	FinishedAt    time.Time `json:"finished_at,omitzero"`
+	Versions      Versions  `json:"versions"`
+	Skill         Skill     `json:"skill"`
+	Config        Config    `json:"config"`
+	// Isolation is "hermetic" (fresh config dir per conversation) or
+	// "author-config" (the author's login kept, isolated by flags alone).
+	Isolation string `json:"isolation"`
+	// Jail is "bubblewrap" when every claude process ran in a jail, "none"
+	// when the agent saw what the author's user sees; JailNote says why
+	// there was none. Empty in runs from before the jail.
+	Jail          string         `json:"jail,omitempty"`
+	JailNote      string         `json:"jail_note,omitempty"`
+	GateBypassed  bool           `json:"gate_bypassed"`
+	Rubric        *rubric.Rubric `json:"rubric,omitempty"`
+	Plan          *plan.Plan     `json:"plan,omitempty"`
+	Conversations []Conversation `json:"conversations"`
+	// Fresh is the fresh arm: for conversation i, fresh triple i asks each
+	// probe as the first message of its own new session in a fresh sandbox.
+	// The exit code compares the probes diluted with the same probes here.
+	Fresh []Conversation `json:"fresh"`
+	// Controls are the --control conversations: the same schedule with no
+	// skill installed, or each probe in a fresh session. They never decide
+	// the exit code; they tell where the skill earns its lines.
+	Controls []Conversation `json:"controls,omitempty"`
+	// Sequential is set with --until-decided.
+	Sequential *Sequential `json:"sequential,omitempty"`
+	Costs      Costs       `json:"costs"`
+	Outcome    Outcome     `json:"outcome"`
+	Error      string      `json:"error,omitempty"`
+}
+
+// Versions of the tools that made the run.
+type Versions struct {
+	VibeTest        string `json:"vibe_test"`
+	Claude          string `json:"claude"`
+	ClaudeVerified  string `json:"claude_verified"`
+	ClaudeMismatch  bool   `json:"claude_mismatch,omitempty"`
+	RubricPrompt    string `json:"rubric_prompt"`
+	JudgePrompt     string `json:"judge_prompt"`
+	RunSchema       int    `json:"run_schema"`
+	ClaudeParserMsg string `json:"claude_warning,omitempty"`
+}
+
+// Skill identifies the skill measured.
+type Skill struct {
+	Name string `json:"name"`
+	// DeclaredName is the frontmatter's name when the CLI lists the skill
+	// under another (its folder name: the declared one breaks the spec).
+	DeclaredName string `json:"declared_name,omitempty"`
+	Path         string `json:"path"`
+	Hash         string `json:"hash"`
+	// Warnings are the skill's deviations from the Agent Skills spec that
+	// the CLI still loads, each naming the rule it breaks.
+	Warnings []string `json:"warnings,omitempty"`
+	// ToolsNotGranted are tools the skill (or --allowed-tools) names that the
+	// agent's session does not have, with why.
+	ToolsNotGranted []string `json:"tools_not_granted,omitempty"`
+}
+
+// Config is the run's settings as given.
+type Config struct {
+	Conversations int `json:"conversations"`
+	Concurrency   int `json:"concurrency"`
+	// Model is the agent's model as the CLI resolved it once for the run,
+	// passed with --model on every agent turn.
+	Model string `json:"model,omitempty"`
+	// ModelSource says where Model came from: "flag" (--model), "config"
+	// (vibe-test.yaml) or "cli-default" (the CLI's default, resolved once).
+	ModelSource string `json:"model_source,omitempty"`
+	// ModelAsked is the name given (an alias such as sonnet) when the CLI
+	// resolved it to another.
+	ModelAsked string `json:"model_asked,omitempty"`
+	JudgeModel string `json:"judge_model,omitempty"`
+	// AllowedTools is the agent's --allowedTools list: the base tools
+	// (Skill among them), the skill's allowed-tools, then --allowed-tools.
+	AllowedTools []string `json:"allowed_tools,omitempty"`
+	// SessionMode is how the turns of a conversation reached the CLI:
+	// "interactive" (one long-lived process per conversation, each turn one
+	// user message) or "resume" (one `claude -p --resume` process per
+	// turn). Empty in runs from before the modes, which ran as resume:
+	// read it with SessionModeOf.
+	SessionMode    string   `json:"session_mode,omitempty"`
+	NoBaselineGate bool     `json:"no_baseline_gate"`
+	TurnTimeout    string   `json:"turn_timeout"`
+	MaxRetries     int      `json:"claude_max_retries"`
+	ConfigFile     string   `json:"config_file,omitempty"`
+	RubricFile     string   `json:"rubric_file,omitempty"`
+	FillersDir     string   `json:"fillers_dir,omitempty"`
+	KeepSandbox    bool     `json:"keep_sandbox"`
+	MaxBudgetUSD   float64  `json:"max_budget_usd,omitempty"`
+	Controls       []string `json:"controls,omitempty"`
+	PassEnv        []string `json:"pass_env,omitempty"`
+	// Rule sets the exit code: RuleDilutedVsFresh (default) or
+	// RuleAnyProbeFailed (seed 002's rule).
+	Rule string `json:"rule,omitempty"`
+	// Gate is the rule of schema-1 runs (any or significant), kept so they
+	// load; new runs leave it empty.
+	Gate         string   `json:"gate,omitempty"`
+	Alpha        float64  `json:"alpha,omitempty"`
+	Effect       float64  `json:"effect,omitempty"`
+	JudgeRepeats int      `json:"judge_repeats,omitempty"`
+	Args         []string `json:"args,omitempty"`
+}
+
+// Costs in USD, kept apart by purpose.
+type Costs struct {
+	Agent  float64 `json:"agent_usd"`
+	Rubric float64 `json:"rubric_usd"`
+	Plan   float64 `json:"plan_usd"`
+	Judge  float64 `json:"judge_usd"`
+	Total  float64 `json:"total_usd"`
+	// Tokens the judge and rubric calls saw, apart from the agent's.
+	JudgeTokens  int64 `json:"judge_tokens"`
+	RubricTokens int64 `json:"rubric_tokens"`
+}
+
+// Conversation is one 10-turn session.
+type Conversation struct {
+	Index int `json:"index"` // 1-based
+	// Control is "" for a measured conversation, "fresh" for a fresh triple,
+	// else the control's kind ("no-skill").
+	Control   string   `json:"control,omitempty"`
+	SessionID string   `json:"session_id,omitempty"`
+	Status    string   `json:"status"`
+	Error     string   `json:"error,omitempty"`
+	Fillers   []string `json:"fillers"`
+	// Sandbox, Home and ConfigDir locate the conversation's workspace while
+	// it exists (during the run, after an interrupt, with --keep-sandbox), so
+	// resume can continue the session.
+	Sandbox   string `json:"sandbox,omitempty"`
+	Home      string `json:"home,omitempty"`
+	ConfigDir string `json:"config_dir,omitempty"`
+	Tmp       string `json:"tmp,omitempty"` // the conversation's own TMPDIR
+	Turns     []Turn `json:"turns"`
+	// Abandoned are turns that did not complete (interrupted, errored, or
+	// lost with a sandbox); kept for the record, never judged.
+	Abandoned []Turn `json:"abandoned_turns,omitempty"`
+	// Rewinds are the times the session file was cut back to the last
+	// completed turn before a turn was run again, so the model never saw
+	// the rerun turn's prompt twice.
+	Rewinds []Rewind `json:"rewinds,omitempty"`
+	Notes   []string `json:"notes,omitempty"`
+	Shape   string   `json:"shape,omitempty"`
+	// ModelChange is set when the model that answered changed inside the
+	// conversation: a confound, since a different model is a decay that is
+	// not dilution.
+	ModelChange string `json:"model_change,omitempty"`
+}
+
+// Rewind is one cut of the session file before a rerun: what the stopped
+// try of Turn had saved (its prompt, the answers, tool results) was removed.
+type Rewind struct {
+	Turn         int    `json:"turn"`
+	RemovedBytes int64  `json:"removed_bytes"`
+	RemovedLines int    `json:"removed_lines"`
+	Reason       string `json:"reason"` // why the turn ran again: the stopped try's status (timed-out, error) or "resume"
+}
+
+// Compaction is one compaction of a conversation's session: the context
+// before it and the CLI's estimate after it (the summary and the messages
+// kept verbatim), what it cost, and the stream of the /compact invocation.
+type Compaction struct {
+	Trigger    string  `json:"trigger"` // manual (vibe-test's /compact) or auto (the CLI's own)
+	PreTokens  int64   `json:"pre_tokens"`
+	PostTokens int64   `json:"post_tokens"`
+	Transcript string  `json:"transcript,omitempty"`
+	CostUSD    float64 `json:"cost_usd"`
+	DurationMS int64   `json:"duration_ms,omitempty"`
+}
+
+// Attempt is a failed try of a turn that was run again.
+type Attempt struct {
+	Transcript string  `json:"transcript"`
+	Status     string  `json:"status"`
+	Error      string  `json:"error,omitempty"`
+	ExitCode   int     `json:"exit_code"`
+	CostUSD    float64 `json:"cost_usd"`
+}
+
+// Turn is one turn's record.
+type Turn struct {
+	Turn int    `json:"turn"`
+	Kind string `json:"kind"` // base, filler, probe
+	// SessionID is set on undiluted control turns, each its own session.
+	SessionID  string `json:"session_id,omitempty"`
+	Prompt     string `json:"prompt"`
+	FillerID   string `json:"filler_id,omitempty"`
+	Transcript string `json:"transcript"` // relative to the run folder
+	Status     string `json:"status"`
+	Error      string `json:"error,omitempty"`
+	ExitCode   int    `json:"exit_code"`
+	DurationMS int64  `json:"duration_ms"`
+	// From the trace, judge-free.
+	ToolCalls     []Call `json:"tool_calls"`
+	ToolCallCount int    `json:"tool_call_count"`
+	// SkillInvoked: a Skill call for the skill under test succeeded.
+	SkillInvoked bool `json:"skill_invoked"`
+	// SkillDenied: a Skill call for it was refused permission.
+	SkillDenied bool `json:"skill_denied,omitempty"`
+	// AnsweredBy are the models that answered the turn's API calls.
+	AnsweredBy    []string `json:"answered_by,omitempty"`
+	APICalls      int      `json:"api_calls"`
+	ContextTokens int64    `json:"context_tokens"`
+	// CostUSD is the turn's own cost; SessionCostUSD the CLI's running
+	// total for the session when the turn ended (what it reports).
+	CostUSD        float64 `json:"cost_usd"`
+	SessionCostUSD float64 `json:"session_cost_usd,omitempty"`
+	Retries        int     `json:"api_retries,omitempty"`
+	// SessionBytes is the session file's length when the turn completed:
+	// a rerun of the next turn first cuts the file back to it. 0: unknown
+	// (a record from before it was kept, or a session of its own).
+	SessionBytes int64 `json:"session_bytes,omitempty"`
+	// Probe is a probe turn's number (1-based): what pairs it with the same
+	// probe asked fresh, whichever turn the schedule put it at.
+	Probe int `json:"probe,omitempty"`
+	// ContextBefore is the context of the last call of the turn before,
+	// when this one was asked: what a diluted-to schedule held against the
+	// probe's Level. LevelNotReached: the schedule's filler cap came first.
+	ContextBefore   int64 `json:"context_before,omitempty"`
+	Level           int64 `json:"level,omitempty"`
+	LevelNotReached bool  `json:"level_not_reached,omitempty"`
+	// Compactions are the session's compactions for this turn: the CLI's
+	// /compact run just before its prompt (--compact-before), or the CLI
+	// compacting on its own during it.
+	Compactions []Compaction `json:"compactions,omitempty"`
+	// AfterCompaction: the session had been compacted before the turn's
+	// prompt reached the model.
+	AfterCompaction bool `json:"after_compaction,omitempty"`
+	// Attempts are earlier tries of this turn that failed and were retried.
+	Attempts []Attempt      `json:"attempts,omitempty"`
+	Verdict  *judge.Verdict `json:"verdict,omitempty"`
+}
+
+// Call is a tool call as saved in run.json: the input in full, the result
+// clipped (the transcript has it whole).
+type Call struct {
+	Name    string          `json:"name"`
+	Input   json.RawMessage `json:"input"`
+	Result  string          `json:"result,omitempty"`
+	IsError bool            `json:"is_error,omitempty"`
+}
+
+// CallsOf converts a parsed turn's calls for run.json.
+func CallsOf(t claude.Turn) []Call {
+	out := make([]Call, 0, len(t.Calls))
+	for _, c := range t.Calls {
+		r := c.Result
+		if len(r) > 500 {
+			r = r[:500] + "…"
+		}
+		out = append(out, Call{Name: c.Name, Input: c.Input, Result: r, IsError: c.IsError})
+	}
+	return out
+}
+
+// Judged reports whether the turn kind is judged.
+func (t *Turn) Judged() bool { return t.Kind != plan.KindFiller }
+
+// Result is the turn's judged result: pass, fail, judge-error, or "" when
+// not judged.
+func (t *Turn) Result() string {
+	if t.Verdict == nil {
+		return ""
+	}
+	return t.Verdict.Result
+}
+
+// Control kinds.
+const (
+	ControlNoSkill = "no-skill"
+	// ControlUndiluted was a control of schema-1 runs: each probe in a
+	// fresh session. It is now the fresh arm of every run (ArmFresh);
+	// Load moves old records' undiluted controls there.
+	ControlUndiluted = "undiluted"
+	// ArmFresh marks a fresh triple (Conversation.Control).
+	ArmFresh = "fresh"
+)
+
+// DirName is the folder of the conversation's transcripts in the run folder.
+func (c *Conversation) DirName() string {
+	if c.Control == ArmFresh {
+		return fmt.Sprintf("fresh-%d", c.Index)
+	}
+	if c.Control != "" {
+		return fmt.Sprintf("control-%s-%d", c.Control, c.Index)
+	}
+	return fmt.Sprintf("conv-%d", c.Index)
+}
+
+// Shown returns the record to show for a turn number: the completed turn,
+// else the last abandoned try of it (an error or timeout), else nil.
+func (c *Conversation) Shown(n int) *Turn {
+	if t := c.TurnAt(n); t != nil {
+		return t
+	}
+	for i := len(c.Abandoned) - 1; i >= 0; i-- {
+		if c.Abandoned[i].Turn == n {
+			return &c.Abandoned[i]
+		}
+	}
+	return nil
+}
+
+// MarkBypass sets GateBypassed as soon as a baseline failed under
+// --no-baseline-gate, so even a run.json written mid-run says so.
+func (r *Run) MarkBypass() {
+	if !r.Config.NoBaselineGate {
+		return
+	}
+	for i := range r.Conversations {
+		if t := r.Conversations[i].TurnAt(1); t != nil && t.Result() == "fail" {
+			r.GateBypassed = true
+		}
+	}
+}
+
+// CompactionCost is what the turn's compactions cost (their summary
+// calls), apart from the turn's own CostUSD.
+func (t *Turn) CompactionCost() float64 {
+	var sum float64
+	for _, c := range t.Compactions {
+		sum += c.CostUSD
+	}
+	return sum
+}
+
+// ProbeNumber is a turn's probe number: its Probe, or for a record made
+// before probes were numbered (every probe then sat at turn 6, 8 or 10)
+// the one its turn gives; 0 for a turn that is no probe.
+func (t *Turn) ProbeNumber() int {
+	if t.Kind != plan.KindProbe {
+		return 0
+	}
+	if t.Probe > 0 {
+		return t.Probe
+	}
+	for i, n := range plan.ProbeTurns {
+		if n == t.Turn {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// ProbeAt returns the completed record of probe k (1-based), or nil.
+func (c *Conversation) ProbeAt(k int) *Turn {
+	for i := range c.Turns {
+		if c.Turns[i].ProbeNumber() == k {
+			return &c.Turns[i]
+		}
+	}
+	return nil
+}
+
+// ShownProbe is Shown for probe k: the completed record, else the last
+// abandoned try of it, else nil.
+func (c *Conversation) ShownProbe(k int) *Turn {
+	if t := c.ProbeAt(k); t != nil {
+		return t
+	}
+	for i := len(c.Abandoned) - 1; i >= 0; i-- {
+		if c.Abandoned[i].ProbeNumber() == k {
+			return &c.Abandoned[i]
+		}
+	}
+	return nil
+}
+
+// LastTurn is the highest turn number the conversation recorded, completed
+// or abandoned.
+func (c *Conversation) LastTurn() int {
+	n := 0
+	for _, list := range [][]Turn{c.Turns, c.Abandoned} {
+		for i := range list {
+			n = max(n, list[i].Turn)
+		}
+	}
+	return n
+}
+
+// TurnAt returns the record of a turn number, or nil.
+func (c *Conversation) TurnAt(n int) *Turn {
+	for i := range c.Turns {
+		if c.Turns[i].Turn == n {
+			return &c.Turns[i]
+		}
+	}
+	return nil
+}
+
+// The run folder's one file-mode policy: owner-only, since transcripts and
+// verdicts may quote what the agent read.
+const (
+	DirMode  = 0o700
+	FileMode = 0o600
+)
+
+// Save writes run.json atomically: a temp file in the same folder, synced,
+// then renamed over the old one, so a crash never leaves half a file.
+func Save(dir string, r *Run) error {
+	b, err := Encode(r)
+	if err != nil {
+		return err
+	}
+	return SaveEncoded(dir, b)
+}
+
+// Encode is run.json's bytes for r; SaveEncoded writes them. The two halves
+// of Save let a caller that holds a lock over r encode under it and write
+// after letting go.
+func Encode(r *Run) ([]byte, error) {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encoding run.json: %w", err)
+	}
+	return append(b, '\n'), nil
+}
+
+// SaveEncoded writes Encode's bytes as dir's run.json, atomically.
+func SaveEncoded(dir string, b []byte) error {
+	return atomicfile.Write(filepath.Join(dir, "run.json"), b, FileMode)
+}
+
+// WriteJSON writes any value atomically as indented JSON.
+func WriteJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding %s: %w", filepath.Base(path), err)
+	}
+	return atomicfile.Write(path, append(b, '\n'), FileMode)
+}
+
+// Load reads a run folder's run.json.
+func Load(dir string) (*Run, error) {
+	path := filepath.Join(dir, "run.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w (expected a vibe-test run folder)", path, err)
+	}
+	var r Run
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%s: not a run record: %w", path, err)
+	}
+	if r.SchemaVersion == 0 {
+		return nil, fmt.Errorf("%s: field \"schema_version\" is missing, expected a vibe-test run record", path)
+	}
+	if r.SchemaVersion > SchemaVersion {
+		return nil, fmt.Errorf("%s: schema_version %d is newer than this vibe-test reads (%d): upgrade vibe-test", path, r.SchemaVersion, SchemaVersion)
+	}
+	if r.SchemaVersion < 2 {
+		migrateV1(&r)
+	}
+	return &r, nil
+}
+
+// migrateV1 reads a schema-1 record in today's terms: its undiluted
+// controls (each probe in a fresh session) are exactly a fresh arm, so they
+// become one. Its SPRT looks cannot be replayed by the alpha-spending
+// design: Decide leaves them as recorded. Without undiluted controls, Decide
+// says what such a run cannot show (no fresh arm: not comparable).
+func migrateV1(r *Run) {
+	var keep []Conversation
+	for _, c := range r.Controls {
+		if c.Control == ControlUndiluted {
+			// Its turns keep their transcript paths (control-undiluted-N/).
+			c.Control = ArmFresh
+			r.Fresh = append(r.Fresh, c)
+			continue
+		}
+		keep = append(keep, c)
+	}
+	r.Controls = keep
+}
+
+// FreshTriple is the pending record of the fresh triple that goes with
+// conversation index.
+func FreshTriple(index int) Conversation {
+	return Conversation{Index: index, Control: ArmFresh, Status: StatusPending, Turns: []Turn{}}
+}
+
+// NoteModel records the models that answered a completed turn and, the
+// first time they differ from an earlier turn's, the conversation's model
+// change.
+func (c *Conversation) NoteModel(t *Turn) {
+	if c.ModelChange != "" || len(t.AnsweredBy) == 0 {
+		return
+	}
+	if len(t.AnsweredBy) > 1 {
+		c.ModelChange = fmt.Sprintf("the model changed inside turn %d: %s", t.Turn, strings.Join(t.AnsweredBy, " then "))
+		return
+	}
+	// Compare with the latest earlier turn that recorded its model.
+	var prev *Turn
+	for i := range c.Turns {
+		if p := &c.Turns[i]; p.Turn < t.Turn && len(p.AnsweredBy) > 0 && (prev == nil || p.Turn > prev.Turn) {
+			prev = p
+		}
+	}
+	if prev == nil {
+		return
+	}
+	if last := prev.AnsweredBy[len(prev.AnsweredBy)-1]; last != t.AnsweredBy[0] {
+		c.ModelChange = fmt.Sprintf("the model changed at turn %d: %s answered turn %d, %s turn %d", t.Turn, last, prev.Turn, t.AnsweredBy[0], t.Turn)
+	}
+}
+
+// SessionModeOf is the run's session mode, "resume" for a run recorded
+// before there were modes (it ran one process per turn).
+func SessionModeOf(c Config) string {
+	if c.SessionMode == "" {
+		return "resume"
+	}
+	return c.SessionMode
+}

@@ -1,0 +1,458 @@
+package result
+
+import (
+	"math"
+	"slices"
+
+	"github.com/vibe-test/vibe-test/internal/judge"
+	"github.com/vibe-test/vibe-test/internal/plan"
+	"github.com/vibe-test/vibe-test/internal/rubric"
+	"github.com/vibe-test/vibe-test/internal/stats"
+)
+
+// Rules: what sets the exit code.
+const (
+	// RuleDilutedVsFresh (the default): exit 1 only when the probes pass
+	// significantly less often in the diluted conversations than the same
+	// probes asked fresh (stats.CompareArms at Alpha). Its false-alarm rate
+	// is measured by the calibrate package.
+	RuleDilutedVsFresh = "diluted-vs-fresh"
+	// RuleAnyProbeFailed is seed 002's rule: exit 1 when, in a
+	// conversation whose baseline passed, any probe failed. It is not a
+	// test: on a skill that passes each probe with probability q it fires
+	// with probability 1 - q^(probes), which the summary prints beside it.
+	RuleAnyProbeFailed = "any-probe-failed"
+)
+
+// Gate values of runs made before the two-arm design (run.json schema 1),
+// read only to redraw them.
+const (
+	GateAny         = "any"
+	GateSignificant = "significant"
+)
+
+// DefaultEffect is the drop in probe pass share (fresh minus diluted) a run
+// aims to detect with 80% power: a run that could have caught it and did
+// not says "held", one that could not says "not enough evidence".
+const DefaultEffect = 0.3
+
+// Population names, printed with every rate.
+const (
+	PopAll        = "all conversations"
+	PopGatePassed = "conversations whose baseline passed"
+	PopFresh      = "fresh sessions"
+)
+
+// TurnStat is one judged turn's pass rate over a stated population, with
+// its Wilson 95% interval.
+type TurnStat struct {
+	// Turn is the turn number, for a probe the median of the turns it was
+	// asked at (a diluted-to schedule asks it wherever its level is
+	// reached); Probe its number (0: the baseline).
+	Turn       int     `json:"turn"`
+	Probe      int     `json:"probe,omitempty"`
+	Arm        string  `json:"arm"` // diluted or fresh
+	Population string  `json:"population"`
+	Passes     int     `json:"passes"`
+	N          int     `json:"n"`
+	Rate       float64 `json:"rate"`
+	Lo         float64 `json:"wilson_lo"`
+	Hi         float64 `json:"wilson_hi"`
+	// ContextTokens is the median context of the counted turns' last call:
+	// how much the model had in front of it when it answered.
+	ContextTokens int64 `json:"context_tokens,omitempty"`
+	// AfterCompaction counts the turns asked on a compacted session.
+	AfterCompaction int `json:"after_compaction,omitempty"`
+}
+
+// ProbeComparison is one probe asked diluted (at its turn) and fresh (as
+// the first message of a new session): a view for the report, not the
+// exit code. P is the one-sided Fisher exact test of "the diluted rate is
+// lower", treating each asking as independent, which is right for the
+// fresh sessions and for one probe turn across conversations.
+type ProbeComparison struct {
+	Turn        int     `json:"turn"` // the median turn it was asked at, diluted
+	Probe       int     `json:"probe,omitempty"`
+	DilutedPass int     `json:"diluted_passes"`
+	DilutedN    int     `json:"diluted_n"`
+	FreshPass   int     `json:"fresh_passes"`
+	FreshN      int     `json:"fresh_n"`
+	Drop        float64 `json:"drop"` // fresh rate minus diluted rate
+	P           float64 `json:"p"`
+	// Decayed: conversations where the probe failed diluted while the same
+	// probe passed in its fresh triple; NeverHandled: failed both ways.
+	Decayed      int `json:"decayed"`
+	NeverHandled int `json:"never_handled"`
+	// ContextTokens is the median context the probe was answered in,
+	// diluted; Level the context level a diluted-to schedule asked it at.
+	ContextTokens int64 `json:"context_tokens,omitempty"`
+	Level         int64 `json:"level,omitempty"`
+	// AfterCompaction counts the diluted askings on a compacted session.
+	AfterCompaction int `json:"after_compaction,omitempty"`
+}
+
+// Dropped says how many units or probes were left out of the comparison,
+// and why. Nothing left out is counted as a pass or a fail.
+type Dropped struct {
+	Arm    string `json:"arm"`
+	What   string `json:"what"` // conversations, fresh triples, probes
+	Count  int    `json:"count"`
+	Reason string `json:"reason"`
+}
+
+// Stats is what the numbers may claim.
+type Stats struct {
+	PerTurn []TurnStat        `json:"per_turn"`
+	Probes  []ProbeComparison `json:"probes,omitempty"`
+	// Comparison is the test behind the exit code (RuleDilutedVsFresh):
+	// per-unit probe pass shares, diluted conversations vs fresh triples.
+	Comparison stats.TwoArm `json:"comparison"`
+	// DilutedPopulation names which conversations the diluted arm holds.
+	DilutedPopulation string    `json:"diluted_population"`
+	Dropped           []Dropped `json:"dropped,omitempty"`
+	Alpha             float64   `json:"alpha"`
+	Effect            float64   `json:"effect"`
+	// MinDetectableDrop is the drop this run would have caught with 80%
+	// power (+Inf, saved as 0, when it could catch none); UnitsForEffect
+	// how many units per arm would catch Effect.
+	MinDetectableDrop float64 `json:"min_detectable_drop"`
+	UnitsForEffect    int     `json:"units_for_effect"`
+	// EffectiveTurn is the last probe turn whose diluted pass rate is still
+	// at least 85% of the same probe's fresh rate (1 when the first probe
+	// already falls below; 0 when nothing can be compared).
+	EffectiveTurn int `json:"effective_turn"`
+	// EffectiveContext is the median context of that probe (0 with
+	// EffectiveTurn 1 or 0).
+	EffectiveContext int64 `json:"effective_context,omitempty"`
+	// NonDiscriminating criteria passed at every judged turn of every
+	// conversation: they cannot tell a decayed agent from a steady one.
+	NonDiscriminating []string `json:"non_discriminating,omitempty"`
+	// CheckAgreement: for criteria with deterministic checks, how often the
+	// model judge agreed with the check.
+	CheckAgreed int `json:"check_agreed"`
+	CheckTotal  int `json:"check_total"`
+}
+
+// probeCount is how many probes a conversation asks.
+var probeCount = len(plan.ProbeTurns)
+
+// judgedAt is a conversation's judged turn number k: 0 the baseline, else
+// probe k.
+func judgedAt(c *Conversation, k int) *Turn {
+	if k == 0 {
+		return c.TurnAt(1)
+	}
+	return c.ProbeAt(k)
+}
+
+// judgedResult is the pass/fail of judged turn k (0: the baseline, else
+// probe k), with ok false when it has neither.
+func judgedResult(c *Conversation, k int) (pass, ok bool) {
+	t := judgedAt(c, k)
+	if t == nil {
+		return false, false
+	}
+	switch t.Result() {
+	case judge.Pass:
+		return true, true
+	case judge.Fail:
+		return false, true
+	}
+	return false, false
+}
+
+// median of a list (0 when empty), the upper middle of an even one. It
+// sorts xs in place.
+func median(xs []int64) int64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	slices.Sort(xs)
+	return xs[len(xs)/2]
+}
+
+// inDilutedArm reports whether a conversation's probes count in the
+// diluted arm: always when the gate was bypassed, else only when its
+// baseline passed (the gate stopped the others before any probe).
+func inDilutedArm(c *Conversation, bypass bool) bool {
+	if bypass {
+		return true
+	}
+	base, ok := judgedResult(c, 0)
+	return ok && base
+}
+
+// Arms builds the units of the two-arm comparison from the record,
+// counting conversations (diluted) and fresh triples with Index <= upTo
+// (0: all). Dropped says what was left out and why.
+func Arms(r *Run, upTo int) (diluted, fresh []stats.Unit, dropped []Dropped) {
+	bypass := r.Config.NoBaselineGate
+	var gateStopped, noDilutedProbe, noFreshProbe int
+	probeDrops := map[string]map[string]int{"diluted": {}, "fresh": {}}
+	unit := func(arm string, c *Conversation) stats.Unit {
+		u := stats.Unit{}
+		for k := 1; k <= probeCount; k++ {
+			t := c.ShownProbe(k)
+			switch {
+			case t == nil:
+				probeDrops[arm]["not run"]++
+			case t.Status != TurnOK:
+				probeDrops[arm]["the turn ended in an error"]++
+			case t.Verdict != nil && t.Verdict.SetupProblem != "":
+				probeDrops[arm][whySetup]++
+			case t.Result() == judge.Pass:
+				u.Judged++
+				u.Passed++
+			case t.Result() == judge.Fail:
+				u.Judged++
+			case t.Result() == judge.JudgeError:
+				probeDrops[arm]["judge error"]++
+			case t.Result() == judge.Uncertain:
+				probeDrops[arm]["uncertain (repeated judgements disagreed)"]++
+			default:
+				probeDrops[arm]["not judged"]++
+			}
+		}
+		return u
+	}
+	for i := range r.Conversations {
+		c := &r.Conversations[i]
+		if upTo > 0 && c.Index > upTo {
+			continue
+		}
+		if !inDilutedArm(c, bypass) {
+			gateStopped++
+			continue
+		}
+		u := unit("diluted", c)
+		if u.Judged == 0 {
+			noDilutedProbe++
+			continue
+		}
+		diluted = append(diluted, u)
+	}
+	for i := range r.Fresh {
+		c := &r.Fresh[i]
+		if upTo > 0 && c.Index > upTo {
+			continue
+		}
+		u := unit("fresh", c)
+		if u.Judged == 0 {
+			noFreshProbe++
+			continue
+		}
+		fresh = append(fresh, u)
+	}
+	add := func(arm, what string, n int, why string) {
+		if n > 0 {
+			dropped = append(dropped, Dropped{Arm: arm, What: what, Count: n, Reason: why})
+		}
+	}
+	add("diluted", "conversations", gateStopped, "the baseline did not pass, so the gate stopped them before any probe")
+	add("diluted", "conversations", noDilutedProbe, "no probe was judged pass or fail")
+	add("fresh", "fresh triples", noFreshProbe, "no probe was judged pass or fail")
+	for _, arm := range []string{"diluted", "fresh"} {
+		for _, why := range []string{"not run", "the turn ended in an error", whySetup, "judge error", "uncertain (repeated judgements disagreed)", "not judged"} {
+			n := probeDrops[arm][why]
+			add(arm, "probes", n, why)
+		}
+	}
+	return diluted, fresh, dropped
+}
+
+// whySetup is why a probe whose required step failed in the sandbox is
+// left out: that measures the sandbox, not the skill.
+const whySetup = "set-up problem (a required step's call failed in the sandbox)"
+
+// ComputeStats derives the statistics from the record alone.
+func ComputeStats(r *Run, alpha, effect float64) Stats {
+	s := Stats{Alpha: alpha, Effect: effect}
+	bypass := r.Config.NoBaselineGate
+	s.DilutedPopulation = PopGatePassed
+	if bypass {
+		s.DilutedPopulation = PopAll
+	}
+	for k := 0; k <= probeCount; k++ {
+		ts := TurnStat{Probe: k, Arm: "diluted", Population: s.DilutedPopulation}
+		if k == 0 {
+			ts.Population = PopAll
+		}
+		turns, contexts := make([]int64, 0, len(r.Conversations)), make([]int64, 0, len(r.Conversations))
+		for i := range r.Conversations {
+			c := &r.Conversations[i]
+			if k != 0 && !inDilutedArm(c, bypass) {
+				continue
+			}
+			if pass, ok := judgedResult(c, k); ok {
+				t := judgedAt(c, k)
+				ts.N++
+				if pass {
+					ts.Passes++
+				}
+				turns = append(turns, int64(t.Turn))
+				contexts = append(contexts, t.ContextTokens)
+				if t.AfterCompaction {
+					ts.AfterCompaction++
+				}
+			}
+		}
+		ts.Turn, ts.ContextTokens = int(median(turns)), median(contexts)
+		if ts.Turn == 0 {
+			ts.Turn = 1
+			if k > 0 {
+				ts.Turn = plan.ProbeTurns[k-1]
+			}
+		}
+		s.PerTurn = append(s.PerTurn, finishRate(ts))
+	}
+	for k := 1; k <= probeCount; k++ {
+		ts := TurnStat{Turn: plan.ProbeTurns[k-1], Probe: k, Arm: "fresh", Population: PopFresh}
+		dil := s.PerTurn[k]
+		pc := ProbeComparison{Turn: dil.Turn, Probe: k, ContextTokens: dil.ContextTokens, AfterCompaction: dil.AfterCompaction}
+		if r.Plan != nil {
+			pc.Level = r.Plan.Schedule.Level(k)
+		}
+		contexts := make([]int64, 0, len(r.Fresh))
+		for i := range r.Fresh {
+			if pass, ok := judgedResult(&r.Fresh[i], k); ok {
+				ts.N++
+				if pass {
+					ts.Passes++
+				}
+				contexts = append(contexts, judgedAt(&r.Fresh[i], k).ContextTokens)
+			}
+		}
+		if ts.N == 0 {
+			continue
+		}
+		ts.ContextTokens = median(contexts)
+		s.PerTurn = append(s.PerTurn, finishRate(ts))
+		for i := range r.Conversations {
+			c := &r.Conversations[i]
+			if !inDilutedArm(c, bypass) {
+				continue
+			}
+			d, ok := judgedResult(c, k)
+			if !ok {
+				continue
+			}
+			pc.DilutedN++
+			if d {
+				pc.DilutedPass++
+				continue
+			}
+			for f := range r.Fresh {
+				if fr := &r.Fresh[f]; fr.Index == c.Index {
+					if fp, ok := judgedResult(fr, k); ok {
+						if fp {
+							pc.Decayed++
+						} else {
+							pc.NeverHandled++
+						}
+					}
+				}
+			}
+		}
+		pc.FreshPass, pc.FreshN = ts.Passes, ts.N
+		if pc.DilutedN > 0 {
+			pc.Drop = float64(pc.FreshPass)/float64(pc.FreshN) - float64(pc.DilutedPass)/float64(pc.DilutedN)
+			pc.P = stats.FisherLess(pc.DilutedPass, pc.DilutedN-pc.DilutedPass, pc.FreshPass, pc.FreshN-pc.FreshPass)
+		}
+		s.Probes = append(s.Probes, pc)
+	}
+	// Effective turn: like with like, each probe diluted against itself
+	// fresh.
+	if len(s.Probes) > 0 {
+		s.EffectiveTurn = 1
+		for _, pc := range s.Probes {
+			if pc.DilutedN == 0 || pc.FreshN == 0 {
+				break
+			}
+			fr := float64(pc.FreshPass) / float64(pc.FreshN)
+			dr := float64(pc.DilutedPass) / float64(pc.DilutedN)
+			if fr > 0 && dr < stats.EffectiveFraction*fr-1e-12 {
+				break
+			}
+			s.EffectiveTurn, s.EffectiveContext = pc.Turn, pc.ContextTokens
+		}
+	}
+
+	d, f, dropped := Arms(r, 0)
+	s.Dropped = dropped
+	s.Comparison = stats.CompareArms(d, f)
+	if mdd := stats.MinDetectableDrop(s.Comparison, alpha, 0.8); !math.IsInf(mdd, 1) {
+		s.MinDetectableDrop = mdd
+	}
+	s.UnitsForEffect = stats.UnitsForDrop(s.Comparison, effect, alpha, 0.8)
+
+	// Only a run where some judged turn failed could have told criteria
+	// apart; in an all-pass run every criterion "always passes".
+	anyFail := false
+	for _, ts := range s.PerTurn {
+		anyFail = anyFail || ts.Passes < ts.N
+	}
+	// With a no-skill control, a criterion that passes everywhere there
+	// too is one an agent meets without the skill.
+	hasControl := false
+	for _, c := range r.Controls {
+		hasControl = hasControl || c.Control == ControlNoSkill
+	}
+	if r.Rubric != nil && (anyFail || hasControl) {
+		s.NonDiscriminating = nonDiscriminating(r, r.Rubric)
+	}
+	for i := range r.Conversations {
+		for _, t := range r.Conversations[i].Turns {
+			if t.Verdict == nil {
+				continue
+			}
+			for _, cv := range t.Verdict.Criteria {
+				if cv.Source != "check" {
+					continue
+				}
+				s.CheckTotal++
+				if cv.JudgeResult == "" {
+					s.CheckAgreed++
+				}
+			}
+		}
+	}
+	return s
+}
+
+func finishRate(ts TurnStat) TurnStat {
+	if ts.N > 0 {
+		ts.Rate = float64(ts.Passes) / float64(ts.N)
+	}
+	ts.Lo, ts.Hi = stats.Wilson(ts.Passes, ts.N, stats.Z95)
+	return ts
+}
+
+func nonDiscriminating(r *Run, rb *rubric.Rubric) []string {
+	var out []string
+	convs := append(append([]Conversation{}, r.Conversations...), r.Fresh...)
+	for _, c := range r.Controls {
+		if c.Control == ControlNoSkill {
+			convs = append(convs, c)
+		}
+	}
+	for _, crit := range rb.Criteria {
+		seen, always := 0, true
+		for i := range convs {
+			for _, t := range convs[i].Turns {
+				if t.Verdict == nil || t.Verdict.Result == judge.JudgeError {
+					continue
+				}
+				for _, cv := range t.Verdict.Criteria {
+					if cv.ID == crit.ID {
+						seen++
+						always = always && cv.Result == judge.Pass
+					}
+				}
+			}
+		}
+		if seen > 1 && always {
+			out = append(out, crit.ID)
+		}
+	}
+	return out
+}

@@ -1,0 +1,74 @@
+package result
+
+import (
+	"math"
+	"testing"
+
+	"github.com/vibe-test/vibe-test/internal/judge"
+)
+
+// fresh builds a fresh triple from results at turns 6, 8, 10.
+func fresh(idx int, results ...string) Conversation {
+	c := Conversation{Index: idx, Control: ArmFresh, Status: StatusCompleted}
+	for i, r := range results {
+		if r == "" {
+			continue
+		}
+		c.Turns = append(c.Turns, Turn{Turn: []int{6, 8, 10}[i], Kind: "probe", Status: TurnOK, Verdict: &judge.Verdict{Result: r}})
+	}
+	return c
+}
+
+func TestComputeStats(t *testing.T) {
+	P, F := judge.Pass, judge.Fail
+	r := &Run{}
+	for i := 1; i <= 10; i++ {
+		r.Conversations = append(r.Conversations, conv(i, StatusCompleted, P, P, P, P))
+		r.Fresh = append(r.Fresh, fresh(i, P, P, P))
+	}
+	s := ComputeStats(r, 0.05, 0.3)
+	// Wilson 95% for 10/10: [0.72, 1.00] (STATISTICS.md).
+	if ts := s.PerTurn[0]; ts.N != 10 || math.Round(ts.Lo*100) != 72 || ts.Hi != 1 || ts.Population != PopAll {
+		t.Errorf("turn 1: %+v", ts)
+	}
+	if s.EffectiveTurn != 10 || s.Comparison.P != 1 || s.Comparison.Diluted.Units != 10 || s.Comparison.Fresh.Units != 10 {
+		t.Errorf("all pass: effective %d, comparison %+v", s.EffectiveTurn, s.Comparison)
+	}
+	if len(s.PerTurn) != 7 || s.PerTurn[4].Arm != "fresh" || s.PerTurn[4].Population != PopFresh || s.PerTurn[1].Population != PopGatePassed {
+		t.Errorf("per-turn rows and populations: %+v", s.PerTurn)
+	}
+
+	// The gate's population: a conversation whose baseline failed is not
+	// in the diluted arm, and the rates say so.
+	r = &Run{Conversations: []Conversation{conv(1, StatusCompleted, P, F, F, F), conv(2, StatusBaselineFailed, F)},
+		Fresh: []Conversation{fresh(1, P, P, P), fresh(2, P, P, P)}}
+	s = ComputeStats(r, 0.05, 0.3)
+	if s.Comparison.Diluted.Units != 1 || s.Comparison.Testable || s.EffectiveTurn != 1 {
+		t.Errorf("one diluted unit: %+v effective %d", s.Comparison, s.EffectiveTurn)
+	}
+	if len(s.Dropped) != 1 || s.Dropped[0].Count != 1 || s.Dropped[0].Arm != "diluted" {
+		t.Errorf("dropped: %+v", s.Dropped)
+	}
+	if pc := s.Probes[0]; pc.DilutedN != 1 || pc.Decayed != 1 || pc.FreshN != 2 {
+		t.Errorf("probe 6: %+v", pc)
+	}
+
+	// Errors, judge errors and uncertain probes are dropped and counted,
+	// never scored.
+	c := conv(1, StatusCompleted, P, judge.JudgeError, judge.Uncertain, P)
+	r = &Run{Conversations: []Conversation{c}, Fresh: []Conversation{fresh(1, P, "", P)}}
+	r.Fresh[0].Abandoned = []Turn{{Turn: 8, Kind: "probe", Status: TurnError}}
+	d, f, dropped := Arms(r, 0)
+	if d[0].Judged != 1 || f[0].Judged != 2 {
+		t.Errorf("units %+v %+v", d, f)
+	}
+	reasons := map[string]int{}
+	for _, x := range dropped {
+		reasons[x.Arm+": "+x.Reason] += x.Count
+	}
+	for _, want := range []string{"diluted: judge error", "diluted: uncertain (repeated judgements disagreed)", "fresh: the turn ended in an error"} {
+		if reasons[want] != 1 {
+			t.Errorf("dropped %q: %d (all: %v)", want, reasons[want], reasons)
+		}
+	}
+}

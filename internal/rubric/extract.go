@@ -1,0 +1,144 @@
+package rubric
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"github.com/vibe-test/vibe-test/internal/atomicfile"
+	"os"
+	"path/filepath"
+
+	"github.com/vibe-test/vibe-test/internal/claude"
+	"github.com/vibe-test/vibe-test/internal/readfile"
+	"github.com/vibe-test/vibe-test/internal/skill"
+)
+
+// PromptVersion changes whenever the extraction prompt or schema changes, so
+// cached rubrics from an older prompt are not reused.
+const PromptVersion = "rubric-v1"
+
+// Caller is the cold-call seam: claude.Structured.
+type Caller = claude.Structured
+
+// Usage counts what extraction cost.
+type Usage struct {
+	Calls  int     `json:"calls"`
+	Tokens int64   `json:"tokens"`
+	Cost   float64 `json:"cost_usd"`
+}
+
+// Prompt is the extraction prompt for a skill.
+func Prompt(s *skill.Skill) string {
+	return `Read the instructions below, written for an AI coding agent that works through tool calls (Bash, Read, Edit, Write, Glob, Grep, Skill).
+List 5 to 8 criteria that tell whether the agent followed these instructions, judged ONLY from the tool calls it executed (names and inputs, in order), never from what it wrote about its work.
+Each criterion:
+- id: short lowercase-hyphenated name
+- text: the observable behaviour, e.g. "runs scripts/health.py with Bash before any analysis"
+- kind: "must" for the procedure's required steps and prohibitions, "should" for the rest
+- check (optional, only when a regular expression can decide it): tool = the tool name (a regular expression over the name, e.g. "Bash" or "Edit|Write"), pattern = a regular expression over the call's input as compact JSON (Bash input is {"command":...}, Read {"file_path":...}, Edit {"file_path","old_string","new_string"}, Write {"file_path","content"}, Skill {"skill":...}), expect = "present" (some call must match) or "absent" (no call may match).
+Answer with the StructuredOutput tool.
+
+--- INSTRUCTIONS (` + s.Name + `) ---
+` + s.Raw
+}
+
+// CacheKey identifies a rubric by skill content, model and prompt version.
+func CacheKey(s *skill.Skill, model string) string {
+	h := sha256.Sum256([]byte(s.Hash + "\x00" + model + "\x00" + PromptVersion))
+	return hex.EncodeToString(h[:16])
+}
+
+// DefaultCacheDir is where rubrics are cached ($VIBE_TEST_CACHE_DIR wins).
+func DefaultCacheDir() string {
+	if d := os.Getenv("VIBE_TEST_CACHE_DIR"); d != "" {
+		return d
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, "vibe-test", "rubrics")
+}
+
+// Extract returns the skill's rubric from the cache, or from a cold call
+// validated and retried once. The usage covers the calls made.
+func Extract(ctx context.Context, c Caller, s *skill.Skill, model, cacheDir string) (*Rubric, Usage, error) {
+	var u Usage
+	key := CacheKey(s, model)
+	cachePath := ""
+	if cacheDir != "" {
+		cachePath = filepath.Join(cacheDir, key+".json")
+		if b, err := os.ReadFile(cachePath); err == nil {
+			if r, err := Parse(b); err == nil {
+				r.Source = "cache"
+				r.Model = model
+				return r, u, nil
+			}
+		}
+	}
+	var lastErr error
+	for attempt := 0; attempt < 2; attempt++ {
+		turn, err := c.Structured(ctx, Prompt(s), Schema, model)
+		u.Calls++
+		u.Tokens += turn.LastUsage.Context() + turn.OutputTokens
+		u.Cost += turn.CostUSD
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, u, ctx.Err()
+			}
+			if errors.Is(err, claude.ErrCredentials) {
+				// A second call would be refused the same way.
+				return nil, u, fmt.Errorf("extracting the rubric: %w", err)
+			}
+			lastErr = err
+			continue
+		}
+		r, err := Parse(turn.StructuredOutput)
+		if err != nil {
+			lastErr = fmt.Errorf("invalid rubric: %w", err)
+			continue
+		}
+		r.Source = "extracted"
+		r.Model = model
+		if cachePath != "" {
+			_ = writeCache(cachePath, r) // a cache that cannot be written only costs a call next time
+		}
+		return r, u, nil
+	}
+	return nil, u, fmt.Errorf("extracting the rubric failed twice: %w", lastErr)
+}
+
+func writeCache(path string, r *Rubric) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(Rubric{Criteria: r.Criteria}, "", "  ")
+	if err != nil {
+		return err
+	}
+	// A unique temp name: two runs filling the cache at once never share one.
+	return atomicfile.Write(path, b, 0o644)
+}
+
+// MaxFileSize bounds a rubric file: a few dozen criteria, not data.
+const MaxFileSize = 1 << 20
+
+// Load reads a reviewed rubric file (--rubric).
+func Load(path string) (*Rubric, error) {
+	b, err := readfile.Regular(path, MaxFileSize)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%s: no such file (expected a rubric JSON file)", path)
+		}
+		return nil, err
+	}
+	r, err := Parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	r.Source = path
+	return r, nil
+}

@@ -1,0 +1,343 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vibe-test/vibe-test/internal/skill"
+)
+
+func TestNewInstallsSkillAndFixture(t *testing.T) {
+	skillDir := t.TempDir()
+	os.WriteFile(filepath.Join(skillDir, "SKILL.md"), []byte("---\nname: demo-skill\ndescription: d\n---\nbody\n"), 0o644)
+	os.MkdirAll(filepath.Join(skillDir, "scripts"), 0o755)
+	os.WriteFile(filepath.Join(skillDir, "scripts", "run.sh"), []byte("echo hi\n"), 0o755)
+	os.WriteFile(filepath.Join(skillDir, "vibe-test.yaml"), []byte("base_task: x\n"), 0o644)
+	os.WriteFile(filepath.Join(skillDir, "rubric.json"), []byte("{}"), 0o644)
+	sk, err := skill.Load(skillDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixture := t.TempDir()
+	os.WriteFile(filepath.Join(fixture, "data.csv"), []byte("a,b\n"), 0o644)
+
+	sb, err := New(Options{Skill: sk, Fixture: fixture, Files: map[string]string{".env": "X=1"}, Hermetic: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Remove()
+	if !strings.HasPrefix(filepath.Base(sb.Dir), "repo-") {
+		t.Errorf("sandbox name %q", sb.Dir)
+	}
+	for _, rel := range []string{".claude/skills/demo-skill/SKILL.md", ".claude/skills/demo-skill/scripts/run.sh", "data.csv", ".env"} {
+		if _, err := os.Stat(filepath.Join(sb.Dir, rel)); err != nil {
+			t.Errorf("%s: %v", rel, err)
+		}
+	}
+	for _, rel := range []string{".claude/skills/demo-skill/vibe-test.yaml", ".claude/skills/demo-skill/rubric.json"} {
+		if _, err := os.Stat(filepath.Join(sb.Dir, rel)); err == nil {
+			t.Errorf("%s reached the sandbox: the agent would read the experiment's own files", rel)
+		}
+	}
+	st, _ := os.Stat(filepath.Join(sb.Dir, ".claude/skills/demo-skill/scripts/run.sh"))
+	if st == nil || st.Mode()&0o100 == 0 {
+		t.Error("the skill's script lost its executable bit")
+	}
+	if sb.ConfigDir == "" || !strings.HasPrefix(sb.ConfigDir, sb.Home) {
+		t.Errorf("config dir %q home %q", sb.ConfigDir, sb.Home)
+	}
+	for _, word := range []string{"test", "eval", "probe", "vibe", "bench"} {
+		if strings.Contains(strings.ToLower(filepath.Base(sb.Dir)), word) {
+			t.Errorf("the agent can read %q in its path %s", word, sb.Dir)
+		}
+	}
+	if _, err := sb.Path("../escape"); err == nil {
+		t.Error("a path outside the sandbox was accepted")
+	}
+	if err := sb.Remove(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(sb.Dir); !os.IsNotExist(err) {
+		t.Error("sandbox not removed")
+	}
+}
+
+func TestRefusesGitRepository(t *testing.T) {
+	parent := t.TempDir()
+	os.Mkdir(filepath.Join(parent, ".git"), 0o755)
+	t.Setenv("TMPDIR", parent)
+	if _, err := New(Options{}); err == nil || !strings.Contains(err.Error(), "git repository") {
+		t.Fatalf("err = %v", err)
+	}
+	entries, _ := os.ReadDir(parent)
+	if len(entries) != 1 {
+		t.Errorf("left behind: %v", entries)
+	}
+}
+
+func TestAuthorConfigSessionsRemoved(t *testing.T) {
+	cfg := t.TempDir()
+	sb, err := New(Options{AuthorConfigDir: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessions := SessionDir(cfg, sb.Dir)
+	os.MkdirAll(sessions, 0o755)
+	os.WriteFile(filepath.Join(sessions, "abc.jsonl"), []byte("{}\n"), 0o644)
+	if sb.Home != "" {
+		t.Error("author-config mode must keep the author's HOME")
+	}
+	sb.Remove()
+	if _, err := os.Stat(sessions); !os.IsNotExist(err) {
+		t.Error("the sandbox session stayed in the author's history")
+	}
+}
+
+// isolatedTemp points TMPDIR at a fresh folder, so a test can see every
+// sandbox made and left.
+func isolatedTemp(t *testing.T) string {
+	t.Helper()
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	return tmp
+}
+
+func leftIn(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "Test") {
+			continue // the test's own temp folders (t.TempDir under TMPDIR)
+		}
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// Writes into the sandbox never leave it: not through a link the agent (or
+// anyone) planted, not through a dangling link, not by "..", and a link as
+// the file itself is refused, not written through.
+func TestWriteFilesStaysInside(t *testing.T) {
+	isolatedTemp(t)
+	outside := t.TempDir()
+	victim := filepath.Join(outside, "bashrc")
+	os.WriteFile(victim, []byte("keep me\n"), 0o600)
+	sb, err := New(Options{Hermetic: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Remove()
+	os.Symlink(outside, filepath.Join(sb.Dir, "tmpdir"))
+	os.Symlink(filepath.Join(outside, "created.txt"), filepath.Join(sb.Dir, "dangling"))
+	os.Symlink(victim, filepath.Join(sb.Dir, ".bashrc"))
+	os.WriteFile(filepath.Join(sb.Dir, "inside.txt"), []byte("x"), 0o600)
+	os.Symlink("inside.txt", filepath.Join(sb.Dir, "inner-link"))
+
+	for _, tc := range []struct{ rel, says string }{
+		{"tmpdir/pwned.txt", "escapes"},
+		{"dangling", "symbolic link"},
+		{".bashrc", "symbolic link"},
+		{"inner-link", "symbolic link"},
+		{"../up.txt", "relative path inside"},
+		{"/abs.txt", "relative path inside"},
+		{"a/../../up.txt", "relative path inside"},
+	} {
+		err := sb.WriteFiles(map[string]string{tc.rel: "owned\n"})
+		if err == nil || !strings.Contains(err.Error(), tc.says) || !strings.Contains(err.Error(), tc.rel) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: error %v, expected one line naming the file and saying %q", tc.rel, err, tc.says)
+		}
+	}
+	if names := leftIn(t, outside); len(names) != 1 {
+		t.Errorf("a write left the sandbox: %v", names)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep me\n" {
+		t.Errorf("the linked file was written through: %q", b)
+	}
+	// A link to a folder inside is followed: it stays inside.
+	os.Mkdir(filepath.Join(sb.Dir, "real"), 0o700)
+	os.Symlink("real", filepath.Join(sb.Dir, "alias"))
+	if err := sb.WriteFiles(map[string]string{"alias/ok.txt": "fine", "new/deep/ok.txt": "fine"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(sb.Dir, "real", "ok.txt")); err != nil {
+		t.Error(err)
+	}
+}
+
+// A fixture link that leaves the fixture is refused, naming the fixture and
+// the link, and nothing is left behind; links inside are kept as links.
+func TestFixtureLinks(t *testing.T) {
+	tmp := isolatedTemp(t)
+	outside := t.TempDir()
+	for _, tc := range []struct{ name, link string }{
+		{"absolute", outside},
+		{"up and out", "../../" + filepath.Base(outside)},
+		{"dot then up", "self/../x"}, // self -> . makes the kernel leave
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fixture := t.TempDir()
+			os.WriteFile(filepath.Join(fixture, "a.txt"), []byte("a"), 0o600)
+			os.Symlink(".", filepath.Join(fixture, "self-ok")) // "." alone stays inside
+			if tc.name == "dot then up" {
+				os.Symlink(".", filepath.Join(fixture, "self"))
+			}
+			os.Symlink(tc.link, filepath.Join(fixture, "zz-escape"))
+			_, err := New(Options{Fixture: fixture, Hermetic: true})
+			if err == nil || !strings.Contains(err.Error(), fixture) || !strings.Contains(err.Error(), "zz-escape") || !strings.Contains(err.Error(), "outside the folder") {
+				t.Fatalf("error %v, expected one naming the fixture and the link", err)
+			}
+			if names := leftIn(t, tmp); len(names) != 0 {
+				t.Errorf("left behind: %v", names)
+			}
+		})
+	}
+	fixture := t.TempDir()
+	os.MkdirAll(filepath.Join(fixture, "lib"), 0o700)
+	os.WriteFile(filepath.Join(fixture, "lib", "x.sh"), []byte("x"), 0o700)
+	os.Symlink("lib/x.sh", filepath.Join(fixture, "run"))
+	os.Symlink("missing.txt", filepath.Join(fixture, "dangling-inside"))
+	sb, err := New(Options{Fixture: fixture, Hermetic: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Remove()
+	if l, err := os.Readlink(filepath.Join(sb.Dir, "run")); err != nil || l != "lib/x.sh" {
+		t.Errorf("inside link: %q %v", l, err)
+	}
+}
+
+// A fixture holding the temp dir, a run folder, the config and the rubric:
+// none of vibe-test's own files is copied, and the copy does not copy
+// itself.
+func TestFixtureLeavesOutOwnFiles(t *testing.T) {
+	fixture := t.TempDir()
+	tmp := filepath.Join(fixture, "tmp")
+	os.Mkdir(tmp, 0o700)
+	t.Setenv("TMPDIR", tmp)
+	os.WriteFile(filepath.Join(fixture, "main.go"), []byte("package main\n"), 0o600)
+	os.WriteFile(filepath.Join(fixture, "my-config.yaml"), []byte("base_task: x\n"), 0o600)
+	os.WriteFile(filepath.Join(fixture, "strict.json"), []byte("{}"), 0o600)
+	old := filepath.Join(fixture, "old-runs", "run-1")
+	os.MkdirAll(old, 0o700)
+	os.WriteFile(filepath.Join(old, "run.json"), []byte("{}"), 0o600)
+	os.WriteFile(filepath.Join(old, "plan.json"), []byte("{}"), 0o600)
+	current := filepath.Join(fixture, "out")
+	os.Mkdir(current, 0o700)
+	os.WriteFile(filepath.Join(current, "conv-1.jsonl"), []byte("{}"), 0o600)
+
+	exclude := []string{filepath.Join(fixture, "my-config.yaml"), filepath.Join(fixture, "strict.json"), current}
+	var sbs []*Sandbox
+	for range 2 { // the second sees the first sandbox inside the fixture
+		sb, err := New(Options{Fixture: fixture, Hermetic: true, Exclude: exclude})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sb.Remove()
+		sbs = append(sbs, sb)
+	}
+	for _, sb := range sbs {
+		got := leftIn(t, sb.Dir)
+		if strings.Join(got, ",") != "main.go,old-runs" {
+			t.Errorf("sandbox holds %v, expected only main.go and an empty old-runs", got)
+		}
+		if names := leftIn(t, filepath.Join(sb.Dir, "old-runs")); len(names) != 0 {
+			t.Errorf("an earlier run folder was copied: %v", names)
+		}
+	}
+}
+
+func TestFixtureCaps(t *testing.T) {
+	isolatedTemp(t)
+	many := t.TempDir()
+	for i := range MaxFixtureFiles + 1 {
+		os.WriteFile(filepath.Join(many, fmt.Sprintf("f%05d", i)), nil, 0o600)
+	}
+	if _, err := New(Options{Fixture: many}); err == nil || !strings.Contains(err.Error(), many) || !strings.Contains(err.Error(), "files, expected at most") {
+		t.Errorf("too many files: %v", err)
+	}
+	big := t.TempDir()
+	f, _ := os.Create(filepath.Join(big, "data.bin"))
+	f.Truncate(MaxFixtureBytes + 1) // sparse: costs no disk
+	f.Close()
+	if _, err := New(Options{Fixture: big}); err == nil || !strings.Contains(err.Error(), big) || !strings.Contains(err.Error(), "bytes, expected at most") {
+		t.Errorf("too many bytes: %v", err)
+	}
+}
+
+// Only a sandbox vibe-test made is reused or removed: a record edited to
+// name another folder (as a shared run.json can be) touches nothing.
+func TestOpenAndRemoveRefuseForeignFolders(t *testing.T) {
+	isolatedTemp(t)
+	victim := t.TempDir()
+	os.WriteFile(filepath.Join(victim, "precious.txt"), []byte("x"), 0o600)
+	victimHome := filepath.Join(t.TempDir(), "alice")
+	os.Mkdir(victimHome, 0o700)
+	sb, err := New(Options{Hermetic: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Remove()
+
+	for _, forged := range []*Sandbox{
+		{Dir: victim, Hermetic: true},
+		{Dir: victim, Home: victimHome, Hermetic: true},
+		{Dir: sb.Dir, Home: victimHome, Hermetic: true},
+		{Dir: victimHome, Home: sb.Home, Hermetic: true},
+		{Dir: sb.Dir + "/../../" + filepath.Base(victim), Hermetic: true},
+	} {
+		if _, err := Open(forged.Dir, forged.Home, "", true); err == nil {
+			t.Errorf("Open accepted %+v", forged)
+		}
+		if err := forged.Remove(); err == nil || !strings.Contains(err.Error(), "left alone") {
+			t.Errorf("Remove of %+v: %v", forged, err)
+		}
+	}
+	for _, p := range []string{filepath.Join(victim, "precious.txt"), victimHome, sb.Dir, sb.Home} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s was removed", p)
+		}
+	}
+	got, err := Open(sb.Dir, sb.Home, "/forged/config", true)
+	if err != nil || got.ConfigDir != sb.ConfigDir {
+		t.Fatalf("Open of a real sandbox: %+v %v", got, err)
+	}
+	if err := got.Remove(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Dir(sb.Dir)); !os.IsNotExist(err) {
+		t.Error("the sandbox root stayed")
+	}
+}
+
+// A symlinked SKILL.md is installed as its target's content, not as a link
+// that would dangle in the sandbox; the install goes under the name the CLI
+// lists (the folder name when the frontmatter's name breaks the spec).
+func TestInstallResolvesSkillLinks(t *testing.T) {
+	skillDir := filepath.Join(t.TempDir(), "odd-skill")
+	os.MkdirAll(filepath.Join(skillDir, "docs"), 0o755)
+	os.WriteFile(filepath.Join(skillDir, "docs", "real.md"), []byte("---\nname: Odd Skill\ndescription: d\n---\nthe body\n"), 0o644)
+	if err := os.Symlink("docs/real.md", filepath.Join(skillDir, "SKILL.md")); err != nil {
+		t.Fatal(err)
+	}
+	sk, err := skill.Load(skillDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := New(Options{Skill: sk, Hermetic: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Remove()
+	p := filepath.Join(sb.Dir, ".claude/skills/odd-skill/SKILL.md")
+	st, err := os.Lstat(p)
+	if err != nil || st.Mode()&os.ModeSymlink != 0 {
+		t.Fatalf("SKILL.md in the sandbox: %v (mode %v), want a regular file", err, st)
+	}
+	if b, _ := os.ReadFile(p); !strings.Contains(string(b), "the body") {
+		t.Errorf("installed SKILL.md holds %q", b)
+	}
+}

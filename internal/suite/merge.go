@@ -1,0 +1,382 @@
+package suite
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/vibe-test/vibe-test/internal/engine"
+	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/internal/plan"
+	"github.com/vibe-test/vibe-test/internal/result"
+)
+
+// shard is one shard folder read for a merge.
+type shard struct {
+	dir string
+	idx *result.Suite
+}
+
+// Merge joins shard folders into one suite folder at out ("" = the default
+// name): per skill one run folder holding every shard's conversations and
+// fresh triples (transcripts copied), decided by result.Decide over the
+// union. Shards that disagree on the skill, the measurement's settings,
+// the rubric, the CLI version, the seed or the shard plan are refused
+// (exit 3, naming the folder and what differs), as are missing or
+// duplicated shards.
+func Merge(out string, dirs []string, h Hooks) (*result.Suite, string, error) {
+	if len(dirs) == 0 {
+		return nil, "", exit.Errorf(exit.Tool, "merge: no shard folders given, expected every shard's suite folder")
+	}
+	shards, err := readShards(dirs)
+	if err != nil {
+		return nil, "", exit.With(exit.Tool, err)
+	}
+	plan0 := shards[0].idx.Shard
+	// Read and check every skill's runs before writing anything.
+	type part struct {
+		dir string // the shard's run folder of the skill
+		run *result.Run
+	}
+	parts := map[string][]part{}
+	for _, sk := range plan0.Skills {
+		for _, s := range shards {
+			for _, e := range s.idx.Skills {
+				if e.Name != sk.Name {
+					continue
+				}
+				rd := filepath.Join(s.dir, filepath.Clean("/" + e.RunDir)[1:])
+				r, err := result.Load(rd)
+				if err != nil {
+					return nil, "", exit.Errorf(exit.Tool, "%s: skill %s: %v", s.dir, e.Name, err)
+				}
+				if r.Plan == nil {
+					return nil, "", exit.Errorf(exit.Tool, "%s: skill %s stopped before its conversations began (no plan in run.json): run the shard again", s.dir, e.Name)
+				}
+				if !engine.Finished(r) {
+					return nil, "", exit.Errorf(exit.Tool, "%s: skill %s did not finish (status %s): `vibe-test resume %s` first, so the merged verdict counts every conversation", s.dir, e.Name, r.Status, s.dir)
+				}
+				if r.Skill.Hash != sk.Hash {
+					return nil, "", exit.Errorf(exit.Tool, "%s: skill %s: run.json's skill hash %.12s differs from the shard plan's %.12s", s.dir, e.Name, r.Skill.Hash, sk.Hash)
+				}
+				if ps := parts[sk.Name]; len(ps) > 0 {
+					if what := differs(ps[0].run, r); what != "" {
+						return nil, "", exit.Errorf(exit.Tool, "%s: skill %s: %s differs from %s's", s.dir, e.Name, what, filepath.Dir(ps[0].dir))
+					}
+				}
+				parts[sk.Name] = append(parts[sk.Name], part{dir: rd, run: r})
+			}
+		}
+	}
+	if err := engine.CheckOutDir(out); err != nil {
+		return nil, "", exit.With(exit.Tool, err)
+	}
+	dir, err := engine.MakeFolder(out, "suite", result.SuiteFile)
+	if err != nil {
+		return nil, "", exit.With(exit.Tool, err)
+	}
+	idx := &result.Suite{SchemaVersion: result.SuiteSchemaVersion, StartedAt: shards[0].idx.StartedAt,
+		FinishedAt: time.Now().UTC(), Seed: shards[0].idx.Seed}
+	for _, s := range shards {
+		idx.Merged = append(idx.Merged, s.dir)
+		if s.idx.StartedAt.Before(idx.StartedAt) {
+			idx.StartedAt = s.idx.StartedAt
+		}
+	}
+	var codes []int
+	for _, sk := range plan0.Skills {
+		ps := parts[sk.Name]
+		if len(ps) == 0 {
+			continue // no conversations at all (not reachable with a whole plan)
+		}
+		var runs []*result.Run
+		for _, p := range ps {
+			runs = append(runs, p.run)
+		}
+		merged, err := mergeRuns(runs)
+		if err != nil {
+			return nil, dir, exit.Errorf(exit.Tool, "skill %s: %v", sk.Name, err)
+		}
+		rd, err := engine.MakeOutDir(filepath.Join(dir, sk.Name), sk.Name)
+		if err != nil {
+			return nil, dir, exit.With(exit.Tool, err)
+		}
+		for _, p := range ps {
+			for _, arm := range [][]result.Conversation{p.run.Conversations, p.run.Fresh} {
+				for i := range arm {
+					name := arm[i].DirName()
+					if err := copyTree(filepath.Join(p.dir, name), filepath.Join(rd, name)); err != nil {
+						return nil, dir, exit.Errorf(exit.Tool, "copying %s's transcripts: %v", filepath.Join(p.dir, name), err)
+					}
+				}
+			}
+		}
+		if err := writeRun(rd, merged); err != nil {
+			return nil, dir, exit.With(exit.Tool, err)
+		}
+		if h.Show != nil {
+			if err := h.Show(rd, merged); err != nil {
+				return nil, dir, exit.With(exit.Tool, err)
+			}
+		}
+		e := result.EntryOf(result.SuiteEntry{Name: sk.Name, Path: merged.Skill.Path, RunDir: sk.Name}, merged)
+		idx.Skills = append(idx.Skills, e)
+		codes = append(codes, e.ExitCode)
+		if h.Done != nil {
+			h.Done(e)
+		}
+	}
+	idx.ExitCode = result.WorstExit(codes...)
+	idx.Status = result.StatusCompleted
+	if idx.ExitCode == exit.Interrupted {
+		idx.Status = result.StatusInterrupted
+	}
+	if err := result.SaveSuite(dir, idx); err != nil {
+		return idx, dir, exit.With(exit.Tool, err)
+	}
+	return idx, dir, nil
+}
+
+// readShards reads the shard folders' indexes and checks that they are
+// the n shards of one plan, each once.
+func readShards(dirs []string) ([]shard, error) {
+	var shards []shard
+	for _, d := range dirs {
+		idx, err := result.LoadSuite(d)
+		if err != nil {
+			return nil, err
+		}
+		if idx.Shard == nil {
+			return nil, fmt.Errorf("%s: not a shard's folder (its %s has no shard plan): run the suite with --shard i/n", d, result.SuiteFile)
+		}
+		shards = append(shards, shard{dir: d, idx: idx})
+	}
+	first := shards[0]
+	p0 := first.idx.Shard
+	byIndex := map[int]string{}
+	for _, s := range shards {
+		p := s.idx.Shard
+		switch {
+		case p.Count != p0.Count:
+			return nil, fmt.Errorf("%s: shard plan n is %d, %s's is %d: shards of different plans", s.dir, p.Count, first.dir, p0.Count)
+		case s.idx.Seed != first.idx.Seed:
+			return nil, fmt.Errorf("%s: seed %d, %s's is %d: shards must share --seed", s.dir, s.idx.Seed, first.dir, first.idx.Seed)
+		case !slices.Equal(p.Skills, p0.Skills):
+			return nil, fmt.Errorf("%s: shard plan's skills (names, hashes, conversations) differ from %s's: %s", s.dir, first.dir, skillsDiff(p0.Skills, p.Skills))
+		case p.Index < 1 || p.Index > p.Count:
+			return nil, fmt.Errorf("%s: shard %d/%d, expected 1 to %d", s.dir, p.Index, p.Count, p.Count)
+		}
+		if other, ok := byIndex[p.Index]; ok {
+			return nil, fmt.Errorf("%s: shard %d/%d given twice (also %s)", s.dir, p.Index, p.Count, other)
+		}
+		byIndex[p.Index] = s.dir
+		if !slices.Equal(p.Units, ShardUnits(p.Skills, p.Index, p.Count)) {
+			return nil, fmt.Errorf("%s: shard %d/%d's units are not the plan's share", s.dir, p.Index, p.Count)
+		}
+	}
+	var missing []string
+	for i := 1; i <= p0.Count; i++ {
+		if _, ok := byIndex[i]; !ok {
+			missing = append(missing, fmt.Sprintf("%d/%d", i, p0.Count))
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("merge: shard %v missing: give every shard's folder", missing)
+	}
+	sort.Slice(shards, func(a, b int) bool { return shards[a].idx.Shard.Index < shards[b].idx.Shard.Index })
+	return shards, nil
+}
+
+func skillsDiff(a, b []result.ShardSkill) string {
+	for i := range max(len(a), len(b)) {
+		switch {
+		case i >= len(a):
+			return fmt.Sprintf("extra skill %s", b[i].Name)
+		case i >= len(b):
+			return fmt.Sprintf("no skill %s", a[i].Name)
+		case a[i] != b[i]:
+			return fmt.Sprintf("%+v vs %+v", b[i], a[i])
+		}
+	}
+	return "order"
+}
+
+// differs names what makes two shards' runs of a skill unmergeable, or "".
+// Paths (the SKILL.md's, the config's, the fixture's) may differ between
+// machines; what was measured, and how, may not.
+func differs(a, b *result.Run) string {
+	switch {
+	case a.Skill.Hash != b.Skill.Hash:
+		return "skill hash"
+	case a.Versions.Claude != b.Versions.Claude:
+		return fmt.Sprintf("CLI version (%s, not %s)", b.Versions.Claude, a.Versions.Claude)
+	case !sameJSON(criteria(a), criteria(b)):
+		return "rubric (extracted differently: put a reviewed rubric.json beside the SKILL.md for every shard)"
+	case !sameJSON(measured(a), measured(b)):
+		return "config (tasks, models, tools, rule or other settings)"
+	}
+	return ""
+}
+
+// criteria is what of a run's rubric judged it: where it came from (the
+// cache on one machine, a fresh extraction on another) does not matter.
+func criteria(r *result.Run) any {
+	if r.Rubric == nil {
+		return nil
+	}
+	return struct {
+		Criteria any
+		Model    string
+	}{r.Rubric.Criteria, r.Rubric.Model}
+}
+
+// measured is what of a run's config and plan decides what was measured.
+func measured(r *result.Run) any {
+	c := r.Config
+	c.Concurrency, c.ConfigFile, c.RubricFile, c.FillersDir, c.KeepSandbox, c.MaxBudgetUSD, c.Args = 0, "", "", "", false, 0, nil
+	var p plan.Plan
+	if r.Plan != nil {
+		p = *r.Plan
+		p.Source, p.Fixture, p.Fillers = "", "", nil
+	}
+	// Isolation (hermetic or the author's login) changes what the agent
+	// starts from; the jail does not change what it is asked.
+	return struct {
+		Config    result.Config
+		Plan      plan.Plan
+		Isolation string
+	}{c, p, r.Isolation}
+}
+
+func sameJSON(a, b any) bool {
+	x, err1 := json.Marshal(a)
+	y, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && bytes.Equal(x, y)
+}
+
+// mergeRuns is one run record holding every shard's conversations, by
+// index, decided afresh.
+func mergeRuns(runs []*result.Run) (*result.Run, error) {
+	m := *runs[0]
+	m.Conversations, m.Fresh, m.Controls, m.Sequential = nil, nil, nil, nil
+	m.Outcome, m.Error = result.Outcome{}, ""
+	p := *runs[0].Plan
+	m.Plan = &p
+	m.Costs = result.Costs{}
+	seen := map[string]bool{}
+	for _, r := range runs {
+		for _, arm := range [][]result.Conversation{r.Conversations, r.Fresh} {
+			for _, c := range arm {
+				if seen[c.DirName()] {
+					return nil, fmt.Errorf("%s is in two shards", c.DirName())
+				}
+				seen[c.DirName()] = true
+			}
+		}
+		m.Conversations = append(m.Conversations, r.Conversations...)
+		m.Fresh = append(m.Fresh, r.Fresh...)
+		// Each shard extracted the rubric and drafted the plan itself: both
+		// were paid for.
+		m.Costs.Rubric += r.Costs.Rubric
+		m.Costs.RubricTokens += r.Costs.RubricTokens
+		m.Costs.Plan += r.Costs.Plan
+		if r.StartedAt.Before(m.StartedAt) {
+			m.StartedAt = r.StartedAt
+		}
+		if r.FinishedAt.After(m.FinishedAt) {
+			m.FinishedAt = r.FinishedAt
+		}
+	}
+	byIndex := func(cs []result.Conversation) {
+		sort.SliceStable(cs, func(i, j int) bool { return cs[i].Index < cs[j].Index })
+	}
+	byIndex(m.Conversations)
+	byIndex(m.Fresh)
+	m.Plan.Fillers = nil
+	for _, c := range m.Conversations {
+		m.Plan.Fillers = append(m.Plan.Fillers, c.Fillers)
+	}
+	m.Status = result.StatusRunning // Decide sets it from the conversations
+	engine.TallyCosts(&m)
+	result.Decide(&m)
+	return &m, nil
+}
+
+// writeRun writes a merged run's run.json, rubric.json and plan.json.
+func writeRun(dir string, r *result.Run) error {
+	if err := result.Save(dir, r); err != nil {
+		return err
+	}
+	if r.Rubric != nil {
+		if err := result.WriteJSON(filepath.Join(dir, "rubric.json"), r.Rubric); err != nil {
+			return err
+		}
+	}
+	return result.WriteJSON(filepath.Join(dir, "plan.json"), r.Plan)
+}
+
+// copyTree copies a transcript folder's regular files (a run folder holds
+// nothing else; a link is not followed out of it).
+func copyTree(from, to string) error {
+	root, err := os.OpenRoot(from)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil // the unit never started a turn
+		}
+		return err
+	}
+	defer root.Close()
+	return fsWalk(root, ".", to)
+}
+
+func fsWalk(root *os.Root, rel, to string) error {
+	if err := os.MkdirAll(filepath.Join(to, rel), result.DirMode); err != nil {
+		return err
+	}
+	f, err := root.Open(rel)
+	if err != nil {
+		return err
+	}
+	entries, err := f.ReadDir(-1)
+	f.Close()
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		name := filepath.Join(rel, e.Name())
+		switch {
+		case e.IsDir():
+			if err := fsWalk(root, name, to); err != nil {
+				return err
+			}
+		case e.Type().IsRegular():
+			if err := copyFile(root, name, filepath.Join(to, name)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func copyFile(root *os.Root, rel, to string) error {
+	in, err := root.Open(rel)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, result.FileMode)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}

@@ -1,0 +1,70 @@
+package suite
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/vibe-test/vibe-test/internal/engine"
+	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/term"
+)
+
+// Resume continues every unfinished skill run of the suite folder dir
+// (engine.Resume each, side by side), under one limit and one budget again:
+// the runs' recorded --concurrency and --max-budget-usd (the suite's), or
+// rs.MaxBudgetUSD. A skill that stopped before its run began has nothing to
+// resume: its entry keeps why, and the suite's exit code counts it.
+func Resume(ctx context.Context, dir string, rs engine.ResumeSettings, stdio engine.IO, h Hooks) (*result.Suite, error) {
+	idx, err := result.LoadSuite(dir)
+	if err != nil {
+		return nil, exit.With(exit.Tool, err)
+	}
+	type todo struct {
+		i   int
+		dir string
+		run *result.Run
+	}
+	var work []todo
+	for i, e := range idx.Skills {
+		rd := filepath.Join(dir, filepath.Clean("/" + e.RunDir)[1:])
+		r, err := result.Load(rd)
+		if err != nil || r.Plan == nil || len(r.Conversations) == 0 {
+			fmt.Fprintf(stdio.Stderr, "vibe-test: %s stopped before its conversations began, so it cannot be resumed: run it again on its own (%s)\n", term.Line(e.Name), term.Line(e.Path))
+			continue
+		}
+		if engine.Finished(r) {
+			idx.Skills[i] = result.EntryOf(e, r)
+			continue
+		}
+		work = append(work, todo{i, rd, r})
+	}
+	if len(work) == 0 {
+		finish(ctx, idx)
+		return idx, nil
+	}
+	budget := work[0].run.Config.MaxBudgetUSD
+	if rs.MaxBudgetUSD != nil {
+		budget = *rs.MaxBudgetUSD
+	}
+	rs.Shared = engine.NewShared(work[0].run.Config.Concurrency, budget)
+	idx.Status, idx.FinishedAt = result.StatusRunning, time.Time{}
+	if err := result.SaveSuite(dir, idx); err != nil {
+		return idx, exit.With(exit.Tool, err)
+	}
+	var jobs []job
+	for _, w := range work {
+		jobs = append(jobs, job{i: w.i, run: func(sio engine.IO, eh engine.Hooks) (*result.Run, error) {
+			return engine.Resume(ctx, w.dir, w.run, rs, sio, eh)
+		}})
+	}
+	if err := runSide(ctx, dir, idx, jobs, stdio, h); err != nil {
+		return idx, err
+	}
+	if ctx.Err() != nil {
+		return idx, exit.Errorf(exit.Interrupted, "interrupted: `vibe-test resume %s` continues the suite", dir)
+	}
+	return idx, nil
+}

@@ -1,0 +1,83 @@
+package summary
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/vibe-test/vibe-test/internal/result"
+)
+
+// Confound is the reason a model change is flagged on every artifact.
+const Confound = "a confound: a different model is a decay that is not dilution"
+
+// agentLine says which model and tools the agent had.
+func agentLine(r *result.Run) string {
+	if r.Config.Model == "" && len(r.Config.AllowedTools) == 0 {
+		return "" // a run recorded before either was
+	}
+	model := r.Config.Model
+	if model == "" {
+		model = "the CLI's default (not pinned)"
+	}
+	switch r.Config.ModelSource {
+	case "cli-default":
+		model += " (the CLI's default, pinned for the run)"
+	case "config":
+		model += " (from vibe-test.yaml)"
+	}
+	if r.Config.ModelAsked != "" {
+		model += " (asked as " + r.Config.ModelAsked + ")"
+	}
+	line := "agent: model " + model
+	if len(r.Config.AllowedTools) > 0 {
+		line += "; tools " + strings.Join(r.Config.AllowedTools, " ")
+	}
+	if r.Config.SessionMode != "" {
+		line += "; session " + SessionModeText(r.Config)
+	}
+	return line
+}
+
+// skillAlerts are the skill's spec warnings and the tools it will not get.
+func skillAlerts(r *result.Run) []string {
+	var out []string
+	for _, w := range r.Skill.Warnings {
+		out = append(out, "skill warning: "+w)
+	}
+	for _, t := range r.Skill.ToolsNotGranted {
+		out = append(out, "the agent did not have the tool "+t)
+	}
+	return out
+}
+
+// convAlerts are what a conversation's record says that no verdict does:
+// a model change (a confound), the skill denied to the agent, a required
+// step that failed for want of a set-up.
+func convAlerts(c *result.Conversation) []string {
+	var out []string
+	if c.ModelChange != "" {
+		out = append(out, fmt.Sprintf("MODEL CHANGED in conversation %d: %s (%s)", c.Index, c.ModelChange, Confound))
+	}
+	for k := range c.Turns {
+		t := &c.Turns[k]
+		if t.SkillDenied {
+			out = append(out, fmt.Sprintf("the agent was refused the skill at turn %d (its Skill call was denied permission; the skill never loaded)", t.Turn))
+		}
+		if t.Verdict != nil && t.Verdict.SetupProblem != "" {
+			out = append(out, fmt.Sprintf("turn %d %s", t.Turn, t.Verdict.SetupProblem))
+		}
+	}
+	return out
+}
+
+// SessionModeText names a run's session mode with what it means.
+func SessionModeText(c result.Config) string {
+	switch m := result.SessionModeOf(c); m {
+	case "interactive":
+		return m + " (one claude process per conversation, each turn one message)"
+	case "resume":
+		return m + " (one claude -p --resume process per turn)"
+	default:
+		return m
+	}
+}

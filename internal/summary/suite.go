@@ -1,0 +1,98 @@
+package summary
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/lipgloss/table"
+
+	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/term"
+)
+
+// SuiteTable writes a suite's table: one row per skill (verdict, exit
+// code, the probes passed diluted and fresh, the effective turn, cost and
+// its chart), then the suite's exit code. dir is the suite folder, so each
+// chart's path can be opened from where the command ran.
+func SuiteTable(w io.Writer, s *result.Suite, dir string, styled bool) {
+	var b strings.Builder
+	clean := term.Line
+	// A bypassed gate is stamped first on every artifact, as on a run's.
+	var bypassed []string
+	for _, e := range s.Skills {
+		if e.GateBypassed {
+			bypassed = append(bypassed, clean(e.Name))
+		}
+	}
+	if len(bypassed) > 0 {
+		line := fmt.Sprintf("!! %s (%s)", BypassBanner, strings.Join(bypassed, ", "))
+		if styled {
+			line = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("9")).Render(line)
+		}
+		b.WriteString(line + "\n")
+	}
+	title := fmt.Sprintf("vibe-test suite  %s, status %s", Count(len(s.Skills), "skill"), s.Status)
+	if s.Shard != nil {
+		title += fmt.Sprintf(", shard %d/%d (%s of the suite's %s; verdicts here are partial: merge the shards to decide)",
+			s.Shard.Index, s.Shard.Count, Count(len(s.Shard.Units), "conversation"), Count(totalUnits(s.Shard), "conversation"))
+	}
+	if len(s.Merged) > 0 {
+		title += fmt.Sprintf(", merged from %s", Count(len(s.Merged), "shard"))
+	}
+	b.WriteString(title + "\n")
+	var rows [][]string
+	var total float64
+	for _, e := range s.Skills {
+		verdict := e.Verdict
+		if verdict == "" {
+			verdict = e.Status
+		}
+		if e.GateBypassed {
+			verdict += " (gate bypassed)"
+		}
+		turn := ""
+		if e.EffectiveTurn > 0 {
+			turn = strconv.Itoa(e.EffectiveTurn)
+		}
+		chart := "-" // the skill's run never began: no chart
+		if e.Verdict != "" {
+			chart = clean(filepath.Join(dir, e.RunDir, "chart.html"))
+		}
+		rows = append(rows, []string{clean(e.Name), clean(verdict), strconv.Itoa(e.ExitCode),
+			e.Diluted.String(), e.Fresh.String(), turn, fmt.Sprintf("$%.4f", e.CostUSD), chart})
+		total += e.CostUSD
+	}
+	tbl := table.New().Headers("skill", "verdict", "exit", "diluted", "fresh", "eff. turn", "cost", "chart").Rows(rows...)
+	if styled {
+		tbl = tbl.Border(lipgloss.RoundedBorder())
+	} else {
+		tbl = tbl.Border(lipgloss.ASCIIBorder())
+	}
+	b.WriteString(tbl.Render() + "\n")
+	b.WriteString("diluted = probes passed in conversations whose baseline passed; fresh = the same probes, each the first message of a new session\n")
+	for _, e := range s.Skills {
+		if e.Error != "" {
+			fmt.Fprintf(&b, "%s: %s\n", clean(e.Name), clean(e.Error))
+		}
+	}
+	fmt.Fprintf(&b, "cost: $%.4f in all\n", total)
+	if s.Shard != nil {
+		fmt.Fprintf(&b, "shard exit code %d (3 or 130 only when the shard could not finish: `vibe-test merge` decides)\n", s.ExitCode)
+	} else {
+		fmt.Fprintf(&b, "suite exit code %d (the worst of the skills': 130 interrupted, then 3 tool error, 1 decay, 2 does not work fresh, 0)\n", s.ExitCode)
+	}
+	fmt.Fprintf(&b, "suite folder: %s\n", clean(dir))
+	io.WriteString(w, b.String())
+}
+
+func totalUnits(p *result.ShardPlan) int {
+	n := 0
+	for _, s := range p.Skills {
+		n += s.Conversations
+	}
+	return n
+}
