@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/vibe-test/vibe-test/internal/claude"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/scripted"
 )
 
@@ -200,7 +200,7 @@ func synthesize(src, dst string, n int) (string, error) {
 		return "", err
 	}
 	_ = os.Remove(filepath.Join(dst, "chart.html"))
-	r, err := result.Load(dst)
+	r, err := record.Load(dst)
 	if err != nil {
 		return "", err
 	}
@@ -223,7 +223,7 @@ func synthesize(src, dst string, n int) (string, error) {
 		if base.SessionID != "" {
 			c.SessionID = fmt.Sprintf("%s-%02d", base.SessionID, i)
 		}
-		c.Turns = append([]result.Turn(nil), base.Turns...)
+		c.Turns = append([]record.Turn(nil), base.Turns...)
 		prefix := fmt.Sprintf("conv-%d/", i)
 		for k := range c.Turns {
 			c.Turns[k].Transcript = prefix + strings.TrimPrefix(c.Turns[k].Transcript, "conv-1/")
@@ -235,7 +235,7 @@ func synthesize(src, dst string, n int) (string, error) {
 		}
 		r.Conversations = append(r.Conversations, c)
 	}
-	if err := result.Save(dst, r); err != nil {
+	if err := record.Save(dst, r); err != nil {
 		return "", err
 	}
 	return dst, nil

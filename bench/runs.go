@@ -17,7 +17,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/demo"
 	"github.com/vibe-test/vibe-test/internal/fillers"
 	"github.com/vibe-test/vibe-test/internal/plan"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/scripted"
 )
 
@@ -52,7 +52,7 @@ type vibeRun struct {
 	dir   string
 	wall  time.Duration
 	cpu   cpuTimes
-	run   *result.Run
+	run   *record.Run
 	reqs  []scripted.Request
 }
 
@@ -93,7 +93,7 @@ func (b *bench) runVibeTest(ctx context.Context, rep, n int) (*vibeRun, error) {
 	if code != 0 {
 		return nil, fmt.Errorf("%d-conversation run exited %d, want 0 (steady persona):\n%s\n%s", n, code, tail(stdout.String(), 15), tail(stderr.String(), 10))
 	}
-	r, err := result.Load(out)
+	r, err := record.Load(out)
 	if err != nil {
 		return nil, err
 	}
@@ -396,7 +396,7 @@ func agentCalls(reqs []scripted.Request) int {
 
 // agentTurnTime is the sum of the turns' durations (each claude process,
 // start to exit) in conversation 1.
-func agentTurnTime(r *result.Run) time.Duration {
+func agentTurnTime(r *record.Run) time.Duration {
 	var d time.Duration
 	for _, t := range r.Conversations[0].Turns {
 		d += time.Duration(t.DurationMS) * time.Millisecond

@@ -18,9 +18,10 @@ import (
 	"github.com/vibe-test/vibe-test/internal/jail"
 	"github.com/vibe-test/vibe-test/internal/judge"
 	"github.com/vibe-test/vibe-test/internal/plan"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/rubric"
 	"github.com/vibe-test/vibe-test/internal/stats"
+	"github.com/vibe-test/vibe-test/internal/verdict"
 )
 
 // schemaID is the schema's $id.
@@ -87,8 +88,8 @@ func criteria(census string) []judge.CriterionVerdict {
 	return out
 }
 
-// verdict is a judged turn's verdict with the result given.
-func verdict(res string) *judge.Verdict {
+// verdictOf is a judged turn's verdict with the result given.
+func verdictOf(res string) *judge.Verdict {
 	v := &judge.Verdict{Result: res, Attempts: 1, CostUSD: 0.002, Tokens: 3100, Model: "sonnet"}
 	if res != judge.JudgeError {
 		v.Criteria = criteria(res)
@@ -101,13 +102,13 @@ func verdict(res string) *judge.Verdict {
 // turns are the ten completed turns of a conversation whose transcripts
 // are in dir, with the verdicts given and 3 tool calls a turn unless calls
 // says otherwise.
-func turns(dir string, results map[int]*judge.Verdict, calls map[int]int) []result.Turn {
-	var out []result.Turn
+func turns(dir string, results map[int]*judge.Verdict, calls map[int]int) []record.Turn {
+	var out []record.Turn
 	for n := 1; n <= plan.Turns; n++ {
-		t := result.Turn{
+		t := record.Turn{
 			Turn: n, Kind: plan.Kind(n), Prompt: "How many widgets do we have in stock right now?",
 			Transcript: fmt.Sprintf("%s/turn-%02d.jsonl", dir, n),
-			Status:     result.TurnOK, DurationMS: 4200, SkillInvoked: true, APICalls: 3,
+			Status:     record.TurnOK, DurationMS: 4200, SkillInvoked: true, APICalls: 3,
 			ContextTokens: int64(18000 + 2500*n), CostUSD: 0.03, Verdict: results[n],
 		}
 		if t.Kind == "filler" {
@@ -118,7 +119,7 @@ func turns(dir string, results map[int]*judge.Verdict, calls map[int]int) []resu
 			k = c
 		}
 		for i := 0; i < k; i++ {
-			t.ToolCalls = append(t.ToolCalls, result.Call{Name: "Bash", Input: json.RawMessage(`{"command":"sh scripts/census.sh widgets"}`), Result: "widgets 42"})
+			t.ToolCalls = append(t.ToolCalls, record.Call{Name: "Bash", Input: json.RawMessage(`{"command":"sh scripts/census.sh widgets"}`), Result: "widgets 42"})
 		}
 		t.ToolCallCount = k
 		out = append(out, t)
@@ -127,23 +128,23 @@ func turns(dir string, results map[int]*judge.Verdict, calls map[int]int) []resu
 }
 
 // populated is a finished run that sets every field of every type in
-// result.Run somewhere, save result.Stats.Power40, which significant() sets,
+// record.Run somewhere, save record.Stats.Power40, which significant() sets,
 // and the fields of controls, judge repeats and --until-decided, which
 // controlled() and sequential() set (TestPopulatedSetsEveryField checks), so
 // a field the schema does not know is caught by additionalProperties.
-func populated() *result.Run {
+func populated() *record.Run {
 	rb := testRubric()
 	conv := func(n int) string { return fmt.Sprintf("conv-%d", n) }
 
 	// Conversation 1 decays: turn 8 fails, and at turn 10 the agent stops
 	// consulting (no calls) and the judge flags an escape hatch.
-	escape := verdict(judge.Fail)
+	escape := verdictOf(judge.Fail)
 	escape.EscapeHatch, escape.EscapeReason = true, "answered from memory"
-	c1 := result.Conversation{
-		Index: 1, SessionID: "0d6c2f4e-1b7a-4c59-9f0e-2a3b4c5d6e7f", Status: result.StatusCompleted,
+	c1 := record.Conversation{
+		Index: 1, SessionID: "0d6c2f4e-1b7a-4c59-9f0e-2a3b4c5d6e7f", Status: record.StatusCompleted,
 		Fillers: []string{"refrigeration-cycle", "bee-communication", "houseplant-care", "city-water-cycle", "brewing-loose-leaf-tea", "choosing-a-bicycle"},
 		Sandbox: "/tmp/repo-1a2b", Home: "/tmp/home-1a2b", ConfigDir: "/tmp/home-1a2b/.claude", Tmp: "/tmp/tmp-1a2b",
-		Turns: turns(conv(1), map[int]*judge.Verdict{1: verdict(judge.Pass), 6: verdict(judge.Pass), 8: verdict(judge.Fail), 10: escape}, map[int]int{10: 0}),
+		Turns: turns(conv(1), map[int]*judge.Verdict{1: verdictOf(judge.Pass), 6: verdictOf(judge.Pass), 8: verdictOf(judge.Fail), 10: escape}, map[int]int{10: 0}),
 		Notes: []string{"turn 4 was run again after an API overload"},
 	}
 	c1.Turns[3].Retries = 2
@@ -151,8 +152,8 @@ func populated() *result.Run {
 		c1.Turns[i].SessionBytes = int64(9000 * (i + 1))
 		c1.Turns[i].SessionCostUSD = 0.07 + 0.01*float64(i)
 	}
-	c1.Rewinds = []result.Rewind{{Turn: 4, RemovedBytes: 2113, RemovedLines: 3, Reason: result.TurnError}}
-	c1.Turns[3].Attempts = []result.Attempt{{Transcript: "conv-1/turn-04.attempt-1.jsonl", Status: result.TurnError, Error: "API overloaded (529)", ExitCode: 1, CostUSD: 0.01}}
+	c1.Rewinds = []record.Rewind{{Turn: 4, RemovedBytes: 2113, RemovedLines: 3, Reason: record.TurnError}}
+	c1.Turns[3].Attempts = []record.Attempt{{Transcript: "conv-1/turn-04.attempt-1.jsonl", Status: record.TurnError, Error: "API overloaded (529)", ExitCode: 1, CostUSD: 0.01}}
 	c1.Turns[0].ToolCalls[0].IsError = true
 	c1.Turns[0].AnsweredBy = []string{"claude-sonnet-5-5"}
 	c1.Turns[7].AnsweredBy = []string{"claude-haiku-4-5"}
@@ -162,48 +163,48 @@ func populated() *result.Run {
 	// Conversation 2: the baseline failed, the gate was bypassed, the judge
 	// over-called an escape hatch at turn 6 and errored at turn 8; turn 9
 	// timed out once before it completed.
-	partial := verdict(judge.Pass)
+	partial := verdictOf(judge.Pass)
 	partial.Partial, partial.OverCall, partial.EscapeReason = true, true, "did not re-read the ledger"
-	c2 := result.Conversation{
-		Index: 2, Status: result.StatusCompleted,
+	c2 := record.Conversation{
+		Index: 2, Status: record.StatusCompleted,
 		Fillers: []string{"backyard-composting", "community-garden-plan", "bee-communication", "houseplant-care", "city-water-cycle", "choosing-a-bicycle"},
-		Turns:   turns(conv(2), map[int]*judge.Verdict{1: verdict(judge.Fail), 6: partial, 8: verdict(judge.JudgeError), 10: verdict(judge.Fail)}, nil),
-		Abandoned: []result.Turn{{
+		Turns:   turns(conv(2), map[int]*judge.Verdict{1: verdictOf(judge.Fail), 6: partial, 8: verdictOf(judge.JudgeError), 10: verdictOf(judge.Fail)}, nil),
+		Abandoned: []record.Turn{{
 			Turn: 9, Kind: "filler", Prompt: "Plan a two-day trip.", FillerID: "trip-planning", Transcript: "conv-2/turn-09.jsonl",
-			Status: result.TurnTimedOut, Error: "timed out after 10m0s", ExitCode: -1, DurationMS: 600000, ToolCalls: []result.Call{},
+			Status: record.TurnTimedOut, Error: "timed out after 10m0s", ExitCode: -1, DurationMS: 600000, ToolCalls: []record.Call{},
 		}},
 	}
 	// Conversation 3 stopped on an error in a filler.
-	c3 := result.Conversation{
-		Index: 3, Status: result.StatusError, Error: "turn 3: claude exited with status 1",
+	c3 := record.Conversation{
+		Index: 3, Status: record.StatusError, Error: "turn 3: claude exited with status 1",
 		Fillers: []string{"moving-budget", "photosynthesis", "how-tides-work", "sourdough-starter", "postal-service-history", "how-rainbows-form"},
-		Turns:   turns(conv(3), map[int]*judge.Verdict{1: verdict(judge.Pass)}, nil)[:2],
-		Abandoned: []result.Turn{{
+		Turns:   turns(conv(3), map[int]*judge.Verdict{1: verdictOf(judge.Pass)}, nil)[:2],
+		Abandoned: []record.Turn{{
 			Turn: 3, Kind: "filler", Prompt: "Explain photosynthesis.", FillerID: "photosynthesis", Transcript: "conv-3/turn-03.jsonl",
-			Status: result.TurnError, Error: "claude exited with status 1", ExitCode: 1, DurationMS: 900,
+			Status: record.TurnError, Error: "claude exited with status 1", ExitCode: 1, DurationMS: 900,
 		}},
 	}
 
-	r := &result.Run{
-		SchemaVersion: result.SchemaVersion,
-		Status:        result.StatusRunning,
+	r := &record.Run{
+		SchemaVersion: record.SchemaVersion,
+		Status:        record.StatusRunning,
 		StartedAt:     time.Date(2026, 11, 30, 10, 15, 0, 0, time.UTC),
 		FinishedAt:    time.Date(2026, 11, 30, 10, 41, 7, 250000000, time.UTC),
-		Versions: result.Versions{
+		Versions: record.Versions{
 			VibeTest: "v0.3.0", Claude: "2.1.330 (Claude Code)", ClaudeVerified: "2.1.328", ClaudeMismatch: true,
-			RubricPrompt: rubric.PromptVersion, JudgePrompt: judge.PromptVersion, RunSchema: result.SchemaVersion,
+			RubricPrompt: rubric.PromptVersion, JudgePrompt: judge.PromptVersion, RunSchema: record.SchemaVersion,
 			ClaudeParserMsg: "claude 2.1.330 differs from 2.1.328",
 		},
-		Skill: result.Skill{Name: "stock-ledger", DeclaredName: "Stock Ledger", Path: "/home/dev/skills/stock-ledger/SKILL.md", Hash: "sha256:9f2c4e",
+		Skill: record.Skill{Name: "stock-ledger", DeclaredName: "Stock Ledger", Path: "/home/dev/skills/stock-ledger/SKILL.md", Hash: "sha256:9f2c4e",
 			Warnings:        []string{`SKILL.md:2: frontmatter field "name": "Stock Ledger" breaks the Agent Skills spec`},
 			ToolsNotGranted: []string{"TodoWrite (claude 2.1.328 has no tool of that name)"}},
-		Config: result.Config{
+		Config: record.Config{
 			Conversations: 3, Concurrency: 2, Model: "claude-sonnet-5-5", ModelSource: "flag", ModelAsked: "sonnet", JudgeModel: "sonnet", NoBaselineGate: true,
 			AllowedTools: []string{"Bash", "Read", "Edit", "Write", "Glob", "Grep", "Skill", "Bash(git diff:*)"},
 			SessionMode:  "interactive",
 			TurnTimeout:  "10m0s", MaxRetries: 2, ConfigFile: "/home/dev/skills/stock-ledger/vibe-test.yaml",
 			RubricFile: "/home/dev/skills/stock-ledger/rubric.json", FillersDir: "/home/dev/fillers", KeepSandbox: true,
-			MaxBudgetUSD: 5, PassEnv: []string{"HTTP_PROXY"}, Gate: result.GateAny, Alpha: 0.1,
+			MaxBudgetUSD: 5, PassEnv: []string{"HTTP_PROXY"}, Gate: record.GateAny, Alpha: 0.1,
 			Args: []string{"./stock-ledger", "--no-baseline-gate"},
 		},
 		Isolation:    "hermetic",
@@ -222,21 +223,21 @@ func populated() *result.Run {
 			Model: "sonnet", JudgeModel: "sonnet", FillerSeed: 7,
 			Fillers: [][]string{c1.Fillers, c2.Fillers, c3.Fillers},
 		},
-		Conversations: []result.Conversation{c1, c2, c3},
-		Costs:         result.Costs{Agent: 0.61, Rubric: 0.04, Plan: 0.02, Judge: 0.016, Total: 0.686, JudgeTokens: 24800, RubricTokens: 5200},
+		Conversations: []record.Conversation{c1, c2, c3},
+		Costs:         record.Costs{Agent: 0.61, Rubric: 0.04, Plan: 0.02, Judge: 0.016, Total: 0.686, JudgeTokens: 24800, RubricTokens: 5200},
 		Error:         "chart.html could not be written",
 	}
-	r.Config.Rule, r.Config.Effect = result.RuleDilutedVsFresh, 0.25
+	r.Config.Rule, r.Config.Effect = record.RuleDilutedVsFresh, 0.25
 	for n := 1; n <= 3; n++ {
-		r.Fresh = append(r.Fresh, freshTriple(n, map[int]*judge.Verdict{6: verdict(judge.Pass), 8: verdict(judge.Pass), 10: verdict(judge.Pass)}))
+		r.Fresh = append(r.Fresh, freshTriple(n, map[int]*judge.Verdict{6: verdictOf(judge.Pass), 8: verdictOf(judge.Pass), 10: verdictOf(judge.Pass)}))
 	}
-	result.Decide(r)
+	verdict.Decide(r)
 	return r
 }
 
 // freshTriple is fresh triple n with verdicts at the probe turns.
-func freshTriple(n int, v map[int]*judge.Verdict) result.Conversation {
-	c := result.Conversation{Index: n, Control: result.ArmFresh, Status: result.StatusCompleted}
+func freshTriple(n int, v map[int]*judge.Verdict) record.Conversation {
+	c := record.Conversation{Index: n, Control: record.ArmFresh, Status: record.StatusCompleted}
 	for _, t := range turns(c.DirName(), v, nil) {
 		if t.Kind == "probe" {
 			t.SessionID = fmt.Sprintf("9a8b7c6d-0000-4000-8000-0000000%d%04d", n, t.Turn)
@@ -314,18 +315,18 @@ func setFields(v reflect.Value, out map[string]bool) {
 // anyRule is populated() decided by seed 002's rule, which also prints the
 // chance it fires on a stable skill; and a schema-1 gate kept in its
 // config.
-func anyRule() *result.Run {
+func anyRule() *record.Run {
 	r := populated()
-	r.Config.Rule, r.Config.Gate = result.RuleAnyProbeFailed, result.GateAny
-	r.Fresh[0].Turns[1].Verdict = verdict(judge.Fail)     // fresh reliability below 100%
+	r.Config.Rule, r.Config.Gate = record.RuleAnyProbeFailed, record.GateAny
+	r.Fresh[0].Turns[1].Verdict = verdictOf(judge.Fail)   // fresh reliability below 100%
 	r.Conversations[0].Turns[7].Verdict.SetupProblem = "" // so the rule, not the set-up, decides
-	result.Decide(r)
+	verdict.Decide(r)
 	return r
 }
 
 // repeated is a verdict of --judge-repeats 3 whose judgements all agree.
 func repeated(res string) *judge.Verdict {
-	v := verdict(res)
+	v := verdictOf(res)
 	v.Attempts, v.CostUSD, v.Tokens = 3, 0.006, 9300
 	for i := 0; i < 3; i++ {
 		v.Repeats = append(v.Repeats, judge.RepeatVerdict{Result: res})
@@ -340,11 +341,11 @@ func repeated(res string) *judge.Verdict {
 // errored). The undiluted control tells decay (conversation 1 at turn 8,
 // conversation 2 at turn 10) from a probe the skill never handles
 // (conversation 1 at turn 10).
-func controlled() *result.Run {
+func controlled() *record.Run {
 	r := populated()
 	r.GateBypassed, r.Error = false, ""
 	r.Config.Conversations, r.Config.NoBaselineGate, r.Config.JudgeRepeats = 2, false, 3
-	r.Config.Controls = []string{result.ControlNoSkill}
+	r.Config.Controls = []string{record.ControlNoSkill}
 	r.Config.Args = []string{"./stock-ledger", "--judge-repeats", "3", "--control", "no-skill", "--control", "undiluted"}
 
 	unsure := repeated(judge.Pass)
@@ -357,49 +358,49 @@ func controlled() *result.Run {
 
 	fillers := r.Plan.Fillers[:2]
 	r.Plan.Fillers = fillers
-	measured := func(n int, v map[int]*judge.Verdict) result.Conversation {
-		return result.Conversation{Index: n, SessionID: fmt.Sprintf("5e0c1d2a-0000-4000-8000-00000000000%d", n), Status: result.StatusCompleted,
+	measured := func(n int, v map[int]*judge.Verdict) record.Conversation {
+		return record.Conversation{Index: n, SessionID: fmt.Sprintf("5e0c1d2a-0000-4000-8000-00000000000%d", n), Status: record.StatusCompleted,
 			Fillers: fillers[n-1], Turns: turns(fmt.Sprintf("conv-%d", n), v, nil)}
 	}
-	noSkill := func(n int, v map[int]*judge.Verdict) result.Conversation {
-		c := result.Conversation{Index: n, Control: result.ControlNoSkill, Status: result.StatusCompleted, Fillers: fillers[n-1]}
+	noSkill := func(n int, v map[int]*judge.Verdict) record.Conversation {
+		c := record.Conversation{Index: n, Control: record.ControlNoSkill, Status: record.StatusCompleted, Fillers: fillers[n-1]}
 		c.Turns = turns(c.DirName(), v, nil)
 		for i := range c.Turns {
 			c.Turns[i].SkillInvoked = false
 		}
 		return c
 	}
-	r.Conversations = []result.Conversation{
+	r.Conversations = []record.Conversation{
 		measured(1, map[int]*judge.Verdict{1: repeated(judge.Pass), 6: repeated(judge.Pass), 8: repeated(judge.Fail), 10: repeated(judge.Fail)}),
 		measured(2, map[int]*judge.Verdict{1: repeated(judge.Pass), 6: repeated(judge.Pass), 8: unsure, 10: repeated(judge.Fail)}),
 	}
-	r.Controls = []result.Conversation{
+	r.Controls = []record.Conversation{
 		noSkill(1, map[int]*judge.Verdict{1: repeated(judge.Fail), 6: repeated(judge.Fail), 8: broken, 10: repeated(judge.Fail)}),
 		noSkill(2, map[int]*judge.Verdict{1: repeated(judge.Pass), 6: repeated(judge.Fail), 8: repeated(judge.Fail), 10: repeated(judge.Pass)}),
 	}
-	r.Fresh = []result.Conversation{
+	r.Fresh = []record.Conversation{
 		freshTriple(1, map[int]*judge.Verdict{6: repeated(judge.Pass), 8: repeated(judge.Pass), 10: repeated(judge.Fail)}),
 		freshTriple(2, map[int]*judge.Verdict{6: repeated(judge.Pass), 8: repeated(judge.Pass), 10: repeated(judge.Pass)}),
 	}
-	result.Decide(r)
+	verdict.Decide(r)
 	return r
 }
 
 // uncertain is controlled() with no probe failed: what keeps it from no
 // decay is the uncertain turn.
-func uncertain() *result.Run {
+func uncertain() *record.Run {
 	r := controlled()
 	r.Conversations[0].TurnAt(8).Verdict = repeated(judge.Pass)
 	r.Conversations[0].TurnAt(10).Verdict = repeated(judge.Pass)
 	r.Conversations[1].TurnAt(10).Verdict = repeated(judge.Pass)
-	result.Decide(r)
+	verdict.Decide(r)
 	return r
 }
 
 // sequential is a run under --until-decided in batches of one, capped at
 // two conversations: conversation 1 decayed (the SPRT continues), 2 held
 // (the cap is reached between the bounds): undecided.
-func sequential() *result.Run {
+func sequential() *record.Run {
 	r := uncertain()
 	r.Controls, r.Config.Controls = nil, nil
 	r.Config.Conversations = 1
@@ -413,24 +414,24 @@ func sequential() *result.Run {
 		c.Index, f.Index = n, n
 		r.Conversations, r.Fresh = append(r.Conversations, c), append(r.Fresh, f)
 	}
-	r.Sequential = &result.Sequential{Alpha: 0.05, Max: 4, Batch: 1, Effect: 0.3, Decision: result.SeqContinue}
+	r.Sequential = &record.Sequential{Alpha: 0.05, Max: 4, Batch: 1, Effect: 0.3, Decision: record.SeqContinue}
 	all := r.Conversations
 	for n := 1; n <= 4; n++ {
 		part := *r
 		part.Conversations = all[:n]
-		r.Sequential.Observe(&part)
+		verdict.Observe(r.Sequential, &part)
 	}
-	result.Decide(r)
+	verdict.Decide(r)
 	return r
 }
 
 // legacySequential is a schema-1 record of the SPRT design, as older
 // vibe-test versions wrote it: loaded and shown, never replayed.
-func legacySequential() *result.Run {
+func legacySequential() *record.Run {
 	r := sequential()
-	r.Sequential = &result.Sequential{P0: 0.05, P1: 0.45, Alpha: 0.05, Beta: 0.2, Max: 2, Batch: 1, Decision: "cap",
-		Looks: []result.Look{{Conversations: 1, Observations: 1, Decayed: 1, LLR: 2.2, Decision: "continue"}, {Conversations: 2, Observations: 2, Decayed: 1, LLR: 1.6, Decision: "cap"}}}
-	result.Decide(r)
+	r.Sequential = &record.Sequential{P0: 0.05, P1: 0.45, Alpha: 0.05, Beta: 0.2, Max: 2, Batch: 1, Decision: "cap",
+		Looks: []record.Look{{Conversations: 1, Observations: 1, Decayed: 1, LLR: 2.2, Decision: "continue"}, {Conversations: 2, Observations: 2, Decayed: 1, LLR: 1.6, Decision: "cap"}}}
+	verdict.Decide(r)
 	return r
 }
 
@@ -438,40 +439,40 @@ func legacySequential() *result.Run {
 // compaction before probe 2: its probes sit at turns the seed's schedule
 // never has (4, 9 and 13), each numbered, one asked short of its level,
 // and the CLI compacted on its own once.
-func diluted() *result.Run {
+func diluted() *record.Run {
 	r := populated()
 	r.Plan.Schedule = &plan.Schedule{DiluteTo: []int64{30000, 60000, 90000}, CompactBefore: []int{2}, CompactAt: 200000, Fillers: plan.FillersWork, MaxFillers: 8}
 	r.Conversations = r.Conversations[:1]
 	c := &r.Conversations[0]
 	c.Rewinds, c.Abandoned, c.ModelChange = nil, nil, ""
-	var ts []result.Turn
+	var ts []record.Turn
 	probe := map[int]int{4: 1, 9: 2, 13: 3}
 	for n := 1; n <= 13; n++ {
-		t := result.Turn{Turn: n, Kind: plan.KindFiller, Prompt: "Run `tail -n 200 ops/logs/api.log` and sum up the errors; change nothing.",
-			FillerID: "work-api-log", Transcript: fmt.Sprintf("conv-1/turn-%02d.jsonl", n), Status: result.TurnOK, DurationMS: 3100,
-			ToolCalls: []result.Call{}, APICalls: 2, ContextTokens: int64(9000 * n), CostUSD: 0.02}
+		t := record.Turn{Turn: n, Kind: plan.KindFiller, Prompt: "Run `tail -n 200 ops/logs/api.log` and sum up the errors; change nothing.",
+			FillerID: "work-api-log", Transcript: fmt.Sprintf("conv-1/turn-%02d.jsonl", n), Status: record.TurnOK, DurationMS: 3100,
+			ToolCalls: []record.Call{}, APICalls: 2, ContextTokens: int64(9000 * n), CostUSD: 0.02}
 		switch {
 		case n == 1:
-			t.Kind, t.FillerID, t.Verdict = plan.KindBase, "", verdict(judge.Pass)
+			t.Kind, t.FillerID, t.Verdict = plan.KindBase, "", verdictOf(judge.Pass)
 		case probe[n] > 0:
 			t.Kind, t.FillerID, t.Probe, t.ContextBefore = plan.KindProbe, "", probe[n], int64(9000*(n-1))
 			t.Level = r.Plan.Schedule.DiluteTo[probe[n]-1]
-			t.Verdict = verdict(judge.Pass)
+			t.Verdict = verdictOf(judge.Pass)
 		}
 		if n >= 9 {
 			t.AfterCompaction = true
 		}
 		ts = append(ts, t)
 	}
-	ts[8].Compactions = []result.Compaction{{Trigger: "manual", PreTokens: 72000, PostTokens: 6100, Transcript: "conv-1/turn-09.compact.jsonl", CostUSD: 0.04, DurationMS: 5200}}
-	ts[8].Verdict = verdict(judge.Fail)
+	ts[8].Compactions = []record.Compaction{{Trigger: "manual", PreTokens: 72000, PostTokens: 6100, Transcript: "conv-1/turn-09.compact.jsonl", CostUSD: 0.04, DurationMS: 5200}}
+	ts[8].Verdict = verdictOf(judge.Fail)
 	ts[12].LevelNotReached = true
-	ts[11].Compactions = []result.Compaction{{Trigger: "auto", PreTokens: 88000, PostTokens: 7000}}
+	ts[11].Compactions = []record.Compaction{{Trigger: "auto", PreTokens: 88000, PostTokens: 7000}}
 	c.Turns = ts
 	c.Fillers = []string{"work-api-log"}
 	r.Plan.Fillers = [][]string{c.Fillers}
 	r.Fresh = r.Fresh[:1]
-	result.Decide(r)
+	verdict.Decide(r)
 	return r
 }
 
@@ -479,8 +480,8 @@ func diluted() *result.Run {
 // past the schema unchecked.
 func TestPopulatedSetsEveryField(t *testing.T) {
 	all, set := map[string]bool{}, map[string]bool{}
-	fieldsOf(reflect.TypeOf(result.Run{}), all)
-	for _, r := range []*result.Run{populated(), anyRule(), controlled(), uncertain(), sequential(), legacySequential(), diluted()} {
+	fieldsOf(reflect.TypeOf(record.Run{}), all)
+	for _, r := range []*record.Run{populated(), anyRule(), controlled(), uncertain(), sequential(), legacySequential(), diluted()} {
 		setFields(reflect.ValueOf(r), set)
 	}
 	var missing []string
@@ -499,7 +500,7 @@ func TestPopulatedRunValidates(t *testing.T) {
 	sch := compile(t)
 	r := populated()
 	dir := t.TempDir()
-	if err := result.Save(dir, r); err != nil {
+	if err := record.Save(dir, r); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "run.json"))
@@ -509,14 +510,14 @@ func TestPopulatedRunValidates(t *testing.T) {
 	if err := validate(sch, b); err != nil {
 		t.Fatalf("run.json of a populated run does not validate:\n%v", err)
 	}
-	if r.Outcome.Verdict != result.VerdictSetup || r.Outcome.Exit != 3 || r.Outcome.Notes[0] != banner {
+	if r.Outcome.Verdict != record.VerdictSetup || r.Outcome.Exit != 3 || r.Outcome.Notes[0] != banner {
 		t.Fatalf("the populated run is not the bypassed run with a set-up problem it means to be: %+v", r.Outcome)
 	}
 
 	// Seed 002's rule on the same run fires, and says how often it would on
 	// a stable skill.
 	r = anyRule()
-	if r.Outcome.Verdict != result.VerdictDecay || r.Outcome.Exit != 1 || r.Outcome.AnyFailureChance == 0 {
+	if r.Outcome.Verdict != record.VerdictDecay || r.Outcome.Exit != 1 || r.Outcome.AnyFailureChance == 0 {
 		t.Fatalf("anyRule() is not the seed-rule decay it means to be: %+v", r.Outcome)
 	}
 	b, err = json.Marshal(r)
@@ -530,15 +531,15 @@ func TestPopulatedRunValidates(t *testing.T) {
 	// Controls, judge repeats and --until-decided.
 	for _, c := range []struct {
 		name    string
-		run     *result.Run
+		run     *record.Run
 		verdict string
 		exit    int
 	}{
-		{"controlled", controlled(), result.VerdictNotEnough, 0},
-		{"uncertain", uncertain(), result.VerdictNotEnough, 0},
-		{"sequential", sequential(), result.VerdictNotEnough, 0},
-		{"legacy sequential", legacySequential(), result.VerdictDecay, 1}, // not replayed: the fixed-n test at its alpha of 0.1
-		{"diluted", diluted(), result.VerdictNotEnough, 0},
+		{"controlled", controlled(), record.VerdictNotEnough, 0},
+		{"uncertain", uncertain(), record.VerdictNotEnough, 0},
+		{"sequential", sequential(), record.VerdictNotEnough, 0},
+		{"legacy sequential", legacySequential(), record.VerdictDecay, 1}, // not replayed: the fixed-n test at its alpha of 0.1
+		{"diluted", diluted(), record.VerdictNotEnough, 0},
 	} {
 		o := c.run.Outcome
 		if o.Verdict != c.verdict || o.Exit != c.exit || (o.Uncertain < 1 && c.name != "diluted") {
@@ -557,10 +558,10 @@ func TestPopulatedRunValidates(t *testing.T) {
 	for _, s := range o.Controls {
 		kinds[s.Control]++
 	}
-	if kinds[result.ControlNoSkill] != 4 || len(o.Stats.Probes) != 3 || o.Stats.Probes[0].FreshN != 2 {
+	if kinds[record.ControlNoSkill] != 4 || len(o.Stats.Probes) != 3 || o.Stats.Probes[0].FreshN != 2 {
 		t.Fatalf("controlled() compares with its controls and fresh arm other than it means to: %+v %+v", o.Controls, o.Stats.Probes)
 	}
-	if s := sequential().Sequential; len(s.Looks) != 4 || s.Looks[0].Decision != result.SeqContinue || s.Decision != result.SeqNotEnuf || s.Looks[3].MinDetectableDrop == 0 {
+	if s := sequential().Sequential; len(s.Looks) != 4 || s.Looks[0].Decision != record.SeqContinue || s.Decision != record.SeqNotEnuf || s.Looks[3].MinDetectableDrop == 0 {
 		t.Fatalf("sequential() does not continue, then reach the cap: %+v", s)
 	}
 }
@@ -647,29 +648,29 @@ func TestOlderRecordsValidate(t *testing.T) {
 // every step, long before the outcome is decided.
 func TestMidRunRecordsValidate(t *testing.T) {
 	sch := compile(t)
-	start := &result.Run{
-		SchemaVersion: result.SchemaVersion, Status: result.StatusRunning, StartedAt: time.Now().UTC(),
-		Versions:  result.Versions{VibeTest: "dev", Claude: "2.1.328", ClaudeVerified: "2.1.328", RubricPrompt: rubric.PromptVersion, JudgePrompt: judge.PromptVersion, RunSchema: 1},
-		Skill:     result.Skill{Name: "stock-ledger", Path: "SKILL.md", Hash: "sha256:00"},
-		Config:    result.Config{Conversations: 2, TurnTimeout: "10m0s", MaxRetries: 2},
+	start := &record.Run{
+		SchemaVersion: record.SchemaVersion, Status: record.StatusRunning, StartedAt: time.Now().UTC(),
+		Versions:  record.Versions{VibeTest: "dev", Claude: "2.1.328", ClaudeVerified: "2.1.328", RubricPrompt: rubric.PromptVersion, JudgePrompt: judge.PromptVersion, RunSchema: 1},
+		Skill:     record.Skill{Name: "stock-ledger", Path: "SKILL.md", Hash: "sha256:00"},
+		Config:    record.Config{Conversations: 2, TurnTimeout: "10m0s", MaxRetries: 2},
 		Isolation: "author-config",
 	}
 	pending := *start
-	pending.Conversations = []result.Conversation{{Index: 1, Status: "pending", Fillers: []string{"a"}, Turns: []result.Turn{}}}
+	pending.Conversations = []record.Conversation{{Index: 1, Status: "pending", Fillers: []string{"a"}, Turns: []record.Turn{}}}
 	// A turn recorded from a parsed claude.Turn with no calls; a conversation
 	// built without turns (its fillers and turns marshal as null).
 	running := pending
-	running.Conversations = []result.Conversation{
-		{Index: 1, Status: result.StatusRunning, Turns: []result.Turn{{Turn: 1, Kind: "base", Status: result.TurnOK, ToolCalls: result.CallsOf(claude.Turn{})}}},
+	running.Conversations = []record.Conversation{
+		{Index: 1, Status: record.StatusRunning, Turns: []record.Turn{{Turn: 1, Kind: "base", Status: record.TurnOK, ToolCalls: record.CallsOf(claude.Turn{})}}},
 		{Index: 2, Status: "pending"},
 	}
 	// --until-decided before its first look; controls not started.
 	seq := pending
-	seq.Sequential = &result.Sequential{Alpha: 0.05, Effect: 0.3, Max: 20, Batch: 2, Decision: result.SeqContinue}
+	seq.Sequential = &record.Sequential{Alpha: 0.05, Effect: 0.3, Max: 20, Batch: 2, Decision: record.SeqContinue}
 	controls := pending
-	controls.Controls = []result.Conversation{{Index: 1, Control: result.ControlNoSkill, Status: "pending", Turns: []result.Turn{}}}
-	controls.Fresh = []result.Conversation{result.FreshTriple(1)}
-	for name, r := range map[string]*result.Run{"at start": start, "pending": &pending, "running": &running, "sequential": &seq, "controls": &controls} {
+	controls.Controls = []record.Conversation{{Index: 1, Control: record.ControlNoSkill, Status: "pending", Turns: []record.Turn{}}}
+	controls.Fresh = []record.Conversation{record.FreshTriple(1)}
+	for name, r := range map[string]*record.Run{"at start": start, "pending": &pending, "running": &running, "sequential": &seq, "controls": &controls} {
 		b, err := json.Marshal(r)
 		if err != nil {
 			t.Fatal(err)
@@ -692,15 +693,15 @@ func TestFixtureValidates(t *testing.T) {
 	// The fixture is a record vibe-test itself reads. Its statistics are
 	// schema 1's (paired sign tests), which today's types no longer carry:
 	// Decide recomputes them, so they are read past.
-	var r result.Run
+	var r record.Run
 	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatalf("testdata/run-v1.json is not a result.Run: %v", err)
+		t.Fatalf("testdata/run-v1.json is not a record.Run: %v", err)
 	}
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "run.json"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := result.Load(dir); err != nil {
+	if _, err := record.Load(dir); err != nil {
 		t.Fatal(err)
 	}
 	shapes := []string{}
@@ -709,8 +710,8 @@ func TestFixtureValidates(t *testing.T) {
 	}
 	// A schema-1 run has no fresh arm: today's decision says so rather
 	// than guess (its own saved outcome was the old design's).
-	result.Decide(&r)
-	if r.Outcome.Verdict != result.VerdictNotComparable || r.Outcome.Exit != 2 {
+	verdict.Decide(&r)
+	if r.Outcome.Verdict != record.VerdictNotComparable || r.Outcome.Exit != 2 {
 		t.Errorf("Decide on a schema-1 record: %s (exit %d), want not-comparable (exit 2)", r.Outcome.Verdict, r.Outcome.Exit)
 	}
 	for i, c := range r.Conversations {
@@ -888,7 +889,7 @@ func TestEnumsMatchGo(t *testing.T) {
 		sort.Strings(out)
 		return out
 	}
-	runStatuses := []string{result.StatusRunning, result.StatusCompleted, result.StatusBaselineFailed, result.StatusError, result.StatusInterrupted, result.StatusBudgetExhausted}
+	runStatuses := []string{record.StatusRunning, record.StatusCompleted, record.StatusBaselineFailed, record.StatusError, record.StatusInterrupted, record.StatusBudgetExhausted}
 	var kinds, judged, probes []string
 	for n := 1; n <= plan.Turns; n++ {
 		if !slices.Contains(kinds, plan.Kind(n)) {
@@ -904,14 +905,14 @@ func TestEnumsMatchGo(t *testing.T) {
 	want := map[string][]string{
 		"runStatus":          runStatuses,
 		"conversationStatus": append(slices.Clone(runStatuses), "pending"),
-		"turnStatus":         {result.TurnOK, result.TurnError, result.TurnTimedOut, result.TurnPromptTooLong},
+		"turnStatus":         {record.TurnOK, record.TurnError, record.TurnTimedOut, record.TurnPromptTooLong},
 		"turnKind":           kinds,
-		"gate":               {result.GateAny, result.GateSignificant},
-		"shape":              {result.ShapeHeld, result.ShapeDecayed, result.ShapeNeverWorked, result.ShapeUnstable, result.ShapeBaselineFailed},
-		"control":            {result.ControlNoSkill, result.ControlUndiluted, result.ArmFresh},
-		"rule":               {result.RuleDilutedVsFresh, result.RuleAnyProbeFailed},
+		"gate":               {record.GateAny, record.GateSignificant},
+		"shape":              {record.ShapeHeld, record.ShapeDecayed, record.ShapeNeverWorked, record.ShapeUnstable, record.ShapeBaselineFailed},
+		"control":            {record.ControlNoSkill, record.ControlUndiluted, record.ArmFresh},
+		"rule":               {record.RuleDilutedVsFresh, record.RuleAnyProbeFailed},
 		// The last two are the SPRT decisions of schema-1 records.
-		"seqDecision":  {result.SeqContinue, result.SeqDecay, result.SeqHeld, result.SeqNotEnuf, "no-decay", "cap"},
+		"seqDecision":  {record.SeqContinue, record.SeqDecay, record.SeqHeld, record.SeqNotEnuf, "no-decay", "cap"},
 		"judgeResult":  {judge.Pass, judge.Fail, judge.JudgeError, judge.Uncertain},
 		"repeatResult": {judge.Pass, judge.Fail, judge.JudgeError},
 	}
@@ -983,40 +984,40 @@ func TestKeysMatchGo(t *testing.T) {
 		return v.(map[string]any)
 	}
 	objects := map[string]reflect.Type{
-		"":                                   reflect.TypeOf(result.Run{}),
-		"$defs/versions":                     reflect.TypeOf(result.Versions{}),
-		"$defs/skill":                        reflect.TypeOf(result.Skill{}),
-		"$defs/config":                       reflect.TypeOf(result.Config{}),
-		"$defs/costs":                        reflect.TypeOf(result.Costs{}),
+		"":                                   reflect.TypeOf(record.Run{}),
+		"$defs/versions":                     reflect.TypeOf(record.Versions{}),
+		"$defs/skill":                        reflect.TypeOf(record.Skill{}),
+		"$defs/config":                       reflect.TypeOf(record.Config{}),
+		"$defs/costs":                        reflect.TypeOf(record.Costs{}),
 		"$defs/rubric":                       reflect.TypeOf(rubric.Rubric{}),
 		"$defs/criterion":                    reflect.TypeOf(rubric.Criterion{}),
 		"$defs/criterion/properties/check":   reflect.TypeOf(rubric.Check{}),
 		"$defs/plan":                         reflect.TypeOf(plan.Plan{}),
 		"$defs/plan/properties/probes/items": reflect.TypeOf(plan.Probe{}),
 		"$defs/schedule":                     reflect.TypeOf(plan.Schedule{}),
-		"$defs/compaction":                   reflect.TypeOf(result.Compaction{}),
-		"$defs/conversation":                 reflect.TypeOf(result.Conversation{}),
-		"$defs/turn":                         reflect.TypeOf(result.Turn{}),
-		"$defs/call":                         reflect.TypeOf(result.Call{}),
-		"$defs/attempt":                      reflect.TypeOf(result.Attempt{}),
-		"$defs/rewind":                       reflect.TypeOf(result.Rewind{}),
+		"$defs/compaction":                   reflect.TypeOf(record.Compaction{}),
+		"$defs/conversation":                 reflect.TypeOf(record.Conversation{}),
+		"$defs/turn":                         reflect.TypeOf(record.Turn{}),
+		"$defs/call":                         reflect.TypeOf(record.Call{}),
+		"$defs/attempt":                      reflect.TypeOf(record.Attempt{}),
+		"$defs/rewind":                       reflect.TypeOf(record.Rewind{}),
 		"$defs/verdict":                      reflect.TypeOf(judge.Verdict{}),
 		"$defs/repeatVerdict":                reflect.TypeOf(judge.RepeatVerdict{}),
 		"$defs/criterionVerdict":             reflect.TypeOf(judge.CriterionVerdict{}),
-		"$defs/outcome":                      reflect.TypeOf(result.Outcome{}),
-		"$defs/stats":                        reflect.TypeOf(result.Stats{}),
-		"$defs/turnStat":                     reflect.TypeOf(result.TurnStat{}),
-		"$defs/probeComparison":              reflect.TypeOf(result.ProbeComparison{}),
-		"$defs/dropped":                      reflect.TypeOf(result.Dropped{}),
+		"$defs/outcome":                      reflect.TypeOf(record.Outcome{}),
+		"$defs/stats":                        reflect.TypeOf(record.Stats{}),
+		"$defs/turnStat":                     reflect.TypeOf(record.TurnStat{}),
+		"$defs/probeComparison":              reflect.TypeOf(record.ProbeComparison{}),
+		"$defs/dropped":                      reflect.TypeOf(record.Dropped{}),
 		"$defs/twoArm":                       reflect.TypeOf(stats.TwoArm{}),
 		"$defs/armSummary":                   reflect.TypeOf(stats.ArmSummary{}),
-		"$defs/controlStat":                  reflect.TypeOf(result.ControlStat{}),
-		"$defs/sequential":                   reflect.TypeOf(result.Sequential{}),
-		"$defs/look":                         reflect.TypeOf(result.Look{}),
+		"$defs/controlStat":                  reflect.TypeOf(record.ControlStat{}),
+		"$defs/sequential":                   reflect.TypeOf(record.Sequential{}),
+		"$defs/look":                         reflect.TypeOf(record.Look{}),
 	}
-	// Every struct result.Run reaches is listed.
+	// Every struct record.Run reaches is listed.
 	all := map[string]bool{}
-	fieldsOf(reflect.TypeOf(result.Run{}), all)
+	fieldsOf(reflect.TypeOf(record.Run{}), all)
 	listed := map[string]bool{}
 	for _, typ := range objects {
 		listed[typ.String()] = true

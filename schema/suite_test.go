@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 )
 
 const suiteSchemaID = "https://github.com/vibe-test/vibe-test/schema/suite.schema.json"
@@ -19,17 +19,17 @@ func compileSuite(t *testing.T) *jsonschema.Schema {
 }
 
 // populatedSuite sets every field of a suite index.
-func populatedSuite() *result.Suite {
+func populatedSuite() *record.Suite {
 	at := time.Date(2026, 12, 2, 4, 0, 0, 0, time.UTC)
-	return &result.Suite{
-		SchemaVersion: result.SuiteSchemaVersion, Status: result.StatusCompleted, StartedAt: at, FinishedAt: at.Add(time.Hour), Seed: 7,
-		Shard: &result.ShardPlan{Index: 2, Count: 3,
-			Skills: []result.ShardSkill{{Name: "stock-ledger", Hash: "sha256:abc", Conversations: 3}},
-			Units:  []result.Unit{{Skill: "stock-ledger", Index: 2}}},
+	return &record.Suite{
+		SchemaVersion: record.SuiteSchemaVersion, Status: record.StatusCompleted, StartedAt: at, FinishedAt: at.Add(time.Hour), Seed: 7,
+		Shard: &record.ShardPlan{Index: 2, Count: 3,
+			Skills: []record.ShardSkill{{Name: "stock-ledger", Hash: "sha256:abc", Conversations: 3}},
+			Units:  []record.Unit{{Skill: "stock-ledger", Index: 2}}},
 		Merged: []string{"shard-1", "shard-2", "shard-3"},
-		Skills: []result.SuiteEntry{{Name: "stock-ledger", Path: "/lib/stock-ledger/SKILL.md", RunDir: "stock-ledger",
-			Status: result.StatusError, ExitCode: 3, Verdict: "error", Diluted: result.Rate{Passed: 4, Probes: 6},
-			Fresh: result.Rate{Passed: 6, Probes: 6}, CostUSD: 1.5, EffectiveTurn: 6, Error: "judge error"}},
+		Skills: []record.SuiteEntry{{Name: "stock-ledger", Path: "/lib/stock-ledger/SKILL.md", RunDir: "stock-ledger",
+			Status: record.StatusError, ExitCode: 3, Verdict: "error", Diluted: record.Rate{Passed: 4, Probes: 6},
+			Fresh: record.Rate{Passed: 6, Probes: 6}, CostUSD: 1.5, EffectiveTurn: 6, Error: "judge error"}},
 		ExitCode: 3,
 	}
 }
@@ -44,8 +44,8 @@ func TestSuiteIndexValidates(t *testing.T) {
 		t.Fatalf("a populated suite.json does not validate: %v\n%s", err, b)
 	}
 	// A pending index, as written before any skill finished.
-	pending := &result.Suite{SchemaVersion: 1, Status: result.StatusRunning, StartedAt: time.Now().UTC(),
-		Skills: []result.SuiteEntry{{Name: "a", Path: "a/SKILL.md", RunDir: "a", Status: result.StatusPending}}}
+	pending := &record.Suite{SchemaVersion: 1, Status: record.StatusRunning, StartedAt: time.Now().UTC(),
+		Skills: []record.SuiteEntry{{Name: "a", Path: "a/SKILL.md", RunDir: "a", Status: record.StatusPending}}}
 	b, _ = json.Marshal(pending)
 	if err := validate(sch, b); err != nil {
 		t.Errorf("a pending suite.json does not validate: %v\n%s", err, b)
@@ -86,12 +86,12 @@ func TestSuiteKeysMatchGo(t *testing.T) {
 		return v.(map[string]any)
 	}
 	for ptr, typ := range map[string]reflect.Type{
-		"":                reflect.TypeOf(result.Suite{}),
-		"$defs/shardPlan": reflect.TypeOf(result.ShardPlan{}),
-		"$defs/shardPlan/properties/skills/items": reflect.TypeOf(result.ShardSkill{}),
-		"$defs/shardPlan/properties/units/items":  reflect.TypeOf(result.Unit{}),
-		"$defs/entry":                             reflect.TypeOf(result.SuiteEntry{}),
-		"$defs/rate":                              reflect.TypeOf(result.Rate{}),
+		"":                reflect.TypeOf(record.Suite{}),
+		"$defs/shardPlan": reflect.TypeOf(record.ShardPlan{}),
+		"$defs/shardPlan/properties/skills/items": reflect.TypeOf(record.ShardSkill{}),
+		"$defs/shardPlan/properties/units/items":  reflect.TypeOf(record.Unit{}),
+		"$defs/entry":                             reflect.TypeOf(record.SuiteEntry{}),
+		"$defs/rate":                              reflect.TypeOf(record.Rate{}),
 	} {
 		obj := at(ptr)
 		keys := jsonKeys(typ)

@@ -14,7 +14,7 @@ import (
 	"github.com/goccy/go-yaml"
 	"github.com/vibe-test/vibe-test/internal/demo"
 	"github.com/vibe-test/vibe-test/internal/exit"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/summary"
 	"github.com/vibe-test/vibe-test/internal/testenv"
 )
@@ -73,7 +73,7 @@ func TestActionScript(t *testing.T) {
 	if dir == nil {
 		t.Fatalf("no run-dir in $GITHUB_OUTPUT:\n%s", outputs)
 	}
-	r, err := result.Load(dir[1])
+	r, err := record.Load(dir[1])
 	if err != nil {
 		t.Fatalf("the run folder named in the outputs: %v", err)
 	}

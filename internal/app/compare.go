@@ -12,7 +12,7 @@ import (
 
 	"github.com/vibe-test/vibe-test/internal/compare"
 	"github.com/vibe-test/vibe-test/internal/exit"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/stats"
 	"github.com/vibe-test/vibe-test/internal/summary"
 	"github.com/vibe-test/vibe-test/internal/term"
@@ -41,7 +41,7 @@ func compareCommand(c *cli.Context, stdio IO) error {
 			return exit.Errorf(exit.Tool, "compare: %s is given twice (also as %s): a run counted twice would shrink the measured noise", dir, first)
 		}
 		seen[abs] = dir
-		r, err := result.Load(dir)
+		r, err := record.Load(dir)
 		if err != nil {
 			return exit.With(exit.Tool, fmt.Errorf("compare: %w", err))
 		}
@@ -61,7 +61,7 @@ func compareCommand(c *cli.Context, stdio IO) error {
 // comparedRun is one run reduced to what the rule reads.
 type comparedRun struct {
 	dir   string
-	run   *result.Run
+	run   *record.Run
 	units map[string][]stats.Unit // per measure, one unit per scored conversation
 	// criteria are the rubric's ids (or, without a rubric in run.json, the
 	// ids seen in verdicts).
@@ -71,7 +71,7 @@ type comparedRun struct {
 }
 
 // sampleRun scores a run's conversations (compare.Units).
-func sampleRun(dir string, r *result.Run) comparedRun {
+func sampleRun(dir string, r *record.Run) comparedRun {
 	cr := comparedRun{dir: dir, run: r, units: compare.Units(r)}
 	ids := map[string]bool{}
 	if r.Rubric != nil {
@@ -86,7 +86,7 @@ func sampleRun(dir string, r *result.Run) comparedRun {
 		}
 	}
 	for i := range r.Conversations {
-		if r.Conversations[i].Status == result.StatusBaselineFailed {
+		if r.Conversations[i].Status == record.StatusBaselineFailed {
 			cr.gateStops++
 		}
 	}
@@ -141,16 +141,16 @@ func compareRuns(bases []comparedRun, cand comparedRun, alpha float64) *comparis
 	}
 	for _, field := range []struct {
 		what string
-		get  func(*result.Run) string
+		get  func(*record.Run) string
 	}{
-		{"agent model", func(r *result.Run) string { return r.Config.Model }},
-		{"judge model", func(r *result.Run) string { return r.Config.JudgeModel }},
+		{"agent model", func(r *record.Run) string { return r.Config.Model }},
+		{"judge model", func(r *record.Run) string { return r.Config.JudgeModel }},
 		// A resumed process re-reads the whole skill at each invocation; a
 		// live session answers "already loaded": not the same dilution.
-		{"session mode", func(r *result.Run) string { return result.SessionModeOf(r.Config) }},
+		{"session mode", func(r *record.Run) string { return record.SessionModeOf(r.Config) }},
 		// Ten turns of passages and 150k tokens of tool output, or a
 		// compacted session, are different dilutions.
-		{"schedule", func(r *result.Run) string {
+		{"schedule", func(r *record.Run) string {
 			if r.Plan == nil || r.Plan.Schedule.Default() {
 				return "the seed's ten turns"
 			}
@@ -166,7 +166,7 @@ func compareRuns(bases []comparedRun, cand comparedRun, alpha float64) *comparis
 		}
 	}
 	for _, r := range all {
-		if r.run.Status != result.StatusCompleted && r.run.Status != result.StatusBaselineFailed {
+		if r.run.Status != record.StatusCompleted && r.run.Status != record.StatusBaselineFailed {
 			cmp.notes = append(cmp.notes, fmt.Sprintf("WARNING: %s has status %q: only what it finished is compared.", r.dir, r.run.Status))
 		}
 		if r.gateStops > 0 {

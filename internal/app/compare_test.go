@@ -13,7 +13,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/demo"
 	"github.com/vibe-test/vibe-test/internal/judge"
 	"github.com/vibe-test/vibe-test/internal/plan"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/rubric"
 	"github.com/vibe-test/vibe-test/internal/testenv"
 )
@@ -42,12 +42,12 @@ var synthCriteria = []string{"runs-census", "appends-ledger", "no-ledger-rewrite
 // are cs, with a rubric of the given criteria, and returns its folder.
 func writeRun(t *testing.T, name, hash string, criteria []string, cs []synthConv) string {
 	t.Helper()
-	r := &result.Run{
-		SchemaVersion: result.SchemaVersion,
-		Status:        result.StatusCompleted,
+	r := &record.Run{
+		SchemaVersion: record.SchemaVersion,
+		Status:        record.StatusCompleted,
 		StartedAt:     time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC),
-		Skill:         result.Skill{Name: name, Path: "/skills/" + name, Hash: hash},
-		Config:        result.Config{Conversations: len(cs)},
+		Skill:         record.Skill{Name: name, Path: "/skills/" + name, Hash: hash},
+		Config:        record.Config{Conversations: len(cs)},
 		Rubric:        &rubric.Rubric{},
 	}
 	for _, id := range criteria {
@@ -55,7 +55,7 @@ func writeRun(t *testing.T, name, hash string, criteria []string, cs []synthConv
 	}
 	word := map[byte]string{'p': judge.Pass, 'f': judge.Fail, 'e': judge.JudgeError, 'n': "n/a"}
 	for i, sc := range cs {
-		c := result.Conversation{Index: i + 1, Status: result.StatusCompleted}
+		c := record.Conversation{Index: i + 1, Status: record.StatusCompleted}
 		for k, n := range []int{1, 6, 8, 10} {
 			ch := sc.turns[k]
 			if ch == '-' {
@@ -75,12 +75,12 @@ func writeRun(t *testing.T, name, hash string, criteria []string, cs []synthConv
 			if n == 1 {
 				kind = "base"
 			}
-			c.Turns = append(c.Turns, result.Turn{Turn: n, Kind: kind, Status: result.TurnOK, Verdict: v})
+			c.Turns = append(c.Turns, record.Turn{Turn: n, Kind: kind, Status: record.TurnOK, Verdict: v})
 		}
 		r.Conversations = append(r.Conversations, c)
 	}
 	dir := t.TempDir()
-	if err := result.Save(dir, r); err != nil {
+	if err := record.Save(dir, r); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -405,12 +405,12 @@ func TestCompareWarnsOnSessionMode(t *testing.T) {
 	t.Parallel()
 	a, _ := noisyBases(t) // recorded before the modes: resume
 	cand := writeRun(t, "stock-ledger", "hash-v2", synthCriteria, convs("pppp", "pppp"))
-	r, err := result.Load(cand)
+	r, err := record.Load(cand)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r.Config.SessionMode = "interactive"
-	if err := result.Save(cand, r); err != nil {
+	if err := record.Save(cand, r); err != nil {
 		t.Fatal(err)
 	}
 	_, out, _ := compareMain(t, a, cand)
@@ -422,7 +422,7 @@ func TestCompareWarnsOnSessionMode(t *testing.T) {
 	// A candidate diluted to context levels is not measured like the base.
 	r.Config.SessionMode = ""
 	r.Plan = &plan.Plan{Schedule: &plan.Schedule{DiluteTo: []int64{50000, 100000, 150000}}}
-	if err := result.Save(cand, r); err != nil {
+	if err := record.Save(cand, r); err != nil {
 		t.Fatal(err)
 	}
 	_, out, _ = compareMain(t, a, cand)

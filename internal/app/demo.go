@@ -14,7 +14,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/engine"
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/judge"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/sandbox"
 	"github.com/vibe-test/vibe-test/internal/scripted"
 	"github.com/vibe-test/vibe-test/internal/term"
@@ -125,18 +125,18 @@ func demoArgs(personas []string) []string {
 	return []string{"demo", "--personas", strings.Join(personas, ",")}
 }
 
-func isDemoRun(r *result.Run) bool {
+func isDemoRun(r *record.Run) bool {
 	return len(r.Config.Args) > 0 && r.Config.Args[0] == "demo"
 }
 
 // removeSandboxes deletes the sandboxes a run still records (an interrupted
 // run keeps them for resume); sandbox.Open refuses any folder vibe-test did
 // not make.
-func removeSandboxes(r *result.Run) {
+func removeSandboxes(r *record.Run) {
 	if r == nil || r.Config.KeepSandbox {
 		return
 	}
-	for _, arm := range [][]result.Conversation{r.Conversations, r.Fresh, r.Controls} {
+	for _, arm := range [][]record.Conversation{r.Conversations, r.Fresh, r.Controls} {
 		for _, c := range arm {
 			if c.Sandbox == "" {
 				continue
@@ -152,10 +152,10 @@ func removeSandboxes(r *result.Run) {
 // conversation has its persona's shape, and every fresh session followed
 // the skill (all personas but never do, fresh). The verdict itself is then
 // whatever the decision function makes of that, which the demo reports.
-func checkDemo(personas []string, r *result.Run) error {
+func checkDemo(personas []string, r *record.Run) error {
 	want := map[string]string{
-		scripted.PersonaSteady: result.ShapeHeld, scripted.PersonaDecaying: result.ShapeDecayed,
-		scripted.PersonaEscaping: result.ShapeDecayed, scripted.PersonaNever: result.ShapeBaselineFailed,
+		scripted.PersonaSteady: record.ShapeHeld, scripted.PersonaDecaying: record.ShapeDecayed,
+		scripted.PersonaEscaping: record.ShapeDecayed, scripted.PersonaNever: record.ShapeBaselineFailed,
 	}
 	never := false
 	for i, p := range personas {

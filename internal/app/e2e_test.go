@@ -16,7 +16,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/claude"
 	"github.com/vibe-test/vibe-test/internal/demo"
 	"github.com/vibe-test/vibe-test/internal/judge"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/scripted"
 )
 
@@ -25,7 +25,7 @@ type scenario struct {
 	code           int
 	stdout, stderr string
 	dir            string
-	run            *result.Run
+	run            *record.Run
 	srv            *scripted.Server
 }
 
@@ -90,7 +90,7 @@ func runScriptWith(t *testing.T, main func(context.Context, []string, IO) int, b
 	var stdout, stderr bytes.Buffer
 	code := main(context.Background(), args, IO{Env: env, Stdout: &stdout, Stderr: &stderr})
 	s := scenario{code: code, stdout: stdout.String(), stderr: stderr.String(), dir: out, srv: srv}
-	if r, err := result.Load(out); err == nil {
+	if r, err := record.Load(out); err == nil {
 		s.run = r
 	} else {
 		t.Fatalf("run.json unreadable: %v\nstdout:\n%s\nstderr:\n%s", err, s.stdout, s.stderr)
@@ -118,7 +118,7 @@ func startDemo(t *testing.T, script scripted.Script) (srv *scripted.Server, file
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-func turnsOf(s scenario, conv int) []result.Turn { return s.run.Conversations[conv].Turns }
+func turnsOf(s scenario, conv int) []record.Turn { return s.run.Conversations[conv].Turns }
 
 // The context figure of each turn equals the input picture of the last API
 // call the scripted model answered in that turn.
@@ -161,7 +161,7 @@ func TestDecayingExits1(t *testing.T) {
 	junitPath, mdPath := filepath.Join(reports, "junit.xml"), filepath.Join(reports, "summary.md")
 	s := runScenario(t, fastCLI(t), []string{"forgetting", "forgetting", "forgetting"}, false, "--compact-before", "2", "--concurrency", "3",
 		"--junit", junitPath, "--markdown", mdPath)
-	if s.code != 1 || s.run.Outcome.Verdict != result.VerdictDecay {
+	if s.code != 1 || s.run.Outcome.Verdict != record.VerdictDecay {
 		t.Fatalf("exit %d (%s), want 1", s.code, s.run.Outcome.Sentence)
 	}
 	cmp := s.run.Outcome.Stats.Comparison
@@ -179,13 +179,13 @@ func TestDecayingExits1(t *testing.T) {
 				t.Errorf("conversation %d probe %d: %s, want %s", c.Index, k, got, want)
 			}
 		}
-		if p := c.ProbeAt(2); p.Turn != 8 || p.ToolCallCount != 0 || c.Shape != result.ShapeDecayed {
+		if p := c.ProbeAt(2); p.Turn != 8 || p.ToolCallCount != 0 || c.Shape != record.ShapeDecayed {
 			t.Errorf("conversation %d: probe 2 at turn %d (the seed's schedule keeps it at 8) with %d calls, shape %q", c.Index, p.Turn, p.ToolCallCount, c.Shape)
 		}
 	}
 	// The compactions' summary calls count in the agent's cost.
 	var turnsCost, compactions float64
-	for _, c := range append(append([]result.Conversation{}, s.run.Conversations...), s.run.Fresh...) {
+	for _, c := range append(append([]record.Conversation{}, s.run.Conversations...), s.run.Fresh...) {
 		for _, tr := range c.Turns {
 			turnsCost += tr.CostUSD
 			for _, cp := range tr.Compactions {
@@ -228,7 +228,7 @@ func TestNeverStopsAtGate(t *testing.T) {
 		t.Fatalf("exit %d, want 2", s.code)
 	}
 	c := s.run.Conversations[0]
-	if len(c.Turns) != 1 || c.Status != result.StatusBaselineFailed || s.run.Status != result.StatusBaselineFailed {
+	if len(c.Turns) != 1 || c.Status != record.StatusBaselineFailed || s.run.Status != record.StatusBaselineFailed {
 		t.Fatalf("turns %d, status %s/%s", len(c.Turns), c.Status, s.run.Status)
 	}
 	if !strings.Contains(c.Error, "decay curve from it is meaningless") || s.run.GateBypassed {
@@ -253,8 +253,8 @@ func TestNeverWithGateBypassed(t *testing.T) {
 	if !s.run.GateBypassed || !bytes.Contains(raw, []byte(`"gate_bypassed": true`)) {
 		t.Error("run.json does not record the bypass")
 	}
-	if s.run.Conversations[0].Shape != result.ShapeNeverWorked {
-		t.Errorf("shape %q, want a flat %q", s.run.Conversations[0].Shape, result.ShapeNeverWorked)
+	if s.run.Conversations[0].Shape != record.ShapeNeverWorked {
+		t.Errorf("shape %q, want a flat %q", s.run.Conversations[0].Shape, record.ShapeNeverWorked)
 	}
 	page, err := os.ReadFile(filepath.Join(s.dir, "chart.html"))
 	if err != nil {
@@ -268,7 +268,7 @@ func TestNeverWithGateBypassed(t *testing.T) {
 func TestEscapingFlagged(t *testing.T) {
 	t.Parallel()
 	s := runScenario(t, fastCLI(t), []string{"escaping"}, false)
-	if s.code != 0 || s.run.Outcome.Verdict != result.VerdictNotEnough {
+	if s.code != 0 || s.run.Outcome.Verdict != record.VerdictNotEnough {
 		t.Fatalf("exit %d, want 0: one conversation cannot show decay (%s)", s.code, s.run.Outcome.Sentence)
 	}
 	v := s.run.Conversations[0].TurnAt(6).Verdict
@@ -373,11 +373,11 @@ func demoInMode(t *testing.T, mode, bin string) {
 	if !strings.Contains(stdout.String(), "The demo ran as designed") {
 		t.Errorf("the demo did not say it ran as designed:\n%s", stdout.String())
 	}
-	if r, err := result.Load(out); err == nil && r.Config.SessionMode != mode {
+	if r, err := record.Load(out); err == nil && r.Config.SessionMode != mode {
 		t.Errorf("run.json: session mode %q, want %q", r.Config.SessionMode, mode)
 	}
 	// Turn 6 invokes the skill a second time (both personas follow it).
-	if r, err := result.Load(out); err == nil {
+	if r, err := record.Load(out); err == nil {
 		second, err := os.ReadFile(filepath.Join(out, r.Conversations[0].TurnAt(6).Transcript))
 		if err != nil {
 			t.Fatal(err)
@@ -393,11 +393,11 @@ func demoInMode(t *testing.T, mode, bin string) {
 	if !strings.Contains(stdout.String(), "A real run with these results would exit 0: Not enough evidence") {
 		t.Errorf("the demo must say which exit code a real run would give:\n%s", stdout.String())
 	}
-	r, err := result.Load(out)
+	r, err := record.Load(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Conversations[0].Shape != result.ShapeDecayed || r.Conversations[1].Shape != result.ShapeHeld {
+	if r.Conversations[0].Shape != record.ShapeDecayed || r.Conversations[1].Shape != record.ShapeHeld {
 		t.Errorf("conversation 1 should decay and 2 hold (personas in order): %q, %q", r.Conversations[0].Shape, r.Conversations[1].Shape)
 	}
 	// Both arms are on the chart: the diluted and the fresh pass rates.
@@ -461,11 +461,11 @@ func TestDemoInterrupted(t *testing.T) {
 	if code != 130 || !strings.Contains(msg, "a demo run cannot be resumed") || !strings.Contains(msg, "vibe-test demo` again") {
 		t.Fatalf("exit %d\n%s", code, msg)
 	}
-	r, err := result.Load(out)
+	r, err := record.Load(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, arm := range [][]result.Conversation{r.Conversations, r.Fresh} {
+	for _, arm := range [][]record.Conversation{r.Conversations, r.Fresh} {
 		for _, c := range arm {
 			if c.Sandbox == "" {
 				continue

@@ -15,7 +15,7 @@ import (
 
 	"github.com/vibe-test/vibe-test/internal/demo"
 	"github.com/vibe-test/vibe-test/internal/judge"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/scripted"
 )
 
@@ -53,7 +53,7 @@ func TestAPIErrorBurstsRetried(t *testing.T) {
 				t.Fatalf("exit %d, want 0 after the retries", s.code)
 			}
 			tr := s.run.Conversations[0].TurnAt(6)
-			if tr.Status != result.TurnOK || len(tr.Attempts) == 0 || tr.Result() != judge.Pass {
+			if tr.Status != record.TurnOK || len(tr.Attempts) == 0 || tr.Result() != judge.Pass {
 				t.Fatalf("turn 6: status %s, attempts %+v, result %s", tr.Status, tr.Attempts, tr.Result())
 			}
 			if _, err := os.Stat(filepath.Join(s.dir, tr.Attempts[0].Transcript)); err != nil {
@@ -95,7 +95,7 @@ func TestCredentialsRefusedStopsAtOnce(t *testing.T) {
 			if agentCalls > 2 {
 				t.Errorf("%d agent requests after a %d, want at most 2", agentCalls, status)
 			}
-			if s.run.Status != result.StatusError {
+			if s.run.Status != record.StatusError {
 				t.Errorf("run status %s", s.run.Status)
 			}
 		})
@@ -109,7 +109,7 @@ func TestPromptTooLongRecorded(t *testing.T) {
 		t.Fatalf("exit %d, want 3", s.code)
 	}
 	c := s.run.Conversations[0]
-	if len(c.Turns) != 2 || len(c.Abandoned) != 1 || c.Abandoned[0].Status != result.TurnPromptTooLong {
+	if len(c.Turns) != 2 || len(c.Abandoned) != 1 || c.Abandoned[0].Status != record.TurnPromptTooLong {
 		t.Fatalf("turns %d, abandoned %+v", len(c.Turns), c.Abandoned)
 	}
 	var n400 int
@@ -138,7 +138,7 @@ func TestTimeoutKillsStraysAndIsNeverAFail(t *testing.T) {
 		t.Fatalf("turns %d abandoned %d", len(c.Turns), len(c.Abandoned))
 	}
 	a := c.Abandoned[0]
-	if a.Status != result.TurnTimedOut || len(a.Attempts) != 1 || a.Verdict != nil {
+	if a.Status != record.TurnTimedOut || len(a.Attempts) != 1 || a.Verdict != nil {
 		t.Fatalf("turn 2: status %s, attempts %d (want a retry), verdict %v (never judged)", a.Status, len(a.Attempts), a.Verdict)
 	}
 	// A timeout is transient: the sandbox stays for resume, and says so.
@@ -255,7 +255,7 @@ func TestBudgetExhausted(t *testing.T) {
 		t.Fatalf("exit %d, want 3", s.code)
 	}
 	c := s.run.Conversations[0]
-	if s.run.Status != result.StatusBudgetExhausted || c.Status != result.StatusBudgetExhausted || len(c.Turns) == 0 || len(c.Turns) == 10 {
+	if s.run.Status != record.StatusBudgetExhausted || c.Status != record.StatusBudgetExhausted || len(c.Turns) == 0 || len(c.Turns) == 10 {
 		t.Fatalf("run %s, conversation %s with %d turns", s.run.Status, c.Status, len(c.Turns))
 	}
 	if c.TurnAt(1).Result() != judge.Pass || s.run.Costs.Total <= 0 {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/vibe-test/vibe-test/internal/demo"
 	"github.com/vibe-test/vibe-test/internal/engine"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/scripted"
 )
 
@@ -70,30 +70,30 @@ func TestNextSteps(t *testing.T) {
 // A run is finished, with nothing to resume, only when every conversation
 // of every arm came to its end and the run recorded no error.
 func TestFinished(t *testing.T) {
-	done := func() *result.Run {
-		return &result.Run{
-			Status:        result.StatusCompleted,
-			Conversations: []result.Conversation{{Index: 1, Status: result.StatusCompleted}, {Index: 2, Status: result.StatusBaselineFailed}},
-			Fresh:         []result.Conversation{{Index: 1, Status: result.StatusCompleted}},
+	done := func() *record.Run {
+		return &record.Run{
+			Status:        record.StatusCompleted,
+			Conversations: []record.Conversation{{Index: 1, Status: record.StatusCompleted}, {Index: 2, Status: record.StatusBaselineFailed}},
+			Fresh:         []record.Conversation{{Index: 1, Status: record.StatusCompleted}},
 		}
 	}
 	if !finished(done()) {
 		t.Error("a completed run should be finished")
 	}
 	interrupted := done()
-	interrupted.Status, interrupted.Fresh[0].Status = result.StatusInterrupted, result.StatusInterrupted
+	interrupted.Status, interrupted.Fresh[0].Status = record.StatusInterrupted, record.StatusInterrupted
 	errored := done()
 	errored.Error = "the API refused the credentials"
 	budget := done()
-	budget.Status, budget.Conversations[0].Status = result.StatusBudgetExhausted, result.StatusBudgetExhausted
+	budget.Status, budget.Conversations[0].Status = record.StatusBudgetExhausted, record.StatusBudgetExhausted
 	empty := done()
 	empty.Conversations = nil
-	for name, r := range map[string]*result.Run{"interrupted": interrupted, "errored": errored, "budget": budget, "no conversations": empty} {
+	for name, r := range map[string]*record.Run{"interrupted": interrupted, "errored": errored, "budget": budget, "no conversations": empty} {
 		if finished(r) {
 			t.Errorf("%s: has work left to resume", name)
 		}
 	}
-	if !isDemoRun(&result.Run{Config: result.Config{Args: demoArgs([]string{"steady"})}}) || isDemoRun(&result.Run{Config: result.Config{Args: []string{"./demo"}}}) {
+	if !isDemoRun(&record.Run{Config: record.Config{Args: demoArgs([]string{"steady"})}}) || isDemoRun(&record.Run{Config: record.Config{Args: []string{"./demo"}}}) {
 		t.Error("isDemoRun")
 	}
 }
@@ -101,36 +101,36 @@ func TestFinished(t *testing.T) {
 // A run that failed while drafting its tasks is redrawn as it was saved:
 // status error, its cause in the sentence, exit 3, not "completed".
 func TestRedecideKeepsAnEarlyError(t *testing.T) {
-	r := &result.Run{Status: result.StatusError, Error: "drafting the tasks: the API refused the credentials (HTTP 401)"}
+	r := &record.Run{Status: record.StatusError, Error: "drafting the tasks: the API refused the credentials (HTTP 401)"}
 	redecide(r)
-	if r.Status != result.StatusError || r.Outcome.Exit != 3 || !strings.Contains(r.Outcome.Sentence, "HTTP 401") {
+	if r.Status != record.StatusError || r.Outcome.Exit != 3 || !strings.Contains(r.Outcome.Sentence, "HTTP 401") {
 		t.Errorf("status %s, outcome %+v", r.Status, r.Outcome)
 	}
-	saved := &result.Run{Status: result.StatusError, Error: "x", Outcome: result.Outcome{Exit: 3, Verdict: "error", Sentence: "No verdict: x"}}
+	saved := &record.Run{Status: record.StatusError, Error: "x", Outcome: record.Outcome{Exit: 3, Verdict: "error", Sentence: "No verdict: x"}}
 	redecide(saved)
 	if saved.Outcome.Sentence != "No verdict: x" {
 		t.Errorf("the saved outcome was replaced: %+v", saved.Outcome)
 	}
 	// A run that stopped on an error mid-way stays an error after Decide.
-	mid := &result.Run{Status: result.StatusError, Error: "refused", Conversations: []result.Conversation{{Index: 1, Status: result.StatusCompleted}}}
+	mid := &record.Run{Status: record.StatusError, Error: "refused", Conversations: []record.Conversation{{Index: 1, Status: record.StatusCompleted}}}
 	redecide(mid)
-	if mid.Status != result.StatusError {
+	if mid.Status != record.StatusError {
 		t.Errorf("mid-run error redrawn as %s", mid.Status)
 	}
 }
 
 // --keep-sandbox says where each kept sandbox is.
 func TestKeptSandboxes(t *testing.T) {
-	r := &result.Run{
-		Conversations: []result.Conversation{{Index: 1, Sandbox: "/tmp/a/work"}, {Index: 2}},
-		Controls:      []result.Conversation{{Index: 1, Control: result.ControlNoSkill, Sandbox: "/tmp/b/work"}},
+	r := &record.Run{
+		Conversations: []record.Conversation{{Index: 1, Sandbox: "/tmp/a/work"}, {Index: 2}},
+		Controls:      []record.Conversation{{Index: 1, Control: record.ControlNoSkill, Sandbox: "/tmp/b/work"}},
 	}
 	got := engine.KeptSandboxes(r)
 	want := "sandbox kept (conversation 1): /tmp/a/work\nsandbox kept (no-skill control 1): /tmp/b/work\n"
 	if got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
-	if got := engine.KeptSandboxes(&result.Run{}); !strings.Contains(got, "no sandbox was kept") {
+	if got := engine.KeptSandboxes(&record.Run{}); !strings.Contains(got, "no sandbox was kept") {
 		t.Errorf("none kept: %q", got)
 	}
 }

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/vibe-test/vibe-test/internal/demo"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/testenv"
 )
 
@@ -57,14 +57,14 @@ type completedTurn struct {
 
 func snapshot(t *testing.T, dir string) map[string]completedTurn {
 	t.Helper()
-	r, err := result.Load(dir)
+	r, err := record.Load(dir)
 	if err != nil {
 		t.Fatalf("run folder unreadable after the stop: %v", err)
 	}
 	out := map[string]completedTurn{}
 	for _, c := range r.Conversations {
 		for _, tr := range c.Turns {
-			if tr.Status != result.TurnOK {
+			if tr.Status != record.TurnOK {
 				continue
 			}
 			b, err := os.ReadFile(filepath.Join(dir, tr.Transcript))
@@ -197,11 +197,11 @@ func TestInterruptAndResume(t *testing.T) {
 	if err := res.Run(); err != nil {
 		t.Fatalf("final resume: %v\n%s", err, rsbuf)
 	}
-	r, err := result.Load(out)
+	r, err := record.Load(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Status != result.StatusCompleted || r.Outcome.Exit != 0 {
+	if r.Status != record.StatusCompleted || r.Outcome.Exit != 0 {
 		t.Fatalf("after the last resume: status %s exit %d\n%s", r.Status, r.Outcome.Exit, rsbuf)
 	}
 	for i, c := range r.Conversations {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/scripted"
 )
 
@@ -22,7 +22,7 @@ func TestResumeTouchesNoForeignFolderAndOverwritesNoTranscript(t *testing.T) {
 	t.Parallel()
 	tooLong := scripted.Rule{Kind: scripted.KindAgent, Turns: []int{3}, Steps: []scripted.Step{{Error: &scripted.HTTPError{Status: 400, Count: 1000}}}}
 	s := runScript(t, fastCLI(t), faultScript(t, tooLong), 1, nil)
-	if s.code != 3 || s.run.Conversations[0].Status != result.StatusError {
+	if s.code != 3 || s.run.Conversations[0].Status != record.StatusError {
 		t.Fatalf("exit %d, conversation %s: expected an errored conversation", s.code, s.run.Conversations[0].Status)
 	}
 	before := map[string][32]byte{}
@@ -45,7 +45,7 @@ func TestResumeTouchesNoForeignFolderAndOverwritesNoTranscript(t *testing.T) {
 	r := s.run
 	r.Conversations[0].Sandbox, r.Conversations[0].Home = victim, victimHome
 	r.Conversations[0].ConfigDir = filepath.Join(victimHome, ".claude")
-	if err := result.Save(s.dir, r); err != nil {
+	if err := record.Save(s.dir, r); err != nil {
 		t.Fatal(err)
 	}
 
@@ -60,7 +60,7 @@ func TestResumeTouchesNoForeignFolderAndOverwritesNoTranscript(t *testing.T) {
 			t.Errorf("%s did not survive resume: %v", p, err)
 		}
 	}
-	after, err := result.Load(s.dir)
+	after, err := record.Load(s.dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestResumeTouchesNoForeignFolderAndOverwritesNoTranscript(t *testing.T) {
 	}
 	names := map[string]bool{}
 	restarted := false
-	for _, list := range [][]result.Turn{c.Turns, c.Abandoned} {
+	for _, list := range [][]record.Turn{c.Turns, c.Abandoned} {
 		for _, tr := range list {
 			if names[tr.Transcript] {
 				t.Errorf("two records name %s", tr.Transcript)

@@ -18,7 +18,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/demo"
 	"github.com/vibe-test/vibe-test/internal/engine"
 	"github.com/vibe-test/vibe-test/internal/jail"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/scripted"
 	"github.com/vibe-test/vibe-test/internal/testenv"
 )
@@ -132,7 +132,7 @@ func TestJailedAgentSeesAndKeepsNothing(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, want 0", code)
 	}
-	r, err := result.Load(out)
+	r, err := record.Load(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,14 +326,14 @@ func TestAuthorLoginInJail(t *testing.T) {
 	if err != nil {
 		t.Fatalf("run with the author's login: %v", err)
 	}
-	r, err := result.Load(out)
+	r, err := record.Load(out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.Isolation != "author-config" || r.Jail != jail.Bubblewrap {
 		t.Fatalf("isolation %q jail %q", r.Isolation, r.Jail)
 	}
-	if c := r.Conversations[0]; len(c.Turns) != 10 || c.Status != result.StatusCompleted {
+	if c := r.Conversations[0]; len(c.Turns) != 10 || c.Status != record.StatusCompleted {
 		t.Fatalf("%d turns, status %s: the session did not resume in the jail", len(c.Turns), c.Status)
 	}
 	bearer := 0

@@ -9,7 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/vibe-test/vibe-test/internal/junit"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/summary"
 	"github.com/vibe-test/vibe-test/internal/term"
 )
@@ -39,7 +39,7 @@ func outputFrom(c *cli.Context, stdio IO) output {
 
 // show writes the run's artifacts for people and machines: chart.html in
 // the run folder, the summary, the JSON summary and junit.xml when asked.
-func (o output) show(dir string, r *result.Run, stdio IO) error {
+func (o output) show(dir string, r *record.Run, stdio IO) error {
 	if err := writeChart(dir, r); err != nil {
 		fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", term.Line(err.Error()))
 	}
@@ -71,17 +71,17 @@ func (o output) show(dir string, r *result.Run, stdio IO) error {
 // it. It replaces the file: GitHub gives each step its own
 // $GITHUB_STEP_SUMMARY, and the Action's script appends a copy to it when
 // it must keep what is there.
-func writeMarkdown(path, dir string, r *result.Run) error {
+func writeMarkdown(path, dir string, r *record.Run) error {
 	entries := []summary.MarkdownEntry{{Dir: dir, Run: r}}
-	if err := atomicfile.WriteFunc(path, result.FileMode, func(w io.Writer) error { return summary.Markdown(w, entries) }); err != nil {
+	if err := atomicfile.WriteFunc(path, record.FileMode, func(w io.Writer) error { return summary.Markdown(w, entries) }); err != nil {
 		return fmt.Errorf("--markdown %s: %w", path, err)
 	}
 	return nil
 }
 
 // writeJUnit writes the file atomically, so CI never reads half of it.
-func writeJUnit(path string, r *result.Run) error {
-	if err := atomicfile.WriteFunc(path, result.FileMode, func(w io.Writer) error { return junit.Write(w, r) }); err != nil {
+func writeJUnit(path string, r *record.Run) error {
+	if err := atomicfile.WriteFunc(path, record.FileMode, func(w io.Writer) error { return junit.Write(w, r) }); err != nil {
 		return fmt.Errorf("--junit %s: %w", path, err)
 	}
 	return nil

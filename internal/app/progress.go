@@ -13,7 +13,7 @@ import (
 	xterm "github.com/charmbracelet/x/term"
 
 	"github.com/vibe-test/vibe-test/internal/conversation"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/term"
 )
 
@@ -65,7 +65,7 @@ func (p *progress) Event(ev conversation.Event) {
 	name := fmt.Sprintf("conv %d", ev.Conv)
 	switch ev.Control {
 	case "":
-	case result.ArmFresh:
+	case record.ArmFresh:
 		name = fmt.Sprintf("fresh %d", ev.Conv)
 	default:
 		name = fmt.Sprintf("%s control %d", ev.Control, ev.Conv)
@@ -97,7 +97,7 @@ func (p *progress) Event(ev conversation.Event) {
 		switch ev.Control {
 		case "":
 			row.order[0] = 0
-		case result.ArmFresh:
+		case record.ArmFresh:
 			row.order[0] = 1
 		}
 		p.rows[name] = row

@@ -22,10 +22,11 @@ import (
 	"github.com/vibe-test/vibe-test/internal/engine"
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/judge"
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/redact"
-	"github.com/vibe-test/vibe-test/internal/result"
 	"github.com/vibe-test/vibe-test/internal/rubric"
 	"github.com/vibe-test/vibe-test/internal/term"
+	"github.com/vibe-test/vibe-test/internal/verdict"
 )
 
 func rejudgeFlags() []cli.Flag {
@@ -65,7 +66,7 @@ func rejudgeCommand(c *cli.Context, stdio IO) error {
 		return exit.Errorf(exit.Tool, "rejudge: expected one RUN_DIR, got %d arguments", c.NArg())
 	}
 	dir := c.Args().First()
-	if result.IsSuite(dir) {
+	if record.IsSuite(dir) {
 		return rejudgeSuite(c, dir, stdio)
 	}
 	return rejudgeRun(c, dir, stdio)
@@ -73,12 +74,12 @@ func rejudgeCommand(c *cli.Context, stdio IO) error {
 
 // rejudgeSuite judges every skill of a suite folder again, one skill after
 // the other, each with its own run's rubric (one --rubric cannot fit every
-// skill), and exits with the worst code (result.WorstExit).
+// skill), and exits with the worst code (record.WorstExit).
 func rejudgeSuite(c *cli.Context, dir string, stdio IO) error {
 	if c.IsSet("rubric") {
 		return exit.Errorf(exit.Tool, "--rubric: not for a suite folder: each skill is judged again with its own run's rubric (rejudge SUITE_DIR/<skill> takes --rubric)")
 	}
-	idx, err := result.LoadSuite(dir)
+	idx, err := record.LoadSuite(dir)
 	if err != nil {
 		return exit.With(exit.Tool, err)
 	}
@@ -97,7 +98,7 @@ func rejudgeSuite(c *cli.Context, dir string, stdio IO) error {
 		}
 	}
 	if len(failed) > 0 {
-		worst := result.WorstExit(codes...)
+		worst := record.WorstExit(codes...)
 		return exit.Errorf(worst, "rejudge: %d of %d skills could not be judged again (%s); the others' verdicts files are written", len(failed), len(idx.Skills), strings.Join(failed, ", "))
 	}
 	return nil
@@ -105,7 +106,7 @@ func rejudgeSuite(c *cli.Context, dir string, stdio IO) error {
 
 // rejudgeRun judges one run folder's turns again.
 func rejudgeRun(c *cli.Context, dir string, stdio IO) error {
-	r, err := result.Load(dir)
+	r, err := record.Load(dir)
 	if err != nil {
 		return exit.With(exit.Tool, err)
 	}
@@ -132,10 +133,10 @@ func rejudgeRun(c *cli.Context, dir string, stdio IO) error {
 	type target struct {
 		conv int
 		arm  string
-		turn *result.Turn
+		turn *record.Turn
 	}
 	var targets []target
-	for _, arm := range [][]result.Conversation{r.Conversations, r.Fresh} {
+	for _, arm := range [][]record.Conversation{r.Conversations, r.Fresh} {
 		for i := range arm {
 			conv := &arm[i]
 			for k := range conv.Turns {
@@ -218,7 +219,7 @@ func rejudgeRun(c *cli.Context, dir string, stdio IO) error {
 	for i, tg := range targets {
 		cost += verdicts[i].CostUSD
 		unit := fmt.Sprintf("conv %d", tg.conv)
-		if tg.arm == result.ArmFresh {
+		if tg.arm == record.ArmFresh {
 			unit = fmt.Sprintf("fresh %d", tg.conv)
 		}
 		for _, line := range verdictChanges(unit, tg.turn.Turn, tg.turn.Verdict, verdicts[i], &stats) {
@@ -228,9 +229,9 @@ func rejudgeRun(c *cli.Context, dir string, stdio IO) error {
 	if stats.results == 0 && stats.criteria == 0 && stats.errors == 0 {
 		fmt.Fprintln(stdio.Stdout, "no verdict changed")
 	}
-	before, after := outcomeWith(r, nil), outcomeWith(r, func(run *result.Run) {
+	before, after := outcomeWith(r, nil), outcomeWith(r, func(run *record.Run) {
 		k := 0
-		for _, arm := range [][]result.Conversation{run.Conversations, run.Fresh} {
+		for _, arm := range [][]record.Conversation{run.Conversations, run.Fresh} {
 			for i := range arm {
 				for n := range arm[i].Turns {
 					if t := &arm[i].Turns[n]; t.Judged() {
@@ -329,19 +330,19 @@ func verdictChanges(unit string, turn int, old *judge.Verdict, nv judge.Verdict,
 
 // outcomeWith decides a copy of the run, changed by edit: the run itself is
 // left as it was.
-func outcomeWith(r *result.Run, edit func(*result.Run)) result.Outcome {
+func outcomeWith(r *record.Run, edit func(*record.Run)) record.Outcome {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return r.Outcome
 	}
-	var cp result.Run
+	var cp record.Run
 	if err := json.Unmarshal(b, &cp); err != nil {
 		return r.Outcome
 	}
 	if edit != nil {
 		edit(&cp)
 	}
-	result.Decide(&cp)
+	verdict.Decide(&cp)
 	return cp.Outcome
 }
 
@@ -402,7 +403,7 @@ func linkNew(tmp, path string, data []byte) error {
 	}
 	// No hard links here (some network and FUSE file systems): create the
 	// file exclusively and write it in place.
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, result.FileMode)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, record.FileMode)
 	if err != nil {
 		return err
 	}

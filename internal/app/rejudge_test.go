@@ -12,7 +12,7 @@ import (
 
 	"github.com/vibe-test/vibe-test/internal/demo"
 	"github.com/vibe-test/vibe-test/internal/judge"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/sandbox"
 	"github.com/vibe-test/vibe-test/internal/scripted"
 )
@@ -154,7 +154,7 @@ func TestRejudge(t *testing.T) {
 		var turns []int
 		for _, tv := range v.Verdicts {
 			turns = append(turns, tv.Turn)
-			if tv.Conversation != 1 || (tv.Arm != "" && tv.Arm != result.ArmFresh) {
+			if tv.Conversation != 1 || (tv.Arm != "" && tv.Arm != record.ArmFresh) {
 				t.Errorf("conversation %d arm %q", tv.Conversation, tv.Arm)
 			}
 			// The deterministic checks still pass the musts: they win over
@@ -170,7 +170,7 @@ func TestRejudge(t *testing.T) {
 		}
 		// The conversation's four judged turns, then its fresh triple's three:
 		// both arms, judged by the same rubric.
-		if fmt.Sprint(turns) != "[1 6 8 10 6 8 10]" || v.Verdicts[4].Arm != result.ArmFresh {
+		if fmt.Sprint(turns) != "[1 6 8 10 6 8 10]" || v.Verdicts[4].Arm != record.ArmFresh {
 			t.Errorf("judged turns %v, want [1 6 8 10 6 8 10] (the last three fresh)", turns)
 		}
 		for _, n := range []string{"1", "6", "8", "10"} {

@@ -8,7 +8,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/vibe-test/vibe-test/internal/exit"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
+	"github.com/vibe-test/vibe-test/internal/verdict"
 )
 
 // reportCommand re-renders a saved run with the current code: no model
@@ -19,10 +20,10 @@ func reportCommand(c *cli.Context, stdio IO) error {
 		return exit.Errorf(exit.Tool, "report: expected one RUN_DIR, got %d arguments", c.NArg())
 	}
 	dir := c.Args().First()
-	if result.IsSuite(dir) {
+	if record.IsSuite(dir) {
 		return reportSuite(c, dir, stdio)
 	}
-	r, err := result.Load(dir)
+	r, err := record.Load(dir)
 	if err != nil {
 		return exit.With(exit.Tool, err)
 	}
@@ -48,25 +49,25 @@ func reportCommand(c *cli.Context, stdio IO) error {
 // tasks failed, say) keeps its status and outcome, which Decide would turn
 // into "completed" with nothing to decide; a run that stopped on an error
 // stays an error.
-func redecide(r *result.Run) {
-	if len(r.Conversations) == 0 && (r.Status == result.StatusError || r.Status == result.StatusInterrupted) {
+func redecide(r *record.Run) {
+	if len(r.Conversations) == 0 && (r.Status == record.StatusError || r.Status == record.StatusInterrupted) {
 		switch {
 		case r.Outcome.Verdict != "":
-		case r.Status == result.StatusInterrupted:
-			r.Outcome = result.Outcome{Exit: exit.Interrupted, Verdict: "interrupted", Sentence: "Interrupted before the conversations began."}
+		case r.Status == record.StatusInterrupted:
+			r.Outcome = record.Outcome{Exit: exit.Interrupted, Verdict: "interrupted", Sentence: "Interrupted before the conversations began."}
 		default:
-			r.Outcome = result.Outcome{Exit: exit.Tool, Verdict: "error", Sentence: "No verdict: " + r.Error}
+			r.Outcome = record.Outcome{Exit: exit.Tool, Verdict: "error", Sentence: "No verdict: " + r.Error}
 		}
 		return
 	}
-	result.Decide(r)
+	verdict.Decide(r)
 	if r.Error != "" {
-		r.Status = result.StatusError
+		r.Status = record.StatusError
 	}
 }
 
 // gaps lists what this run's record does not hold.
-func gaps(dir string, r *result.Run) []string {
+func gaps(dir string, r *record.Run) []string {
 	var out []string
 	if r.Rubric == nil {
 		out = append(out, "the rubric's criterion texts (run.json has no rubric): failed criteria are shown by id")

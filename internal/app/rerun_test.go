@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/vibe-test/vibe-test/internal/claude"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/scripted"
 )
 
@@ -98,7 +98,7 @@ func everyPromptSentOnce(t *testing.T, mode string) {
 	// after it starts a tool: a stop in between leaves nothing to cut back,
 	// which is right, but is not the stop this test is about.)
 	held := func(turn int) bool {
-		r, err := result.Load(out)
+		r, err := record.Load(out)
 		if err != nil {
 			return false // not written yet
 		}
@@ -156,25 +156,25 @@ func everyPromptSentOnce(t *testing.T, mode string) {
 	}
 	t.Logf("last resume:\n%s", buf)
 
-	r, err := result.Load(out)
+	r, err := record.Load(out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.Config.SessionMode != mode {
 		t.Errorf("run.json records session mode %q, want %q", r.Config.SessionMode, mode)
 	}
-	var conv *result.Conversation
+	var conv *record.Conversation
 	for i := range r.Conversations {
 		if r.Conversations[i].Control == "" {
 			conv = &r.Conversations[i]
 		}
 	}
-	if conv == nil || conv.Status != result.StatusCompleted || len(conv.Turns) != 10 {
+	if conv == nil || conv.Status != record.StatusCompleted || len(conv.Turns) != 10 {
 		t.Fatalf("the conversation did not complete: %+v", conv)
 	}
 	promptsOnce(t, srv, conv)
 	// Each rerun was cut back first, and the record says so.
-	want := map[int]string{3: result.TurnTimedOut, 4: "resume", 6: result.TurnError, 7: "resume"}
+	want := map[int]string{3: record.TurnTimedOut, 4: "resume", 6: record.TurnError, 7: "resume"}
 	got := map[int]string{}
 	for _, rw := range conv.Rewinds {
 		got[rw.Turn] = rw.Reason
@@ -215,7 +215,7 @@ func everyPromptSentOnce(t *testing.T, mode string) {
 // promptsOnce checks that every request of a completed conversation's
 // session carries each turn's prompt once and in order: a request for turn
 // k holds k prompt messages.
-func promptsOnce(t *testing.T, srv *scripted.Server, conv *result.Conversation) {
+func promptsOnce(t *testing.T, srv *scripted.Server, conv *record.Conversation) {
 	t.Helper()
 	turnOf := map[string]int{}
 	for _, tr := range conv.Turns {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/vibe-test/vibe-test/internal/engine"
 	"github.com/vibe-test/vibe-test/internal/exit"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 )
 
 func resumeFlags() []cli.Flag {
@@ -27,10 +27,10 @@ func resumeCommand(c *cli.Context, stdio IO) error {
 		return exit.Errorf(exit.Tool, "resume: expected one RUN_DIR, got %d arguments", c.NArg())
 	}
 	dir := c.Args().First()
-	if result.IsSuite(dir) {
+	if record.IsSuite(dir) {
 		return resumeSuite(c, dir, stdio)
 	}
-	r, err := result.Load(dir)
+	r, err := record.Load(dir)
 	if err != nil {
 		return exit.With(exit.Tool, err)
 	}
@@ -56,4 +56,4 @@ func resumeCommand(c *cli.Context, stdio IO) error {
 }
 
 // finished says whether a run has nothing left to resume.
-func finished(r *result.Run) bool { return engine.Finished(r) }
+func finished(r *record.Run) bool { return engine.Finished(r) }

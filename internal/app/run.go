@@ -20,7 +20,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/conversation"
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/plan"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/skill"
 	"github.com/vibe-test/vibe-test/internal/suite"
 	"github.com/vibe-test/vibe-test/internal/summary"
@@ -55,10 +55,10 @@ func runFlagSet() []cli.Flag {
 		&cli.IntFlag{Name: "max-fillers", Usage: "with --dilute-to, the most fillers asked before any one probe (then it is asked where the context got to, and the record says so)", DefaultText: "60"},
 		&cli.Int64Flag{Name: "seed", Usage: "filler selection seed, recorded in plan.json", DefaultText: "random"},
 		&cli.StringSliceFlag{Name: "pass-env", Usage: "also pass this environment `variable` to the agent"},
-		&cli.StringFlag{Name: "rule", Value: result.RuleDilutedVsFresh, Usage: "what sets exit 1: `diluted-vs-fresh|any-probe-failed` (the first when the probes pass significantly less often diluted than fresh, at --alpha; the second when any probe failed after a passed baseline, not a test)"},
+		&cli.StringFlag{Name: "rule", Value: record.RuleDilutedVsFresh, Usage: "what sets exit 1: `diluted-vs-fresh|any-probe-failed` (the first when the probes pass significantly less often diluted than fresh, at --alpha; the second when any probe failed after a passed baseline, not a test)"},
 		&cli.StringFlag{Name: "gate", Hidden: true, Usage: "replaced by --rule (any = any-probe-failed, significant = diluted-vs-fresh)"},
 		&cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "the false-alarm rate of --rule diluted-vs-fresh"},
-		&cli.Float64Flag{Name: "effect", Value: result.DefaultEffect, Usage: "the drop in probe pass rate (0-1) worth catching: a run that could catch it with 80% power and did not says held, otherwise not enough evidence"},
+		&cli.Float64Flag{Name: "effect", Value: record.DefaultEffect, Usage: "the drop in probe pass rate (0-1) worth catching: a run that could catch it with 80% power and did not says held, otherwise not enough evidence"},
 		&cli.StringSliceFlag{Name: "control", Usage: "also run a control: `no-skill` (same schedule, no skill installed); repeatable. (Each probe is always asked fresh as well: that is the comparison.)"},
 		&cli.BoolFlag{Name: "until-decided", Usage: "add --conversations (with their fresh sessions) at a time until decay is shown, the skill held, or --max-conversations is reached"},
 		&cli.IntFlag{Name: "max-conversations", Value: 20, Usage: "the cap of --until-decided"},
@@ -163,20 +163,20 @@ func optionsFrom(c *cli.Context, warn io.Writer) (Options, error) {
 			return o, fmt.Errorf("--gate: replaced by --rule; give only --rule")
 		}
 		switch g {
-		case result.GateAny:
-			o.Rule = result.RuleAnyProbeFailed
-		case result.GateSignificant:
-			o.Rule = result.RuleDilutedVsFresh
+		case record.GateAny:
+			o.Rule = record.RuleAnyProbeFailed
+		case record.GateSignificant:
+			o.Rule = record.RuleDilutedVsFresh
 		default:
-			return o, fmt.Errorf("--gate: %q, expected %q or %q (and --gate is replaced by --rule)", g, result.GateAny, result.GateSignificant)
+			return o, fmt.Errorf("--gate: %q, expected %q or %q (and --gate is replaced by --rule)", g, record.GateAny, record.GateSignificant)
 		}
 		fmt.Fprintf(warn, "warning: --gate %s is replaced by --rule %s\n", g, o.Rule)
 	}
-	if o.Rule != result.RuleDilutedVsFresh && o.Rule != result.RuleAnyProbeFailed {
-		return o, fmt.Errorf("--rule: %q, expected %q or %q", o.Rule, result.RuleDilutedVsFresh, result.RuleAnyProbeFailed)
+	if o.Rule != record.RuleDilutedVsFresh && o.Rule != record.RuleAnyProbeFailed {
+		return o, fmt.Errorf("--rule: %q, expected %q or %q", o.Rule, record.RuleDilutedVsFresh, record.RuleAnyProbeFailed)
 	}
-	if c.IsSet("alpha") && o.Rule != result.RuleDilutedVsFresh {
-		return o, fmt.Errorf("--alpha only applies with --rule %s (the any-probe-failed rule is not a test and has no level)", result.RuleDilutedVsFresh)
+	if c.IsSet("alpha") && o.Rule != record.RuleDilutedVsFresh {
+		return o, fmt.Errorf("--alpha only applies with --rule %s (the any-probe-failed rule is not a test and has no level)", record.RuleDilutedVsFresh)
 	}
 	if c.IsSet("max-conversations") && !o.UntilDecided {
 		return o, fmt.Errorf("--max-conversations only applies with --until-decided")
@@ -185,8 +185,8 @@ func optionsFrom(c *cli.Context, warn io.Writer) (Options, error) {
 		return o, fmt.Errorf("--effect: %v, expected a drop between 0 and 1 (0.3 = 30 points)", o.Effect)
 	}
 	if o.UntilDecided {
-		if o.Rule != result.RuleDilutedVsFresh {
-			return o, fmt.Errorf("--until-decided needs --rule %s", result.RuleDilutedVsFresh)
+		if o.Rule != record.RuleDilutedVsFresh {
+			return o, fmt.Errorf("--until-decided needs --rule %s", record.RuleDilutedVsFresh)
 		}
 		if o.MaxConversations < o.Conversations {
 			return o, fmt.Errorf("--max-conversations: %d, expected at least --conversations (%d, the batch size)", o.MaxConversations, o.Conversations)
@@ -204,14 +204,14 @@ func optionsFrom(c *cli.Context, warn io.Writer) (Options, error) {
 	var controls []string
 	for _, k := range o.Controls {
 		switch k {
-		case result.ControlNoSkill:
+		case record.ControlNoSkill:
 			controls = append(controls, k)
-		case result.ControlUndiluted:
+		case record.ControlUndiluted:
 			// Every run asks each probe fresh now; accepted so old CI lines
 			// keep working.
 			fmt.Fprintln(warn, "note: --control undiluted is now part of every run (the fresh arm); the flag is ignored")
 		default:
-			return o, fmt.Errorf("--control: %q, expected %q", k, result.ControlNoSkill)
+			return o, fmt.Errorf("--control: %q, expected %q", k, record.ControlNoSkill)
 		}
 	}
 	o.Controls = controls
@@ -263,7 +263,7 @@ func runCommand(c *cli.Context, stdio IO) error {
 
 // execute runs a measurement with the engine, showing its progress and the
 // finished run on stdio.
-func execute(ctx context.Context, o Options, stdio IO) (*result.Run, error) {
+func execute(ctx context.Context, o Options, stdio IO) (*record.Run, error) {
 	return engine.Start(ctx, o.Settings, engineIO(stdio), hooks(o.Output, stdio))
 }
 
@@ -275,12 +275,12 @@ func engineIO(stdio IO) engine.IO {
 func hooks(out output, stdio IO) engine.Hooks {
 	return engine.Hooks{
 		Progress: newProgress(stdio.Stderr, out.styled && !out.json),
-		Show:     func(dir string, r *result.Run) error { return out.show(dir, r, stdio) },
+		Show:     func(dir string, r *record.Run) error { return out.show(dir, r, stdio) },
 	}
 }
 
 // outcomeError turns a finished run's outcome into the exit code.
-func outcomeError(r *result.Run) error {
+func outcomeError(r *record.Run) error {
 	if r.Outcome.Exit == exit.OK {
 		return nil
 	}
@@ -299,8 +299,8 @@ func splitTools(values []string) []string {
 // writeChart renders chart.html; a binary built without the echarts script
 // says where to get one that has it instead of writing a page that cannot
 // draw.
-func writeChart(dir string, r *result.Run) error {
-	return atomicfile.WriteFunc(filepath.Join(dir, "chart.html"), result.FileMode, func(w io.Writer) error {
+func writeChart(dir string, r *record.Run) error {
+	return atomicfile.WriteFunc(filepath.Join(dir, "chart.html"), record.FileMode, func(w io.Writer) error {
 		return chart.Render(w, summary.ChartData(r))
 	})
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/vibe-test/vibe-test/internal/judge"
 	"github.com/vibe-test/vibe-test/internal/plan"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 )
 
 // assertAtLevels: every conversation asked its probes in order, each once
@@ -24,7 +24,7 @@ func assertAtLevels(t *testing.T, s scenario, levels []int64) {
 		t.Fatalf("recorded schedule %+v, want dilute_to %v", sch, levels)
 	}
 	for _, c := range s.run.Conversations {
-		if c.Status != result.StatusCompleted {
+		if c.Status != record.StatusCompleted {
 			t.Fatalf("conversation %d: %s %s", c.Index, c.Status, c.Error)
 		}
 		probes := 0
@@ -61,7 +61,7 @@ func assertAtLevels(t *testing.T, s scenario, levels []int64) {
 // assertCompactedBefore: probe k's record holds the /compact that ran
 // just before it (its stream saved), and it and every later turn were
 // asked on the compacted session.
-func assertCompactedBefore(t *testing.T, s scenario, conv *result.Conversation, k int) {
+func assertCompactedBefore(t *testing.T, s scenario, conv *record.Conversation, k int) {
 	t.Helper()
 	p := conv.ProbeAt(k)
 	if p == nil || len(p.Compactions) != 1 {
@@ -150,14 +150,14 @@ func assertSteady(t *testing.T, s scenario) {
 	if last := turns[len(turns)-1].SessionCostUSD; math.Abs(own-last) > 1e-9 || last <= 0 {
 		t.Errorf("turns add up to $%.6f, the session's running total is $%.6f", own, last)
 	}
-	if s.run.Conversations[0].Shape != result.ShapeHeld || s.run.Outcome.Verdict != result.VerdictNotEnough {
+	if s.run.Conversations[0].Shape != record.ShapeHeld || s.run.Outcome.Verdict != record.VerdictNotEnough {
 		t.Errorf("shape %q verdict %q", s.run.Conversations[0].Shape, s.run.Outcome.Verdict)
 	}
 	if !strings.Contains(s.stdout, "Not enough evidence") || !strings.Contains(s.stdout, "would likely detect a drop of 30 points") {
 		t.Error("a 1-conversation run must not print a bare no-decay, and must say how many conversations would decide")
 	}
 	f := s.run.Fresh
-	if len(f) != 1 || len(f[0].Turns) != 3 || f[0].Status != result.StatusCompleted {
+	if len(f) != 1 || len(f[0].Turns) != 3 || f[0].Status != record.StatusCompleted {
 		t.Fatalf("fresh arm %+v", f)
 	}
 	sessions := map[string]bool{s.run.Conversations[0].SessionID: true}

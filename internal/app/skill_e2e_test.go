@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/vibe-test/vibe-test/internal/demo"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/scripted"
 )
 
@@ -26,7 +26,7 @@ func runEdited(t *testing.T, bin string, script scripted.Script, edit func(p dem
 	var stdout, stderr bytes.Buffer
 	code := Main(context.Background(), args, IO{Env: env, Stdout: &stdout, Stderr: &stderr})
 	s := scenario{code: code, stdout: stdout.String(), stderr: stderr.String(), dir: out, srv: srv}
-	r, err := result.Load(out)
+	r, err := record.Load(out)
 	if err != nil {
 		t.Fatalf("run.json unreadable: %v\nstdout:\n%s\nstderr:\n%s", err, s.stdout, s.stderr)
 	}
@@ -127,7 +127,7 @@ func TestClaudeAPIStyleFrontmatterAccepted(t *testing.T) {
 	s := runEdited(t, realConversationCLI(t), never, func(p demo.Paths) {
 		setFrontmatter(t, p.Skill, "name: stock-ledger\ndescription: "+long+"\n")
 	})
-	if s.code != 2 || s.run.Conversations[0].Status != result.StatusBaselineFailed {
+	if s.code != 2 || s.run.Conversations[0].Status != record.StatusBaselineFailed {
 		t.Fatalf("exit %d status %s: the skill was not run", s.code, s.run.Conversations[0].Status)
 	}
 	w := s.run.Skill.Warnings
@@ -187,7 +187,7 @@ func TestSetupProblemStopsTheGate(t *testing.T) {
 	c := s.run.Conversations[0]
 	v := c.TurnAt(1).Verdict
 	// The gate stops it, and no verdict comes of it: a broken set-up (exit 3).
-	if s.code != 3 || s.run.Outcome.Verdict != result.VerdictSetup || c.Status != result.StatusBaselineFailed || v == nil || v.Result != "fail" {
+	if s.code != 3 || s.run.Outcome.Verdict != record.VerdictSetup || c.Status != record.StatusBaselineFailed || v == nil || v.Result != "fail" {
 		t.Fatalf("exit %d status %s verdict %+v", s.code, c.Status, v)
 	}
 	if !strings.Contains(v.SetupProblem, "runs-census") || !strings.Contains(v.SetupProblem, "No such file") {

@@ -8,8 +8,9 @@ import (
 
 	"github.com/vibe-test/vibe-test/internal/demo"
 	"github.com/vibe-test/vibe-test/internal/judge"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/scripted"
+	"github.com/vibe-test/vibe-test/internal/verdict"
 )
 
 // seedReplay plays the run of seed 002: the baseline runs the census but
@@ -55,11 +56,11 @@ func seedReplay(t *testing.T) scripted.Script {
 func TestSeedReplayStopsAtGate(t *testing.T) {
 	t.Parallel()
 	s := runScript(t, fastCLI(t), seedReplay(t), 2, nil, "--concurrency", "2")
-	if s.code != 2 || s.run.Status != result.StatusBaselineFailed {
+	if s.code != 2 || s.run.Status != record.StatusBaselineFailed {
 		t.Fatalf("exit %d status %s, want the gate to stop both conversations (exit 2)", s.code, s.run.Status)
 	}
 	for _, c := range s.run.Conversations {
-		if len(c.Turns) != 1 || c.Shape != result.ShapeBaselineFailed {
+		if len(c.Turns) != 1 || c.Shape != record.ShapeBaselineFailed {
 			t.Errorf("conversation %d: %d turns, shape %q", c.Index, len(c.Turns), c.Shape)
 		}
 	}
@@ -74,8 +75,8 @@ func TestSeedReplayBypassedIsNeverWorked(t *testing.T) {
 	if !strings.HasPrefix(s.stdout, "!! BASELINE GATE BYPASSED") {
 		t.Errorf("summary does not lead with the bypass: %q", strings.SplitN(s.stdout, "\n", 2)[0])
 	}
-	if s.run.Outcome.Shape != result.ShapeNeverWorked {
-		t.Errorf("run shape %q, want %q: a flat line at fail is no curve", s.run.Outcome.Shape, result.ShapeNeverWorked)
+	if s.run.Outcome.Shape != record.ShapeNeverWorked {
+		t.Errorf("run shape %q, want %q: a flat line at fail is no curve", s.run.Outcome.Shape, record.ShapeNeverWorked)
 	}
 	for _, c := range s.run.Conversations {
 		v := c.TurnAt(8).Verdict
@@ -116,7 +117,7 @@ func TestStableButNoisyIsNotDecay(t *testing.T) {
 	// its time (the jail has its own tests). The built binary, without the
 	// race detector, runs them in a fifth of the CPU.
 	s := runScriptBuilt(t, fastCLI(t), script, 30, nil, "--concurrency", "8", "--isolation", "none")
-	if s.code == 1 || s.run.Outcome.Verdict == result.VerdictDecay {
+	if s.code == 1 || s.run.Outcome.Verdict == record.VerdictDecay {
 		t.Fatalf("a stable skill was called decayed: exit %d, %s", s.code, s.run.Outcome.Sentence)
 	}
 	if s.code != 0 {
@@ -133,7 +134,7 @@ func TestStableButNoisyIsNotDecay(t *testing.T) {
 
 	first := *s.run
 	first.Conversations, first.Fresh, first.Sequential = s.run.Conversations[:16], s.run.Fresh[:16], nil
-	result.Decide(&first)
+	verdict.Decide(&first)
 	if first.Outcome.Exit != 0 {
 		t.Fatalf("the first 16 conversations: exit %d, want 0: %s", first.Outcome.Exit, first.Outcome.Sentence)
 	}
@@ -153,14 +154,14 @@ func TestControls(t *testing.T) {
 	if !strings.Contains(s.stderr, "--control undiluted is now part of every run") {
 		t.Errorf("--control undiluted must say it is the fresh arm now:\n%s", s.stderr)
 	}
-	byKey := map[string]result.ControlStat{}
+	byKey := map[string]record.ControlStat{}
 	for _, c := range s.run.Outcome.Controls {
 		byKey[fmt.Sprintf("%s %d", c.Control, c.Turn)] = c
 	}
 	if c := byKey["no-skill 1"]; c.ControlN != 1 || c.ControlPass != 0 || c.Lift != 1 {
 		t.Errorf("no-skill at turn 1: %+v (the agent without the skill must fail)", c)
 	}
-	probes := map[int]result.ProbeComparison{}
+	probes := map[int]record.ProbeComparison{}
 	for _, p := range s.run.Outcome.Stats.Probes {
 		probes[p.Turn] = p
 	}
@@ -174,7 +175,7 @@ func TestControls(t *testing.T) {
 		t.Errorf("summary lacks the fresh comparison or the control:\n%s", s.stdout)
 	}
 	for _, c := range append(s.run.Controls, s.run.Fresh...) {
-		if c.Status != result.StatusCompleted {
+		if c.Status != record.StatusCompleted {
 			t.Errorf("%s %d: %s %s", c.Control, c.Index, c.Status, c.Error)
 		}
 	}
@@ -194,7 +195,7 @@ func TestUntilDecided(t *testing.T) {
 		t.Fatalf("exit %d, want 1: %s", s.code, s.run.Outcome.Sentence)
 	}
 	sq := s.run.Sequential
-	if sq == nil || len(sq.Looks) != 2 || sq.Looks[0].Decision != result.SeqContinue || sq.Decision != result.SeqDecay || len(s.run.Conversations) != 4 || len(s.run.Fresh) != 4 {
+	if sq == nil || len(sq.Looks) != 2 || sq.Looks[0].Decision != record.SeqContinue || sq.Decision != record.SeqDecay || len(s.run.Conversations) != 4 || len(s.run.Fresh) != 4 {
 		t.Fatalf("sequential record %+v with %d conversations and %d fresh triples", sq, len(s.run.Conversations), len(s.run.Fresh))
 	}
 	if sq.Looks[0].Level != 0.001 || sq.Looks[1].Level != 0.049 {

@@ -15,7 +15,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/engine"
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/junit"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/suite"
 	"github.com/vibe-test/vibe-test/internal/summary"
 	"github.com/vibe-test/vibe-test/internal/term"
@@ -60,7 +60,7 @@ func suiteCommand(c *cli.Context, o Options, stdio IO) error {
 	h := suite.Hooks{
 		Show:     chartOnly(stdio),
 		Progress: plainProgress,
-		Done:     func(e result.SuiteEntry) { fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", term.Line(doneLine(e))) },
+		Done:     func(e record.SuiteEntry) { fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", term.Line(doneLine(e))) },
 	}
 	eio := engineIO(stdio)
 	if o.Output.json {
@@ -79,7 +79,7 @@ func suiteCommand(c *cli.Context, o Options, stdio IO) error {
 }
 
 // doneLine is what stderr hears when a skill finishes.
-func doneLine(e result.SuiteEntry) string {
+func doneLine(e record.SuiteEntry) string {
 	line := fmt.Sprintf("%s finished: %s (exit %d)", e.Name, e.Verdict, e.ExitCode)
 	if e.Verdict == "" {
 		line = fmt.Sprintf("%s stopped: %s (exit %d)", e.Name, e.Error, e.ExitCode)
@@ -89,7 +89,7 @@ func doneLine(e result.SuiteEntry) string {
 
 // showSuite prints the suite's table (on stderr with --json, whose object
 // goes to stdout) and writes --junit and --markdown.
-func showSuite(idx *result.Suite, dir string, out output, stdio IO) error {
+func showSuite(idx *record.Suite, dir string, out output, stdio IO) error {
 	// The suite page is for reading: a failure to write it is said, and the
 	// table, JSON, JUnit and Markdown still come.
 	if err := writeSuitePage(dir, idx); err != nil {
@@ -104,12 +104,12 @@ func showSuite(idx *result.Suite, dir string, out output, stdio IO) error {
 		var entries []summary.MarkdownEntry
 		for _, e := range idx.Skills {
 			me := summary.MarkdownEntry{Name: e.Name, Dir: runDir(dir, e)}
-			if r, err := result.Load(me.Dir); err == nil && r.Plan != nil {
+			if r, err := record.Load(me.Dir); err == nil && r.Plan != nil {
 				me.Run = r
 			}
 			entries = append(entries, me)
 		}
-		err := atomicfile.WriteFunc(out.markdown, result.FileMode, func(w io.Writer) error { return summary.Markdown(w, entries) })
+		err := atomicfile.WriteFunc(out.markdown, record.FileMode, func(w io.Writer) error { return summary.Markdown(w, entries) })
 		if err != nil {
 			return fmt.Errorf("--markdown %s: %w", out.markdown, err)
 		}
@@ -133,24 +133,24 @@ func showSuite(idx *result.Suite, dir string, out output, stdio IO) error {
 // suiteExit is the suite's exit code, with the skills that set it named.
 // writeSuitePage writes the suite folder's index.html, linking each
 // skill's chart.html.
-func writeSuitePage(dir string, idx *result.Suite) error {
-	return atomicfile.WriteFunc(filepath.Join(dir, chart.SuitePageName), result.FileMode, func(w io.Writer) error {
+func writeSuitePage(dir string, idx *record.Suite) error {
+	return atomicfile.WriteFunc(filepath.Join(dir, chart.SuitePageName), record.FileMode, func(w io.Writer) error {
 		return chart.RenderSuite(w, idx)
 	})
 }
 
 // writeSuiteJUnit writes a testsuite per skill that has a run record,
 // atomically.
-func writeSuiteJUnit(path string, idx *result.Suite, dir string) error {
-	var runs []*result.Run
+func writeSuiteJUnit(path string, idx *record.Suite, dir string) error {
+	var runs []*record.Run
 	for _, e := range idx.Skills {
-		r, err := result.Load(runDir(dir, e))
+		r, err := record.Load(runDir(dir, e))
 		if err != nil || r.Plan == nil {
 			continue // the skill stopped before its run began: suite.json says why
 		}
 		runs = append(runs, r)
 	}
-	err := atomicfile.WriteFunc(path, result.FileMode, func(w io.Writer) error { return junit.WriteSuite(w, runs) })
+	err := atomicfile.WriteFunc(path, record.FileMode, func(w io.Writer) error { return junit.WriteSuite(w, runs) })
 	if err != nil {
 		return fmt.Errorf("--junit %s: %w", path, err)
 	}
@@ -159,11 +159,11 @@ func writeSuiteJUnit(path string, idx *result.Suite, dir string) error {
 
 // runDir is a suite entry's run folder, kept inside the suite folder
 // whatever suite.json says.
-func runDir(dir string, e result.SuiteEntry) string {
+func runDir(dir string, e record.SuiteEntry) string {
 	return filepath.Join(dir, filepath.Clean("/" + e.RunDir)[1:])
 }
 
-func suiteExit(idx *result.Suite) error {
+func suiteExit(idx *record.Suite) error {
 	if idx.ExitCode == exit.OK {
 		return nil
 	}
@@ -179,14 +179,14 @@ func suiteExit(idx *result.Suite) error {
 // reportSuite re-prints a suite folder's table, each skill redecided from
 // its run folder (and its chart redrawn), as `report RUN_DIR` does for one.
 func reportSuite(c *cli.Context, dir string, stdio IO) error {
-	idx, err := result.LoadSuite(dir)
+	idx, err := record.LoadSuite(dir)
 	if err != nil {
 		return exit.With(exit.Tool, err)
 	}
 	var codes []int
 	for i, e := range idx.Skills {
 		rd := runDir(dir, e)
-		r, err := result.Load(rd)
+		r, err := record.Load(rd)
 		if err != nil || r.Plan == nil {
 			// The skill stopped before its run began: suite.json keeps why.
 			codes = append(codes, e.ExitCode)
@@ -196,15 +196,15 @@ func reportSuite(c *cli.Context, dir string, stdio IO) error {
 		if err := writeChart(rd, r); err != nil {
 			fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", term.Line(err.Error()))
 		}
-		idx.Skills[i] = result.EntryOf(e, r)
+		idx.Skills[i] = record.EntryOf(e, r)
 		c := idx.Skills[i].ExitCode
 		if idx.Shard != nil && c != exit.Tool && c != exit.Interrupted {
 			c = exit.OK // a shard's verdicts are partial
 		}
 		codes = append(codes, c)
 	}
-	idx.ExitCode = result.WorstExit(codes...)
-	if idx.Status == result.StatusRunning {
+	idx.ExitCode = record.WorstExit(codes...)
+	if idx.Status == record.StatusRunning {
 		fmt.Fprintf(stdio.Stderr, "vibe-test: %s: the suite has not finished (or its vibe-test was stopped by force): the table shows what its run folders hold\n", dir)
 	}
 	if err := showSuite(idx, dir, outputFrom(c, stdio), stdio); err != nil {
@@ -248,7 +248,7 @@ func resumeSuite(c *cli.Context, dir string, stdio IO) error {
 		v := c.Float64("max-budget-usd")
 		rs.MaxBudgetUSD = &v
 	}
-	h := suite.Hooks{Show: chartOnly(stdio), Progress: plainProgress, Done: func(e result.SuiteEntry) { fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", term.Line(doneLine(e))) }}
+	h := suite.Hooks{Show: chartOnly(stdio), Progress: plainProgress, Done: func(e record.SuiteEntry) { fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", term.Line(doneLine(e))) }}
 	idx, err := suite.Resume(c.Context, dir, rs, engineIO(stdio), h)
 	if idx != nil {
 		if perr := showSuite(idx, dir, outputFrom(c, stdio), stdio); perr != nil && err == nil {
@@ -267,8 +267,8 @@ func plainProgress(w io.Writer) engine.Progress { return newProgress(w, false) }
 
 // chartOnly is a suite's Show hook: each skill's chart.html, its summary
 // left to the table (and `report`).
-func chartOnly(stdio IO) func(dir string, r *result.Run) error {
-	return func(dir string, r *result.Run) error {
+func chartOnly(stdio IO) func(dir string, r *record.Run) error {
+	return func(dir string, r *record.Run) error {
 		if err := writeChart(dir, r); err != nil {
 			fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", term.Line(err.Error()))
 		}

@@ -16,7 +16,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/vibe-test/vibe-test/internal/demo"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/scripted"
 	"github.com/vibe-test/vibe-test/schema"
 )
@@ -217,7 +217,7 @@ func TestSuiteShardsMergeAsOne(t *testing.T) {
 		t.Errorf("the suite's output does not say where its page is:\n%s", w.stdout)
 	}
 	want := loadSuite(t, whole)
-	byName := map[string]result.SuiteEntry{}
+	byName := map[string]record.SuiteEntry{}
 	for _, e := range want.Skills {
 		byName[e.Name] = e
 	}
@@ -260,7 +260,7 @@ func TestSuiteShardsMergeAsOne(t *testing.T) {
 		t.Fatalf("merged suite: exit %d, the unsharded run's %d\n%s", m.code, w.code, m)
 	}
 	got := loadSuite(t, merged)
-	var printed result.Suite
+	var printed record.Suite
 	if err := json.Unmarshal([]byte(m.stdout), &printed); err != nil || len(printed.Skills) != 3 || printed.ExitCode != 1 {
 		t.Errorf("merge --json: %v, %+v", err, printed)
 	}
@@ -285,11 +285,11 @@ func TestSuiteShardsMergeAsOne(t *testing.T) {
 		if g.Name != u.Name || g.Verdict != u.Verdict || g.ExitCode != u.ExitCode || g.Diluted != u.Diluted || g.Fresh != u.Fresh || g.EffectiveTurn != u.EffectiveTurn {
 			t.Errorf("merged %+v\nunsharded %+v", g, u)
 		}
-		r, err := result.Load(filepath.Join(merged, g.RunDir))
+		r, err := record.Load(filepath.Join(merged, g.RunDir))
 		if err != nil {
 			t.Fatal(err)
 		}
-		ur, _ := result.Load(filepath.Join(whole, u.RunDir))
+		ur, _ := record.Load(filepath.Join(whole, u.RunDir))
 		if len(r.Conversations) != 3 || len(r.Fresh) != 3 || r.Outcome.Sentence != ur.Outcome.Sentence {
 			t.Errorf("%s merged: %d conversations, %d fresh, %q; unsharded %q", g.Name, len(r.Conversations), len(r.Fresh), r.Outcome.Sentence, ur.Outcome.Sentence)
 		}
@@ -346,16 +346,16 @@ func TestSuiteShardsMergeAsOne(t *testing.T) {
 }
 
 // loadSuite reads dir's suite.json, checked against schema/suite.schema.json.
-func loadSuite(t *testing.T, dir string) *result.Suite {
+func loadSuite(t *testing.T, dir string) *record.Suite {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, result.SuiteFile))
+	b, err := os.ReadFile(filepath.Join(dir, record.SuiteFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := validateSuite(b); err != nil {
 		t.Errorf("%s/suite.json does not follow suite.schema.json: %v", dir, err)
 	}
-	s, err := result.LoadSuite(dir)
+	s, err := record.LoadSuite(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,14 +384,14 @@ func TestSuiteBudgetSharedAndResumed(t *testing.T) {
 	exhausted := 0
 	for _, e := range idx.Skills {
 		spent += e.CostUSD
-		if e.Status == result.StatusBudgetExhausted {
+		if e.Status == record.StatusBudgetExhausted {
 			exhausted++
 		}
-		r, err := result.Load(filepath.Join(out, e.RunDir))
+		r, err := record.Load(filepath.Join(out, e.RunDir))
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, arm := range [][]result.Conversation{r.Conversations, r.Fresh} {
+		for _, arm := range [][]record.Conversation{r.Conversations, r.Fresh} {
 			for _, c := range arm {
 				for _, tr := range c.Turns {
 					turn := tr.CostUSD
@@ -415,11 +415,11 @@ func TestSuiteBudgetSharedAndResumed(t *testing.T) {
 	idx = loadSuite(t, out)
 	want := map[string]int{demo.SkillName: 0, "sprocket-ledger": 0, "dowel-ledger": 2} // one conversation each: decay cannot be shown
 	for _, e := range idx.Skills {
-		if e.ExitCode != want[e.Name] || e.Status == result.StatusBudgetExhausted {
+		if e.ExitCode != want[e.Name] || e.Status == record.StatusBudgetExhausted {
 			t.Errorf("%s after resume: %+v, want exit %d", e.Name, e, want[e.Name])
 		}
 	}
-	if second.code != 2 || idx.ExitCode != 2 || idx.Status != result.StatusCompleted {
+	if second.code != 2 || idx.ExitCode != 2 || idx.Status != record.StatusCompleted {
 		t.Errorf("resumed suite: exit %d, index exit %d, status %s; want 2, 2, completed", second.code, idx.ExitCode, idx.Status)
 	}
 }
@@ -446,7 +446,7 @@ func TestSuiteInterruptedAndResumed(t *testing.T) {
 	first := runIn(ctx, env, lib, "--out", out, "--seed", "5", "--conversations", "1", "--max-retries", "1", "--isolation", "none")
 	t.Logf("interrupted: %s", first)
 	idx := loadSuite(t, out)
-	if first.code != 130 || idx.ExitCode != 130 || idx.Status != result.StatusInterrupted {
+	if first.code != 130 || idx.ExitCode != 130 || idx.Status != record.StatusInterrupted {
 		t.Fatalf("exit %d, index exit %d status %s; want 130, 130, interrupted", first.code, idx.ExitCode, idx.Status)
 	}
 	second := run("resume", out)
@@ -460,7 +460,7 @@ func TestSuiteInterruptedAndResumed(t *testing.T) {
 			t.Errorf("%s after resume: %+v, want exit %d and 3 fresh probes judged", e.Name, e, want[e.Name])
 		}
 	}
-	if second.code != 2 || idx.Status != result.StatusCompleted {
+	if second.code != 2 || idx.Status != record.StatusCompleted {
 		t.Errorf("resumed suite: exit %d, status %s; want 2, completed", second.code, idx.Status)
 	}
 }

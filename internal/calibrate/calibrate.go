@@ -2,7 +2,7 @@
 // is wrong. It builds run records the way the engine would write them
 // (conversations with their baseline, fillers and probes, fresh triples,
 // judge verdicts, errors, uncertain turns) from a model of an agent whose
-// pass rate is known, and pushes each record through result.Decide: the
+// pass rate is known, and pushes each record through verdict.Decide: the
 // very function that sets the exit code. With no dilution effect, every
 // exit 1 is a false alarm; with a known drop, every exit 1 is a hit.
 //
@@ -33,7 +33,8 @@ import (
 	"github.com/vibe-test/vibe-test/internal/compare"
 	"github.com/vibe-test/vibe-test/internal/judge"
 	"github.com/vibe-test/vibe-test/internal/plan"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
+	"github.com/vibe-test/vibe-test/internal/verdict"
 )
 
 // Scenario is one cell of a calibration grid.
@@ -80,14 +81,14 @@ func (r Result) Rate(code int) float64 { return float64(r.Exits[code]) / float64
 func (r Result) MCError(p float64) float64 { return math.Sqrt(p * (1 - p) / float64(r.Runs)) }
 
 // Run simulates runs of a scenario (deterministic for a seed) and counts
-// what result.Decide made of each.
+// what verdict.Decide made of each.
 func Run(s Scenario, runs int, seed uint64) Result {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	res := Result{Runs: runs, Exits: map[int]int{}}
 	total := 0
 	for range runs {
 		r := simulateRun(rng, s)
-		result.Decide(r)
+		verdict.Decide(r)
 		res.Exits[r.Outcome.Exit]++
 		total += len(r.Conversations)
 	}
@@ -97,17 +98,17 @@ func Run(s Scenario, runs int, seed uint64) Result {
 
 // simulateRun makes one run record: fixed-n, or batch by batch through
 // Sequential.Observe exactly as the engine's --until-decided loop does.
-func simulateRun(rng *rand.Rand, s Scenario) *result.Run {
+func simulateRun(rng *rand.Rand, s Scenario) *record.Run {
 	alpha := s.Alpha
 	if alpha == 0 {
 		alpha = 0.05
 	}
-	r := &result.Run{SchemaVersion: result.SchemaVersion,
-		Config: result.Config{Alpha: alpha, Effect: result.DefaultEffect, NoBaselineGate: s.Bypass, Rule: s.Rule},
+	r := &record.Run{SchemaVersion: record.SchemaVersion,
+		Config: record.Config{Alpha: alpha, Effect: record.DefaultEffect, NoBaselineGate: s.Bypass, Rule: s.Rule},
 		Plan:   &plan.Plan{Schedule: s.Schedule}}
 	size := max(s.N, s.Max)
-	r.Conversations = make([]result.Conversation, 0, size)
-	r.Fresh = make([]result.Conversation, 0, size)
+	r.Conversations = make([]record.Conversation, 0, size)
+	r.Fresh = make([]record.Conversation, 0, size)
 	add := func(k int) {
 		for range k {
 			i := len(r.Conversations) + 1
@@ -119,10 +120,10 @@ func simulateRun(rng *rand.Rand, s Scenario) *result.Run {
 		add(s.N)
 		return r
 	}
-	r.Sequential = &result.Sequential{Alpha: alpha, Max: s.Max, Batch: s.N, Effect: result.DefaultEffect}
+	r.Sequential = &record.Sequential{Alpha: alpha, Max: s.Max, Batch: s.N, Effect: record.DefaultEffect}
 	for {
 		add(min(s.N, s.Max-len(r.Conversations)))
-		if r.Sequential.Observe(r) != result.SeqContinue {
+		if verdict.Observe(r.Sequential, r) != record.SeqContinue {
 			return r
 		}
 	}
@@ -165,10 +166,10 @@ func clamp(p float64) float64 { return math.Min(1, math.Max(0, p)) }
 // judged is one judged turn's record: status, and a verdict as the judge
 // (with its noise, errors and disagreements) would give it. ok is false
 // when the turn itself ended in an error.
-func judged(rng *rand.Rand, s Scenario, turn int, kind string, rate float64) (result.Turn, bool) {
-	t := result.Turn{Turn: turn, Kind: kind, Status: result.TurnOK, ToolCallCount: 3}
+func judged(rng *rand.Rand, s Scenario, turn int, kind string, rate float64) (record.Turn, bool) {
+	t := record.Turn{Turn: turn, Kind: kind, Status: record.TurnOK, ToolCallCount: 3}
 	if rng.Float64() < s.TurnErrors {
-		t.Status, t.Error = result.TurnError, "simulated error"
+		t.Status, t.Error = record.TurnError, "simulated error"
 		return t, false
 	}
 	v := judge.Verdict{Result: judge.Fail}
@@ -209,14 +210,14 @@ func judged(rng *rand.Rand, s Scenario, turn int, kind string, rate float64) (re
 	return t, true
 }
 
-func simulateConversation(rng *rand.Rand, s Scenario, index int) result.Conversation {
+func simulateConversation(rng *rand.Rand, s Scenario, index int) record.Conversation {
 	// Room for every turn at once: a grid makes millions of records, and
 	// growing the slice turn by turn was a third of its time.
 	room := plan.Turns
 	if !s.Schedule.Fixed() {
 		room = 32
 	}
-	c := result.Conversation{Index: index, Status: result.StatusCompleted, Turns: make([]result.Turn, 0, room)}
+	c := record.Conversation{Index: index, Status: record.StatusCompleted, Turns: make([]record.Turn, 0, room)}
 	own := draw(rng, s.Q, s.Rho)
 	var p plan.Progress
 	var ctx int64
@@ -233,10 +234,10 @@ func simulateConversation(rng *rand.Rand, s Scenario, index int) result.Conversa
 			ctx += 2000 + rng.Int64N(6000)
 		}
 		if step.Kind == plan.KindFiller {
-			f := result.Turn{Turn: step.Turn, Kind: step.Kind, Status: result.TurnOK}
+			f := record.Turn{Turn: step.Turn, Kind: step.Kind, Status: record.TurnOK}
 			if step.Compact {
 				compacted, p.Compacted = true, true
-				f.Compactions = []result.Compaction{{Trigger: "manual", PreTokens: ctx, PostTokens: 6000}}
+				f.Compactions = []record.Compaction{{Trigger: "manual", PreTokens: ctx, PostTokens: 6000}}
 				ctx = 6000
 			}
 			f.ContextTokens, f.AfterCompaction = ctx, compacted
@@ -253,13 +254,13 @@ func simulateConversation(rng *rand.Rand, s Scenario, index int) result.Conversa
 		t.Probe = step.Probe
 		if step.Compact {
 			compacted, p.Compacted = true, true
-			t.Compactions = []result.Compaction{{Trigger: "manual", PreTokens: ctx, PostTokens: 6000}}
+			t.Compactions = []record.Compaction{{Trigger: "manual", PreTokens: ctx, PostTokens: 6000}}
 			ctx = 6000
 		}
 		t.ContextTokens, t.AfterCompaction = ctx, compacted
 		if !ok {
 			c.Abandoned = append(c.Abandoned, t)
-			c.Status, c.Error = result.StatusError, "simulated error"
+			c.Status, c.Error = record.StatusError, "simulated error"
 			return c
 		}
 		c.Turns = append(c.Turns, t)
@@ -270,25 +271,25 @@ func simulateConversation(rng *rand.Rand, s Scenario, index int) result.Conversa
 		if step.Turn == 1 && t.Verdict.Result == judge.JudgeError {
 			// The driver stops a conversation whose baseline could not be
 			// judged.
-			c.Status = result.StatusError
+			c.Status = record.StatusError
 			return c
 		}
 		if step.Turn == 1 && t.Verdict.Result == judge.Fail && !s.Bypass {
-			c.Status = result.StatusBaselineFailed
+			c.Status = record.StatusBaselineFailed
 			return c
 		}
 	}
 }
 
-func simulateFresh(rng *rand.Rand, s Scenario, index int) result.Conversation {
-	c := result.Conversation{Index: index, Control: result.ArmFresh, Status: result.StatusCompleted, Turns: make([]result.Turn, 0, len(plan.ProbeTurns))}
+func simulateFresh(rng *rand.Rand, s Scenario, index int) record.Conversation {
+	c := record.Conversation{Index: index, Control: record.ArmFresh, Status: record.StatusCompleted, Turns: make([]record.Turn, 0, len(plan.ProbeTurns))}
 	for k, turn := range plan.ProbeTurns {
 		// Each fresh probe is its own session: its own draw.
 		t, ok := judged(rng, s, turn, plan.KindProbe, clamp(draw(rng, s.Q, s.Rho)+s.Offsets[k]))
 		t.Probe = k + 1
 		if !ok {
 			c.Abandoned = append(c.Abandoned, t)
-			c.Status, c.Error = result.StatusError, "simulated error"
+			c.Status, c.Error = record.StatusError, "simulated error"
 			return c
 		}
 		c.Turns = append(c.Turns, t)

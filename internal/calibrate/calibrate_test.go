@@ -11,7 +11,7 @@ import (
 
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/plan"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 )
 
 // TestMain lets the heap grow before collecting: the simulations make
@@ -77,7 +77,7 @@ func describe(s Scenario) string {
 }
 
 // TestFalseAlarmRate is the calibration of the exit code: on runs with no
-// dilution effect anywhere on the grid, result.Decide exits 1 at most
+// dilution effect anywhere on the grid, verdict.Decide exits 1 at most
 // alpha of the time, beyond Monte Carlo error.
 func TestFalseAlarmRate(t *testing.T) {
 	runs := sims(t, 600)
@@ -146,7 +146,7 @@ func TestSeedRuleFiresAsPrinted(t *testing.T) {
 		q float64
 		n int
 	}{{0.9, 16}, {0.8, 16}, {0.95, 5}} {
-		s := Scenario{Q: c.q, N: c.n, Rule: result.RuleAnyProbeFailed}
+		s := Scenario{Q: c.q, N: c.n, Rule: record.RuleAnyProbeFailed}
 		res := Run(s, runs, seed(t)+uint64(i))
 		want := 1 - math.Pow(1-c.q*(1-math.Pow(c.q, 3)), float64(c.n))
 		got := res.Rate(exit.Decay)

@@ -11,9 +11,10 @@ import (
 	"github.com/vibe-test/vibe-test/internal/chart"
 	"github.com/vibe-test/vibe-test/internal/judge"
 	"github.com/vibe-test/vibe-test/internal/plan"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/rubric"
 	"github.com/vibe-test/vibe-test/internal/summary"
+	"github.com/vibe-test/vibe-test/internal/verdict"
 )
 
 // These tests go through summary.ChartData, the way vibe-test draws
@@ -25,13 +26,13 @@ const payload = "<script>alert(1)</script>"
 // hostileRun is a run of three conversations whose skill name, tool calls
 // and judge evidence carry script payloads. Conversation 1 decays at turn
 // 6 with an escape hatch, 2 holds, 3 stopped on a timed-out turn 7.
-func hostileRun() *result.Run {
+func hostileRun() *record.Run {
 	rb := &rubric.Rubric{Criteria: []rubric.Criterion{
 		{ID: "runs-census", Kind: rubric.Must, Text: "runs scripts/census.sh </script>",
 			Check: &rubric.Check{Tool: "Bash", Pattern: `census\.sh`, Expect: "present"}},
 		{ID: "answers-from-census", Kind: rubric.Should, Text: "answers only from the census output"},
 	}}
-	verdict := func(result string, evidence string) *judge.Verdict {
+	verdictOf := func(result string, evidence string) *judge.Verdict {
 		v := &judge.Verdict{Result: result, Attempts: 1, Criteria: []judge.CriterionVerdict{
 			{ID: "runs-census", Kind: rubric.Must, Result: result, Evidence: evidence, Call: 1, Source: "check"},
 			{ID: "answers-from-census", Kind: rubric.Should, Result: judge.Pass, Evidence: "call 1", Call: 1, Source: "judge"},
@@ -41,16 +42,16 @@ func hostileRun() *result.Run {
 		}
 		return v
 	}
-	call := []result.Call{{
+	call := []record.Call{{
 		Name:    "Bash",
 		Input:   json.RawMessage(`{"command": "sh scripts/census.sh ` + strings.ReplaceAll(payload, `"`, `\"`) + ` </script>"}`),
 		Result:  "widgets 12 </script>" + payload,
 		IsError: true,
 	}}
-	conv := func(index int, status string, verdicts map[int]*judge.Verdict, upTo int) result.Conversation {
-		c := result.Conversation{Index: index, Status: status}
+	conv := func(index int, status string, verdicts map[int]*judge.Verdict, upTo int) record.Conversation {
+		c := record.Conversation{Index: index, Status: status}
 		for t := 1; t <= upTo; t++ {
-			tr := result.Turn{Turn: t, Kind: plan.Kind(t), Prompt: fmt.Sprintf("task of turn %d %s", t, payload), Status: result.TurnOK,
+			tr := record.Turn{Turn: t, Kind: plan.Kind(t), Prompt: fmt.Sprintf("task of turn %d %s", t, payload), Status: record.TurnOK,
 				ContextTokens: int64(10000 + 1000*t), Verdict: verdicts[t]}
 			if plan.Kind(t) != "filler" {
 				tr.ToolCalls, tr.ToolCallCount = call, 1
@@ -59,30 +60,30 @@ func hostileRun() *result.Run {
 		}
 		return c
 	}
-	pass := func() *judge.Verdict { return verdict(judge.Pass, "call 1 matches") }
-	escape := verdict(judge.Fail, "no Bash call matches "+payload+" </script>")
+	pass := func() *judge.Verdict { return verdictOf(judge.Pass, "call 1 matches") }
+	escape := verdictOf(judge.Fail, "no Bash call matches "+payload+" </script>")
 	escape.EscapeHatch, escape.EscapeReason = true, "answered from memory "+payload
-	stopped := conv(3, result.StatusError, map[int]*judge.Verdict{1: pass(), 6: pass()}, 6)
-	stopped.Abandoned = []result.Turn{{Turn: 7, Kind: "filler", Status: result.TurnTimedOut, Error: "timed out after 10m0s"}}
+	stopped := conv(3, record.StatusError, map[int]*judge.Verdict{1: pass(), 6: pass()}, 6)
+	stopped.Abandoned = []record.Turn{{Turn: 7, Kind: "filler", Status: record.TurnTimedOut, Error: "timed out after 10m0s"}}
 	stopped.Error = "turn 7: timed out after 10m0s"
-	r := &result.Run{
-		SchemaVersion: result.SchemaVersion,
-		Status:        result.StatusCompleted,
+	r := &record.Run{
+		SchemaVersion: record.SchemaVersion,
+		Status:        record.StatusCompleted,
 		StartedAt:     time.Date(2026, 11, 30, 10, 15, 0, 0, time.UTC),
-		Skill:         result.Skill{Name: "stock-ledger " + payload + "</script>", Path: "demo/SKILL.md", Hash: "4b0e7c2a9d11f00d5e6a7b8c9d0e1f2a"},
-		Versions:      result.Versions{VibeTest: "v0.4.0", Claude: "2.1.330", ClaudeVerified: "2.1.328", ClaudeMismatch: true},
+		Skill:         record.Skill{Name: "stock-ledger " + payload + "</script>", Path: "demo/SKILL.md", Hash: "4b0e7c2a9d11f00d5e6a7b8c9d0e1f2a"},
+		Versions:      record.Versions{VibeTest: "v0.4.0", Claude: "2.1.330", ClaudeVerified: "2.1.328", ClaudeMismatch: true},
 		Isolation:     "hermetic",
 		Rubric:        rb,
 		Plan:          &plan.Plan{Model: "sonnet", JudgeModel: "haiku"},
-		Conversations: []result.Conversation{
-			conv(1, result.StatusCompleted, map[int]*judge.Verdict{1: pass(), 6: escape, 8: pass(), 10: pass()}, 10),
-			conv(2, result.StatusCompleted, map[int]*judge.Verdict{1: pass(), 6: pass(), 8: pass(), 10: pass()}, 10),
+		Conversations: []record.Conversation{
+			conv(1, record.StatusCompleted, map[int]*judge.Verdict{1: pass(), 6: escape, 8: pass(), 10: pass()}, 10),
+			conv(2, record.StatusCompleted, map[int]*judge.Verdict{1: pass(), 6: pass(), 8: pass(), 10: pass()}, 10),
 			stopped,
 		},
-		Costs: result.Costs{Agent: 0.5, Rubric: 0.04, Plan: 0.02, Judge: 0.03, Total: 0.59},
+		Costs: record.Costs{Agent: 0.5, Rubric: 0.04, Plan: 0.02, Judge: 0.03, Total: 0.59},
 	}
 	r.Config.Conversations = 3
-	result.Decide(r)
+	verdict.Decide(r)
 	return r
 }
 
@@ -187,7 +188,7 @@ func TestChartDataEscaping(t *testing.T) {
 func TestChartDataReadableInput(t *testing.T) {
 	r := hostileRun()
 	tr := r.Conversations[0].TurnAt(1)
-	tr.ToolCalls = []result.Call{
+	tr.ToolCalls = []record.Call{
 		{Name: "Bash", Input: json.RawMessage(`{"command": "echo x \u003e\u003e ledger.log \u0026\u0026 printf '\\u003e' \u003C"}`)},
 		{Name: "Bash", Input: json.RawMessage(`not json \u003e`)},
 	}

@@ -10,12 +10,12 @@ import (
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 	"github.com/vibe-test/vibe-test/internal/plan"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 )
 
 // stampText is the red stamp's text, shown when the baseline gate was
 // bypassed.
-const stampText = result.BypassBanner
+const stampText = record.BypassBanner
 
 const (
 	// chartID names the chart's div and JavaScript variables. go-echarts

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 )
 
 // SuitePageName is the suite page's file name in a suite folder.
@@ -21,7 +21,7 @@ const SuitePageName = "index.html"
 // nothing loaded, so it opens offline and without JavaScript; every text
 // from the suite (skill names and paths are user text) is escaped by
 // html/template.
-func RenderSuite(w io.Writer, s *result.Suite) error {
+func RenderSuite(w io.Writer, s *record.Suite) error {
 	var buf bytes.Buffer
 	if err := suiteTemplate.Execute(&buf, newSuiteView(s)); err != nil {
 		return fmt.Errorf("rendering %s: %w", SuitePageName, err)
@@ -47,8 +47,8 @@ type suiteRow struct {
 	Bypassed                           bool
 }
 
-func newSuiteView(s *result.Suite) suiteView {
-	v := suiteView{Title: fmt.Sprintf("vibe-test suite: %d skills", len(s.Skills)), Banner: result.BypassBanner}
+func newSuiteView(s *record.Suite) suiteView {
+	v := suiteView{Title: fmt.Sprintf("vibe-test suite: %d skills", len(s.Skills)), Banner: record.BypassBanner}
 	var sub []string
 	sub = append(sub, "status "+s.Status, fmt.Sprintf("filler seed %d", s.Seed))
 	if s.Shard != nil {
@@ -100,7 +100,7 @@ func newSuiteView(s *result.Suite) suiteView {
 
 // rateText is the rate as the suite's table shows it, with a typographic
 // dash for none.
-func rateText(r result.Rate) string {
+func rateText(r record.Rate) string {
 	if r.Probes == 0 {
 		return "–"
 	}

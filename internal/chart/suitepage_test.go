@@ -6,27 +6,27 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 )
 
 // suiteFixture is three skills: one decayed, one held with a hostile name,
 // one whose gate was bypassed and that errored.
-func suiteFixture() *result.Suite {
-	return &result.Suite{
-		SchemaVersion: result.SuiteSchemaVersion, Status: result.StatusCompleted, Seed: 7,
+func suiteFixture() *record.Suite {
+	return &record.Suite{
+		SchemaVersion: record.SuiteSchemaVersion, Status: record.StatusCompleted, Seed: 7,
 		StartedAt: time.Date(2026, 12, 2, 4, 0, 0, 0, time.UTC), ExitCode: 3,
 		Merged: []string{"shard-1", "shard-2", "shard-3"},
-		Skills: []result.SuiteEntry{
-			{Name: "stock-ledger", RunDir: "stock-ledger", Status: result.StatusCompleted, ExitCode: 1, Verdict: "decay",
-				Diluted: result.Rate{Passed: 3, Probes: 9}, Fresh: result.Rate{Passed: 9, Probes: 9}, CostUSD: 1.234, EffectiveTurn: 8},
-			{Name: `<img src=x onerror="alert(7)">`, RunDir: "odd name/x", Status: result.StatusCompleted, ExitCode: 0, Verdict: "held",
-				Diluted: result.Rate{Passed: 9, Probes: 9}, Fresh: result.Rate{Passed: 9, Probes: 9}},
-			{Name: "gate", RunDir: "gate", Status: result.StatusError, ExitCode: 3, Error: `</td><script>alert(8)</script>`, GateBypassed: true},
+		Skills: []record.SuiteEntry{
+			{Name: "stock-ledger", RunDir: "stock-ledger", Status: record.StatusCompleted, ExitCode: 1, Verdict: "decay",
+				Diluted: record.Rate{Passed: 3, Probes: 9}, Fresh: record.Rate{Passed: 9, Probes: 9}, CostUSD: 1.234, EffectiveTurn: 8},
+			{Name: `<img src=x onerror="alert(7)">`, RunDir: "odd name/x", Status: record.StatusCompleted, ExitCode: 0, Verdict: "held",
+				Diluted: record.Rate{Passed: 9, Probes: 9}, Fresh: record.Rate{Passed: 9, Probes: 9}},
+			{Name: "gate", RunDir: "gate", Status: record.StatusError, ExitCode: 3, Error: `</td><script>alert(8)</script>`, GateBypassed: true},
 		},
 	}
 }
 
-func renderSuite(t *testing.T, s *result.Suite) string {
+func renderSuite(t *testing.T, s *record.Suite) string {
 	t.Helper()
 	var b bytes.Buffer
 	if err := RenderSuite(&b, s); err != nil {
@@ -47,7 +47,7 @@ func TestSuitePage(t *testing.T) {
 		`<a href="odd%20name/x/chart.html">chart</a>`,
 		`&lt;img src=x onerror=&#34;alert(7)&#34;&gt;`,
 		`&lt;/td&gt;&lt;script&gt;alert(8)&lt;/script&gt;`,
-		`<p class="banner" id="bypass-banner" role="alert">` + result.BypassBanner + `</p>`,
+		`<p class="banner" id="bypass-banner" role="alert">` + record.BypassBanner + `</p>`,
 		`gate <span class="warn">(gate bypassed)</span>`,
 	} {
 		if !strings.Contains(page, want) {

@@ -23,7 +23,7 @@ import (
 
 	"github.com/vibe-test/vibe-test/internal/judge"
 	"github.com/vibe-test/vibe-test/internal/plan"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/stats"
 )
 
@@ -33,7 +33,7 @@ const Total = "total"
 // Units scores a run's conversations: per measure (Total and each criterion
 // id seen), one unit per conversation that has a pass or fail for it.
 // Judge errors and uncertain turns count as neither.
-func Units(r *result.Run) map[string][]stats.Unit {
+func Units(r *record.Run) map[string][]stats.Unit {
 	out := map[string][]stats.Unit{}
 	for i := range r.Conversations {
 		c := &r.Conversations[i]

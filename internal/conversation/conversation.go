@@ -31,8 +31,8 @@ import (
 	"github.com/vibe-test/vibe-test/internal/jail"
 	"github.com/vibe-test/vibe-test/internal/judge"
 	"github.com/vibe-test/vibe-test/internal/plan"
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/redact"
-	"github.com/vibe-test/vibe-test/internal/result"
 	"github.com/vibe-test/vibe-test/internal/sandbox"
 	"github.com/vibe-test/vibe-test/internal/skill"
 )
@@ -128,7 +128,7 @@ type Event struct {
 	Spent   float64
 }
 
-func (d *Driver) emit(conv *result.Conversation, turn int, kind, phase string, ctxTokens int64, res string) {
+func (d *Driver) emit(conv *record.Conversation, turn int, kind, phase string, ctxTokens int64, res string) {
 	if d.Progress == nil {
 		return
 	}
@@ -181,21 +181,21 @@ func (b *Budget) Spent() float64 {
 // interrupt, or a fatal error elsewhere in the run.
 func stopped(ctx context.Context) (status, msg string) {
 	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
-		return result.StatusError, cause.Error()
+		return record.StatusError, cause.Error()
 	}
-	return result.StatusInterrupted, "interrupted"
+	return record.StatusInterrupted, "interrupted"
 }
 
 // Converse runs, or continues, one conversation into conv, whose Index and
 // Fillers are set. Turns already completed are kept; an unfinished one is
 // moved to conv.Abandoned and run again.
-func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passages []fillers.Passage) {
+func (d *Driver) Converse(ctx context.Context, conv *record.Conversation, passages []fillers.Passage) {
 	setStatus := func(status, msg string) {
 		d.Update(func() { conv.Status, conv.Error = status, d.Redactor.String(msg) })
 	}
 	sb, err := d.openSandbox(conv)
 	if err != nil {
-		setStatus(result.StatusError, err.Error())
+		setStatus(record.StatusError, err.Error())
 		return
 	}
 	keep := d.KeepSandbox
@@ -203,26 +203,26 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 		// An interrupted conversation keeps its sandbox for resume, and so
 		// does one stopped by a transient error (rate limits, overload, a
 		// timeout): resume continues its session rather than restarting it.
-		if !keep && conv.Status != result.StatusInterrupted {
+		if !keep && conv.Status != record.StatusInterrupted {
 			sb.Remove()
 			d.Update(func() { conv.Sandbox, conv.Home, conv.Tmp = "", "", "" })
 		}
 	}()
 	convDir := filepath.Join(d.RunDir, conv.DirName())
-	if err := os.MkdirAll(convDir, result.DirMode); err != nil {
-		setStatus(result.StatusError, fmt.Sprintf("creating %s: %v", convDir, err))
+	if err := os.MkdirAll(convDir, record.DirMode); err != nil {
+		setStatus(record.StatusError, fmt.Sprintf("creating %s: %v", convDir, err))
 		return
 	}
 
 	// Keep completed turns; set aside an unfinished or failed last one.
 	done := 0
 	d.Update(func() {
-		for done < len(conv.Turns) && conv.Turns[done].Status == result.TurnOK && conv.Turns[done].Turn == done+1 {
+		for done < len(conv.Turns) && conv.Turns[done].Status == record.TurnOK && conv.Turns[done].Turn == done+1 {
 			done++
 		}
 		conv.Abandoned = append(conv.Abandoned, conv.Turns[done:]...)
 		conv.Turns = conv.Turns[:done]
-		conv.Status, conv.Error = result.StatusRunning, ""
+		conv.Status, conv.Error = record.StatusRunning, ""
 	})
 	// In interactive mode one process carries the turns; it ends with the
 	// conversation, or with the first turn that does not succeed.
@@ -245,7 +245,7 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 	}
 	if done >= 1 {
 		if base := &conv.Turns[0]; base.Verdict != nil && base.Verdict.Result == judge.Fail && !d.NoGate {
-			setStatus(result.StatusBaselineFailed, gateMessage(base.Verdict))
+			setStatus(record.StatusBaselineFailed, gateMessage(base.Verdict))
 			return
 		}
 	}
@@ -264,14 +264,14 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 			return
 		}
 		if d.Budget.Exhausted() {
-			setStatus(result.StatusBudgetExhausted, fmt.Sprintf("budget of $%.2f spent before turn %d", d.Budget.Limit, turn))
+			setStatus(record.StatusBudgetExhausted, fmt.Sprintf("budget of $%.2f spent before turn %d", d.Budget.Limit, turn))
 			return
 		}
-		rec := result.Turn{Turn: turn, Kind: step.Kind, Probe: step.Probe, AfterCompaction: st.compacted}
+		rec := record.Turn{Turn: turn, Kind: step.Kind, Probe: step.Probe, AfterCompaction: st.compacted}
 		switch step.Kind {
 		case plan.KindFiller:
 			if len(passages) == 0 {
-				setStatus(result.StatusError, fmt.Sprintf("turn %d: no filler left to ask", turn))
+				setStatus(record.StatusError, fmt.Sprintf("turn %d: no filler left to ask", turn))
 				return
 			}
 			// A diluted-to schedule may need more fillers than the pool
@@ -279,7 +279,7 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 			p := passages[st.fillersAsked%len(passages)]
 			rec.Prompt, rec.FillerID = p.Text, p.ID
 			if err := sb.WriteFiles(p.Files); err != nil {
-				setStatus(result.StatusError, fmt.Sprintf("turn %d filler files: %v", turn, err))
+				setStatus(record.StatusError, fmt.Sprintf("turn %d filler files: %v", turn, err))
 				return
 			}
 		case plan.KindBase:
@@ -289,7 +289,7 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 			rec.ContextBefore = st.Context
 			rec.Level, rec.LevelNotReached = sched.Level(step.Probe), step.Short
 			if err := sb.WriteFiles(d.Plan.ProbeSetup(step.Probe)); err != nil {
-				setStatus(result.StatusError, fmt.Sprintf("turn %d setup: %v", turn, err))
+				setStatus(record.StatusError, fmt.Sprintf("turn %d setup: %v", turn, err))
 				return
 			}
 		}
@@ -311,18 +311,18 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 		d.emit(conv, turn, rec.Kind, "agent", 0, "")
 		out := d.runTurn(ctx, sb, resume, costBefore, &rec, rewind, live, step.Compact)
 		d.emit(conv, turn, rec.Kind, "done", rec.ContextTokens, rec.Status)
-		if ctx.Err() != nil && rec.Status != result.TurnOK {
+		if ctx.Err() != nil && rec.Status != record.TurnOK {
 			// Stopped by the user or a fatal error: the turn is unfinished,
 			// not a failure; resume runs it again.
-			rec.Status, rec.Error = result.TurnError, "stopped before the turn ended"
+			rec.Status, rec.Error = record.TurnError, "stopped before the turn ended"
 			d.Update(func() { conv.Abandoned = append(conv.Abandoned, rec) })
 			setStatus(stopped(ctx))
 			return
 		}
-		if rec.Status != result.TurnOK {
+		if rec.Status != record.TurnOK {
 			d.Update(func() { conv.Abandoned = append(conv.Abandoned, rec) })
-			setStatus(result.StatusError, fmt.Sprintf("turn %d: %s", turn, rec.Error))
-			if rec.Status == result.TurnTimedOut || transient(out.Turn) {
+			setStatus(record.StatusError, fmt.Sprintf("turn %d: %s", turn, rec.Error))
+			if rec.Status == record.TurnTimedOut || transient(out.Turn) {
 				keep = true
 				d.Update(func() {
 					conv.Notes = append(conv.Notes, fmt.Sprintf("turn %d stopped on a transient error: the sandbox is kept, and `vibe-test resume` continues the session from turn %d", turn, turn))
@@ -349,11 +349,11 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 				return
 			}
 			if v.Result == judge.JudgeError {
-				setStatus(result.StatusError, "judging the baseline failed: "+v.Error)
+				setStatus(record.StatusError, "judging the baseline failed: "+v.Error)
 				return
 			}
 			if v.Result == judge.Fail && !d.NoGate {
-				setStatus(result.StatusBaselineFailed, gateMessage(&v))
+				setStatus(record.StatusBaselineFailed, gateMessage(&v))
 				return
 			}
 		case rec.Kind == plan.KindProbe:
@@ -370,7 +370,7 @@ func (d *Driver) Converse(ctx context.Context, conv *result.Conversation, passag
 		setStatus(stopped(ctx))
 		return
 	}
-	setStatus(result.StatusCompleted, "")
+	setStatus(record.StatusCompleted, "")
 }
 
 // standing is where a conversation stands after its completed turns: what
@@ -382,7 +382,7 @@ type standing struct {
 	compacted    bool // the session was compacted, by vibe-test or the CLI
 }
 
-func standingOf(turns []result.Turn) standing {
+func standingOf(turns []record.Turn) standing {
 	st := standing{Progress: plan.Progress{Turns: len(turns)}}
 	for i := range turns {
 		t := &turns[i]
@@ -411,7 +411,7 @@ func standingOf(turns []result.Turn) standing {
 // exists and vibe-test made it (resume), or makes a new one. A recorded
 // path vibe-test did not make (run.json can be edited) is neither used nor
 // removed.
-func (d *Driver) openSandbox(conv *result.Conversation) (*sandbox.Sandbox, error) {
+func (d *Driver) openSandbox(conv *record.Conversation) (*sandbox.Sandbox, error) {
 	if conv.Sandbox != "" {
 		sb, err := sandbox.Open(conv.Sandbox, conv.Home, d.AuthorConfigDir, d.Hermetic)
 		if err == nil {
@@ -462,12 +462,12 @@ func (d *Driver) sandboxOptions() sandbox.Options {
 // is overwritten and each abandoned record keeps pointing at its own file.
 // Only this conversation's goroutine adds records to conv, so reading them
 // here needs no lock.
-func (d *Driver) transcriptName(conv *result.Conversation, turn int) string {
+func (d *Driver) transcriptName(conv *record.Conversation, turn int) string {
 	// Only this goroutine grows conv.Turns and conv.Abandoned, but judging
 	// goroutines write verdicts into them meanwhile: read the one field by
 	// index, never copy whole records.
 	used := map[string]bool{}
-	for _, list := range [][]result.Turn{conv.Turns, conv.Abandoned} {
+	for _, list := range [][]record.Turn{conv.Turns, conv.Abandoned} {
 		for i := range list {
 			used[list[i].Transcript] = true
 		}
@@ -495,14 +495,14 @@ func (d *Driver) transcriptName(conv *result.Conversation, turn int) string {
 // sent to its process, started (resuming the session) when there is none.
 // compact runs the CLI's /compact on the session before every try (a rerun
 // was cut back to before the last one).
-func (d *Driver) runTurn(ctx context.Context, sb *sandbox.Sandbox, resume string, costBefore float64, rec *result.Turn, rewind func(reason string) error, live *liveSession, compact bool) claude.Outcome {
+func (d *Driver) runTurn(ctx context.Context, sb *sandbox.Sandbox, resume string, costBefore float64, rec *record.Turn, rewind func(reason string) error, live *liveSession, compact bool) claude.Outcome {
 	backoff := d.RetryBackoff
 	timeouts := 0
 	reason := "resume"
 	for attempt := 1; ; attempt++ {
 		if rewind != nil {
 			if err := rewind(reason); err != nil {
-				rec.Status, rec.Error = result.TurnError, err.Error()
+				rec.Status, rec.Error = record.TurnError, err.Error()
 				return claude.Outcome{}
 			}
 		}
@@ -514,7 +514,7 @@ func (d *Driver) runTurn(ctx context.Context, sb *sandbox.Sandbox, resume string
 				rec.Compactions = append(rec.Compactions, *c)
 			}
 			if err != nil {
-				rec.Status, rec.Error = result.TurnError, err.Error()
+				rec.Status, rec.Error = record.TurnError, err.Error()
 				return claude.Outcome{}
 			}
 			rec.AfterCompaction = true
@@ -522,10 +522,10 @@ func (d *Driver) runTurn(ctx context.Context, sb *sandbox.Sandbox, resume string
 		}
 		out, err := d.attempt(ctx, sb, resume, before, rec, live)
 		if err != nil {
-			rec.Status, rec.Error = result.TurnError, err.Error()
+			rec.Status, rec.Error = record.TurnError, err.Error()
 			return out
 		}
-		if rec.Status == result.TurnOK || ctx.Err() != nil {
+		if rec.Status == record.TurnOK || ctx.Err() != nil {
 			return out
 		}
 		t := out.Turn
@@ -533,13 +533,13 @@ func (d *Driver) runTurn(ctx context.Context, sb *sandbox.Sandbox, resume string
 		case status == 401 || status == 403:
 			d.Fatal(fmt.Errorf("%w (HTTP %d) at turn %d: %s; then `vibe-test resume %s`", ErrCredentials, status, rec.Turn, claude.CredentialsAdvice, d.RunDir))
 			return out
-		case rec.Status == result.TurnTimedOut:
+		case rec.Status == record.TurnTimedOut:
 			timeouts++
 			if timeouts > 1 {
 				return out
 			}
 		case t.TerminalReason == "prompt_too_long":
-			rec.Status = result.TurnPromptTooLong
+			rec.Status = record.TurnPromptTooLong
 			return out
 		case transient(t):
 			if attempt > d.TurnRetries {
@@ -551,9 +551,9 @@ func (d *Driver) runTurn(ctx context.Context, sb *sandbox.Sandbox, resume string
 		// Keep the failed attempt and try again.
 		kept := fmt.Sprintf("%s.attempt-%d", rec.Transcript, attempt)
 		_ = os.Rename(filepath.Join(d.RunDir, rec.Transcript), filepath.Join(d.RunDir, kept))
-		rec.Attempts = append(rec.Attempts, result.Attempt{Transcript: kept, Status: rec.Status, Error: rec.Error, ExitCode: rec.ExitCode, CostUSD: rec.CostUSD + rec.CompactionCost()})
+		rec.Attempts = append(rec.Attempts, record.Attempt{Transcript: kept, Status: rec.Status, Error: rec.Error, ExitCode: rec.ExitCode, CostUSD: rec.CostUSD + rec.CompactionCost()})
 		reason = rec.Status
-		if rec.Status != result.TurnTimedOut {
+		if rec.Status != record.TurnTimedOut {
 			select {
 			case <-ctx.Done():
 				return out
@@ -577,15 +577,15 @@ const compactPrompt = "/compact"
 // own cost is counted from. A /compact the CLI did not carry out is an
 // error: a probe asked on an uncompacted session would be recorded as one
 // asked after compaction.
-func (d *Driver) compact(ctx context.Context, sb *sandbox.Sandbox, resume string, costBefore float64, rec *result.Turn, live *liveSession) (*result.Compaction, float64, error) {
-	crec := result.Turn{Turn: rec.Turn, Kind: "compact", Prompt: compactPrompt,
+func (d *Driver) compact(ctx context.Context, sb *sandbox.Sandbox, resume string, costBefore float64, rec *record.Turn, live *liveSession) (*record.Compaction, float64, error) {
+	crec := record.Turn{Turn: rec.Turn, Kind: "compact", Prompt: compactPrompt,
 		Transcript: d.freeName(strings.TrimSuffix(rec.Transcript, ".jsonl") + ".compact")}
 	out, err := d.attempt(ctx, sb, resume, costBefore, &crec, live)
-	c := &result.Compaction{Trigger: "manual", Transcript: crec.Transcript, CostUSD: crec.CostUSD, DurationMS: crec.DurationMS}
+	c := &record.Compaction{Trigger: "manual", Transcript: crec.Transcript, CostUSD: crec.CostUSD, DurationMS: crec.DurationMS}
 	if err != nil {
 		return c, 0, fmt.Errorf("compacting the session before turn %d: %w", rec.Turn, err)
 	}
-	if crec.Status != result.TurnOK {
+	if crec.Status != record.TurnOK {
 		return c, 0, fmt.Errorf("compacting the session before turn %d: %s", rec.Turn, crec.Error)
 	}
 	t := out.Turn
@@ -620,7 +620,7 @@ func (d *Driver) freeName(base string) string {
 // the session file is cut back to its length when the last completed turn
 // ended, and every cut is recorded. Without that length (a record from an
 // older vibe-test) the session is left as it is.
-func (d *Driver) rewinder(sb *sandbox.Sandbox, conv *result.Conversation, turn int) func(reason string) error {
+func (d *Driver) rewinder(sb *sandbox.Sandbox, conv *record.Conversation, turn int) func(reason string) error {
 	// Only this conversation's goroutine appends to conv.Turns (the judges
 	// write verdicts only), so reading it here needs no lock.
 	var keep int64
@@ -640,7 +640,7 @@ func (d *Driver) rewinder(sb *sandbox.Sandbox, conv *result.Conversation, turn i
 			return err
 		}
 		d.Update(func() {
-			conv.Rewinds = append(conv.Rewinds, result.Rewind{Turn: turn, RemovedBytes: removed, RemovedLines: lines, Reason: reason})
+			conv.Rewinds = append(conv.Rewinds, record.Rewind{Turn: turn, RemovedBytes: removed, RemovedLines: lines, Reason: reason})
 			conv.Notes = append(conv.Notes, fmt.Sprintf("turn %d ran again (%s): its stopped try had saved %d session lines (%d bytes); cut back to the end of turn %d, so the model saw the prompt once", turn, reason, lines, removed, turn-1))
 		})
 		return nil
@@ -649,7 +649,7 @@ func (d *Driver) rewinder(sb *sandbox.Sandbox, conv *result.Conversation, turn i
 
 // recordSessionBytes keeps the session file's length after a completed
 // turn in rec, the point a rerun of the next turn is cut back to.
-func (d *Driver) recordSessionBytes(sb *sandbox.Sandbox, conv *result.Conversation, rec *result.Turn, id string) {
+func (d *Driver) recordSessionBytes(sb *sandbox.Sandbox, conv *record.Conversation, rec *record.Turn, id string) {
 	path, err := d.sessionFile(sb, id)
 	if err == nil {
 		rec.SessionBytes, err = sessionBytes(path)
@@ -696,14 +696,14 @@ func transient(t claude.Turn) bool {
 // With live, the prompt goes to the conversation's long-lived process as
 // one user message (a new process, resuming the session, when the last one
 // ended); a turn that does not succeed ends that process.
-func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string, costBefore float64, rec *result.Turn, live *liveSession) (claude.Outcome, error) {
+func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string, costBefore float64, rec *record.Turn, live *liveSession) (claude.Outcome, error) {
 	if d.Flush != nil {
 		d.Flush()
 	}
 	path := filepath.Join(d.RunDir, rec.Transcript)
 	// O_EXCL: a transcript is never written over (transcriptName found a
 	// free name).
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, result.FileMode)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, record.FileMode)
 	if err != nil {
 		return claude.Outcome{}, fmt.Errorf("creating transcript: %w", err)
 	}
@@ -760,7 +760,7 @@ func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string
 	cost := turnCost(t.CostUSD, costBefore)
 	d.Budget.Spend(cost)
 	rec.ExitCode = out.ExitCode
-	rec.ToolCalls = result.CallsOf(t)
+	rec.ToolCalls = record.CallsOf(t)
 	for i := range rec.ToolCalls {
 		rec.ToolCalls[i].Result = d.Redactor.String(rec.ToolCalls[i].Result)
 		rec.ToolCalls[i].Input = d.Redactor.Bytes(rec.ToolCalls[i].Input)
@@ -784,7 +784,7 @@ func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string
 			break // the compaction this invocation was run for
 		}
 		// The CLI compacted on its own in the middle of the turn.
-		rec.Compactions = append(rec.Compactions, result.Compaction{Trigger: c.Trigger, PreTokens: c.PreTokens, PostTokens: c.PostTokens})
+		rec.Compactions = append(rec.Compactions, record.Compaction{Trigger: c.Trigger, PreTokens: c.PreTokens, PostTokens: c.PostTokens})
 	}
 	rec.AnsweredBy = t.AnsweredBy
 	rec.APICalls = t.APICalls
@@ -794,13 +794,13 @@ func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string
 	if runErr != nil {
 		return out, runErr
 	}
-	rec.Status, rec.Error = result.TurnOK, ""
+	rec.Status, rec.Error = record.TurnOK, ""
 	switch {
 	case out.TimedOut:
-		rec.Status, rec.Error = result.TurnTimedOut, fmt.Sprintf("timed out after %s", d.TurnTimeout)
+		rec.Status, rec.Error = record.TurnTimedOut, fmt.Sprintf("timed out after %s", d.TurnTimeout)
 	default:
 		if f := t.Failure(out.ExitCode); f != "" {
-			rec.Status, rec.Error = result.TurnError, d.Redactor.String(f)
+			rec.Status, rec.Error = record.TurnError, d.Redactor.String(f)
 		}
 	}
 	return out, nil
@@ -836,7 +836,7 @@ func (d *Driver) view(fn func()) {
 
 // judgeTurn judges conv.Turns[idx] and stores the verdict. It returns
 // false when the run must stop (no rubric).
-func (d *Driver) judgeTurn(ctx context.Context, conv *result.Conversation, idx int, prompt string, t claude.Turn) (judge.Verdict, bool) {
+func (d *Driver) judgeTurn(ctx context.Context, conv *record.Conversation, idx int, prompt string, t claude.Turn) (judge.Verdict, bool) {
 	j, err := d.Judge(ctx)
 	if err != nil {
 		d.Fatal(err)
@@ -859,7 +859,7 @@ func (d *Driver) judgeTurn(ctx context.Context, conv *result.Conversation, idx i
 }
 
 // judgeSaved judges a completed turn from its saved transcript (resume).
-func (d *Driver) judgeSaved(ctx context.Context, conv *result.Conversation, idx int) bool {
+func (d *Driver) judgeSaved(ctx context.Context, conv *record.Conversation, idx int) bool {
 	f, err := os.Open(filepath.Join(d.RunDir, conv.Turns[idx].Transcript))
 	if err != nil {
 		d.Fatal(fmt.Errorf("reading a saved transcript: %w", err))
@@ -880,15 +880,15 @@ func (d *Driver) judgeSaved(ctx context.Context, conv *result.Conversation, idx 
 // the skill installed and the probe's setup files written, then judged.
 // The verdict compares these with the same probes asked diluted. There is
 // no gate: the probes are the comparison, whatever the baseline did.
-func (d *Driver) Fresh(ctx context.Context, conv *result.Conversation) {
+func (d *Driver) Fresh(ctx context.Context, conv *record.Conversation) {
 	setStatus := func(status, msg string) {
 		d.Update(func() { conv.Status, conv.Error = status, d.Redactor.String(msg) })
 	}
-	if err := os.MkdirAll(filepath.Join(d.RunDir, conv.DirName()), result.DirMode); err != nil {
-		setStatus(result.StatusError, err.Error())
+	if err := os.MkdirAll(filepath.Join(d.RunDir, conv.DirName()), record.DirMode); err != nil {
+		setStatus(record.StatusError, err.Error())
 		return
 	}
-	d.Update(func() { conv.Status = result.StatusRunning })
+	d.Update(func() { conv.Status = record.StatusRunning })
 	for k := 1; k <= len(d.Plan.Probes); k++ {
 		// A fresh probe has no place in a schedule; it keeps the turn its
 		// probe has in the seed's, and its number pairs it.
@@ -898,7 +898,7 @@ func (d *Driver) Fresh(ctx context.Context, conv *result.Conversation) {
 			// judged left it without a verdict, which it gets now (as a
 			// conversation's turns do).
 			if t.Verdict == nil || t.Verdict.Result == judge.JudgeError {
-				idx := slices.IndexFunc(conv.Turns, func(x result.Turn) bool { return x.ProbeNumber() == k })
+				idx := slices.IndexFunc(conv.Turns, func(x record.Turn) bool { return x.ProbeNumber() == k })
 				if !d.judgeSaved(ctx, conv, idx) {
 					setStatus(stopped(ctx))
 					return
@@ -911,28 +911,28 @@ func (d *Driver) Fresh(ctx context.Context, conv *result.Conversation) {
 			return
 		}
 		if d.Budget.Exhausted() {
-			setStatus(result.StatusBudgetExhausted, fmt.Sprintf("budget of $%.2f spent", d.Budget.Limit))
+			setStatus(record.StatusBudgetExhausted, fmt.Sprintf("budget of $%.2f spent", d.Budget.Limit))
 			return
 		}
 		sb, err := sandbox.New(d.sandboxOptions())
 		if err != nil {
-			setStatus(result.StatusError, err.Error())
+			setStatus(record.StatusError, err.Error())
 			return
 		}
-		rec := result.Turn{Turn: turn, Kind: plan.KindProbe, Probe: k, Prompt: d.Plan.ProbeTask(k), Transcript: d.transcriptName(conv, turn)}
+		rec := record.Turn{Turn: turn, Kind: plan.KindProbe, Probe: k, Prompt: d.Plan.ProbeTask(k), Transcript: d.transcriptName(conv, turn)}
 		if err := sb.WriteFiles(d.Plan.ProbeSetup(k)); err != nil {
 			sb.Remove()
-			setStatus(result.StatusError, err.Error())
+			setStatus(record.StatusError, err.Error())
 			return
 		}
 		out := d.runTurn(ctx, sb, "", 0, &rec, nil, nil, false) // a new session on every try
 		sb.Remove()
-		if rec.Status != result.TurnOK {
+		if rec.Status != record.TurnOK {
 			d.Update(func() { conv.Abandoned = append(conv.Abandoned, rec) })
 			if ctx.Err() != nil {
 				setStatus(stopped(ctx))
 			} else {
-				setStatus(result.StatusError, fmt.Sprintf("probe %d: %s", turn, rec.Error))
+				setStatus(record.StatusError, fmt.Sprintf("probe %d: %s", turn, rec.Error))
 			}
 			return
 		}
@@ -944,5 +944,5 @@ func (d *Driver) Fresh(ctx context.Context, conv *result.Conversation) {
 			return
 		}
 	}
-	setStatus(result.StatusCompleted, "")
+	setStatus(record.StatusCompleted, "")
 }

@@ -17,11 +17,12 @@ import (
 	"github.com/vibe-test/vibe-test/internal/jail"
 	"github.com/vibe-test/vibe-test/internal/judge"
 	"github.com/vibe-test/vibe-test/internal/plan"
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/redact"
-	"github.com/vibe-test/vibe-test/internal/result"
 	"github.com/vibe-test/vibe-test/internal/rubric"
 	"github.com/vibe-test/vibe-test/internal/skill"
 	"github.com/vibe-test/vibe-test/internal/summary"
+	"github.com/vibe-test/vibe-test/internal/verdict"
 )
 
 // driveInput is what running (or resuming) the conversations needs.
@@ -44,7 +45,7 @@ type driveInput struct {
 // drive runs every conversation that is not finished yet, extracting the
 // rubric (when the run has none) while the first turns run, then judges,
 // decides, and writes the artifacts.
-func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks) (*result.Run, error) {
+func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks) (*record.Run, error) {
 	run, o := s.run, in.opts
 	ctx, stop := context.WithCancelCause(parent)
 	defer stop(nil)
@@ -64,7 +65,7 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 		defer close(rubricReady)
 		s.view(func() { rb = run.Rubric })
 		if rb != nil {
-			if err := result.WriteJSON(filepath.Join(s.dir, "rubric.json"), rb); err != nil {
+			if err := record.WriteJSON(filepath.Join(s.dir, "rubric.json"), rb); err != nil {
 				stop(err)
 			}
 			return
@@ -83,7 +84,7 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 			}
 			return
 		}
-		if err := result.WriteJSON(filepath.Join(s.dir, "rubric.json"), rb); err != nil {
+		if err := record.WriteJSON(filepath.Join(s.dir, "rubric.json"), rb); err != nil {
 			stop(err)
 		}
 	}()
@@ -111,7 +112,7 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 	driver := &conversation.Driver{
 		Binary: in.binary, BaseEnv: in.env, PassEnv: o.PassEnv, Hermetic: in.hermetic,
 		AuthorConfigDir: claude.AuthorConfigDir(), Jail: in.jail, Skill: in.skill, Plan: in.plan, Judge: judgeFor,
-		RunDir: s.dir, Model: run.Config.Model, Tools: run.Config.AllowedTools, SessionMode: result.SessionModeOf(run.Config), TurnTimeout: o.TurnTimeout, Grace: o.Grace,
+		RunDir: s.dir, Model: run.Config.Model, Tools: run.Config.AllowedTools, SessionMode: record.SessionModeOf(run.Config), TurnTimeout: o.TurnTimeout, Grace: o.Grace,
 		MaxRetries: o.MaxRetries, TurnRetries: o.TurnRetries, RetryBackoff: o.RetryBackoff,
 		NoGate: run.Config.NoBaselineGate, KeepSandbox: o.KeepSandbox, Exclude: []string{o.RubricPath, in.cacheDir},
 		Redactor: redact.FromEnv(in.env, slices.Concat(claude.CredentialVars, o.PassEnv)), Budget: budget,
@@ -135,7 +136,7 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 	var wg sync.WaitGroup
 	// launch takes a slot before starting the goroutine, so conversations
 	// start in order (with --concurrency 1, conversation N runs N-th).
-	launch := func(conv *result.Conversation, work func(*result.Conversation)) {
+	launch := func(conv *record.Conversation, work func(*record.Conversation)) {
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
@@ -154,12 +155,12 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 	startFrom := func(from int) {
 		for i := from; i < len(run.Conversations); i++ {
 			c := &run.Conversations[i]
-			if c.Status != result.StatusCompleted && c.Status != result.StatusBaselineFailed {
+			if c.Status != record.StatusCompleted && c.Status != record.StatusBaselineFailed {
 				passages := in.picks[i]
-				launch(c, func(conv *result.Conversation) { driver.Converse(ctx, conv, passages) })
+				launch(c, func(conv *record.Conversation) { driver.Converse(ctx, conv, passages) })
 			}
-			if i < len(run.Fresh) && run.Fresh[i].Status != result.StatusCompleted {
-				launch(&run.Fresh[i], func(conv *result.Conversation) { driver.Fresh(ctx, conv) })
+			if i < len(run.Fresh) && run.Fresh[i].Status != record.StatusCompleted {
+				launch(&run.Fresh[i], func(conv *record.Conversation) { driver.Fresh(ctx, conv) })
 			}
 		}
 	}
@@ -169,12 +170,12 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 	noSkill.Skill, noSkill.NoGate = nil, true
 	for i := range run.Controls {
 		c := &run.Controls[i]
-		if c.Status == result.StatusCompleted {
+		if c.Status == record.StatusCompleted {
 			continue
 		}
-		launch(c, func(conv *result.Conversation) {
+		launch(c, func(conv *record.Conversation) {
 			switch conv.Control {
-			case result.ControlNoSkill:
+			case record.ControlNoSkill:
 				noSkill.Converse(ctx, conv, in.picks[(conv.Index-1)%len(in.picks)])
 			}
 		})
@@ -185,14 +186,14 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 	// appended while none runs.
 	for run.Sequential != nil && ctx.Err() == nil {
 		var decision string
-		var look result.Look
+		var look record.Look
 		s.update(func() {
-			decision = run.Sequential.Observe(run)
+			decision = verdict.Observe(run.Sequential, run)
 			look = run.Sequential.Looks[len(run.Sequential.Looks)-1]
 		})
 		fmt.Fprintf(stdio.Stderr, "vibe-test: look after %s: diluted vs fresh drop %.0f points, p = %.3g (this look's level %.3g): %s\n",
 			summary.Count(look.Conversations, "conversation"), 100*look.Drop, look.P, look.Level, decision)
-		if decision != result.SeqContinue {
+		if decision != record.SeqContinue {
 			break
 		}
 		from := len(run.Conversations)
@@ -213,10 +214,10 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 		}
 		s.update(func() {
 			for k, pid := range ids {
-				run.Conversations = append(run.Conversations, result.Conversation{
-					Index: from + k + 1, Status: result.StatusPending, Fillers: pid, Turns: []result.Turn{},
+				run.Conversations = append(run.Conversations, record.Conversation{
+					Index: from + k + 1, Status: record.StatusPending, Fillers: pid, Turns: []record.Turn{},
 				})
-				run.Fresh = append(run.Fresh, result.FreshTriple(from+k+1))
+				run.Fresh = append(run.Fresh, record.FreshTriple(from+k+1))
 				run.Plan.Fillers = append(run.Plan.Fillers, pid)
 			}
 		})
@@ -232,7 +233,7 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 	fatal := cause != nil && !errors.Is(cause, context.Canceled)
 	saveErr := s.commit(func() {
 		run.FinishedAt = time.Now().UTC()
-		var all []*result.Conversation
+		var all []*record.Conversation
 		for i := range run.Conversations {
 			all = append(all, &run.Conversations[i])
 		}
@@ -243,17 +244,17 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 			all = append(all, &run.Controls[i])
 		}
 		for _, c := range all {
-			if c.Status == result.StatusPending || c.Status == result.StatusRunning {
-				c.Status = result.StatusInterrupted
+			if c.Status == record.StatusPending || c.Status == record.StatusRunning {
+				c.Status = record.StatusInterrupted
 				if fatal {
-					c.Status, c.Error = result.StatusError, cause.Error()
+					c.Status, c.Error = record.StatusError, cause.Error()
 				}
 			}
 		}
 		TallyCosts(run)
-		result.Decide(run)
+		verdict.Decide(run)
 		if fatal {
-			run.Status, run.Error = result.StatusError, cause.Error()
+			run.Status, run.Error = record.StatusError, cause.Error()
 		}
 	})
 	if saveErr != nil {
@@ -278,9 +279,9 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 
 // KeptSandboxes lists the sandboxes --keep-sandbox kept, one line each (a
 // fresh session's sandbox lives only for its one turn).
-func KeptSandboxes(run *result.Run) string {
+func KeptSandboxes(run *record.Run) string {
 	var b strings.Builder
-	for _, arm := range [][]result.Conversation{run.Conversations, run.Controls} {
+	for _, arm := range [][]record.Conversation{run.Conversations, run.Controls} {
 		for _, c := range arm {
 			if c.Sandbox == "" {
 				continue
@@ -300,10 +301,10 @@ func KeptSandboxes(run *result.Run) string {
 
 // TallyCosts sums the run's costs from its records, so a resumed run counts
 // every attempt once (and a merged run each shard's turns once).
-func TallyCosts(run *result.Run) {
+func TallyCosts(run *record.Run) {
 	c := &run.Costs
 	c.Agent, c.Judge, c.JudgeTokens = 0, 0, 0
-	convs := append(append(append([]result.Conversation{}, run.Conversations...), run.Fresh...), run.Controls...)
+	convs := append(append(append([]record.Conversation{}, run.Conversations...), run.Fresh...), run.Controls...)
 	for i := range convs {
 		conv := &convs[i]
 		for _, t := range conv.Abandoned {

@@ -10,7 +10,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/fillers"
 	"github.com/vibe-test/vibe-test/internal/plan"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/rubric"
 )
 
@@ -45,7 +45,7 @@ func DryRun(o Settings, env []string, exactSeed bool) (*estimate.Estimate, error
 		}
 	}
 	for _, c := range o.Controls {
-		in.NoSkillControl = in.NoSkillControl || c == result.ControlNoSkill
+		in.NoSkillControl = in.NoSkillControl || c == record.ControlNoSkill
 	}
 	if in.Rubric == nil {
 		if dir := CacheDir(o.CacheDir, env); dir != "" {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/vibe-test/vibe-test/internal/conversation"
 	"github.com/vibe-test/vibe-test/internal/plan"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 )
 
 // Settings are one run's settings; the command line's flags map onto them
@@ -52,8 +52,8 @@ type Settings struct {
 	// ("" is claude.DefaultSessionMode).
 	SessionMode string
 	Args        []string
-	// Rule sets the exit code (result.RuleDilutedVsFresh or
-	// result.RuleAnyProbeFailed).
+	// Rule sets the exit code (record.RuleDilutedVsFresh or
+	// record.RuleAnyProbeFailed).
 	Rule         string
 	Alpha        float64
 	JudgeRepeats int
@@ -162,7 +162,7 @@ type Hooks struct {
 	// conversations are done (before Show).
 	Progress Progress
 	// Show renders the run once it is decided (summary, chart, JUnit).
-	Show func(dir string, r *result.Run) error
+	Show func(dir string, r *record.Run) error
 }
 
 // Progress is a live view of a run.

@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 )
 
 // journalEvery is how stale run.json may get while a run goes on. Writing
@@ -23,7 +23,7 @@ const journalEvery = 200 * time.Millisecond
 // (or commit), under one lock, and a writer saves run.json atomically
 // behind it.
 type journal struct {
-	run *result.Run
+	run *record.Run
 	dir string
 
 	mu      sync.Mutex // guards run and dirty
@@ -40,7 +40,7 @@ type journal struct {
 }
 
 // openJournal starts journaling run into dir; close stops it.
-func openJournal(run *result.Run, dir string) *journal {
+func openJournal(run *record.Run, dir string) *journal {
 	j := &journal{run: run, dir: dir, kick: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
 	go j.writer()
 	return j
@@ -116,12 +116,12 @@ func (j *journal) save() {
 		j.mu.Unlock()
 		return
 	}
-	b, err := result.Encode(j.run)
+	b, err := record.Encode(j.run)
 	j.dirty = false
 	j.mu.Unlock()
 	j.writes++
 	if err == nil {
-		err = result.SaveEncoded(j.dir, b)
+		err = record.SaveEncoded(j.dir, b)
 	}
 	if err != nil {
 		j.errMu.Lock()

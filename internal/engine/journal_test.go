@@ -6,12 +6,12 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 )
 
-func loadRun(t *testing.T, dir string) *result.Run {
+func loadRun(t *testing.T, dir string) *record.Run {
 	t.Helper()
-	r, err := result.Load(dir)
+	r, err := record.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,7 +21,7 @@ func loadRun(t *testing.T, dir string) *result.Run {
 // TestJournalCommitIsOnDisk: commit returns after run.json holds the change.
 func TestJournalCommitIsOnDisk(t *testing.T) {
 	dir := t.TempDir()
-	run := &result.Run{SchemaVersion: result.SchemaVersion, Status: result.StatusRunning}
+	run := &record.Run{SchemaVersion: record.SchemaVersion, Status: record.StatusRunning}
 	j := openJournal(run, dir)
 	defer j.close()
 	if err := j.commit(func() { run.Error = "first" }); err != nil {
@@ -37,7 +37,7 @@ func TestJournalCommitIsOnDisk(t *testing.T) {
 // disk.
 func TestJournalCoalescesAndCloseSavesTheLast(t *testing.T) {
 	dir := t.TempDir()
-	run := &result.Run{SchemaVersion: result.SchemaVersion, Status: result.StatusRunning}
+	run := &record.Run{SchemaVersion: record.SchemaVersion, Status: record.StatusRunning}
 	j := openJournal(run, dir)
 	var wg sync.WaitGroup
 	const goroutines, each = 8, 200
@@ -72,7 +72,7 @@ func TestJournalReportsAWriteError(t *testing.T) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	run := &result.Run{SchemaVersion: result.SchemaVersion}
+	run := &record.Run{SchemaVersion: record.SchemaVersion}
 	j := openJournal(run, dir)
 	if err := os.Remove(dir); err != nil {
 		t.Fatal(err)

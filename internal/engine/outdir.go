@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 )
 
 // MakeOutDir creates the run folder (owner-only) and claims it by creating
@@ -63,18 +63,18 @@ func MakeFolder(out, name, marker string) (string, error) {
 // marker (run.json) exclusively: whoever creates it owns the folder. The
 // error wraps fs.ErrExist when another run got there first.
 func claimOutDir(dir, marker string) error {
-	if err := os.Mkdir(dir, result.DirMode); err != nil {
+	if err := os.Mkdir(dir, record.DirMode); err != nil {
 		if !errors.Is(err, fs.ErrExist) {
 			return err
 		}
 		if entries, rerr := os.ReadDir(dir); rerr != nil || len(entries) > 0 {
 			return err // taken (or not a folder)
 		}
-		if err := os.Chmod(dir, result.DirMode); err != nil {
+		if err := os.Chmod(dir, record.DirMode); err != nil {
 			return err
 		}
 	}
-	f, err := os.OpenFile(filepath.Join(dir, marker), os.O_WRONLY|os.O_CREATE|os.O_EXCL, result.FileMode)
+	f, err := os.OpenFile(filepath.Join(dir, marker), os.O_WRONLY|os.O_CREATE|os.O_EXCL, record.FileMode)
 	if err != nil {
 		return err
 	}

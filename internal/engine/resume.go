@@ -11,7 +11,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/fillers"
 	"github.com/vibe-test/vibe-test/internal/jail"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/skill"
 )
 
@@ -31,16 +31,16 @@ type ResumeSettings struct {
 // Finished says whether every conversation of a run came to its end, so
 // resuming has nothing left to do. An error, an interrupt or a spent budget
 // leaves work to resume.
-func Finished(r *result.Run) bool {
+func Finished(r *record.Run) bool {
 	if r.Error != "" || len(r.Conversations) == 0 {
 		return false
 	}
-	if r.Status != result.StatusCompleted && r.Status != result.StatusBaselineFailed {
+	if r.Status != record.StatusCompleted && r.Status != record.StatusBaselineFailed {
 		return false
 	}
-	for _, arm := range [][]result.Conversation{r.Conversations, r.Fresh, r.Controls} {
+	for _, arm := range [][]record.Conversation{r.Conversations, r.Fresh, r.Controls} {
 		for _, c := range arm {
-			if c.Status != result.StatusCompleted && c.Status != result.StatusBaselineFailed {
+			if c.Status != record.StatusCompleted && c.Status != record.StatusBaselineFailed {
 				return false
 			}
 		}
@@ -52,7 +52,7 @@ func Finished(r *result.Run) bool {
 // triple goes on from its last completed turn with its saved session and
 // config dir (in the run's own jail), and unjudged turns are judged. r is
 // the run loaded from dir.
-func Resume(ctx context.Context, dir string, r *result.Run, rs ResumeSettings, stdio IO, h Hooks) (*result.Run, error) {
+func Resume(ctx context.Context, dir string, r *record.Run, rs ResumeSettings, stdio IO, h Hooks) (*record.Run, error) {
 	if r.Plan == nil || len(r.Conversations) == 0 {
 		return nil, exit.Errorf(exit.Tool, "%s: the run stopped before its conversations began (no plan in run.json): start a new run", dir)
 	}
@@ -116,10 +116,10 @@ func Resume(ctx context.Context, dir string, r *result.Run, rs ResumeSettings, s
 		absDir(dir), sk.Dir, filepath.Dir(r.Config.ConfigFile), CacheDir("", stdio.Env))
 	sess := openJournal(r, dir)
 	defer sess.close()
-	_ = sess.commit(func() { r.Status, r.Error, r.Jail, r.JailNote = result.StatusRunning, "", jailKind, jailNote })
+	_ = sess.commit(func() { r.Status, r.Error, r.Jail, r.JailNote = record.StatusRunning, "", jailKind, jailNote })
 	// The run's own session mode: a run recorded before the modes ran as
 	// resume, and goes on that way.
-	fmt.Fprintf(stdio.Stderr, "vibe-test: resuming %s (session %s, as recorded)\n", dir, result.SessionModeOf(r.Config))
+	fmt.Fprintf(stdio.Stderr, "vibe-test: resuming %s (session %s, as recorded)\n", dir, record.SessionModeOf(r.Config))
 	r, err = drive(ctx, sess, driveInput{
 		binary: binary, env: stdio.Env, hermetic: hermetic, jail: spec, skill: sk, plan: r.Plan, picks: picks,
 		cacheDir: CacheDir("", stdio.Env), opts: o, pool: pool, seed: r.Plan.FillerSeed,
@@ -133,7 +133,7 @@ func Resume(ctx context.Context, dir string, r *result.Run, rs ResumeSettings, s
 // SavedRunSetup is what continuing or re-judging a saved run needs: the
 // CLI, the run's isolation (the same credentials must be set, or the
 // sessions and config dirs would not match), and its turn timeout.
-func SavedRunSetup(dir string, r *result.Run, env []string, purpose string) (binary string, hermetic bool, timeout time.Duration, err error) {
+func SavedRunSetup(dir string, r *record.Run, env []string, purpose string) (binary string, hermetic bool, timeout time.Duration, err error) {
 	if binary, err = FindClaude(env); err != nil {
 		return "", false, 0, exit.With(exit.Tool, err)
 	}

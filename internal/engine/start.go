@@ -13,7 +13,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/fillers"
 	"github.com/vibe-test/vibe-test/internal/judge"
 	"github.com/vibe-test/vibe-test/internal/plan"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/rubric"
 	"github.com/vibe-test/vibe-test/internal/skill"
 	"github.com/vibe-test/vibe-test/internal/term"
@@ -22,7 +22,7 @@ import (
 // Start runs the whole measurement and writes the run folder. An error
 // means the tool could not do its job (the run folder, if made, holds what
 // was done); a finished run's verdict is in its Outcome.
-func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*result.Run, error) {
+func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*record.Run, error) {
 	inp, err := o.readInputs()
 	if err != nil {
 		return nil, err
@@ -90,18 +90,18 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*result.Run, err
 	}
 	spec := JailSpec(jailKind, stdio.Env, binary, hermetic, claude.AuthorConfigDir(),
 		outDir, sk.Dir, filepath.Dir(cfgPath), CacheDir(o.CacheDir, stdio.Env))
-	run := &result.Run{
-		SchemaVersion: result.SchemaVersion,
-		Status:        result.StatusRunning,
+	run := &record.Run{
+		SchemaVersion: record.SchemaVersion,
+		Status:        record.StatusRunning,
 		StartedAt:     time.Now().UTC(),
-		Versions: result.Versions{
+		Versions: record.Versions{
 			VibeTest: Version, Claude: version, ClaudeVerified: claude.VerifiedVersion,
 			ClaudeMismatch: version != claude.VerifiedVersion,
-			RubricPrompt:   rubric.PromptVersion, JudgePrompt: judge.PromptVersion, RunSchema: result.SchemaVersion,
+			RubricPrompt:   rubric.PromptVersion, JudgePrompt: judge.PromptVersion, RunSchema: record.SchemaVersion,
 		},
-		Skill: result.Skill{Name: sk.Name, DeclaredName: sk.DeclaredName, Path: sk.Path, Hash: sk.Hash,
+		Skill: record.Skill{Name: sk.Name, DeclaredName: sk.DeclaredName, Path: sk.Path, Hash: sk.Hash,
 			Warnings: sk.Warnings, ToolsNotGranted: notGranted},
-		Config: result.Config{
+		Config: record.Config{
 			Conversations: o.Conversations, Concurrency: o.Concurrency, Model: resolved, ModelSource: modelSource, ModelAsked: modelAsked,
 			JudgeModel: judgeModel, AllowedTools: tools, SessionMode: sessionMode,
 			NoBaselineGate: o.NoBaselineGate, TurnTimeout: o.TurnTimeout.String(), MaxRetries: o.MaxRetries,
@@ -118,20 +118,20 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*result.Run, err
 		fmt.Fprintf(stdio.Stderr, "warning: claude %s differs from %s, the version vibe-test's parser was verified on; results may be misread\n", version, claude.VerifiedVersion)
 	}
 	if o.UntilDecided {
-		run.Sequential = &result.Sequential{Alpha: o.Alpha, Effect: o.Effect,
-			Max: o.MaxConversations, Batch: o.Conversations, Decision: result.SeqContinue}
+		run.Sequential = &record.Sequential{Alpha: o.Alpha, Effect: o.Effect,
+			Max: o.MaxConversations, Batch: o.Conversations, Decision: record.SeqContinue}
 	}
 	sess := openJournal(run, outDir)
 	defer sess.close()
 	_ = sess.commit(func() {}) // a write error is the run's end's to report
 	fmt.Fprintf(stdio.Stderr, "vibe-test: run folder %s\n", outDir)
-	fail := func(err error) (*result.Run, error) {
+	fail := func(err error) (*record.Run, error) {
 		_ = sess.commit(func() {
-			run.Status, run.Error, run.FinishedAt = result.StatusError, err.Error(), time.Now().UTC()
-			run.Outcome = result.Outcome{Exit: exit.Tool, Verdict: "error", Sentence: "No verdict: " + err.Error()}
+			run.Status, run.Error, run.FinishedAt = record.StatusError, err.Error(), time.Now().UTC()
+			run.Outcome = record.Outcome{Exit: exit.Tool, Verdict: "error", Sentence: "No verdict: " + err.Error()}
 			if ctx.Err() != nil {
-				run.Status = result.StatusInterrupted
-				run.Outcome = result.Outcome{Exit: exit.Interrupted, Verdict: "interrupted", Sentence: "Interrupted before the conversations began."}
+				run.Status = record.StatusInterrupted
+				run.Outcome = record.Outcome{Exit: exit.Interrupted, Verdict: "interrupted", Sentence: "Interrupted before the conversations began."}
 			}
 		})
 		if ctx.Err() != nil {
@@ -175,22 +175,22 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*result.Run, err
 		run.Plan = pl
 		run.Rubric = reviewed
 		for i, index := range units {
-			run.Conversations = append(run.Conversations, result.Conversation{
-				Index: index, Status: result.StatusPending, Fillers: pl.Fillers[i], Turns: []result.Turn{},
+			run.Conversations = append(run.Conversations, record.Conversation{
+				Index: index, Status: record.StatusPending, Fillers: pl.Fillers[i], Turns: []record.Turn{},
 			})
-			run.Fresh = append(run.Fresh, result.FreshTriple(index))
+			run.Fresh = append(run.Fresh, record.FreshTriple(index))
 		}
 		for _, kind := range o.Controls {
 			for i := 0; i < o.Conversations; i++ {
-				c := result.Conversation{Index: i + 1, Control: kind, Status: result.StatusPending, Turns: []result.Turn{}}
-				if kind == result.ControlNoSkill {
+				c := record.Conversation{Index: i + 1, Control: kind, Status: record.StatusPending, Turns: []record.Turn{}}
+				if kind == record.ControlNoSkill {
 					c.Fillers = pl.Fillers[i] // the same fillers as the measured conversation
 				}
 				run.Controls = append(run.Controls, c)
 			}
 		}
 	})
-	if err := result.WriteJSON(filepath.Join(outDir, "plan.json"), pl); err != nil {
+	if err := record.WriteJSON(filepath.Join(outDir, "plan.json"), pl); err != nil {
 		return fail(err)
 	}
 	return drive(ctx, sess, driveInput{

@@ -18,12 +18,12 @@ import (
 
 	"github.com/vibe-test/vibe-test/internal/judge"
 	"github.com/vibe-test/vibe-test/internal/plan"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/rubric"
 )
 
 // BypassBanner marks every report of a run whose baseline gate was bypassed.
-const BypassBanner = result.BypassBanner
+const BypassBanner = record.BypassBanner
 
 // Error types, in the type attribute of <failure> and <error>.
 const (
@@ -88,13 +88,13 @@ type skipped struct {
 
 // Write writes r as JUnit XML. It reads only the record, so an old run can
 // be converted as well as a fresh one.
-func Write(w io.Writer, r *result.Run) error {
+func Write(w io.Writer, r *record.Run) error {
 	doc := testsuites{Name: "vibe-test " + r.Skill.Name}
 	var totalMS int64
 	// A suite per conversation, then one per fresh triple (each probe asked
 	// as the first message of a new session): the two arms the verdict
 	// compares.
-	units := make([]*result.Conversation, 0, len(r.Conversations)+len(r.Fresh))
+	units := make([]*record.Conversation, 0, len(r.Conversations)+len(r.Fresh))
 	for i := range r.Conversations {
 		units = append(units, &r.Conversations[i])
 	}
@@ -140,7 +140,7 @@ func encode(w io.Writer, doc testsuites, bypassed bool) error {
 // holding a <testcase> per judged turn of each of its conversations and
 // fresh triples (the classname names the skill and the unit), with the
 // skill's verdict and exit code as properties.
-func WriteSuite(w io.Writer, runs []*result.Run) error {
+func WriteSuite(w io.Writer, runs []*record.Run) error {
 	doc := testsuites{Name: "vibe-test suite"}
 	var totalMS int64
 	bypassed := false
@@ -151,7 +151,7 @@ func WriteSuite(w io.Writer, runs []*result.Run) error {
 		}
 		var ms int64
 		var out []string
-		for _, arm := range [][]result.Conversation{r.Conversations, r.Fresh} {
+		for _, arm := range [][]record.Conversation{r.Conversations, r.Fresh} {
 			for i := range arm {
 				u, t := suite(r, &arm[i])
 				ms += t
@@ -189,7 +189,7 @@ func WriteSuite(w io.Writer, runs []*result.Run) error {
 }
 
 // suite is one conversation; ms is the time its turns took.
-func suite(r *result.Run, c *result.Conversation) (testsuite, int64) {
+func suite(r *record.Run, c *record.Conversation) (testsuite, int64) {
 	s := testsuite{Name: unitName(c)}
 	if !r.StartedAt.IsZero() {
 		s.Timestamp = r.StartedAt.UTC().Format("2006-01-02T15:04:05")
@@ -222,7 +222,7 @@ func suite(r *result.Run, c *result.Conversation) (testsuite, int64) {
 		property{"vibe-test.version", r.Versions.VibeTest},
 		property{"claude.version", r.Versions.Claude},
 		property{"claude.model", r.Config.Model},
-		property{"vibe-test.session_mode", result.SessionModeOf(r.Config)},
+		property{"vibe-test.session_mode", record.SessionModeOf(r.Config)},
 	)
 	kept := props[:0]
 	for _, p := range props {
@@ -278,18 +278,18 @@ type judgedCase struct {
 // always; on a diluted-to schedule the baseline and each probe by number,
 // with the turn it fell on, since that differs from one conversation to
 // the next.
-func judgedCases(r *result.Run, c *result.Conversation) []judgedCase {
+func judgedCases(r *record.Run, c *record.Conversation) []judgedCase {
 	var out []judgedCase
 	if r.Plan == nil || r.Plan.Schedule.Fixed() {
 		for n := 1; n <= plan.Turns; n++ {
-			if plan.Kind(n) == plan.KindFiller || (c.Control == result.ArmFresh && plan.Kind(n) != plan.KindProbe) {
+			if plan.Kind(n) == plan.KindFiller || (c.Control == record.ArmFresh && plan.Kind(n) != plan.KindProbe) {
 				continue
 			}
 			out = append(out, judgedCase{turn: n})
 		}
 		return out
 	}
-	if c.Control != result.ArmFresh {
+	if c.Control != record.ArmFresh {
 		out = append(out, judgedCase{turn: 1})
 	}
 	for k := 1; k <= len(plan.ProbeTurns); k++ {
@@ -297,7 +297,7 @@ func judgedCases(r *result.Run, c *result.Conversation) []judgedCase {
 		switch {
 		case t == nil:
 			out = append(out, judgedCase{name: fmt.Sprintf("probe %d (not reached)", k)})
-		case c.Control == result.ArmFresh:
+		case c.Control == record.ArmFresh:
 			out = append(out, judgedCase{turn: t.Turn, name: fmt.Sprintf("probe %d (fresh)", k)})
 		default:
 			out = append(out, judgedCase{turn: t.Turn, name: fmt.Sprintf("probe %d (turn %d)", k, t.Turn)})
@@ -307,15 +307,15 @@ func judgedCases(r *result.Run, c *result.Conversation) []judgedCase {
 }
 
 // unitName names a conversation or a fresh triple.
-func unitName(c *result.Conversation) string {
-	if c.Control == result.ArmFresh {
+func unitName(c *record.Conversation) string {
+	if c.Control == record.ArmFresh {
 		return fmt.Sprintf("fresh triple %d", c.Index)
 	}
 	return fmt.Sprintf("conversation %d", c.Index)
 }
 
 // testCase is judged turn n of conversation c.
-func testCase(r *result.Run, c *result.Conversation, n int) (tc testcase) {
+func testCase(r *record.Run, c *record.Conversation, n int) (tc testcase) {
 	tc = testcase{
 		Name: fmt.Sprintf("turn %d (%s)", n, plan.Kind(n)),
 		// Per conversation, so CI servers that group cases by class and
@@ -355,11 +355,11 @@ func testCase(r *result.Run, c *result.Conversation, n int) (tc testcase) {
 		out = append(out, "asked after the session was compacted")
 	}
 	switch v := t.Verdict; {
-	case t.Status != result.TurnOK:
+	case t.Status != record.TurnOK:
 		tc.Error = &problem{Type: t.Status, Message: fmt.Sprintf("turn %d %s: %s", n, t.Status, orElse(t.Error, "no error recorded"))}
 		tc.Error.Text = tc.Error.Message
 	case v == nil:
-		if c.Status == result.StatusCompleted {
+		if c.Status == record.StatusCompleted {
 			tc.Error = &problem{Type: TypeNoVerdict, Message: fmt.Sprintf("turn %d ran but has no verdict", n)}
 			tc.Error.Text = tc.Error.Message
 		} else {
@@ -433,7 +433,7 @@ func callRef(call int) string {
 }
 
 // abandoned is the last record of turn n that did not complete, or nil.
-func abandoned(c *result.Conversation, n int) *result.Turn {
+func abandoned(c *record.Conversation, n int) *record.Turn {
 	for i := len(c.Abandoned) - 1; i >= 0; i-- {
 		if c.Abandoned[i].Turn == n {
 			return &c.Abandoned[i]
@@ -444,28 +444,28 @@ func abandoned(c *result.Conversation, n int) *result.Turn {
 
 // turnFailed says whether an abandoned turn errored on its own account, as
 // opposed to being cut short by an interrupt (which resume runs again).
-func turnFailed(c *result.Conversation, t *result.Turn) bool {
+func turnFailed(c *record.Conversation, t *record.Turn) bool {
 	switch c.Status {
-	case result.StatusInterrupted, result.StatusRunning, "pending":
+	case record.StatusInterrupted, record.StatusRunning, "pending":
 		return false
 	}
-	return t.Status != result.TurnOK
+	return t.Status != record.TurnOK
 }
 
 // notRun is why a conversation's remaining judged turns never ran.
-func notRun(c *result.Conversation) string {
+func notRun(c *record.Conversation) string {
 	switch c.Status {
-	case result.StatusBaselineFailed:
+	case record.StatusBaselineFailed:
 		return "stopped at the baseline gate: " + orElse(c.Error, "turn 1 failed")
-	case result.StatusInterrupted:
+	case record.StatusInterrupted:
 		return "not run: the run was interrupted (" + orElse(c.Error, "interrupted") + ")"
-	case result.StatusBudgetExhausted:
+	case record.StatusBudgetExhausted:
 		return "not run: budget exhausted (" + orElse(c.Error, "the --max-budget-usd limit was spent") + ")"
-	case result.StatusError:
+	case record.StatusError:
 		return "not run: the conversation stopped on an error (" + orElse(c.Error, "no error recorded") + ")"
-	case result.StatusRunning, "pending":
+	case record.StatusRunning, "pending":
 		return "not run yet: the conversation is " + c.Status
-	case result.StatusCompleted:
+	case record.StatusCompleted:
 		return "not run: the conversation completed without this turn"
 	}
 	return "not run: conversation status " + orElse(c.Status, "unknown")

@@ -15,9 +15,10 @@ import (
 	"github.com/vibe-test/vibe-test/internal/conversation"
 	"github.com/vibe-test/vibe-test/internal/judge"
 	"github.com/vibe-test/vibe-test/internal/plan"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/rubric"
 	"github.com/vibe-test/vibe-test/internal/testenv"
+	"github.com/vibe-test/vibe-test/internal/verdict"
 )
 
 var testRubric = &rubric.Rubric{Criteria: []rubric.Criterion{
@@ -45,11 +46,11 @@ func fail(evidence string) *judge.Verdict {
 
 // conversation builds a conversation whose turns 1..len(verdicts) ran:
 // judged turns take the next verdict, fillers none.
-func convRecord(index int, status string, upTo int, verdicts map[int]*judge.Verdict) result.Conversation {
-	c := result.Conversation{Index: index, Status: status, Turns: []result.Turn{}}
+func convRecord(index int, status string, upTo int, verdicts map[int]*judge.Verdict) record.Conversation {
+	c := record.Conversation{Index: index, Status: status, Turns: []record.Turn{}}
 	for n := 1; n <= upTo; n++ {
-		c.Turns = append(c.Turns, result.Turn{
-			Turn: n, Kind: plan.Kind(n), Status: result.TurnOK, DurationMS: int64(1000 * n),
+		c.Turns = append(c.Turns, record.Turn{
+			Turn: n, Kind: plan.Kind(n), Status: record.TurnOK, DurationMS: int64(1000 * n),
 			Transcript:    fmt.Sprintf("conv-%d/turn-%02d.jsonl", index, n),
 			ToolCallCount: 3, ContextTokens: int64(10000 * n), Verdict: verdicts[n],
 		})
@@ -57,40 +58,40 @@ func convRecord(index int, status string, upTo int, verdicts map[int]*judge.Verd
 	return c
 }
 
-func newRun(convs ...result.Conversation) *result.Run {
-	r := &result.Run{
-		SchemaVersion: result.SchemaVersion,
+func newRun(convs ...record.Conversation) *record.Run {
+	r := &record.Run{
+		SchemaVersion: record.SchemaVersion,
 		StartedAt:     time.Date(2026, 11, 30, 10, 15, 0, 0, time.UTC),
-		Skill:         result.Skill{Name: "stock-ledger", Path: "demo/skill/stock-ledger", Hash: "sha256:abc"},
+		Skill:         record.Skill{Name: "stock-ledger", Path: "demo/skill/stock-ledger", Hash: "sha256:abc"},
 		Isolation:     "hermetic",
 		Rubric:        testRubric,
 		Conversations: convs,
 	}
 	for i := range convs {
-		f := result.Conversation{Index: i + 1, Control: result.ArmFresh, Status: result.StatusCompleted}
+		f := record.Conversation{Index: i + 1, Control: record.ArmFresh, Status: record.StatusCompleted}
 		for _, n := range plan.ProbeTurns {
-			f.Turns = append(f.Turns, result.Turn{Turn: n, Kind: "probe", Status: result.TurnOK, DurationMS: 500,
+			f.Turns = append(f.Turns, record.Turn{Turn: n, Kind: "probe", Status: record.TurnOK, DurationMS: 500,
 				Transcript: fmt.Sprintf("fresh-%d/turn-%02d.jsonl", i+1, n), Verdict: pass()})
 		}
 		r.Fresh = append(r.Fresh, f)
 	}
-	result.Decide(r)
+	verdict.Decide(r)
 	return r
 }
 
-func decayRun() *result.Run {
+func decayRun() *record.Run {
 	escape := fail("no Bash call ran census.sh")
 	escape.EscapeHatch, escape.EscapeReason = true, "answered from memory without running anything"
 	partial := pass()
 	partial.Partial, partial.OverCall, partial.EscapeReason = true, true, "skipped the ledger check"
 	return newRun(
-		convRecord(1, result.StatusCompleted, 10, map[int]*judge.Verdict{1: pass(), 6: pass(), 8: fail("no Bash call matched census\\.sh"), 10: escape}),
-		convRecord(2, result.StatusCompleted, 10, map[int]*judge.Verdict{1: pass(), 6: partial, 8: pass(), 10: pass()}),
+		convRecord(1, record.StatusCompleted, 10, map[int]*judge.Verdict{1: pass(), 6: pass(), 8: fail("no Bash call matched census\\.sh"), 10: escape}),
+		convRecord(2, record.StatusCompleted, 10, map[int]*judge.Verdict{1: pass(), 6: partial, 8: pass(), 10: pass()}),
 	)
 }
 
 // parse decodes the report and validates it against the schema.
-func parse(t *testing.T, r *result.Run) (testsuites, string) {
+func parse(t *testing.T, r *record.Run) (testsuites, string) {
 	t.Helper()
 	var b bytes.Buffer
 	if err := Write(&b, r); err != nil {
@@ -271,13 +272,13 @@ func TestDecay(t *testing.T) {
 	for _, p := range s1.Properties.Property {
 		props[p.Name] = p.Value
 	}
-	if props["vibe-test.verdict"] != result.VerdictNotEnough || props["vibe-test.exit_code"] != "0" || props["vibe-test.shape"] != result.ShapeDecayed {
+	if props["vibe-test.verdict"] != record.VerdictNotEnough || props["vibe-test.exit_code"] != "0" || props["vibe-test.shape"] != record.ShapeDecayed {
 		t.Errorf("properties: %v", props)
 	}
 }
 
 func TestGateStop(t *testing.T) {
-	c := convRecord(1, result.StatusBaselineFailed, 1, map[int]*judge.Verdict{1: fail("no Bash call at all")})
+	c := convRecord(1, record.StatusBaselineFailed, 1, map[int]*judge.Verdict{1: fail("no Bash call at all")})
 	c.Error = conversation.GateMessage
 	doc, _ := parse(t, newRun(c))
 	s := doc.Suites[0]
@@ -301,7 +302,7 @@ func TestGateStop(t *testing.T) {
 
 func TestJudgeError(t *testing.T) {
 	je := &judge.Verdict{Result: judge.JudgeError, Error: "judge answer cites call 9, but the trace has 3 calls", Attempts: 2}
-	doc, _ := parse(t, newRun(convRecord(1, result.StatusCompleted, 10, map[int]*judge.Verdict{1: pass(), 6: je, 8: pass(), 10: pass()})))
+	doc, _ := parse(t, newRun(convRecord(1, record.StatusCompleted, 10, map[int]*judge.Verdict{1: pass(), 6: je, 8: pass(), 10: pass()})))
 	s := doc.Suites[0]
 	cs := cases(t, s)
 	e := cs["turn 6 (probe)"].Error
@@ -315,9 +316,9 @@ func TestJudgeError(t *testing.T) {
 
 func TestBypass(t *testing.T) {
 	f := func() *judge.Verdict { return fail("no Bash call at all") }
-	r := newRun(convRecord(1, result.StatusCompleted, 10, map[int]*judge.Verdict{1: f(), 6: f(), 8: f(), 10: f()}))
+	r := newRun(convRecord(1, record.StatusCompleted, 10, map[int]*judge.Verdict{1: f(), 6: f(), 8: f(), 10: f()}))
 	r.GateBypassed, r.Config.NoBaselineGate = true, true
-	result.Decide(r)
+	verdict.Decide(r)
 	doc, raw := parse(t, r)
 	if !strings.HasPrefix(raw, xml.Header+"<!-- "+BypassBanner+" -->\n") {
 		t.Errorf("banner comment is not right after the XML declaration:\n%s", raw)
@@ -341,31 +342,31 @@ func TestBypass(t *testing.T) {
 
 func TestNotRun(t *testing.T) {
 	// Turn 8 timed out: the driver keeps it in Abandoned and stops.
-	timedOut := convRecord(1, result.StatusError, 7, map[int]*judge.Verdict{1: pass(), 6: pass()})
-	timedOut.Abandoned = []result.Turn{{Turn: 8, Kind: "probe", Status: result.TurnTimedOut, Error: "timed out after 10m0s", DurationMS: 600000, Transcript: "conv-1/turn-08.jsonl"}}
+	timedOut := convRecord(1, record.StatusError, 7, map[int]*judge.Verdict{1: pass(), 6: pass()})
+	timedOut.Abandoned = []record.Turn{{Turn: 8, Kind: "probe", Status: record.TurnTimedOut, Error: "timed out after 10m0s", DurationMS: 600000, Transcript: "conv-1/turn-08.jsonl"}}
 	timedOut.Error = "turn 8: timed out after 10m0s"
 
 	// Interrupted during turn 6: not the turn's fault.
-	interrupted := convRecord(2, result.StatusInterrupted, 5, map[int]*judge.Verdict{1: pass()})
-	interrupted.Abandoned = []result.Turn{{Turn: 6, Kind: "probe", Status: result.TurnError, Error: "stopped before the turn ended"}}
+	interrupted := convRecord(2, record.StatusInterrupted, 5, map[int]*judge.Verdict{1: pass()})
+	interrupted.Abandoned = []record.Turn{{Turn: 6, Kind: "probe", Status: record.TurnError, Error: "stopped before the turn ended"}}
 	interrupted.Error = "interrupted"
 
-	budget := convRecord(3, result.StatusBudgetExhausted, 9, map[int]*judge.Verdict{1: pass(), 6: pass(), 8: pass()})
+	budget := convRecord(3, record.StatusBudgetExhausted, 9, map[int]*judge.Verdict{1: pass(), 6: pass(), 8: pass()})
 	budget.Error = "budget of $1.00 spent before turn 10"
 
 	// A filler errored: the judged turns after it never ran.
-	fillerErr := convRecord(4, result.StatusError, 2, map[int]*judge.Verdict{1: pass()})
-	fillerErr.Abandoned = []result.Turn{{Turn: 3, Kind: "filler", Status: result.TurnError, Error: "claude exited 1"}}
+	fillerErr := convRecord(4, record.StatusError, 2, map[int]*judge.Verdict{1: pass()})
+	fillerErr.Abandoned = []record.Turn{{Turn: 3, Kind: "filler", Status: record.TurnError, Error: "claude exited 1"}}
 	fillerErr.Error = "turn 3: claude exited 1"
 
 	// A probe ran, but the run ended before its verdict arrived.
-	unjudged := convRecord(5, result.StatusInterrupted, 6, map[int]*judge.Verdict{1: pass()})
+	unjudged := convRecord(5, record.StatusInterrupted, 6, map[int]*judge.Verdict{1: pass()})
 	unjudged.Error = "interrupted"
 
 	doc, _ := parse(t, newRun(timedOut, interrupted, budget, fillerErr, unjudged))
 
 	cs := cases(t, doc.Suites[0])
-	if e := cs["turn 8 (probe)"].Error; e == nil || e.Type != result.TurnTimedOut || !strings.Contains(e.Message, "timed out after 10m0s") || cs["turn 8 (probe)"].Time != "600.000" {
+	if e := cs["turn 8 (probe)"].Error; e == nil || e.Type != record.TurnTimedOut || !strings.Contains(e.Message, "timed out after 10m0s") || cs["turn 8 (probe)"].Time != "600.000" {
 		t.Errorf("timed-out turn 8: %+v", cs["turn 8 (probe)"])
 	}
 	if sk := cs["turn 10 (probe)"].Skipped; sk == nil || !strings.Contains(sk.Message, "stopped on an error (turn 8: timed out") {
@@ -403,7 +404,7 @@ func TestNotRun(t *testing.T) {
 func TestEscaping(t *testing.T) {
 	v := fail(`cat <ledger.log> && echo "x" & ']]> ` + "\x1b[31mred\x1b[0m \x00")
 	v.EscapeHatch, v.EscapeReason = true, "said <done> & stopped\nthen left"
-	r := newRun(convRecord(1, result.StatusCompleted, 10, map[int]*judge.Verdict{1: pass(), 6: v, 8: pass(), 10: pass()}))
+	r := newRun(convRecord(1, record.StatusCompleted, 10, map[int]*judge.Verdict{1: pass(), 6: v, 8: pass(), 10: pass()}))
 	r.Skill.Name = `a&b<"c">`
 	doc, _ := parse(t, r)
 	f := doc.Suites[0].Cases[1].Failure
@@ -456,7 +457,7 @@ func TestFromSavedRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back result.Run
+	var back record.Run
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
@@ -476,10 +477,10 @@ func TestFromSavedRecord(t *testing.T) {
 // its conversations and fresh triples, valid against the schema.
 func TestWriteSuite(t *testing.T) {
 	decay := decayRun()
-	held := newRun(convRecord(1, result.StatusCompleted, 10, map[int]*judge.Verdict{1: pass(), 6: pass(), 8: pass(), 10: pass()}))
+	held := newRun(convRecord(1, record.StatusCompleted, 10, map[int]*judge.Verdict{1: pass(), 6: pass(), 8: pass(), 10: pass()}))
 	held.Skill.Name = "other-skill"
 	var b bytes.Buffer
-	if err := WriteSuite(&b, []*result.Run{decay, held}); err != nil {
+	if err := WriteSuite(&b, []*record.Run{decay, held}); err != nil {
 		t.Fatal(err)
 	}
 	validate(t, b.Bytes())

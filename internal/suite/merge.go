@@ -14,23 +14,24 @@ import (
 	"github.com/vibe-test/vibe-test/internal/engine"
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/plan"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
+	"github.com/vibe-test/vibe-test/internal/verdict"
 )
 
 // shard is one shard folder read for a merge.
 type shard struct {
 	dir string
-	idx *result.Suite
+	idx *record.Suite
 }
 
 // Merge joins shard folders into one suite folder at out ("" = the default
 // name): per skill one run folder holding every shard's conversations and
-// fresh triples (transcripts copied), decided by result.Decide over the
+// fresh triples (transcripts copied), decided by verdict.Decide over the
 // union. Shards that disagree on the skill, the measurement's settings,
 // the rubric, the CLI version, the seed or the shard plan are refused
 // (exit 3, naming the folder and what differs), as are missing or
 // duplicated shards.
-func Merge(out string, dirs []string, h Hooks) (*result.Suite, string, error) {
+func Merge(out string, dirs []string, h Hooks) (*record.Suite, string, error) {
 	if len(dirs) == 0 {
 		return nil, "", exit.Errorf(exit.Tool, "merge: no shard folders given, expected every shard's suite folder")
 	}
@@ -42,7 +43,7 @@ func Merge(out string, dirs []string, h Hooks) (*result.Suite, string, error) {
 	// Read and check every skill's runs before writing anything.
 	type part struct {
 		dir string // the shard's run folder of the skill
-		run *result.Run
+		run *record.Run
 	}
 	parts := map[string][]part{}
 	for _, sk := range plan0.Skills {
@@ -52,7 +53,7 @@ func Merge(out string, dirs []string, h Hooks) (*result.Suite, string, error) {
 					continue
 				}
 				rd := filepath.Join(s.dir, filepath.Clean("/" + e.RunDir)[1:])
-				r, err := result.Load(rd)
+				r, err := record.Load(rd)
 				if err != nil {
 					return nil, "", exit.Errorf(exit.Tool, "%s: skill %s: %v", s.dir, e.Name, err)
 				}
@@ -77,11 +78,11 @@ func Merge(out string, dirs []string, h Hooks) (*result.Suite, string, error) {
 	if err := engine.CheckOutDir(out); err != nil {
 		return nil, "", exit.With(exit.Tool, err)
 	}
-	dir, err := engine.MakeFolder(out, "suite", result.SuiteFile)
+	dir, err := engine.MakeFolder(out, "suite", record.SuiteFile)
 	if err != nil {
 		return nil, "", exit.With(exit.Tool, err)
 	}
-	idx := &result.Suite{SchemaVersion: result.SuiteSchemaVersion, StartedAt: shards[0].idx.StartedAt,
+	idx := &record.Suite{SchemaVersion: record.SuiteSchemaVersion, StartedAt: shards[0].idx.StartedAt,
 		FinishedAt: time.Now().UTC(), Seed: shards[0].idx.Seed}
 	for _, s := range shards {
 		idx.Merged = append(idx.Merged, s.dir)
@@ -95,7 +96,7 @@ func Merge(out string, dirs []string, h Hooks) (*result.Suite, string, error) {
 		if len(ps) == 0 {
 			continue // no conversations at all (not reachable with a whole plan)
 		}
-		var runs []*result.Run
+		var runs []*record.Run
 		for _, p := range ps {
 			runs = append(runs, p.run)
 		}
@@ -108,7 +109,7 @@ func Merge(out string, dirs []string, h Hooks) (*result.Suite, string, error) {
 			return nil, dir, exit.With(exit.Tool, err)
 		}
 		for _, p := range ps {
-			for _, arm := range [][]result.Conversation{p.run.Conversations, p.run.Fresh} {
+			for _, arm := range [][]record.Conversation{p.run.Conversations, p.run.Fresh} {
 				for i := range arm {
 					name := arm[i].DirName()
 					if err := copyTree(filepath.Join(p.dir, name), filepath.Join(rd, name)); err != nil {
@@ -125,19 +126,19 @@ func Merge(out string, dirs []string, h Hooks) (*result.Suite, string, error) {
 				return nil, dir, exit.With(exit.Tool, err)
 			}
 		}
-		e := result.EntryOf(result.SuiteEntry{Name: sk.Name, Path: merged.Skill.Path, RunDir: sk.Name}, merged)
+		e := record.EntryOf(record.SuiteEntry{Name: sk.Name, Path: merged.Skill.Path, RunDir: sk.Name}, merged)
 		idx.Skills = append(idx.Skills, e)
 		codes = append(codes, e.ExitCode)
 		if h.Done != nil {
 			h.Done(e)
 		}
 	}
-	idx.ExitCode = result.WorstExit(codes...)
-	idx.Status = result.StatusCompleted
+	idx.ExitCode = record.WorstExit(codes...)
+	idx.Status = record.StatusCompleted
 	if idx.ExitCode == exit.Interrupted {
-		idx.Status = result.StatusInterrupted
+		idx.Status = record.StatusInterrupted
 	}
-	if err := result.SaveSuite(dir, idx); err != nil {
+	if err := record.SaveSuite(dir, idx); err != nil {
 		return idx, dir, exit.With(exit.Tool, err)
 	}
 	return idx, dir, nil
@@ -148,12 +149,12 @@ func Merge(out string, dirs []string, h Hooks) (*result.Suite, string, error) {
 func readShards(dirs []string) ([]shard, error) {
 	var shards []shard
 	for _, d := range dirs {
-		idx, err := result.LoadSuite(d)
+		idx, err := record.LoadSuite(d)
 		if err != nil {
 			return nil, err
 		}
 		if idx.Shard == nil {
-			return nil, fmt.Errorf("%s: not a shard's folder (its %s has no shard plan): run the suite with --shard i/n", d, result.SuiteFile)
+			return nil, fmt.Errorf("%s: not a shard's folder (its %s has no shard plan): run the suite with --shard i/n", d, record.SuiteFile)
 		}
 		shards = append(shards, shard{dir: d, idx: idx})
 	}
@@ -193,7 +194,7 @@ func readShards(dirs []string) ([]shard, error) {
 	return shards, nil
 }
 
-func skillsDiff(a, b []result.ShardSkill) string {
+func skillsDiff(a, b []record.ShardSkill) string {
 	for i := range max(len(a), len(b)) {
 		switch {
 		case i >= len(a):
@@ -210,7 +211,7 @@ func skillsDiff(a, b []result.ShardSkill) string {
 // differs names what makes two shards' runs of a skill unmergeable, or "".
 // Paths (the SKILL.md's, the config's, the fixture's) may differ between
 // machines; what was measured, and how, may not.
-func differs(a, b *result.Run) string {
+func differs(a, b *record.Run) string {
 	switch {
 	case a.Skill.Hash != b.Skill.Hash:
 		return "skill hash"
@@ -226,7 +227,7 @@ func differs(a, b *result.Run) string {
 
 // criteria is what of a run's rubric judged it: where it came from (the
 // cache on one machine, a fresh extraction on another) does not matter.
-func criteria(r *result.Run) any {
+func criteria(r *record.Run) any {
 	if r.Rubric == nil {
 		return nil
 	}
@@ -237,7 +238,7 @@ func criteria(r *result.Run) any {
 }
 
 // measured is what of a run's config and plan decides what was measured.
-func measured(r *result.Run) any {
+func measured(r *record.Run) any {
 	c := r.Config
 	c.Concurrency, c.ConfigFile, c.RubricFile, c.FillersDir, c.KeepSandbox, c.MaxBudgetUSD, c.Args = 0, "", "", "", false, 0, nil
 	var p plan.Plan
@@ -248,7 +249,7 @@ func measured(r *result.Run) any {
 	// Isolation (hermetic or the author's login) changes what the agent
 	// starts from; the jail does not change what it is asked.
 	return struct {
-		Config    result.Config
+		Config    record.Config
 		Plan      plan.Plan
 		Isolation string
 	}{c, p, r.Isolation}
@@ -262,16 +263,16 @@ func sameJSON(a, b any) bool {
 
 // mergeRuns is one run record holding every shard's conversations, by
 // index, decided afresh.
-func mergeRuns(runs []*result.Run) (*result.Run, error) {
+func mergeRuns(runs []*record.Run) (*record.Run, error) {
 	m := *runs[0]
 	m.Conversations, m.Fresh, m.Controls, m.Sequential = nil, nil, nil, nil
-	m.Outcome, m.Error = result.Outcome{}, ""
+	m.Outcome, m.Error = record.Outcome{}, ""
 	p := *runs[0].Plan
 	m.Plan = &p
-	m.Costs = result.Costs{}
+	m.Costs = record.Costs{}
 	seen := map[string]bool{}
 	for _, r := range runs {
-		for _, arm := range [][]result.Conversation{r.Conversations, r.Fresh} {
+		for _, arm := range [][]record.Conversation{r.Conversations, r.Fresh} {
 			for _, c := range arm {
 				if seen[c.DirName()] {
 					return nil, fmt.Errorf("%s is in two shards", c.DirName())
@@ -293,7 +294,7 @@ func mergeRuns(runs []*result.Run) (*result.Run, error) {
 			m.FinishedAt = r.FinishedAt
 		}
 	}
-	byIndex := func(cs []result.Conversation) {
+	byIndex := func(cs []record.Conversation) {
 		sort.SliceStable(cs, func(i, j int) bool { return cs[i].Index < cs[j].Index })
 	}
 	byIndex(m.Conversations)
@@ -302,23 +303,23 @@ func mergeRuns(runs []*result.Run) (*result.Run, error) {
 	for _, c := range m.Conversations {
 		m.Plan.Fillers = append(m.Plan.Fillers, c.Fillers)
 	}
-	m.Status = result.StatusRunning // Decide sets it from the conversations
+	m.Status = record.StatusRunning // Decide sets it from the conversations
 	engine.TallyCosts(&m)
-	result.Decide(&m)
+	verdict.Decide(&m)
 	return &m, nil
 }
 
 // writeRun writes a merged run's run.json, rubric.json and plan.json.
-func writeRun(dir string, r *result.Run) error {
-	if err := result.Save(dir, r); err != nil {
+func writeRun(dir string, r *record.Run) error {
+	if err := record.Save(dir, r); err != nil {
 		return err
 	}
 	if r.Rubric != nil {
-		if err := result.WriteJSON(filepath.Join(dir, "rubric.json"), r.Rubric); err != nil {
+		if err := record.WriteJSON(filepath.Join(dir, "rubric.json"), r.Rubric); err != nil {
 			return err
 		}
 	}
-	return result.WriteJSON(filepath.Join(dir, "plan.json"), r.Plan)
+	return record.WriteJSON(filepath.Join(dir, "plan.json"), r.Plan)
 }
 
 // copyTree copies a transcript folder's regular files (a run folder holds
@@ -336,7 +337,7 @@ func copyTree(from, to string) error {
 }
 
 func fsWalk(root *os.Root, rel, to string) error {
-	if err := os.MkdirAll(filepath.Join(to, rel), result.DirMode); err != nil {
+	if err := os.MkdirAll(filepath.Join(to, rel), record.DirMode); err != nil {
 		return err
 	}
 	f, err := root.Open(rel)
@@ -370,7 +371,7 @@ func copyFile(root *os.Root, rel, to string) error {
 		return err
 	}
 	defer in.Close()
-	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, result.FileMode)
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, record.FileMode)
 	if err != nil {
 		return err
 	}

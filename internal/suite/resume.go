@@ -8,7 +8,7 @@ import (
 
 	"github.com/vibe-test/vibe-test/internal/engine"
 	"github.com/vibe-test/vibe-test/internal/exit"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/term"
 )
 
@@ -17,26 +17,26 @@ import (
 // the runs' recorded --concurrency and --max-budget-usd (the suite's), or
 // rs.MaxBudgetUSD. A skill that stopped before its run began has nothing to
 // resume: its entry keeps why, and the suite's exit code counts it.
-func Resume(ctx context.Context, dir string, rs engine.ResumeSettings, stdio engine.IO, h Hooks) (*result.Suite, error) {
-	idx, err := result.LoadSuite(dir)
+func Resume(ctx context.Context, dir string, rs engine.ResumeSettings, stdio engine.IO, h Hooks) (*record.Suite, error) {
+	idx, err := record.LoadSuite(dir)
 	if err != nil {
 		return nil, exit.With(exit.Tool, err)
 	}
 	type todo struct {
 		i   int
 		dir string
-		run *result.Run
+		run *record.Run
 	}
 	var work []todo
 	for i, e := range idx.Skills {
 		rd := filepath.Join(dir, filepath.Clean("/" + e.RunDir)[1:])
-		r, err := result.Load(rd)
+		r, err := record.Load(rd)
 		if err != nil || r.Plan == nil || len(r.Conversations) == 0 {
 			fmt.Fprintf(stdio.Stderr, "vibe-test: %s stopped before its conversations began, so it cannot be resumed: run it again on its own (%s)\n", term.Line(e.Name), term.Line(e.Path))
 			continue
 		}
 		if engine.Finished(r) {
-			idx.Skills[i] = result.EntryOf(e, r)
+			idx.Skills[i] = record.EntryOf(e, r)
 			continue
 		}
 		work = append(work, todo{i, rd, r})
@@ -50,13 +50,13 @@ func Resume(ctx context.Context, dir string, rs engine.ResumeSettings, stdio eng
 		budget = *rs.MaxBudgetUSD
 	}
 	rs.Shared = engine.NewShared(work[0].run.Config.Concurrency, budget)
-	idx.Status, idx.FinishedAt = result.StatusRunning, time.Time{}
-	if err := result.SaveSuite(dir, idx); err != nil {
+	idx.Status, idx.FinishedAt = record.StatusRunning, time.Time{}
+	if err := record.SaveSuite(dir, idx); err != nil {
 		return idx, exit.With(exit.Tool, err)
 	}
 	var jobs []job
 	for _, w := range work {
-		jobs = append(jobs, job{i: w.i, run: func(sio engine.IO, eh engine.Hooks) (*result.Run, error) {
+		jobs = append(jobs, job{i: w.i, run: func(sio engine.IO, eh engine.Hooks) (*record.Run, error) {
 			return engine.Resume(ctx, w.dir, w.run, rs, sio, eh)
 		}})
 	}

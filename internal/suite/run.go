@@ -7,14 +7,14 @@ import (
 
 	"github.com/vibe-test/vibe-test/internal/engine"
 	"github.com/vibe-test/vibe-test/internal/exit"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 )
 
 // job is one skill's run in a suite: its entry in the index, and what runs
 // it (engine.Start or engine.Resume) with the skill's own output and hooks.
 type job struct {
 	i   int // its entry in idx.Skills
-	run func(stdio engine.IO, h engine.Hooks) (*result.Run, error)
+	run func(stdio engine.IO, h engine.Hooks) (*record.Run, error)
 	// new: a run that never began (no record) is an error, or interrupted,
 	// in the index; a resumed one keeps the status it had.
 	new bool
@@ -25,7 +25,7 @@ type job struct {
 // index saved to dir and h.Done told; when all have ended the index is
 // finished (exit code, status) and saved again. It returns the first save
 // error (exit 3).
-func runSide(ctx context.Context, dir string, idx *result.Suite, jobs []job, stdio engine.IO, h Hooks) error {
+func runSide(ctx context.Context, dir string, idx *record.Suite, jobs []job, stdio engine.IO, h Hooks) error {
 	var mu, outMu sync.Mutex
 	var wg sync.WaitGroup
 	var saveErr error
@@ -45,20 +45,20 @@ func runSide(ctx context.Context, dir string, idx *result.Suite, jobs []job, std
 			defer mu.Unlock()
 			e := idx.Skills[j.i]
 			if r != nil {
-				e = result.EntryOf(e, r)
+				e = record.EntryOf(e, r)
 				e.Error = ""
 			}
 			if err != nil {
 				e.ExitCode, e.Error = exit.Code(err), err.Error()
 				if r == nil && j.new {
-					e.Status = result.StatusError
+					e.Status = record.StatusError
 					if e.ExitCode == exit.Interrupted {
-						e.Status = result.StatusInterrupted
+						e.Status = record.StatusInterrupted
 					}
 				}
 			}
 			idx.Skills[j.i] = e
-			if err := result.SaveSuite(dir, idx); err != nil && saveErr == nil {
+			if err := record.SaveSuite(dir, idx); err != nil && saveErr == nil {
 				saveErr = err
 			}
 			if h.Done != nil {
@@ -72,7 +72,7 @@ func runSide(ctx context.Context, dir string, idx *result.Suite, jobs []job, std
 	wg.Wait()
 	idx.FinishedAt = time.Now().UTC()
 	finish(ctx, idx)
-	if err := result.SaveSuite(dir, idx); err != nil {
+	if err := record.SaveSuite(dir, idx); err != nil {
 		return exit.With(exit.Tool, err)
 	}
 	if saveErr != nil {

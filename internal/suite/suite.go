@@ -28,7 +28,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/estimate"
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/plan"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/rubric"
 	"github.com/vibe-test/vibe-test/internal/skill"
 	"github.com/vibe-test/vibe-test/internal/term"
@@ -49,10 +49,10 @@ type Settings struct {
 // Hooks are what the caller hears of a suite. Any may be nil.
 type Hooks struct {
 	// Show renders a skill's run once it is decided (its chart).
-	Show func(dir string, r *result.Run) error
+	Show func(dir string, r *record.Run) error
 	// Done hears each skill as it finishes, never while another skill's
 	// line is being written.
-	Done func(e result.SuiteEntry)
+	Done func(e record.SuiteEntry)
 	// Progress, when set, makes each skill's progress view, writing to
 	// w (the skill's own lines, each prefixed with its name).
 	Progress func(w io.Writer) engine.Progress
@@ -165,16 +165,16 @@ func Discover(paths []string) ([]Skill, error) {
 // ShardUnits is shard i's (1-based) share of n: every unit of skills,
 // sorted by skill name and conversation index, dealt round-robin, so each
 // shard gets a fair share of every skill.
-func ShardUnits(skills []result.ShardSkill, i, n int) []result.Unit {
-	var all []result.Unit
+func ShardUnits(skills []record.ShardSkill, i, n int) []record.Unit {
+	var all []record.Unit
 	sorted := slices.Clone(skills)
 	sort.Slice(sorted, func(a, b int) bool { return sorted[a].Name < sorted[b].Name })
 	for _, s := range sorted {
 		for k := 1; k <= s.Conversations; k++ {
-			all = append(all, result.Unit{Skill: s.Name, Index: k})
+			all = append(all, record.Unit{Skill: s.Name, Index: k})
 		}
 	}
-	var mine []result.Unit
+	var mine []record.Unit
 	for j, u := range all {
 		if j%n == i-1 {
 			mine = append(mine, u)
@@ -195,9 +195,9 @@ func DryRun(s Settings, env []string, exactSeed bool) ([]*estimate.Estimate, err
 		count[sk.Name] = s.Conversations
 	}
 	if s.Shards > 0 {
-		var all []result.ShardSkill
+		var all []record.ShardSkill
 		for _, sk := range skills {
-			all = append(all, result.ShardSkill{Name: sk.Name, Hash: sk.Hash, Conversations: s.Conversations})
+			all = append(all, record.ShardSkill{Name: sk.Name, Hash: sk.Hash, Conversations: s.Conversations})
 		}
 		count = map[string]int{}
 		for _, u := range ShardUnits(all, s.Shard, s.Shards) {
@@ -224,21 +224,21 @@ func DryRun(s Settings, env []string, exactSeed bool) ([]*estimate.Estimate, err
 // Run runs every skill of the suite (or of the shard) and writes the suite
 // folder. The error is a tool error or an interrupt; the suite's verdict
 // is its ExitCode.
-func Run(ctx context.Context, s Settings, stdio engine.IO, h Hooks) (*result.Suite, string, error) {
+func Run(ctx context.Context, s Settings, stdio engine.IO, h Hooks) (*record.Suite, string, error) {
 	skills, err := Discover(s.Paths)
 	if err != nil {
 		return nil, "", exit.With(exit.Tool, err)
 	}
-	idx := &result.Suite{SchemaVersion: result.SuiteSchemaVersion, Status: result.StatusRunning,
+	idx := &record.Suite{SchemaVersion: record.SuiteSchemaVersion, Status: record.StatusRunning,
 		StartedAt: time.Now().UTC(), Seed: s.Seed}
 	units := map[string][]int{}
 	for _, sk := range skills {
 		units[sk.Name] = nil // all of them
 	}
 	if s.Shards > 0 {
-		plan := &result.ShardPlan{Index: s.Shard, Count: s.Shards}
+		plan := &record.ShardPlan{Index: s.Shard, Count: s.Shards}
 		for _, sk := range skills {
-			plan.Skills = append(plan.Skills, result.ShardSkill{Name: sk.Name, Hash: sk.Hash, Conversations: s.Conversations})
+			plan.Skills = append(plan.Skills, record.ShardSkill{Name: sk.Name, Hash: sk.Hash, Conversations: s.Conversations})
 		}
 		plan.Units = ShardUnits(plan.Skills, s.Shard, s.Shards)
 		units = map[string][]int{}
@@ -268,7 +268,7 @@ func Run(ctx context.Context, s Settings, stdio engine.IO, h Hooks) (*result.Sui
 	if err := engine.CheckOutDir(s.Out); err != nil {
 		return nil, "", exit.With(exit.Tool, err)
 	}
-	dir, err := engine.MakeFolder(s.Out, "suite", result.SuiteFile)
+	dir, err := engine.MakeFolder(s.Out, "suite", record.SuiteFile)
 	if err != nil {
 		return nil, "", exit.With(exit.Tool, err)
 	}
@@ -276,10 +276,10 @@ func Run(ctx context.Context, s Settings, stdio engine.IO, h Hooks) (*result.Sui
 	for _, sk := range skills {
 		if _, ok := units[sk.Name]; ok {
 			run = append(run, sk)
-			idx.Skills = append(idx.Skills, result.SuiteEntry{Name: sk.Name, Path: sk.Path, RunDir: sk.Name, Status: result.StatusPending})
+			idx.Skills = append(idx.Skills, record.SuiteEntry{Name: sk.Name, Path: sk.Path, RunDir: sk.Name, Status: record.StatusPending})
 		}
 	}
-	if err := result.SaveSuite(dir, idx); err != nil {
+	if err := record.SaveSuite(dir, idx); err != nil {
 		return nil, dir, exit.With(exit.Tool, err)
 	}
 	fmt.Fprintf(stdio.Stderr, "vibe-test: suite folder %s (%s)\n", dir, skillCount(len(run), s))
@@ -292,7 +292,7 @@ func Run(ctx context.Context, s Settings, stdio engine.IO, h Hooks) (*result.Sui
 		set.OutDir = filepath.Join(dir, sk.Name)
 		set.Units = units[sk.Name]
 		set.Shared = shared
-		jobs = append(jobs, job{i: i, new: true, run: func(sio engine.IO, eh engine.Hooks) (*result.Run, error) {
+		jobs = append(jobs, job{i: i, new: true, run: func(sio engine.IO, eh engine.Hooks) (*record.Run, error) {
 			return engine.Start(ctx, set, sio, eh)
 		}})
 	}
@@ -309,7 +309,7 @@ func Run(ctx context.Context, s Settings, stdio engine.IO, h Hooks) (*result.Sui
 // holds a share of each skill's conversations, so its verdicts are partial:
 // its exit code reports only what stopped it (3, 130); the merged suite
 // gates.
-func finish(ctx context.Context, idx *result.Suite) {
+func finish(ctx context.Context, idx *record.Suite) {
 	var codes []int
 	for _, e := range idx.Skills {
 		c := e.ExitCode
@@ -318,14 +318,14 @@ func finish(ctx context.Context, idx *result.Suite) {
 		}
 		codes = append(codes, c)
 	}
-	idx.ExitCode = result.WorstExit(codes...)
+	idx.ExitCode = record.WorstExit(codes...)
 	switch {
 	case ctx.Err() != nil || idx.ExitCode == exit.Interrupted:
-		idx.Status = result.StatusInterrupted
+		idx.Status = record.StatusInterrupted
 	case idx.ExitCode == exit.Tool:
-		idx.Status = result.StatusError
+		idx.Status = record.StatusError
 	default:
-		idx.Status = result.StatusCompleted
+		idx.Status = record.StatusCompleted
 	}
 }
 

@@ -6,12 +6,12 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 )
 
 func TestShardUnitsDealEveryUnitOnce(t *testing.T) {
-	skills := []result.ShardSkill{{Name: "b", Conversations: 4}, {Name: "a", Conversations: 3}, {Name: "c", Conversations: 1}}
-	seen := map[result.Unit]int{}
+	skills := []record.ShardSkill{{Name: "b", Conversations: 4}, {Name: "a", Conversations: 3}, {Name: "c", Conversations: 1}}
+	seen := map[record.Unit]int{}
 	for i := 1; i <= 3; i++ {
 		units := ShardUnits(skills, i, 3)
 		// 8 units over 3 shards: 3, 3, 2.
@@ -31,7 +31,7 @@ func TestShardUnitsDealEveryUnitOnce(t *testing.T) {
 		}
 	}
 	// Sorted by skill name, then index: a1 a2 a3 b1 b2 b3 b4 c1.
-	firstShard := []result.Unit{{Skill: "a", Index: 1}, {Skill: "b", Index: 1}, {Skill: "b", Index: 4}}
+	firstShard := []record.Unit{{Skill: "a", Index: 1}, {Skill: "b", Index: 1}, {Skill: "b", Index: 4}}
 	if got := ShardUnits(skills, 1, 3); !slices.Equal(got, firstShard) {
 		t.Errorf("shard 1/3: %v", got)
 	}
@@ -110,7 +110,7 @@ func TestWorstExit(t *testing.T) {
 		{[]int{3, 130, 1}, 130},
 		{[]int{0, 7}, 3}, // an unknown code is a tool error
 	} {
-		if got := result.WorstExit(c.codes...); got != c.want {
+		if got := record.WorstExit(c.codes...); got != c.want {
 			t.Errorf("WorstExit(%v) = %d, want %d", c.codes, got, c.want)
 		}
 	}

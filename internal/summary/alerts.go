@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 )
 
 // Confound is the reason a model change is flagged on every artifact.
 const Confound = "a confound: a different model is a decay that is not dilution"
 
 // agentLine says which model and tools the agent had.
-func agentLine(r *result.Run) string {
+func agentLine(r *record.Run) string {
 	if r.Config.Model == "" && len(r.Config.AllowedTools) == 0 {
 		return "" // a run recorded before either was
 	}
@@ -39,7 +39,7 @@ func agentLine(r *result.Run) string {
 }
 
 // skillAlerts are the skill's spec warnings and the tools it will not get.
-func skillAlerts(r *result.Run) []string {
+func skillAlerts(r *record.Run) []string {
 	var out []string
 	for _, w := range r.Skill.Warnings {
 		out = append(out, "skill warning: "+w)
@@ -53,7 +53,7 @@ func skillAlerts(r *result.Run) []string {
 // convAlerts are what a conversation's record says that no verdict does:
 // a model change (a confound), the skill denied to the agent, a required
 // step that failed for want of a set-up.
-func convAlerts(c *result.Conversation) []string {
+func convAlerts(c *record.Conversation) []string {
 	var out []string
 	if c.ModelChange != "" {
 		out = append(out, fmt.Sprintf("MODEL CHANGED in conversation %d: %s (%s)", c.Index, c.ModelChange, Confound))
@@ -71,8 +71,8 @@ func convAlerts(c *result.Conversation) []string {
 }
 
 // SessionModeText names a run's session mode with what it means.
-func SessionModeText(c result.Config) string {
-	switch m := result.SessionModeOf(c); m {
+func SessionModeText(c record.Config) string {
+	switch m := record.SessionModeOf(c); m {
 	case "interactive":
 		return m + " (one claude process per conversation, each turn one message)"
 	case "resume":

@@ -8,13 +8,13 @@ import (
 
 	"github.com/vibe-test/vibe-test/internal/chart"
 	"github.com/vibe-test/vibe-test/internal/plan"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 )
 
 // chartSubtitle is one short line: echarts does not wrap a subtitle, and
 // the verdict's sentence, which ran off both ends of the chart, is the
 // first thing in the report right below it.
-func chartSubtitle(r *result.Run) string {
+func chartSubtitle(r *record.Run) string {
 	sub := fmt.Sprintf("%s · %s", Count(len(r.Conversations), "conversation"), modelName(r))
 	if v := r.Outcome.Verdict; v != "" {
 		sub += fmt.Sprintf(" · %s (exit %d): the sentence is below", strings.ReplaceAll(v, "-", " "), r.Outcome.Exit)
@@ -24,7 +24,7 @@ func chartSubtitle(r *result.Run) string {
 
 // chartTitle says what the chart shows: decay over the seed's ten turns,
 // or up to the context levels of a diluted-to schedule.
-func chartTitle(r *result.Run) string {
+func chartTitle(r *record.Run) string {
 	if r.Plan == nil || r.Plan.Schedule.Fixed() {
 		return "decay over 10 turns"
 	}
@@ -35,7 +35,7 @@ func chartTitle(r *result.Run) string {
 // ChartData maps a run to chart.html's input: the chart, and the report
 // below it (facts, rubric, statistics, and per judged turn the criteria and
 // the condensed trace). It reads only the record, so an old run redraws.
-func ChartData(r *result.Run) chart.Data {
+func ChartData(r *record.Run) chart.Data {
 	d := chart.Data{
 		Title:        r.Skill.Name + " — " + chartTitle(r),
 		Subtitle:     chartSubtitle(r),
@@ -107,7 +107,7 @@ func ChartData(r *result.Run) chart.Data {
 	return d
 }
 
-func facts(r *result.Run) *chart.Facts {
+func facts(r *record.Run) *chart.Facts {
 	o := r.Outcome
 	f := &chart.Facts{
 		SkillName: r.Skill.Name, SkillPath: r.Skill.Path, SkillHash: r.Skill.Hash,
@@ -153,7 +153,7 @@ func facts(r *result.Run) *chart.Facts {
 	return f
 }
 
-func stats(s result.Stats) *chart.Stats {
+func stats(s record.Stats) *chart.Stats {
 	if len(s.PerTurn) == 0 {
 		return nil // a run decided before statistics existed
 	}
@@ -179,7 +179,7 @@ func stats(s result.Stats) *chart.Stats {
 }
 
 // calls is a turn's trace for the report: inputs as readable compact JSON.
-func calls(in []result.Call) []chart.ToolCall {
+func calls(in []record.Call) []chart.ToolCall {
 	var out []chart.ToolCall
 	for _, c := range in {
 		out = append(out, chart.ToolCall{Name: c.Name, Input: readableJSON(c.Input), Result: c.Result, IsError: c.IsError})
@@ -224,7 +224,7 @@ func readableJSON(raw json.RawMessage) string {
 	return string(out)
 }
 
-func modelName(r *result.Run) string {
+func modelName(r *record.Run) string {
 	if r.Config.Model != "" {
 		return "model " + r.Config.Model
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/vibe-test/vibe-test/internal/judge"
 	"github.com/vibe-test/vibe-test/internal/plan"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/rubric"
 )
 
@@ -32,7 +32,7 @@ type JSONSummary struct {
 	SessionMode   string             `json:"session_mode"`
 	Outcome       JSONOutcome        `json:"outcome"`
 	Conversations []JSONConversation `json:"conversations"`
-	Costs         result.Costs       `json:"costs"`
+	Costs         record.Costs       `json:"costs"`
 }
 
 // JSONOutcome is the run's verdict.
@@ -97,14 +97,14 @@ type JSONTurn struct {
 }
 
 // Summarize builds the JSON summary of r. Lists are never null.
-func Summarize(r *result.Run) JSONSummary {
+func Summarize(r *record.Run) JSONSummary {
 	o := r.Outcome
 	s := JSONSummary{
 		SchemaVersion: JSONSchemaVersion,
 		Skill:         r.Skill.Name,
 		Status:        r.Status,
 		GateBypassed:  r.GateBypassed,
-		SessionMode:   result.SessionModeOf(r.Config),
+		SessionMode:   record.SessionModeOf(r.Config),
 		Outcome: JSONOutcome{
 			Verdict: o.Verdict, ExitCode: o.Exit, Sentence: o.Sentence, Rule: o.Rule,
 			DilutedPopulation: o.Stats.DilutedPopulation,
@@ -152,7 +152,7 @@ func Summarize(r *result.Run) JSONSummary {
 
 // TurnCount is how many turns to show for a conversation: the seed's ten
 // in a run on its schedule, else as many as the conversation recorded.
-func TurnCount(r *result.Run, c *result.Conversation) int {
+func TurnCount(r *record.Run, c *record.Conversation) int {
 	n := c.LastTurn()
 	if r.Plan == nil || r.Plan.Schedule.Fixed() {
 		n = max(n, plan.Turns)
@@ -163,7 +163,7 @@ func TurnCount(r *result.Run, c *result.Conversation) int {
 // ScheduledKind is the kind a turn the conversation never reached would
 // have had: known in the seed's schedule, "" in a diluted-to one (which
 // decides as it goes).
-func ScheduledKind(r *result.Run, n int) string {
+func ScheduledKind(r *record.Run, n int) string {
 	if r.Plan == nil || r.Plan.Schedule.Fixed() {
 		return plan.Kind(n)
 	}
@@ -171,7 +171,7 @@ func ScheduledKind(r *result.Run, n int) string {
 }
 
 // JSON writes the summary as one indented JSON object.
-func JSON(w io.Writer, r *result.Run) error {
+func JSON(w io.Writer, r *record.Run) error {
 	b, err := json.MarshalIndent(Summarize(r), "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding the JSON summary: %w", err)

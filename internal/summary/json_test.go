@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 )
 
-func jsonOf(t *testing.T, r *result.Run) []byte {
+func jsonOf(t *testing.T, r *record.Run) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	if err := JSON(&b, r); err != nil {
@@ -69,11 +69,11 @@ func TestJSONDecay(t *testing.T) {
 	if err := dec.Decode(&s); err != nil {
 		t.Fatal(err)
 	}
-	if s.SchemaVersion != JSONSchemaVersion || s.Skill != "stock-ledger" || s.Status != result.StatusCompleted || s.GateBypassed {
+	if s.SchemaVersion != JSONSchemaVersion || s.Skill != "stock-ledger" || s.Status != record.StatusCompleted || s.GateBypassed {
 		t.Errorf("header: %+v", s)
 	}
-	if s.Outcome.Verdict != result.VerdictNotEnough || s.Outcome.ExitCode != 0 || s.Outcome.Sentence != r.Outcome.Sentence ||
-		s.Outcome.Rule != result.RuleDilutedVsFresh || s.Outcome.DilutedPassed != 4 || s.Outcome.DilutedProbes != 6 || s.Outcome.FreshPassed != 6 || s.Outcome.FreshProbes != 6 {
+	if s.Outcome.Verdict != record.VerdictNotEnough || s.Outcome.ExitCode != 0 || s.Outcome.Sentence != r.Outcome.Sentence ||
+		s.Outcome.Rule != record.RuleDilutedVsFresh || s.Outcome.DilutedPassed != 4 || s.Outcome.DilutedProbes != 6 || s.Outcome.FreshPassed != 6 || s.Outcome.FreshProbes != 6 {
 		t.Errorf("outcome: %+v", s.Outcome)
 	}
 	if !slices.Equal(s.Outcome.StoppedConsulting, r.Outcome.StoppedConsulting) || !slices.Equal(s.Outcome.Notes, r.Outcome.Notes) {
@@ -136,7 +136,7 @@ func TestJSONBypassAndGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	gate, errored := s.Conversations[0], s.Conversations[1]
-	if gate.Status != result.StatusBaselineFailed || gate.Error == "" || gate.Turns[0].Result != "FAIL" {
+	if gate.Status != record.StatusBaselineFailed || gate.Error == "" || gate.Turns[0].Result != "FAIL" {
 		t.Errorf("gate conversation: %+v", gate)
 	}
 	for _, jt := range gate.Turns[1:] {
@@ -167,7 +167,7 @@ func TestJSONWithoutRubric(t *testing.T) {
 	if got := s.Conversations[0].Turns[9].FailedCriteria; !slices.Equal(got, []string{"runs-census", "appends-ledger"}) {
 		t.Errorf("failed criteria without a rubric: %q", got)
 	}
-	empty := &result.Run{}
+	empty := &record.Run{}
 	b := jsonOf(t, empty)
 	if err := json.Unmarshal(b, &s); err != nil || s.Conversations == nil || s.Outcome.Notes == nil {
 		t.Errorf("empty run: %v\n%s", err, b)

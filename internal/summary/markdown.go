@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/vibe-test/vibe-test/internal/jail"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 	statpkg "github.com/vibe-test/vibe-test/internal/stats"
 	"github.com/vibe-test/vibe-test/internal/term"
 )
@@ -17,13 +17,13 @@ import (
 type MarkdownEntry struct {
 	Name string
 	Dir  string
-	Run  *result.Run
+	Run  *record.Run
 }
 
 // Markdown writes a GitHub-flavoured Markdown summary of one or more runs,
 // for $GITHUB_STEP_SUMMARY, a pull-request comment or any CI that renders
 // Markdown: one table row per entry, then each entry's details. Every
-// verdict word and sentence is the run's own Outcome (result.Decide's);
+// verdict word and sentence is the run's own Outcome (verdict.Decide's);
 // nothing here judges. Text that came from a user or a model (skill names,
 // sentences that quote tool output, notes, paths) is stripped of control
 // characters and escaped, so it can neither inject Markdown or HTML nor
@@ -88,7 +88,7 @@ func armCell(a statpkg.ArmSummary) string {
 	return fmt.Sprintf("%d/%d (%.0f%%)", a.Passed, a.Probes, 100*float64(a.Passed)/float64(a.Probes))
 }
 
-func isolationCell(r *result.Run) string {
+func isolationCell(r *record.Run) string {
 	switch r.Jail {
 	case jail.Bubblewrap:
 		return "jail (bubblewrap)"
@@ -129,7 +129,7 @@ func markdownDetails(b *strings.Builder, e MarkdownEntry) {
 	s := o.Stats
 	c := s.Comparison
 	fmt.Fprintf(b, "- diluted: %s over %s, %s, mean share %.0f%%\n", armWords(c.Diluted), md(s.DilutedPopulation), Count(c.Diluted.Units, "unit"), 100*c.Diluted.Mean)
-	fmt.Fprintf(b, "- fresh: %s over %s, %s, mean share %.0f%%\n", armWords(c.Fresh), result.PopFresh, Count(c.Fresh.Units, "unit"), 100*c.Fresh.Mean)
+	fmt.Fprintf(b, "- fresh: %s over %s, %s, mean share %.0f%%\n", armWords(c.Fresh), record.PopFresh, Count(c.Fresh.Units, "unit"), 100*c.Fresh.Mean)
 	if c.Testable {
 		fmt.Fprintf(b, "- diluted vs fresh (Welch one-sided on each unit's probe pass share): drop %+.0f points, p = %.3g, alpha %.2g", 100*c.Drop, c.P, s.Alpha)
 		if s.MinDetectableDrop > 0 {

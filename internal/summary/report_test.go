@@ -12,7 +12,7 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -47,7 +47,7 @@ func forceColour(t *testing.T) {
 	t.Cleanup(func() { lipgloss.SetColorProfile(prev) })
 }
 
-func summary(r *result.Run, styled bool) string {
+func summary(r *record.Run, styled bool) string {
 	var b bytes.Buffer
 	Summary(&b, r, styled)
 	return b.String()
@@ -55,7 +55,7 @@ func summary(r *result.Run, styled bool) string {
 
 var goldenRuns = []struct {
 	name string
-	run  func() *result.Run
+	run  func() *record.Run
 }{
 	{"decay", decayRun},
 	{"bypass", bypassRun},
@@ -181,7 +181,7 @@ func TestCell(t *testing.T) {
 	c1, c2 := &r.Conversations[0], &r.Conversations[1]
 	g := gateRun()
 	cases := []struct {
-		turn *result.Turn
+		turn *record.Turn
 		want string
 	}{
 		{nil, "-"},
@@ -191,9 +191,9 @@ func TestCell(t *testing.T) {
 		{c1.TurnAt(10), "ESCAPE"},
 		{c2.TurnAt(6), "PASS*"},
 		{g.Conversations[1].TurnAt(6), "JUDGE-ERROR"},
-		{&result.Turn{Kind: "probe", Status: result.TurnTimedOut}, "TIMEOUT"},
-		{&result.Turn{Kind: "probe", Status: result.TurnError}, "ERROR"},
-		{&result.Turn{Kind: "probe", Status: result.TurnOK}, "not judged"},
+		{&record.Turn{Kind: "probe", Status: record.TurnTimedOut}, "TIMEOUT"},
+		{&record.Turn{Kind: "probe", Status: record.TurnError}, "ERROR"},
+		{&record.Turn{Kind: "probe", Status: record.TurnOK}, "not judged"},
 	}
 	for _, c := range cases {
 		if got := Cell(c.turn); got != c.want {
@@ -204,7 +204,7 @@ func TestCell(t *testing.T) {
 
 func TestRewindsShown(t *testing.T) {
 	r := decayRun()
-	r.Conversations[0].Rewinds = []result.Rewind{{Turn: 4, RemovedBytes: 2113, RemovedLines: 3, Reason: "resume"}}
+	r.Conversations[0].Rewinds = []record.Rewind{{Turn: 4, RemovedBytes: 2113, RemovedLines: 3, Reason: "resume"}}
 	want := "  note: turn 4 ran again (resume); the session was cut back to the end of turn 3 first (3 lines, 2113 bytes of the stopped try), so the model saw its prompt once\n"
 	if got := summary(r, false); !strings.Contains(got, want) {
 		t.Errorf("summary lacks the rewind line %q:\n%s", want, got)

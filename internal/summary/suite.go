@@ -10,7 +10,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/lipgloss/table"
 
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/term"
 )
 
@@ -18,7 +18,7 @@ import (
 // code, the probes passed diluted and fresh, the effective turn, cost and
 // its chart), then the suite's exit code. dir is the suite folder, so each
 // chart's path can be opened from where the command ran.
-func SuiteTable(w io.Writer, s *result.Suite, dir string, styled bool) {
+func SuiteTable(w io.Writer, s *record.Suite, dir string, styled bool) {
 	var b strings.Builder
 	clean := term.Line
 	// A bypassed gate is stamped first on every artifact, as on a run's.
@@ -89,7 +89,7 @@ func SuiteTable(w io.Writer, s *result.Suite, dir string, styled bool) {
 	io.WriteString(w, b.String())
 }
 
-func totalUnits(p *result.ShardPlan) int {
+func totalUnits(p *record.ShardPlan) int {
 	n := 0
 	for _, s := range p.Skills {
 		n += s.Conversations

@@ -5,14 +5,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 )
 
 func TestSuiteTable(t *testing.T) {
-	s := &result.Suite{SchemaVersion: 1, Status: result.StatusCompleted, ExitCode: 1, Skills: []result.SuiteEntry{
-		{Name: "a-skill", RunDir: "a-skill", ExitCode: 1, Verdict: "decay", Diluted: result.Rate{Passed: 3, Probes: 9},
-			Fresh: result.Rate{Passed: 9, Probes: 9}, CostUSD: 1.25, EffectiveTurn: 6},
-		{Name: "b\x1b]0;title\x07skill", RunDir: "b", Status: result.StatusError, ExitCode: 3, Error: "claude not found"},
+	s := &record.Suite{SchemaVersion: 1, Status: record.StatusCompleted, ExitCode: 1, Skills: []record.SuiteEntry{
+		{Name: "a-skill", RunDir: "a-skill", ExitCode: 1, Verdict: "decay", Diluted: record.Rate{Passed: 3, Probes: 9},
+			Fresh: record.Rate{Passed: 9, Probes: 9}, CostUSD: 1.25, EffectiveTurn: 6},
+		{Name: "b\x1b]0;title\x07skill", RunDir: "b", Status: record.StatusError, ExitCode: 3, Error: "claude not found"},
 	}}
 	var b bytes.Buffer
 	SuiteTable(&b, s, "runs/x-suite", false)
@@ -33,8 +33,8 @@ func TestSuiteTable(t *testing.T) {
 		t.Errorf("a control character reached the table:\n%q", out)
 	}
 
-	s.Shard = &result.ShardPlan{Index: 2, Count: 3, Skills: []result.ShardSkill{{Name: "a-skill", Conversations: 9}},
-		Units: []result.Unit{{Skill: "a-skill", Index: 2}, {Skill: "a-skill", Index: 5}, {Skill: "a-skill", Index: 8}}}
+	s.Shard = &record.ShardPlan{Index: 2, Count: 3, Skills: []record.ShardSkill{{Name: "a-skill", Conversations: 9}},
+		Units: []record.Unit{{Skill: "a-skill", Index: 2}, {Skill: "a-skill", Index: 5}, {Skill: "a-skill", Index: 8}}}
 	s.ExitCode = 0
 	b.Reset()
 	SuiteTable(&b, s, "runs/x-suite", false)
@@ -48,7 +48,7 @@ func TestSuiteTable(t *testing.T) {
 // TestSuiteTableStampsBypass: a skill whose gate was bypassed is stamped on
 // the suite's first line and in its row, as a run's summary is.
 func TestSuiteTableStampsBypass(t *testing.T) {
-	s := &result.Suite{SchemaVersion: 1, Status: result.StatusCompleted, ExitCode: 2, Skills: []result.SuiteEntry{
+	s := &record.Suite{SchemaVersion: 1, Status: record.StatusCompleted, ExitCode: 2, Skills: []record.SuiteEntry{
 		{Name: "held", RunDir: "held", ExitCode: 0, Verdict: "held"},
 		{Name: "never", RunDir: "never", ExitCode: 2, Verdict: "does-not-work-fresh", GateBypassed: true},
 	}}

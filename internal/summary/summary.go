@@ -14,23 +14,24 @@ import (
 	"github.com/vibe-test/vibe-test/internal/jail"
 	"github.com/vibe-test/vibe-test/internal/judge"
 	"github.com/vibe-test/vibe-test/internal/plan"
-	"github.com/vibe-test/vibe-test/internal/result"
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/term"
+	"github.com/vibe-test/vibe-test/internal/verdict"
 )
 
 // BypassBanner is the first line of every artifact of a run whose gate was
 // bypassed.
-const BypassBanner = result.BypassBanner
+const BypassBanner = record.BypassBanner
 
 // Cell is what a turn shows in the summary: PASS, FAIL, ESCAPE, JUDGE-ERROR,
 // filler, ERROR, or "-" when not run.
-func Cell(t *result.Turn) string {
+func Cell(t *record.Turn) string {
 	switch {
 	case t == nil:
 		return "-"
-	case t.Status == result.TurnTimedOut:
+	case t.Status == record.TurnTimedOut:
 		return "TIMEOUT"
-	case t.Status != result.TurnOK:
+	case t.Status != record.TurnOK:
 		return "ERROR"
 	case t.Kind == plan.KindFiller:
 		return "filler"
@@ -50,7 +51,7 @@ func Cell(t *result.Turn) string {
 
 // Summary writes the terminal summary. styled=false gives plain ASCII for
 // logs and pipes (CI).
-func Summary(w io.Writer, r *result.Run, styled bool) {
+func Summary(w io.Writer, r *record.Run, styled bool) {
 	var b strings.Builder
 	red := lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("9"))
 	bold := lipgloss.NewStyle().Bold(true)
@@ -159,7 +160,7 @@ func Summary(w io.Writer, r *result.Run, styled bool) {
 	if sq := r.Sequential; sq != nil && sq.P1 > 0 {
 		fmt.Fprintf(&b, "sequential test of an earlier vibe-test (SPRT: P0 %.2f, P1 %.2f): its looks are not replayed; the verdict below is today's\n", sq.P0, sq.P1)
 	} else if sq != nil {
-		fmt.Fprintf(&b, "sequential looks (--until-decided: alpha %.2g spent over the looks, %.3g at each look before the cap of %d, %.3g at the cap; batches of %d):\n", sq.Alpha, sq.InterimLevel(), sq.Max, sq.FinalLevel(), sq.Batch)
+		fmt.Fprintf(&b, "sequential looks (--until-decided: alpha %.2g spent over the looks, %.3g at each look before the cap of %d, %.3g at the cap; batches of %d):\n", sq.Alpha, verdict.InterimLevel(sq), sq.Max, verdict.FinalLevel(sq), sq.Batch)
 		for _, l := range sq.Looks {
 			fmt.Fprintf(&b, "  after %s: %d diluted and %d fresh units, drop %+.0f points, p = %.3g (level %.3g): %s\n", Count(l.Conversations, "conversation"), l.DilutedUnits, l.FreshUnits, 100*l.Drop, l.P, l.Level, clean(l.Decision))
 		}
@@ -184,7 +185,7 @@ func Summary(w io.Writer, r *result.Run, styled bool) {
 // ten-turn schedule; on a diluted-to schedule, which may run to many
 // turns, a column per judged turn (the baseline and each probe) with the
 // turn it fell on.
-func turnTable(r *result.Run, clean func(string) string) (headers []string, rows [][]string) {
+func turnTable(r *record.Run, clean func(string) string) (headers []string, rows [][]string) {
 	fixed := r.Plan == nil || r.Plan.Schedule.Fixed()
 	if fixed {
 		headers = []string{"conv", "turn"}
@@ -199,7 +200,7 @@ func turnTable(r *result.Run, clean func(string) string) (headers []string, rows
 	}
 	for i := range r.Conversations {
 		c := &r.Conversations[i]
-		var shown []*result.Turn
+		var shown []*record.Turn
 		if fixed {
 			for t := 1; t <= plan.Turns; t++ {
 				shown = append(shown, c.Shown(t))
@@ -263,7 +264,7 @@ func ProbeLabel(probe, turn int, ctx int64, afterCompaction int, fresh bool) str
 }
 
 // CompactionWords says what one compaction did.
-func CompactionWords(c result.Compaction) string {
+func CompactionWords(c record.Compaction) string {
 	who := "the CLI compacted the session on its own"
 	if c.Trigger == "manual" {
 		who = "the CLI's /compact ran before it"
@@ -303,7 +304,7 @@ func ScheduleWords(s *plan.Schedule) string {
 
 // skillCell is a turn's skill signal: yes when the skill under test loaded,
 // DENIED when the agent asked for it and was refused.
-func skillCell(t *result.Turn) string {
+func skillCell(t *record.Turn) string {
 	switch {
 	case t.SkillInvoked:
 		return "yes"
@@ -315,7 +316,7 @@ func skillCell(t *result.Turn) string {
 
 // contextRange is a conversation's first and last known context size; it is
 // never joined with another conversation's numbers.
-func contextRange(c *result.Conversation) (first, last int64) {
+func contextRange(c *record.Conversation) (first, last int64) {
 	for k := range c.Turns {
 		if n := c.Turns[k].ContextTokens; n > 0 {
 			if first == 0 {
@@ -351,7 +352,7 @@ func commas(n int64) string {
 // With byProbe (any schedule but the seed's), the probes are named by
 // number, with the turn they fell on, the context they were answered in
 // and how many came after a compaction.
-func writeStats(b *strings.Builder, s result.Stats, byProbe bool) {
+func writeStats(b *strings.Builder, s record.Stats, byProbe bool) {
 	if len(s.PerTurn) == 0 {
 		return
 	}
@@ -389,7 +390,7 @@ func writeStats(b *strings.Builder, s result.Stats, byProbe bool) {
 	if c := s.Comparison; c.Diluted.Units > 0 || c.Fresh.Units > 0 {
 		fmt.Fprintf(b, "diluted vs fresh (the exit code's test: units are conversations and fresh triples; Welch one-sided on each unit's probe pass share):\n")
 		fmt.Fprintf(b, "  diluted: %s (%s), mean share %.0f%%; fresh: %s (%s), mean share %.0f%%\n",
-			Count(c.Diluted.Units, "unit"), s.DilutedPopulation, 100*c.Diluted.Mean, Count(c.Fresh.Units, "unit"), result.PopFresh, 100*c.Fresh.Mean)
+			Count(c.Diluted.Units, "unit"), s.DilutedPopulation, 100*c.Diluted.Mean, Count(c.Fresh.Units, "unit"), record.PopFresh, 100*c.Fresh.Mean)
 		if c.Testable {
 			fmt.Fprintf(b, "  drop %+.0f points, p = %.3g (alpha %.2g)", 100*c.Drop, c.P, s.Alpha)
 			if s.MinDetectableDrop > 0 {
@@ -415,11 +416,11 @@ func writeStats(b *strings.Builder, s result.Stats, byProbe bool) {
 	}
 }
 
-func writeControls(b *strings.Builder, cs []result.ControlStat) {
+func writeControls(b *strings.Builder, cs []record.ControlStat) {
 	for i, c := range cs {
 		if i == 0 || cs[i-1].Control != c.Control {
 			switch c.Control {
-			case result.ControlNoSkill:
+			case record.ControlNoSkill:
 				b.WriteString("no-skill control (same turns, no skill installed; Fisher's exact test, one-sided; with the skill: turn 1 over all conversations, the probes over those whose baseline passed; without: all no-skill conversations, which have no gate):\n")
 			}
 		}

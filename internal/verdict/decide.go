@@ -1,4 +1,4 @@
-package result
+package verdict
 
 import (
 	"fmt"
@@ -8,56 +8,12 @@ import (
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/judge"
 	"github.com/vibe-test/vibe-test/internal/plan"
-)
-
-// BypassBanner is the first line of every artifact of a run whose baseline
-// gate was bypassed (the outcome's first note, the summary, --json, JUnit and
-// the chart's stamp): its one home, so the words cannot drift apart.
-const BypassBanner = "BASELINE GATE BYPASSED: turn 1 already failed, so this is not a decay curve."
-
-// Outcome is what the run concludes.
-type Outcome struct {
-	Exit     int    `json:"exit_code"`
-	Verdict  string `json:"verdict"` // see the Verdict constants
-	Sentence string `json:"sentence"`
-	// Rule is what set the exit code (RuleDilutedVsFresh or
-	// RuleAnyProbeFailed).
-	Rule string `json:"rule"`
-	// AnyFailureChance: under RuleAnyProbeFailed, the chance the rule fires
-	// on a skill that never decays, at the pass rate measured fresh.
-	AnyFailureChance float64 `json:"any_failure_chance,omitempty"`
-	Shape            string  `json:"shape,omitempty"`
-	// Counts over judged diluted probe turns of conversations whose
-	// baseline passed.
-	ProbesJudged int      `json:"probes_judged"`
-	ProbesFailed int      `json:"probes_failed"`
-	JudgeErrors  int      `json:"judge_errors"`
-	Uncertain    int      `json:"uncertain"`
-	OverCalls    int      `json:"judge_over_calls"`
-	Escapes      int      `json:"escape_hatches"`
-	Notes        []string `json:"notes,omitempty"`
-	Stats        Stats    `json:"stats"`
-	// Controls compare the run with its --control conversations.
-	Controls []ControlStat `json:"controls,omitempty"`
-	// StoppedConsulting lists "conv N turn T" where the agent made (almost)
-	// no tool calls at a probe after a baseline that made many: visible in
-	// the raw trace, true whatever one thinks of the judge.
-	StoppedConsulting []string `json:"stopped_consulting,omitempty"`
-}
-
-// Shapes of a conversation's judged results, named for what they are: a
-// flat line is never called a curve.
-const (
-	ShapeHeld           = "held"
-	ShapeDecayed        = "decayed"
-	ShapeNeverWorked    = "never worked"
-	ShapeUnstable       = "unstable"
-	ShapeBaselineFailed = "baseline failed"
+	"github.com/vibe-test/vibe-test/internal/record"
 )
 
 // ShapeOf names a conversation's sequence of pass/fail over its judged turns
 // (judge errors and turns not run are left out).
-func ShapeOf(c *Conversation) string {
+func ShapeOf(c *record.Conversation) string {
 	var seq []bool
 	for i := range c.Turns {
 		switch c.Turns[i].Result() {
@@ -74,7 +30,7 @@ func ShapeOf(c *Conversation) string {
 		if seq[0] {
 			return "" // one passing point is no shape at all
 		}
-		return ShapeBaselineFailed
+		return record.ShapeBaselineFailed
 	}
 	allPass, allFail := true, true
 	for _, p := range seq {
@@ -83,9 +39,9 @@ func ShapeOf(c *Conversation) string {
 	}
 	switch {
 	case allPass:
-		return ShapeHeld
+		return record.ShapeHeld
 	case allFail:
-		return ShapeNeverWorked
+		return record.ShapeNeverWorked
 	}
 	// Mixed: decayed when it starts passing and, once failed, never passes.
 	if seq[0] {
@@ -94,27 +50,13 @@ func ShapeOf(c *Conversation) string {
 			if !p {
 				failed = true
 			} else if failed {
-				return ShapeUnstable
+				return record.ShapeUnstable
 			}
 		}
-		return ShapeDecayed
+		return record.ShapeDecayed
 	}
-	return ShapeUnstable
+	return record.ShapeUnstable
 }
-
-// Verdicts: the word for what a run concluded, beside its exit code.
-const (
-	VerdictDecay          = "decay"               // exit 1: shown at alpha (or, by RuleAnyProbeFailed, a probe failed)
-	VerdictHeld           = "held"                // exit 0: not shown, and the run could have caught the effect
-	VerdictNotEnough      = "not-enough-evidence" // exit 0: not shown, and the run was too small to tell
-	VerdictNoProbeFailed  = "no-probe-failed"     // exit 0 under RuleAnyProbeFailed
-	VerdictBaselineFailed = "baseline-failed"     // exit 2: the skill does not work fresh
-	VerdictNotComparable  = "not-comparable"      // exit 2: a run with no fresh arm (made before it existed)
-	VerdictError          = "error"               // exit 3
-	VerdictSetup          = "setup-problem"       // exit 3: a required step failed in the sandbox
-	VerdictBudget         = "budget-exhausted"    // exit 3
-	VerdictInterrupted    = "interrupted"         // exit 130
-)
 
 // BaselineWorksShare: the skill "does not work fresh" (exit 2) when fewer
 // than this share of the judged baselines passed. A skill that passes its
@@ -128,10 +70,10 @@ const BaselineWorksShare = 0.5
 // reads only the record, so `report` can redo it on old runs, and the
 // calibrate package pushes simulated runs through it to measure its
 // false-alarm rate.
-func Decide(r *Run) {
-	o := Outcome{Rule: r.Config.Rule}
+func Decide(r *record.Run) {
+	o := record.Outcome{Rule: r.Config.Rule}
 	if o.Rule == "" {
-		o.Rule = RuleDilutedVsFresh
+		o.Rule = record.RuleDilutedVsFresh
 	}
 	decayed, baseJudged, basePassed, errored, interrupted, incomplete := 0, 0, 0, 0, 0, 0
 	var setup []string // "conversation N turn T: output" of set-up problems
@@ -144,13 +86,13 @@ func Decide(r *Run) {
 			shapes[c.Shape]++
 		}
 		switch c.Status {
-		case StatusError:
+		case record.StatusError:
 			errored++
-		case StatusInterrupted, StatusRunning, StatusPending:
+		case record.StatusInterrupted, record.StatusRunning, record.StatusPending:
 			interrupted++
-		case StatusBaselineFailed:
+		case record.StatusBaselineFailed:
 			gateStops++
-		case StatusBudgetExhausted:
+		case record.StatusBudgetExhausted:
 			budgetStops++
 		}
 		base := c.TurnAt(1)
@@ -188,7 +130,7 @@ func Decide(r *Run) {
 			if t.Kind != plan.KindProbe {
 				continue
 			}
-			if base != nil && base.ToolCallCount >= 3 && t.Status == TurnOK && t.ToolCallCount*5 <= base.ToolCallCount {
+			if base != nil && base.ToolCallCount >= 3 && t.Status == record.TurnOK && t.ToolCallCount*5 <= base.ToolCallCount {
 				o.StoppedConsulting = append(o.StoppedConsulting, fmt.Sprintf("conversation %d turn %d: %d tool calls after %d at the baseline", c.Index, t.Turn, t.ToolCallCount, base.ToolCallCount))
 			}
 			if baseResult != judge.Pass {
@@ -206,18 +148,18 @@ func Decide(r *Run) {
 		if convDecayed {
 			decayed++
 		}
-		if c.Status == StatusCompleted && c.ProbeAt(probeCount) == nil {
+		if c.Status == record.StatusCompleted && c.ProbeAt(probeCount) == nil {
 			incomplete++
 		}
 	}
 	for i := range r.Fresh {
 		c := &r.Fresh[i]
 		switch c.Status {
-		case StatusError:
+		case record.StatusError:
 			errored++
-		case StatusInterrupted, StatusRunning, StatusPending:
+		case record.StatusInterrupted, record.StatusRunning, record.StatusPending:
 			interrupted++
-		case StatusBudgetExhausted:
+		case record.StatusBudgetExhausted:
 			budgetStops++
 		}
 		for _, t := range c.Turns {
@@ -237,15 +179,15 @@ func Decide(r *Run) {
 	n := len(r.Conversations)
 	switch {
 	case interrupted > 0:
-		r.Status = StatusInterrupted
+		r.Status = record.StatusInterrupted
 	case budgetStops > 0:
-		r.Status = StatusBudgetExhausted
+		r.Status = record.StatusBudgetExhausted
 	case n > 0 && gateStops == n:
-		r.Status = StatusBaselineFailed
+		r.Status = record.StatusBaselineFailed
 	case errored > 0:
-		r.Status = StatusError
+		r.Status = record.StatusError
 	default:
-		r.Status = StatusCompleted
+		r.Status = record.StatusCompleted
 	}
 	if len(shapes) == 1 {
 		for s := range shapes {
@@ -253,7 +195,7 @@ func Decide(r *Run) {
 		}
 	} else if len(shapes) > 1 {
 		var parts []string
-		for _, s := range []string{ShapeHeld, ShapeDecayed, ShapeNeverWorked, ShapeUnstable, ShapeBaselineFailed} {
+		for _, s := range []string{record.ShapeHeld, record.ShapeDecayed, record.ShapeNeverWorked, record.ShapeUnstable, record.ShapeBaselineFailed} {
 			if shapes[s] > 0 {
 				parts = append(parts, fmt.Sprintf("%d %s", shapes[s], s))
 			}
@@ -267,7 +209,7 @@ func Decide(r *Run) {
 	}
 	effect := r.Config.Effect
 	if effect <= 0 {
-		effect = DefaultEffect
+		effect = record.DefaultEffect
 	}
 	o.Stats = ComputeStats(r, alpha, effect)
 	o.Controls = ComputeControls(r)
@@ -280,7 +222,7 @@ func Decide(r *Run) {
 
 	// Seed 002's rule, worded as what it is: how often would it fire on a
 	// skill that never decays, at the reliability measured fresh?
-	if o.Rule == RuleAnyProbeFailed && hasFresh && cmp.Fresh.Probes > 0 {
+	if o.Rule == record.RuleAnyProbeFailed && hasFresh && cmp.Fresh.Probes > 0 {
 		o.AnyFailureChance = 1 - math.Pow(freshRate, float64(o.ProbesJudged))
 	}
 
@@ -292,14 +234,14 @@ func Decide(r *Run) {
 	// None of the branches before "decay shown" can raise the false-alarm
 	// rate: they only take runs away from exit 1.
 	sig := false
-	var seqLook Look
+	var seqLook record.Look
 	seqDecided := false
 	// A schema-1 SPRT record (P1 set) is shown as it was, never replayed.
 	useSeq := r.Sequential != nil && r.Sequential.P1 == 0 && len(r.Sequential.Looks) > 0
-	if o.Rule == RuleDilutedVsFresh {
+	if o.Rule == record.RuleDilutedVsFresh {
 		if useSeq {
-			seqLook, seqDecided = r.Sequential.Replay(r)
-			sig = seqDecided && seqLook.Decision == SeqDecay
+			seqLook, seqDecided = Replay(r.Sequential, r)
+			sig = seqDecided && seqLook.Decision == record.SeqDecay
 		} else {
 			sig = cmp.Testable && cmp.P <= alpha
 		}
@@ -311,51 +253,51 @@ func Decide(r *Run) {
 	held := o.Stats.MinDetectableDrop > 0 && o.Stats.MinDetectableDrop <= effect
 	switch {
 	case budgetStops > 0:
-		o.Exit, o.Verdict = exit.Tool, VerdictBudget
+		o.Exit, o.Verdict = exit.Tool, record.VerdictBudget
 		o.Sentence = fmt.Sprintf("No verdict: the budget ran out before %d of %d conversations and fresh triples finished; what was judged so far is reported.", budgetStops, n+len(r.Fresh))
 	case interrupted > 0:
-		o.Exit, o.Verdict = exit.Interrupted, VerdictInterrupted
+		o.Exit, o.Verdict = exit.Interrupted, record.VerdictInterrupted
 		o.Sentence = fmt.Sprintf("Interrupted before %d of %d conversations and fresh triples finished; the run folder can be resumed or reported.", interrupted, n+len(r.Fresh))
 	case n == 0:
-		o.Exit, o.Verdict = exit.Tool, VerdictError
+		o.Exit, o.Verdict = exit.Tool, record.VerdictError
 		o.Sentence = "No verdict: no conversation ran."
 	case len(setup) > 0:
 		// A required step failed in the sandbox: that measures the set-up
 		// (a missing script, a fixture without what the skill needs), not
 		// the skill, in either arm.
-		o.Exit, o.Verdict = exit.Tool, VerdictSetup
+		o.Exit, o.Verdict = exit.Tool, record.VerdictSetup
 		o.Sentence = fmt.Sprintf("No verdict: the set-up is broken: a required step's call failed in %d judged turns (first: %s); give the sandbox what the skill needs (fixture, files) and run again.", len(setup), setup[0])
 	case baseJudged > 0 && float64(basePassed) < BaselineWorksShare*float64(baseJudged):
-		o.Exit, o.Verdict = exit.Indeterminate, VerdictBaselineFailed
+		o.Exit, o.Verdict = exit.Indeterminate, record.VerdictBaselineFailed
 		o.Sentence = fmt.Sprintf("The skill does not work fresh: the baseline (turn 1, before dilution) passed in %d of %d conversations, so there is no decay to measure; fix the skill or the base task first.", basePassed, baseJudged)
 	case baseJudged == 0 && errored == 0 && o.JudgeErrors == 0:
-		o.Exit, o.Verdict = exit.Indeterminate, VerdictBaselineFailed
+		o.Exit, o.Verdict = exit.Indeterminate, record.VerdictBaselineFailed
 		o.Sentence = "No baseline was judged pass or fail, so there is no decay to measure."
-	case o.Rule == RuleAnyProbeFailed && decayed > 0:
-		o.Exit, o.Verdict = exit.Decay, VerdictDecay
+	case o.Rule == record.RuleAnyProbeFailed && decayed > 0:
+		o.Exit, o.Verdict = exit.Decay, record.VerdictDecay
 		o.Sentence = fmt.Sprintf("A probe failed after a passed baseline (the any-probe-failed rule, which is not a test): in %d of %d conversations, %d of %d judged probes failed.%s", decayed, n, o.ProbesFailed, o.ProbesJudged, anyChance(o, hasFresh, freshRate))
-	case o.Rule == RuleDilutedVsFresh && !hasFresh:
-		o.Exit, o.Verdict = exit.Indeterminate, VerdictNotComparable
+	case o.Rule == record.RuleDilutedVsFresh && !hasFresh:
+		o.Exit, o.Verdict = exit.Indeterminate, record.VerdictNotComparable
 		o.Sentence = "Not comparable: this run has no fresh arm (it was made before vibe-test asked each probe fresh as well), so dilution cannot be told from task difficulty; its results are shown as recorded."
 	case sig && seqDecided:
-		o.Exit, o.Verdict = exit.Decay, VerdictDecay
+		o.Exit, o.Verdict = exit.Decay, record.VerdictDecay
 		o.Sentence = fmt.Sprintf("Decay, decided sequentially: %s; %s.", r.Sequential.Reason, dilutedRate())
 	case sig:
-		o.Exit, o.Verdict = exit.Decay, VerdictDecay
+		o.Exit, o.Verdict = exit.Decay, record.VerdictDecay
 		o.Sentence = fmt.Sprintf("Decay: the probes passed %.0f points less often diluted than fresh (mean share %.0f%% vs %.0f%%, Welch one-sided p = %.3g <= alpha %.2g; %s).",
 			100*cmp.Drop, 100*cmp.Diluted.Mean, 100*cmp.Fresh.Mean, cmp.P, alpha, dilutedRate())
 	case errored > 0 || o.JudgeErrors > 0 || incomplete > 0:
-		o.Exit, o.Verdict = exit.Tool, VerdictError
+		o.Exit, o.Verdict = exit.Tool, record.VerdictError
 		o.Sentence = fmt.Sprintf("No verdict: %d conversations or fresh triples stopped on an error and %d judged turns ended in judge errors; what was measured did not show decay, but the missing turns count as neither pass nor fail.", errored, o.JudgeErrors)
-	case o.Rule == RuleAnyProbeFailed:
-		o.Exit, o.Verdict = exit.OK, VerdictNoProbeFailed
+	case o.Rule == record.RuleAnyProbeFailed:
+		o.Exit, o.Verdict = exit.OK, record.VerdictNoProbeFailed
 		o.Sentence = fmt.Sprintf("No probe failed after a passed baseline (the any-probe-failed rule): %d judged probes in %d conversations.%s", o.ProbesJudged, n, anyChance(o, hasFresh, freshRate))
-	case useSeq && seqLook.Decision == SeqHeld, !useSeq && held:
-		o.Exit, o.Verdict = exit.OK, VerdictHeld
+	case useSeq && seqLook.Decision == record.SeqHeld, !useSeq && held:
+		o.Exit, o.Verdict = exit.OK, record.VerdictHeld
 		o.Sentence = fmt.Sprintf("Held: no decay shown (p = %.3g > %.2g; %s). This run would have caught a drop of %.0f points with 80%% power.",
 			cmp.P, alphaOrLevel(alpha, seqLook, seqDecided), dilutedRate(), 100*o.Stats.MinDetectableDrop)
 	default:
-		o.Exit, o.Verdict = exit.OK, VerdictNotEnough
+		o.Exit, o.Verdict = exit.OK, record.VerdictNotEnough
 		more := ""
 		if need := o.Stats.UnitsForEffect; need > n {
 			more = fmt.Sprintf(" About %d conversations in all (%d more, each with its fresh triple) would likely detect a drop of %.0f points.", need, need-n, 100*effect)
@@ -366,14 +308,14 @@ func Decide(r *Run) {
 		}
 		o.Sentence = fmt.Sprintf("Not enough evidence: no decay shown (%s), but this run %s.%s", dilutedRate(), mdd, more)
 	}
-	if o.JudgeErrors > 0 && o.Verdict != VerdictError {
+	if o.JudgeErrors > 0 && o.Verdict != record.VerdictError {
 		o.Notes = append(o.Notes, fmt.Sprintf("%d judged turns ended in judge errors; they count as neither pass nor fail (`vibe-test rejudge` can redo them).", o.JudgeErrors))
 	}
 	if o.Uncertain > 0 {
 		o.Notes = append(o.Notes, fmt.Sprintf("%d judged turns are uncertain (the repeated judgements disagreed); they are left out of the comparison.", o.Uncertain))
 	}
-	if gateStops > 0 && !r.Config.NoBaselineGate && o.Verdict != VerdictBaselineFailed {
-		o.Notes = append(o.Notes, fmt.Sprintf("The baseline failed in %d of %s; the gate stopped them, so the diluted arm holds only %s.", gateStops, plural(n, "conversation", "conversations"), PopGatePassed))
+	if gateStops > 0 && !r.Config.NoBaselineGate && o.Verdict != record.VerdictBaselineFailed {
+		o.Notes = append(o.Notes, fmt.Sprintf("The baseline failed in %d of %s; the gate stopped them, so the diluted arm holds only %s.", gateStops, plural(n, "conversation", "conversations"), record.PopGatePassed))
 	}
 	for _, d := range o.Stats.Dropped {
 		if d.Arm == "diluted" && d.What == "conversations" && d.Reason != "" && !r.Config.NoBaselineGate && gateStops > 0 && strings.HasPrefix(d.Reason, "the baseline") {
@@ -385,16 +327,16 @@ func Decide(r *Run) {
 		o.Notes = append(o.Notes, fmt.Sprintf("%d escape-hatch flags from the judge were downgraded to partial compliance: a must-criterion's deterministic check passed (judge over-calls).", o.OverCalls))
 	}
 	var changes []string
-	for _, arm := range [][]Conversation{r.Conversations, r.Fresh} {
+	for _, arm := range [][]record.Conversation{r.Conversations, r.Fresh} {
 		for i := range arm {
 			if mc := arm[i].ModelChange; mc != "" {
-				changes = append(changes, fmt.Sprintf("MODEL CHANGED in %s %d: %s. A drop here may be the model, not dilution.", map[bool]string{true: "fresh triple", false: "conversation"}[arm[i].Control == ArmFresh], arm[i].Index, mc))
+				changes = append(changes, fmt.Sprintf("MODEL CHANGED in %s %d: %s. A drop here may be the model, not dilution.", map[bool]string{true: "fresh triple", false: "conversation"}[arm[i].Control == record.ArmFresh], arm[i].Index, mc))
 			}
 		}
 	}
 	o.Notes = append(changes, o.Notes...)
 	if r.GateBypassed {
-		o.Notes = append([]string{BypassBanner}, o.Notes...)
+		o.Notes = append([]string{record.BypassBanner}, o.Notes...)
 	}
 	r.Outcome = o
 }
@@ -409,7 +351,7 @@ func plural(n int, one, many string) string {
 
 // anyChance is the sentence beside seed 002's rule: the chance it fires on
 // a stable skill at the reliability measured fresh.
-func anyChance(o Outcome, hasFresh bool, freshRate float64) string {
+func anyChance(o record.Outcome, hasFresh bool, freshRate float64) string {
 	if !hasFresh || o.Stats.Comparison.Fresh.Probes == 0 {
 		return ""
 	}
@@ -417,7 +359,7 @@ func anyChance(o Outcome, hasFresh bool, freshRate float64) string {
 		100*freshRate, 100*o.AnyFailureChance, o.ProbesJudged)
 }
 
-func alphaOrLevel(alpha float64, l Look, seq bool) float64 {
+func alphaOrLevel(alpha float64, l record.Look, seq bool) float64 {
 	if seq {
 		return l.Level
 	}

@@ -1,4 +1,4 @@
-package result
+package record
 
 import (
 	"encoding/json"

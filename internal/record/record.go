@@ -1,7 +1,9 @@
-// Package result is the record of a run (run.json) and what it concludes:
-// each conversation's turns and verdicts, its shape, the run's status, the
-// verdict sentence and the exit code.
-package result
+// Package record is the record of a run as it is kept on disk: run.json's
+// types (each conversation's turns, verdicts and costs, the plan, the
+// outcome) and suite.json's, how both are saved and loaded, and the
+// enumerations they store. It decides nothing: package verdict reads a
+// record and fills in its outcome.
+package record
 
 import (
 	"encoding/json"

@@ -1,47 +1,48 @@
-package result
+package verdict
 
 import (
 	"math"
 	"testing"
 
 	"github.com/vibe-test/vibe-test/internal/judge"
+	"github.com/vibe-test/vibe-test/internal/record"
 )
 
 // fresh builds a fresh triple from results at turns 6, 8, 10.
-func fresh(idx int, results ...string) Conversation {
-	c := Conversation{Index: idx, Control: ArmFresh, Status: StatusCompleted}
+func fresh(idx int, results ...string) record.Conversation {
+	c := record.Conversation{Index: idx, Control: record.ArmFresh, Status: record.StatusCompleted}
 	for i, r := range results {
 		if r == "" {
 			continue
 		}
-		c.Turns = append(c.Turns, Turn{Turn: []int{6, 8, 10}[i], Kind: "probe", Status: TurnOK, Verdict: &judge.Verdict{Result: r}})
+		c.Turns = append(c.Turns, record.Turn{Turn: []int{6, 8, 10}[i], Kind: "probe", Status: record.TurnOK, Verdict: &judge.Verdict{Result: r}})
 	}
 	return c
 }
 
 func TestComputeStats(t *testing.T) {
 	P, F := judge.Pass, judge.Fail
-	r := &Run{}
+	r := &record.Run{}
 	for i := 1; i <= 10; i++ {
-		r.Conversations = append(r.Conversations, conv(i, StatusCompleted, P, P, P, P))
+		r.Conversations = append(r.Conversations, conv(i, record.StatusCompleted, P, P, P, P))
 		r.Fresh = append(r.Fresh, fresh(i, P, P, P))
 	}
 	s := ComputeStats(r, 0.05, 0.3)
 	// Wilson 95% for 10/10: [0.72, 1.00] (STATISTICS.md).
-	if ts := s.PerTurn[0]; ts.N != 10 || math.Round(ts.Lo*100) != 72 || ts.Hi != 1 || ts.Population != PopAll {
+	if ts := s.PerTurn[0]; ts.N != 10 || math.Round(ts.Lo*100) != 72 || ts.Hi != 1 || ts.Population != record.PopAll {
 		t.Errorf("turn 1: %+v", ts)
 	}
 	if s.EffectiveTurn != 10 || s.Comparison.P != 1 || s.Comparison.Diluted.Units != 10 || s.Comparison.Fresh.Units != 10 {
 		t.Errorf("all pass: effective %d, comparison %+v", s.EffectiveTurn, s.Comparison)
 	}
-	if len(s.PerTurn) != 7 || s.PerTurn[4].Arm != "fresh" || s.PerTurn[4].Population != PopFresh || s.PerTurn[1].Population != PopGatePassed {
+	if len(s.PerTurn) != 7 || s.PerTurn[4].Arm != "fresh" || s.PerTurn[4].Population != record.PopFresh || s.PerTurn[1].Population != record.PopGatePassed {
 		t.Errorf("per-turn rows and populations: %+v", s.PerTurn)
 	}
 
 	// The gate's population: a conversation whose baseline failed is not
 	// in the diluted arm, and the rates say so.
-	r = &Run{Conversations: []Conversation{conv(1, StatusCompleted, P, F, F, F), conv(2, StatusBaselineFailed, F)},
-		Fresh: []Conversation{fresh(1, P, P, P), fresh(2, P, P, P)}}
+	r = &record.Run{Conversations: []record.Conversation{conv(1, record.StatusCompleted, P, F, F, F), conv(2, record.StatusBaselineFailed, F)},
+		Fresh: []record.Conversation{fresh(1, P, P, P), fresh(2, P, P, P)}}
 	s = ComputeStats(r, 0.05, 0.3)
 	if s.Comparison.Diluted.Units != 1 || s.Comparison.Testable || s.EffectiveTurn != 1 {
 		t.Errorf("one diluted unit: %+v effective %d", s.Comparison, s.EffectiveTurn)
@@ -55,9 +56,9 @@ func TestComputeStats(t *testing.T) {
 
 	// Errors, judge errors and uncertain probes are dropped and counted,
 	// never scored.
-	c := conv(1, StatusCompleted, P, judge.JudgeError, judge.Uncertain, P)
-	r = &Run{Conversations: []Conversation{c}, Fresh: []Conversation{fresh(1, P, "", P)}}
-	r.Fresh[0].Abandoned = []Turn{{Turn: 8, Kind: "probe", Status: TurnError}}
+	c := conv(1, record.StatusCompleted, P, judge.JudgeError, judge.Uncertain, P)
+	r = &record.Run{Conversations: []record.Conversation{c}, Fresh: []record.Conversation{fresh(1, P, "", P)}}
+	r.Fresh[0].Abandoned = []record.Turn{{Turn: 8, Kind: "probe", Status: record.TurnError}}
 	d, f, dropped := Arms(r, 0)
 	if d[0].Judged != 1 || f[0].Judged != 2 {
 		t.Errorf("units %+v %+v", d, f)

@@ -1,33 +1,16 @@
-package result
+package verdict
 
 import (
 	"fmt"
 
 	"github.com/vibe-test/vibe-test/internal/plan"
-
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/stats"
 )
 
-// ControlStat compares a judged turn of the measured conversations with the
-// same turn of the no-skill control, as unpaired samples: Fisher's exact
-// test. The measured probes are over the conversations whose baseline
-// passed (all of them with the gate bypassed); the control has no gate.
-type ControlStat struct {
-	Control     string  `json:"control"` // no-skill
-	Turn        int     `json:"turn"`
-	Probe       int     `json:"probe,omitempty"`
-	Passes      int     `json:"passes"`
-	N           int     `json:"n"`
-	ControlPass int     `json:"control_passes"`
-	ControlN    int     `json:"control_n"`
-	Lift        float64 `json:"lift"` // measured rate minus the control's
-	P           float64 `json:"p"`    // one-sided Fisher (see Reading)
-	Reading     string  `json:"reading"`
-}
-
 // passCount counts pass/fail verdicts of judged turn k (0: the baseline,
 // else probe k) over conversations.
-func passCount(convs []Conversation, control string, k int) (pass, n int) {
+func passCount(convs []record.Conversation, control string, k int) (pass, n int) {
 	for i := range convs {
 		c := &convs[i]
 		if c.Control != control {
@@ -44,13 +27,13 @@ func passCount(convs []Conversation, control string, k int) (pass, n int) {
 }
 
 // ComputeControls compares the run with its controls.
-func ComputeControls(r *Run) []ControlStat {
-	var out []ControlStat
+func ComputeControls(r *record.Run) []record.ControlStat {
+	var out []record.ControlStat
 	kinds := map[string]bool{}
 	for _, c := range r.Controls {
 		kinds[c.Control] = true
 	}
-	if kinds[ControlNoSkill] {
+	if kinds[record.ControlNoSkill] {
 		// Where the skill earns its lines: the lift over an agent that never
 		// saw it, one-sided (the skill helps).
 		for k := 0; k <= probeCount; k++ {
@@ -58,9 +41,9 @@ func ComputeControls(r *Run) []ControlStat {
 			if k > 0 {
 				turn = plan.ProbeTurns[k-1]
 			}
-			s := ControlStat{Control: ControlNoSkill, Turn: turn, Probe: k}
+			s := record.ControlStat{Control: record.ControlNoSkill, Turn: turn, Probe: k}
 			s.Passes, s.N = passCount(r.Conversations, "", k)
-			s.ControlPass, s.ControlN = passCount(r.Controls, ControlNoSkill, k)
+			s.ControlPass, s.ControlN = passCount(r.Controls, record.ControlNoSkill, k)
 			if s.N == 0 || s.ControlN == 0 {
 				continue
 			}

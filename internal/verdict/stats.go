@@ -1,4 +1,4 @@
-package result
+package verdict
 
 import (
 	"math"
@@ -6,139 +6,17 @@ import (
 
 	"github.com/vibe-test/vibe-test/internal/judge"
 	"github.com/vibe-test/vibe-test/internal/plan"
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/rubric"
 	"github.com/vibe-test/vibe-test/internal/stats"
 )
-
-// Rules: what sets the exit code.
-const (
-	// RuleDilutedVsFresh (the default): exit 1 only when the probes pass
-	// significantly less often in the diluted conversations than the same
-	// probes asked fresh (stats.CompareArms at Alpha). Its false-alarm rate
-	// is measured by the calibrate package.
-	RuleDilutedVsFresh = "diluted-vs-fresh"
-	// RuleAnyProbeFailed is seed 002's rule: exit 1 when, in a
-	// conversation whose baseline passed, any probe failed. It is not a
-	// test: on a skill that passes each probe with probability q it fires
-	// with probability 1 - q^(probes), which the summary prints beside it.
-	RuleAnyProbeFailed = "any-probe-failed"
-)
-
-// Gate values of runs made before the two-arm design (run.json schema 1),
-// read only to redraw them.
-const (
-	GateAny         = "any"
-	GateSignificant = "significant"
-)
-
-// DefaultEffect is the drop in probe pass share (fresh minus diluted) a run
-// aims to detect with 80% power: a run that could have caught it and did
-// not says "held", one that could not says "not enough evidence".
-const DefaultEffect = 0.3
-
-// Population names, printed with every rate.
-const (
-	PopAll        = "all conversations"
-	PopGatePassed = "conversations whose baseline passed"
-	PopFresh      = "fresh sessions"
-)
-
-// TurnStat is one judged turn's pass rate over a stated population, with
-// its Wilson 95% interval.
-type TurnStat struct {
-	// Turn is the turn number, for a probe the median of the turns it was
-	// asked at (a diluted-to schedule asks it wherever its level is
-	// reached); Probe its number (0: the baseline).
-	Turn       int     `json:"turn"`
-	Probe      int     `json:"probe,omitempty"`
-	Arm        string  `json:"arm"` // diluted or fresh
-	Population string  `json:"population"`
-	Passes     int     `json:"passes"`
-	N          int     `json:"n"`
-	Rate       float64 `json:"rate"`
-	Lo         float64 `json:"wilson_lo"`
-	Hi         float64 `json:"wilson_hi"`
-	// ContextTokens is the median context of the counted turns' last call:
-	// how much the model had in front of it when it answered.
-	ContextTokens int64 `json:"context_tokens,omitempty"`
-	// AfterCompaction counts the turns asked on a compacted session.
-	AfterCompaction int `json:"after_compaction,omitempty"`
-}
-
-// ProbeComparison is one probe asked diluted (at its turn) and fresh (as
-// the first message of a new session): a view for the report, not the
-// exit code. P is the one-sided Fisher exact test of "the diluted rate is
-// lower", treating each asking as independent, which is right for the
-// fresh sessions and for one probe turn across conversations.
-type ProbeComparison struct {
-	Turn        int     `json:"turn"` // the median turn it was asked at, diluted
-	Probe       int     `json:"probe,omitempty"`
-	DilutedPass int     `json:"diluted_passes"`
-	DilutedN    int     `json:"diluted_n"`
-	FreshPass   int     `json:"fresh_passes"`
-	FreshN      int     `json:"fresh_n"`
-	Drop        float64 `json:"drop"` // fresh rate minus diluted rate
-	P           float64 `json:"p"`
-	// Decayed: conversations where the probe failed diluted while the same
-	// probe passed in its fresh triple; NeverHandled: failed both ways.
-	Decayed      int `json:"decayed"`
-	NeverHandled int `json:"never_handled"`
-	// ContextTokens is the median context the probe was answered in,
-	// diluted; Level the context level a diluted-to schedule asked it at.
-	ContextTokens int64 `json:"context_tokens,omitempty"`
-	Level         int64 `json:"level,omitempty"`
-	// AfterCompaction counts the diluted askings on a compacted session.
-	AfterCompaction int `json:"after_compaction,omitempty"`
-}
-
-// Dropped says how many units or probes were left out of the comparison,
-// and why. Nothing left out is counted as a pass or a fail.
-type Dropped struct {
-	Arm    string `json:"arm"`
-	What   string `json:"what"` // conversations, fresh triples, probes
-	Count  int    `json:"count"`
-	Reason string `json:"reason"`
-}
-
-// Stats is what the numbers may claim.
-type Stats struct {
-	PerTurn []TurnStat        `json:"per_turn"`
-	Probes  []ProbeComparison `json:"probes,omitempty"`
-	// Comparison is the test behind the exit code (RuleDilutedVsFresh):
-	// per-unit probe pass shares, diluted conversations vs fresh triples.
-	Comparison stats.TwoArm `json:"comparison"`
-	// DilutedPopulation names which conversations the diluted arm holds.
-	DilutedPopulation string    `json:"diluted_population"`
-	Dropped           []Dropped `json:"dropped,omitempty"`
-	Alpha             float64   `json:"alpha"`
-	Effect            float64   `json:"effect"`
-	// MinDetectableDrop is the drop this run would have caught with 80%
-	// power (+Inf, saved as 0, when it could catch none); UnitsForEffect
-	// how many units per arm would catch Effect.
-	MinDetectableDrop float64 `json:"min_detectable_drop"`
-	UnitsForEffect    int     `json:"units_for_effect"`
-	// EffectiveTurn is the last probe turn whose diluted pass rate is still
-	// at least 85% of the same probe's fresh rate (1 when the first probe
-	// already falls below; 0 when nothing can be compared).
-	EffectiveTurn int `json:"effective_turn"`
-	// EffectiveContext is the median context of that probe (0 with
-	// EffectiveTurn 1 or 0).
-	EffectiveContext int64 `json:"effective_context,omitempty"`
-	// NonDiscriminating criteria passed at every judged turn of every
-	// conversation: they cannot tell a decayed agent from a steady one.
-	NonDiscriminating []string `json:"non_discriminating,omitempty"`
-	// CheckAgreement: for criteria with deterministic checks, how often the
-	// model judge agreed with the check.
-	CheckAgreed int `json:"check_agreed"`
-	CheckTotal  int `json:"check_total"`
-}
 
 // probeCount is how many probes a conversation asks.
 var probeCount = len(plan.ProbeTurns)
 
 // judgedAt is a conversation's judged turn number k: 0 the baseline, else
 // probe k.
-func judgedAt(c *Conversation, k int) *Turn {
+func judgedAt(c *record.Conversation, k int) *record.Turn {
 	if k == 0 {
 		return c.TurnAt(1)
 	}
@@ -147,7 +25,7 @@ func judgedAt(c *Conversation, k int) *Turn {
 
 // judgedResult is the pass/fail of judged turn k (0: the baseline, else
 // probe k), with ok false when it has neither.
-func judgedResult(c *Conversation, k int) (pass, ok bool) {
+func judgedResult(c *record.Conversation, k int) (pass, ok bool) {
 	t := judgedAt(c, k)
 	if t == nil {
 		return false, false
@@ -174,7 +52,7 @@ func median(xs []int64) int64 {
 // inDilutedArm reports whether a conversation's probes count in the
 // diluted arm: always when the gate was bypassed, else only when its
 // baseline passed (the gate stopped the others before any probe).
-func inDilutedArm(c *Conversation, bypass bool) bool {
+func inDilutedArm(c *record.Conversation, bypass bool) bool {
 	if bypass {
 		return true
 	}
@@ -185,18 +63,18 @@ func inDilutedArm(c *Conversation, bypass bool) bool {
 // Arms builds the units of the two-arm comparison from the record,
 // counting conversations (diluted) and fresh triples with Index <= upTo
 // (0: all). Dropped says what was left out and why.
-func Arms(r *Run, upTo int) (diluted, fresh []stats.Unit, dropped []Dropped) {
+func Arms(r *record.Run, upTo int) (diluted, fresh []stats.Unit, dropped []record.Dropped) {
 	bypass := r.Config.NoBaselineGate
 	var gateStopped, noDilutedProbe, noFreshProbe int
 	probeDrops := map[string]map[string]int{"diluted": {}, "fresh": {}}
-	unit := func(arm string, c *Conversation) stats.Unit {
+	unit := func(arm string, c *record.Conversation) stats.Unit {
 		u := stats.Unit{}
 		for k := 1; k <= probeCount; k++ {
 			t := c.ShownProbe(k)
 			switch {
 			case t == nil:
 				probeDrops[arm]["not run"]++
-			case t.Status != TurnOK:
+			case t.Status != record.TurnOK:
 				probeDrops[arm]["the turn ended in an error"]++
 			case t.Verdict != nil && t.Verdict.SetupProblem != "":
 				probeDrops[arm][whySetup]++
@@ -245,7 +123,7 @@ func Arms(r *Run, upTo int) (diluted, fresh []stats.Unit, dropped []Dropped) {
 	}
 	add := func(arm, what string, n int, why string) {
 		if n > 0 {
-			dropped = append(dropped, Dropped{Arm: arm, What: what, Count: n, Reason: why})
+			dropped = append(dropped, record.Dropped{Arm: arm, What: what, Count: n, Reason: why})
 		}
 	}
 	add("diluted", "conversations", gateStopped, "the baseline did not pass, so the gate stopped them before any probe")
@@ -265,17 +143,17 @@ func Arms(r *Run, upTo int) (diluted, fresh []stats.Unit, dropped []Dropped) {
 const whySetup = "set-up problem (a required step's call failed in the sandbox)"
 
 // ComputeStats derives the statistics from the record alone.
-func ComputeStats(r *Run, alpha, effect float64) Stats {
-	s := Stats{Alpha: alpha, Effect: effect}
+func ComputeStats(r *record.Run, alpha, effect float64) record.Stats {
+	s := record.Stats{Alpha: alpha, Effect: effect}
 	bypass := r.Config.NoBaselineGate
-	s.DilutedPopulation = PopGatePassed
+	s.DilutedPopulation = record.PopGatePassed
 	if bypass {
-		s.DilutedPopulation = PopAll
+		s.DilutedPopulation = record.PopAll
 	}
 	for k := 0; k <= probeCount; k++ {
-		ts := TurnStat{Probe: k, Arm: "diluted", Population: s.DilutedPopulation}
+		ts := record.TurnStat{Probe: k, Arm: "diluted", Population: s.DilutedPopulation}
 		if k == 0 {
-			ts.Population = PopAll
+			ts.Population = record.PopAll
 		}
 		turns, contexts := make([]int64, 0, len(r.Conversations)), make([]int64, 0, len(r.Conversations))
 		for i := range r.Conversations {
@@ -306,9 +184,9 @@ func ComputeStats(r *Run, alpha, effect float64) Stats {
 		s.PerTurn = append(s.PerTurn, finishRate(ts))
 	}
 	for k := 1; k <= probeCount; k++ {
-		ts := TurnStat{Turn: plan.ProbeTurns[k-1], Probe: k, Arm: "fresh", Population: PopFresh}
+		ts := record.TurnStat{Turn: plan.ProbeTurns[k-1], Probe: k, Arm: "fresh", Population: record.PopFresh}
 		dil := s.PerTurn[k]
-		pc := ProbeComparison{Turn: dil.Turn, Probe: k, ContextTokens: dil.ContextTokens, AfterCompaction: dil.AfterCompaction}
+		pc := record.ProbeComparison{Turn: dil.Turn, Probe: k, ContextTokens: dil.ContextTokens, AfterCompaction: dil.AfterCompaction}
 		if r.Plan != nil {
 			pc.Level = r.Plan.Schedule.Level(k)
 		}
@@ -395,7 +273,7 @@ func ComputeStats(r *Run, alpha, effect float64) Stats {
 	// too is one an agent meets without the skill.
 	hasControl := false
 	for _, c := range r.Controls {
-		hasControl = hasControl || c.Control == ControlNoSkill
+		hasControl = hasControl || c.Control == record.ControlNoSkill
 	}
 	if r.Rubric != nil && (anyFail || hasControl) {
 		s.NonDiscriminating = nonDiscriminating(r, r.Rubric)
@@ -419,7 +297,7 @@ func ComputeStats(r *Run, alpha, effect float64) Stats {
 	return s
 }
 
-func finishRate(ts TurnStat) TurnStat {
+func finishRate(ts record.TurnStat) record.TurnStat {
 	if ts.N > 0 {
 		ts.Rate = float64(ts.Passes) / float64(ts.N)
 	}
@@ -427,11 +305,11 @@ func finishRate(ts TurnStat) TurnStat {
 	return ts
 }
 
-func nonDiscriminating(r *Run, rb *rubric.Rubric) []string {
+func nonDiscriminating(r *record.Run, rb *rubric.Rubric) []string {
 	var out []string
-	convs := append(append([]Conversation{}, r.Conversations...), r.Fresh...)
+	convs := append(append([]record.Conversation{}, r.Conversations...), r.Fresh...)
 	for _, c := range r.Controls {
-		if c.Control == ControlNoSkill {
+		if c.Control == record.ControlNoSkill {
 			convs = append(convs, c)
 		}
 	}

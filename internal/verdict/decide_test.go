@@ -1,0 +1,215 @@
+package verdict
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/vibe-test/vibe-test/internal/judge"
+	"github.com/vibe-test/vibe-test/internal/record"
+)
+
+// conv builds a conversation from results at turns 1, 6, 8, 10 ("" = not run).
+func conv(idx int, status string, results ...string) record.Conversation {
+	c := record.Conversation{Index: idx, Status: status}
+	for i, r := range results {
+		n := []int{1, 6, 8, 10}[i]
+		if r == "" {
+			continue
+		}
+		kind := "probe"
+		if n == 1 {
+			kind = "base"
+		}
+		c.Turns = append(c.Turns, record.Turn{Turn: n, Kind: kind, Status: record.TurnOK, ToolCallCount: 3, Verdict: &judge.Verdict{Result: r}})
+	}
+	for n := len(c.Turns); n < 10 && status == record.StatusCompleted; n++ {
+		c.Turns = append(c.Turns, record.Turn{Turn: 100 + n, Kind: "filler", Status: record.TurnOK})
+	}
+	return c
+}
+
+func TestShapes(t *testing.T) {
+	P, F := judge.Pass, judge.Fail
+	cases := []struct {
+		seq  []string
+		want string
+	}{
+		{[]string{P, P, P, P}, record.ShapeHeld},
+		{[]string{P, P, F, F}, record.ShapeDecayed},
+		{[]string{F, F, F, F}, record.ShapeNeverWorked},
+		{[]string{F, P, P, P}, record.ShapeUnstable},
+		{[]string{P, F, P, F}, record.ShapeUnstable},
+		{[]string{F}, record.ShapeBaselineFailed},
+		{[]string{P, judge.JudgeError, F, F}, record.ShapeDecayed},
+	}
+	for _, c := range cases {
+		cv := conv(1, record.StatusCompleted, c.seq...)
+		if got := ShapeOf(&cv); got != c.want {
+			t.Errorf("%v: %q, want %q", c.seq, got, c.want)
+		}
+	}
+}
+
+// withFresh adds a fresh triple per conversation with the given results.
+func withFresh(convs []record.Conversation, results ...string) *record.Run {
+	r := &record.Run{Conversations: convs}
+	for i := range convs {
+		r.Fresh = append(r.Fresh, fresh(i+1, results...))
+	}
+	return r
+}
+
+func TestDecideExitCodes(t *testing.T) {
+	P, F, E := judge.Pass, judge.Fail, judge.JudgeError
+	many := func(n int, c func(i int) record.Conversation) []record.Conversation {
+		var out []record.Conversation
+		for i := 1; i <= n; i++ {
+			out = append(out, c(i))
+		}
+		return out
+	}
+	cases := []struct {
+		name string
+		run  *record.Run
+		exit int
+		want string
+	}{
+		{"two all-pass: not enough to say held", withFresh([]record.Conversation{conv(1, record.StatusCompleted, P, P, P, P), conv(2, record.StatusCompleted, P, P, P, P)}, P, P, P), 0, record.VerdictNotEnough},
+		{"one decayed of two: noise, not decay", withFresh([]record.Conversation{conv(1, record.StatusCompleted, P, P, F, F), conv(2, record.StatusCompleted, P, P, P, P)}, P, P, P), 0, record.VerdictNotEnough},
+		{"collapse in five against fresh passes", withFresh(many(5, func(i int) record.Conversation { return conv(i, record.StatusCompleted, P, F, F, F) }), P, P, P), 1, record.VerdictDecay},
+		{"same collapse fresh: a probe the skill never handles", withFresh(many(5, func(i int) record.Conversation { return conv(i, record.StatusCompleted, P, F, F, F) }), F, F, F), 0, record.VerdictNotEnough},
+		{"held at 12", withFresh(many(12, func(i int) record.Conversation { return conv(i, record.StatusCompleted, P, P, P, P) }), P, P, P), 0, record.VerdictHeld},
+		{"gate", withFresh([]record.Conversation{conv(1, record.StatusBaselineFailed, F)}, P, P, P), 2, record.VerdictBaselineFailed},
+		{"a failed baseline in a minority is not exit 2", withFresh([]record.Conversation{conv(1, record.StatusCompleted, P, P, P, P), conv(2, record.StatusCompleted, P, P, P, P), conv(3, record.StatusBaselineFailed, F)}, P, P, P), 0, record.VerdictNotEnough},
+		{"bypassed gate, flat fail", withFresh([]record.Conversation{conv(1, record.StatusCompleted, F, F, F, F)}, P, P, P), 2, record.VerdictBaselineFailed},
+		{"judge error is neither", withFresh([]record.Conversation{conv(1, record.StatusCompleted, P, E, P, P), conv(2, record.StatusCompleted, P, P, P, P)}, P, P, P), 3, record.VerdictError},
+		{"conversation error", withFresh([]record.Conversation{conv(1, record.StatusError, P)}, P, P, P), 3, record.VerdictError},
+		{"interrupted", withFresh([]record.Conversation{conv(1, record.StatusInterrupted, P)}, P, P, P), 130, record.VerdictInterrupted},
+		{"no fresh arm (an old run)", &record.Run{Conversations: []record.Conversation{conv(1, record.StatusCompleted, P, F, F, F)}}, 2, record.VerdictNotComparable},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			Decide(c.run)
+			if c.run.Outcome.Exit != c.exit || c.run.Outcome.Verdict != c.want {
+				t.Fatalf("exit %d verdict %s (%s), want %d %s", c.run.Outcome.Exit, c.run.Outcome.Verdict, c.run.Outcome.Sentence, c.exit, c.want)
+			}
+		})
+	}
+	r := &record.Run{Conversations: []record.Conversation{conv(1, record.StatusBaselineFailed, F), conv(2, record.StatusBaselineFailed, F)}}
+	Decide(r)
+	if r.Status != record.StatusBaselineFailed {
+		t.Errorf("every conversation at the gate: status %s", r.Status)
+	}
+}
+
+// A run that could have caught a 30-point drop and did not says held, with
+// the drop it could have caught; seed 002's rule on the same run says what
+// it is and how often it fires on a stable skill.
+func TestHeldAndSeedRule(t *testing.T) {
+	P, F := judge.Pass, judge.Fail
+	r := &record.Run{}
+	for i := 1; i <= 30; i++ {
+		c := conv(i, record.StatusCompleted, P, P, P, P)
+		if i%5 == 0 {
+			c = conv(i, record.StatusCompleted, P, P, F, P)
+		}
+		r.Conversations = append(r.Conversations, c)
+		fr := fresh(i, P, P, P)
+		if i%5 == 1 {
+			fr = fresh(i, P, F, P)
+		}
+		r.Fresh = append(r.Fresh, fr)
+	}
+	Decide(r)
+	o := r.Outcome
+	if o.Exit != 0 || o.Verdict != record.VerdictHeld || !strings.Contains(o.Sentence, "would have caught a drop of") {
+		t.Fatalf("%d %s: %s", o.Exit, o.Verdict, o.Sentence)
+	}
+	r.Config.Rule = record.RuleAnyProbeFailed
+	Decide(r)
+	o = r.Outcome
+	if o.Exit != 1 || !strings.Contains(o.Sentence, "not a test") || !strings.Contains(o.Sentence, "fires") {
+		t.Fatalf("seed rule: %d %s", o.Exit, o.Sentence)
+	}
+	// 84 of 90 fresh probes passed (0.9333), 90 judged diluted probes:
+	// 1 - 0.9333^90.
+	want := 1 - math.Pow(84.0/90, 90)
+	if math.Abs(o.AnyFailureChance-want) > 1e-9 {
+		t.Errorf("chance %v, want %v", o.AnyFailureChance, want)
+	}
+}
+
+// The sequential looks are replayed from the record, so the verdict
+// follows from the data whoever wrote the looks.
+func TestSequentialReplay(t *testing.T) {
+	P, F := judge.Pass, judge.Fail
+	r := &record.Run{Config: record.Config{Alpha: 0.05}, Sequential: &record.Sequential{Alpha: 0.05, Max: 20, Batch: 4, Effect: 0.3}}
+	for i := 1; i <= 8; i++ {
+		r.Conversations = append(r.Conversations, conv(i, record.StatusCompleted, P, F, F, F))
+		r.Fresh = append(r.Fresh, fresh(i, P, P, P))
+		if i%4 == 0 {
+			Observe(r.Sequential, r)
+		}
+	}
+	if InterimLevel(r.Sequential) != 0.001 || math.Abs(FinalLevel(r.Sequential)-0.046) > 1e-12 {
+		t.Errorf("levels %v %v", InterimLevel(r.Sequential), FinalLevel(r.Sequential))
+	}
+	Decide(r)
+	if r.Outcome.Exit != 1 || !strings.Contains(r.Outcome.Sentence, "sequentially") {
+		t.Fatalf("%d %s", r.Outcome.Exit, r.Outcome.Sentence)
+	}
+	// A rejudge that turns every diluted probe into a pass undoes it.
+	for i := range r.Conversations {
+		for k := range r.Conversations[i].Turns {
+			if r.Conversations[i].Turns[k].Verdict != nil {
+				r.Conversations[i].Turns[k].Verdict.Result = P
+			}
+		}
+	}
+	Decide(r)
+	if r.Outcome.Exit != 0 {
+		t.Errorf("after rejudge: %d %s", r.Outcome.Exit, r.Outcome.Sentence)
+	}
+}
+
+func TestStoppedConsulting(t *testing.T) {
+	c := conv(1, record.StatusCompleted, judge.Pass, judge.Pass, judge.Pass, judge.Pass)
+	c.Turns[0].ToolCallCount = 14
+	c.Turns[1].ToolCallCount = 0
+	c.Turns[2].ToolCallCount = 1
+	c.Turns[3].ToolCallCount = 12
+	r := &record.Run{Conversations: []record.Conversation{c}}
+	Decide(r)
+	if got := len(r.Outcome.StoppedConsulting); got != 2 {
+		t.Fatalf("%v", r.Outcome.StoppedConsulting)
+	}
+}
+
+// A schema-1 record's undiluted controls are exactly a fresh arm: Load
+// makes them one, so such a run gets today's verdict.
+func TestLoadMigratesUndilutedControls(t *testing.T) {
+	P, F := judge.Pass, judge.Fail
+	r := &record.Run{SchemaVersion: 1, Status: record.StatusCompleted}
+	for i := 1; i <= 4; i++ {
+		r.Conversations = append(r.Conversations, conv(i, record.StatusCompleted, P, F, F, F))
+		u := fresh(i, P, P, P)
+		u.Control = record.ControlUndiluted
+		r.Controls = append(r.Controls, u)
+	}
+	dir := t.TempDir()
+	if err := record.Save(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	got, err := record.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Fresh) != 4 || len(got.Controls) != 0 || got.Fresh[0].Control != record.ArmFresh {
+		t.Fatalf("fresh %d controls %d", len(got.Fresh), len(got.Controls))
+	}
+	Decide(got)
+	if got.Outcome.Exit != 1 {
+		t.Errorf("%d %s", got.Outcome.Exit, got.Outcome.Sentence)
+	}
+}
