@@ -28,4 +28,3 @@ func TestSaveLoad(t *testing.T) {
 		t.Errorf("newer schema: %v", err)
 	}
 }
-
