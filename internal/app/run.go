@@ -56,14 +56,11 @@ func runFlagSet() []cli.Flag {
 		&cli.Int64Flag{Name: "seed", Usage: "filler selection seed, recorded in plan.json", DefaultText: "random"},
 		&cli.StringSliceFlag{Name: "pass-env", Usage: "also pass this environment `variable` to the agent"},
 		&cli.StringFlag{Name: "rule", Value: record.RuleDilutedVsFresh, Usage: "what sets exit 1: `diluted-vs-fresh|any-probe-failed` (the first when the probes pass significantly less often diluted than fresh, at --alpha; the second when any probe failed after a passed baseline, not a test)"},
-		&cli.StringFlag{Name: "gate", Hidden: true, Usage: "replaced by --rule (any = any-probe-failed, significant = diluted-vs-fresh)"},
 		&cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "the false-alarm rate of --rule diluted-vs-fresh"},
 		&cli.Float64Flag{Name: "effect", Value: record.DefaultEffect, Usage: "the drop in probe pass rate (0-1) worth catching: a run that could catch it with 80% power and did not says held, otherwise not enough evidence"},
 		&cli.StringSliceFlag{Name: "control", Usage: "also run a control: `no-skill` (same schedule, no skill installed); repeatable. (Each probe is always asked fresh as well: that is the comparison.)"},
 		&cli.BoolFlag{Name: "until-decided", Usage: "add --conversations (with their fresh sessions) at a time until decay is shown, the skill held, or --max-conversations is reached"},
 		&cli.IntFlag{Name: "max-conversations", Value: 20, Usage: "the cap of --until-decided"},
-		&cli.Float64Flag{Name: "noise-floor", Hidden: true},
-		&cli.Float64Flag{Name: "beta", Hidden: true},
 		&cli.IntFlag{Name: "judge-repeats", Value: 1, Usage: "judge each turn this many times; disagreeing verdicts make the turn uncertain"},
 		&cli.Float64Flag{Name: "max-budget-usd", Usage: "stop starting turns once the run has spent this much (agent, rubric, plan and judge)", DefaultText: "no limit"},
 		&cli.IntFlag{Name: "turn-retries", Value: 3, Usage: "rerun a turn this often after the CLI's own retries give up on a transient API error"},
@@ -118,9 +115,8 @@ func scheduleFlags(c *cli.Context, o *engine.Settings) error {
 	return nil
 }
 
-// optionsFrom reads the flags; warn hears about flags that still work but
-// changed meaning.
-func optionsFrom(c *cli.Context, warn io.Writer) (Options, error) {
+// optionsFrom reads the flags.
+func optionsFrom(c *cli.Context) (Options, error) {
 	o := Options{Settings: engine.Settings{
 		SkillPath: c.Args().First(), ConfigPath: c.String("config"), RubricPath: c.String("rubric"),
 		OutDir: c.String("out"), Conversations: c.Int("conversations"), Concurrency: c.Int("concurrency"),
@@ -153,25 +149,6 @@ func optionsFrom(c *cli.Context, warn io.Writer) (Options, error) {
 	if o.MaxRetries < 0 || o.MaxRetries > 20 {
 		return o, fmt.Errorf("--max-retries: %d, expected 0 to 20", o.MaxRetries)
 	}
-	for _, name := range []string{"noise-floor", "beta"} {
-		if c.IsSet(name) {
-			return o, fmt.Errorf("--%s: no longer used: --until-decided now spends --alpha over its looks and needs no noise floor or miss rate (see README, \"Stopping early\")", name)
-		}
-	}
-	if g := c.String("gate"); g != "" {
-		if c.IsSet("rule") {
-			return o, fmt.Errorf("--gate: replaced by --rule; give only --rule")
-		}
-		switch g {
-		case record.GateAny:
-			o.Rule = record.RuleAnyProbeFailed
-		case record.GateSignificant:
-			o.Rule = record.RuleDilutedVsFresh
-		default:
-			return o, fmt.Errorf("--gate: %q, expected %q or %q (and --gate is replaced by --rule)", g, record.GateAny, record.GateSignificant)
-		}
-		fmt.Fprintf(warn, "warning: --gate %s is replaced by --rule %s\n", g, o.Rule)
-	}
 	if o.Rule != record.RuleDilutedVsFresh && o.Rule != record.RuleAnyProbeFailed {
 		return o, fmt.Errorf("--rule: %q, expected %q or %q", o.Rule, record.RuleDilutedVsFresh, record.RuleAnyProbeFailed)
 	}
@@ -201,20 +178,11 @@ func optionsFrom(c *cli.Context, warn io.Writer) (Options, error) {
 	if o.Alpha <= 0 || o.Alpha >= 0.5 {
 		return o, fmt.Errorf("--alpha: %v, expected a level between 0 and 0.5", o.Alpha)
 	}
-	var controls []string
 	for _, k := range o.Controls {
-		switch k {
-		case record.ControlNoSkill:
-			controls = append(controls, k)
-		case record.ControlUndiluted:
-			// Every run asks each probe fresh now; accepted so old CI lines
-			// keep working.
-			fmt.Fprintln(warn, "note: --control undiluted is now part of every run (the fresh arm); the flag is ignored")
-		default:
+		if k != record.ControlNoSkill {
 			return o, fmt.Errorf("--control: %q, expected %q", k, record.ControlNoSkill)
 		}
 	}
-	o.Controls = controls
 	if o.JudgeRepeats < 1 || o.JudgeRepeats > 9 {
 		return o, fmt.Errorf("--judge-repeats: %d, expected 1 to 9", o.JudgeRepeats)
 	}
@@ -234,7 +202,7 @@ func optionsFrom(c *cli.Context, warn io.Writer) (Options, error) {
 }
 
 func runCommand(c *cli.Context, stdio IO) error {
-	o, err := optionsFrom(c, stdio.Stderr)
+	o, err := optionsFrom(c)
 	if err != nil {
 		return exit.With(exit.Tool, err)
 	}
