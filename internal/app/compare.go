@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -18,18 +19,33 @@ import (
 	"github.com/vibe-test/vibe-test/internal/term"
 )
 
-// compareCommand applies the compare package's rule between skill
-// versions: the last argument is the candidate run, the others are base
-// runs, pooled. Exit 0 accepts, 1 rejects, 2 cannot decide, 3 bad input.
-func compareCommand(c *cli.Context, stdio IO) error {
-	args := c.Args().Slice()
-	if len(args) < 2 {
-		return exit.Errorf(exit.Tool, "compare: expected BASE_RUN [BASE_RUN2 ...] CANDIDATE_RUN, got %d arguments", len(args))
+func compareFlags() []cli.Flag {
+	return []cli.Flag{&cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "the chance of rejecting an unchanged skill"}}
+}
+
+// CompareOptions are `vibe-test compare`'s.
+type CompareOptions struct {
+	// Runs are the run folders: the base runs, pooled, then the candidate.
+	Runs  []string
+	Alpha float64
+}
+
+func compareOptions(c *cli.Context) (CompareOptions, error) {
+	o := CompareOptions{Runs: c.Args().Slice(), Alpha: c.Float64("alpha")}
+	if len(o.Runs) < 2 {
+		return o, exit.Errorf(exit.Tool, "compare: expected BASE_RUN [BASE_RUN2 ...] CANDIDATE_RUN, got %d arguments", len(o.Runs))
 	}
-	alpha := c.Float64("alpha")
-	if alpha <= 0 || alpha >= 0.5 {
-		return exit.Errorf(exit.Tool, "compare: --alpha: %v, expected a level between 0 and 0.5", alpha)
+	if o.Alpha <= 0 || o.Alpha >= 0.5 {
+		return o, exit.Errorf(exit.Tool, "compare: --alpha: %v, expected a level between 0 and 0.5", o.Alpha)
 	}
+	return o, nil
+}
+
+// runCompare applies the compare package's rule between skill versions:
+// the last run is the candidate, the others are base runs, pooled. Exit 0
+// accepts, 1 rejects, 2 cannot decide, 3 bad input.
+func runCompare(_ context.Context, o CompareOptions, stdio IO) error {
+	args, alpha := o.Runs, o.Alpha
 	seen := map[string]string{}
 	runs := make([]comparedRun, 0, len(args))
 	for _, dir := range args {

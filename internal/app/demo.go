@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -32,16 +33,31 @@ func demoFlags() []cli.Flag {
 	}
 }
 
-// demoCommand runs the bundled skill against the scripted model with the
-// real CLI. It needs no credentials and makes no network call beyond
-// 127.0.0.1. It exits 0 when the demo ran as designed and says which exit
-// code a real run with these results would give.
-func demoCommand(c *cli.Context, stdio IO) error {
-	personas := strings.Split(c.String("personas"), ",")
-	mode := c.String("session")
-	if err := claude.CheckSessionMode(mode); err != nil {
-		return exit.With(exit.Tool, err)
+// DemoOptions are `vibe-test demo`'s.
+type DemoOptions struct {
+	Out         string   // the run folder ("": a new one under ./vibe-runs)
+	Personas    []string // the scripted agent's, one per conversation
+	KeepSandbox bool
+	SessionMode string
+}
+
+func demoOptions(c *cli.Context) (DemoOptions, error) {
+	o := DemoOptions{
+		Out: c.String("out"), Personas: strings.Split(c.String("personas"), ","),
+		KeepSandbox: c.Bool("keep-sandbox"), SessionMode: c.String("session"),
 	}
+	if err := claude.CheckSessionMode(o.SessionMode); err != nil {
+		return o, exit.With(exit.Tool, err)
+	}
+	return o, nil
+}
+
+// runDemo runs the bundled skill against the scripted model with the real
+// CLI. It needs no credentials and makes no network call beyond 127.0.0.1.
+// It exits 0 when the demo ran as designed and says which exit code a real
+// run with these results would give.
+func runDemo(ctx context.Context, o DemoOptions, stdio IO) error {
+	personas := o.Personas
 	claudePath, claudeHow, err := engine.LocateClaude(stdio.Env, engine.PinnedDirs())
 	if err != nil {
 		return exit.Errorf(exit.Tool, "the demo runs the real claude CLI: %v", err)
@@ -66,15 +82,14 @@ func demoCommand(c *cli.Context, stdio IO) error {
 	}
 	env := DemoEnv(stdio.Env, srv.URL())
 	fmt.Fprintf(stdio.Stderr, "vibe-test demo: scripted model on %s, personas %s (one per conversation, in order)\n", srv.URL(), strings.Join(personas, ", "))
-	r, err := execute(c.Context, Options{Settings: engine.Settings{
-		SkillPath: paths.Skill, ConfigPath: paths.Config, OutDir: c.String("out"),
-		Args:          demoArgs(personas),
+	r, err := execute(ctx, engine.Settings{
+		SkillPath: paths.Skill, ConfigPath: paths.Config, OutDir: o.Out,
+		Args:          demo.Args(personas),
 		Conversations: len(personas), Concurrency: 1, // in order, so conversation N gets persona N
 		TurnTimeout: demoTurnTimeout, Grace: engine.DefaultGrace, MaxRetries: 1, Seed: 1,
 		TurnRetries: 1, RetryBackoff: time.Second,
-		KeepSandbox: c.Bool("keep-sandbox"), CacheDir: dir + "/cache", SessionMode: mode,
-	}, Output: output{styled: stdio.Styled && envValue(stdio.Env, "NO_COLOR") == ""},
-	}, IO{Env: env, Stdout: stdio.Stdout, Stderr: stdio.Stderr, Styled: stdio.Styled})
+		KeepSandbox: o.KeepSandbox, CacheDir: dir + "/cache", SessionMode: o.SessionMode,
+	}, Output{}, IO{Env: env, Stdout: stdio.Stdout, Stderr: stdio.Stderr, Styled: stdio.Styled})
 	if exit.Code(err) == exit.Interrupted {
 		// The demo's skill and scripted model die with this process, so
 		// the run cannot be resumed: no sandbox is kept for it either.
@@ -117,16 +132,6 @@ func pinnedHow(path, how string) string {
 		return how
 	}
 	return "the pinned install in " + filepath.Join(strings.TrimSuffix(path, suffix), "tools")
-}
-
-// demoArgs is what a demo run records as its arguments; isDemoRun reads it
-// back, so resume and rejudge can say why a demo run cannot be continued.
-func demoArgs(personas []string) []string {
-	return []string{"demo", "--personas", strings.Join(personas, ",")}
-}
-
-func isDemoRun(r *record.Run) bool {
-	return len(r.Config.Args) > 0 && r.Config.Args[0] == "demo"
 }
 
 // removeSandboxes deletes the sandboxes a run still records (an interrupted

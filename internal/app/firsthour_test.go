@@ -93,8 +93,8 @@ func TestFinished(t *testing.T) {
 			t.Errorf("%s: has work left to resume", name)
 		}
 	}
-	if !isDemoRun(&record.Run{Config: record.Config{Args: demoArgs([]string{"steady"})}}) || isDemoRun(&record.Run{Config: record.Config{Args: []string{"./demo"}}}) {
-		t.Error("isDemoRun")
+	if !demo.IsRun(&record.Run{Config: record.Config{Args: demo.Args([]string{"steady"})}}) || demo.IsRun(&record.Run{Config: record.Config{Args: []string{"./demo"}}}) {
+		t.Error("demo.IsRun")
 	}
 }
 

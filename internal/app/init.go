@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,10 +15,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/vibe-test/vibe-test/internal/atomicfile"
 	"github.com/vibe-test/vibe-test/internal/claude"
 	"github.com/vibe-test/vibe-test/internal/engine"
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/plan"
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/rubric"
 	"github.com/vibe-test/vibe-test/internal/skill"
 	"github.com/vibe-test/vibe-test/internal/term"
@@ -30,19 +33,30 @@ func initFlags() []cli.Flag {
 	}
 }
 
-// initCommand drafts a vibe-test.yaml beside a SKILL.md: the base task and
+// InitOptions are `vibe-test init`'s.
+type InitOptions struct {
+	Skill      string // the SKILL.md or its folder
+	Force      bool   // replace an existing vibe-test.yaml
+	JudgeModel string // "": the CLI's default
+}
+
+func initOptions(c *cli.Context) (InitOptions, error) {
+	if c.NArg() != 1 {
+		return InitOptions{}, exit.Errorf(exit.Tool, "init: expected one path to a SKILL.md or its folder, got %d arguments", c.NArg())
+	}
+	return InitOptions{Skill: c.Args().First(), Force: c.Bool("force"), JudgeModel: c.String("judge-model")}, nil
+}
+
+// runInit drafts a vibe-test.yaml beside a SKILL.md: the base task and
 // three probes from one cold call, the rubric (extracted or cached) shown as
 // a comment block for review. An existing config is kept unless --force.
-func initCommand(c *cli.Context, stdio IO) error {
-	if c.NArg() != 1 {
-		return exit.Errorf(exit.Tool, "init: expected one path to a SKILL.md or its folder, got %d arguments", c.NArg())
-	}
-	sk, err := skill.Load(c.Args().First())
+func runInit(ctx context.Context, o InitOptions, stdio IO) error {
+	sk, err := skill.Load(o.Skill)
 	if err != nil {
 		return exit.With(exit.Tool, err)
 	}
 	target := filepath.Join(sk.Dir, plan.ConfigName)
-	force := c.Bool("force")
+	force := o.Force
 	if _, err := os.Lstat(target); err == nil && !force {
 		return exit.Errorf(exit.Tool, "%s: already exists, not overwritten (pass --force to replace it)", target)
 	}
@@ -50,10 +64,9 @@ func initCommand(c *cli.Context, stdio IO) error {
 	if err != nil {
 		return exit.With(exit.Tool, err)
 	}
-	model := c.String("judge-model")
+	model := o.JudgeModel
 	caller := engine.ColdCaller(binary, stdio.Env, claude.HasCredentials(stdio.Env), 2, 10*time.Minute, engine.DefaultGrace)
-	ctx := c.Context
-	fmt.Fprintf(stdio.Stderr, "vibe-test: drafting the tasks and extracting the rubric of %s (model %s)\n", sk.Name, modelName(model))
+	fmt.Fprintf(stdio.Stderr, "vibe-test: drafting the tasks and extracting the rubric of %s (model %s)\n", sk.Name, engine.ModelName(model))
 
 	var (
 		pl        *plan.Plan
@@ -95,7 +108,7 @@ func initCommand(c *cli.Context, stdio IO) error {
 
 	text := ConfigText(sk, pl, rb, model, time.Now().UTC())
 	// The file is checked to load before it takes the config's name.
-	tmp, err := writeTemp(sk.Dir, "."+plan.ConfigName+".*", []byte(text))
+	tmp, err := atomicfile.WriteTemp(sk.Dir, "."+plan.ConfigName+".*", []byte(text))
 	if err != nil {
 		return exit.With(exit.Tool, err)
 	}
@@ -106,7 +119,7 @@ func initCommand(c *cli.Context, stdio IO) error {
 	if force {
 		err = os.Rename(tmp, target)
 	} else {
-		err = linkNew(tmp, target, []byte(text))
+		err = atomicfile.LinkNew(tmp, target, []byte(text), record.FileMode)
 		if errors.Is(err, fs.ErrExist) {
 			return exit.Errorf(exit.Tool, "%s: already exists, not overwritten (pass --force to replace it)", target)
 		}

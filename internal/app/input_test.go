@@ -117,8 +117,7 @@ func good0(dir string) string {
 }
 
 func TestReorderFlagsAfterPath(t *testing.T) {
-	var action func() error
-	a := newApp(IO{}, &action)
+	a := newApp(IO{}, &chosen{})
 	got := reorder(a, []string{"vibe-test", "./SKILL.md", "--no-baseline-gate", "--conversations", "3", "--out=x"})
 	want := "vibe-test --no-baseline-gate --conversations 3 --out=x ./SKILL.md"
 	if strings.Join(got, " ") != want {

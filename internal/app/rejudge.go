@@ -1,13 +1,9 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,7 +14,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/vibe-test/vibe-test/internal/atomicfile"
 	"github.com/vibe-test/vibe-test/internal/claude"
+	"github.com/vibe-test/vibe-test/internal/demo"
 	"github.com/vibe-test/vibe-test/internal/engine"
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/judge"
@@ -58,25 +56,41 @@ type TurnVerdict struct {
 // rejudgeConcurrency bounds the judge calls running at once.
 const rejudgeConcurrency = 4
 
-// rejudgeCommand judges a saved run's turns again from their transcripts,
-// with the run's rubric or another, and writes the verdicts beside the old
-// ones. run.json is only read.
-func rejudgeCommand(c *cli.Context, stdio IO) error {
+// RejudgeOptions are `vibe-test rejudge`'s.
+type RejudgeOptions struct {
+	Dir        string  // the run's folder, or a suite's
+	Rubric     string  // a rubric file to judge against ("": the run's own)
+	JudgeModel *string // the judge model (nil: the run's)
+}
+
+func rejudgeOptions(c *cli.Context) (RejudgeOptions, error) {
 	if c.NArg() != 1 {
-		return exit.Errorf(exit.Tool, "rejudge: expected one RUN_DIR, got %d arguments", c.NArg())
+		return RejudgeOptions{}, exit.Errorf(exit.Tool, "rejudge: expected one RUN_DIR, got %d arguments", c.NArg())
 	}
-	dir := c.Args().First()
-	if record.IsSuite(dir) {
-		return rejudgeSuite(c, dir, stdio)
+	o := RejudgeOptions{Dir: c.Args().First(), Rubric: c.String("rubric")}
+	if c.IsSet("judge-model") {
+		m := c.String("judge-model")
+		o.JudgeModel = &m
 	}
-	return rejudgeRun(c, dir, stdio)
+	return o, nil
+}
+
+// runRejudge judges a saved run's turns again from their transcripts, with
+// the run's rubric or another, and writes the verdicts beside the old ones.
+// run.json is only read.
+func runRejudge(ctx context.Context, o RejudgeOptions, stdio IO) error {
+	if record.IsSuite(o.Dir) {
+		return rejudgeSuite(ctx, o, stdio)
+	}
+	return rejudgeRun(ctx, o.Dir, o, stdio)
 }
 
 // rejudgeSuite judges every skill of a suite folder again, one skill after
 // the other, each with its own run's rubric (one --rubric cannot fit every
 // skill), and exits with the worst code (record.WorstExit).
-func rejudgeSuite(c *cli.Context, dir string, stdio IO) error {
-	if c.IsSet("rubric") {
+func rejudgeSuite(ctx context.Context, o RejudgeOptions, stdio IO) error {
+	dir := o.Dir
+	if o.Rubric != "" {
 		return exit.Errorf(exit.Tool, "--rubric: not for a suite folder: each skill is judged again with its own run's rubric (rejudge SUITE_DIR/<skill> takes --rubric)")
 	}
 	idx, err := record.LoadSuite(dir)
@@ -87,7 +101,7 @@ func rejudgeSuite(c *cli.Context, dir string, stdio IO) error {
 	var failed []string
 	for _, e := range idx.Skills {
 		fmt.Fprintf(stdio.Stdout, "== %s\n", term.Line(e.Name))
-		err := rejudgeRun(c, runDir(dir, e), stdio)
+		err := rejudgeRun(ctx, e.Dir(dir), o, stdio)
 		if err != nil {
 			fmt.Fprintf(stdio.Stderr, "vibe-test: %s: %s\n", term.Line(e.Name), term.Line(err.Error()))
 			failed = append(failed, e.Name)
@@ -105,16 +119,16 @@ func rejudgeSuite(c *cli.Context, dir string, stdio IO) error {
 }
 
 // rejudgeRun judges one run folder's turns again.
-func rejudgeRun(c *cli.Context, dir string, stdio IO) error {
+func rejudgeRun(ctx context.Context, dir string, o RejudgeOptions, stdio IO) error {
 	r, err := record.Load(dir)
 	if err != nil {
 		return exit.With(exit.Tool, err)
 	}
-	if isDemoRun(r) {
+	if demo.IsRun(r) {
 		return exit.Errorf(exit.Tool, "%s: a demo run was judged by the demo's scripted model, which existed only while it ran, and cannot be judged again: run `%s demo` for a new one", dir, stdio.prog())
 	}
 	rb := r.Rubric
-	if p := c.String("rubric"); p != "" {
+	if p := o.Rubric; p != "" {
 		if rb, err = rubric.Load(p); err != nil {
 			return exit.With(exit.Tool, err)
 		}
@@ -124,8 +138,8 @@ func rejudgeRun(c *cli.Context, dir string, stdio IO) error {
 		return exit.Errorf(exit.Tool, "%s: the rubric in run.json: %v", dir, err)
 	}
 	judgeModel := r.Config.JudgeModel
-	if c.IsSet("judge-model") {
-		judgeModel = c.String("judge-model")
+	if o.JudgeModel != nil {
+		judgeModel = *o.JudgeModel
 	}
 
 	// Both arms are judged again: a comparison of diluted probes judged by
@@ -159,9 +173,8 @@ func rejudgeRun(c *cli.Context, dir string, stdio IO) error {
 		Rubric: rb, Model: judgeModel,
 	}
 	fmt.Fprintf(stdio.Stderr, "vibe-test: judging %d turns of %s again (rubric %s, judge model %s)\n",
-		len(targets), dir, rubricName(rb, c.String("rubric") != ""), modelName(judgeModel))
+		len(targets), dir, rubricName(rb, o.Rubric != ""), modelName(judgeModel))
 
-	ctx := c.Context
 	// A refused key would be refused for every turn: the first refusal
 	// stops the others.
 	jctx, refuse := context.WithCancel(ctx)
@@ -208,7 +221,7 @@ func rejudgeRun(c *cli.Context, dir string, stdio IO) error {
 	if err != nil {
 		return exit.With(exit.Tool, err)
 	}
-	path, err := writeFirstFree(dir, func(n int) string { return fmt.Sprintf("verdicts-%d.json", n+2) }, append(b, '\n'))
+	path, err := atomicfile.WriteFirstFree(dir, func(n int) string { return fmt.Sprintf("verdicts-%d.json", n+2) }, append(b, '\n'), record.FileMode)
 	if err != nil {
 		return exit.With(exit.Tool, err)
 	}
@@ -344,80 +357,6 @@ func outcomeWith(r *record.Run, edit func(*record.Run)) record.Outcome {
 	}
 	verdict.Decide(&cp)
 	return cp.Outcome
-}
-
-// writeFirstFree writes data under dir with the first of name(0), name(1),
-// ... that does not exist yet, and returns its path. An existing file is
-// never written over, even by a concurrent writer: the content is written to
-// a temp file and hard-linked into place (or created exclusively where links
-// are not supported).
-func writeFirstFree(dir string, name func(int) string, data []byte) (string, error) {
-	tmp, err := writeTemp(dir, "."+name(0)+".*", data)
-	if err != nil {
-		return "", err
-	}
-	defer os.Remove(tmp)
-	for i := 0; i < 10000; i++ {
-		path := filepath.Join(dir, name(i))
-		err := linkNew(tmp, path, data)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return "", fmt.Errorf("writing %s: %w", path, err)
-		}
-		return path, nil
-	}
-	return "", fmt.Errorf("writing into %s: no free name after %s", dir, name(9999))
-}
-
-// writeTemp writes data to a new synced temp file in dir.
-func writeTemp(dir, pattern string, data []byte) (string, error) {
-	f, err := os.CreateTemp(dir, pattern)
-	if err != nil {
-		return "", fmt.Errorf("writing into %s: %w", dir, err)
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return "", fmt.Errorf("writing %s: %w", f.Name(), err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return "", fmt.Errorf("syncing %s: %w", f.Name(), err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return "", fmt.Errorf("writing %s: %w", f.Name(), err)
-	}
-	return f.Name(), nil
-}
-
-// linkNew gives the finished temp file the name path, failing with
-// fs.ErrExist when path exists.
-func linkNew(tmp, path string, data []byte) error {
-	err := os.Link(tmp, path)
-	if err == nil || errors.Is(err, fs.ErrExist) {
-		return err
-	}
-	// No hard links here (some network and FUSE file systems): create the
-	// file exclusively and write it in place.
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, record.FileMode)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(f, bytes.NewReader(data)); err != nil {
-		f.Close()
-		os.Remove(path)
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(path)
-		return err
-	}
-	return f.Close()
 }
 
 func rubricName(rb *rubric.Rubric, fromFile bool) string {

@@ -362,21 +362,3 @@ func TestRejudgeVerdictChanges(t *testing.T) {
 		t.Errorf("got %q %+v", got, st)
 	}
 }
-
-func TestRejudgeWriteFirstFree(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	name := func(n int) string { return "verdicts-" + itoa(n+2) + ".json" }
-	os.WriteFile(filepath.Join(dir, "verdicts-2.json"), []byte("old"), 0o644)
-	p, err := writeFirstFree(dir, name, []byte("new"))
-	if err != nil || filepath.Base(p) != "verdicts-3.json" {
-		t.Fatalf("%s, %v", p, err)
-	}
-	if string(readFile(t, filepath.Join(dir, "verdicts-2.json"))) != "old" || string(readFile(t, p)) != "new" {
-		t.Error("contents wrong")
-	}
-	entries, _ := os.ReadDir(dir)
-	if len(entries) != 2 {
-		t.Errorf("temp file left behind: %d entries", len(entries))
-	}
-}

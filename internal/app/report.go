@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,16 +13,26 @@ import (
 	"github.com/vibe-test/vibe-test/internal/verdict"
 )
 
-// reportCommand re-renders a saved run with the current code: no model
-// call. Derived figures (shapes, statistics, the verdict) are recomputed
-// from the record; what the record never held is named, not invented.
-func reportCommand(c *cli.Context, stdio IO) error {
+// ReportOptions are `vibe-test report`'s.
+type ReportOptions struct {
+	Dir    string // the run's folder, or a suite's
+	Output Output
+}
+
+func reportOptions(c *cli.Context) (ReportOptions, error) {
 	if c.NArg() != 1 {
-		return exit.Errorf(exit.Tool, "report: expected one RUN_DIR, got %d arguments", c.NArg())
+		return ReportOptions{}, exit.Errorf(exit.Tool, "report: expected one RUN_DIR, got %d arguments", c.NArg())
 	}
-	dir := c.Args().First()
+	return ReportOptions{Dir: c.Args().First(), Output: outputFrom(c)}, nil
+}
+
+// runReport re-renders a saved run with the current code: no model call.
+// Derived figures (shapes, statistics, the verdict) are recomputed from the
+// record; what the record never held is named, not invented.
+func runReport(_ context.Context, o ReportOptions, stdio IO) error {
+	dir := o.Dir
 	if record.IsSuite(dir) {
-		return reportSuite(c, dir, stdio)
+		return reportSuite(o, stdio)
 	}
 	r, err := record.Load(dir)
 	if err != nil {
@@ -38,7 +49,7 @@ func reportCommand(c *cli.Context, stdio IO) error {
 	if r.Error != "" {
 		fmt.Fprintf(stdio.Stderr, "vibe-test: the run stopped with an error: %s\n", r.Error)
 	}
-	if err := outputFrom(c, stdio).show(dir, r, stdio); err != nil {
+	if err := o.Output.show(dir, r, stdio); err != nil {
 		return exit.With(exit.Tool, err)
 	}
 	return outcomeError(r)

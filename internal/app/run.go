@@ -27,10 +27,18 @@ import (
 	"github.com/vibe-test/vibe-test/internal/term"
 )
 
-// Options of one run: the engine's settings, and how to show the result.
-type Options struct {
+// RunOptions are `vibe-test run`'s (and the bare command line's): the
+// engine's settings, and how to show the result.
+type RunOptions struct {
 	engine.Settings
-	Output output
+	Output Output
+	// SeedSet: --seed was given; otherwise the run draws one (and a shard,
+	// which needs the same fillers as its siblings, refuses to run).
+	SeedSet bool
+	// DryRun: print the calls and their estimated cost, run nothing.
+	DryRun bool
+	// Shard of Shards: --shard i/n; Shards is 0 when the run is not a shard.
+	Shard, Shards int
 }
 
 func runFlagSet() []cli.Flag {
@@ -115,9 +123,10 @@ func scheduleFlags(c *cli.Context, o *engine.Settings) error {
 	return nil
 }
 
-// optionsFrom reads the flags.
-func optionsFrom(c *cli.Context) (Options, error) {
-	o := Options{Settings: engine.Settings{
+// runOptions reads run's flags and checks those that go together.
+func runOptions(c *cli.Context) (RunOptions, error) {
+	o := RunOptions{Settings: engine.Settings{
+		Args:      c.Args().Slice(),
 		SkillPath: c.Args().First(), ConfigPath: c.String("config"), RubricPath: c.String("rubric"),
 		OutDir: c.String("out"), Conversations: c.Int("conversations"), Concurrency: c.Int("concurrency"),
 		Model: c.String("model"), JudgeModel: c.String("judge-model"),
@@ -130,7 +139,7 @@ func optionsFrom(c *cli.Context) (Options, error) {
 		Effect:       c.Float64("effect"),
 		MaxBudgetUSD: c.Float64("max-budget-usd"), TurnRetries: c.Int("turn-retries"), RetryBackoff: c.Duration("retry-backoff"),
 		Isolation: c.String("isolation"), Grace: engine.DefaultGrace,
-	}}
+	}, Output: outputFrom(c), SeedSet: c.IsSet("seed"), DryRun: c.Bool("dry-run")}
 	if err := claude.CheckSessionMode(o.SessionMode); err != nil {
 		return o, err
 	}
@@ -195,34 +204,44 @@ func optionsFrom(c *cli.Context) (Options, error) {
 	if o.TurnRetries < 0 || o.TurnRetries > 10 {
 		return o, fmt.Errorf("--turn-retries: %d, expected 0 to 10", o.TurnRetries)
 	}
-	if !c.IsSet("seed") {
-		o.Seed = rand.Int64N(1 << 31)
+	if v := c.String("shard"); v != "" {
+		var err error
+		if o.Shard, o.Shards, err = parseShard(v); err != nil {
+			return o, err
+		}
+		// A dry run only prints the shard's share.
+		if !o.DryRun && !o.SeedSet {
+			return o, fmt.Errorf("--shard needs --seed N: every shard must pick the same fillers for the same conversation, so their runs can be merged")
+		}
+		if !o.DryRun && (o.UntilDecided || len(o.Controls) > 0) {
+			return o, fmt.Errorf("--shard: --until-decided and --control do not go with shards (each shard holds a fixed share of the conversations)")
+		}
 	}
 	return o, nil
 }
 
-func runCommand(c *cli.Context, stdio IO) error {
-	o, err := optionsFrom(c)
-	if err != nil {
-		return exit.With(exit.Tool, err)
+// runRun measures a skill, or a suite of them, or prints what that would
+// call and cost (--dry-run).
+func runRun(ctx context.Context, o RunOptions, stdio IO) error {
+	if !o.SeedSet {
+		o.Seed = rand.Int64N(1 << 31)
 	}
-	o.Args = c.Args().Slice()
-	if c.Bool("dry-run") {
-		if suite.IsSuite(o.Args) || c.IsSet("shard") {
-			return suiteDryRun(c, o, stdio)
+	isSuite := suite.IsSuite(o.Args) || o.Shards > 0
+	if o.DryRun {
+		if isSuite {
+			return suiteDryRun(o, stdio)
 		}
-		e, err := engine.DryRun(o.Settings, stdio.Env, c.IsSet("seed"))
+		e, err := engine.DryRun(o.Settings, stdio.Env, o.SeedSet)
 		if err != nil {
 			return err
 		}
 		e.Write(stdio.Stdout, term.Line)
 		return nil
 	}
-	o.Output = outputFrom(c, stdio)
-	if suite.IsSuite(o.Args) || c.IsSet("shard") {
-		return suiteCommand(c, o, stdio)
+	if isSuite {
+		return runSuite(ctx, o, stdio)
 	}
-	r, err := execute(c.Context, o, stdio)
+	r, err := execute(ctx, o.Settings, o.Output, stdio)
 	if err != nil {
 		return err
 	}
@@ -231,8 +250,8 @@ func runCommand(c *cli.Context, stdio IO) error {
 
 // execute runs a measurement with the engine, showing its progress and the
 // finished run on stdio.
-func execute(ctx context.Context, o Options, stdio IO) (*record.Run, error) {
-	return engine.Start(ctx, o.Settings, engineIO(stdio), hooks(o.Output, stdio))
+func execute(ctx context.Context, s engine.Settings, out Output, stdio IO) (*record.Run, error) {
+	return engine.Start(ctx, s, engineIO(stdio), hooks(out, stdio))
 }
 
 func engineIO(stdio IO) engine.IO {
@@ -240,9 +259,9 @@ func engineIO(stdio IO) engine.IO {
 }
 
 // hooks show a run's progress on stderr and the finished run as out says.
-func hooks(out output, stdio IO) engine.Hooks {
+func hooks(out Output, stdio IO) engine.Hooks {
 	return engine.Hooks{
-		Progress: newProgress(stdio.Stderr, out.styled && !out.json),
+		Progress: newProgress(stdio.Stderr, out.styled(stdio) && !out.JSON),
 		Show:     func(dir string, r *record.Run) error { return out.show(dir, r, stdio) },
 	}
 }
