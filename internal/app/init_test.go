@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/vibe-test/vibe-test/internal/demo"
+	"github.com/vibe-test/vibe-test/internal/draft"
 	"github.com/vibe-test/vibe-test/internal/plan"
 	"github.com/vibe-test/vibe-test/internal/rubric"
 	"github.com/vibe-test/vibe-test/internal/scripted"
@@ -128,7 +129,7 @@ func TestInitConfigTextRoundTrip(t *testing.T) {
 		for _, s := range tricky[i+1 : i+4] {
 			pl.Probes = append(pl.Probes, plan.Probe{Task: s})
 		}
-		text := ConfigText(sk, pl, rb, tricky[(i+5)%len(tricky)], time.Now())
+		text := draft.ConfigText(sk, pl, rb, tricky[(i+5)%len(tricky)], time.Now())
 		path := filepath.Join(dir, itoa(i)+".yaml")
 		os.WriteFile(path, []byte(text), 0o644)
 		cfg, err := plan.LoadConfig(path)
