@@ -17,6 +17,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/junit"
 	"github.com/vibe-test/vibe-test/internal/record"
+	"github.com/vibe-test/vibe-test/internal/report"
 	"github.com/vibe-test/vibe-test/internal/suite"
 	"github.com/vibe-test/vibe-test/internal/summary"
 	"github.com/vibe-test/vibe-test/internal/term"
@@ -172,31 +173,14 @@ func suiteExit(idx *record.Suite) error {
 // its run folder (and its chart redrawn), as `report RUN_DIR` does for one.
 func reportSuite(o ReportOptions, stdio IO) error {
 	dir := o.Dir
-	idx, err := record.LoadSuite(dir)
-	if err != nil {
-		return exit.With(exit.Tool, err)
-	}
-	var codes []int
-	for i, e := range idx.Skills {
-		rd := e.Dir(dir)
-		r, err := record.Load(rd)
-		if err != nil || r.Plan == nil {
-			// The skill stopped before its run began: suite.json keeps why.
-			codes = append(codes, e.ExitCode)
-			continue
-		}
-		redecide(r)
+	idx, err := report.Suite(dir, func(rd string, r *record.Run) {
 		if err := writeChart(rd, r); err != nil {
 			fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", term.Line(err.Error()))
 		}
-		idx.Skills[i] = record.EntryOf(e, r)
-		c := idx.Skills[i].ExitCode
-		if idx.Shard != nil && c != exit.Tool && c != exit.Interrupted {
-			c = exit.OK // a shard's verdicts are partial
-		}
-		codes = append(codes, c)
+	})
+	if err != nil {
+		return err
 	}
-	idx.ExitCode = record.WorstExit(codes...)
 	if idx.Status == record.StatusRunning {
 		fmt.Fprintf(stdio.Stderr, "vibe-test: %s: the suite has not finished (or its vibe-test was stopped by force): the table shows what its run folders hold\n", dir)
 	}
