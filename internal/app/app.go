@@ -9,6 +9,7 @@ import (
 	xterm "github.com/charmbracelet/x/term"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 
@@ -80,9 +81,9 @@ type chosen struct {
 // command then runs outside the lock.
 func parse(args []string, stdio IO) (chosen, error) {
 	var ch chosen
-	a := newApp(stdio, &ch)
 	parseMu.Lock()
 	defer parseMu.Unlock()
+	a := newApp(stdio, &ch)
 	err := a.Run(reorder(a, args))
 	return ch, err
 }
@@ -112,17 +113,14 @@ func newApp(stdio IO, ch *chosen) *cli.App {
 		Name:  "vibe-test",
 		Usage: "measure whether an agent still follows a skill after the conversation moves on",
 		// The help template indents every line of UsageText itself.
-		UsageText: "vibe-test [flags] ./SKILL.md\nvibe-test [flags] ./skills-folder | a/SKILL.md b/SKILL.md ...   (a suite)\nvibe-test merge --out DIR SHARD_DIR...\nvibe-test demo\nvibe-test init ./SKILL.md\nvibe-test report RUN_DIR|SUITE_DIR\nvibe-test help [COMMAND]",
+		UsageText: "vibe-test [flags] ./SKILL.md\nvibe-test [flags] ./skills-folder | a/SKILL.md b/SKILL.md ...   (a suite)\nvibe-test merge --out DIR SHARD_DIR...\nvibe-test demo\nvibe-test init ./SKILL.md\nvibe-test report RUN_DIR|SUITE_DIR\nvibe-test help [COMMAND|exit-codes]",
 		Version:   Version,
 		Writer:    stdio.Stdout,
 		ErrWriter: stdio.Stderr,
 		// urfave/cli would call os.Exit itself, skipping deferred cleanup;
 		// Main maps errors to exit codes instead.
 		ExitErrHandler: func(*cli.Context, error) {},
-		// `vibe-test help [COMMAND]` works as well as --help; without the
-		// command, "help" would be taken as a skill path.
-		HideHelpCommand: false,
-		Flags:           runFlags,
+		Flags:          runFlags,
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				_ = cli.ShowAppHelp(c)
@@ -186,12 +184,27 @@ func newApp(stdio IO, ch *chosen) *cli.App {
 				Flags:     initFlags(),
 				Action:    bind(ch, stdio, initOptions, runInit),
 			},
+			// `vibe-test help [COMMAND]` works as well as --help; without the
+			// command, "help" would be taken as a skill path.
+			helpCommand(),
 		},
-		OnUsageError: func(c *cli.Context, err error, _ bool) error {
-			return exit.With(exit.Tool, fmt.Errorf("%w (see vibe-test --help)", err))
-		},
+		OnUsageError: usageError("vibe-test --help"),
 	}
+	for _, c := range a.Commands {
+		c.OnUsageError = usageError("vibe-test " + c.Name + " --help")
+	}
+	setHelp(a)
+	// urfave/cli adds --help itself only when it adds its help command.
+	a.Flags = append(slices.Clip(a.Flags), cli.HelpFlag)
 	return a
+}
+
+// usageError makes a flag the parser refuses one line, with the help page
+// that lists the flags.
+func usageError(help string) cli.OnUsageErrorFunc {
+	return func(_ *cli.Context, err error, _ bool) error {
+		return exit.With(exit.Tool, fmt.Errorf("%w (see %s)", err, help))
+	}
 }
 
 // reorder moves flags ahead of positional arguments, so

@@ -11,7 +11,7 @@ import (
 )
 
 func compareFlags() []cli.Flag {
-	return []cli.Flag{&cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "the chance of rejecting an unchanged skill"}}
+	return []cli.Flag{&cli.Float64Flag{Name: "alpha", Category: catVerdict, Value: 0.05, Usage: "the chance of rejecting an unchanged skill"}}
 }
 
 // CompareOptions are `vibe-test compare`'s.

@@ -26,10 +26,10 @@ const demoTurnTimeout = 2 * time.Minute
 
 func demoFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "out", Usage: "the run `folder`", DefaultText: "./vibe-runs/<UTC time>-stock-ledger"},
-		&cli.StringFlag{Name: "personas", Value: "decaying,steady", Usage: "the scripted agent's persona per conversation: steady, decaying, never, escaping, noisy"},
-		&cli.BoolFlag{Name: "keep-sandbox", Usage: "keep each conversation's sandbox folder"},
-		&cli.StringFlag{Name: "session", Value: claude.DefaultSessionMode, Usage: "`interactive|resume`: as for a run"},
+		&cli.StringFlag{Name: "out", Category: catOutput, Usage: "the run `folder`", DefaultText: "./vibe-runs/<UTC time>-stock-ledger"},
+		&cli.StringFlag{Name: "personas", Category: catAgent, Value: "decaying,steady", Usage: "the scripted agent's persona per conversation: steady, decaying, never, escaping, noisy"},
+		&cli.BoolFlag{Name: "keep-sandbox", Category: catAgent, Usage: "keep each conversation's sandbox folder"},
+		&cli.StringFlag{Name: "session", Category: catAgent, Value: claude.DefaultSessionMode, Usage: "`interactive|resume`: as for a run"},
 	}
 }
 

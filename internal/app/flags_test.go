@@ -164,7 +164,7 @@ func TestDemoFlags(t *testing.T) {
 		{name: "all flags", args: []string{"demo", "--personas", "never,noisy,steady", "--out", "o", "--keep-sandbox", "--session", "resume"},
 			want: DemoOptions{Out: "o", Personas: []string{"never", "noisy", "steady"}, KeepSandbox: true, SessionMode: "resume"}},
 		{name: "session mode", args: []string{"demo", "--session", "sometimes"}, wantErr: `--session: "sometimes", expected "interactive" or "resume"`},
-		{name: "a run's flag", args: []string{"demo", "--conversations", "3"}, wantErr: "flag provided but not defined: -conversations"},
+		{name: "a run's flag", args: []string{"demo", "--conversations", "3"}, wantErr: "flag provided but not defined: -conversations (see vibe-test demo --help)"},
 	})
 }
 
@@ -184,7 +184,7 @@ func TestReportFlags(t *testing.T) {
 		{name: "defaults", args: []string{"report", "d"}, want: ReportOptions{Dir: "d"}},
 		{name: "output", args: []string{"report", "d", "--junit", "j.xml", "--markdown", "m.md"}, want: ReportOptions{Dir: "d", Output: Output{JUnit: "j.xml", Markdown: "m.md"}}},
 		{name: "no folder", args: []string{"report"}, wantErr: "report: expected one RUN_DIR, got 0 arguments"},
-		{name: "a run's flag", args: []string{"report", "d", "--seed", "1"}, wantErr: "flag provided but not defined: -seed"},
+		{name: "a run's flag", args: []string{"report", "d", "--seed", "1"}, wantErr: "flag provided but not defined: -seed (see vibe-test report --help)"},
 	})
 }
 

@@ -14,8 +14,8 @@ import (
 
 func initFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.BoolFlag{Name: "force", Usage: "overwrite an existing vibe-test.yaml"},
-		&cli.StringFlag{Name: "judge-model", Usage: "the model that drafts the tasks and extracts the rubric; written into the config as judge_model", DefaultText: "the CLI's"},
+		&cli.BoolFlag{Name: "force", Category: catOutput, Usage: "overwrite an existing vibe-test.yaml"},
+		&cli.StringFlag{Name: "judge-model", Category: catDraft, Usage: "the model that drafts the tasks and extracts the rubric; written into the config as judge_model", DefaultText: "the CLI's"},
 	}
 }
 

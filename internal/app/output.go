@@ -17,10 +17,10 @@ import (
 // outputFlags choose how a finished run is shown; run and report share them.
 func outputFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.BoolFlag{Name: "json", Usage: "print the summary as one JSON object on stdout (the human summary goes to stderr)"},
-		&cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE` (a test suite per conversation, a test case per judged turn)"},
-		&cli.StringFlag{Name: "markdown", Usage: "also write a Markdown summary to `FILE` (verdict, diluted vs fresh, cost, isolation; for $GITHUB_STEP_SUMMARY or a PR comment)"},
-		&cli.BoolFlag{Name: "no-color", Usage: "plain output even on a terminal (NO_COLOR is honoured too)"},
+		&cli.BoolFlag{Name: "json", Category: catOutput, Usage: "print the summary as one JSON object on stdout (the human summary goes to stderr)"},
+		&cli.StringFlag{Name: "junit", Category: catOutput, Usage: "also write JUnit XML to `FILE` (a test suite per conversation, a test case per judged turn)"},
+		&cli.StringFlag{Name: "markdown", Category: catOutput, Usage: "also write a Markdown summary to `FILE` (verdict, diluted vs fresh, cost, isolation; for $GITHUB_STEP_SUMMARY or a PR comment)"},
+		&cli.BoolFlag{Name: "no-color", Category: catOutput, Usage: "plain output even on a terminal (NO_COLOR is honoured too)"},
 	}
 }
 

@@ -11,8 +11,8 @@ import (
 
 func rejudgeFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "rubric", Usage: "judge against this rubric `FILE`", DefaultText: "the run's own rubric"},
-		&cli.StringFlag{Name: "judge-model", Usage: "the judge model", DefaultText: "the run's"},
+		&cli.StringFlag{Name: "rubric", Category: catVerdict, Usage: "judge against this rubric `FILE`", DefaultText: "the run's own rubric"},
+		&cli.StringFlag{Name: "judge-model", Category: catVerdict, Usage: "the judge model", DefaultText: "the run's"},
 	}
 }
 

@@ -15,9 +15,9 @@ import (
 
 func resumeFlags() []cli.Flag {
 	return append(outputFlags(),
-		&cli.Float64Flag{Name: "max-budget-usd", Usage: "the run's budget, counting what it already spent", DefaultText: "the run's own"},
-		&cli.IntFlag{Name: "turn-retries", Value: 3, Usage: "rerun a turn this often after a transient API error"},
-		&cli.DurationFlag{Name: "retry-backoff", Value: 10 * time.Second, Usage: "the first wait before rerunning a turn"},
+		&cli.Float64Flag{Name: "max-budget-usd", Category: catLimits, Usage: "the run's budget, counting what it already spent", DefaultText: "the run's own"},
+		&cli.IntFlag{Name: "turn-retries", Category: catLimits, Value: 3, Usage: "rerun a turn this often after a transient API error"},
+		&cli.DurationFlag{Name: "retry-backoff", Category: catLimits, Value: 10 * time.Second, Usage: "the first wait before rerunning a turn"},
 	)
 }
 

@@ -192,11 +192,11 @@ func reportSuite(o ReportOptions, stdio IO) error {
 
 func mergeFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "out", Usage: "the merged suite `folder`", DefaultText: "./vibe-runs/<UTC time>-suite"},
-		&cli.BoolFlag{Name: "json", Usage: "print the merged suite index as one JSON object on stdout (the table goes to stderr)"},
-		&cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE` (a test suite per skill, a test case per judged turn)"},
-		&cli.StringFlag{Name: "markdown", Usage: "also write a Markdown summary to `FILE` (a row per skill; for $GITHUB_STEP_SUMMARY or a PR comment)"},
-		&cli.BoolFlag{Name: "no-color", Usage: "plain output even on a terminal (NO_COLOR is honoured too)"},
+		&cli.StringFlag{Name: "out", Category: catOutput, Usage: "the merged suite `folder`", DefaultText: "./vibe-runs/<UTC time>-suite"},
+		&cli.BoolFlag{Name: "json", Category: catOutput, Usage: "print the merged suite index as one JSON object on stdout (the table goes to stderr)"},
+		&cli.StringFlag{Name: "junit", Category: catOutput, Usage: "also write JUnit XML to `FILE` (a test suite per skill, a test case per judged turn)"},
+		&cli.StringFlag{Name: "markdown", Category: catOutput, Usage: "also write a Markdown summary to `FILE` (a row per skill; for $GITHUB_STEP_SUMMARY or a PR comment)"},
+		&cli.BoolFlag{Name: "no-color", Category: catOutput, Usage: "plain output even on a terminal (NO_COLOR is honoured too)"},
 	}
 }
 
