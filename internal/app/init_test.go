@@ -2,7 +2,6 @@ package app
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -154,35 +153,6 @@ func mustJSON(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return b
-}
-
-func TestInitBadInput(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	skillDir := filepath.Join(dir, "s")
-	os.MkdirAll(skillDir, 0o755)
-	os.WriteFile(filepath.Join(skillDir, "SKILL.md"), []byte("---\nname: s\ndescription: d\n---\nRun it.\n"), 0o644)
-	os.WriteFile(filepath.Join(skillDir, plan.ConfigName), []byte("keep me\n"), 0o644)
-	cases := []struct {
-		name string
-		args []string
-		want string
-	}{
-		{"no path", []string{"init"}, "expected one path"},
-		{"missing", []string{"init", filepath.Join(dir, "nope")}, "no such file or folder"},
-		{"exists", []string{"init", skillDir}, filepath.Join(skillDir, plan.ConfigName) + ": already exists"},
-		{"claude missing", []string{"init", skillDir, "--force"}, "claude not found on PATH"},
-	}
-	for _, c := range cases {
-		var stdout, stderr bytes.Buffer
-		code := Main(context.Background(), append([]string{"vibe-test"}, c.args...), IO{Env: []string{"PATH=" + dir}, Stdout: &stdout, Stderr: &stderr})
-		if code != 3 || !strings.Contains(stderr.String(), c.want) || strings.Count(stderr.String(), "\n") != 1 {
-			t.Errorf("%s: exit %d, stderr %q, want %q", c.name, code, stderr.String(), c.want)
-		}
-	}
-	if string(readFile(t, filepath.Join(skillDir, plan.ConfigName))) != "keep me\n" {
-		t.Error("existing config touched")
-	}
 }
 
 // A refused key stops init's two cold calls at once, with one line naming

@@ -310,29 +310,3 @@ func TestRejudge(t *testing.T) {
 		}
 	})
 }
-
-// Bad input never reaches the CLI: one line, exit 3.
-func TestRejudgeBadInput(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	noRubric := filepath.Join(dir, "no-rubric")
-	os.MkdirAll(noRubric, 0o755)
-	os.WriteFile(filepath.Join(noRubric, "run.json"), []byte(`{"schema_version":1,"conversations":[]}`), 0o644)
-	cases := []struct {
-		name string
-		args []string
-		want string
-	}{
-		{"no dir", []string{"rejudge"}, "expected one RUN_DIR"},
-		{"not a run", []string{"rejudge", dir}, "expected a vibe-test run folder"},
-		{"no rubric", []string{"rejudge", noRubric}, "pass one with --rubric FILE"},
-		{"rubric missing", []string{"rejudge", noRubric, "--rubric", filepath.Join(dir, "none.json")}, "none.json: no such file"},
-	}
-	for _, c := range cases {
-		var stdout, stderr bytes.Buffer
-		code := Main(context.Background(), append([]string{"vibe-test"}, c.args...), IO{Env: []string{"PATH=" + dir}, Stdout: &stdout, Stderr: &stderr})
-		if code != 3 || !strings.Contains(stderr.String(), c.want) || strings.Count(stderr.String(), "\n") != 1 {
-			t.Errorf("%s: exit %d, stderr %q, want %q", c.name, code, stderr.String(), c.want)
-		}
-	}
-}
