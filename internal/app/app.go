@@ -1,6 +1,9 @@
-// Package app is vibe-test's command line: flags become options, options
-// become a run, the run becomes a summary, files and an exit code. main.go
-// only wires the process to Main, so whole commands run inside tests.
+// Package app is vibe-test's command line: each command's flags fill its
+// Options, one runX takes them and calls the packages below, which know
+// nothing of flags (engine and suite run skills, rejudge, compare, draft,
+// report and demo do the other commands' work), then shows the result and
+// maps the outcome to an exit code. main.go only wires the process to Main,
+// so whole commands run inside tests.
 package app
 
 import (
