@@ -199,7 +199,7 @@ func TestDraftRefusedThenReport(t *testing.T) {
 // Only vibe-test's own repository is trusted to hold the pinned CLI in the
 // working folder.
 func TestIsVibeTestRepo(t *testing.T) {
-	if !engine.IsVibeTestRepo("..") {
+	if !engine.IsVibeTestRepo("../..") {
 		t.Error("the repository root is not recognised")
 	}
 	other := t.TempDir()
