@@ -129,7 +129,6 @@ func showSuite(idx *record.Suite, dir string, out Output, stdio IO) error {
 	return nil
 }
 
-// suiteExit is the suite's exit code, with the skills that set it named.
 // writeSuitePage writes the suite folder's index.html, linking each
 // skill's chart.html.
 func writeSuitePage(dir string, idx *record.Suite) error {
@@ -156,6 +155,7 @@ func writeSuiteJUnit(path string, idx *record.Suite, dir string) error {
 	return nil
 }
 
+// suiteExit is the suite's exit code, with the skills that set it named.
 func suiteExit(idx *record.Suite) error {
 	if idx.ExitCode == exit.OK {
 		return nil
