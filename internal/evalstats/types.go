@@ -1,0 +1,173 @@
+// Package evalstats decides what a case-based eval shows (seed 000's
+// method, `vibe-test eval`): whether a candidate version of a skill makes
+// its decisions worse than the stored baseline runs, on cases whose
+// answers are known. It holds the data a decision reads (runs of graded
+// cells), the acceptance rules and the checks of the instrument itself,
+// and nothing that calls a model: package calibrate pushes simulated runs
+// through the very functions that set the exit code.
+package evalstats
+
+// Grade is one measure's grade of one generated message.
+type Grade int8
+
+const (
+	// NA: the measure does not apply to this case (the grader said n/a,
+	// or the case's key has none of the fields the measure uses).
+	NA Grade = iota
+	Pass
+	Fail
+	// Error: no grade (the grader's answer did not parse, or its quote was
+	// not in the message or the reader's notes, twice; the generator or
+	// reader failed). Never a pass or a fail.
+	Error
+)
+
+// Run is one generation pass over a case set: every case asked Repeats
+// times, each message read and graded on every measure.
+type Run struct {
+	// Label names the run in tables ("base 1", "candidate", "control").
+	Label string
+	// Measures are the graded measures' ids, in the case set's order; a
+	// Cell's Grades follow it.
+	Measures []string
+	Cases    []Case
+}
+
+// Case is one case's cells in a run.
+type Case struct {
+	ID string
+	// Cells holds one entry per repeat.
+	Cells []Cell
+}
+
+// Cell is one repeat of one case: a generated message and its grades.
+type Cell struct {
+	Grades []Grade // one per Run.Measures
+	// Words is the message's word count (seed 000's M6: it never passes or
+	// fails; it breaks ties).
+	Words int
+}
+
+// Rule names what sets the exit code of `vibe-test eval --against`.
+const (
+	// RulePaired (the default): each case's candidate score against its
+	// baseline score, over the total and every measure, with the
+	// run-to-run drift the baseline runs show counted in the noise and the
+	// chance of rejecting an unchanged skill held at alpha over all the
+	// measures together. Calibrated by package calibrate.
+	RulePaired = "paired"
+	// RuleSeed is seed 000's margins exactly: the total must stay above
+	// the baseline total minus 2·sd·√(1/n₁ + 1/n₂) (sd of the baseline's
+	// repeat totals), each measure above the baseline rate minus two
+	// binomial standard errors. Not calibrated: its measured false-reject
+	// rate is printed beside its verdict.
+	RuleSeed = "seed"
+)
+
+// Verdicts of an acceptance decision, with their exit codes.
+const (
+	Accept   = "accept"              // exit 0
+	Reject   = "reject"              // exit 1: names the measures
+	NotEnuf  = "not-enough-evidence" // exit 2: says the size that would decide
+	ToolFail = "error"               // exit 3: too many grade errors to decide
+)
+
+// Total names the measure "share of a case's applicable measures passed".
+const Total = "total"
+
+// Options of a decision.
+type Options struct {
+	Rule  string  // RulePaired (default) or RuleSeed
+	Alpha float64 // the chance of rejecting an unchanged skill (0.05)
+	// Margin is the drop in the total worth calling a regression: accept
+	// needs the drop confidently below it (default 0.1).
+	Margin float64
+}
+
+// Measure is one measure's comparison of the candidate with the base.
+type Measure struct {
+	Name string
+	// Base and Candidate pass rates over their graded cells, with Wilson
+	// 95% intervals and counts.
+	Base, Candidate Rate
+	// Drop is the base rate minus the candidate's, from the rule's paired
+	// estimate (positive: the candidate does worse).
+	Drop float64
+	// Upper is the rule's one-sided (1 - alpha) upper bound of the drop.
+	Upper float64
+	// P is the one-sided p-value of "the candidate is no worse", Adjusted
+	// the one compared with alpha after the adjustment for every measure.
+	P, Adjusted float64
+	Reject      bool
+	// Cases counts the cases the measure was compared on.
+	Cases int
+}
+
+// Rate is a pass rate with its Wilson 95% interval.
+type Rate struct {
+	Passed, Graded int
+	Rate, Lo, Hi   float64
+}
+
+// Decision is what an acceptance rule concludes.
+type Decision struct {
+	Rule     string
+	Verdict  string // Accept, Reject, NotEnuf, ToolFail
+	Exit     int
+	Sentence string
+	Measures []Measure // the total first
+	// Need is, for NotEnuf, about how many cases (at the same repeats)
+	// would decide; 0 otherwise.
+	Need int
+	// Drift is the run-to-run drift of the total the baseline runs show
+	// (the standard deviation of a run's effect; 0 with one base run,
+	// which cannot show it: the sentence says so).
+	Drift float64
+	// SeedFalseReject is, under RuleSeed, the simulated chance the seed's
+	// margins reject an unchanged skill at this run's size and noise.
+	SeedFalseReject float64
+	// GradeErrors counts cells of either side with an Error grade; they
+	// count as neither pass nor fail.
+	GradeErrors int
+}
+
+// Instrument is the check of the instrument itself that `--baseline`
+// makes and prints: a second baseline run is accepted against the first,
+// the empty-skill control is rejected, and the rule's acceptance rate on
+// re-splits of the baseline's own repeats (no model call).
+type Instrument struct {
+	Second          Decision // base run 2 against base run 1
+	SecondAccepted  bool
+	Control         Decision // the control against the baseline runs
+	ControlRejected bool
+	// ResplitAccept is the share of re-splits of the baseline repeats (an
+	// A/A pair made from one baseline) the rule accepted, over Resplits.
+	ResplitAccept float64
+	Resplits      int
+}
+
+// Holdout joins the main set's decision with the holdout set's: accepted
+// only when both accept. Gap is the overfit gap: the main set's gain in
+// the total minus the holdout set's (an editor who read the main keys can
+// fit them; a gap well above zero says it did).
+type Holdout struct {
+	Main, Holdout Decision
+	Verdict       string
+	Exit          int
+	Sentence      string
+	Gap           float64
+}
+
+// Row is one line of the per-measure table: a measure's pass rate in each
+// run given (control, base 1, base 2, candidate, as the caller orders
+// them), with Wilson intervals, as seed 000's tables show them.
+type Row struct {
+	Measure string
+	Rates   []Rate
+}
+
+// Regression is a case a measure regressed on: it passed at least 2/3 of
+// its baseline repeats and failed every candidate repeat.
+type Regression struct {
+	Case, Measure string
+}
