@@ -56,7 +56,6 @@ func runFlagSet() []cli.Flag {
 		&cli.Int64Flag{Name: "seed", Usage: "filler selection seed, recorded in plan.json", DefaultText: "random"},
 		&cli.StringSliceFlag{Name: "pass-env", Usage: "also pass this environment `variable` to the agent"},
 		&cli.StringFlag{Name: "rule", Value: record.RuleDilutedVsFresh, Usage: "what sets exit 1: `diluted-vs-fresh|any-probe-failed` (the first when the probes pass significantly less often diluted than fresh, at --alpha; the second when any probe failed after a passed baseline, not a test)"},
-		&cli.StringFlag{Name: "gate", Hidden: true, Usage: "replaced by --rule (any = any-probe-failed, significant = diluted-vs-fresh)"},
 		&cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "the false-alarm rate of --rule diluted-vs-fresh"},
 		&cli.Float64Flag{Name: "effect", Value: record.DefaultEffect, Usage: "the drop in probe pass rate (0-1) worth catching: a run that could catch it with 80% power and did not says held, otherwise not enough evidence"},
 		&cli.StringSliceFlag{Name: "control", Usage: "also run a control: `no-skill` (same schedule, no skill installed); repeatable. (Each probe is always asked fresh as well: that is the comparison.)"},
@@ -158,20 +157,6 @@ func optionsFrom(c *cli.Context, warn io.Writer) (Options, error) {
 			return o, fmt.Errorf("--%s: no longer used: --until-decided now spends --alpha over its looks and needs no noise floor or miss rate (see README, \"Stopping early\")", name)
 		}
 	}
-	if g := c.String("gate"); g != "" {
-		if c.IsSet("rule") {
-			return o, fmt.Errorf("--gate: replaced by --rule; give only --rule")
-		}
-		switch g {
-		case record.GateAny:
-			o.Rule = record.RuleAnyProbeFailed
-		case record.GateSignificant:
-			o.Rule = record.RuleDilutedVsFresh
-		default:
-			return o, fmt.Errorf("--gate: %q, expected %q or %q (and --gate is replaced by --rule)", g, record.GateAny, record.GateSignificant)
-		}
-		fmt.Fprintf(warn, "warning: --gate %s is replaced by --rule %s\n", g, o.Rule)
-	}
 	if o.Rule != record.RuleDilutedVsFresh && o.Rule != record.RuleAnyProbeFailed {
 		return o, fmt.Errorf("--rule: %q, expected %q or %q", o.Rule, record.RuleDilutedVsFresh, record.RuleAnyProbeFailed)
 	}
@@ -206,10 +191,6 @@ func optionsFrom(c *cli.Context, warn io.Writer) (Options, error) {
 		switch k {
 		case record.ControlNoSkill:
 			controls = append(controls, k)
-		case record.ControlUndiluted:
-			// Every run asks each probe fresh now; accepted so old CI lines
-			// keep working.
-			fmt.Fprintln(warn, "note: --control undiluted is now part of every run (the fresh arm); the flag is ignored")
 		default:
 			return o, fmt.Errorf("--control: %q, expected %q", k, record.ControlNoSkill)
 		}

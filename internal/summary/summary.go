@@ -157,9 +157,7 @@ func Summary(w io.Writer, r *record.Run, styled bool) {
 	o := r.Outcome
 	writeStats(&b, o.Stats, r.Plan != nil && !r.Plan.Schedule.Default())
 	writeControls(&b, o.Controls)
-	if sq := r.Sequential; sq != nil && sq.P1 > 0 {
-		fmt.Fprintf(&b, "sequential test of an earlier vibe-test (SPRT: P0 %.2f, P1 %.2f): its looks are not replayed; the verdict below is today's\n", sq.P0, sq.P1)
-	} else if sq != nil {
+	if sq := r.Sequential; sq != nil {
 		fmt.Fprintf(&b, "sequential looks (--until-decided: alpha %.2g spent over the looks, %.3g at each look before the cap of %d, %.3g at the cap; batches of %d):\n", sq.Alpha, verdict.InterimLevel(sq), sq.Max, verdict.FinalLevel(sq), sq.Batch)
 		for _, l := range sq.Looks {
 			fmt.Fprintf(&b, "  after %s: %d diluted and %d fresh units, drop %+.0f points, p = %.3g (level %.3g): %s\n", Count(l.Conversations, "conversation"), l.DilutedUnits, l.FreshUnits, 100*l.Drop, l.P, l.Level, clean(l.Decision))
