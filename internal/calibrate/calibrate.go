@@ -39,18 +39,23 @@ import (
 
 // Scenario is one cell of a calibration grid.
 type Scenario struct {
-	N           int     // conversations (and fresh triples)
-	Q           float64 // mean per-turn pass rate, fresh
-	Rho         float64 // intra-class correlation of a conversation's turns
-	Offsets     [3]float64
-	Drop        float64 // lost by each diluted probe (0 = no decay)
-	JudgeNoise  float64
-	TurnErrors  float64
-	JudgeErrors float64
-	Uncertain   float64
-	Bypass      bool   // --no-baseline-gate
-	Rule        string // "" = the default rule
-	Alpha       float64
+	N          int     // conversations (and fresh triples)
+	Q          float64 // mean per-turn pass rate, fresh
+	Rho        float64 // intra-class correlation of a conversation's turns
+	Offsets    [3]float64
+	Drop       float64 // lost by each diluted probe (0 = no decay)
+	JudgeNoise float64
+	TurnErrors float64
+	// DilutedProbeErrors is the chance a diluted conversation's probe turn
+	// ends in an error (stopping the conversation, as the driver does), on
+	// top of TurnErrors: an agent whose long sessions fail more often than
+	// its fresh ones, the case where the arms lose different probes.
+	DilutedProbeErrors float64
+	JudgeErrors        float64
+	Uncertain          float64
+	Bypass             bool   // --no-baseline-gate
+	Rule               string // "" = the default rule
+	Alpha              float64
 	// Sequential, when Max > 0: --until-decided with batches of N up to
 	// Max conversations.
 	Max int
@@ -251,6 +256,9 @@ func simulateConversation(rng *rand.Rand, s Scenario, index int) record.Conversa
 			rate = clamp(own + s.Offsets[step.Probe-1] - s.Drop)
 		}
 		t, ok := judged(rng, s, step.Turn, step.Kind, rate)
+		if ok && step.Kind == plan.KindProbe && s.DilutedProbeErrors > 0 && rng.Float64() < s.DilutedProbeErrors {
+			t.Status, t.Error, t.Verdict, ok = record.TurnError, "simulated error", nil, false
+		}
 		t.Probe = step.Probe
 		if step.Compact {
 			compacted, p.Compacted = true, true

@@ -109,6 +109,53 @@ func TestFalseAlarmRate(t *testing.T) {
 	}
 }
 
+// TestFalseAlarmRateWithErroredTurns: a turn error stops a conversation, so
+// its later probes are never asked, and long diluted conversations error
+// more often than fresh sessions. With probes of different difficulty
+// (0.6, 0.9, 0.99) a comparison of per-unit shares then compares different
+// mixes of probes: before the probes were compared one by one it exited 1
+// in 0.063 of these runs at n = 20 and 0.094 at n = 50. Each cell has enough
+// runs that a cell at 0.06 would fail the check.
+func TestFalseAlarmRateWithErroredTurns(t *testing.T) {
+	runs := sims(t, 4000)
+	base := seed(t) + 9000
+	offsets := [3]float64{0.6 - 0.83, 0.9 - 0.83, 0.99 - 0.83}
+	var grid []Scenario
+	for _, w := range []Scenario{
+		{Rho: 0, DilutedProbeErrors: 0.1},
+		{Rho: 0, DilutedProbeErrors: 0.25},
+		{Rho: 0.3, DilutedProbeErrors: 0.1},
+		{Rho: 0, DilutedProbeErrors: 0.1, TurnErrors: 0.03, Bypass: true},
+	} {
+		for _, n := range []int{8, 20, 50} {
+			s := w
+			s.Q, s.N, s.Offsets = 0.83, n, offsets
+			grid = append(grid, s)
+		}
+	}
+	results := make([]Result, len(grid))
+	Each(len(grid), func(i int) { results[i] = Run(grid[i], runs, base+uint64(i)) })
+	worst, worstAt := 0.0, ""
+	for i, s := range grid {
+		fa := results[i].Rate(exit.Decay)
+		if fa > worst {
+			worst, worstAt = fa, describeErrors(s)
+		}
+		limit := 0.05 + 2.5*results[i].MCError(0.05)
+		if limit >= 0.06 {
+			t.Fatalf("%d runs a cell cannot tell 0.06 from 0.05 (limit %.4f): raise the runs", runs, limit)
+		}
+		if fa > limit {
+			t.Errorf("%s: false-alarm rate %.4f > %.4f over %d runs (replay: VIBE_TEST_SEED=%d)", describeErrors(s), fa, limit, runs, base-9000)
+		}
+	}
+	t.Logf("false alarms with errored diluted probes over %d cells x %d runs: worst %.4f at %s", len(grid), runs, worst, worstAt)
+}
+
+func describeErrors(s Scenario) string {
+	return fmt.Sprintf("%s diluted-probe-errors=%.2f", describe(s), s.DilutedProbeErrors)
+}
+
 // TestSequentialFalseAlarmRate: --until-decided with the default batch (2)
 // and cap (20) holds alpha whatever the baselines and errors do.
 func TestSequentialFalseAlarmRate(t *testing.T) {

@@ -43,7 +43,7 @@ func levelAt(s *record.Sequential, n int) float64 {
 // first n conversations and their fresh triples.
 func evaluate(s *record.Sequential, r *record.Run, n int) record.Look {
 	d, f, _ := Arms(r, n)
-	cmp := stats.CompareArms(d, f)
+	cmp := stats.CompareProbes(d, f)
 	look := record.Look{Conversations: n, DilutedUnits: cmp.Diluted.Units, FreshUnits: cmp.Fresh.Units,
 		Drop: cmp.Drop, P: cmp.P, Level: levelAt(s, n)}
 	mdd := stats.MinDetectableDrop(cmp, s.Alpha, 0.8)

@@ -63,14 +63,16 @@ func inDilutedArm(c *record.Conversation, bypass bool) bool {
 // Arms builds the units of the two-arm comparison from the record,
 // counting conversations (diluted) and fresh triples with Index <= upTo
 // (0: all). Dropped says what was left out and why.
-func Arms(r *record.Run, upTo int) (diluted, fresh []stats.Unit, dropped []record.Dropped) {
+func Arms(r *record.Run, upTo int) (diluted, fresh []stats.ProbeUnit, dropped []record.Dropped) {
 	bypass := r.Config.NoBaselineGate
 	var gateStopped, noDilutedProbe, noFreshProbe int
 	probeDrops := map[string]map[string]int{"diluted": {}, "fresh": {}}
-	unit := func(arm string, c *record.Conversation) stats.Unit {
-		u := stats.Unit{}
+	unit := func(arm string, c *record.Conversation) (stats.ProbeUnit, int) {
+		u := make(stats.ProbeUnit, probeCount)
+		judged := 0
 		for k := 1; k <= probeCount; k++ {
 			t := c.ShownProbe(k)
+			u[k-1] = stats.Missing
 			switch {
 			case t == nil:
 				probeDrops[arm]["not run"]++
@@ -79,10 +81,11 @@ func Arms(r *record.Run, upTo int) (diluted, fresh []stats.Unit, dropped []recor
 			case t.Verdict != nil && t.Verdict.SetupProblem != "":
 				probeDrops[arm][whySetup]++
 			case t.Result() == judge.Pass:
-				u.Judged++
-				u.Passed++
+				u[k-1] = stats.Pass
+				judged++
 			case t.Result() == judge.Fail:
-				u.Judged++
+				u[k-1] = stats.Fail
+				judged++
 			case t.Result() == judge.JudgeError:
 				probeDrops[arm]["judge error"]++
 			case t.Result() == judge.Uncertain:
@@ -91,7 +94,7 @@ func Arms(r *record.Run, upTo int) (diluted, fresh []stats.Unit, dropped []recor
 				probeDrops[arm]["not judged"]++
 			}
 		}
-		return u
+		return u, judged
 	}
 	for i := range r.Conversations {
 		c := &r.Conversations[i]
@@ -102,8 +105,8 @@ func Arms(r *record.Run, upTo int) (diluted, fresh []stats.Unit, dropped []recor
 			gateStopped++
 			continue
 		}
-		u := unit("diluted", c)
-		if u.Judged == 0 {
+		u, judged := unit("diluted", c)
+		if judged == 0 {
 			noDilutedProbe++
 			continue
 		}
@@ -114,8 +117,8 @@ func Arms(r *record.Run, upTo int) (diluted, fresh []stats.Unit, dropped []recor
 		if upTo > 0 && c.Index > upTo {
 			continue
 		}
-		u := unit("fresh", c)
-		if u.Judged == 0 {
+		u, judged := unit("fresh", c)
+		if judged == 0 {
 			noFreshProbe++
 			continue
 		}
@@ -257,7 +260,7 @@ func ComputeStats(r *record.Run, alpha, effect float64) record.Stats {
 
 	d, f, dropped := Arms(r, 0)
 	s.Dropped = dropped
-	s.Comparison = stats.CompareArms(d, f)
+	s.Comparison = stats.CompareProbes(d, f)
 	if mdd := stats.MinDetectableDrop(s.Comparison, alpha, 0.8); !math.IsInf(mdd, 1) {
 		s.MinDetectableDrop = mdd
 	}
