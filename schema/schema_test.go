@@ -427,13 +427,15 @@ func sequential() *record.Run {
 // diluted is a run with a diluted-to schedule of work fillers and a
 // compaction before probe 2: its probes sit at turns the seed's schedule
 // never has (4, 9 and 13), each numbered, one asked short of its level,
-// and the CLI compacted on its own once.
+// the CLI compacted on its own once, and turn 12 ran again after a
+// timeout, past the seed's ten turns.
 func diluted() *record.Run {
 	r := populated()
 	r.Plan.Schedule = &plan.Schedule{DiluteTo: []int64{30000, 60000, 90000}, CompactBefore: []int{2}, CompactAt: 200000, Fillers: plan.FillersWork, MaxFillers: 8}
 	r.Conversations = r.Conversations[:1]
 	c := &r.Conversations[0]
-	c.Rewinds, c.Abandoned, c.ModelChange = nil, nil, ""
+	c.Abandoned, c.ModelChange = nil, ""
+	c.Rewinds = []record.Rewind{{Turn: 12, RemovedBytes: 4096, RemovedLines: 5, Reason: record.TurnTimedOut}}
 	var ts []record.Turn
 	probe := map[int]int{4: 1, 9: 2, 13: 3}
 	for n := 1; n <= 13; n++ {
