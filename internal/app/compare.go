@@ -62,7 +62,8 @@ func compareCommand(c *cli.Context, stdio IO) error {
 type comparedRun struct {
 	dir   string
 	run   *record.Run
-	units map[string][]stats.Unit // per measure, one unit per scored conversation
+	units  map[string][]stats.Unit // per measure, one unit per scored conversation
+	scored []compare.Scored        // per scored conversation, its measures
 	// criteria are the rubric's ids (or, without a rubric in run.json, the
 	// ids seen in verdicts).
 	criteria  []string
@@ -72,7 +73,8 @@ type comparedRun struct {
 
 // sampleRun scores a run's conversations (compare.Units).
 func sampleRun(dir string, r *record.Run) comparedRun {
-	cr := comparedRun{dir: dir, run: r, units: compare.Units(r)}
+	scored := compare.Score(r)
+	cr := comparedRun{dir: dir, run: r, units: compare.ByMeasure(scored), scored: scored}
 	ids := map[string]bool{}
 	if r.Rubric != nil {
 		for _, c := range r.Rubric.Criteria {
@@ -182,11 +184,11 @@ func compareRuns(bases []comparedRun, cand comparedRun, alpha float64) *comparis
 		shared = slices.DeleteFunc(shared, func(id string) bool { return !slices.Contains(r.criteria, id) })
 	}
 	cmp.dropped = droppedCriteria(all, shared)
-	var baseUnits []map[string][]stats.Unit
+	var baseScored []compare.Scored
 	for _, b := range bases {
-		baseUnits = append(baseUnits, b.units)
+		baseScored = append(baseScored, b.scored...)
 	}
-	base := compare.Pool(baseUnits...)
+	base := compare.ByMeasure(baseScored)
 	if len(shared) == 0 {
 		cmp.undecided = "the rubrics share no criterion, so the runs do not measure the same behaviour"
 		return cmp
@@ -199,7 +201,7 @@ func compareRuns(bases []comparedRun, cand comparedRun, alpha float64) *comparis
 			cmp.dropped = append(cmp.dropped, id+": no pass or fail for it in the candidate")
 		}
 	}
-	cmp.res = compare.Decide(base, cand.units, shared, alpha)
+	cmp.res = compare.Decide(baseScored, cand.scored, shared, alpha)
 	cmp.undecided = cmp.res.Undecided
 	return cmp
 }
@@ -234,7 +236,7 @@ func (cmp *comparison) failures() []string {
 	var out []string
 	for _, m := range cmp.res.Measures {
 		if m.Reject {
-			out = append(out, fmt.Sprintf("%s %.3f vs base %.3f, p = %.3g <= %.3g", m.Name, m.Test.Diluted.Mean, m.Test.Fresh.Mean, m.Test.P, cmp.res.Level))
+			out = append(out, fmt.Sprintf("%s %.3f vs base %.3f, adjusted p = %.3g <= %.3g", m.Name, m.Test.Diluted.Mean, m.Test.Fresh.Mean, m.Adjusted, cmp.res.Alpha))
 		}
 	}
 	return out
@@ -264,15 +266,15 @@ func (cmp *comparison) write(w io.Writer) {
 	tw.Flush()
 
 	if len(cmp.res.Measures) > 0 {
-		fmt.Fprintf(w, "\nEach measure is a share per conversation (the conversations are the units), compared by Welch's one-sided test with both versions' spread; %d measures, so each is tested at alpha %.2g / %d = %.3g.\n\n",
-			len(cmp.res.Measures), cmp.res.Alpha, len(cmp.res.Measures), cmp.res.Level)
+		fmt.Fprintf(w, "\nEach measure is a share per conversation (the conversations are the units). A permutation test of which run each conversation came from (%d relabellings) compares the versions; each measure's p is adjusted for all %d measures (maxT), and a measure fails at adjusted p <= alpha %.2g.\n\n",
+			compare.Permutations, len(cmp.res.Measures), cmp.res.Alpha)
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "\tbase\tcandidate\tdrop\tp\tresult")
+		fmt.Fprintln(tw, "\tbase\tcandidate\tdrop\tadjusted p\tresult")
 		for _, m := range cmp.res.Measures {
 			t := m.Test
 			p, res := "-", "not testable"
 			if t.Testable {
-				p, res = fmt.Sprintf("%.3g", t.P), passWord(!m.Reject)
+				p, res = fmt.Sprintf("%.3g", m.Adjusted), passWord(!m.Reject)
 			}
 			label := m.Name
 			if m.Name == compare.Total {

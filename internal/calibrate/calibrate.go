@@ -64,6 +64,10 @@ type Scenario struct {
 	// each probe's level, so the probes fall at different turns in
 	// different conversations, and a compaction where it asks for one.
 	Schedule *plan.Schedule
+	// CandidateN, when > 0, is the candidate run's number of conversations
+	// in CompareAA (the base run has N): versions compared at unequal
+	// sizes.
+	CandidateN int
 	// Criteria, when > 0, gives every verdict that many must-criteria, each
 	// passing at Q^(1/Criteria) (so a turn, which passes when all do, passes
 	// at about Q), for the compare rule's A/A calibration.
@@ -337,8 +341,12 @@ func CompareAA(s Scenario, pairs int, seed uint64) Result {
 		alpha = 0.05
 	}
 	for range pairs {
-		base, cand := simulateRun(rng, s), simulateRun(rng, s)
-		d := compare.Decide(compare.Units(base), compare.Units(cand), ids, alpha)
+		cs := s
+		if s.CandidateN > 0 {
+			cs.N = s.CandidateN
+		}
+		base, cand := simulateRun(rng, s), simulateRun(rng, cs)
+		d := compare.Decide(compare.Score(base), compare.Score(cand), ids, alpha)
 		switch {
 		case d.Undecided != "":
 			res.Exits[2]++
