@@ -60,8 +60,8 @@ func compareCommand(c *cli.Context, stdio IO) error {
 
 // comparedRun is one run reduced to what the rule reads.
 type comparedRun struct {
-	dir   string
-	run   *record.Run
+	dir    string
+	run    *record.Run
 	units  map[string][]stats.Unit // per measure, one unit per scored conversation
 	scored []compare.Scored        // per scored conversation, its measures
 	// criteria are the rubric's ids (or, without a rubric in run.json, the
