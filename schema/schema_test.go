@@ -411,6 +411,10 @@ func sequential() *record.Run {
 	for n := 3; n <= 4; n++ {
 		c, f := r.Conversations[1], r.Fresh[1]
 		c.Index, f.Index = n, n
+		c.Turns = slices.Clone(c.Turns)
+		t := *c.TurnAt(6)
+		t.Verdict = repeated(judge.Pass)
+		c.Turns[slices.IndexFunc(c.Turns, func(x record.Turn) bool { return x.Turn == 6 })] = t
 		r.Conversations, r.Fresh = append(r.Conversations, c), append(r.Fresh, f)
 	}
 	r.Sequential = &record.Sequential{Alpha: 0.05, Max: 4, Batch: 1, Effect: 0.3, Decision: record.SeqContinue}
@@ -526,7 +530,7 @@ func TestPopulatedRunValidates(t *testing.T) {
 		verdict string
 		exit    int
 	}{
-		{"controlled", controlled(), record.VerdictNotEnough, 0},
+		{"controlled", controlled(), record.VerdictDecay, 1},
 		{"uncertain", uncertain(), record.VerdictNotEnough, 0},
 		{"sequential", sequential(), record.VerdictNotEnough, 0},
 		{"diluted", diluted(), record.VerdictNotEnough, 0},

@@ -64,6 +64,10 @@ type Scenario struct {
 	// each probe's level, so the probes fall at different turns in
 	// different conversations, and a compaction where it asks for one.
 	Schedule *plan.Schedule
+	// BaseOffset moves the base task's pass rate from the conversation's
+	// own (a base task harder than the probes: more conversations stopped
+	// at the gate).
+	BaseOffset float64
 	// CandidateN, when > 0, is the candidate run's number of conversations
 	// in CompareAA (the base run has N): versions compared at unequal
 	// sizes.
@@ -97,7 +101,9 @@ func Run(s Scenario, runs int, seed uint64) Result {
 	total := 0
 	for range runs {
 		r := simulateRun(rng, s)
-		verdict.Decide(r)
+		// The exit code is all a grid counts: the simulated power that
+		// words an exit-0 verdict is skipped (it cannot change the code).
+		verdict.DecideWith(r, verdict.Options{ExitOnly: true})
 		res.Exits[r.Outcome.Exit]++
 		total += len(r.Conversations)
 	}
@@ -106,7 +112,7 @@ func Run(s Scenario, runs int, seed uint64) Result {
 }
 
 // simulateRun makes one run record: fixed-n, or batch by batch through
-// Sequential.Observe exactly as the engine's --until-decided loop does.
+// verdict.Observe exactly as the engine's --until-decided loop does.
 func simulateRun(rng *rand.Rand, s Scenario) *record.Run {
 	alpha := s.Alpha
 	if alpha == 0 {
@@ -132,7 +138,7 @@ func simulateRun(rng *rand.Rand, s Scenario) *record.Run {
 	r.Sequential = &record.Sequential{Alpha: alpha, Max: s.Max, Batch: s.N, Effect: record.DefaultEffect}
 	for {
 		add(min(s.N, s.Max-len(r.Conversations)))
-		if verdict.Observe(r.Sequential, r) != record.SeqContinue {
+		if verdict.ObserveWith(r.Sequential, r, verdict.Options{ExitOnly: true}) != record.SeqContinue {
 			return r
 		}
 	}
@@ -255,7 +261,7 @@ func simulateConversation(rng *rand.Rand, s Scenario, index int) record.Conversa
 			p.Context = ctx
 			continue
 		}
-		rate := own
+		rate := clamp(own + s.BaseOffset)
 		if step.Kind == plan.KindProbe {
 			rate = clamp(own + s.Offsets[step.Probe-1] - s.Drop)
 		}

@@ -159,8 +159,9 @@ type Stats struct {
 	Dropped           []Dropped `json:"dropped,omitempty"`
 	Alpha             float64   `json:"alpha"`
 	Effect            float64   `json:"effect"`
-	// MinDetectableDrop is the drop this run would have caught with 80%
-	// power (+Inf, saved as 0, when it could catch none); UnitsForEffect
+	// MinDetectableDrop is the smallest drop the rule catches in 80% of
+	// simulated runs like this one (0 when none is caught that often, or
+	// the verdict did not need it); UnitsForEffect
 	// how many units per arm would catch Effect.
 	MinDetectableDrop float64 `json:"min_detectable_drop"`
 	UnitsForEffect    int     `json:"units_for_effect"`
@@ -227,9 +228,15 @@ type Look struct {
 	Drop          float64 `json:"drop"`
 	P             float64 `json:"p"`
 	Level         float64 `json:"level"` // the p-value at or below which this look says decay
-	// MinDetectableDrop is 0 when no drop could be detected yet.
+	// MinDetectableDrop is the smallest drop the rule catches in 80% of
+	// simulated runs like this one at this size, set at the look that
+	// decided (0: not simulated, or no drop is caught that often).
 	MinDetectableDrop float64 `json:"min_detectable_drop"`
-	Decision          string  `json:"decision"`
+	// Power is the share of simulated runs like this one at this size in
+	// which the rule catches the effect: set where a "held" depended on it
+	// (the drop confidently below the effect, or the cap reached).
+	Power    float64 `json:"power,omitempty"`
+	Decision string  `json:"decision"`
 }
 
 // Sequential decisions.

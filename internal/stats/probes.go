@@ -16,17 +16,6 @@ const (
 // first message of its own new session).
 type ProbeUnit []int8
 
-// judged counts the unit's judged probes among those in use.
-func (u ProbeUnit) judged(use []bool) (passed, judged int) {
-	for k, y := range u {
-		if k < len(use) && use[k] && y != Missing {
-			judged++
-			passed += int(y)
-		}
-	}
-	return passed, judged
-}
-
 // CompareProbes tests whether the diluted arm passes its probes less
 // often than the fresh arm, probe by probe: like is compared with like.
 //
@@ -53,33 +42,47 @@ func (u ProbeUnit) judged(use []bool) (passed, judged int) {
 // rate is measured, not argued: package calibrate pushes simulated runs
 // through the function that sets the exit code.
 func CompareProbes(diluted, fresh []ProbeUnit) TwoArm {
+	// Fixed-size arrays keep a comparison free of allocations: the power
+	// simulation makes hundreds of thousands of them.
 	probes := 0
-	for _, u := range append(append([]ProbeUnit{}, diluted...), fresh...) {
+	for _, u := range diluted {
 		probes = max(probes, len(u))
 	}
-	use := make([]bool, probes)
-	pooledPass, pooledN := make([]float64, probes), make([]float64, probes)
-	for k := range probes {
-		var dn, fn int
-		for _, u := range diluted {
-			if k < len(u) && u[k] != Missing {
-				dn++
-				pooledPass[k] += float64(u[k])
+	for _, u := range fresh {
+		probes = max(probes, len(u))
+	}
+	if probes > MaxProbes {
+		panic("stats: more probes than CompareProbes keeps room for")
+	}
+	var use [MaxProbes]bool
+	var pooledPass, pooledN [MaxProbes]float64
+	var dn, fn [MaxProbes]int
+	for _, u := range diluted {
+		for k, y := range u {
+			if y != Missing {
+				dn[k]++
+				pooledPass[k] += float64(y)
 			}
 		}
-		for _, u := range fresh {
-			if k < len(u) && u[k] != Missing {
-				fn++
-				pooledPass[k] += float64(u[k])
+	}
+	for _, u := range fresh {
+		for k, y := range u {
+			if y != Missing {
+				fn[k]++
+				pooledPass[k] += float64(y)
 			}
 		}
-		pooledN[k] = float64(dn + fn)
-		use[k] = dn > 0 && fn > 0
 	}
 	r := TwoArm{P: 1}
 	var passed, judged float64
 	var used int
+	var pooled [MaxProbes]float64
 	for k := range probes {
+		pooledN[k] = float64(dn[k] + fn[k])
+		use[k] = dn[k] > 0 && fn[k] > 0
+		if pooledN[k] > 0 {
+			pooled[k] = pooledPass[k] / pooledN[k]
+		}
 		if use[k] {
 			used++
 			passed += pooledPass[k]
@@ -89,16 +92,23 @@ func CompareProbes(diluted, fresh []ProbeUnit) TwoArm {
 	if judged > 0 {
 		r.PooledRate = passed / judged
 	}
-	pooled := make([]float64, probes)
-	for k := range probes {
-		if pooledN[k] > 0 {
-			pooled[k] = pooledPass[k] / pooledN[k]
+	if used == 0 {
+		// Nothing to compare (an arm judged no probe): each arm is still
+		// described over the probes it judged.
+		var ownD, ownF [MaxProbes]bool
+		var nD, nF int
+		for k := range probes {
+			ownD[k], ownF[k] = dn[k] > 0, fn[k] > 0
+			nD, nF = nD+boolInt(ownD[k]), nF+boolInt(ownF[k])
 		}
+		r.Diluted, _ = summarizeProbes(diluted, &ownD, probes, nD, &pooled)
+		r.Fresh, _ = summarizeProbes(fresh, &ownF, probes, nF, &pooled)
+		return r
 	}
 	var vD, vF float64
-	r.Diluted, vD = summarizeProbes(diluted, use, used, pooled)
-	r.Fresh, vF = summarizeProbes(fresh, use, used, pooled)
-	if used == 0 || r.Diluted.Units == 0 || r.Fresh.Units == 0 {
+	r.Diluted, vD = summarizeProbes(diluted, &use, probes, used, &pooled)
+	r.Fresh, vF = summarizeProbes(fresh, &use, probes, used, &pooled)
+	if r.Diluted.Units == 0 || r.Fresh.Units == 0 {
 		return r
 	}
 	r.Drop = r.Fresh.Mean - r.Diluted.Mean
@@ -117,68 +127,70 @@ func CompareProbes(diluted, fresh []ProbeUnit) TwoArm {
 	return r
 }
 
+// MaxProbes is the most probes a unit may have.
+const MaxProbes = 8
+
 // summarizeProbes describes one arm over the probes in use and returns the
 // variance of its rate. ArmSummary.Var is that variance times the number
 // of units, so Var/Units is the squared standard error as for shares.
-func summarizeProbes(units []ProbeUnit, use []bool, used int, pooled []float64) (ArmSummary, float64) {
+func summarizeProbes(units []ProbeUnit, use *[MaxProbes]bool, probes, used int, pooled *[MaxProbes]float64) (ArmSummary, float64) {
 	s := ArmSummary{}
 	if used == 0 {
 		return s, 0
 	}
 	w := 1 / float64(used)
-	probes := len(use)
-	n, pass := make([]float64, probes), make([]float64, probes)
-	var shares []float64
+	var n, pass [MaxProbes]float64
+	var shareSum, shareSq float64
 	for _, u := range units {
-		p, j := u.judged(use)
+		p, j := 0, 0
+		for k, y := range u {
+			if use[k] && y != Missing {
+				j++
+				p += int(y)
+				n[k]++
+				pass[k] += float64(y)
+			}
+		}
 		if j == 0 {
 			continue
 		}
 		s.Units++
 		s.Probes += j
 		s.Passed += p
-		shares = append(shares, float64(p)/float64(j))
-		for k, y := range u {
-			if k < probes && use[k] && y != Missing {
-				n[k]++
-				pass[k] += float64(y)
-			}
-		}
+		share := float64(p) / float64(j)
+		shareSum += share
+		shareSq += share * share
 	}
 	if s.Units == 0 {
 		return s, 0
 	}
-	rate := make([]float64, probes)
+	var rate [MaxProbes]float64
 	var floor float64
 	for k := range probes {
 		if use[k] && n[k] > 0 {
 			rate[k] = pass[k] / n[k]
 			s.Mean += w * rate[k]
 			floor += w * w * pooled[k] * (1 - pooled[k]) / n[k]
-		} else if use[k] {
-			// The arm never judged a probe the other arm did: its rate for
-			// it is unknown, so the arm's rate leans on the others. This
-			// cannot happen when the probe is in use (both arms judged it).
-			panic("stats: a probe in use with no judged unit")
 		}
 	}
+	m := float64(s.Units)
 	if s.Units > 1 {
-		s.SampleSD = SD(shares)
+		mean := shareSum / m
+		s.SampleSD = math.Sqrt(math.Max(0, (shareSq-m*mean*mean)/(m-1)))
 	}
 	var ss float64
 	for _, u := range units {
-		if _, j := u.judged(use); j == 0 {
-			continue
-		}
-		psi := 0.0
+		psi, j := 0.0, 0
 		for k, y := range u {
-			if k < probes && use[k] && y != Missing {
+			if use[k] && y != Missing {
+				j++
 				psi += w * (float64(y) - rate[k]) / n[k]
 			}
 		}
-		ss += psi * psi
+		if j > 0 {
+			ss += psi * psi
+		}
 	}
-	m := float64(s.Units)
 	v := 0.0
 	if s.Units > 1 {
 		v = ss * m / (m - 1)
@@ -188,4 +200,11 @@ func summarizeProbes(units []ProbeUnit, use []bool, used int, pooled []float64) 
 	}
 	s.Var = v * m
 	return s, v
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

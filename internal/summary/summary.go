@@ -386,13 +386,13 @@ func writeStats(b *strings.Builder, s record.Stats, byProbe bool) {
 		}
 	}
 	if c := s.Comparison; c.Diluted.Units > 0 || c.Fresh.Units > 0 {
-		fmt.Fprintf(b, "diluted vs fresh (the exit code's test: units are conversations and fresh triples; Welch one-sided on each unit's probe pass share):\n")
-		fmt.Fprintf(b, "  diluted: %s (%s), mean share %.0f%%; fresh: %s (%s), mean share %.0f%%\n",
+		fmt.Fprintf(b, "diluted vs fresh (the exit code's test: units are conversations and fresh triples; each probe against itself, Welch one-sided on the mean of the per-probe pass rates):\n")
+		fmt.Fprintf(b, "  diluted: %s (%s), pass rate %.0f%%; fresh: %s (%s), pass rate %.0f%%\n",
 			Count(c.Diluted.Units, "unit"), s.DilutedPopulation, 100*c.Diluted.Mean, Count(c.Fresh.Units, "unit"), record.PopFresh, 100*c.Fresh.Mean)
 		if c.Testable {
 			fmt.Fprintf(b, "  drop %+.0f points, p = %.3g (alpha %.2g)", 100*c.Drop, c.P, s.Alpha)
 			if s.MinDetectableDrop > 0 {
-				fmt.Fprintf(b, "; this run would catch a drop of %.0f points with 80%% power", 100*s.MinDetectableDrop)
+				fmt.Fprintf(b, "; simulated on runs like this one, the rule catches a drop of %.0f points in 80%% of them", 100*s.MinDetectableDrop)
 			}
 			b.WriteString("\n")
 		} else {

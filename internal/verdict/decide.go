@@ -91,6 +91,42 @@ type facts struct {
 	stats             record.Stats
 	// seq is the replayed --until-decided looks, when the run has them.
 	seq *seqResult
+	// exitOnly skips the simulated power figures (Options.ExitOnly);
+	// powered says they are in stats.
+	exitOnly, powered bool
+}
+
+// power fills in the simulated power figures the first time a rule needs
+// them: the smallest drop the rule would have caught with PowerTarget
+// power at this run's size, and how many conversations would catch the
+// effect. It says false when they were skipped (Options.ExitOnly) or the
+// run has nothing to simulate from.
+func (f *facts) power() bool {
+	if f.exitOnly || !f.cmp().Testable {
+		return false
+	}
+	if !f.powered {
+		f.powered = true
+		w := worldOf(f.r, 0, f.alpha)
+		if mdd := w.minDetectableDrop(f.n); !math.IsInf(mdd, 1) {
+			f.stats.MinDetectableDrop = mdd
+		}
+		if f.stats.MinDetectableDrop == 0 || f.stats.MinDetectableDrop > f.effect {
+			f.stats.UnitsForEffect = w.conversationsFor(f.effect, f.n+1)
+		}
+	}
+	return true
+}
+
+// Options change what Decide computes, never what it concludes.
+type Options struct {
+	// ExitOnly skips what only words or reports the verdict: the simulated
+	// power figures of an exit-0 verdict (held, or not enough evidence: the
+	// exit code is the same), the per-probe exact tests and the controls'.
+	// Never the power a sequential look's decision needs (an early "held"
+	// stops a run). The calibrate package, which counts exit codes over
+	// hundreds of thousands of runs, sets it.
+	ExitOnly bool
 }
 
 // seqResult is what the replayed looks reached.
@@ -117,15 +153,21 @@ func (f *facts) freshRate() float64 {
 // the sentence come from one place and never disagree. It reads only the
 // record, so `report` can redo it on saved runs, and the calibrate package
 // pushes simulated runs through it to measure its false-alarm rate.
-func Decide(r *record.Run) {
-	f := gather(r)
+func Decide(r *record.Run) { DecideWith(r, Options{}) }
+
+// DecideWith is Decide with options.
+func DecideWith(r *record.Run, opts Options) {
+	f := gather(r, opts)
 	r.Status = runStatus(f)
 	d := decide(f)
 	o := record.Outcome{
 		Exit: d.exit, Verdict: d.verdict, Sentence: d.sentence, Rule: f.rule,
 		Shape: shapeWords(f.shapes), ProbesJudged: f.probesJudged, ProbesFailed: f.probesFailed,
 		JudgeErrors: f.judgeErrors, Uncertain: f.uncertain, OverCalls: f.overCalls, Escapes: f.escapes,
-		Stats: f.stats, Controls: ComputeControls(r), StoppedConsulting: f.stoppedConsulting,
+		Stats: f.stats, StoppedConsulting: f.stoppedConsulting,
+	}
+	if !f.exitOnly {
+		o.Controls = ComputeControls(r)
 	}
 	if f.rule == record.RuleAnyProbeFailed && len(r.Fresh) > 0 && f.cmp().Fresh.Probes > 0 {
 		o.AnyFailureChance = anyFailureChance(f)
@@ -135,9 +177,9 @@ func Decide(r *record.Run) {
 }
 
 // gather counts the facts of a record, and sets each conversation's shape.
-func gather(r *record.Run) *facts {
+func gather(r *record.Run, opts Options) *facts {
 	f := &facts{r: r, rule: r.Config.Rule, alpha: r.Config.Alpha, effect: r.Config.Effect,
-		n: len(r.Conversations), fresh: len(r.Fresh), shapes: map[string]int{}}
+		n: len(r.Conversations), fresh: len(r.Fresh), shapes: map[string]int{}, exitOnly: opts.ExitOnly}
 	if f.rule == "" {
 		f.rule = record.RuleDilutedVsFresh
 	}
@@ -212,9 +254,9 @@ func gather(r *record.Run) *facts {
 			f.countVerdict("fresh triple", c.Index, &c.Turns[k])
 		}
 	}
-	f.stats = ComputeStats(r, f.alpha, f.effect)
+	f.stats = computeStats(r, f.alpha, f.effect, !f.exitOnly)
 	if f.rule == record.RuleDilutedVsFresh && r.Sequential != nil && len(r.Sequential.Looks) > 0 {
-		look, decided := Replay(r.Sequential, r)
+		look, decided := replay(r.Sequential, r, !f.exitOnly)
 		f.seq = &seqResult{look: look, decided: decided}
 	}
 	return f

@@ -122,7 +122,7 @@ func TestHeldAndSeedRule(t *testing.T) {
 	}
 	Decide(r)
 	o := r.Outcome
-	if o.Exit != 0 || o.Verdict != record.VerdictHeld || !strings.Contains(o.Sentence, "would have caught a drop of") {
+	if o.Exit != 0 || o.Verdict != record.VerdictHeld || !strings.Contains(o.Sentence, "this rule catches a drop of") {
 		t.Fatalf("%d %s: %s", o.Exit, o.Verdict, o.Sentence)
 	}
 	r.Config.Rule = record.RuleAnyProbeFailed

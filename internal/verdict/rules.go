@@ -127,7 +127,7 @@ func decayShown(f *facts) (decision, bool) {
 	if !cmp.Testable || cmp.P > f.alpha {
 		return decision{}, false
 	}
-	return decision{exit.Decay, record.VerdictDecay, fmt.Sprintf("Decay: the probes passed %.0f points less often diluted than fresh (mean share %.0f%% vs %.0f%%, Welch one-sided p = %.3g <= alpha %.2g; %s).",
+	return decision{exit.Decay, record.VerdictDecay, fmt.Sprintf("Decay: the probes passed %.0f points less often diluted than fresh (each probe against itself: pass rate %.0f%% vs %.0f%%, Welch one-sided p = %.3g <= alpha %.2g; %s).",
 		100*cmp.Drop, 100*cmp.Diluted.Mean, 100*cmp.Fresh.Mean, cmp.P, f.alpha, armRates(f))}, true
 }
 
@@ -148,7 +148,8 @@ func noProbeFailed(f *facts) (decision, bool) {
 	return decision{exit.OK, record.VerdictNoProbeFailed, fmt.Sprintf("No probe failed after a passed baseline (the any-probe-failed rule): %d judged probes in %d conversations.%s", f.probesJudged, f.n, anyChance(f))}, true
 }
 
-// held: no decay shown, and the run could have caught the effect.
+// held: no decay shown, and the rule would have caught the effect with
+// PowerTarget power at this run's size (simulated).
 func held(f *facts) (decision, bool) {
 	cmp := f.cmp()
 	level := f.alpha
@@ -159,21 +160,27 @@ func held(f *facts) (decision, bool) {
 		if f.seq.decided {
 			level = f.seq.look.Level
 		}
+		f.power()
+	} else if !f.power() {
+		return decision{}, false
 	} else if mdd := f.stats.MinDetectableDrop; mdd <= 0 || mdd > f.effect {
 		return decision{}, false
 	}
-	return decision{exit.OK, record.VerdictHeld, fmt.Sprintf("Held: no decay shown (p = %.3g > %.2g; %s). This run would have caught a drop of %.0f points with 80%% power.",
-		cmp.P, level, armRates(f), 100*f.stats.MinDetectableDrop)}, true
+	return decision{exit.OK, record.VerdictHeld, fmt.Sprintf("Held: no decay shown (p = %.3g > %.2g; %s). Simulated on runs like this one, this rule catches a drop of %.0f points or more in %.0f%% of runs.",
+		cmp.P, level, armRates(f), 100*f.stats.MinDetectableDrop, 100*PowerTarget)}, true
 }
 
 func notEnoughEvidence(f *facts) (decision, bool) {
+	if !f.power() {
+		return decision{exit.OK, record.VerdictNotEnough, fmt.Sprintf("Not enough evidence: no decay shown (%s).", armRates(f))}, true
+	}
 	more := ""
 	if need := f.stats.UnitsForEffect; need > f.n {
-		more = fmt.Sprintf(" About %d conversations in all (%d more, each with its fresh triple) would likely detect a drop of %.0f points.", need, need-f.n, 100*f.effect)
+		more = fmt.Sprintf(" About %d conversations in all (%d more, each with its fresh triple, the gate stopping some as it did here) would catch a drop of %.0f points in %.0f%% of runs (simulated).", need, need-f.n, 100*f.effect, 100*PowerTarget)
 	}
-	mdd := "was too small to reliably catch any drop, even a collapse"
+	mdd := "was too small to catch any drop reliably, even a collapse"
 	if f.stats.MinDetectableDrop > 0 {
-		mdd = fmt.Sprintf("could reliably catch only a drop of %.0f points or more", 100*f.stats.MinDetectableDrop)
+		mdd = fmt.Sprintf("catches only a drop of %.0f points or more in %.0f%% of runs like it (simulated)", 100*f.stats.MinDetectableDrop, 100*PowerTarget)
 	}
 	return decision{exit.OK, record.VerdictNotEnough, fmt.Sprintf("Not enough evidence: no decay shown (%s), but this run %s.%s", armRates(f), mdd, more)}, true
 }

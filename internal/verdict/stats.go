@@ -1,7 +1,6 @@
 package verdict
 
 import (
-	"math"
 	"slices"
 
 	"github.com/vibe-test/vibe-test/internal/judge"
@@ -145,8 +144,16 @@ func Arms(r *record.Run, upTo int) (diluted, fresh []stats.ProbeUnit, dropped []
 // left out: that measures the sandbox, not the skill.
 const whySetup = "set-up problem (a required step's call failed in the sandbox)"
 
-// ComputeStats derives the statistics from the record alone.
+// ComputeStats derives the statistics from the record alone, but for the
+// simulated power figures (MinDetectableDrop, UnitsForEffect), which
+// Decide adds where its sentence needs them (power.go).
 func ComputeStats(r *record.Run, alpha, effect float64) record.Stats {
+	return computeStats(r, alpha, effect, true)
+}
+
+// computeStats is ComputeStats; without report, it leaves out the
+// per-probe exact tests, which only the report reads (Options.ExitOnly).
+func computeStats(r *record.Run, alpha, effect float64, report bool) record.Stats {
 	s := record.Stats{Alpha: alpha, Effect: effect}
 	bypass := r.Config.NoBaselineGate
 	s.DilutedPopulation = record.PopGatePassed
@@ -237,6 +244,8 @@ func ComputeStats(r *record.Run, alpha, effect float64) record.Stats {
 		pc.FreshPass, pc.FreshN = ts.Passes, ts.N
 		if pc.DilutedN > 0 {
 			pc.Drop = float64(pc.FreshPass)/float64(pc.FreshN) - float64(pc.DilutedPass)/float64(pc.DilutedN)
+		}
+		if pc.DilutedN > 0 && report {
 			pc.P = stats.FisherLess(pc.DilutedPass, pc.DilutedN-pc.DilutedPass, pc.FreshPass, pc.FreshN-pc.FreshPass)
 		}
 		s.Probes = append(s.Probes, pc)
@@ -261,10 +270,6 @@ func ComputeStats(r *record.Run, alpha, effect float64) record.Stats {
 	d, f, dropped := Arms(r, 0)
 	s.Dropped = dropped
 	s.Comparison = stats.CompareProbes(d, f)
-	if mdd := stats.MinDetectableDrop(s.Comparison, alpha, 0.8); !math.IsInf(mdd, 1) {
-		s.MinDetectableDrop = mdd
-	}
-	s.UnitsForEffect = stats.UnitsForDrop(s.Comparison, effect, alpha, 0.8)
 
 	// Only a run where some judged turn failed could have told criteria
 	// apart; in an all-pass run every criterion "always passes".
