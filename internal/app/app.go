@@ -1,6 +1,9 @@
-// Package app is vibe-test's command line: flags become options, options
-// become a run, the run becomes a summary, files and an exit code. main.go
-// only wires the process to Main, so whole commands run inside tests.
+// Package app is vibe-test's command line: each command's flags fill its
+// Options, one runX takes them and calls the packages below, which know
+// nothing of flags (engine and suite run skills, rejudge, compare, draft,
+// report and demo do the other commands' work), then shows the result and
+// maps the outcome to an exit code. main.go only wires the process to Main,
+// so whole commands run inside tests.
 package app
 
 import (
@@ -9,6 +12,7 @@ import (
 	xterm "github.com/charmbracelet/x/term"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 
@@ -45,19 +49,12 @@ func (stdio IO) prog() string {
 // Main runs the command line and returns the exit code. Errors are printed
 // as one line on stderr.
 func Main(ctx context.Context, args []string, stdio IO) int {
-	// Parse first, under a lock: urfave/cli writes to its package-level help
-	// and version flags while parsing, which races when tests run several
-	// commands at once. The chosen command then runs outside the lock.
-	var action func() error
 	if len(args) > 0 {
 		stdio.argv0 = args[0]
 	}
-	a := newApp(stdio, &action)
-	parseMu.Lock()
-	err := a.RunContext(ctx, reorder(a, args))
-	parseMu.Unlock()
-	if err == nil && action != nil {
-		err = action()
+	ch, err := parse(args, stdio)
+	if err == nil && ch.run != nil {
+		err = ch.run(ctx)
 	}
 	if err != nil {
 		// An error may quote a file, the CLI or a model: one clean line.
@@ -67,39 +64,72 @@ func Main(ctx context.Context, args []string, stdio IO) int {
 	return exit.Code(err)
 }
 
+// Every command has cli/cli's shape: an Options struct, a function that
+// fills it from the parsed flags (the only code that knows urfave/cli), and
+// one runX(ctx, opts, io) that does the work through packages that know
+// nothing of flags. Flags are tested apart from behaviour: parse gives the
+// options and runs nothing.
+
+// chosen is what parsing the command line chose: the command's options, and
+// the run that takes them (none for help and --version, printed while
+// parsing).
+type chosen struct {
+	opts any
+	run  func(context.Context) error
+}
+
+// parse reads args into the chosen command's options. It runs under a
+// lock: urfave/cli writes to its package-level help and version flags while
+// parsing, which races when tests run several commands at once. The chosen
+// command then runs outside the lock.
+func parse(args []string, stdio IO) (chosen, error) {
+	var ch chosen
+	parseMu.Lock()
+	defer parseMu.Unlock()
+	a := newApp(stdio, &ch)
+	err := a.Run(reorder(a, args))
+	return ch, err
+}
+
 var parseMu sync.Mutex
 
-// newApp builds the command line; the chosen command's work is stored in
-// *action rather than run during parsing.
-func newApp(stdio IO, action *func() error) *cli.App {
-	later := func(run func(*cli.Context, IO) error) cli.ActionFunc {
-		return func(c *cli.Context) error {
-			*action = func() error { return run(c, stdio) }
-			return nil
+// bind is a command's action: fill its options from the flags and keep its
+// run for after parsing.
+func bind[O any](ch *chosen, stdio IO, fill func(*cli.Context) (O, error), run func(context.Context, O, IO) error) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		o, err := fill(c)
+		if err != nil {
+			return err
 		}
+		ch.opts = o
+		ch.run = func(ctx context.Context) error { return run(ctx, o, stdio) }
+		return nil
 	}
+}
+
+// newApp builds the command line; the chosen command is stored in *ch
+// rather than run during parsing.
+func newApp(stdio IO, ch *chosen) *cli.App {
 	runFlags := runFlagSet()
+	runAction := bind(ch, stdio, runOptions, runRun)
 	a := &cli.App{
 		Name:  "vibe-test",
 		Usage: "measure whether an agent still follows a skill after the conversation moves on",
 		// The help template indents every line of UsageText itself.
-		UsageText: "vibe-test [flags] ./SKILL.md\nvibe-test [flags] ./skills-folder | a/SKILL.md b/SKILL.md ...   (a suite)\nvibe-test merge --out DIR SHARD_DIR...\nvibe-test demo\nvibe-test init ./SKILL.md\nvibe-test report RUN_DIR|SUITE_DIR\nvibe-test help [COMMAND]",
+		UsageText: "vibe-test [flags] ./SKILL.md\nvibe-test [flags] ./skills-folder | a/SKILL.md b/SKILL.md ...   (a suite)\nvibe-test merge --out DIR SHARD_DIR...\nvibe-test demo\nvibe-test init ./SKILL.md\nvibe-test report RUN_DIR|SUITE_DIR\nvibe-test help [COMMAND|exit-codes]",
 		Version:   Version,
 		Writer:    stdio.Stdout,
 		ErrWriter: stdio.Stderr,
 		// urfave/cli would call os.Exit itself, skipping deferred cleanup;
 		// Main maps errors to exit codes instead.
 		ExitErrHandler: func(*cli.Context, error) {},
-		// `vibe-test help [COMMAND]` works as well as --help; without the
-		// command, "help" would be taken as a skill path.
-		HideHelpCommand: false,
-		Flags:           runFlags,
+		Flags:          runFlags,
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				_ = cli.ShowAppHelp(c)
 				return exit.Errorf(exit.Tool, "no skill given: expected a path to a SKILL.md or its folder")
 			}
-			return later(runCommand)(c)
+			return runAction(c)
 		},
 		Commands: []*cli.Command{
 			{
@@ -107,62 +137,77 @@ func newApp(stdio IO, action *func() error) *cli.App {
 				Usage:     "run the decay measurement on a skill, or on a suite of skills (the default command)",
 				ArgsUsage: "./SKILL.md | ./skills-folder | a/SKILL.md b/SKILL.md ...",
 				Flags:     runFlags,
-				Action:    later(runCommand),
+				Action:    runAction,
 			},
 			{
 				Name:   "demo",
 				Usage:  "run the bundled example skill against a scripted model with the real claude CLI (no credentials needed)",
 				Flags:  demoFlags(),
-				Action: later(demoCommand),
+				Action: bind(ch, stdio, demoOptions, runDemo),
 			},
 			{
 				Name:      "resume",
 				Usage:     "continue an interrupted run from each conversation's last completed turn (a suite: every unfinished skill)",
 				ArgsUsage: "RUN_DIR|SUITE_DIR",
 				Flags:     resumeFlags(),
-				Action:    later(resumeCommand),
+				Action:    bind(ch, stdio, resumeOptions, runResume),
 			},
 			{
 				Name:      "report",
 				Usage:     "re-render the summary and chart of a saved run, or a suite's table (no model calls)",
 				ArgsUsage: "RUN_DIR|SUITE_DIR",
 				Flags:     outputFlags(),
-				Action:    later(reportCommand),
+				Action:    bind(ch, stdio, reportOptions, runReport),
 			},
 			{
 				Name:      "rejudge",
 				Usage:     "judge a saved run's turns again from their transcripts; writes verdicts-N.json beside run.json, never over it",
 				ArgsUsage: "RUN_DIR",
 				Flags:     rejudgeFlags(),
-				Action:    later(rejudgeCommand),
+				Action:    bind(ch, stdio, rejudgeOptions, runRejudge),
 			},
 			{
 				Name:      "merge",
 				Usage:     "join the folders of a suite's shards (--shard i/n) into one suite folder, each skill decided over every shard's conversations",
 				ArgsUsage: "SHARD_DIR...",
 				Flags:     mergeFlags(),
-				Action:    later(mergeCommand),
+				Action:    bind(ch, stdio, mergeOptions, runMerge),
 			},
 			{
 				Name:      "compare",
 				Usage:     "accept or reject a new skill version: does the candidate run score lower than the base runs, conversation by conversation, on the total or any shared criterion (Welch's test, alpha split over the measures)",
 				ArgsUsage: "BASE_RUN [BASE_RUN2 ...] CANDIDATE_RUN",
-				Flags:     []cli.Flag{&cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "the chance of rejecting an unchanged skill"}},
-				Action:    later(compareCommand),
+				Flags:     compareFlags(),
+				Action:    bind(ch, stdio, compareOptions, runCompare),
 			},
 			{
 				Name:      "init",
 				Usage:     "draft a commented vibe-test.yaml (tasks and rubric) beside a SKILL.md",
 				ArgsUsage: "./SKILL.md",
 				Flags:     initFlags(),
-				Action:    later(initCommand),
+				Action:    bind(ch, stdio, initOptions, runInit),
 			},
+			// `vibe-test help [COMMAND]` works as well as --help; without the
+			// command, "help" would be taken as a skill path.
+			helpCommand(),
 		},
-		OnUsageError: func(c *cli.Context, err error, _ bool) error {
-			return exit.With(exit.Tool, fmt.Errorf("%w (see vibe-test --help)", err))
-		},
+		OnUsageError: usageError("vibe-test --help"),
 	}
+	for _, c := range a.Commands {
+		c.OnUsageError = usageError("vibe-test " + c.Name + " --help")
+	}
+	setHelp(a)
+	// urfave/cli adds --help itself only when it adds its help command.
+	a.Flags = append(slices.Clip(a.Flags), cli.HelpFlag)
 	return a
+}
+
+// usageError makes a flag the parser refuses one line, with the help page
+// that lists the flags.
+func usageError(help string) cli.OnUsageErrorFunc {
+	return func(_ *cli.Context, err error, _ bool) error {
+		return exit.With(exit.Tool, fmt.Errorf("%w (see %s)", err, help))
+	}
 }
 
 // reorder moves flags ahead of positional arguments, so

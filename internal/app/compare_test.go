@@ -288,31 +288,6 @@ func TestCompareCannotDecide(t *testing.T) {
 	}
 }
 
-func TestCompareBadInput(t *testing.T) {
-	t.Parallel()
-	a, _ := noisyBases(t)
-	empty := t.TempDir()
-	cases := []struct {
-		name string
-		dirs []string
-		want string
-	}{
-		{"one path", []string{a}, "expected BASE_RUN [BASE_RUN2 ...] CANDIDATE_RUN, got 1"},
-		{"no path", nil, "got 0 arguments"},
-		{"not a run", []string{a, empty}, "expected a vibe-test run folder"},
-		{"the same run twice", []string{a, a}, "given twice"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			code, _, errOut := compareMain(t, c.dirs...)
-			if code != 3 {
-				t.Fatalf("exit %d, want 3", code)
-			}
-			mustContain(t, errOut, c.want)
-		})
-	}
-}
-
 // TestCompareBothWays checks the rule both ways with the real CLI, as seed
 // 000 did: a second base run passes against the first, and a no-skill
 // stand-in (the never persona with the gate bypassed: every judged turn

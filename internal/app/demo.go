@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,10 +14,6 @@ import (
 	"github.com/vibe-test/vibe-test/internal/demo"
 	"github.com/vibe-test/vibe-test/internal/engine"
 	"github.com/vibe-test/vibe-test/internal/exit"
-	"github.com/vibe-test/vibe-test/internal/judge"
-	"github.com/vibe-test/vibe-test/internal/record"
-	"github.com/vibe-test/vibe-test/internal/sandbox"
-	"github.com/vibe-test/vibe-test/internal/scripted"
 	"github.com/vibe-test/vibe-test/internal/term"
 )
 
@@ -25,32 +22,47 @@ const demoTurnTimeout = 2 * time.Minute
 
 func demoFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "out", Usage: "the run `folder`", DefaultText: "./vibe-runs/<UTC time>-stock-ledger"},
-		&cli.StringFlag{Name: "personas", Value: "decaying,steady", Usage: "the scripted agent's persona per conversation: steady, decaying, never, escaping, noisy"},
-		&cli.BoolFlag{Name: "keep-sandbox", Usage: "keep each conversation's sandbox folder"},
-		&cli.StringFlag{Name: "session", Value: claude.DefaultSessionMode, Usage: "`interactive|resume`: as for a run"},
+		&cli.StringFlag{Name: "out", Category: catOutput, Usage: "the run `folder`", DefaultText: "./vibe-runs/<UTC time>-stock-ledger"},
+		&cli.StringFlag{Name: "personas", Category: catAgent, Value: "decaying,steady", Usage: "the scripted agent's persona per conversation: steady, decaying, never, escaping, noisy"},
+		&cli.BoolFlag{Name: "keep-sandbox", Category: catAgent, Usage: "keep each conversation's sandbox folder"},
+		&cli.StringFlag{Name: "session", Category: catAgent, Value: claude.DefaultSessionMode, Usage: "`interactive|resume`: as for a run"},
 	}
 }
 
-// demoCommand runs the bundled skill against the scripted model with the
-// real CLI. It needs no credentials and makes no network call beyond
-// 127.0.0.1. It exits 0 when the demo ran as designed and says which exit
-// code a real run with these results would give.
-func demoCommand(c *cli.Context, stdio IO) error {
-	personas := strings.Split(c.String("personas"), ",")
-	mode := c.String("session")
-	if err := claude.CheckSessionMode(mode); err != nil {
-		return exit.With(exit.Tool, err)
+// DemoOptions are `vibe-test demo`'s.
+type DemoOptions struct {
+	Out         string   // the run folder ("": a new one under ./vibe-runs)
+	Personas    []string // the scripted agent's, one per conversation
+	KeepSandbox bool
+	SessionMode string
+}
+
+func demoOptions(c *cli.Context) (DemoOptions, error) {
+	o := DemoOptions{
+		Out: c.String("out"), Personas: strings.Split(c.String("personas"), ","),
+		KeepSandbox: c.Bool("keep-sandbox"), SessionMode: c.String("session"),
 	}
+	if err := claude.CheckSessionMode(o.SessionMode); err != nil {
+		return o, exit.With(exit.Tool, err)
+	}
+	return o, nil
+}
+
+// runDemo runs the bundled skill against the scripted model with the real
+// CLI. It needs no credentials and makes no network call beyond 127.0.0.1.
+// It exits 0 when the demo ran as designed and says which exit code a real
+// run with these results would give.
+func runDemo(ctx context.Context, o DemoOptions, stdio IO) error {
+	personas := o.Personas
 	claudePath, claudeHow, err := engine.LocateClaude(stdio.Env, engine.PinnedDirs())
 	if err != nil {
 		return exit.Errorf(exit.Tool, "the demo runs the real claude CLI: %v", err)
 	}
-	script, err := demo.Script(personas, false)
-	if err != nil {
+	// The script is built to check the personas; Serve builds it again.
+	if _, err := demo.Script(personas, false); err != nil {
 		return exit.With(exit.Tool, fmt.Errorf("--personas: %w", err))
 	}
-	srv, err := scripted.Start(script)
+	srv, err := demo.Serve(personas)
 	if err != nil {
 		return exit.With(exit.Tool, fmt.Errorf("starting the scripted model: %w", err))
 	}
@@ -64,27 +76,26 @@ func demoCommand(c *cli.Context, stdio IO) error {
 	if err != nil {
 		return exit.With(exit.Tool, err)
 	}
-	env := DemoEnv(stdio.Env, srv.URL())
+	env := demo.Env(stdio.Env, srv.URL())
 	fmt.Fprintf(stdio.Stderr, "vibe-test demo: scripted model on %s, personas %s (one per conversation, in order)\n", srv.URL(), strings.Join(personas, ", "))
-	r, err := execute(c.Context, Options{Settings: engine.Settings{
-		SkillPath: paths.Skill, ConfigPath: paths.Config, OutDir: c.String("out"),
-		Args:          demoArgs(personas),
+	r, err := execute(ctx, engine.Settings{
+		SkillPath: paths.Skill, ConfigPath: paths.Config, OutDir: o.Out,
+		Args:          demo.Args(personas),
 		Conversations: len(personas), Concurrency: 1, // in order, so conversation N gets persona N
 		TurnTimeout: demoTurnTimeout, Grace: engine.DefaultGrace, MaxRetries: 1, Seed: 1,
 		TurnRetries: 1, RetryBackoff: time.Second,
-		KeepSandbox: c.Bool("keep-sandbox"), CacheDir: dir + "/cache", SessionMode: mode,
-	}, Output: output{styled: stdio.Styled && envValue(stdio.Env, "NO_COLOR") == ""},
-	}, IO{Env: env, Stdout: stdio.Stdout, Stderr: stdio.Stderr, Styled: stdio.Styled})
+		KeepSandbox: o.KeepSandbox, CacheDir: dir + "/cache", SessionMode: o.SessionMode,
+	}, Output{}, IO{Env: env, Stdout: stdio.Stdout, Stderr: stdio.Stderr, Styled: stdio.Styled})
 	if exit.Code(err) == exit.Interrupted {
 		// The demo's skill and scripted model die with this process, so
 		// the run cannot be resumed: no sandbox is kept for it either.
-		removeSandboxes(r)
+		demo.Discard(r)
 		return exit.Errorf(exit.Interrupted, "interrupted: a demo run cannot be resumed (its skill and scripted model existed only while it ran); run `%s demo` again", stdio.prog())
 	}
 	if err != nil {
 		return err
 	}
-	if err := checkDemo(personas, r); err != nil {
+	if err := demo.Check(personas, r); err != nil {
 		return exit.Errorf(exit.Tool, "the demo did not run as designed: %v", err)
 	}
 	fmt.Fprintf(stdio.Stdout, "\nThe demo ran as designed. A real run with these results would exit %d: %s\n", r.Outcome.Exit, term.Line(r.Outcome.Sentence))
@@ -119,75 +130,6 @@ func pinnedHow(path, how string) string {
 	return "the pinned install in " + filepath.Join(strings.TrimSuffix(path, suffix), "tools")
 }
 
-// demoArgs is what a demo run records as its arguments; isDemoRun reads it
-// back, so resume and rejudge can say why a demo run cannot be continued.
-func demoArgs(personas []string) []string {
-	return []string{"demo", "--personas", strings.Join(personas, ",")}
-}
-
-func isDemoRun(r *record.Run) bool {
-	return len(r.Config.Args) > 0 && r.Config.Args[0] == "demo"
-}
-
-// removeSandboxes deletes the sandboxes a run still records (an interrupted
-// run keeps them for resume); sandbox.Open refuses any folder vibe-test did
-// not make.
-func removeSandboxes(r *record.Run) {
-	if r == nil || r.Config.KeepSandbox {
-		return
-	}
-	for _, arm := range [][]record.Conversation{r.Conversations, r.Fresh, r.Controls} {
-		for _, c := range arm {
-			if c.Sandbox == "" {
-				continue
-			}
-			if sb, err := sandbox.Open(c.Sandbox, c.Home, c.ConfigDir, r.Isolation == "hermetic"); err == nil {
-				_ = sb.Remove()
-			}
-		}
-	}
-}
-
-// checkDemo says whether the run did what its personas script: each
-// conversation has its persona's shape, and every fresh session followed
-// the skill (all personas but never do, fresh). The verdict itself is then
-// whatever the decision function makes of that, which the demo reports.
-func checkDemo(personas []string, r *record.Run) error {
-	want := map[string]string{
-		scripted.PersonaSteady: record.ShapeHeld, scripted.PersonaDecaying: record.ShapeDecayed,
-		scripted.PersonaEscaping: record.ShapeDecayed, scripted.PersonaNever: record.ShapeBaselineFailed,
-	}
-	never := false
-	for i, p := range personas {
-		never = never || p == scripted.PersonaNever
-		if i >= len(r.Conversations) {
-			return fmt.Errorf("conversation %d (%s) did not run", i+1, p)
-		}
-		if got := r.Conversations[i].Shape; want[p] != "" && got != want[p] {
-			return fmt.Errorf("conversation %d plays %s and should be %q, it is %q", i+1, p, want[p], got)
-		}
-	}
-	for _, f := range r.Fresh {
-		for _, t := range f.Turns {
-			if !never && t.Result() != judge.Pass {
-				return fmt.Errorf("fresh triple %d: probe %d should pass fresh, it is %q", f.Index, t.Turn, t.Result())
-			}
-		}
-	}
-	return nil
-}
-
-// DemoEnv is the environment of runs against the scripted model: the
-// author's allowlisted variables minus any real credentials, pointed at
-// 127.0.0.1 with a placeholder key (which also makes the run hermetic).
-func DemoEnv(base []string, url string) []string {
-	var env []string
-	for _, kv := range base {
-		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "ANTHROPIC_") || k == "CLAUDE_CODE_OAUTH_TOKEN" || k == "CLAUDE_CONFIG_DIR" {
-			continue
-		}
-		env = append(env, kv)
-	}
-	return append(env, "ANTHROPIC_BASE_URL="+url, "ANTHROPIC_API_KEY=sk-offline-placeholder")
-}
+// DemoEnv is demo.Env, for the tests and benchmarks that run vibe-test
+// against the scripted model.
+func DemoEnv(base []string, url string) []string { return demo.Env(base, url) }

@@ -64,31 +64,3 @@ func TestDryRunCallsNothing(t *testing.T) {
 		t.Error("a plan call counted although the config gives the tasks")
 	}
 }
-
-// Bad input is the run's own one-line error, exit 3: a missing skill, an
-// --out the run would refuse.
-func TestDryRunBadInput(t *testing.T) {
-	t.Parallel()
-	paths, err := demo.Materialize(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	full := t.TempDir()
-	if err := os.WriteFile(filepath.Join(full, "x"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{filepath.Join(t.TempDir(), "missing", "SKILL.md")}, "SKILL.md"},
-		{[]string{paths.Skill, "--config", paths.Config, "--out", full}, "--out " + full + ": folder exists and is not empty"},
-	} {
-		var stdout, stderr bytes.Buffer
-		args := append(append([]string{"vibe-test"}, c.args...), "--dry-run")
-		code := Main(context.Background(), args, IO{Env: os.Environ(), Stdout: &stdout, Stderr: &stderr})
-		if code != exit.Tool || strings.Count(strings.TrimSpace(stderr.String()), "\n") != 0 || !strings.Contains(stderr.String(), c.want) {
-			t.Errorf("%v: exit %d, stderr %q; want 3 and one line with %q", c.args, code, stderr.String(), c.want)
-		}
-	}
-}

@@ -2,7 +2,6 @@ package app
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/vibe-test/vibe-test/internal/demo"
+	"github.com/vibe-test/vibe-test/internal/draft"
 	"github.com/vibe-test/vibe-test/internal/plan"
 	"github.com/vibe-test/vibe-test/internal/rubric"
 	"github.com/vibe-test/vibe-test/internal/scripted"
@@ -128,7 +128,7 @@ func TestInitConfigTextRoundTrip(t *testing.T) {
 		for _, s := range tricky[i+1 : i+4] {
 			pl.Probes = append(pl.Probes, plan.Probe{Task: s})
 		}
-		text := ConfigText(sk, pl, rb, tricky[(i+5)%len(tricky)], time.Now())
+		text := draft.ConfigText(sk, pl, rb, tricky[(i+5)%len(tricky)], time.Now())
 		path := filepath.Join(dir, itoa(i)+".yaml")
 		os.WriteFile(path, []byte(text), 0o644)
 		cfg, err := plan.LoadConfig(path)
@@ -153,35 +153,6 @@ func mustJSON(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return b
-}
-
-func TestInitBadInput(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	skillDir := filepath.Join(dir, "s")
-	os.MkdirAll(skillDir, 0o755)
-	os.WriteFile(filepath.Join(skillDir, "SKILL.md"), []byte("---\nname: s\ndescription: d\n---\nRun it.\n"), 0o644)
-	os.WriteFile(filepath.Join(skillDir, plan.ConfigName), []byte("keep me\n"), 0o644)
-	cases := []struct {
-		name string
-		args []string
-		want string
-	}{
-		{"no path", []string{"init"}, "expected one path"},
-		{"missing", []string{"init", filepath.Join(dir, "nope")}, "no such file or folder"},
-		{"exists", []string{"init", skillDir}, filepath.Join(skillDir, plan.ConfigName) + ": already exists"},
-		{"claude missing", []string{"init", skillDir, "--force"}, "claude not found on PATH"},
-	}
-	for _, c := range cases {
-		var stdout, stderr bytes.Buffer
-		code := Main(context.Background(), append([]string{"vibe-test"}, c.args...), IO{Env: []string{"PATH=" + dir}, Stdout: &stdout, Stderr: &stderr})
-		if code != 3 || !strings.Contains(stderr.String(), c.want) || strings.Count(stderr.String(), "\n") != 1 {
-			t.Errorf("%s: exit %d, stderr %q, want %q", c.name, code, stderr.String(), c.want)
-		}
-	}
-	if string(readFile(t, filepath.Join(skillDir, plan.ConfigName))) != "keep me\n" {
-		t.Error("existing config touched")
-	}
 }
 
 // A refused key stops init's two cold calls at once, with one line naming

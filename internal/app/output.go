@@ -17,50 +17,55 @@ import (
 // outputFlags choose how a finished run is shown; run and report share them.
 func outputFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.BoolFlag{Name: "json", Usage: "print the summary as one JSON object on stdout (the human summary goes to stderr)"},
-		&cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE` (a test suite per conversation, a test case per judged turn)"},
-		&cli.StringFlag{Name: "markdown", Usage: "also write a Markdown summary to `FILE` (verdict, diluted vs fresh, cost, isolation; for $GITHUB_STEP_SUMMARY or a PR comment)"},
-		&cli.BoolFlag{Name: "no-color", Usage: "plain output even on a terminal (NO_COLOR is honoured too)"},
+		&cli.BoolFlag{Name: "json", Category: catOutput, Usage: "print the summary as one JSON object on stdout (the human summary goes to stderr)"},
+		&cli.StringFlag{Name: "junit", Category: catOutput, Usage: "also write JUnit XML to `FILE` (a test suite per conversation, a test case per judged turn)"},
+		&cli.StringFlag{Name: "markdown", Category: catOutput, Usage: "also write a Markdown summary to `FILE` (verdict, diluted vs fresh, cost, isolation; for $GITHUB_STEP_SUMMARY or a PR comment)"},
+		&cli.BoolFlag{Name: "no-color", Category: catOutput, Usage: "plain output even on a terminal (NO_COLOR is honoured too)"},
 	}
 }
 
-// output is what outputFlags chose.
-type output struct {
-	json     bool
-	junit    string
-	markdown string
-	styled   bool
+// Output is what outputFlags chose.
+type Output struct {
+	JSON     bool   // --json
+	JUnit    string // --junit FILE
+	Markdown string // --markdown FILE
+	NoColor  bool   // --no-color
 }
 
-func outputFrom(c *cli.Context, stdio IO) output {
-	styled := stdio.Styled && !c.Bool("no-color") && envValue(stdio.Env, "NO_COLOR") == ""
-	return output{json: c.Bool("json"), junit: c.String("junit"), markdown: c.String("markdown"), styled: styled}
+func outputFrom(c *cli.Context) Output {
+	return Output{JSON: c.Bool("json"), JUnit: c.String("junit"), Markdown: c.String("markdown"), NoColor: c.Bool("no-color")}
+}
+
+// styled says whether to show colours and rounded borders: on a terminal,
+// unless --no-color or NO_COLOR says no.
+func (o Output) styled(stdio IO) bool {
+	return stdio.Styled && !o.NoColor && envValue(stdio.Env, "NO_COLOR") == ""
 }
 
 // show writes the run's artifacts for people and machines: chart.html in
 // the run folder, the summary, the JSON summary and junit.xml when asked.
-func (o output) show(dir string, r *record.Run, stdio IO) error {
+func (o Output) show(dir string, r *record.Run, stdio IO) error {
 	if err := writeChart(dir, r); err != nil {
 		fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", term.Line(err.Error()))
 	}
 	human := stdio.Stdout
-	if o.json {
+	if o.JSON {
 		human = stdio.Stderr
 	}
-	summary.Summary(human, r, o.styled && !o.json)
+	summary.Summary(human, r, o.styled(stdio) && !o.JSON)
 	fmt.Fprintf(human, "run folder: %s\n", dir)
-	if o.json {
+	if o.JSON {
 		if err := summary.JSON(stdio.Stdout, r); err != nil {
 			return err
 		}
 	}
-	if o.junit != "" {
-		if err := writeJUnit(o.junit, r); err != nil {
+	if o.JUnit != "" {
+		if err := writeJUnit(o.JUnit, r); err != nil {
 			return err
 		}
 	}
-	if o.markdown != "" {
-		if err := writeMarkdown(o.markdown, dir, r); err != nil {
+	if o.Markdown != "" {
+		if err := writeMarkdown(o.Markdown, dir, r); err != nil {
 			return err
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/demo"
 	"github.com/vibe-test/vibe-test/internal/judge"
 	"github.com/vibe-test/vibe-test/internal/record"
+	"github.com/vibe-test/vibe-test/internal/rejudge"
 	"github.com/vibe-test/vibe-test/internal/sandbox"
 	"github.com/vibe-test/vibe-test/internal/scripted"
 )
@@ -87,9 +88,9 @@ func readFile(t *testing.T, path string) []byte {
 	return b
 }
 
-func loadVerdicts(t *testing.T, path string) VerdictsFile {
+func loadVerdicts(t *testing.T, path string) rejudge.VerdictsFile {
 	t.Helper()
-	var v VerdictsFile
+	var v rejudge.VerdictsFile
 	if err := json.Unmarshal(readFile(t, path), &v); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
@@ -131,8 +132,8 @@ func TestRejudge(t *testing.T) {
 		for _, q := range r.srv.Requests() {
 			sessions[q.SessionID] = true
 		}
-		if len(sessions) > rejudgeConcurrency {
-			t.Errorf("%d judge calls after a 401, want at most the %d already running", len(sessions), rejudgeConcurrency)
+		if len(sessions) > rejudge.Concurrency {
+			t.Errorf("%d judge calls after a 401, want at most the %d already running", len(sessions), rejudge.Concurrency)
 		}
 	})
 
@@ -308,75 +309,4 @@ func TestRejudge(t *testing.T) {
 			t.Error("verdicts-2.json written after refusing")
 		}
 	})
-}
-
-// Bad input never reaches the CLI: one line, exit 3.
-func TestRejudgeBadInput(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	noRubric := filepath.Join(dir, "no-rubric")
-	os.MkdirAll(noRubric, 0o755)
-	os.WriteFile(filepath.Join(noRubric, "run.json"), []byte(`{"schema_version":1,"conversations":[]}`), 0o644)
-	cases := []struct {
-		name string
-		args []string
-		want string
-	}{
-		{"no dir", []string{"rejudge"}, "expected one RUN_DIR"},
-		{"not a run", []string{"rejudge", dir}, "expected a vibe-test run folder"},
-		{"no rubric", []string{"rejudge", noRubric}, "pass one with --rubric FILE"},
-		{"rubric missing", []string{"rejudge", noRubric, "--rubric", filepath.Join(dir, "none.json")}, "none.json: no such file"},
-	}
-	for _, c := range cases {
-		var stdout, stderr bytes.Buffer
-		code := Main(context.Background(), append([]string{"vibe-test"}, c.args...), IO{Env: []string{"PATH=" + dir}, Stdout: &stdout, Stderr: &stderr})
-		if code != 3 || !strings.Contains(stderr.String(), c.want) || strings.Count(stderr.String(), "\n") != 1 {
-			t.Errorf("%s: exit %d, stderr %q, want %q", c.name, code, stderr.String(), c.want)
-		}
-	}
-}
-
-func TestRejudgeVerdictChanges(t *testing.T) {
-	t.Parallel()
-	old := &judge.Verdict{Result: judge.Pass, Criteria: []judge.CriterionVerdict{
-		{ID: "a", Kind: "must", Result: judge.Pass, Source: "check"},
-		{ID: "b", Kind: "should", Result: judge.Pass, Source: "judge"},
-	}}
-	var st changeStats
-	got := verdictChanges("conv 2", 6, old, judge.Verdict{Result: judge.Fail, EscapeHatch: true, EscapeReason: "hand-rolled\nit", Criteria: []judge.CriterionVerdict{
-		{ID: "a", Kind: "must", Result: judge.Fail, Source: "check"},
-		{ID: "b", Kind: "should", Result: judge.Pass, Source: "judge"},
-	}}, &st)
-	want := []string{"conv 2 turn 6: pass → fail", "conv 2 turn 6 a: pass → fail (check)", "conv 2 turn 6 escape-hatch: no → yes (hand-rolled it)"}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") || st != (changeStats{results: 1, criteria: 1}) {
-		t.Errorf("got %q %+v", got, st)
-	}
-	// A judge error on either side shows no criterion as a pass or a fail.
-	st = changeStats{}
-	got = verdictChanges("conv 1", 1, &judge.Verdict{Result: judge.JudgeError, Error: "x"}, *old, &st)
-	if strings.Join(got, "\n") != "conv 1 turn 1: judge-error → pass" {
-		t.Errorf("got %q", got)
-	}
-	got = verdictChanges("conv 1", 1, old, judge.Verdict{Result: judge.JudgeError, Error: "bad answer"}, &st)
-	if strings.Join(got, "\n") != "conv 1 turn 1: pass → judge-error (bad answer)" || st.errors != 1 {
-		t.Errorf("got %q %+v", got, st)
-	}
-}
-
-func TestRejudgeWriteFirstFree(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	name := func(n int) string { return "verdicts-" + itoa(n+2) + ".json" }
-	os.WriteFile(filepath.Join(dir, "verdicts-2.json"), []byte("old"), 0o644)
-	p, err := writeFirstFree(dir, name, []byte("new"))
-	if err != nil || filepath.Base(p) != "verdicts-3.json" {
-		t.Fatalf("%s, %v", p, err)
-	}
-	if string(readFile(t, filepath.Join(dir, "verdicts-2.json"))) != "old" || string(readFile(t, p)) != "new" {
-		t.Error("contents wrong")
-	}
-	entries, _ := os.ReadDir(dir)
-	if len(entries) != 2 {
-		t.Errorf("temp file left behind: %d entries", len(entries))
-	}
 }

@@ -1,11 +1,13 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/vibe-test/vibe-test/internal/demo"
 	"github.com/vibe-test/vibe-test/internal/engine"
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/record"
@@ -13,22 +15,40 @@ import (
 
 func resumeFlags() []cli.Flag {
 	return append(outputFlags(),
-		&cli.Float64Flag{Name: "max-budget-usd", Usage: "the run's budget, counting what it already spent", DefaultText: "the run's own"},
-		&cli.IntFlag{Name: "turn-retries", Value: 3, Usage: "rerun a turn this often after a transient API error"},
-		&cli.DurationFlag{Name: "retry-backoff", Value: 10 * time.Second, Usage: "the first wait before rerunning a turn"},
+		&cli.Float64Flag{Name: "max-budget-usd", Category: catLimits, Usage: "the run's budget, counting what it already spent", DefaultText: "the run's own"},
+		&cli.IntFlag{Name: "turn-retries", Category: catLimits, Value: 3, Usage: "rerun a turn this often after a transient API error"},
+		&cli.DurationFlag{Name: "retry-backoff", Category: catLimits, Value: 10 * time.Second, Usage: "the first wait before rerunning a turn"},
 	)
 }
 
-// resumeCommand continues an interrupted or crashed run: each unfinished
+// ResumeOptions are `vibe-test resume`'s.
+type ResumeOptions struct {
+	Dir string // the run's folder, or a suite's
+	engine.ResumeSettings
+	Output Output
+}
+
+func resumeOptions(c *cli.Context) (ResumeOptions, error) {
+	if c.NArg() != 1 {
+		return ResumeOptions{}, exit.Errorf(exit.Tool, "resume: expected one RUN_DIR, got %d arguments", c.NArg())
+	}
+	o := ResumeOptions{Dir: c.Args().First(), Output: outputFrom(c), ResumeSettings: engine.ResumeSettings{
+		TurnRetries: c.Int("turn-retries"), RetryBackoff: c.Duration("retry-backoff"),
+	}}
+	if c.IsSet("max-budget-usd") {
+		v := c.Float64("max-budget-usd")
+		o.MaxBudgetUSD = &v
+	}
+	return o, nil
+}
+
+// runResume continues an interrupted or crashed run: each unfinished
 // conversation goes on from its last completed turn with its saved session
 // and config dir, and unjudged turns are judged.
-func resumeCommand(c *cli.Context, stdio IO) error {
-	if c.NArg() != 1 {
-		return exit.Errorf(exit.Tool, "resume: expected one RUN_DIR, got %d arguments", c.NArg())
-	}
-	dir := c.Args().First()
+func runResume(ctx context.Context, o ResumeOptions, stdio IO) error {
+	dir := o.Dir
 	if record.IsSuite(dir) {
-		return resumeSuite(c, dir, stdio)
+		return resumeSuite(ctx, o, stdio)
 	}
 	r, err := record.Load(dir)
 	if err != nil {
@@ -38,17 +58,10 @@ func resumeCommand(c *cli.Context, stdio IO) error {
 		fmt.Fprintf(stdio.Stdout, "%s: nothing to resume: the run finished (status %s); `%s report %s` shows it again\n", dir, r.Status, stdio.prog(), dir)
 		return nil
 	}
-	if isDemoRun(r) {
+	if demo.IsRun(r) {
 		return exit.Errorf(exit.Tool, "%s: a demo run cannot be resumed (its skill and scripted model existed only while it ran): run `%s demo` again", dir, stdio.prog())
 	}
-	var budget *float64
-	if c.IsSet("max-budget-usd") {
-		v := c.Float64("max-budget-usd")
-		budget = &v
-	}
-	r, err = engine.Resume(c.Context, dir, r, engine.ResumeSettings{
-		TurnRetries: c.Int("turn-retries"), RetryBackoff: c.Duration("retry-backoff"), MaxBudgetUSD: budget,
-	}, engineIO(stdio), hooks(outputFrom(c, stdio), stdio))
+	r, err = engine.Resume(ctx, dir, r, o.ResumeSettings, engineIO(stdio), hooks(o.Output, stdio))
 	if err != nil {
 		return err
 	}

@@ -27,49 +27,55 @@ import (
 	"github.com/vibe-test/vibe-test/internal/term"
 )
 
-// Options of one run: the engine's settings, and how to show the result.
-type Options struct {
+// RunOptions are `vibe-test run`'s (and the bare command line's): the
+// engine's settings, and how to show the result.
+type RunOptions struct {
 	engine.Settings
-	Output output
+	Output Output
+	// SeedSet: --seed was given; otherwise the run draws one (and a shard,
+	// which needs the same fillers as its siblings, refuses to run).
+	SeedSet bool
+	// DryRun: print the calls and their estimated cost, run nothing.
+	DryRun bool
+	// Shard of Shards: --shard i/n; Shards is 0 when the run is not a shard.
+	Shard, Shards int
 }
 
 func runFlagSet() []cli.Flag {
 	return append(outputFlags(),
-		&cli.StringFlag{Name: "config", Usage: "the run's config `FILE` (tasks, fixture, models)", DefaultText: "vibe-test.yaml beside SKILL.md, if any"},
-		&cli.StringFlag{Name: "rubric", Usage: "use a reviewed rubric `FILE` instead of extracting one"},
-		&cli.StringFlag{Name: "out", Usage: "the run `folder` (a suite's folder for several skills)", DefaultText: "./vibe-runs/<UTC time>-<skill> (or -suite)"},
-		&cli.IntFlag{Name: "conversations", Value: 2, Usage: "independent conversations to run"},
-		&cli.IntFlag{Name: "concurrency", Usage: "conversations run at once", DefaultText: "all"},
-		&cli.StringFlag{Name: "model", Usage: "the agent's model, resolved once and pinned for the run", DefaultText: "the config's, else the CLI's"},
-		&cli.StringFlag{Name: "session", Value: claude.DefaultSessionMode, Usage: "how a conversation reaches the CLI: `interactive|resume` (one long-lived process per conversation, each turn one message, as a person's session; or one `claude -p --resume` process per turn, which re-sends the whole skill on every invocation: see README, \"Session modes\")"},
-		&cli.StringSliceFlag{Name: "allowed-tools", Usage: "also let the agent use these `tools` (space- or comma-separated, patterns such as \"Bash(git diff:*)\" kept whole; repeatable)"},
-		&cli.StringFlag{Name: "judge-model", Usage: "the rubric, plan and judge model", DefaultText: "the config's, else the CLI's"},
-		&cli.BoolFlag{Name: "no-baseline-gate", Usage: "go on when turn 1 fails (stamped loudly on every artifact)"},
-		&cli.BoolFlag{Name: "keep-sandbox", Usage: "keep each conversation's sandbox folder"},
-		&cli.DurationFlag{Name: "turn-timeout", Value: conversation.DefaultTurnTimeout, Usage: "stop a turn that runs longer (SIGTERM, then SIGKILL)"},
-		&cli.IntFlag{Name: "max-retries", Value: 2, Usage: "CLAUDE_CODE_MAX_RETRIES for every claude call"},
-		&cli.StringFlag{Name: "fillers", Usage: "what dilutes the context: `work|passages|DIR` (coding chores in the sandbox that fill it with tool output; the built-in everyday passages; or a folder of your own passages, *.md and *.txt, added to those)", DefaultText: "the config's, else passages"},
-		&cli.StringFlag{Name: "dilute-to", Usage: "ask each probe once the context reaches these `levels` of tokens, one per probe, e.g. 50k,100k,150k (fillers are added until it does)", DefaultText: "the config's, else the seed's turns 6, 8 and 10"},
-		&cli.StringFlag{Name: "compact-before", Usage: "run the CLI's own /compact on the session before these `probes` (1 to 3, e.g. 2 or 2,3; on the seed's schedule probe 2 is turn 8)"},
-		&cli.StringFlag{Name: "compact-at", Usage: "run the CLI's own /compact once, before the first turn after the context reaches this `level` of tokens, e.g. 120k"},
-		&cli.IntFlag{Name: "max-fillers", Usage: "with --dilute-to, the most fillers asked before any one probe (then it is asked where the context got to, and the record says so)", DefaultText: "60"},
-		&cli.Int64Flag{Name: "seed", Usage: "filler selection seed, recorded in plan.json", DefaultText: "random"},
-		&cli.StringSliceFlag{Name: "pass-env", Usage: "also pass this environment `variable` to the agent"},
-		&cli.StringFlag{Name: "rule", Value: record.RuleDilutedVsFresh, Usage: "what sets exit 1: `diluted-vs-fresh|any-probe-failed` (the first when the probes pass significantly less often diluted than fresh, at --alpha; the second when any probe failed after a passed baseline, not a test)"},
-		&cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "the false-alarm rate of --rule diluted-vs-fresh"},
-		&cli.Float64Flag{Name: "effect", Value: record.DefaultEffect, Usage: "the drop in probe pass rate (0-1) worth catching: a run that could catch it with 80% power and did not says held, otherwise not enough evidence"},
-		&cli.StringSliceFlag{Name: "control", Usage: "also run a control: `no-skill` (same schedule, no skill installed); repeatable. (Each probe is always asked fresh as well: that is the comparison.)"},
-		&cli.BoolFlag{Name: "until-decided", Usage: "add --conversations (with their fresh sessions) at a time until decay is shown, the skill held, or --max-conversations is reached"},
-		&cli.IntFlag{Name: "max-conversations", Value: 20, Usage: "the cap of --until-decided"},
-		&cli.Float64Flag{Name: "noise-floor", Hidden: true},
-		&cli.Float64Flag{Name: "beta", Hidden: true},
-		&cli.IntFlag{Name: "judge-repeats", Value: 1, Usage: "judge each turn this many times; disagreeing verdicts make the turn uncertain"},
-		&cli.Float64Flag{Name: "max-budget-usd", Usage: "stop starting turns once the run has spent this much (agent, rubric, plan and judge)", DefaultText: "no limit"},
-		&cli.IntFlag{Name: "turn-retries", Value: 3, Usage: "rerun a turn this often after the CLI's own retries give up on a transient API error"},
-		&cli.DurationFlag{Name: "retry-backoff", Value: 10 * time.Second, Usage: "the first wait before rerunning a turn (doubles each time)"},
-		&cli.StringFlag{Name: "shard", Usage: "run share `i/n` of a suite (needs --seed; `vibe-test merge` joins the n shard folders)"},
-		&cli.BoolFlag{Name: "dry-run", Usage: "print every call the run would make and an estimated cost, then stop: no model call, no claude process, no run folder"},
-		&cli.StringFlag{Name: "isolation", Usage: "`jail|none`: each claude process in a bubblewrap jail (an error where none can start), or none (the agent sees what you see)", DefaultText: "the jail where bubblewrap works"},
+		&cli.StringFlag{Name: "config", Category: catInput, Usage: "the run's config `FILE` (tasks, fixture, models)", DefaultText: "vibe-test.yaml beside SKILL.md, if any"},
+		&cli.StringFlag{Name: "rubric", Category: catInput, Usage: "use a reviewed rubric `FILE` instead of extracting one"},
+		&cli.StringFlag{Name: "out", Category: catOutput, Usage: "the run `folder` (a suite's folder for several skills)", DefaultText: "./vibe-runs/<UTC time>-<skill> (or -suite)"},
+		&cli.IntFlag{Name: "conversations", Category: catDilution, Value: 2, Usage: "independent conversations to run"},
+		&cli.IntFlag{Name: "concurrency", Category: catDilution, Usage: "conversations run at once", DefaultText: "all"},
+		&cli.StringFlag{Name: "model", Category: catAgent, Usage: "the agent's model, resolved once and pinned for the run", DefaultText: "the config's, else the CLI's"},
+		&cli.StringFlag{Name: "session", Category: catAgent, Value: claude.DefaultSessionMode, Usage: "how a conversation reaches the CLI: `interactive|resume` (one long-lived process per conversation, each turn one message, as a person's session; or one `claude -p --resume` process per turn, which re-sends the whole skill on every invocation: see README, \"Session modes\")"},
+		&cli.StringSliceFlag{Name: "allowed-tools", Category: catAgent, Usage: "also let the agent use these `tools` (space- or comma-separated, patterns such as \"Bash(git diff:*)\" kept whole; repeatable)"},
+		&cli.StringFlag{Name: "judge-model", Category: catVerdict, Usage: "the rubric, plan and judge model", DefaultText: "the config's, else the CLI's"},
+		&cli.BoolFlag{Name: "no-baseline-gate", Category: catVerdict, Usage: "go on when turn 1 fails (stamped loudly on every artifact)"},
+		&cli.BoolFlag{Name: "keep-sandbox", Category: catAgent, Usage: "keep each conversation's sandbox folder"},
+		&cli.DurationFlag{Name: "turn-timeout", Category: catLimits, Value: conversation.DefaultTurnTimeout, Usage: "stop a turn that runs longer (SIGTERM, then SIGKILL)"},
+		&cli.IntFlag{Name: "max-retries", Category: catLimits, Value: 2, Usage: "CLAUDE_CODE_MAX_RETRIES for every claude call"},
+		&cli.StringFlag{Name: "fillers", Category: catDilution, Usage: "what dilutes the context: `work|passages|DIR` (coding chores in the sandbox that fill it with tool output; the built-in everyday passages; or a folder of your own passages, *.md and *.txt, added to those)", DefaultText: "the config's, else passages"},
+		&cli.StringFlag{Name: "dilute-to", Category: catDilution, Usage: "ask each probe once the context reaches these `levels` of tokens, one per probe, e.g. 50k,100k,150k (fillers are added until it does)", DefaultText: "the config's, else the seed's turns 6, 8 and 10"},
+		&cli.StringFlag{Name: "compact-before", Category: catDilution, Usage: "run the CLI's own /compact on the session before these `probes` (1 to 3, e.g. 2 or 2,3; on the seed's schedule probe 2 is turn 8)"},
+		&cli.StringFlag{Name: "compact-at", Category: catDilution, Usage: "run the CLI's own /compact once, before the first turn after the context reaches this `level` of tokens, e.g. 120k"},
+		&cli.IntFlag{Name: "max-fillers", Category: catDilution, Usage: "with --dilute-to, the most fillers asked before any one probe (then it is asked where the context got to, and the record says so)", DefaultText: "60"},
+		&cli.Int64Flag{Name: "seed", Category: catInput, Usage: "filler selection seed, recorded in plan.json", DefaultText: "random"},
+		&cli.StringSliceFlag{Name: "pass-env", Category: catAgent, Usage: "also pass this environment `variable` to the agent (repeatable)"},
+		&cli.StringFlag{Name: "rule", Category: catVerdict, Value: record.RuleDilutedVsFresh, Usage: "what sets exit 1: `diluted-vs-fresh|any-probe-failed` (the first when the probes pass significantly less often diluted than fresh, at --alpha; the second when any probe failed after a passed baseline, not a test)"},
+		&cli.Float64Flag{Name: "alpha", Category: catVerdict, Value: 0.05, Usage: "the false-alarm rate of --rule diluted-vs-fresh"},
+		&cli.Float64Flag{Name: "effect", Category: catVerdict, Value: record.DefaultEffect, Usage: "the drop in probe pass rate (0-1) worth catching: a run that could catch it with 80% power and did not says held, otherwise not enough evidence"},
+		&cli.StringSliceFlag{Name: "control", Category: catDilution, Usage: "also run a control: `no-skill` (same schedule, no skill installed); repeatable. (Each probe is always asked fresh as well: that is the comparison.)"},
+		&cli.BoolFlag{Name: "until-decided", Category: catVerdict, Usage: "add --conversations (with their fresh sessions) at a time until decay is shown, the skill held, or --max-conversations is reached"},
+		&cli.IntFlag{Name: "max-conversations", Category: catVerdict, Value: 20, Usage: "the cap of --until-decided"},
+		&cli.IntFlag{Name: "judge-repeats", Category: catVerdict, Value: 1, Usage: "judge each turn this many times; disagreeing verdicts make the turn uncertain"},
+		&cli.Float64Flag{Name: "max-budget-usd", Category: catLimits, Usage: "stop starting turns once the run has spent this much (agent, rubric, plan and judge)", DefaultText: "no limit"},
+		&cli.IntFlag{Name: "turn-retries", Category: catLimits, Value: 3, Usage: "rerun a turn this often after the CLI's own retries give up on a transient API error"},
+		&cli.DurationFlag{Name: "retry-backoff", Category: catLimits, Value: 10 * time.Second, Usage: "the first wait before rerunning a turn (doubles each time)"},
+		&cli.StringFlag{Name: "shard", Category: catInput, Usage: "run share `i/n` of a suite (needs --seed; `vibe-test merge` joins the n shard folders)"},
+		&cli.BoolFlag{Name: "dry-run", Category: catInput, Usage: "print every call the run would make and an estimated cost, then stop: no model call, no claude process, no run folder"},
+		&cli.StringFlag{Name: "isolation", Category: catAgent, Usage: "`jail|none`: each claude process in a bubblewrap jail (an error where none can start), or none (the agent sees what you see)", DefaultText: "the jail where bubblewrap works"},
 	)
 }
 
@@ -117,10 +123,10 @@ func scheduleFlags(c *cli.Context, o *engine.Settings) error {
 	return nil
 }
 
-// optionsFrom reads the flags; warn hears about flags that still work but
-// changed meaning.
-func optionsFrom(c *cli.Context, warn io.Writer) (Options, error) {
-	o := Options{Settings: engine.Settings{
+// runOptions reads run's flags and checks those that go together.
+func runOptions(c *cli.Context) (RunOptions, error) {
+	o := RunOptions{Settings: engine.Settings{
+		Args:      c.Args().Slice(),
 		SkillPath: c.Args().First(), ConfigPath: c.String("config"), RubricPath: c.String("rubric"),
 		OutDir: c.String("out"), Conversations: c.Int("conversations"), Concurrency: c.Int("concurrency"),
 		Model: c.String("model"), JudgeModel: c.String("judge-model"),
@@ -133,7 +139,7 @@ func optionsFrom(c *cli.Context, warn io.Writer) (Options, error) {
 		Effect:       c.Float64("effect"),
 		MaxBudgetUSD: c.Float64("max-budget-usd"), TurnRetries: c.Int("turn-retries"), RetryBackoff: c.Duration("retry-backoff"),
 		Isolation: c.String("isolation"), Grace: engine.DefaultGrace,
-	}}
+	}, Output: outputFrom(c), SeedSet: c.IsSet("seed"), DryRun: c.Bool("dry-run")}
 	if err := claude.CheckSessionMode(o.SessionMode); err != nil {
 		return o, err
 	}
@@ -151,11 +157,6 @@ func optionsFrom(c *cli.Context, warn io.Writer) (Options, error) {
 	}
 	if o.MaxRetries < 0 || o.MaxRetries > 20 {
 		return o, fmt.Errorf("--max-retries: %d, expected 0 to 20", o.MaxRetries)
-	}
-	for _, name := range []string{"noise-floor", "beta"} {
-		if c.IsSet(name) {
-			return o, fmt.Errorf("--%s: no longer used: --until-decided now spends --alpha over its looks and needs no noise floor or miss rate (see README, \"Stopping early\")", name)
-		}
 	}
 	if o.Rule != record.RuleDilutedVsFresh && o.Rule != record.RuleAnyProbeFailed {
 		return o, fmt.Errorf("--rule: %q, expected %q or %q", o.Rule, record.RuleDilutedVsFresh, record.RuleAnyProbeFailed)
@@ -186,16 +187,11 @@ func optionsFrom(c *cli.Context, warn io.Writer) (Options, error) {
 	if o.Alpha <= 0 || o.Alpha >= 0.5 {
 		return o, fmt.Errorf("--alpha: %v, expected a level between 0 and 0.5", o.Alpha)
 	}
-	var controls []string
 	for _, k := range o.Controls {
-		switch k {
-		case record.ControlNoSkill:
-			controls = append(controls, k)
-		default:
+		if k != record.ControlNoSkill {
 			return o, fmt.Errorf("--control: %q, expected %q", k, record.ControlNoSkill)
 		}
 	}
-	o.Controls = controls
 	if o.JudgeRepeats < 1 || o.JudgeRepeats > 9 {
 		return o, fmt.Errorf("--judge-repeats: %d, expected 1 to 9", o.JudgeRepeats)
 	}
@@ -208,34 +204,44 @@ func optionsFrom(c *cli.Context, warn io.Writer) (Options, error) {
 	if o.TurnRetries < 0 || o.TurnRetries > 10 {
 		return o, fmt.Errorf("--turn-retries: %d, expected 0 to 10", o.TurnRetries)
 	}
-	if !c.IsSet("seed") {
-		o.Seed = rand.Int64N(1 << 31)
+	if v := c.String("shard"); v != "" {
+		var err error
+		if o.Shard, o.Shards, err = parseShard(v); err != nil {
+			return o, err
+		}
+		// A dry run only prints the shard's share.
+		if !o.DryRun && !o.SeedSet {
+			return o, fmt.Errorf("--shard needs --seed N: every shard must pick the same fillers for the same conversation, so their runs can be merged")
+		}
+		if !o.DryRun && (o.UntilDecided || len(o.Controls) > 0) {
+			return o, fmt.Errorf("--shard: --until-decided and --control do not go with shards (each shard holds a fixed share of the conversations)")
+		}
 	}
 	return o, nil
 }
 
-func runCommand(c *cli.Context, stdio IO) error {
-	o, err := optionsFrom(c, stdio.Stderr)
-	if err != nil {
-		return exit.With(exit.Tool, err)
+// runRun measures a skill, or a suite of them, or prints what that would
+// call and cost (--dry-run).
+func runRun(ctx context.Context, o RunOptions, stdio IO) error {
+	if !o.SeedSet {
+		o.Seed = rand.Int64N(1 << 31)
 	}
-	o.Args = c.Args().Slice()
-	if c.Bool("dry-run") {
-		if suite.IsSuite(o.Args) || c.IsSet("shard") {
-			return suiteDryRun(c, o, stdio)
+	isSuite := suite.IsSuite(o.Args) || o.Shards > 0
+	if o.DryRun {
+		if isSuite {
+			return suiteDryRun(o, stdio)
 		}
-		e, err := engine.DryRun(o.Settings, stdio.Env, c.IsSet("seed"))
+		e, err := engine.DryRun(o.Settings, stdio.Env, o.SeedSet)
 		if err != nil {
 			return err
 		}
 		e.Write(stdio.Stdout, term.Line)
 		return nil
 	}
-	o.Output = outputFrom(c, stdio)
-	if suite.IsSuite(o.Args) || c.IsSet("shard") {
-		return suiteCommand(c, o, stdio)
+	if isSuite {
+		return runSuite(ctx, o, stdio)
 	}
-	r, err := execute(c.Context, o, stdio)
+	r, err := execute(ctx, o.Settings, o.Output, stdio)
 	if err != nil {
 		return err
 	}
@@ -244,8 +250,8 @@ func runCommand(c *cli.Context, stdio IO) error {
 
 // execute runs a measurement with the engine, showing its progress and the
 // finished run on stdio.
-func execute(ctx context.Context, o Options, stdio IO) (*record.Run, error) {
-	return engine.Start(ctx, o.Settings, engineIO(stdio), hooks(o.Output, stdio))
+func execute(ctx context.Context, s engine.Settings, out Output, stdio IO) (*record.Run, error) {
+	return engine.Start(ctx, s, engineIO(stdio), hooks(out, stdio))
 }
 
 func engineIO(stdio IO) engine.IO {
@@ -253,9 +259,9 @@ func engineIO(stdio IO) engine.IO {
 }
 
 // hooks show a run's progress on stderr and the finished run as out says.
-func hooks(out output, stdio IO) engine.Hooks {
+func hooks(out Output, stdio IO) engine.Hooks {
 	return engine.Hooks{
-		Progress: newProgress(stdio.Stderr, out.styled && !out.json),
+		Progress: newProgress(stdio.Stderr, out.styled(stdio) && !out.JSON),
 		Show:     func(dir string, r *record.Run) error { return out.show(dir, r, stdio) },
 	}
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/junit"
 	"github.com/vibe-test/vibe-test/internal/record"
+	"github.com/vibe-test/vibe-test/internal/report"
 	"github.com/vibe-test/vibe-test/internal/suite"
 	"github.com/vibe-test/vibe-test/internal/summary"
 	"github.com/vibe-test/vibe-test/internal/term"
@@ -32,30 +34,16 @@ func parseShard(s string) (i, n int, err error) {
 	return i, n, nil
 }
 
-// suiteCommand runs a suite (several skills, or a folder of skills) or a
+// runSuite runs a suite (several skills, or a folder of skills) or a
 // shard of one: each skill's chart is written as it finishes, and one table
 // follows. The skills' own summaries are not printed: skills run side by
 // side, so their summaries would come in whatever order they finish, and a
 // suite reader wants the table; `vibe-test report SUITE_DIR/<skill>` shows
 // one in full.
-func suiteCommand(c *cli.Context, o Options, stdio IO) error {
-	s := suite.Settings{Settings: o.Settings, Paths: c.Args().Slice(), Out: o.OutDir}
-	if v := c.String("shard"); v != "" {
-		var err error
-		if s.Shard, s.Shards, err = parseShard(v); err != nil {
-			return exit.With(exit.Tool, err)
-		}
-		if !c.IsSet("seed") {
-			return exit.Errorf(exit.Tool, "--shard needs --seed N: every shard must pick the same fillers for the same conversation, so their runs can be merged")
-		}
-		if o.UntilDecided || len(o.Controls) > 0 {
-			return exit.Errorf(exit.Tool, "--shard: --until-decided and --control do not go with shards (each shard holds a fixed share of the conversations)")
-		}
-	}
-	for _, name := range []string{"config", "rubric"} {
-		if c.IsSet(name) {
-			return exit.Errorf(exit.Tool, "--%s: not for a suite: each skill's vibe-test.yaml (and cached rubric) lies beside its SKILL.md", name)
-		}
+func runSuite(ctx context.Context, o RunOptions, stdio IO) error {
+	s := suite.Settings{Settings: o.Settings, Paths: o.Args, Out: o.OutDir, Shard: o.Shard, Shards: o.Shards}
+	if err := notForSuite(o, "(and cached rubric) lies beside its SKILL.md"); err != nil {
+		return err
 	}
 	h := suite.Hooks{
 		Show:     chartOnly(stdio),
@@ -63,10 +51,10 @@ func suiteCommand(c *cli.Context, o Options, stdio IO) error {
 		Done:     func(e record.SuiteEntry) { fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", term.Line(doneLine(e))) },
 	}
 	eio := engineIO(stdio)
-	if o.Output.json {
+	if o.Output.JSON {
 		eio.Stdout = stdio.Stderr // stdout holds the one JSON object
 	}
-	idx, dir, err := suite.Run(c.Context, s, eio, h)
+	idx, dir, err := suite.Run(ctx, s, eio, h)
 	if idx != nil {
 		if perr := showSuite(idx, dir, o.Output, stdio); perr != nil && err == nil {
 			err = exit.With(exit.Tool, perr)
@@ -76,6 +64,17 @@ func suiteCommand(c *cli.Context, o Options, stdio IO) error {
 		return err
 	}
 	return suiteExit(idx)
+}
+
+// notForSuite refuses --config and --rubric for a suite: each skill has its
+// own.
+func notForSuite(o RunOptions, beside string) error {
+	for _, f := range []struct{ name, value string }{{"config", o.ConfigPath}, {"rubric", o.RubricPath}} {
+		if f.value != "" {
+			return exit.Errorf(exit.Tool, "--%s: not for a suite: each skill's vibe-test.yaml %s", f.name, beside)
+		}
+	}
+	return nil
 }
 
 // doneLine is what stderr hears when a skill finishes.
@@ -89,38 +88,38 @@ func doneLine(e record.SuiteEntry) string {
 
 // showSuite prints the suite's table (on stderr with --json, whose object
 // goes to stdout) and writes --junit and --markdown.
-func showSuite(idx *record.Suite, dir string, out output, stdio IO) error {
+func showSuite(idx *record.Suite, dir string, out Output, stdio IO) error {
 	// The suite page is for reading: a failure to write it is said, and the
 	// table, JSON, JUnit and Markdown still come.
 	if err := writeSuitePage(dir, idx); err != nil {
 		fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", term.Line(err.Error()))
 	}
-	if out.junit != "" {
-		if err := writeSuiteJUnit(out.junit, idx, dir); err != nil {
+	if out.JUnit != "" {
+		if err := writeSuiteJUnit(out.JUnit, idx, dir); err != nil {
 			return err
 		}
 	}
-	if out.markdown != "" {
+	if out.Markdown != "" {
 		var entries []summary.MarkdownEntry
 		for _, e := range idx.Skills {
-			me := summary.MarkdownEntry{Name: e.Name, Dir: runDir(dir, e)}
+			me := summary.MarkdownEntry{Name: e.Name, Dir: e.Dir(dir)}
 			if r, err := record.Load(me.Dir); err == nil && r.Plan != nil {
 				me.Run = r
 			}
 			entries = append(entries, me)
 		}
-		err := atomicfile.WriteFunc(out.markdown, record.FileMode, func(w io.Writer) error { return summary.Markdown(w, entries) })
+		err := atomicfile.WriteFunc(out.Markdown, record.FileMode, func(w io.Writer) error { return summary.Markdown(w, entries) })
 		if err != nil {
-			return fmt.Errorf("--markdown %s: %w", out.markdown, err)
+			return fmt.Errorf("--markdown %s: %w", out.Markdown, err)
 		}
 	}
 	human := stdio.Stdout
-	if out.json {
+	if out.JSON {
 		human = stdio.Stderr
 	}
-	summary.SuiteTable(human, idx, dir, out.styled && !out.json)
+	summary.SuiteTable(human, idx, dir, out.styled(stdio) && !out.JSON)
 	fmt.Fprintf(human, "suite page: %s\n", term.Clean(filepath.Join(dir, chart.SuitePageName)))
-	if out.json {
+	if out.JSON {
 		b, err := json.MarshalIndent(idx, "", "  ")
 		if err != nil {
 			return err
@@ -130,7 +129,6 @@ func showSuite(idx *record.Suite, dir string, out output, stdio IO) error {
 	return nil
 }
 
-// suiteExit is the suite's exit code, with the skills that set it named.
 // writeSuitePage writes the suite folder's index.html, linking each
 // skill's chart.html.
 func writeSuitePage(dir string, idx *record.Suite) error {
@@ -144,7 +142,7 @@ func writeSuitePage(dir string, idx *record.Suite) error {
 func writeSuiteJUnit(path string, idx *record.Suite, dir string) error {
 	var runs []*record.Run
 	for _, e := range idx.Skills {
-		r, err := record.Load(runDir(dir, e))
+		r, err := record.Load(e.Dir(dir))
 		if err != nil || r.Plan == nil {
 			continue // the skill stopped before its run began: suite.json says why
 		}
@@ -157,12 +155,7 @@ func writeSuiteJUnit(path string, idx *record.Suite, dir string) error {
 	return nil
 }
 
-// runDir is a suite entry's run folder, kept inside the suite folder
-// whatever suite.json says.
-func runDir(dir string, e record.SuiteEntry) string {
-	return filepath.Join(dir, filepath.Clean("/" + e.RunDir)[1:])
-}
-
+// suiteExit is the suite's exit code, with the skills that set it named.
 func suiteExit(idx *record.Suite) error {
 	if idx.ExitCode == exit.OK {
 		return nil
@@ -178,36 +171,20 @@ func suiteExit(idx *record.Suite) error {
 
 // reportSuite re-prints a suite folder's table, each skill redecided from
 // its run folder (and its chart redrawn), as `report RUN_DIR` does for one.
-func reportSuite(c *cli.Context, dir string, stdio IO) error {
-	idx, err := record.LoadSuite(dir)
-	if err != nil {
-		return exit.With(exit.Tool, err)
-	}
-	var codes []int
-	for i, e := range idx.Skills {
-		rd := runDir(dir, e)
-		r, err := record.Load(rd)
-		if err != nil || r.Plan == nil {
-			// The skill stopped before its run began: suite.json keeps why.
-			codes = append(codes, e.ExitCode)
-			continue
-		}
-		redecide(r)
+func reportSuite(o ReportOptions, stdio IO) error {
+	dir := o.Dir
+	idx, err := report.Suite(dir, func(rd string, r *record.Run) {
 		if err := writeChart(rd, r); err != nil {
 			fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", term.Line(err.Error()))
 		}
-		idx.Skills[i] = record.EntryOf(e, r)
-		c := idx.Skills[i].ExitCode
-		if idx.Shard != nil && c != exit.Tool && c != exit.Interrupted {
-			c = exit.OK // a shard's verdicts are partial
-		}
-		codes = append(codes, c)
+	})
+	if err != nil {
+		return err
 	}
-	idx.ExitCode = record.WorstExit(codes...)
 	if idx.Status == record.StatusRunning {
 		fmt.Fprintf(stdio.Stderr, "vibe-test: %s: the suite has not finished (or its vibe-test was stopped by force): the table shows what its run folders hold\n", dir)
 	}
-	if err := showSuite(idx, dir, outputFrom(c, stdio), stdio); err != nil {
+	if err := showSuite(idx, dir, o.Output, stdio); err != nil {
 		return exit.With(exit.Tool, err)
 	}
 	return suiteExit(idx)
@@ -215,26 +192,37 @@ func reportSuite(c *cli.Context, dir string, stdio IO) error {
 
 func mergeFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "out", Usage: "the merged suite `folder`", DefaultText: "./vibe-runs/<UTC time>-suite"},
-		&cli.BoolFlag{Name: "json", Usage: "print the merged suite index as one JSON object on stdout (the table goes to stderr)"},
-		&cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE` (a test suite per skill, a test case per judged turn)"},
-		&cli.StringFlag{Name: "markdown", Usage: "also write a Markdown summary to `FILE` (a row per skill; for $GITHUB_STEP_SUMMARY or a PR comment)"},
-		&cli.BoolFlag{Name: "no-color", Usage: "plain output even on a terminal (NO_COLOR is honoured too)"},
+		&cli.StringFlag{Name: "out", Category: catOutput, Usage: "the merged suite `folder`", DefaultText: "./vibe-runs/<UTC time>-suite"},
+		&cli.BoolFlag{Name: "json", Category: catOutput, Usage: "print the merged suite index as one JSON object on stdout (the table goes to stderr)"},
+		&cli.StringFlag{Name: "junit", Category: catOutput, Usage: "also write JUnit XML to `FILE` (a test suite per skill, a test case per judged turn)"},
+		&cli.StringFlag{Name: "markdown", Category: catOutput, Usage: "also write a Markdown summary to `FILE` (a row per skill; for $GITHUB_STEP_SUMMARY or a PR comment)"},
+		&cli.BoolFlag{Name: "no-color", Category: catOutput, Usage: "plain output even on a terminal (NO_COLOR is honoured too)"},
 	}
 }
 
-// mergeCommand joins shard folders into one suite folder and exits with
-// the merged suite's code.
-func mergeCommand(c *cli.Context, stdio IO) error {
+// MergeOptions are `vibe-test merge`'s.
+type MergeOptions struct {
+	Out    string   // the merged suite's folder ("": a new one under ./vibe-runs)
+	Shards []string // the shards' folders
+	Output Output
+}
+
+func mergeOptions(c *cli.Context) (MergeOptions, error) {
 	if c.NArg() == 0 {
-		return exit.Errorf(exit.Tool, "merge: expected every shard's folder (vibe-test merge --out DIR SHARD_DIR...)")
+		return MergeOptions{}, exit.Errorf(exit.Tool, "merge: expected every shard's folder (vibe-test merge --out DIR SHARD_DIR...)")
 	}
+	return MergeOptions{Out: c.String("out"), Shards: c.Args().Slice(), Output: outputFrom(c)}, nil
+}
+
+// runMerge joins shard folders into one suite folder and exits with the
+// merged suite's code.
+func runMerge(_ context.Context, o MergeOptions, stdio IO) error {
 	h := suite.Hooks{Show: chartOnly(stdio)}
-	idx, dir, err := suite.Merge(c.String("out"), c.Args().Slice(), h)
+	idx, dir, err := suite.Merge(o.Out, o.Shards, h)
 	if err != nil {
 		return err
 	}
-	if err := showSuite(idx, dir, outputFrom(c, stdio), stdio); err != nil {
+	if err := showSuite(idx, dir, o.Output, stdio); err != nil {
 		return exit.With(exit.Tool, err)
 	}
 	return suiteExit(idx)
@@ -242,16 +230,11 @@ func mergeCommand(c *cli.Context, stdio IO) error {
 
 // resumeSuite continues every unfinished skill of a suite folder and
 // prints the suite's table.
-func resumeSuite(c *cli.Context, dir string, stdio IO) error {
-	rs := engine.ResumeSettings{TurnRetries: c.Int("turn-retries"), RetryBackoff: c.Duration("retry-backoff")}
-	if c.IsSet("max-budget-usd") {
-		v := c.Float64("max-budget-usd")
-		rs.MaxBudgetUSD = &v
-	}
+func resumeSuite(ctx context.Context, o ResumeOptions, stdio IO) error {
 	h := suite.Hooks{Show: chartOnly(stdio), Progress: plainProgress, Done: func(e record.SuiteEntry) { fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", term.Line(doneLine(e))) }}
-	idx, err := suite.Resume(c.Context, dir, rs, engineIO(stdio), h)
+	idx, err := suite.Resume(ctx, o.Dir, o.ResumeSettings, engineIO(stdio), h)
 	if idx != nil {
-		if perr := showSuite(idx, dir, outputFrom(c, stdio), stdio); perr != nil && err == nil {
+		if perr := showSuite(idx, o.Dir, o.Output, stdio); perr != nil && err == nil {
 			err = exit.With(exit.Tool, perr)
 		}
 	}
@@ -279,20 +262,12 @@ func chartOnly(stdio IO) func(dir string, r *record.Run) error {
 // suiteDryRun prints, for each skill of the suite (or of the shard), what
 // its run would call and cost, then the suite's total: no model call, no
 // claude process, no folder.
-func suiteDryRun(c *cli.Context, o Options, stdio IO) error {
-	s := suite.Settings{Settings: o.Settings, Paths: c.Args().Slice()}
-	if v := c.String("shard"); v != "" {
-		var err error
-		if s.Shard, s.Shards, err = parseShard(v); err != nil {
-			return exit.With(exit.Tool, err)
-		}
+func suiteDryRun(o RunOptions, stdio IO) error {
+	s := suite.Settings{Settings: o.Settings, Paths: o.Args, Shard: o.Shard, Shards: o.Shards}
+	if err := notForSuite(o, "(and rubric.json) lies beside its SKILL.md"); err != nil {
+		return err
 	}
-	for _, name := range []string{"config", "rubric"} {
-		if c.IsSet(name) {
-			return exit.Errorf(exit.Tool, "--%s: not for a suite: each skill's vibe-test.yaml (and rubric.json) lies beside its SKILL.md", name)
-		}
-	}
-	ests, err := suite.DryRun(s, stdio.Env, c.IsSet("seed"))
+	ests, err := suite.DryRun(s, stdio.Env, o.SeedSet)
 	if err != nil {
 		return err
 	}

@@ -97,17 +97,6 @@ func ByMeasure(convs []Scored) map[string][]stats.Unit {
 	return out
 }
 
-// Pool joins the units of several runs, measure by measure.
-func Pool(runs ...map[string][]stats.Unit) map[string][]stats.Unit {
-	out := map[string][]stats.Unit{}
-	for _, r := range runs {
-		for k, v := range r {
-			out[k] = append(out[k], v...)
-		}
-	}
-	return out
-}
-
 // Permutations is how many relabellings the test draws: enough that a
 // p-value near alpha/10 is resolved, and a decision takes milliseconds.
 const Permutations = 1999

@@ -84,7 +84,7 @@ func TestReleaseArchive(t *testing.T) {
 	dir := t.TempDir()
 	extract(t, archive, dir)
 	bin := filepath.Join(dir, "vibe-test")
-	for _, name := range []string{"vibe-test", "README.md", "licenses/echarts/LICENSE", "licenses/echarts/NOTICE"} {
+	for _, name := range []string{"vibe-test", "README.md", "docs/architecture.md", "licenses/echarts/LICENSE", "licenses/echarts/NOTICE"} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 			t.Errorf("the archive lacks %s", name)
 		}

@@ -52,7 +52,7 @@ func Merge(out string, dirs []string, h Hooks) (*record.Suite, string, error) {
 				if e.Name != sk.Name {
 					continue
 				}
-				rd := filepath.Join(s.dir, filepath.Clean("/" + e.RunDir)[1:])
+				rd := e.Dir(s.dir)
 				r, err := record.Load(rd)
 				if err != nil {
 					return nil, "", exit.Errorf(exit.Tool, "%s: skill %s: %v", s.dir, e.Name, err)

@@ -3,7 +3,6 @@ package suite
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/vibe-test/vibe-test/internal/engine"
@@ -29,7 +28,7 @@ func Resume(ctx context.Context, dir string, rs engine.ResumeSettings, stdio eng
 	}
 	var work []todo
 	for i, e := range idx.Skills {
-		rd := filepath.Join(dir, filepath.Clean("/" + e.RunDir)[1:])
+		rd := e.Dir(dir)
 		r, err := record.Load(rd)
 		if err != nil || r.Plan == nil || len(r.Conversations) == 0 {
 			fmt.Fprintf(stdio.Stderr, "vibe-test: %s stopped before its conversations began, so it cannot be resumed: run it again on its own (%s)\n", term.Line(e.Name), term.Line(e.Path))

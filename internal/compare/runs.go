@@ -1,0 +1,218 @@
+package compare
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/vibe-test/vibe-test/internal/record"
+	"github.com/vibe-test/vibe-test/internal/stats"
+	"github.com/vibe-test/vibe-test/internal/summary"
+)
+
+// What `vibe-test compare` does around the rule: load the runs, score each
+// (Units), find the criteria their rubrics share, say what would make the
+// comparison unfair (different skills, models, schedules; unfinished runs),
+// and apply Decide. Runs gives a Comparison; Write prints it.
+
+// Load reads the run folders, the base runs first and the candidate last.
+// A folder given twice is refused: a run counted twice would shrink the
+// measured noise.
+func Load(dirs []string) ([]Sample, error) {
+	seen := map[string]string{}
+	runs := make([]Sample, 0, len(dirs))
+	for _, dir := range dirs {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, fmt.Errorf("compare: %s: %w", dir, err)
+		}
+		if first, ok := seen[abs]; ok {
+			return nil, fmt.Errorf("compare: %s is given twice (also as %s): a run counted twice would shrink the measured noise", dir, first)
+		}
+		seen[abs] = dir
+		r, err := record.Load(dir)
+		if err != nil {
+			return nil, fmt.Errorf("compare: %w", err)
+		}
+		runs = append(runs, SampleOf(dir, r))
+	}
+	return runs, nil
+}
+
+// Sample is one run reduced to what the rule reads.
+type Sample struct {
+	Dir   string
+	Run   *record.Run
+	Units  map[string][]stats.Unit // per measure, one unit per scored conversation
+	Scored []Scored                // per scored conversation, its measures
+	// Criteria are the rubric's ids (or, without a rubric in run.json, the
+	// ids seen in verdicts).
+	Criteria  []string
+	Unscored  int // conversations with no pass/fail judged turn
+	GateStops int // conversations the baseline gate stopped after turn 1
+}
+
+// SampleOf scores a run's conversations (Units).
+func SampleOf(dir string, r *record.Run) Sample {
+	scored := Score(r)
+	cr := Sample{Dir: dir, Run: r, Units: ByMeasure(scored), Scored: scored}
+	ids := map[string]bool{}
+	if r.Rubric != nil {
+		for _, c := range r.Rubric.Criteria {
+			ids[c.ID] = true
+		}
+	} else {
+		for id := range cr.Units {
+			if id != Total {
+				ids[id] = true
+			}
+		}
+	}
+	for i := range r.Conversations {
+		if r.Conversations[i].Status == record.StatusBaselineFailed {
+			cr.GateStops++
+		}
+	}
+	cr.Unscored = len(r.Conversations) - len(cr.Units[Total])
+	for id := range ids {
+		cr.Criteria = append(cr.Criteria, id)
+	}
+	slices.Sort(cr.Criteria)
+	return cr
+}
+
+// Comparison is the outcome of Runs, ready to print (Write).
+type Comparison struct {
+	Bases     []Sample
+	Candidate Sample
+	Result    Result
+	// Undecided, when set, is why no verdict can be given.
+	Undecided string
+	// Dropped lists criteria left out of the rule, with why.
+	Dropped []string
+	// Notes say what else differs between the runs, or what they lack.
+	Notes []string
+}
+
+// Rejected says the candidate dropped significantly on some measure.
+func (cmp *Comparison) Rejected() bool { return cmp.Undecided == "" && cmp.Result.Reject }
+
+// Runs applies the rule. Base runs are pooled; criteria are compared on
+// the ids every run's rubric shares.
+func Runs(bases []Sample, cand Sample, alpha float64) *Comparison {
+	cmp := &Comparison{Bases: bases, Candidate: cand}
+	all := append(slices.Clone(bases), cand)
+
+	// The same skill by name; its content is expected to differ.
+	name := bases[0].Run.Skill.Name
+	for _, r := range all[1:] {
+		if r.Run.Skill.Name != name {
+			cmp.Undecided = fmt.Sprintf("the runs measure different skills (%s is %q, %s is %q); compare versions of one skill",
+				bases[0].Dir, name, r.Dir, r.Run.Skill.Name)
+			return cmp
+		}
+	}
+	baseHash := bases[0].Run.Skill.Hash
+	for _, b := range bases[1:] {
+		if b.Run.Skill.Hash != baseHash {
+			cmp.Notes = append(cmp.Notes, fmt.Sprintf("WARNING: the base runs measure different contents of the skill (%s has hash %s, %s has %s): they are pooled as one base.",
+				bases[0].Dir, short(baseHash), b.Dir, short(b.Run.Skill.Hash)))
+			break
+		}
+	}
+	if cand.Run.Skill.Hash != baseHash {
+		cmp.Notes = append(cmp.Notes, fmt.Sprintf("The candidate's skill content differs from the base (hash %s vs %s), as expected between versions.",
+			short(cand.Run.Skill.Hash), short(baseHash)))
+	} else {
+		cmp.Notes = append(cmp.Notes, "The candidate has the same skill content as the base (same hash): unless the model, the task or the agent changed, this compares the base with itself (an A/A check).")
+	}
+	for _, field := range []struct {
+		what string
+		get  func(*record.Run) string
+	}{
+		{"agent model", func(r *record.Run) string { return r.Config.Model }},
+		{"judge model", func(r *record.Run) string { return r.Config.JudgeModel }},
+		// A resumed process re-reads the whole skill at each invocation; a
+		// live session answers "already loaded": not the same dilution.
+		{"session mode", func(r *record.Run) string { return record.SessionModeOf(r.Config) }},
+		// Ten turns of passages and 150k tokens of tool output, or a
+		// compacted session, are different dilutions.
+		{"schedule", func(r *record.Run) string {
+			if r.Plan == nil || r.Plan.Schedule.Default() {
+				return "the seed's ten turns"
+			}
+			return summary.ScheduleWords(r.Plan.Schedule)
+		}},
+	} {
+		for _, r := range all[1:] {
+			if a, b := field.get(bases[0].Run), field.get(r.Run); a != b {
+				cmp.Notes = append(cmp.Notes, fmt.Sprintf("WARNING: the %s differs (%s: %s, %s: %s): the comparison mixes it with the skill change.",
+					field.what, bases[0].Dir, orDefault(a), r.Dir, orDefault(b)))
+				break
+			}
+		}
+	}
+	for _, r := range all {
+		if r.Run.Status != record.StatusCompleted && r.Run.Status != record.StatusBaselineFailed {
+			cmp.Notes = append(cmp.Notes, fmt.Sprintf("WARNING: %s has status %q: only what it finished is compared.", r.Dir, r.Run.Status))
+		}
+		if r.GateStops > 0 {
+			cmp.Notes = append(cmp.Notes, fmt.Sprintf("%s: the baseline gate stopped %s after turn 1; their scores come from turn 1 alone.", r.Dir, plural(r.GateStops, "conversation", "conversations")))
+		}
+		if r.Unscored > 0 {
+			cmp.Notes = append(cmp.Notes, fmt.Sprintf("%s: %s without a judged turn that passed or failed left out.", r.Dir, plural(r.Unscored, "conversation", "conversations")))
+		}
+	}
+
+	shared := slices.Clone(bases[0].Criteria)
+	for _, r := range all[1:] {
+		shared = slices.DeleteFunc(shared, func(id string) bool { return !slices.Contains(r.Criteria, id) })
+	}
+	cmp.Dropped = droppedCriteria(all, shared)
+	var baseScored []Scored
+	for _, b := range bases {
+		baseScored = append(baseScored, b.Scored...)
+	}
+	base := ByMeasure(baseScored)
+	if len(shared) == 0 {
+		cmp.Undecided = "the rubrics share no criterion, so the runs do not measure the same behaviour"
+		return cmp
+	}
+	for _, id := range shared {
+		switch {
+		case len(base[id]) == 0:
+			cmp.Dropped = append(cmp.Dropped, id+": no pass or fail for it in the base runs")
+		case len(cand.Units[id]) == 0:
+			cmp.Dropped = append(cmp.Dropped, id+": no pass or fail for it in the candidate")
+		}
+	}
+	cmp.Result = Decide(baseScored, cand.Scored, shared, alpha)
+	cmp.Undecided = cmp.Result.Undecided
+	return cmp
+}
+
+// droppedCriteria names each criterion not in every run's rubric, with the
+// runs that lack it.
+func droppedCriteria(all []Sample, shared []string) []string {
+	var ids []string
+	for _, r := range all {
+		for _, id := range r.Criteria {
+			if !slices.Contains(shared, id) && !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	slices.Sort(ids)
+	var out []string
+	for _, id := range ids {
+		var lacking []string
+		for _, r := range all {
+			if !slices.Contains(r.Criteria, id) {
+				lacking = append(lacking, r.Dir)
+			}
+		}
+		out = append(out, fmt.Sprintf("%s: not in the rubric of %s", id, strings.Join(lacking, ", ")))
+	}
+	return out
+}
