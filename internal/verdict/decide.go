@@ -102,14 +102,17 @@ type facts struct {
 // effect. It says false when they were skipped (Options.ExitOnly) or the
 // run has nothing to simulate from.
 func (f *facts) power() bool {
-	if f.exitOnly || !f.cmp().Testable {
+	// A run too small to test still tells the rates to simulate from.
+	if c := f.cmp(); f.exitOnly || c.Fresh.Probes == 0 || c.Diluted.Probes == 0 {
 		return false
 	}
 	if !f.powered {
 		f.powered = true
 		w := worldOf(f.r, 0, f.alpha)
-		if mdd := w.minDetectableDrop(f.n); !math.IsInf(mdd, 1) {
-			f.stats.MinDetectableDrop = mdd
+		if f.cmp().Testable {
+			if mdd := w.minDetectableDrop(f.n); !math.IsInf(mdd, 1) {
+				f.stats.MinDetectableDrop = mdd
+			}
 		}
 		if f.stats.MinDetectableDrop == 0 || f.stats.MinDetectableDrop > f.effect {
 			f.stats.UnitsForEffect = w.conversationsFor(f.effect, f.n+1)
