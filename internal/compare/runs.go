@@ -42,8 +42,8 @@ func Load(dirs []string) ([]Sample, error) {
 
 // Sample is one run reduced to what the rule reads.
 type Sample struct {
-	Dir   string
-	Run   *record.Run
+	Dir    string
+	Run    *record.Run
 	Units  map[string][]stats.Unit // per measure, one unit per scored conversation
 	Scored []Scored                // per scored conversation, its measures
 	// Criteria are the rubric's ids (or, without a rubric in run.json, the
