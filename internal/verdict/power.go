@@ -385,39 +385,47 @@ func (w world) minDetectableDrop(n int) float64 {
 // powerAt is the share of simulated runs of n conversations whose rule
 // says decay at the given drop.
 func (w world) powerAt(n int, drop float64) float64 {
+	return w.share(w.runs(n), n, drop)
+}
+
+// share is the share of the simulated runs whose rule says decay at the
+// given drop on their first n conversations.
+func (w world) share(sims []simulated, n int, drop float64) float64 {
 	hits := 0
-	sims := w.runs(n)
 	for i := range sims {
 		if sims[i].decays(n, drop, w.alpha) {
 			hits++
 		}
 	}
-	return float64(hits) / float64(powerRuns)
+	return float64(hits) / float64(len(sims))
 }
 
 // conversationsFor is the fewest conversations (each with its fresh
 // triple, the gate stopping some) with which the rule catches drop in
 // PowerTarget of simulated runs; 0 when even maxConversations would not.
 // Power grows with the number of conversations: the search doubles from
-// the given size, then bisects.
+// the given size, then bisects on the first conversations of the runs it
+// drew at the upper end.
 func (w world) conversationsFor(drop float64, from int) int {
 	lo := max(from, stats.MinUnitsPerArm)
 	if w.powerAt(lo, drop) >= PowerTarget {
 		return lo
 	}
 	hi := lo
+	var sims []simulated
 	for {
 		if hi == maxConversations {
 			return 0
 		}
 		lo, hi = hi, min(2*hi, maxConversations)
-		if w.powerAt(hi, drop) >= PowerTarget {
+		sims = w.runs(hi)
+		if w.share(sims, hi, drop) >= PowerTarget {
 			break
 		}
 	}
 	for hi-lo > 1 {
 		mid := (lo + hi) / 2
-		if w.powerAt(mid, drop) >= PowerTarget {
+		if w.share(sims, mid, drop) >= PowerTarget {
 			hi = mid
 		} else {
 			lo = mid
