@@ -1,6 +1,6 @@
 // Package schema holds the JSON Schemas (draft 2020-12) of run.json, the run
-// record result.Run marshals, and of suite.json, the suite index
-// result.Suite marshals, for tools that read run and suite folders. Its
+// record record.Run marshals, and of suite.json, the suite index
+// record.Suite marshals, for tools that read run and suite folders. Its
 // tests keep them in step with the Go types.
 package schema
 

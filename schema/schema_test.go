@@ -128,10 +128,10 @@ func turns(dir string, results map[int]*judge.Verdict, calls map[int]int) []reco
 }
 
 // populated is a finished run that sets every field of every type in
-// record.Run somewhere, save record.Stats.Power40, which significant() sets,
-// and the fields of controls, judge repeats and --until-decided, which
-// controlled() and sequential() set (TestPopulatedSetsEveryField checks), so
-// a field the schema does not know is caught by additionalProperties.
+// record.Run somewhere, save those of controls, judge repeats,
+// --until-decided and diluted-to schedules, which controlled(),
+// sequential() and diluted() set (TestPopulatedSetsEveryField checks), so a
+// field the schema does not know is caught by additionalProperties.
 func populated() *record.Run {
 	rb := testRubric()
 	conv := func(n int) string { return fmt.Sprintf("conv-%d", n) }
@@ -204,7 +204,7 @@ func populated() *record.Run {
 			SessionMode:  "interactive",
 			TurnTimeout:  "10m0s", MaxRetries: 2, ConfigFile: "/home/dev/skills/stock-ledger/vibe-test.yaml",
 			RubricFile: "/home/dev/skills/stock-ledger/rubric.json", FillersDir: "/home/dev/fillers", KeepSandbox: true,
-			MaxBudgetUSD: 5, PassEnv: []string{"HTTP_PROXY"}, Gate: record.GateAny, Alpha: 0.1,
+			MaxBudgetUSD: 5, PassEnv: []string{"HTTP_PROXY"}, Alpha: 0.1,
 			Args: []string{"./stock-ledger", "--no-baseline-gate"},
 		},
 		Isolation:    "hermetic",
@@ -313,11 +313,10 @@ func setFields(v reflect.Value, out map[string]bool) {
 }
 
 // anyRule is populated() decided by seed 002's rule, which also prints the
-// chance it fires on a stable skill; and a schema-1 gate kept in its
-// config.
+// chance it fires on a stable skill.
 func anyRule() *record.Run {
 	r := populated()
-	r.Config.Rule, r.Config.Gate = record.RuleAnyProbeFailed, record.GateAny
+	r.Config.Rule = record.RuleAnyProbeFailed
 	r.Fresh[0].Turns[1].Verdict = verdictOf(judge.Fail)   // fresh reliability below 100%
 	r.Conversations[0].Turns[7].Verdict.SetupProblem = "" // so the rule, not the set-up, decides
 	verdict.Decide(r)
@@ -335,18 +334,17 @@ func repeated(res string) *judge.Verdict {
 	return v
 }
 
-// controlled is a run under --judge-repeats 3 --control no-skill --control
-// undiluted: both conversations decay, one judged turn is uncertain (its
-// judgements disagree) and a control turn is a judge error (one judgement
-// errored). The undiluted control tells decay (conversation 1 at turn 8,
-// conversation 2 at turn 10) from a probe the skill never handles
-// (conversation 1 at turn 10).
+// controlled is a run under --judge-repeats 3 --control no-skill: both
+// conversations fail probes, one judged turn is uncertain (its judgements
+// disagree) and a control turn is a judge error (one judgement errored).
+// The fresh arm tells decay (conversation 1 at turn 8, conversation 2 at
+// turn 10) from a probe the skill never handles (conversation 1 at turn 10).
 func controlled() *record.Run {
 	r := populated()
 	r.GateBypassed, r.Error = false, ""
 	r.Config.Conversations, r.Config.NoBaselineGate, r.Config.JudgeRepeats = 2, false, 3
 	r.Config.Controls = []string{record.ControlNoSkill}
-	r.Config.Args = []string{"./stock-ledger", "--judge-repeats", "3", "--control", "no-skill", "--control", "undiluted"}
+	r.Config.Args = []string{"./stock-ledger", "--judge-repeats", "3", "--control", "no-skill"}
 
 	unsure := repeated(judge.Pass)
 	unsure.Result, unsure.Error = judge.Uncertain, "the judge's repeated verdicts disagree"
@@ -398,8 +396,9 @@ func uncertain() *record.Run {
 }
 
 // sequential is a run under --until-decided in batches of one, capped at
-// two conversations: conversation 1 decayed (the SPRT continues), 2 held
-// (the cap is reached between the bounds): undecided.
+// four conversations, each failing one probe (the first at turn 8, the
+// others at turn 6): the looks continue, and the cap is reached with
+// neither decay nor held shown.
 func sequential() *record.Run {
 	r := uncertain()
 	r.Controls, r.Config.Controls = nil, nil
@@ -412,6 +411,10 @@ func sequential() *record.Run {
 	for n := 3; n <= 4; n++ {
 		c, f := r.Conversations[1], r.Fresh[1]
 		c.Index, f.Index = n, n
+		c.Turns = slices.Clone(c.Turns)
+		t := *c.TurnAt(6)
+		t.Verdict = repeated(judge.Pass)
+		c.Turns[slices.IndexFunc(c.Turns, func(x record.Turn) bool { return x.Turn == 6 })] = t
 		r.Conversations, r.Fresh = append(r.Conversations, c), append(r.Fresh, f)
 	}
 	r.Sequential = &record.Sequential{Alpha: 0.05, Max: 4, Batch: 1, Effect: 0.3, Decision: record.SeqContinue}
@@ -425,26 +428,18 @@ func sequential() *record.Run {
 	return r
 }
 
-// legacySequential is a schema-1 record of the SPRT design, as older
-// vibe-test versions wrote it: loaded and shown, never replayed.
-func legacySequential() *record.Run {
-	r := sequential()
-	r.Sequential = &record.Sequential{P0: 0.05, P1: 0.45, Alpha: 0.05, Beta: 0.2, Max: 2, Batch: 1, Decision: "cap",
-		Looks: []record.Look{{Conversations: 1, Observations: 1, Decayed: 1, LLR: 2.2, Decision: "continue"}, {Conversations: 2, Observations: 2, Decayed: 1, LLR: 1.6, Decision: "cap"}}}
-	verdict.Decide(r)
-	return r
-}
-
 // diluted is a run with a diluted-to schedule of work fillers and a
 // compaction before probe 2: its probes sit at turns the seed's schedule
 // never has (4, 9 and 13), each numbered, one asked short of its level,
-// and the CLI compacted on its own once.
+// the CLI compacted on its own once, and turn 12 ran again after a
+// timeout, past the seed's ten turns.
 func diluted() *record.Run {
 	r := populated()
 	r.Plan.Schedule = &plan.Schedule{DiluteTo: []int64{30000, 60000, 90000}, CompactBefore: []int{2}, CompactAt: 200000, Fillers: plan.FillersWork, MaxFillers: 8}
 	r.Conversations = r.Conversations[:1]
 	c := &r.Conversations[0]
-	c.Rewinds, c.Abandoned, c.ModelChange = nil, nil, ""
+	c.Abandoned, c.ModelChange = nil, ""
+	c.Rewinds = []record.Rewind{{Turn: 12, RemovedBytes: 4096, RemovedLines: 5, Reason: record.TurnTimedOut}}
 	var ts []record.Turn
 	probe := map[int]int{4: 1, 9: 2, 13: 3}
 	for n := 1; n <= 13; n++ {
@@ -481,7 +476,7 @@ func diluted() *record.Run {
 func TestPopulatedSetsEveryField(t *testing.T) {
 	all, set := map[string]bool{}, map[string]bool{}
 	fieldsOf(reflect.TypeOf(record.Run{}), all)
-	for _, r := range []*record.Run{populated(), anyRule(), controlled(), uncertain(), sequential(), legacySequential(), diluted()} {
+	for _, r := range []*record.Run{populated(), anyRule(), controlled(), uncertain(), sequential(), diluted()} {
 		setFields(reflect.ValueOf(r), set)
 	}
 	var missing []string
@@ -492,7 +487,7 @@ func TestPopulatedSetsEveryField(t *testing.T) {
 	}
 	sort.Strings(missing)
 	if len(missing) > 0 {
-		t.Errorf("populated(), anyRule(), controlled(), uncertain(), sequential() and legacySequential() leave these fields zero; set them, and add them to run.schema.json:\n  %s", strings.Join(missing, "\n  "))
+		t.Errorf("populated(), anyRule(), controlled(), uncertain(), sequential() and diluted() leave these fields zero; set them, and add them to run.schema.json:\n  %s", strings.Join(missing, "\n  "))
 	}
 }
 
@@ -535,10 +530,9 @@ func TestPopulatedRunValidates(t *testing.T) {
 		verdict string
 		exit    int
 	}{
-		{"controlled", controlled(), record.VerdictNotEnough, 0},
+		{"controlled", controlled(), record.VerdictDecay, 1},
 		{"uncertain", uncertain(), record.VerdictNotEnough, 0},
 		{"sequential", sequential(), record.VerdictNotEnough, 0},
-		{"legacy sequential", legacySequential(), record.VerdictDecay, 1}, // not replayed: the fixed-n test at its alpha of 0.1
 		{"diluted", diluted(), record.VerdictNotEnough, 0},
 	} {
 		o := c.run.Outcome
@@ -566,91 +560,13 @@ func TestPopulatedRunValidates(t *testing.T) {
 	}
 }
 
-// Keys added within schema_version 1, which records written by older
-// vibe-test versions lack. The schema must not require them.
-var addedInV1 = map[string][]string{
-	"run":          {"controls", "sequential", "fresh"},
-	"turnStat":     {"arm", "population"},
-	"sequential":   {"effect"},
-	"look":         {"diluted_units", "fresh_units", "drop", "p", "level", "min_detectable_drop"},
-	"config":       {"gate", "alpha", "max_budget_usd", "pass_env", "judge_repeats", "controls"},
-	"conversation": {"home", "abandoned_turns", "notes", "control"},
-	"turn":         {"attempts", "api_retries", "session_id"},
-	"verdict":      {"repeats", "agreement"},
-	"outcome":      {"stats", "uncertain", "controls", "rule"},
-}
-
-// stripAdded deletes the addedInV1 keys from a run.json document.
-func stripAdded(doc map[string]any) {
-	del := func(obj any, def string) {
-		if m, ok := obj.(map[string]any); ok {
-			for _, k := range addedInV1[def] {
-				delete(m, k)
-			}
-		}
-	}
-	del(doc, "run")
-	del(doc["config"], "config")
-	del(doc["outcome"], "outcome")
-	convs, _ := doc["conversations"].([]any)
-	for _, c := range convs {
-		del(c, "conversation")
-		for _, list := range []string{"turns", "abandoned_turns"} {
-			turns, _ := c.(map[string]any)[list].([]any)
-			for _, t := range turns {
-				del(t, "turn")
-				if m, ok := t.(map[string]any); ok {
-					del(m["verdict"], "verdict")
-				}
-			}
-		}
-	}
-}
-
-// run.json written by an older vibe-test (schema_version 1, before the keys
-// in addedInV1) still validates.
-func TestOlderRecordsValidate(t *testing.T) {
-	sch := compile(t)
-	fixture, err := os.ReadFile(filepath.Join("testdata", "run-v1.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	docs := map[string][]byte{"fixture": fixture}
-	// populated() only: the other runs' uncertain turns, controls and
-	// looks are things no older record holds.
-	pop, err := json.Marshal(populated())
-	if err != nil {
-		t.Fatal(err)
-	}
-	docs["populated"] = pop
-	for name, b := range docs {
-		var doc map[string]any
-		if err := json.Unmarshal(b, &doc); err != nil {
-			t.Fatal(err)
-		}
-		stripAdded(doc)
-		old, err := json.Marshal(doc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, k := range []string{"stats", "gate", "controls", "sequential", "repeats", "agreement", "judge_repeats", "control", "uncertain"} {
-			if bytes.Contains(old, []byte(`"`+k+`"`)) {
-				t.Fatalf("%s: stripAdded left the new key %q in", name, k)
-			}
-		}
-		if err := validate(sch, old); err != nil {
-			t.Errorf("%s without the keys added in schema_version 1 does not validate:\n%v", name, err)
-		}
-	}
-}
-
 // Records as they sit on disk during a run: run.json is rewritten after
 // every step, long before the outcome is decided.
 func TestMidRunRecordsValidate(t *testing.T) {
 	sch := compile(t)
 	start := &record.Run{
 		SchemaVersion: record.SchemaVersion, Status: record.StatusRunning, StartedAt: time.Now().UTC(),
-		Versions:  record.Versions{VibeTest: "dev", Claude: "2.1.328", ClaudeVerified: "2.1.328", RubricPrompt: rubric.PromptVersion, JudgePrompt: judge.PromptVersion, RunSchema: 1},
+		Versions:  record.Versions{VibeTest: "dev", Claude: "2.1.328", ClaudeVerified: "2.1.328", RubricPrompt: rubric.PromptVersion, JudgePrompt: judge.PromptVersion, RunSchema: record.SchemaVersion},
 		Skill:     record.Skill{Name: "stock-ledger", Path: "SKILL.md", Hash: "sha256:00"},
 		Config:    record.Config{Conversations: 2, TurnTimeout: "10m0s", MaxRetries: 2},
 		Isolation: "author-config",
@@ -681,46 +597,6 @@ func TestMidRunRecordsValidate(t *testing.T) {
 	}
 }
 
-func TestFixtureValidates(t *testing.T) {
-	sch := compile(t)
-	b, err := os.ReadFile(filepath.Join("testdata", "run-v1.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := validate(sch, b); err != nil {
-		t.Fatalf("testdata/run-v1.json: %v", err)
-	}
-	// The fixture is a record vibe-test itself reads. Its statistics are
-	// schema 1's (paired sign tests), which today's types no longer carry:
-	// Decide recomputes them, so they are read past.
-	var r record.Run
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatalf("testdata/run-v1.json is not a record.Run: %v", err)
-	}
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "run.json"), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := record.Load(dir); err != nil {
-		t.Fatal(err)
-	}
-	shapes := []string{}
-	for _, c := range r.Conversations {
-		shapes = append(shapes, c.Shape)
-	}
-	// A schema-1 run has no fresh arm: today's decision says so rather
-	// than guess (its own saved outcome was the old design's).
-	verdict.Decide(&r)
-	if r.Outcome.Verdict != record.VerdictNotComparable || r.Outcome.Exit != 2 {
-		t.Errorf("Decide on a schema-1 record: %s (exit %d), want not-comparable (exit 2)", r.Outcome.Verdict, r.Outcome.Exit)
-	}
-	for i, c := range r.Conversations {
-		if c.Shape != shapes[i] {
-			t.Errorf("conversation %d: fixture shape %q, Decide says %q", c.Index, shapes[i], c.Shape)
-		}
-	}
-}
-
 // clone is a deep copy of a decoded JSON object.
 func clone(m map[string]any) map[string]any {
 	b, err := json.Marshal(m)
@@ -734,17 +610,27 @@ func clone(m map[string]any) map[string]any {
 	return out
 }
 
-// Invalid documents are rejected, each for the reason it is invalid.
+// Invalid documents are rejected, each for the reason it is invalid: each
+// case breaks one thing in populated()'s run.json, which validates as is.
+// The schema-1 cases are records of the pre-release design, which
+// record.Load refuses too.
 func TestRejects(t *testing.T) {
 	sch := compile(t)
-	b, err := os.ReadFile(filepath.Join("testdata", "run-v1.json"))
+	b, err := json.Marshal(populated())
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := validate(sch, b); err != nil {
+		t.Fatalf("populated() does not validate before any change:\n%v", err)
+	}
 	conv0 := func(doc map[string]any) map[string]any { return doc["conversations"].([]any)[0].(map[string]any) }
 	turn := func(doc map[string]any, i int) map[string]any { return conv0(doc)["turns"].([]any)[i].(map[string]any) }
-	stats := func(doc map[string]any) map[string]any {
-		return doc["outcome"].(map[string]any)["stats"].(map[string]any)
+	outcome := func(doc map[string]any) map[string]any { return doc["outcome"].(map[string]any) }
+	stats := func(doc map[string]any) map[string]any { return outcome(doc)["stats"].(map[string]any) }
+	config := func(doc map[string]any) map[string]any { return doc["config"].(map[string]any) }
+	// seq is an --until-decided record before its first look.
+	seq := func() map[string]any {
+		return map[string]any{"alpha": 0.05, "max_conversations": 20, "batch": 2, "effect": 0.3, "looks": nil, "decision": "continue"}
 	}
 	cases := []struct {
 		name   string
@@ -754,6 +640,7 @@ func TestRejects(t *testing.T) {
 		{"wrong run status", func(d map[string]any) { d["status"] = "done" }, "/status"},
 		{"missing schema_version", func(d map[string]any) { delete(d, "schema_version") }, "schema_version"},
 		{"newer schema_version", func(d map[string]any) { d["schema_version"] = 4 }, "/schema_version"},
+		{"schema_version 1", func(d map[string]any) { d["schema_version"] = 1 }, "/schema_version"},
 		{"wrong conversation status", func(d map[string]any) { conv0(d)["status"] = "finished" }, "/conversations/0/status"},
 		{"wrong turn kind", func(d map[string]any) { turn(d, 0)["kind"] = "baseline" }, "/conversations/0/turns/0/kind"},
 		{"probe turn labelled filler", func(d map[string]any) { turn(d, 5)["kind"] = "filler" }, "/conversations/0/turns/5"},
@@ -761,47 +648,32 @@ func TestRejects(t *testing.T) {
 		{"wrong verdict result", func(d map[string]any) { turn(d, 0)["verdict"].(map[string]any)["result"] = "PASS" }, "/conversations/0/turns/0/verdict/result"},
 		{"unknown key", func(d map[string]any) { d["exit_code"] = 1 }, "exit_code"},
 		{"missing turns", func(d map[string]any) { delete(conv0(d), "turns") }, "turns"},
-		{"verdict and exit code disagree", func(d map[string]any) { d["outcome"].(map[string]any)["exit_code"] = 0 }, "/outcome/exit_code"},
+		{"missing fresh", func(d map[string]any) { delete(d, "fresh") }, "fresh"},
+		{"verdict and exit code disagree", func(d map[string]any) { outcome(d)["exit_code"] = 0 }, "/outcome/exit_code"},
+		{"decay exits 0", func(d map[string]any) { outcome(d)["verdict"], outcome(d)["exit_code"] = "decay", 0 }, "/outcome/exit_code"},
 		{"wrong started_at", func(d map[string]any) { d["started_at"] = "yesterday" }, "/started_at"},
-		{"wrong gate", func(d map[string]any) { d["config"].(map[string]any)["gate"] = "all" }, "/config/gate"},
-		{"alpha out of range", func(d map[string]any) { d["config"].(map[string]any)["alpha"] = 0.5 }, "/config/alpha"},
-		{"not significant without the significant gate", func(d map[string]any) {
-			o := d["outcome"].(map[string]any)
-			o["verdict"], o["exit_code"] = "decay-not-significant", 2
-		}, "/config/gate"},
-		{"not significant exits 1", func(d map[string]any) {
-			d["config"].(map[string]any)["gate"] = "significant"
-			o := d["outcome"].(map[string]any)
-			o["verdict"] = "decay-not-significant"
-		}, "/outcome/exit_code"},
-		{"wrong paired probe", func(d map[string]any) { stats(d)["paired"].([]any)[0].(map[string]any)["probe"] = "7" }, "/outcome/stats/paired/0/probe"},
+		{"alpha out of range", func(d map[string]any) { config(d)["alpha"] = 0.5 }, "/config/alpha"},
+		{"wrong rule", func(d map[string]any) { config(d)["rule"] = "any" }, "/config/rule"},
+		{"wrong probe number", func(d map[string]any) { stats(d)["probes"].([]any)[0].(map[string]any)["probe"] = 4 }, "/outcome/stats/probes/0/probe"},
 		{"turn 0 in per_turn", func(d map[string]any) { stats(d)["per_turn"].([]any)[1].(map[string]any)["turn"] = 0 }, "/outcome/stats/per_turn/1/turn"},
 		{"rate above 1", func(d map[string]any) { stats(d)["per_turn"].([]any)[0].(map[string]any)["rate"] = 1.5 }, "/outcome/stats/per_turn/0/rate"},
-		{"stats missing a key", func(d map[string]any) { delete(stats(d), "needed_min") }, "needed_min"},
+		{"wrong arm", func(d map[string]any) { stats(d)["per_turn"].([]any)[0].(map[string]any)["arm"] = "measured" }, "/outcome/stats/per_turn/0/arm"},
+		{"stats missing a key", func(d map[string]any) { delete(stats(d), "min_detectable_drop") }, "min_detectable_drop"},
 		{"unknown stats key", func(d map[string]any) { stats(d)["power"] = 0.5 }, "power"},
+		{"outcome missing its rule", func(d map[string]any) { delete(outcome(d), "rule") }, "rule"},
 		{"wrong attempt status", func(d map[string]any) {
-			c := d["conversations"].([]any)[1].(map[string]any)
-			c["turns"].([]any)[6].(map[string]any)["attempts"].([]any)[0].(map[string]any)["status"] = "overloaded"
-		}, "/conversations/1/turns/6/attempts/0/status"},
-		{"uncertain exits 1", func(d map[string]any) {
-			o := d["outcome"].(map[string]any)
-			o["verdict"], o["uncertain"] = "uncertain", 1
-		}, "/outcome/exit_code"},
-		{"undecided without --until-decided", func(d map[string]any) {
-			o := d["outcome"].(map[string]any)
-			o["verdict"], o["exit_code"] = "undecided", 2
-		}, "sequential"},
-		{"undecided before the cap", func(d map[string]any) {
-			o := d["outcome"].(map[string]any)
-			o["verdict"], o["exit_code"] = "undecided", 2
-			d["sequential"] = map[string]any{"p0": 0.05, "p1": 0.45, "alpha": 0.05, "beta": 0.2, "max_conversations": 20, "batch": 2, "looks": nil, "decision": "continue"}
-		}, "/sequential/decision"},
+			turn(d, 3)["attempts"].([]any)[0].(map[string]any)["status"] = "overloaded"
+		}, "/conversations/0/turns/3/attempts/0/status"},
 		{"wrong sequential decision", func(d map[string]any) {
-			d["sequential"] = map[string]any{"p0": 0.05, "p1": 0.45, "alpha": 0.05, "beta": 0.2, "max_conversations": 20, "batch": 2, "looks": nil, "decision": "stop"}
+			s := seq()
+			s["decision"] = "stop"
+			d["sequential"] = s
 		}, "/sequential/decision"},
-		{"sequential p1 of 1", func(d map[string]any) {
-			d["sequential"] = map[string]any{"p0": 0.05, "p1": 1, "alpha": 0.05, "beta": 0.2, "max_conversations": 20, "batch": 2, "looks": nil, "decision": "continue"}
-		}, "/sequential/p1"},
+		{"sequential alpha of 0.5", func(d map[string]any) {
+			s := seq()
+			s["alpha"] = 0.5
+			d["sequential"] = s
+		}, "/sequential/alpha"},
 		{"uncertain turn without repeats", func(d map[string]any) {
 			v := turn(d, 0)["verdict"].(map[string]any)
 			v["result"], v["error"] = "uncertain", "the judge's repeated verdicts disagree"
@@ -825,29 +697,39 @@ func TestRejects(t *testing.T) {
 			c["control"] = "diluted"
 			d["controls"] = []any{c}
 		}, "/controls/0/control"},
-		{"undiluted control with fillers", func(d map[string]any) {
-			c := clone(conv0(d))
-			c["control"] = "undiluted"
-			d["controls"] = []any{c}
-		}, "/controls/0/turns/1/kind"},
-		{"wrong config control", func(d map[string]any) { d["config"].(map[string]any)["controls"] = []any{"baseline"} }, "/config/controls/0"},
-		{"judge_repeats 0", func(d map[string]any) { d["config"].(map[string]any)["judge_repeats"] = 0 }, "/config/judge_repeats"},
+		{"wrong config control", func(d map[string]any) { config(d)["controls"] = []any{"baseline"} }, "/config/controls/0"},
+		{"judge_repeats 0", func(d map[string]any) { config(d)["judge_repeats"] = 0 }, "/config/judge_repeats"},
 		{"no-skill control stat counts decay", func(d map[string]any) {
-			d["outcome"].(map[string]any)["controls"] = []any{map[string]any{
+			outcome(d)["controls"] = []any{map[string]any{
 				"control": "no-skill", "turn": 1, "passes": 2, "n": 2, "control_passes": 0, "control_n": 2,
 				"lift": 1, "p": 0.17, "reading": "the skill lifts the pass rate by 100 points", "decayed": 1,
 			}}
 		}, "/outcome/controls/0"},
-		{"undiluted control stat at the baseline", func(d map[string]any) {
-			d["outcome"].(map[string]any)["controls"] = []any{map[string]any{
-				"control": "undiluted", "turn": 1, "passes": 2, "n": 2, "control_passes": 2, "control_n": 2,
-				"lift": 0, "p": 1, "reading": "holds diluted",
-			}}
-		}, "/outcome/controls/0/turn"},
-		{"bypassed without the banner", func(d map[string]any) {
-			d["gate_bypassed"] = true
-			d["config"].(map[string]any)["no_baseline_gate"] = true
-		}, "/outcome"},
+		{"bypassed without the banner", func(d map[string]any) { outcome(d)["notes"] = []any{"turn 1 failed"} }, "/outcome"},
+		{"bypassed without --no-baseline-gate", func(d map[string]any) { config(d)["no_baseline_gate"] = false }, "/config/no_baseline_gate"},
+		{"schema-1 gate", func(d map[string]any) { config(d)["gate"] = "any" }, "'gate'"},
+		{"schema-1 verdict", func(d map[string]any) { outcome(d)["verdict"], outcome(d)["exit_code"] = "not-comparable", 2 }, "/outcome/verdict"},
+		{"schema-1 undiluted control", func(d map[string]any) {
+			c := clone(conv0(d))
+			c["control"] = "undiluted"
+			d["controls"] = []any{c}
+		}, "/controls/0/control"},
+		{"schema-1 paired statistics", func(d map[string]any) { stats(d)["paired"] = []any{} }, "'paired'"},
+		{"schema-1 SPRT settings", func(d map[string]any) {
+			s := seq()
+			s["p0"], s["p1"], s["beta"] = 0.05, 0.45, 0.2
+			d["sequential"] = s
+		}, "'p0'"},
+		{"schema-1 SPRT look", func(d map[string]any) {
+			s := seq()
+			s["looks"] = []any{map[string]any{"conversations": 2, "observations": 2, "decayed": 1, "llr": 1.6, "decision": "continue"}}
+			d["sequential"] = s
+		}, "'llr'"},
+		{"schema-1 SPRT decision", func(d map[string]any) {
+			s := seq()
+			s["decision"] = "cap"
+			d["sequential"] = s
+		}, "/sequential/decision"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -907,20 +789,41 @@ func TestEnumsMatchGo(t *testing.T) {
 		"conversationStatus": append(slices.Clone(runStatuses), "pending"),
 		"turnStatus":         {record.TurnOK, record.TurnError, record.TurnTimedOut, record.TurnPromptTooLong},
 		"turnKind":           kinds,
-		"gate":               {record.GateAny, record.GateSignificant},
 		"shape":              {record.ShapeHeld, record.ShapeDecayed, record.ShapeNeverWorked, record.ShapeUnstable, record.ShapeBaselineFailed},
-		"control":            {record.ControlNoSkill, record.ControlUndiluted, record.ArmFresh},
+		"control":            {record.ControlNoSkill, record.ArmFresh},
 		"rule":               {record.RuleDilutedVsFresh, record.RuleAnyProbeFailed},
-		// The last two are the SPRT decisions of schema-1 records.
-		"seqDecision":  {record.SeqContinue, record.SeqDecay, record.SeqHeld, record.SeqNotEnuf, "no-decay", "cap"},
-		"judgeResult":  {judge.Pass, judge.Fail, judge.JudgeError, judge.Uncertain},
-		"repeatResult": {judge.Pass, judge.Fail, judge.JudgeError},
+		"seqDecision":        {record.SeqContinue, record.SeqDecay, record.SeqHeld, record.SeqNotEnuf},
+		"judgeResult":        {judge.Pass, judge.Fail, judge.JudgeError, judge.Uncertain},
+		"repeatResult":       {judge.Pass, judge.Fail, judge.JudgeError},
 	}
 	for def, w := range want {
 		sort.Strings(w)
 		if got := enum(def); !slices.Equal(got, w) {
 			t.Errorf("$defs/%s enum %v, Go writes %v", def, got, w)
 		}
+	}
+	// The outcome's verdicts are the Verdict constants, and "" while
+	// undecided.
+	var o struct {
+		Defs struct {
+			Outcome struct {
+				Properties struct {
+					Verdict struct {
+						Enum []string `json:"enum"`
+					} `json:"verdict"`
+				} `json:"properties"`
+			} `json:"outcome"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(RunSchema, &o); err != nil {
+		t.Fatal(err)
+	}
+	got := slices.Sorted(slices.Values(o.Defs.Outcome.Properties.Verdict.Enum))
+	w := []string{record.VerdictDecay, record.VerdictHeld, record.VerdictNotEnough, record.VerdictNoProbeFailed, record.VerdictBaselineFailed,
+		record.VerdictError, record.VerdictSetup, record.VerdictBudget, record.VerdictInterrupted, ""}
+	sort.Strings(w)
+	if !slices.Equal(got, w) {
+		t.Errorf("$defs/outcome verdict enum %q, Go writes %q", got, w)
 	}
 	// The statistics cover exactly the judged turns, and the probes fresh.
 	st := populated().Outcome.Stats
@@ -967,8 +870,9 @@ func jsonKeys(t reflect.Type) map[string]bool {
 }
 
 // Every object in the schema has exactly the keys its Go type marshals, and
-// requires exactly the ones always written, less those added within
-// schema_version 1 (which older records lack).
+// requires exactly the ones always written. Schema 3 added no key that is
+// always written (turn.probe, plan.schedule, compactions and the rest are
+// omitempty), so schema-2 records need no exemption.
 func TestKeysMatchGo(t *testing.T) {
 	var doc map[string]any
 	if err := json.Unmarshal(RunSchema, &doc); err != nil {
@@ -1040,19 +944,13 @@ func TestKeysMatchGo(t *testing.T) {
 		for _, k := range obj["required"].([]any) {
 			required[k.(string)] = true
 		}
-		def := strings.TrimPrefix(ptr, "$defs/")
-		if def == "" {
-			def = "run"
-		}
 		keys := jsonKeys(typ)
 		for k, always := range keys {
 			switch {
 			case !props[k]:
 				t.Errorf("#/%s lacks %s.%s (%q)", ptr, typ, k, k)
-			case always && !required[k] && !slices.Contains(addedInV1[def], k):
+			case always && !required[k]:
 				t.Errorf("#/%s does not require %q, which %s always writes", ptr, k, typ)
-			case required[k] && slices.Contains(addedInV1[def], k):
-				t.Errorf("#/%s requires %q, which records from older versions lack", ptr, k)
 			case required[k] && !always:
 				t.Errorf("#/%s requires %q, which %s omits when empty", ptr, k, typ)
 			}

@@ -144,7 +144,7 @@ func TestCompareAccept(t *testing.T) {
 	}
 	// Base shares {1, .75, 1, .75, 1, .75}, mean 0.875; candidate {1, .75,
 	// .75}, mean 0.833: a drop of 0.042, far inside the noise.
-	mustContain(t, out, "5 measures, so each is tested at alpha 0.05 / 5 = 0.01", "as expected between versions", "ACCEPT")
+	mustContain(t, out, "adjusted for all 5 measures (maxT)", "as expected between versions", "ACCEPT")
 	if got := row(out, totalLabel); !strings.HasPrefix(got, "0.875 (n=6) 0.833 (n=3) +0.042 ") || !strings.HasSuffix(got, " pass") {
 		t.Errorf("total row %q", got)
 	}

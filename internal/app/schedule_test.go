@@ -153,7 +153,7 @@ func assertSteady(t *testing.T, s scenario) {
 	if s.run.Conversations[0].Shape != record.ShapeHeld || s.run.Outcome.Verdict != record.VerdictNotEnough {
 		t.Errorf("shape %q verdict %q", s.run.Conversations[0].Shape, s.run.Outcome.Verdict)
 	}
-	if !strings.Contains(s.stdout, "Not enough evidence") || !strings.Contains(s.stdout, "would likely detect a drop of 30 points") {
+	if !strings.Contains(s.stdout, "Not enough evidence") || !strings.Contains(s.stdout, "would catch a drop of 30 points") {
 		t.Error("a 1-conversation run must not print a bare no-decay, and must say how many conversations would decide")
 	}
 	f := s.run.Fresh

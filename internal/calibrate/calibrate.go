@@ -39,18 +39,23 @@ import (
 
 // Scenario is one cell of a calibration grid.
 type Scenario struct {
-	N           int     // conversations (and fresh triples)
-	Q           float64 // mean per-turn pass rate, fresh
-	Rho         float64 // intra-class correlation of a conversation's turns
-	Offsets     [3]float64
-	Drop        float64 // lost by each diluted probe (0 = no decay)
-	JudgeNoise  float64
-	TurnErrors  float64
-	JudgeErrors float64
-	Uncertain   float64
-	Bypass      bool   // --no-baseline-gate
-	Rule        string // "" = the default rule
-	Alpha       float64
+	N          int     // conversations (and fresh triples)
+	Q          float64 // mean per-turn pass rate, fresh
+	Rho        float64 // intra-class correlation of a conversation's turns
+	Offsets    [3]float64
+	Drop       float64 // lost by each diluted probe (0 = no decay)
+	JudgeNoise float64
+	TurnErrors float64
+	// DilutedProbeErrors is the chance a diluted conversation's probe turn
+	// ends in an error (stopping the conversation, as the driver does), on
+	// top of TurnErrors: an agent whose long sessions fail more often than
+	// its fresh ones, the case where the arms lose different probes.
+	DilutedProbeErrors float64
+	JudgeErrors        float64
+	Uncertain          float64
+	Bypass             bool   // --no-baseline-gate
+	Rule               string // "" = the default rule
+	Alpha              float64
 	// Sequential, when Max > 0: --until-decided with batches of N up to
 	// Max conversations.
 	Max int
@@ -59,6 +64,14 @@ type Scenario struct {
 	// each probe's level, so the probes fall at different turns in
 	// different conversations, and a compaction where it asks for one.
 	Schedule *plan.Schedule
+	// BaseOffset moves the base task's pass rate from the conversation's
+	// own (a base task harder than the probes: more conversations stopped
+	// at the gate).
+	BaseOffset float64
+	// CandidateN, when > 0, is the candidate run's number of conversations
+	// in CompareAA (the base run has N): versions compared at unequal
+	// sizes.
+	CandidateN int
 	// Criteria, when > 0, gives every verdict that many must-criteria, each
 	// passing at Q^(1/Criteria) (so a turn, which passes when all do, passes
 	// at about Q), for the compare rule's A/A calibration.
@@ -88,7 +101,9 @@ func Run(s Scenario, runs int, seed uint64) Result {
 	total := 0
 	for range runs {
 		r := simulateRun(rng, s)
-		verdict.Decide(r)
+		// The exit code is all a grid counts: the simulated power that
+		// words an exit-0 verdict is skipped (it cannot change the code).
+		verdict.DecideWith(r, verdict.Options{ExitOnly: true})
 		res.Exits[r.Outcome.Exit]++
 		total += len(r.Conversations)
 	}
@@ -97,7 +112,7 @@ func Run(s Scenario, runs int, seed uint64) Result {
 }
 
 // simulateRun makes one run record: fixed-n, or batch by batch through
-// Sequential.Observe exactly as the engine's --until-decided loop does.
+// verdict.Observe exactly as the engine's --until-decided loop does.
 func simulateRun(rng *rand.Rand, s Scenario) *record.Run {
 	alpha := s.Alpha
 	if alpha == 0 {
@@ -123,7 +138,7 @@ func simulateRun(rng *rand.Rand, s Scenario) *record.Run {
 	r.Sequential = &record.Sequential{Alpha: alpha, Max: s.Max, Batch: s.N, Effect: record.DefaultEffect}
 	for {
 		add(min(s.N, s.Max-len(r.Conversations)))
-		if verdict.Observe(r.Sequential, r) != record.SeqContinue {
+		if verdict.ObserveWith(r.Sequential, r, verdict.Options{ExitOnly: true}) != record.SeqContinue {
 			return r
 		}
 	}
@@ -246,11 +261,14 @@ func simulateConversation(rng *rand.Rand, s Scenario, index int) record.Conversa
 			p.Context = ctx
 			continue
 		}
-		rate := own
+		rate := clamp(own + s.BaseOffset)
 		if step.Kind == plan.KindProbe {
 			rate = clamp(own + s.Offsets[step.Probe-1] - s.Drop)
 		}
 		t, ok := judged(rng, s, step.Turn, step.Kind, rate)
+		if ok && step.Kind == plan.KindProbe && s.DilutedProbeErrors > 0 && rng.Float64() < s.DilutedProbeErrors {
+			t.Status, t.Error, t.Verdict, ok = record.TurnError, "simulated error", nil, false
+		}
 		t.Probe = step.Probe
 		if step.Compact {
 			compacted, p.Compacted = true, true
@@ -329,8 +347,12 @@ func CompareAA(s Scenario, pairs int, seed uint64) Result {
 		alpha = 0.05
 	}
 	for range pairs {
-		base, cand := simulateRun(rng, s), simulateRun(rng, s)
-		d := compare.Decide(compare.Units(base), compare.Units(cand), ids, alpha)
+		cs := s
+		if s.CandidateN > 0 {
+			cs.N = s.CandidateN
+		}
+		base, cand := simulateRun(rng, s), simulateRun(rng, cs)
+		d := compare.Decide(compare.Score(base), compare.Score(cand), ids, alpha)
 		switch {
 		case d.Undecided != "":
 			res.Exits[2]++

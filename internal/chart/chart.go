@@ -267,7 +267,7 @@ type Stats struct {
 	Testable          bool
 	Drop              float64
 	P                 float64
-	// MinDetectableDrop is the drop this run would catch with 80% power (0:
+	// MinDetectableDrop is the drop the rule catches in 80% of simulated runs like this one (0:
 	// none).
 	MinDetectableDrop float64
 	// EffectiveTurn is the last probe whose diluted pass rate is still at

@@ -278,7 +278,7 @@ func TestReportSections(t *testing.T) {
 			`$0.6987 <span class="muted">(agent $0.6123, rubric $0.0412, plan $0.0187, judge $0.0265)</span>`,
 			`<td class="num">2 / 2</td><td class="num">100%</td><td class="num">34% – 100%</td>`,
 			`<tr><td class="num">6</td><td>fresh</td><td>fresh sessions</td><td class="num">2 / 2</td>`,
-			`diluted: 2 units, mean share 17%; fresh: 2 units, mean share 83%`,
+			`diluted: 2 units, pass rate 17%; fresh: 2 units, pass rate 83%`,
 			`effective turn: <b>1</b>`,
 			`deterministic check <span class="muted">(the model said fail)</span>`,
 			`<summary>trace: 3 tool calls</summary>`,

@@ -426,8 +426,8 @@ const reportSource = `
 <h3>Diluted against fresh: the exit code's test</h3>
 <p class="muted">Units are conversations (diluted: {{.DilutedPopulation}}) and fresh triples (each probe the first message of its own new session). Each unit's share of probes passed; Welch's one-sided test, with each arm's variance no smaller than a binomial's at the pooled rate.</p>
 <ul class="stats">
-<li>diluted: {{.DilutedUnits}} units, mean share {{pct .DilutedMean}}; fresh: {{.FreshUnits}} units, mean share {{pct .FreshMean}}</li>
-<li>{{if .Testable}}drop {{pct .Drop}}, p = {{pval .P}} (alpha {{alpha .Alpha}}){{if .MinDetectableDrop}}; this run would catch a drop of {{pct .MinDetectableDrop}} with 80% power{{end}}{{else}}not testable: each arm needs at least 2 units with a judged probe{{end}}</li>
+<li>diluted: {{.DilutedUnits}} units, pass rate {{pct .DilutedMean}}; fresh: {{.FreshUnits}} units, pass rate {{pct .FreshMean}}</li>
+<li>{{if .Testable}}drop {{pct .Drop}}, p = {{pval .P}} (alpha {{alpha .Alpha}}){{if .MinDetectableDrop}}; simulated on runs like this one, the rule catches a drop of {{pct .MinDetectableDrop}} in 80% of them{{end}}{{else}}not testable: each arm needs at least 2 units with a judged probe{{end}}</li>
 <li>effective turn: {{if .EffectiveTurn}}<b>{{.EffectiveTurn}}</b> (the last probe whose diluted pass rate is still ≥ 85% of its fresh rate){{else}}none (nothing to compare){{end}}</li>
 {{- if .CheckTotal}}
 <li>the model judge agreed with the deterministic checks on {{.CheckAgreed}} of {{.CheckTotal}} criteria</li>

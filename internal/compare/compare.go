@@ -7,15 +7,19 @@
 // turn passes when every must-criterion does) and each criterion of the
 // rubrics the runs share. Base runs are pooled into one sample.
 //
-// For each measure, Welch's one-sided test asks whether the candidate's
-// conversations score lower than the base's, with both versions' spread
-// (stats.CompareArms: the base plays the "fresh" arm, the candidate the
-// "diluted" one). With several measures, one of them would dip by chance
-// far more often than alpha, so each is tested at alpha / (number of
-// measures) (Bonferroni): an unchanged skill is rejected at most alpha of
-// the time in all, which the calibrate package measures on A/A pairs. The
-// rule is symmetric: swapping base and candidate asks the mirror question
-// with the same arithmetic.
+// The test is a permutation test of the conversations' labels (base or
+// candidate): if the versions do not differ, which conversation came from
+// which run is arbitrary, so the observed gap is compared with the gaps of
+// random relabellings. That holds the level exactly at any sizes (a base
+// of 6 conversations against a candidate of 30 was rejected up to 0.089 of
+// the time by Welch's t with alpha split over the measures; skewed shares
+// at small n are where the t distribution misleads). Each permutation
+// relabels whole conversations, so the measures keep their dependence,
+// and a measure is rejected only when its statistic beats the largest
+// statistic over every measure in all but alpha of the relabellings
+// (Westfall–Young maxT): an unchanged skill is rejected on any measure at
+// most alpha of the time, which the calibrate package measures on A/A
+// pairs, equal and unequal in size.
 package compare
 
 import (
@@ -30,16 +34,19 @@ import (
 // Total names the measure "share of judged turns that passed".
 const Total = "total"
 
-// Units scores a run's conversations: per measure (Total and each criterion
-// id seen), one unit per conversation that has a pass or fail for it.
-// Judge errors and uncertain turns count as neither.
-func Units(r *record.Run) map[string][]stats.Unit {
-	out := map[string][]stats.Unit{}
+// Scored is one conversation's scores: per measure (Total and each
+// criterion id it was judged on), its judged turns passed of those judged.
+type Scored map[string]stats.Unit
+
+// Score scores a run's conversations: one Scored per conversation with a
+// pass or fail on some measure. Judge errors and uncertain turns count as
+// neither.
+func Score(r *record.Run) []Scored {
+	var out []Scored
 	for i := range r.Conversations {
 		c := &r.Conversations[i]
+		sc := Scored{}
 		total := stats.Unit{}
-		crit := map[string]*stats.Unit{}
-		var order []string
 		for _, t := range c.Turns {
 			if t.Kind == plan.KindFiller || t.Verdict == nil {
 				continue
@@ -56,77 +63,101 @@ func Units(r *record.Run) map[string][]stats.Unit {
 				if cv.Result != judge.Pass && cv.Result != judge.Fail {
 					continue
 				}
-				u, ok := crit[cv.ID]
-				if !ok {
-					u = &stats.Unit{}
-					crit[cv.ID] = u
-					order = append(order, cv.ID)
-				}
+				u := sc[cv.ID]
 				u.Judged++
 				if cv.Result == judge.Pass {
 					u.Passed++
 				}
+				sc[cv.ID] = u
 			}
 		}
 		if total.Judged > 0 {
-			out[Total] = append(out[Total], total)
-		}
-		for _, id := range order {
-			out[id] = append(out[id], *crit[id])
+			sc[Total] = total
+			out = append(out, sc)
 		}
 	}
 	return out
 }
 
-// Pool joins the units of several runs, measure by measure.
-func Pool(runs ...map[string][]stats.Unit) map[string][]stats.Unit {
+// Units is a run's scores measure by measure: per measure, one unit per
+// conversation scored on it (the table's means and counts).
+func Units(r *record.Run) map[string][]stats.Unit {
+	return ByMeasure(Score(r))
+}
+
+// ByMeasure regroups conversations' scores by measure, in conversation
+// order.
+func ByMeasure(convs []Scored) map[string][]stats.Unit {
 	out := map[string][]stats.Unit{}
-	for _, r := range runs {
-		for k, v := range r {
-			out[k] = append(out[k], v...)
+	for _, c := range convs {
+		for id, u := range c {
+			out[id] = append(out[id], u)
 		}
 	}
 	return out
 }
+
+// Permutations is how many relabellings the test draws: enough that a
+// p-value near alpha/10 is resolved, and a decision takes milliseconds.
+const Permutations = 1999
+
+// permutationSeed fixes the relabellings, so the same runs always get the
+// same verdict.
+const permutationSeed = 20261202
 
 // Measure is one measure's comparison.
 type Measure struct {
 	Name string
 	// Test compares the candidate (its Diluted side) with the base (its
-	// Fresh side): Drop is base mean minus candidate mean.
-	Test   stats.TwoArm
-	Reject bool
+	// Fresh side): Drop is base mean minus candidate mean. Its P is Welch's
+	// t distribution's, shown for reference only.
+	Test stats.TwoArm
+	// P is the permutation p-value of this measure alone, Adjusted the one
+	// adjusted for every measure tested (the one compared with alpha).
+	P, Adjusted float64
+	Reject      bool
 }
 
 // Result is the rule's outcome.
 type Result struct {
 	Alpha    float64
-	Level    float64 // each measure's level: Alpha / len(Measures)
 	Measures []Measure
-	// Reject: some measure dropped significantly at Level.
+	// Reject: some measure dropped significantly.
 	Reject bool
 	// Undecided names why no verdict is possible (the total cannot be
 	// tested: fewer than two scored conversations on a side).
 	Undecided string
 }
 
-// Decide compares the candidate with the base on the total and on the
-// given criteria (those every run's rubric shares), each at alpha divided
-// by the number of measures. A criterion either side never scored is left
-// out (and not counted in the division).
-func Decide(base, cand map[string][]stats.Unit, criteria []string, alpha float64) Result {
+// Decide compares the candidate's conversations with the base's on the
+// total and on the given criteria (those every run's rubric shares) by the
+// permutation test, rejecting a measure whose adjusted p-value is at most
+// alpha. A criterion either side never scored is left out.
+func Decide(base, cand []Scored, criteria []string, alpha float64) Result {
+	baseBy, candBy := ByMeasure(base), ByMeasure(cand)
 	names := []string{Total}
 	for _, id := range criteria {
-		if len(base[id]) > 0 && len(cand[id]) > 0 && !slices.Contains(names, id) {
+		if len(baseBy[id]) > 0 && len(candBy[id]) > 0 && !slices.Contains(names, id) {
 			names = append(names, id)
 		}
 	}
-	res := Result{Alpha: alpha, Level: alpha / float64(len(names))}
-	for _, name := range names {
-		m := Measure{Name: name, Test: stats.CompareArms(cand[name], base[name])}
-		m.Reject = m.Test.Testable && m.Test.P <= res.Level
-		res.Reject = res.Reject || m.Reject
-		res.Measures = append(res.Measures, m)
+	vectors := func(convs []Scored) []stats.Scores {
+		out := make([]stats.Scores, len(convs))
+		for i, c := range convs {
+			out[i] = make(stats.Scores, len(names))
+			for m, name := range names {
+				out[i][m] = c[name]
+			}
+		}
+		return out
+	}
+	perm := stats.PermuteLower(vectors(base), vectors(cand), len(names), Permutations, permutationSeed)
+	res := Result{Alpha: alpha}
+	for m, name := range names {
+		me := Measure{Name: name, Test: perm[m].Test, P: perm[m].P, Adjusted: perm[m].Adjusted}
+		me.Reject = me.Test.Testable && me.Adjusted <= alpha
+		res.Reject = res.Reject || me.Reject
+		res.Measures = append(res.Measures, me)
 	}
 	if t := res.Measures[0].Test; !t.Testable {
 		res.Undecided = "the total needs at least 2 scored conversations in the base runs and in the candidate"

@@ -14,7 +14,7 @@ func (cmp *Comparison) Failures() []string {
 	var out []string
 	for _, m := range cmp.Result.Measures {
 		if m.Reject {
-			out = append(out, fmt.Sprintf("%s %.3f vs base %.3f, p = %.3g <= %.3g", m.Name, m.Test.Diluted.Mean, m.Test.Fresh.Mean, m.Test.P, cmp.Result.Level))
+			out = append(out, fmt.Sprintf("%s %.3f vs base %.3f, adjusted p = %.3g <= %.3g", m.Name, m.Test.Diluted.Mean, m.Test.Fresh.Mean, m.Adjusted, cmp.Result.Alpha))
 		}
 	}
 	return out
@@ -44,15 +44,15 @@ func (cmp *Comparison) Write(w io.Writer) {
 	tw.Flush()
 
 	if len(cmp.Result.Measures) > 0 {
-		fmt.Fprintf(w, "\nEach measure is a share per conversation (the conversations are the units), compared by Welch's one-sided test with both versions' spread; %d measures, so each is tested at alpha %.2g / %d = %.3g.\n\n",
-			len(cmp.Result.Measures), cmp.Result.Alpha, len(cmp.Result.Measures), cmp.Result.Level)
+		fmt.Fprintf(w, "\nEach measure is a share per conversation (the conversations are the units). A permutation test of which run each conversation came from (%d relabellings) compares the versions; each measure's p is adjusted for all %d measures (maxT), and a measure fails at adjusted p <= alpha %.2g.\n\n",
+			Permutations, len(cmp.Result.Measures), cmp.Result.Alpha)
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "\tbase\tcandidate\tdrop\tp\tresult")
+		fmt.Fprintln(tw, "\tbase\tcandidate\tdrop\tadjusted p\tresult")
 		for _, m := range cmp.Result.Measures {
 			t := m.Test
 			p, res := "-", "not testable"
 			if t.Testable {
-				p, res = fmt.Sprintf("%.3g", t.P), passWord(!m.Reject)
+				p, res = fmt.Sprintf("%.3g", m.Adjusted), passWord(!m.Reject)
 			}
 			label := m.Name
 			if m.Name == Total {

@@ -42,9 +42,10 @@ func Load(dirs []string) ([]Sample, error) {
 
 // Sample is one run reduced to what the rule reads.
 type Sample struct {
-	Dir   string
-	Run   *record.Run
-	Units map[string][]stats.Unit // per measure, one unit per scored conversation
+	Dir    string
+	Run    *record.Run
+	Units  map[string][]stats.Unit // per measure, one unit per scored conversation
+	Scored []Scored                // per scored conversation, its measures
 	// Criteria are the rubric's ids (or, without a rubric in run.json, the
 	// ids seen in verdicts).
 	Criteria  []string
@@ -54,7 +55,8 @@ type Sample struct {
 
 // SampleOf scores a run's conversations (Units).
 func SampleOf(dir string, r *record.Run) Sample {
-	cr := Sample{Dir: dir, Run: r, Units: Units(r)}
+	scored := Score(r)
+	cr := Sample{Dir: dir, Run: r, Units: ByMeasure(scored), Scored: scored}
 	ids := map[string]bool{}
 	if r.Rubric != nil {
 		for _, c := range r.Rubric.Criteria {
@@ -168,11 +170,11 @@ func Runs(bases []Sample, cand Sample, alpha float64) *Comparison {
 		shared = slices.DeleteFunc(shared, func(id string) bool { return !slices.Contains(r.Criteria, id) })
 	}
 	cmp.Dropped = droppedCriteria(all, shared)
-	var baseUnits []map[string][]stats.Unit
+	var baseScored []Scored
 	for _, b := range bases {
-		baseUnits = append(baseUnits, b.Units)
+		baseScored = append(baseScored, b.Scored...)
 	}
-	base := Pool(baseUnits...)
+	base := ByMeasure(baseScored)
 	if len(shared) == 0 {
 		cmp.Undecided = "the rubrics share no criterion, so the runs do not measure the same behaviour"
 		return cmp
@@ -185,7 +187,7 @@ func Runs(bases []Sample, cand Sample, alpha float64) *Comparison {
 			cmp.Dropped = append(cmp.Dropped, id+": no pass or fail for it in the candidate")
 		}
 	}
-	cmp.Result = Decide(base, cand.Units, shared, alpha)
+	cmp.Result = Decide(baseScored, cand.Scored, shared, alpha)
 	cmp.Undecided = cmp.Result.Undecided
 	return cmp
 }

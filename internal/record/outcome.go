@@ -58,7 +58,6 @@ const (
 	VerdictNotEnough      = "not-enough-evidence" // exit 0: not shown, and the run was too small to tell
 	VerdictNoProbeFailed  = "no-probe-failed"     // exit 0 under RuleAnyProbeFailed
 	VerdictBaselineFailed = "baseline-failed"     // exit 2: the skill does not work fresh
-	VerdictNotComparable  = "not-comparable"      // exit 2: a run with no fresh arm (made before it existed)
 	VerdictError          = "error"               // exit 3
 	VerdictSetup          = "setup-problem"       // exit 3: a required step failed in the sandbox
 	VerdictBudget         = "budget-exhausted"    // exit 3
@@ -77,13 +76,6 @@ const (
 	// test: on a skill that passes each probe with probability q it fires
 	// with probability 1 - q^(probes), which the summary prints beside it.
 	RuleAnyProbeFailed = "any-probe-failed"
-)
-
-// Gate values of runs made before the two-arm design (run.json schema 1),
-// read only to redraw them.
-const (
-	GateAny         = "any"
-	GateSignificant = "significant"
 )
 
 // DefaultEffect is the drop in probe pass share (fresh minus diluted) a run
@@ -167,8 +159,9 @@ type Stats struct {
 	Dropped           []Dropped `json:"dropped,omitempty"`
 	Alpha             float64   `json:"alpha"`
 	Effect            float64   `json:"effect"`
-	// MinDetectableDrop is the drop this run would have caught with 80%
-	// power (+Inf, saved as 0, when it could catch none); UnitsForEffect
+	// MinDetectableDrop is the smallest drop the rule catches in 80% of
+	// simulated runs like this one (0 when none is caught that often, or
+	// the verdict did not need it); UnitsForEffect
 	// how many units per arm would catch Effect.
 	MinDetectableDrop float64 `json:"min_detectable_drop"`
 	UnitsForEffect    int     `json:"units_for_effect"`
@@ -225,11 +218,6 @@ type Sequential struct {
 	Looks    []Look  `json:"looks"`
 	Decision string  `json:"decision"` // decay, held, not-enough-evidence, continue
 	Reason   string  `json:"reason,omitempty"`
-	// P0, P1 and Beta are set only on runs made with the earlier SPRT
-	// design (schema 1), kept so they still load.
-	P0   float64 `json:"p0,omitempty"`
-	P1   float64 `json:"p1,omitempty"`
-	Beta float64 `json:"beta,omitempty"`
 }
 
 // Look is one interim look, after a batch.
@@ -240,13 +228,15 @@ type Look struct {
 	Drop          float64 `json:"drop"`
 	P             float64 `json:"p"`
 	Level         float64 `json:"level"` // the p-value at or below which this look says decay
-	// MinDetectableDrop is 0 when no drop could be detected yet.
+	// MinDetectableDrop is the smallest drop the rule catches in 80% of
+	// simulated runs like this one at this size, set at the look that
+	// decided (0: not simulated, or no drop is caught that often).
 	MinDetectableDrop float64 `json:"min_detectable_drop"`
-	Decision          string  `json:"decision"`
-	// Older runs' SPRT looks.
-	Observations int     `json:"observations,omitempty"`
-	Decayed      int     `json:"decayed,omitempty"`
-	LLR          float64 `json:"llr,omitempty"`
+	// Power is the share of simulated runs like this one at this size in
+	// which the rule catches the effect: set where a "held" depended on it
+	// (the drop confidently below the effect, or the cap reached).
+	Power    float64 `json:"power,omitempty"`
+	Decision string  `json:"decision"`
 }
 
 // Sequential decisions.

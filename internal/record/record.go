@@ -32,6 +32,10 @@ import (
 // and 10 only.
 const SchemaVersion = 3
 
+// MinSchemaVersion is the oldest run.json this version reads: schema 1 was
+// the pre-release design with no fresh arm, which cannot be decided today.
+const MinSchemaVersion = 2
+
 // Run statuses.
 const (
 	StatusPending        = "pending"
@@ -153,10 +157,7 @@ type Config struct {
 	PassEnv        []string `json:"pass_env,omitempty"`
 	// Rule sets the exit code: RuleDilutedVsFresh (default) or
 	// RuleAnyProbeFailed (seed 002's rule).
-	Rule string `json:"rule,omitempty"`
-	// Gate is the rule of schema-1 runs (any or significant), kept so they
-	// load; new runs leave it empty.
-	Gate         string   `json:"gate,omitempty"`
+	Rule         string   `json:"rule,omitempty"`
 	Alpha        float64  `json:"alpha,omitempty"`
 	Effect       float64  `json:"effect,omitempty"`
 	JudgeRepeats int      `json:"judge_repeats,omitempty"`
@@ -329,10 +330,6 @@ func (t *Turn) Result() string {
 // Control kinds.
 const (
 	ControlNoSkill = "no-skill"
-	// ControlUndiluted was a control of schema-1 runs: each probe in a
-	// fresh session. It is now the fresh arm of every run (ArmFresh);
-	// Load moves old records' undiluted controls there.
-	ControlUndiluted = "undiluted"
 	// ArmFresh marks a fresh triple (Conversation.Control).
 	ArmFresh = "fresh"
 )
@@ -508,29 +505,10 @@ func Load(dir string) (*Run, error) {
 	if r.SchemaVersion > SchemaVersion {
 		return nil, fmt.Errorf("%s: schema_version %d is newer than this vibe-test reads (%d): upgrade vibe-test", path, r.SchemaVersion, SchemaVersion)
 	}
-	if r.SchemaVersion < 2 {
-		migrateV1(&r)
+	if r.SchemaVersion < MinSchemaVersion {
+		return nil, fmt.Errorf("%s: schema_version %d was written by a pre-release vibe-test, before each probe was also asked fresh; this version reads %d to %d: run the measurement again", path, r.SchemaVersion, MinSchemaVersion, SchemaVersion)
 	}
 	return &r, nil
-}
-
-// migrateV1 reads a schema-1 record in today's terms: its undiluted
-// controls (each probe in a fresh session) are exactly a fresh arm, so they
-// become one. Its SPRT looks cannot be replayed by the alpha-spending
-// design: Decide leaves them as recorded. Without undiluted controls, Decide
-// says what such a run cannot show (no fresh arm: not comparable).
-func migrateV1(r *Run) {
-	var keep []Conversation
-	for _, c := range r.Controls {
-		if c.Control == ControlUndiluted {
-			// Its turns keep their transcript paths (control-undiluted-N/).
-			c.Control = ArmFresh
-			r.Fresh = append(r.Fresh, c)
-			continue
-		}
-		keep = append(keep, c)
-	}
-	r.Controls = keep
 }
 
 // FreshTriple is the pending record of the fresh triple that goes with

@@ -28,3 +28,16 @@ func TestSaveLoad(t *testing.T) {
 		t.Errorf("newer schema: %v", err)
 	}
 }
+
+// A pre-release record (schema 1: no fresh arm) is refused in one line
+// that says what to do, rather than decided on a design it cannot fit.
+func TestLoadRefusesSchema1(t *testing.T) {
+	dir := t.TempDir()
+	if err := WriteJSON(filepath.Join(dir, "run.json"), map[string]int{"schema_version": 1}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(dir)
+	if err == nil || !strings.Contains(err.Error(), "schema_version 1 was written by a pre-release vibe-test") || !strings.Contains(err.Error(), "run the measurement again") {
+		t.Errorf("schema 1: %v", err)
+	}
+}

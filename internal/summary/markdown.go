@@ -128,12 +128,12 @@ func markdownDetails(b *strings.Builder, e MarkdownEntry) {
 
 	s := o.Stats
 	c := s.Comparison
-	fmt.Fprintf(b, "- diluted: %s over %s, %s, mean share %.0f%%\n", armWords(c.Diluted), md(s.DilutedPopulation), Count(c.Diluted.Units, "unit"), 100*c.Diluted.Mean)
-	fmt.Fprintf(b, "- fresh: %s over %s, %s, mean share %.0f%%\n", armWords(c.Fresh), record.PopFresh, Count(c.Fresh.Units, "unit"), 100*c.Fresh.Mean)
+	fmt.Fprintf(b, "- diluted: %s over %s, %s, pass rate %.0f%%\n", armWords(c.Diluted), md(s.DilutedPopulation), Count(c.Diluted.Units, "unit"), 100*c.Diluted.Mean)
+	fmt.Fprintf(b, "- fresh: %s over %s, %s, pass rate %.0f%%\n", armWords(c.Fresh), record.PopFresh, Count(c.Fresh.Units, "unit"), 100*c.Fresh.Mean)
 	if c.Testable {
-		fmt.Fprintf(b, "- diluted vs fresh (Welch one-sided on each unit's probe pass share): drop %+.0f points, p = %.3g, alpha %.2g", 100*c.Drop, c.P, s.Alpha)
+		fmt.Fprintf(b, "- diluted vs fresh (each probe against itself, Welch one-sided on the mean of the per-probe pass rates): drop %+.0f points, p = %.3g, alpha %.2g", 100*c.Drop, c.P, s.Alpha)
 		if s.MinDetectableDrop > 0 {
-			fmt.Fprintf(b, "; this run would catch a drop of %.0f points with 80%% power", 100*s.MinDetectableDrop)
+			fmt.Fprintf(b, "; simulated on runs like this one, the rule catches a drop of %.0f points in 80%% of them", 100*s.MinDetectableDrop)
 		}
 		b.WriteString("\n")
 	} else {

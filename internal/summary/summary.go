@@ -157,9 +157,7 @@ func Summary(w io.Writer, r *record.Run, styled bool) {
 	o := r.Outcome
 	writeStats(&b, o.Stats, r.Plan != nil && !r.Plan.Schedule.Default())
 	writeControls(&b, o.Controls)
-	if sq := r.Sequential; sq != nil && sq.P1 > 0 {
-		fmt.Fprintf(&b, "sequential test of an earlier vibe-test (SPRT: P0 %.2f, P1 %.2f): its looks are not replayed; the verdict below is today's\n", sq.P0, sq.P1)
-	} else if sq != nil {
+	if sq := r.Sequential; sq != nil {
 		fmt.Fprintf(&b, "sequential looks (--until-decided: alpha %.2g spent over the looks, %.3g at each look before the cap of %d, %.3g at the cap; batches of %d):\n", sq.Alpha, verdict.InterimLevel(sq), sq.Max, verdict.FinalLevel(sq), sq.Batch)
 		for _, l := range sq.Looks {
 			fmt.Fprintf(&b, "  after %s: %d diluted and %d fresh units, drop %+.0f points, p = %.3g (level %.3g): %s\n", Count(l.Conversations, "conversation"), l.DilutedUnits, l.FreshUnits, 100*l.Drop, l.P, l.Level, clean(l.Decision))
@@ -388,13 +386,13 @@ func writeStats(b *strings.Builder, s record.Stats, byProbe bool) {
 		}
 	}
 	if c := s.Comparison; c.Diluted.Units > 0 || c.Fresh.Units > 0 {
-		fmt.Fprintf(b, "diluted vs fresh (the exit code's test: units are conversations and fresh triples; Welch one-sided on each unit's probe pass share):\n")
-		fmt.Fprintf(b, "  diluted: %s (%s), mean share %.0f%%; fresh: %s (%s), mean share %.0f%%\n",
+		fmt.Fprintf(b, "diluted vs fresh (the exit code's test: units are conversations and fresh triples; each probe against itself, Welch one-sided on the mean of the per-probe pass rates):\n")
+		fmt.Fprintf(b, "  diluted: %s (%s), pass rate %.0f%%; fresh: %s (%s), pass rate %.0f%%\n",
 			Count(c.Diluted.Units, "unit"), s.DilutedPopulation, 100*c.Diluted.Mean, Count(c.Fresh.Units, "unit"), record.PopFresh, 100*c.Fresh.Mean)
 		if c.Testable {
 			fmt.Fprintf(b, "  drop %+.0f points, p = %.3g (alpha %.2g)", 100*c.Drop, c.P, s.Alpha)
 			if s.MinDetectableDrop > 0 {
-				fmt.Fprintf(b, "; this run would catch a drop of %.0f points with 80%% power", 100*s.MinDetectableDrop)
+				fmt.Fprintf(b, "; simulated on runs like this one, the rule catches a drop of %.0f points in 80%% of them", 100*s.MinDetectableDrop)
 			}
 			b.WriteString("\n")
 		} else {

@@ -5,10 +5,10 @@ import (
 	"math"
 	"strings"
 
-	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/judge"
 	"github.com/vibe-test/vibe-test/internal/plan"
 	"github.com/vibe-test/vibe-test/internal/record"
+	"github.com/vibe-test/vibe-test/internal/stats"
 )
 
 // ShapeOf names a conversation's sequence of pass/fail over its judged turns
@@ -64,37 +64,141 @@ func ShapeOf(c *record.Conversation) string {
 // has nothing to decay from.
 const BaselineWorksShare = 0.5
 
-// Decide is the one pre-declared decision function: it fills in each
-// conversation's shape and the run's outcome and status, and the exit code
-// and the sentence come from the same branch, so they never disagree. It
-// reads only the record, so `report` can redo it on old runs, and the
-// calibrate package pushes simulated runs through it to measure its
-// false-alarm rate.
-func Decide(r *record.Run) {
-	o := record.Outcome{Rule: r.Config.Rule}
-	if o.Rule == "" {
-		o.Rule = record.RuleDilutedVsFresh
+// facts are what the rules read, counted once from the record.
+type facts struct {
+	r      *record.Run
+	rule   string // the run's --rule
+	alpha  float64
+	effect float64
+	// n counts conversations, fresh the fresh triples.
+	n, fresh int
+	// Per conversation or fresh triple, by status.
+	errored, interrupted, gateStops, budgetStops int
+	// incomplete counts completed conversations that never reached their
+	// last probe.
+	incomplete int
+	// Baselines judged pass or fail, and of those passed.
+	baseJudged, basePassed int
+	// decayed counts conversations whose baseline passed and some probe
+	// failed; probesJudged and probesFailed count those conversations'
+	// judged probes.
+	decayed, probesJudged, probesFailed        int
+	judgeErrors, uncertain, overCalls, escapes int
+	// setup lists "conversation N turn T: output" of set-up problems.
+	setup             []string
+	shapes            map[string]int
+	stoppedConsulting []string
+	stats             record.Stats
+	// seq is the replayed --until-decided looks, when the run has them.
+	seq *seqResult
+	// exitOnly skips the simulated power figures (Options.ExitOnly);
+	// powered says they are in stats.
+	exitOnly, powered bool
+}
+
+// power fills in the simulated power figures the first time a rule needs
+// them: the smallest drop the rule would have caught with PowerTarget
+// power at this run's size, and how many conversations would catch the
+// effect. It says false when they were skipped (Options.ExitOnly) or the
+// run has nothing to simulate from.
+func (f *facts) power() bool {
+	// A run too small to test still tells the rates to simulate from.
+	if c := f.cmp(); f.exitOnly || c.Fresh.Probes == 0 || c.Diluted.Probes == 0 {
+		return false
 	}
-	decayed, baseJudged, basePassed, errored, interrupted, incomplete := 0, 0, 0, 0, 0, 0
-	var setup []string // "conversation N turn T: output" of set-up problems
-	gateStops, budgetStops := 0, 0
-	shapes := map[string]int{}
+	if !f.powered {
+		f.powered = true
+		w := worldOf(f.r, 0, f.alpha)
+		if f.cmp().Testable {
+			if mdd := w.minDetectableDrop(f.n); !math.IsInf(mdd, 1) {
+				f.stats.MinDetectableDrop = mdd
+			}
+		}
+		if f.stats.MinDetectableDrop == 0 || f.stats.MinDetectableDrop > f.effect {
+			f.stats.UnitsForEffect = w.conversationsFor(f.effect, f.n+1)
+		}
+	}
+	return true
+}
+
+// Options change what Decide computes, never what it concludes.
+type Options struct {
+	// ExitOnly skips what only words or reports the verdict: the simulated
+	// power figures of an exit-0 verdict (held, or not enough evidence: the
+	// exit code is the same), the per-probe exact tests and the controls'.
+	// Never the power a sequential look's decision needs (an early "held"
+	// stops a run). The calibrate package, which counts exit codes over
+	// hundreds of thousands of runs, sets it.
+	ExitOnly bool
+}
+
+// seqResult is what the replayed looks reached.
+type seqResult struct {
+	look    record.Look
+	decided bool // a look before the last decided (or the last did)
+}
+
+// cmp is the test behind the default rule.
+func (f *facts) cmp() stats.TwoArm { return f.stats.Comparison }
+
+// freshRate is the share of judged fresh probes that passed.
+func (f *facts) freshRate() float64 {
+	c := f.cmp()
+	if c.Fresh.Probes == 0 {
+		return 0
+	}
+	return float64(c.Fresh.Passed) / float64(c.Fresh.Probes)
+}
+
+// Decide is the one pre-declared decision function: it fills in each
+// conversation's shape and the run's outcome and status. The outcome comes
+// from the first of the rules (rules.go) that applies, so the exit code and
+// the sentence come from one place and never disagree. It reads only the
+// record, so `report` can redo it on saved runs, and the calibrate package
+// pushes simulated runs through it to measure its false-alarm rate.
+func Decide(r *record.Run) { DecideWith(r, Options{}) }
+
+// DecideWith is Decide with options.
+func DecideWith(r *record.Run, opts Options) {
+	f := gather(r, opts)
+	r.Status = runStatus(f)
+	d := decide(f)
+	o := record.Outcome{
+		Exit: d.exit, Verdict: d.verdict, Sentence: d.sentence, Rule: f.rule,
+		Shape: shapeWords(f.shapes), ProbesJudged: f.probesJudged, ProbesFailed: f.probesFailed,
+		JudgeErrors: f.judgeErrors, Uncertain: f.uncertain, OverCalls: f.overCalls, Escapes: f.escapes,
+		Stats: f.stats, StoppedConsulting: f.stoppedConsulting,
+	}
+	if !f.exitOnly {
+		o.Controls = ComputeControls(r)
+	}
+	if f.rule == record.RuleAnyProbeFailed && len(r.Fresh) > 0 && f.cmp().Fresh.Probes > 0 {
+		o.AnyFailureChance = anyFailureChance(f)
+	}
+	o.Notes = notes(f, o.Verdict)
+	r.Outcome = o
+}
+
+// gather counts the facts of a record, and sets each conversation's shape.
+func gather(r *record.Run, opts Options) *facts {
+	f := &facts{r: r, rule: r.Config.Rule, alpha: r.Config.Alpha, effect: r.Config.Effect,
+		n: len(r.Conversations), fresh: len(r.Fresh), shapes: map[string]int{}, exitOnly: opts.ExitOnly}
+	if f.rule == "" {
+		f.rule = record.RuleDilutedVsFresh
+	}
+	if f.alpha <= 0 {
+		f.alpha = 0.05
+	}
+	if f.effect <= 0 {
+		f.effect = record.DefaultEffect
+	}
 	for i := range r.Conversations {
 		c := &r.Conversations[i]
 		c.Shape = ShapeOf(c)
 		if c.Shape != "" {
-			shapes[c.Shape]++
+			f.shapes[c.Shape]++
 		}
-		switch c.Status {
-		case record.StatusError:
-			errored++
-		case record.StatusInterrupted, record.StatusRunning, record.StatusPending:
-			interrupted++
-		case record.StatusBaselineFailed:
-			gateStops++
-		case record.StatusBudgetExhausted:
-			budgetStops++
-		}
+		f.countStatus(c.Status)
 		base := c.TurnAt(1)
 		baseResult := ""
 		if base != nil {
@@ -102,243 +206,135 @@ func Decide(r *record.Run) {
 		}
 		switch baseResult {
 		case judge.Pass:
-			baseJudged++
-			basePassed++
+			f.baseJudged++
+			f.basePassed++
 		case judge.Fail:
-			baseJudged++
+			f.baseJudged++
 		}
 		convDecayed := false
 		for k := range c.Turns {
 			t := &c.Turns[k]
-			if t.Verdict != nil && t.Verdict.SetupProblem != "" {
-				setup = append(setup, fmt.Sprintf("conversation %d turn %d: %s", c.Index, t.Turn, t.Verdict.SetupProblem))
-			}
+			f.countVerdict("conversation", c.Index, t)
 			if t.Verdict != nil {
 				if t.Verdict.OverCall {
-					o.OverCalls++
+					f.overCalls++
 				}
 				if t.Verdict.EscapeHatch {
-					o.Escapes++
-				}
-				switch t.Verdict.Result {
-				case judge.JudgeError:
-					o.JudgeErrors++
-				case judge.Uncertain:
-					o.Uncertain++
+					f.escapes++
 				}
 			}
 			if t.Kind != plan.KindProbe {
 				continue
 			}
 			if base != nil && base.ToolCallCount >= 3 && t.Status == record.TurnOK && t.ToolCallCount*5 <= base.ToolCallCount {
-				o.StoppedConsulting = append(o.StoppedConsulting, fmt.Sprintf("conversation %d turn %d: %d tool calls after %d at the baseline", c.Index, t.Turn, t.ToolCallCount, base.ToolCallCount))
+				f.stoppedConsulting = append(f.stoppedConsulting, fmt.Sprintf("conversation %d turn %d: %d tool calls after %d at the baseline", c.Index, t.Turn, t.ToolCallCount, base.ToolCallCount))
 			}
 			if baseResult != judge.Pass {
 				continue
 			}
 			switch t.Result() {
 			case judge.Pass:
-				o.ProbesJudged++
+				f.probesJudged++
 			case judge.Fail:
-				o.ProbesJudged++
-				o.ProbesFailed++
+				f.probesJudged++
+				f.probesFailed++
 				convDecayed = true
 			}
 		}
 		if convDecayed {
-			decayed++
+			f.decayed++
 		}
 		if c.Status == record.StatusCompleted && c.ProbeAt(probeCount) == nil {
-			incomplete++
+			f.incomplete++
 		}
 	}
 	for i := range r.Fresh {
 		c := &r.Fresh[i]
-		switch c.Status {
-		case record.StatusError:
-			errored++
-		case record.StatusInterrupted, record.StatusRunning, record.StatusPending:
-			interrupted++
-		case record.StatusBudgetExhausted:
-			budgetStops++
+		if c.Status != record.StatusBaselineFailed { // a fresh triple has no gate
+			f.countStatus(c.Status)
 		}
-		for _, t := range c.Turns {
-			if t.Verdict != nil && t.Verdict.SetupProblem != "" {
-				setup = append(setup, fmt.Sprintf("fresh triple %d turn %d: %s", c.Index, t.Turn, t.Verdict.SetupProblem))
-			}
-			if t.Verdict != nil {
-				switch t.Verdict.Result {
-				case judge.JudgeError:
-					o.JudgeErrors++
-				case judge.Uncertain:
-					o.Uncertain++
-				}
-			}
+		for k := range c.Turns {
+			f.countVerdict("fresh triple", c.Index, &c.Turns[k])
 		}
 	}
-	n := len(r.Conversations)
+	f.stats = computeStats(r, f.alpha, f.effect, !f.exitOnly)
+	if f.rule == record.RuleDilutedVsFresh && r.Sequential != nil && len(r.Sequential.Looks) > 0 {
+		look, decided := replay(r.Sequential, r, !f.exitOnly)
+		f.seq = &seqResult{look: look, decided: decided}
+	}
+	return f
+}
+
+// countStatus counts a conversation's or fresh triple's status.
+func (f *facts) countStatus(status string) {
+	switch status {
+	case record.StatusError:
+		f.errored++
+	case record.StatusInterrupted, record.StatusRunning, record.StatusPending:
+		f.interrupted++
+	case record.StatusBaselineFailed:
+		f.gateStops++
+	case record.StatusBudgetExhausted:
+		f.budgetStops++
+	}
+}
+
+// countVerdict counts a turn's judge errors, uncertain verdicts and set-up
+// problems.
+func (f *facts) countVerdict(unit string, index int, t *record.Turn) {
+	if t.Verdict == nil {
+		return
+	}
+	if t.Verdict.SetupProblem != "" {
+		f.setup = append(f.setup, fmt.Sprintf("%s %d turn %d: %s", unit, index, t.Turn, t.Verdict.SetupProblem))
+	}
+	switch t.Verdict.Result {
+	case judge.JudgeError:
+		f.judgeErrors++
+	case judge.Uncertain:
+		f.uncertain++
+	}
+}
+
+// runStatus is the run's status from its units' statuses.
+func runStatus(f *facts) string {
 	switch {
-	case interrupted > 0:
-		r.Status = record.StatusInterrupted
-	case budgetStops > 0:
-		r.Status = record.StatusBudgetExhausted
-	case n > 0 && gateStops == n:
-		r.Status = record.StatusBaselineFailed
-	case errored > 0:
-		r.Status = record.StatusError
-	default:
-		r.Status = record.StatusCompleted
+	case f.interrupted > 0:
+		return record.StatusInterrupted
+	case f.budgetStops > 0:
+		return record.StatusBudgetExhausted
+	case f.n > 0 && f.gateStops == f.n:
+		return record.StatusBaselineFailed
+	case f.errored > 0:
+		return record.StatusError
+	}
+	return record.StatusCompleted
+}
+
+// shapeWords names the run's shape: the one shape every conversation has,
+// or the mix.
+func shapeWords(shapes map[string]int) string {
+	if len(shapes) == 0 {
+		return ""
 	}
 	if len(shapes) == 1 {
 		for s := range shapes {
-			o.Shape = s
+			return s
 		}
-	} else if len(shapes) > 1 {
-		var parts []string
-		for _, s := range []string{record.ShapeHeld, record.ShapeDecayed, record.ShapeNeverWorked, record.ShapeUnstable, record.ShapeBaselineFailed} {
-			if shapes[s] > 0 {
-				parts = append(parts, fmt.Sprintf("%d %s", shapes[s], s))
-			}
-		}
-		o.Shape = "mixed: " + strings.Join(parts, ", ")
 	}
+	var parts []string
+	for _, s := range []string{record.ShapeHeld, record.ShapeDecayed, record.ShapeNeverWorked, record.ShapeUnstable, record.ShapeBaselineFailed} {
+		if shapes[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", shapes[s], s))
+		}
+	}
+	return "mixed: " + strings.Join(parts, ", ")
+}
 
-	alpha := r.Config.Alpha
-	if alpha <= 0 {
-		alpha = 0.05
-	}
-	effect := r.Config.Effect
-	if effect <= 0 {
-		effect = record.DefaultEffect
-	}
-	o.Stats = ComputeStats(r, alpha, effect)
-	o.Controls = ComputeControls(r)
-	cmp := o.Stats.Comparison
-	freshRate := 0.0
-	if cmp.Fresh.Probes > 0 {
-		freshRate = float64(cmp.Fresh.Passed) / float64(cmp.Fresh.Probes)
-	}
-	hasFresh := len(r.Fresh) > 0
-
-	// Seed 002's rule, worded as what it is: how often would it fire on a
-	// skill that never decays, at the reliability measured fresh?
-	if o.Rule == record.RuleAnyProbeFailed && hasFresh && cmp.Fresh.Probes > 0 {
-		o.AnyFailureChance = 1 - math.Pow(freshRate, float64(o.ProbesJudged))
-	}
-
-	// The decision. Branch order matters only between outcomes that can
-	// both hold: budgets and interrupts first (no verdict yet), then a
-	// broken set-up (it measured the sandbox), then a skill that does not
-	// work fresh (nothing to decay from), then decay shown, then errors (no
-	// verdict without the missing data), then held or not enough evidence.
-	// None of the branches before "decay shown" can raise the false-alarm
-	// rate: they only take runs away from exit 1.
-	sig := false
-	var seqLook record.Look
-	seqDecided := false
-	// A schema-1 SPRT record (P1 set) is shown as it was, never replayed.
-	useSeq := r.Sequential != nil && r.Sequential.P1 == 0 && len(r.Sequential.Looks) > 0
-	if o.Rule == record.RuleDilutedVsFresh {
-		if useSeq {
-			seqLook, seqDecided = Replay(r.Sequential, r)
-			sig = seqDecided && seqLook.Decision == record.SeqDecay
-		} else {
-			sig = cmp.Testable && cmp.P <= alpha
-		}
-	}
-	dilutedRate := func() string {
-		return fmt.Sprintf("diluted %d/%d probes passed in %s, fresh %d/%d",
-			cmp.Diluted.Passed, cmp.Diluted.Probes, o.Stats.DilutedPopulation, cmp.Fresh.Passed, cmp.Fresh.Probes)
-	}
-	held := o.Stats.MinDetectableDrop > 0 && o.Stats.MinDetectableDrop <= effect
-	switch {
-	case budgetStops > 0:
-		o.Exit, o.Verdict = exit.Tool, record.VerdictBudget
-		o.Sentence = fmt.Sprintf("No verdict: the budget ran out before %d of %d conversations and fresh triples finished; what was judged so far is reported.", budgetStops, n+len(r.Fresh))
-	case interrupted > 0:
-		o.Exit, o.Verdict = exit.Interrupted, record.VerdictInterrupted
-		o.Sentence = fmt.Sprintf("Interrupted before %d of %d conversations and fresh triples finished; the run folder can be resumed or reported.", interrupted, n+len(r.Fresh))
-	case n == 0:
-		o.Exit, o.Verdict = exit.Tool, record.VerdictError
-		o.Sentence = "No verdict: no conversation ran."
-	case len(setup) > 0:
-		// A required step failed in the sandbox: that measures the set-up
-		// (a missing script, a fixture without what the skill needs), not
-		// the skill, in either arm.
-		o.Exit, o.Verdict = exit.Tool, record.VerdictSetup
-		o.Sentence = fmt.Sprintf("No verdict: the set-up is broken: a required step's call failed in %d judged turns (first: %s); give the sandbox what the skill needs (fixture, files) and run again.", len(setup), setup[0])
-	case baseJudged > 0 && float64(basePassed) < BaselineWorksShare*float64(baseJudged):
-		o.Exit, o.Verdict = exit.Indeterminate, record.VerdictBaselineFailed
-		o.Sentence = fmt.Sprintf("The skill does not work fresh: the baseline (turn 1, before dilution) passed in %d of %d conversations, so there is no decay to measure; fix the skill or the base task first.", basePassed, baseJudged)
-	case baseJudged == 0 && errored == 0 && o.JudgeErrors == 0:
-		o.Exit, o.Verdict = exit.Indeterminate, record.VerdictBaselineFailed
-		o.Sentence = "No baseline was judged pass or fail, so there is no decay to measure."
-	case o.Rule == record.RuleAnyProbeFailed && decayed > 0:
-		o.Exit, o.Verdict = exit.Decay, record.VerdictDecay
-		o.Sentence = fmt.Sprintf("A probe failed after a passed baseline (the any-probe-failed rule, which is not a test): in %d of %d conversations, %d of %d judged probes failed.%s", decayed, n, o.ProbesFailed, o.ProbesJudged, anyChance(o, hasFresh, freshRate))
-	case o.Rule == record.RuleDilutedVsFresh && !hasFresh:
-		o.Exit, o.Verdict = exit.Indeterminate, record.VerdictNotComparable
-		o.Sentence = "Not comparable: this run has no fresh arm (it was made before vibe-test asked each probe fresh as well), so dilution cannot be told from task difficulty; its results are shown as recorded."
-	case sig && seqDecided:
-		o.Exit, o.Verdict = exit.Decay, record.VerdictDecay
-		o.Sentence = fmt.Sprintf("Decay, decided sequentially: %s; %s.", r.Sequential.Reason, dilutedRate())
-	case sig:
-		o.Exit, o.Verdict = exit.Decay, record.VerdictDecay
-		o.Sentence = fmt.Sprintf("Decay: the probes passed %.0f points less often diluted than fresh (mean share %.0f%% vs %.0f%%, Welch one-sided p = %.3g <= alpha %.2g; %s).",
-			100*cmp.Drop, 100*cmp.Diluted.Mean, 100*cmp.Fresh.Mean, cmp.P, alpha, dilutedRate())
-	case errored > 0 || o.JudgeErrors > 0 || incomplete > 0:
-		o.Exit, o.Verdict = exit.Tool, record.VerdictError
-		o.Sentence = fmt.Sprintf("No verdict: %d conversations or fresh triples stopped on an error and %d judged turns ended in judge errors; what was measured did not show decay, but the missing turns count as neither pass nor fail.", errored, o.JudgeErrors)
-	case o.Rule == record.RuleAnyProbeFailed:
-		o.Exit, o.Verdict = exit.OK, record.VerdictNoProbeFailed
-		o.Sentence = fmt.Sprintf("No probe failed after a passed baseline (the any-probe-failed rule): %d judged probes in %d conversations.%s", o.ProbesJudged, n, anyChance(o, hasFresh, freshRate))
-	case useSeq && seqLook.Decision == record.SeqHeld, !useSeq && held:
-		o.Exit, o.Verdict = exit.OK, record.VerdictHeld
-		o.Sentence = fmt.Sprintf("Held: no decay shown (p = %.3g > %.2g; %s). This run would have caught a drop of %.0f points with 80%% power.",
-			cmp.P, alphaOrLevel(alpha, seqLook, seqDecided), dilutedRate(), 100*o.Stats.MinDetectableDrop)
-	default:
-		o.Exit, o.Verdict = exit.OK, record.VerdictNotEnough
-		more := ""
-		if need := o.Stats.UnitsForEffect; need > n {
-			more = fmt.Sprintf(" About %d conversations in all (%d more, each with its fresh triple) would likely detect a drop of %.0f points.", need, need-n, 100*effect)
-		}
-		mdd := "was too small to reliably catch any drop, even a collapse"
-		if o.Stats.MinDetectableDrop > 0 {
-			mdd = fmt.Sprintf("could reliably catch only a drop of %.0f points or more", 100*o.Stats.MinDetectableDrop)
-		}
-		o.Sentence = fmt.Sprintf("Not enough evidence: no decay shown (%s), but this run %s.%s", dilutedRate(), mdd, more)
-	}
-	if o.JudgeErrors > 0 && o.Verdict != record.VerdictError {
-		o.Notes = append(o.Notes, fmt.Sprintf("%d judged turns ended in judge errors; they count as neither pass nor fail (`vibe-test rejudge` can redo them).", o.JudgeErrors))
-	}
-	if o.Uncertain > 0 {
-		o.Notes = append(o.Notes, fmt.Sprintf("%d judged turns are uncertain (the repeated judgements disagreed); they are left out of the comparison.", o.Uncertain))
-	}
-	if gateStops > 0 && !r.Config.NoBaselineGate && o.Verdict != record.VerdictBaselineFailed {
-		o.Notes = append(o.Notes, fmt.Sprintf("The baseline failed in %d of %s; the gate stopped them, so the diluted arm holds only %s.", gateStops, plural(n, "conversation", "conversations"), record.PopGatePassed))
-	}
-	for _, d := range o.Stats.Dropped {
-		if d.Arm == "diluted" && d.What == "conversations" && d.Reason != "" && !r.Config.NoBaselineGate && gateStops > 0 && strings.HasPrefix(d.Reason, "the baseline") {
-			continue // said above
-		}
-		o.Notes = append(o.Notes, fmt.Sprintf("Left out of the %s arm: %s (%s).", d.Arm, plural(d.Count, strings.TrimSuffix(d.What, "s"), d.What), d.Reason))
-	}
-	if o.OverCalls > 0 {
-		o.Notes = append(o.Notes, fmt.Sprintf("%d escape-hatch flags from the judge were downgraded to partial compliance: a must-criterion's deterministic check passed (judge over-calls).", o.OverCalls))
-	}
-	var changes []string
-	for _, arm := range [][]record.Conversation{r.Conversations, r.Fresh} {
-		for i := range arm {
-			if mc := arm[i].ModelChange; mc != "" {
-				changes = append(changes, fmt.Sprintf("MODEL CHANGED in %s %d: %s. A drop here may be the model, not dilution.", map[bool]string{true: "fresh triple", false: "conversation"}[arm[i].Control == record.ArmFresh], arm[i].Index, mc))
-			}
-		}
-	}
-	o.Notes = append(changes, o.Notes...)
-	if r.GateBypassed {
-		o.Notes = append([]string{record.BypassBanner}, o.Notes...)
-	}
-	r.Outcome = o
+// anyFailureChance is how often seed 002's rule fires on a skill that
+// never decays, at the pass rate measured fresh, over the probes it judged.
+func anyFailureChance(f *facts) float64 {
+	return 1 - math.Pow(f.freshRate(), float64(f.probesJudged))
 }
 
 // plural is "1 probe" or "2 probes".
@@ -347,21 +343,4 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
-}
-
-// anyChance is the sentence beside seed 002's rule: the chance it fires on
-// a stable skill at the reliability measured fresh.
-func anyChance(o record.Outcome, hasFresh bool, freshRate float64) string {
-	if !hasFresh || o.Stats.Comparison.Fresh.Probes == 0 {
-		return ""
-	}
-	return fmt.Sprintf(" On a skill that never decays and passes %.0f%% of probes (the rate measured fresh), this rule fires %.0f%% of the time with %d judged probes.",
-		100*freshRate, 100*o.AnyFailureChance, o.ProbesJudged)
-}
-
-func alphaOrLevel(alpha float64, l record.Look, seq bool) float64 {
-	if seq {
-		return l.Level
-	}
-	return alpha
 }

@@ -86,7 +86,6 @@ func TestDecideExitCodes(t *testing.T) {
 		{"judge error is neither", withFresh([]record.Conversation{conv(1, record.StatusCompleted, P, E, P, P), conv(2, record.StatusCompleted, P, P, P, P)}, P, P, P), 3, record.VerdictError},
 		{"conversation error", withFresh([]record.Conversation{conv(1, record.StatusError, P)}, P, P, P), 3, record.VerdictError},
 		{"interrupted", withFresh([]record.Conversation{conv(1, record.StatusInterrupted, P)}, P, P, P), 130, record.VerdictInterrupted},
-		{"no fresh arm (an old run)", &record.Run{Conversations: []record.Conversation{conv(1, record.StatusCompleted, P, F, F, F)}}, 2, record.VerdictNotComparable},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -123,7 +122,7 @@ func TestHeldAndSeedRule(t *testing.T) {
 	}
 	Decide(r)
 	o := r.Outcome
-	if o.Exit != 0 || o.Verdict != record.VerdictHeld || !strings.Contains(o.Sentence, "would have caught a drop of") {
+	if o.Exit != 0 || o.Verdict != record.VerdictHeld || !strings.Contains(o.Sentence, "this rule catches a drop of") {
 		t.Fatalf("%d %s: %s", o.Exit, o.Verdict, o.Sentence)
 	}
 	r.Config.Rule = record.RuleAnyProbeFailed
@@ -183,33 +182,5 @@ func TestStoppedConsulting(t *testing.T) {
 	Decide(r)
 	if got := len(r.Outcome.StoppedConsulting); got != 2 {
 		t.Fatalf("%v", r.Outcome.StoppedConsulting)
-	}
-}
-
-// A schema-1 record's undiluted controls are exactly a fresh arm: Load
-// makes them one, so such a run gets today's verdict.
-func TestLoadMigratesUndilutedControls(t *testing.T) {
-	P, F := judge.Pass, judge.Fail
-	r := &record.Run{SchemaVersion: 1, Status: record.StatusCompleted}
-	for i := 1; i <= 4; i++ {
-		r.Conversations = append(r.Conversations, conv(i, record.StatusCompleted, P, F, F, F))
-		u := fresh(i, P, P, P)
-		u.Control = record.ControlUndiluted
-		r.Controls = append(r.Controls, u)
-	}
-	dir := t.TempDir()
-	if err := record.Save(dir, r); err != nil {
-		t.Fatal(err)
-	}
-	got, err := record.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got.Fresh) != 4 || len(got.Controls) != 0 || got.Fresh[0].Control != record.ArmFresh {
-		t.Fatalf("fresh %d controls %d", len(got.Fresh), len(got.Controls))
-	}
-	Decide(got)
-	if got.Outcome.Exit != 1 {
-		t.Errorf("%d %s", got.Outcome.Exit, got.Outcome.Sentence)
 	}
 }

@@ -40,43 +40,76 @@ func levelAt(s *record.Sequential, n int) float64 {
 }
 
 // evaluate computes one look from the record: the comparison over the
-// first n conversations and their fresh triples.
-func evaluate(s *record.Sequential, r *record.Run, n int) record.Look {
+// first n conversations and their fresh triples. A look says held early
+// only when the drop seen is confidently below the effect (its one-sided
+// upper bound) and the rule catches the effect at this size in
+// PowerTarget of simulated runs like this one (power.go); at the cap the
+// power alone decides between held and not enough evidence, as at a fixed
+// size. wording adds the smallest drop caught at a deciding look, which
+// only the sentences use.
+func evaluate(s *record.Sequential, r *record.Run, n int, wording bool) record.Look {
 	d, f, _ := Arms(r, n)
-	cmp := stats.CompareArms(d, f)
+	cmp := stats.CompareProbes(d, f)
 	look := record.Look{Conversations: n, DilutedUnits: cmp.Diluted.Units, FreshUnits: cmp.Fresh.Units,
 		Drop: cmp.Drop, P: cmp.P, Level: levelAt(s, n)}
-	mdd := stats.MinDetectableDrop(cmp, s.Alpha, 0.8)
-	if !math.IsInf(mdd, 1) {
-		look.MinDetectableDrop = mdd
-	}
-	upper := math.Inf(1)
-	if cmp.Testable && cmp.SE > 0 {
-		upper = cmp.Drop + stats.StudentTQuantile(1-s.Alpha, cmp.DF)*cmp.SE
-	} else if cmp.Testable && cmp.SE == 0 {
-		upper = cmp.Drop
+	powered := func(filtered bool) bool {
+		if !cmp.Testable {
+			return false
+		}
+		// Before the cap a closed-form bound that overstates power (it
+		// takes the spread seen as the truth) filters the simulation:
+		// where even it says the effect is out of reach, the simulated
+		// power is lower still. At the cap the power is always simulated,
+		// for the sentence.
+		if filtered && stats.MinDetectableDrop(cmp, s.Alpha, PowerTarget) > s.Effect {
+			return false
+		}
+		ok, power := worldOf(r, n, s.Alpha).reachesPower(n, s.Effect)
+		look.Power = power
+		return ok
 	}
 	switch {
 	case cmp.Testable && cmp.P <= look.Level:
 		look.Decision = record.SeqDecay
-	case mdd <= s.Effect && upper < s.Effect:
-		// The run could catch the effect and the drop it saw is confidently
-		// below it: more conversations would only buy a narrower "held".
+	case n < s.Max && upperDrop(cmp, s.Alpha) < s.Effect && powered(true):
 		look.Decision = record.SeqHeld
-	case n >= s.Max && mdd <= s.Effect:
+	case n >= s.Max && powered(false):
 		look.Decision = record.SeqHeld
 	case n >= s.Max:
 		look.Decision = record.SeqNotEnuf
 	default:
 		look.Decision = record.SeqContinue
 	}
+	if wording && look.Decision != record.SeqContinue && look.Decision != record.SeqDecay && cmp.Testable {
+		if mdd := worldOf(r, n, s.Alpha).minDetectableDrop(n); !math.IsInf(mdd, 1) {
+			look.MinDetectableDrop = mdd
+		}
+	}
 	return look
+}
+
+// upperDrop is the one-sided (1-alpha) upper confidence bound of the drop
+// (+Inf when the comparison is not testable).
+func upperDrop(cmp stats.TwoArm, alpha float64) float64 {
+	switch {
+	case !cmp.Testable:
+		return math.Inf(1)
+	case cmp.SE == 0:
+		return cmp.Drop
+	}
+	return cmp.Drop + stats.StudentTQuantile(1-alpha, cmp.DF)*cmp.SE
 }
 
 // Observe records the look after the conversations run so far and returns
 // its decision.
 func Observe(s *record.Sequential, r *record.Run) string {
-	look := evaluate(s, r, len(r.Conversations))
+	return ObserveWith(s, r, Options{})
+}
+
+// ObserveWith is Observe with options (ExitOnly skips the wording's
+// simulated smallest drop, never the power a decision needs).
+func ObserveWith(s *record.Sequential, r *record.Run, opts Options) string {
+	look := evaluate(s, r, len(r.Conversations), !opts.ExitOnly)
 	s.Looks = append(s.Looks, look)
 	s.Decision = look.Decision
 	s.Reason = reason(s, look)
@@ -87,8 +120,12 @@ func Observe(s *record.Sequential, r *record.Run) string {
 // say) and returns the decision they reach: the first look that decided.
 // Decide uses it, so the exit code always follows from the record.
 func Replay(s *record.Sequential, r *record.Run) (record.Look, bool) {
+	return replay(s, r, true)
+}
+
+func replay(s *record.Sequential, r *record.Run, wording bool) (record.Look, bool) {
 	for i, old := range s.Looks {
-		look := evaluate(s, r, old.Conversations)
+		look := evaluate(s, r, old.Conversations, wording)
 		s.Looks[i] = look
 		if look.Decision != record.SeqContinue {
 			s.Looks = s.Looks[:i+1]
@@ -109,9 +146,9 @@ func reason(s *record.Sequential, l record.Look) string {
 	case record.SeqDecay:
 		return fmt.Sprintf("after %d conversations the diluted probes passed %.0f points less often than fresh, p = %.3g <= %.3g (this look's share of alpha %.2g)", l.Conversations, 100*l.Drop, l.P, l.Level, s.Alpha)
 	case record.SeqHeld:
-		return fmt.Sprintf("after %d conversations no decay shown (p = %.3g > %.3g); this run would have caught a drop of %.0f points with 80%% power", l.Conversations, l.P, l.Level, 100*l.MinDetectableDrop)
+		return fmt.Sprintf("after %d conversations no decay shown (p = %.3g > %.3g); simulated on runs like this one, the rule catches a drop of %.0f points in %.0f%% of runs", l.Conversations, l.P, l.Level, 100*s.Effect, 100*l.Power)
 	case record.SeqNotEnuf:
-		return fmt.Sprintf("reached the cap of %d conversations without showing decay (p = %.3g > %.3g), and the run could not have caught a drop of %.0f points reliably", s.Max, l.P, l.Level, 100*s.Effect)
+		return fmt.Sprintf("reached the cap of %d conversations without showing decay (p = %.3g > %.3g), and the rule catches a drop of %.0f points in only %.0f%% of simulated runs like this one", s.Max, l.P, l.Level, 100*s.Effect, 100*l.Power)
 	}
 	return fmt.Sprintf("after %d conversations p = %.3g > %.3g: another batch", l.Conversations, l.P, l.Level)
 }

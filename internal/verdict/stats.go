@@ -1,7 +1,6 @@
 package verdict
 
 import (
-	"math"
 	"slices"
 
 	"github.com/vibe-test/vibe-test/internal/judge"
@@ -63,14 +62,16 @@ func inDilutedArm(c *record.Conversation, bypass bool) bool {
 // Arms builds the units of the two-arm comparison from the record,
 // counting conversations (diluted) and fresh triples with Index <= upTo
 // (0: all). Dropped says what was left out and why.
-func Arms(r *record.Run, upTo int) (diluted, fresh []stats.Unit, dropped []record.Dropped) {
+func Arms(r *record.Run, upTo int) (diluted, fresh []stats.ProbeUnit, dropped []record.Dropped) {
 	bypass := r.Config.NoBaselineGate
 	var gateStopped, noDilutedProbe, noFreshProbe int
 	probeDrops := map[string]map[string]int{"diluted": {}, "fresh": {}}
-	unit := func(arm string, c *record.Conversation) stats.Unit {
-		u := stats.Unit{}
+	unit := func(arm string, c *record.Conversation) (stats.ProbeUnit, int) {
+		u := make(stats.ProbeUnit, probeCount)
+		judged := 0
 		for k := 1; k <= probeCount; k++ {
 			t := c.ShownProbe(k)
+			u[k-1] = stats.Missing
 			switch {
 			case t == nil:
 				probeDrops[arm]["not run"]++
@@ -79,10 +80,11 @@ func Arms(r *record.Run, upTo int) (diluted, fresh []stats.Unit, dropped []recor
 			case t.Verdict != nil && t.Verdict.SetupProblem != "":
 				probeDrops[arm][whySetup]++
 			case t.Result() == judge.Pass:
-				u.Judged++
-				u.Passed++
+				u[k-1] = stats.Pass
+				judged++
 			case t.Result() == judge.Fail:
-				u.Judged++
+				u[k-1] = stats.Fail
+				judged++
 			case t.Result() == judge.JudgeError:
 				probeDrops[arm]["judge error"]++
 			case t.Result() == judge.Uncertain:
@@ -91,7 +93,7 @@ func Arms(r *record.Run, upTo int) (diluted, fresh []stats.Unit, dropped []recor
 				probeDrops[arm]["not judged"]++
 			}
 		}
-		return u
+		return u, judged
 	}
 	for i := range r.Conversations {
 		c := &r.Conversations[i]
@@ -102,8 +104,8 @@ func Arms(r *record.Run, upTo int) (diluted, fresh []stats.Unit, dropped []recor
 			gateStopped++
 			continue
 		}
-		u := unit("diluted", c)
-		if u.Judged == 0 {
+		u, judged := unit("diluted", c)
+		if judged == 0 {
 			noDilutedProbe++
 			continue
 		}
@@ -114,8 +116,8 @@ func Arms(r *record.Run, upTo int) (diluted, fresh []stats.Unit, dropped []recor
 		if upTo > 0 && c.Index > upTo {
 			continue
 		}
-		u := unit("fresh", c)
-		if u.Judged == 0 {
+		u, judged := unit("fresh", c)
+		if judged == 0 {
 			noFreshProbe++
 			continue
 		}
@@ -142,8 +144,16 @@ func Arms(r *record.Run, upTo int) (diluted, fresh []stats.Unit, dropped []recor
 // left out: that measures the sandbox, not the skill.
 const whySetup = "set-up problem (a required step's call failed in the sandbox)"
 
-// ComputeStats derives the statistics from the record alone.
+// ComputeStats derives the statistics from the record alone, but for the
+// simulated power figures (MinDetectableDrop, UnitsForEffect), which
+// Decide adds where its sentence needs them (power.go).
 func ComputeStats(r *record.Run, alpha, effect float64) record.Stats {
+	return computeStats(r, alpha, effect, true)
+}
+
+// computeStats is ComputeStats; without report, it leaves out the
+// per-probe exact tests, which only the report reads (Options.ExitOnly).
+func computeStats(r *record.Run, alpha, effect float64, report bool) record.Stats {
 	s := record.Stats{Alpha: alpha, Effect: effect}
 	bypass := r.Config.NoBaselineGate
 	s.DilutedPopulation = record.PopGatePassed
@@ -234,6 +244,8 @@ func ComputeStats(r *record.Run, alpha, effect float64) record.Stats {
 		pc.FreshPass, pc.FreshN = ts.Passes, ts.N
 		if pc.DilutedN > 0 {
 			pc.Drop = float64(pc.FreshPass)/float64(pc.FreshN) - float64(pc.DilutedPass)/float64(pc.DilutedN)
+		}
+		if pc.DilutedN > 0 && report {
 			pc.P = stats.FisherLess(pc.DilutedPass, pc.DilutedN-pc.DilutedPass, pc.FreshPass, pc.FreshN-pc.FreshPass)
 		}
 		s.Probes = append(s.Probes, pc)
@@ -257,11 +269,7 @@ func ComputeStats(r *record.Run, alpha, effect float64) record.Stats {
 
 	d, f, dropped := Arms(r, 0)
 	s.Dropped = dropped
-	s.Comparison = stats.CompareArms(d, f)
-	if mdd := stats.MinDetectableDrop(s.Comparison, alpha, 0.8); !math.IsInf(mdd, 1) {
-		s.MinDetectableDrop = mdd
-	}
-	s.UnitsForEffect = stats.UnitsForDrop(s.Comparison, effect, alpha, 0.8)
+	s.Comparison = stats.CompareProbes(d, f)
 
 	// Only a run where some judged turn failed could have told criteria
 	// apart; in an all-pass run every criterion "always passes".

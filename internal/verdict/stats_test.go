@@ -2,10 +2,12 @@ package verdict
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/vibe-test/vibe-test/internal/judge"
 	"github.com/vibe-test/vibe-test/internal/record"
+	"github.com/vibe-test/vibe-test/internal/stats"
 )
 
 // fresh builds a fresh triple from results at turns 6, 8, 10.
@@ -60,7 +62,8 @@ func TestComputeStats(t *testing.T) {
 	r = &record.Run{Conversations: []record.Conversation{c}, Fresh: []record.Conversation{fresh(1, P, "", P)}}
 	r.Fresh[0].Abandoned = []record.Turn{{Turn: 8, Kind: "probe", Status: record.TurnError}}
 	d, f, dropped := Arms(r, 0)
-	if d[0].Judged != 1 || f[0].Judged != 2 {
+	want := func(u stats.ProbeUnit, ys ...int8) bool { return slices.Equal(u, stats.ProbeUnit(ys)) }
+	if !want(d[0], stats.Missing, stats.Missing, stats.Pass) || !want(f[0], stats.Pass, stats.Missing, stats.Pass) {
 		t.Errorf("units %+v %+v", d, f)
 	}
 	reasons := map[string]int{}

@@ -1,0 +1,136 @@
+package calibrate
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/internal/verdict"
+)
+
+// truePower is the share of runs of a world, with the given drop and
+// size, that the rule decides as decay: the power a printed figure claims
+// to describe, measured through verdict.Decide.
+type truePower struct {
+	world Scenario
+	runs  int
+	seed  uint64
+	memo  map[string]float64
+}
+
+func (tp *truePower) at(drop float64, n int) float64 {
+	key := fmt.Sprint(drop, n)
+	if p, ok := tp.memo[key]; ok {
+		return p
+	}
+	s := tp.world
+	s.Drop, s.N = drop, n
+	p := Run(s, tp.runs, tp.seed+uint64(n)*1000+uint64(math.Round(drop*100))).Rate(exit.Decay)
+	tp.memo[key] = p
+	return p
+}
+
+// atDrop interpolates the true power at size n between drops on a 0.05
+// grid (power grows with the drop).
+func (tp *truePower) atDrop(d float64, n int) float64 {
+	lo := math.Floor(d/0.05) * 0.05
+	hi := lo + 0.05
+	pl, ph := tp.at(math.Round(lo*100)/100, n), tp.at(math.Round(hi*100)/100, n)
+	return pl + (ph-pl)*(d-lo)/0.05
+}
+
+// TestPowerFiguresAreReal: every power figure a run prints is the
+// simulated power of the rule, and it must be what the rule really does.
+// For stable skills (no drop) at 4 to 16 conversations, runs are decided
+// with their power figures; then, in the world they came from, the rule's
+// true power is measured at the drop each run says it catches in 80% of
+// runs, at the effect for every run that says held, and at the number of
+// conversations each run says would catch the effect. (The closed-form
+// figures printed before claimed 80% where the truth was 0.20 to 0.67, and
+// 0.39 to 0.46 when 40% of baselines failed.)
+func TestPowerFiguresAreReal(t *testing.T) {
+	runs := sims(t, 40)
+	var grid []Scenario
+	for _, w := range []Scenario{
+		{Q: 0.9, Rho: 0.1}, {Q: 0.8, Rho: 0.3}, {Q: 0.9, Rho: 0.1, BaseOffset: -0.3},
+	} {
+		for _, n := range []int{4, 8, 16} {
+			s := w
+			s.N = n
+			grid = append(grid, s)
+		}
+	}
+	type claims struct {
+		mdd, held, need []float64 // true power at each claim
+		said            int       // runs with a figure
+		heldRuns        int
+	}
+	out := make([]claims, len(grid))
+	Each(len(grid), func(i int) {
+		s := grid[i]
+		tp := &truePower{world: s, runs: 400, seed: seed(t) + 50000 + uint64(i)*100000, memo: map[string]float64{}}
+		rng := rand.New(rand.NewPCG(seed(t)+uint64(i), 77))
+		c := claims{}
+		for range runs {
+			r := simulateRun(rng, s)
+			verdict.Decide(r)
+			st := r.Outcome.Stats
+			if st.MinDetectableDrop > 0 {
+				c.said++
+				c.mdd = append(c.mdd, tp.atDrop(st.MinDetectableDrop, s.N))
+			}
+			if r.Outcome.Verdict == "held" {
+				c.heldRuns++
+				c.held = append(c.held, tp.at(st.Effect, s.N))
+			}
+			if st.UnitsForEffect > 0 {
+				c.need = append(c.need, tp.at(st.Effect, st.UnitsForEffect))
+			}
+		}
+		out[i] = c
+	})
+	mean := func(xs []float64) float64 {
+		if len(xs) == 0 {
+			return math.NaN()
+		}
+		var sum float64
+		for _, x := range xs {
+			sum += x
+		}
+		return sum / float64(len(xs))
+	}
+	var all []float64
+	for i, s := range grid {
+		c := out[i]
+		t.Logf("%s base offset %.1f: %d runs; true power at the drop claimed for 80%%: %.2f (%d runs); held %d, true power at the effect %.2f; at the conversations claimed: %.2f (%d runs)",
+			describe(s), s.BaseOffset, runs, mean(c.mdd), len(c.mdd), c.heldRuns, mean(c.held), mean(c.need), len(c.need))
+		all = append(all, c.mdd...)
+		all = append(all, c.need...)
+		// A figure is an estimate from one run, so it misses both ways;
+		// what it may not do is overclaim as the closed form did (0.20 to
+		// 0.67 where it said 0.8).
+		for what, xs := range map[string][]float64{"the drop claimed": c.mdd, "the conversations claimed": c.need} {
+			if len(xs) >= 10 && mean(xs) < 0.65 {
+				t.Errorf("%s base offset %.1f: true power at %s for 80%% is %.2f on average", describe(s), s.BaseOffset, what, mean(xs))
+			}
+		}
+		// Held says the effect would have been caught with 80% power:
+		// where the truth is far below, few runs may say it.
+		if truth := tpAtEffect(grid[i], t); truth < 0.7 && float64(c.heldRuns) > 0.3*float64(runs) {
+			t.Errorf("%s base offset %.1f: %d of %d runs said held, but the rule catches the effect in %.2f of runs", describe(s), s.BaseOffset, c.heldRuns, runs, truth)
+		}
+	}
+	if m := mean(all); m < 0.75 {
+		t.Errorf("over the grid, the true power at the figures claimed for 80%% averages %.2f", m)
+	}
+	t.Logf("over the grid, the true power at the figures claimed for 80%%: %.2f (%d figures)", mean(all), len(all))
+}
+
+// tpAtEffect is the rule's true power at the default effect at the
+// world's own size.
+func tpAtEffect(s Scenario, t *testing.T) float64 {
+	tp := &truePower{world: s, runs: 400, seed: seed(t) + 90000, memo: map[string]float64{}}
+	return tp.at(0.3, s.N)
+}

@@ -1,0 +1,55 @@
+package compare
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/vibe-test/vibe-test/internal/stats"
+)
+
+// scored makes conversations scored on the total and one criterion "c".
+func scored(totals ...[2]int) []Scored {
+	var out []Scored
+	for _, t := range totals {
+		u := stats.Unit{Passed: t[0], Judged: t[1]}
+		out = append(out, Scored{Total: u, "c": u})
+	}
+	return out
+}
+
+func TestDecideRejectsADropAndNamesIt(t *testing.T) {
+	base := scored([2]int{4, 4}, [2]int{4, 4}, [2]int{3, 4}, [2]int{4, 4}, [2]int{4, 4}, [2]int{4, 4})
+	cand := scored([2]int{1, 4}, [2]int{0, 4}, [2]int{1, 4}, [2]int{2, 4}, [2]int{0, 4}, [2]int{1, 4})
+	res := Decide(base, cand, []string{"c"}, 0.05)
+	if !res.Reject || res.Undecided != "" || len(res.Measures) != 2 {
+		t.Fatalf("a collapse was not rejected: %+v", res)
+	}
+	for _, m := range res.Measures {
+		if !m.Reject || m.Adjusted > 0.05 || m.Adjusted < m.P {
+			t.Errorf("%s: reject %v p %v adjusted %v", m.Name, m.Reject, m.P, m.Adjusted)
+		}
+	}
+	// The same runs the other way round: an improvement is never a drop.
+	if res := Decide(cand, base, []string{"c"}, 0.05); res.Reject {
+		t.Errorf("an improvement was rejected: %+v", res)
+	}
+}
+
+func TestDecideAcceptsTheSameRunsAndIsRepeatable(t *testing.T) {
+	base := scored([2]int{4, 4}, [2]int{3, 4}, [2]int{4, 4}, [2]int{2, 4}, [2]int{4, 4})
+	res := Decide(base, base, []string{"c"}, 0.05)
+	if res.Reject || res.Measures[0].Adjusted < 0.5 {
+		t.Errorf("a run against itself: %+v", res)
+	}
+	a, b := Decide(base, scored([2]int{1, 4}, [2]int{3, 4}, [2]int{2, 4}), nil, 0.05), Decide(base, scored([2]int{1, 4}, [2]int{3, 4}, [2]int{2, 4}), nil, 0.05)
+	if a.Measures[0].P != b.Measures[0].P || a.Measures[0].Adjusted != b.Measures[0].Adjusted {
+		t.Errorf("the same runs got different p-values: %v and %v", a.Measures[0], b.Measures[0])
+	}
+}
+
+func TestDecideUndecidedBelowTwoConversations(t *testing.T) {
+	res := Decide(scored([2]int{4, 4}), scored([2]int{0, 4}, [2]int{0, 4}), nil, 0.05)
+	if res.Reject || !strings.Contains(res.Undecided, "at least 2 scored conversations") {
+		t.Errorf("%+v", res)
+	}
+}

@@ -1,0 +1,50 @@
+package verdict
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/vibe-test/vibe-test/internal/record"
+)
+
+// notes are the outcome's lines beside the verdict: what was left out and
+// why, judge over-calls, model changes, and the bypass banner first.
+func notes(f *facts, verdict string) []string {
+	r := f.r
+	var out []string
+	if f.judgeErrors > 0 && verdict != record.VerdictError {
+		out = append(out, fmt.Sprintf("%d judged turns ended in judge errors; they count as neither pass nor fail (`vibe-test rejudge` can redo them).", f.judgeErrors))
+	}
+	if f.uncertain > 0 {
+		out = append(out, fmt.Sprintf("%d judged turns are uncertain (the repeated judgements disagreed); they are left out of the comparison.", f.uncertain))
+	}
+	if f.gateStops > 0 && !r.Config.NoBaselineGate && verdict != record.VerdictBaselineFailed {
+		out = append(out, fmt.Sprintf("The baseline failed in %d of %s; the gate stopped them, so the diluted arm holds only %s.", f.gateStops, plural(f.n, "conversation", "conversations"), record.PopGatePassed))
+	}
+	for _, d := range f.stats.Dropped {
+		if d.Arm == "diluted" && d.What == "conversations" && d.Reason != "" && !r.Config.NoBaselineGate && f.gateStops > 0 && strings.HasPrefix(d.Reason, "the baseline") {
+			continue // said above
+		}
+		out = append(out, fmt.Sprintf("Left out of the %s arm: %s (%s).", d.Arm, plural(d.Count, strings.TrimSuffix(d.What, "s"), d.What), d.Reason))
+	}
+	if f.overCalls > 0 {
+		out = append(out, fmt.Sprintf("%d escape-hatch flags from the judge were downgraded to partial compliance: a must-criterion's deterministic check passed (judge over-calls).", f.overCalls))
+	}
+	var changes []string
+	for _, arm := range [][]record.Conversation{r.Conversations, r.Fresh} {
+		for i := range arm {
+			if mc := arm[i].ModelChange; mc != "" {
+				unit := "conversation"
+				if arm[i].Control == record.ArmFresh {
+					unit = "fresh triple"
+				}
+				changes = append(changes, fmt.Sprintf("MODEL CHANGED in %s %d: %s. A drop here may be the model, not dilution.", unit, arm[i].Index, mc))
+			}
+		}
+	}
+	out = append(changes, out...)
+	if r.GateBypassed {
+		out = append([]string{record.BypassBanner}, out...)
+	}
+	return out
+}

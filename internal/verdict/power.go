@@ -1,0 +1,537 @@
+package verdict
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sync"
+
+	"github.com/vibe-test/vibe-test/internal/record"
+	"github.com/vibe-test/vibe-test/internal/stats"
+)
+
+// Power is what the summary may say about what a run could have caught.
+// Every figure is simulated: runs like this one (its fresh pass rate per
+// probe, how often its baselines passed the gate, how much its
+// conversations differ, how often a probe went unjudged) are generated
+// with a known drop and pushed through the rule's own comparison
+// (stats.CompareProbes at alpha, after the baseline rule), and the share
+// that says decay is the power. The world is not taken as measured: each
+// simulated run first draws its pass rates from what the run allows
+// (Jeffreys' Beta for each rate, a posterior over the correlation of a
+// conversation's probes), so a small run, which pins little down, is
+// credited with the power of the worlds it cannot rule out, not the best
+// of them. The calibrate package checks that the figures are real.
+const (
+	// PowerTarget is the power "would have caught" and "would detect" mean.
+	PowerTarget = 0.8
+	// powerRuns is how many runs a figure simulates: the figure's Monte
+	// Carlo error is about 0.02 at 0.8.
+	powerRuns = 400
+	// maxConversations bounds the search for how many would do.
+	maxConversations = 200
+)
+
+// powerSeed fixes the simulated runs, so a record always gets the same
+// figures.
+const powerSeed = 20261202
+
+// rhoGrid is the correlations of a conversation's probes the posterior is
+// kept on (0: its probes are independent draws; 0.8: they nearly always
+// agree).
+var rhoGrid = []float64{0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8}
+
+// world is what a run (or its first n conversations) tells of the agent.
+type world struct {
+	// Fresh passes and fails per probe.
+	freshPass, freshFail []float64
+	// Baselines passed and failed; gate is false when it was bypassed.
+	basePass, baseFail float64
+	gate               bool
+	// The chance a probe went unjudged, per arm and probe.
+	missDiluted, missFresh []float64
+	// rhoWeight is the posterior weight of each rhoGrid value.
+	rhoWeight []float64
+	alpha     float64
+}
+
+// The baseline and the probes are tasks of one conversation, so its own
+// rate moves both: a conversation whose baseline passed tends to pass its
+// probes more often than a fresh session does. The gate keeps only those,
+// so the diluted arm is selected and the fresh arm is not. The simulated
+// runs keep that: a conversation passes its baseline with its own rate
+// moved by the baseline's offset from the probes' mean (drawn from the
+// baseline's and the probes' rates), and the correlation is estimated from
+// every conversation, gate-stopped or not, with that selection in the
+// likelihood.
+
+// worldOf reads the world from the first upTo conversations and fresh
+// triples of a run (0: all).
+func worldOf(r *record.Run, upTo int, alpha float64) world {
+	w := world{freshPass: make([]float64, probeCount), freshFail: make([]float64, probeCount),
+		missDiluted: make([]float64, probeCount), missFresh: make([]float64, probeCount),
+		gate: !r.Config.NoBaselineGate, alpha: alpha}
+	d, f, _ := Arms(r, upTo)
+	var dilutedAsked, freshAsked float64
+	var convs []convResults
+	for i := range r.Conversations {
+		c := &r.Conversations[i]
+		if upTo > 0 && c.Index > upTo {
+			continue
+		}
+		cr := convResults{base: stats.Missing, probes: make(stats.ProbeUnit, probeCount)}
+		if pass, ok := judgedResult(c, 0); ok {
+			cr.base = stats.Fail
+			if pass {
+				w.basePass++
+				cr.base = stats.Pass
+			} else {
+				w.baseFail++
+			}
+		}
+		inArm := inDilutedArm(c, !w.gate)
+		for k := 1; k <= probeCount; k++ {
+			cr.probes[k-1] = stats.Missing
+			if pass, ok := judgedResult(c, k); ok && inArm {
+				cr.probes[k-1] = stats.Fail
+				if pass {
+					cr.probes[k-1] = stats.Pass
+				}
+			}
+		}
+		convs = append(convs, cr)
+		if inArm {
+			dilutedAsked++
+		}
+	}
+	for i := range r.Fresh {
+		if upTo == 0 || r.Fresh[i].Index <= upTo {
+			freshAsked++
+		}
+	}
+	dJudged, fJudged := make([]float64, probeCount), make([]float64, probeCount)
+	for _, u := range d {
+		for k, y := range u {
+			if y != stats.Missing {
+				dJudged[k]++
+			}
+		}
+	}
+	for _, u := range f {
+		for k, y := range u {
+			switch y {
+			case stats.Pass:
+				w.freshPass[k]++
+				fJudged[k]++
+			case stats.Fail:
+				w.freshFail[k]++
+				fJudged[k]++
+			}
+		}
+	}
+	for k := range probeCount {
+		if dilutedAsked > 0 {
+			w.missDiluted[k] = 1 - dJudged[k]/dilutedAsked
+		}
+		if freshAsked > 0 {
+			w.missFresh[k] = 1 - fJudged[k]/freshAsked
+		}
+	}
+	w.rhoWeight = w.rhoPosterior(convs)
+	return w
+}
+
+// convResults is one conversation's baseline and probe results.
+type convResults struct {
+	base   int8
+	probes stats.ProbeUnit
+}
+
+// rates are the world's point estimates: each probe's fresh rate, their
+// mean, and the baseline's offset from that mean.
+func (w world) rates() (fresh []float64, mean, baseOffset float64) {
+	fresh = make([]float64, probeCount)
+	for k := range probeCount {
+		fresh[k] = (w.freshPass[k] + 0.5) / (w.freshPass[k] + w.freshFail[k] + 1)
+		mean += fresh[k] / float64(probeCount)
+	}
+	return fresh, mean, (w.basePass+0.5)/(w.basePass+w.baseFail+1) - mean
+}
+
+// rhoPosterior weighs each rhoGrid correlation by how likely it makes the
+// conversations' results, from a flat prior: each conversation's own rate
+// is a Beta about the probes' mean, integrated over a grid; its baseline
+// passes at that rate plus the baseline's offset, its probes at that rate
+// plus each probe's offset. With few conversations every value keeps
+// weight.
+func (w world) rhoPosterior(convs []convResults) []float64 {
+	fresh, mean, baseOffset := w.rates()
+	weights := make([]float64, len(rhoGrid))
+	logs := make([]float64, len(rhoGrid))
+	top := math.Inf(-1)
+	for g, rho := range rhoGrid {
+		us, ws := ownGrid(mean, rho)
+		for _, c := range convs {
+			var lik float64
+			for j, u := range us {
+				l := ws[j]
+				if c.base != stats.Missing {
+					l *= bernoulli(c.base, u+baseOffset)
+				}
+				for k, y := range c.probes {
+					if y != stats.Missing {
+						l *= bernoulli(y, u+fresh[k]-mean)
+					}
+				}
+				lik += l
+			}
+			logs[g] += math.Log(math.Max(lik, 1e-300))
+		}
+		top = math.Max(top, logs[g])
+	}
+	var sum float64
+	for g := range rhoGrid {
+		weights[g] = math.Exp(logs[g] - top)
+		sum += weights[g]
+	}
+	for g := range weights {
+		weights[g] /= sum
+	}
+	return weights
+}
+
+// bernoulli is the chance of result y at pass rate p (clamped to [0.001,
+// 0.999], so no result is impossible).
+func bernoulli(y int8, p float64) float64 {
+	p = math.Min(0.999, math.Max(0.001, p))
+	if y == stats.Pass {
+		return p
+	}
+	return 1 - p
+}
+
+// ownGrid is a conversation's own rate on a grid of 32 points with the
+// weights of a Beta with this mean and intra-class correlation (all the
+// weight on the mean at rho 0).
+func ownGrid(mean, rho float64) (us, ws []float64) {
+	if rho <= 0 {
+		return []float64{mean}, []float64{1}
+	}
+	a, b := mean*(1-rho)/rho, (1-mean)*(1-rho)/rho
+	const points = 32
+	us, ws = make([]float64, points), make([]float64, points)
+	var sum float64
+	for j := range points {
+		// Equal steps of the Beta's CDF would be exact; equal steps of the
+		// rate with the density at their middle are close enough to weigh
+		// correlations, and need no inverse.
+		u := (float64(j) + 0.5) / points
+		us[j] = u
+		ws[j] = math.Exp((a-1)*math.Log(u) + (b-1)*math.Log(1-u))
+		sum += ws[j]
+	}
+	for j := range ws {
+		ws[j] /= sum
+	}
+	return us, ws
+}
+
+// simulated is one simulated run's draws, fixed so that the same run can
+// be decided at any drop (larger drops turn more of the same diluted
+// passes into fails) and any size up to its own. Per conversation i and
+// probe k, index i*probeCount+k.
+type simulated struct {
+	fresh []float64 // each probe's fresh rate, drawn
+	// Per conversation: whether its baseline passed the gate and its own
+	// rate's offset from the mean; per probe its uniform and whether it
+	// went unjudged.
+	gatePass []bool
+	own      []float64
+	dU       []float64
+	dMiss    []bool
+	// Per fresh triple and probe: its result and whether it went unjudged.
+	fPass, fMiss []bool
+	// units, dBuf and fBuf are room for the units a decision builds.
+	units      []int8
+	dBuf, fBuf []stats.ProbeUnit
+}
+
+// draw makes a simulated run of n conversations and fresh triples.
+func (w world) draw(rng *rand.Rand, n int) simulated {
+	s := simulated{fresh: make([]float64, probeCount), gatePass: make([]bool, n), own: make([]float64, n),
+		dU: make([]float64, n*probeCount), dMiss: make([]bool, n*probeCount),
+		fPass: make([]bool, n*probeCount), fMiss: make([]bool, n*probeCount),
+		units: make([]int8, 2*n*probeCount), dBuf: make([]stats.ProbeUnit, 0, n), fBuf: make([]stats.ProbeUnit, 0, n)}
+	var mean float64
+	for k := range probeCount {
+		s.fresh[k] = betaDraw(rng, w.freshPass[k]+0.5, w.freshFail[k]+0.5)
+		mean += s.fresh[k] / float64(probeCount)
+	}
+	baseOffset := betaDraw(rng, w.basePass+0.5, w.baseFail+0.5) - mean
+	rho := rhoGrid[pick(rng, w.rhoWeight)]
+	for i := range n {
+		own := meanBetaDraw(rng, mean, rho)
+		s.gatePass[i] = !w.gate || rng.Float64() < own+baseOffset
+		s.own[i] = own - mean
+		for k := range probeCount {
+			j := i*probeCount + k
+			s.dU[j] = rng.Float64()
+			s.dMiss[j] = rng.Float64() < w.missDiluted[k]
+			s.fPass[j] = rng.Float64() < s.fresh[k]
+			s.fMiss[j] = rng.Float64() < w.missFresh[k]
+		}
+	}
+	return s
+}
+
+// decays says whether the rule says decay on the first n conversations of
+// a simulated run whose diluted probes lose drop from their rate: the
+// baseline rule first (a skill whose baselines mostly fail exits 2), then
+// the comparison at alpha.
+func (s *simulated) decays(n int, drop, alpha float64) bool {
+	d, f := s.dBuf[:0], s.fBuf[:0]
+	room := s.units
+	next := func() stats.ProbeUnit {
+		u := stats.ProbeUnit(room[:probeCount:probeCount])
+		room = room[probeCount:]
+		return u
+	}
+	for i := range n {
+		if !s.gatePass[i] {
+			continue
+		}
+		u := next()
+		for k := range probeCount {
+			j := i*probeCount + k
+			switch rate := s.fresh[k] + s.own[i] - drop; {
+			case s.dMiss[j]:
+				u[k] = stats.Missing
+			case s.dU[j] < rate:
+				u[k] = stats.Pass
+			default:
+				u[k] = stats.Fail
+			}
+		}
+		d = append(d, u)
+	}
+	if float64(len(d)) < BaselineWorksShare*float64(n) {
+		return false
+	}
+	for i := range n {
+		u := next()
+		for k := range probeCount {
+			j := i*probeCount + k
+			switch {
+			case s.fMiss[j]:
+				u[k] = stats.Missing
+			case s.fPass[j]:
+				u[k] = stats.Pass
+			default:
+				u[k] = stats.Fail
+			}
+		}
+		f = append(f, u)
+	}
+	c := stats.CompareProbes(d, f)
+	return c.Testable && c.P <= alpha
+}
+
+// criticalDrop is the smallest drop at which the rule says decay on the
+// first n conversations of a simulated run (+Inf when no drop does),
+// found by bisection: a larger drop only turns diluted passes into fails.
+func (s *simulated) criticalDrop(n int, alpha float64) float64 {
+	if !s.decays(n, 1, alpha) {
+		return math.Inf(1)
+	}
+	lo, hi := 0.0, 1.0
+	if s.decays(n, 0, alpha) {
+		return 0
+	}
+	for range 9 {
+		mid := (lo + hi) / 2
+		if s.decays(n, mid, alpha) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
+}
+
+// runs draws the simulated runs of a world at size n.
+func (w world) runs(n int) []simulated {
+	rng := rand.New(rand.NewPCG(powerSeed, uint64(n)))
+	out := make([]simulated, powerRuns)
+	for i := range out {
+		out[i] = w.draw(rng, n)
+	}
+	return out
+}
+
+// minDetectableDrop is the smallest drop the rule catches in PowerTarget
+// of the simulated runs of n conversations like this one; +Inf when even
+// a collapse is not caught that often.
+func (w world) minDetectableDrop(n int) float64 {
+	sims := w.runs(n)
+	crit := make([]float64, len(sims))
+	for i := range sims {
+		crit[i] = sims[i].criticalDrop(n, w.alpha)
+	}
+	slices.Sort(crit)
+	return crit[int(math.Ceil(PowerTarget*float64(len(crit))))-1]
+}
+
+// powerAt is the share of simulated runs of n conversations whose rule
+// says decay at the given drop.
+func (w world) powerAt(n int, drop float64) float64 {
+	return w.share(w.runs(n), n, drop)
+}
+
+// share is the share of the simulated runs whose rule says decay at the
+// given drop on their first n conversations.
+func (w world) share(sims []simulated, n int, drop float64) float64 {
+	hits := 0
+	for i := range sims {
+		if sims[i].decays(n, drop, w.alpha) {
+			hits++
+		}
+	}
+	return float64(hits) / float64(len(sims))
+}
+
+// conversationsFor is the fewest conversations (each with its fresh
+// triple, the gate stopping some) with which the rule catches drop in
+// PowerTarget of simulated runs; 0 when even maxConversations would not.
+// Power grows with the number of conversations: the search doubles from
+// the given size, then bisects on the first conversations of the runs it
+// drew at the upper end.
+func (w world) conversationsFor(drop float64, from int) int {
+	lo := max(from, stats.MinUnitsPerArm)
+	if w.powerAt(lo, drop) >= PowerTarget {
+		return lo
+	}
+	hi := lo
+	var sims []simulated
+	for {
+		if hi == maxConversations {
+			return 0
+		}
+		lo, hi = hi, min(2*hi, maxConversations)
+		sims = w.runs(hi)
+		if w.share(sims, hi, drop) >= PowerTarget {
+			break
+		}
+	}
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if w.share(sims, mid, drop) >= PowerTarget {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
+}
+
+// reachesPower says whether the rule catches drop in PowerTarget of
+// simulated runs of n conversations, with the power found (in a run
+// where it is far from the target, from fewer simulated runs: they are
+// drawn a batch at a time and the count stops once it is more than three
+// standard errors from the target, so a look far from deciding costs a
+// quarter of one near it). It is remembered: replaying a sequential run's
+// looks asks again what recording them asked, and the world is the key,
+// so a changed record (a rejudged turn) is simulated afresh.
+func (w world) reachesPower(n int, drop float64) (bool, float64) {
+	key := fmt.Sprint(w, n, drop)
+	memo.Lock()
+	p, ok := memo.m[key]
+	memo.Unlock()
+	if !ok {
+		p = w.sequentialPower(n, drop)
+		memo.Lock()
+		if len(memo.m) >= memoSize {
+			clear(memo.m) // a bound, not a policy: the next look fills it again
+		}
+		memo.m[key] = p
+		memo.Unlock()
+	}
+	return p >= PowerTarget, p
+}
+
+// sequentialPower is powerAt drawn in batches of a quarter, stopping early
+// once the share so far is more than three standard errors from
+// PowerTarget.
+func (w world) sequentialPower(n int, drop float64) float64 {
+	rng := rand.New(rand.NewPCG(powerSeed, uint64(n)))
+	hits, drawn := 0, 0
+	for drawn < powerRuns {
+		for range powerRuns / 4 {
+			s := w.draw(rng, n)
+			if s.decays(n, drop, w.alpha) {
+				hits++
+			}
+			drawn++
+		}
+		p := float64(hits) / float64(drawn)
+		if se := math.Sqrt(PowerTarget * (1 - PowerTarget) / float64(drawn)); math.Abs(p-PowerTarget) > 3*se {
+			return p
+		}
+	}
+	return float64(hits) / float64(drawn)
+}
+
+// memo holds reachesPower's figures.
+var memo = struct {
+	sync.Mutex
+	m map[string]float64
+}{m: map[string]float64{}}
+
+const memoSize = 1 << 14
+
+// betaDraw draws from Beta(a, b).
+func betaDraw(rng *rand.Rand, a, b float64) float64 {
+	x, y := gammaDraw(rng, a), gammaDraw(rng, b)
+	return x / (x + y)
+}
+
+// meanBetaDraw draws a rate from a Beta with the given mean and
+// intra-class correlation (exactly the mean at rho 0).
+func meanBetaDraw(rng *rand.Rand, mean, rho float64) float64 {
+	if rho <= 0 || mean <= 0 || mean >= 1 {
+		return mean
+	}
+	return betaDraw(rng, mean*(1-rho)/rho, (1-mean)*(1-rho)/rho)
+}
+
+// gammaDraw draws from Gamma(k, 1) (Marsaglia and Tsang).
+func gammaDraw(rng *rand.Rand, k float64) float64 {
+	if k < 1 {
+		return gammaDraw(rng, k+1) * math.Pow(rng.Float64(), 1/k)
+	}
+	d := k - 1.0/3
+	c := 1 / math.Sqrt(9*d)
+	for {
+		x := rng.NormFloat64()
+		v := 1 + c*x
+		if v <= 0 {
+			continue
+		}
+		v = v * v * v
+		if math.Log(rng.Float64()) < 0.5*x*x+d-d*v+d*math.Log(v) {
+			return d * v
+		}
+	}
+}
+
+// pick draws an index with the given weights (they sum to 1).
+func pick(rng *rand.Rand, weights []float64) int {
+	u := rng.Float64()
+	for i, w := range weights {
+		if u < w {
+			return i
+		}
+		u -= w
+	}
+	return len(weights) - 1
+}

@@ -1,0 +1,203 @@
+package verdict
+
+import (
+	"fmt"
+
+	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/internal/record"
+)
+
+// decision is what a rule concludes: the exit code, the verdict word and
+// the sentence, from one place so they never disagree.
+type decision struct {
+	exit     int
+	verdict  string
+	sentence string
+}
+
+// rule is one named branch of the decision. The first rule whose decide
+// says ok gives the outcome.
+type rule struct {
+	name   string
+	decide func(f *facts) (decision, bool)
+}
+
+// rules in order. The order matters only between outcomes that can both
+// hold: budgets and interrupts first (no verdict yet), then a broken set-up
+// (it measured the sandbox), then a skill that does not work fresh (nothing
+// to decay from), then decay shown, then errors (no verdict without the
+// missing data), then held or not enough evidence. None of the rules before
+// "decay shown" can raise the false-alarm rate: they only take runs away
+// from exit 1.
+var rules = []rule{
+	{"budget exhausted", budgetExhausted},
+	{"interrupted", interrupted},
+	{"no conversation", noConversation},
+	{"set-up problem", setupProblem},
+	{"baseline does not work", baselineDoesNotWork},
+	{"no baseline judged", noBaselineJudged},
+	{"a probe failed (seed 002's rule)", aProbeFailed},
+	{"decay shown", decayShown},
+	{"errors", errorsLeft},
+	{"no probe failed (seed 002's rule)", noProbeFailed},
+	{"held", held},
+	{"not enough evidence", notEnoughEvidence},
+}
+
+// decide applies the rules in order.
+func decide(f *facts) decision {
+	for _, r := range rules {
+		if d, ok := r.decide(f); ok {
+			return d
+		}
+	}
+	panic("verdict: no rule decided") // notEnoughEvidence always does
+}
+
+func budgetExhausted(f *facts) (decision, bool) {
+	if f.budgetStops == 0 {
+		return decision{}, false
+	}
+	return decision{exit.Tool, record.VerdictBudget, fmt.Sprintf("No verdict: the budget ran out before %d of %d conversations and fresh triples finished; what was judged so far is reported.", f.budgetStops, f.n+f.fresh)}, true
+}
+
+func interrupted(f *facts) (decision, bool) {
+	if f.interrupted == 0 {
+		return decision{}, false
+	}
+	return decision{exit.Interrupted, record.VerdictInterrupted, fmt.Sprintf("Interrupted before %d of %d conversations and fresh triples finished; the run folder can be resumed or reported.", f.interrupted, f.n+f.fresh)}, true
+}
+
+func noConversation(f *facts) (decision, bool) {
+	if f.n > 0 {
+		return decision{}, false
+	}
+	return decision{exit.Tool, record.VerdictError, "No verdict: no conversation ran."}, true
+}
+
+// setupProblem: a required step failed in the sandbox. That measures the
+// set-up (a missing script, a fixture without what the skill needs), not
+// the skill, in either arm.
+func setupProblem(f *facts) (decision, bool) {
+	if len(f.setup) == 0 {
+		return decision{}, false
+	}
+	return decision{exit.Tool, record.VerdictSetup, fmt.Sprintf("No verdict: the set-up is broken: a required step's call failed in %d judged turns (first: %s); give the sandbox what the skill needs (fixture, files) and run again.", len(f.setup), f.setup[0])}, true
+}
+
+func baselineDoesNotWork(f *facts) (decision, bool) {
+	if f.baseJudged == 0 || float64(f.basePassed) >= BaselineWorksShare*float64(f.baseJudged) {
+		return decision{}, false
+	}
+	return decision{exit.Indeterminate, record.VerdictBaselineFailed, fmt.Sprintf("The skill does not work fresh: the baseline (turn 1, before dilution) passed in %d of %d conversations, so there is no decay to measure; fix the skill or the base task first.", f.basePassed, f.baseJudged)}, true
+}
+
+// noBaselineJudged: no baseline passed or failed, and nothing errored that
+// would explain it (those runs end in "errors").
+func noBaselineJudged(f *facts) (decision, bool) {
+	if f.baseJudged > 0 || f.errored > 0 || f.judgeErrors > 0 {
+		return decision{}, false
+	}
+	return decision{exit.Indeterminate, record.VerdictBaselineFailed, "No baseline was judged pass or fail, so there is no decay to measure."}, true
+}
+
+// aProbeFailed is seed 002's rule (--rule any-probe-failed): exit 1 when a
+// probe failed after a passed baseline. It is not a test; the sentence
+// says how often it fires on a skill that never decays.
+func aProbeFailed(f *facts) (decision, bool) {
+	if f.rule != record.RuleAnyProbeFailed || f.decayed == 0 {
+		return decision{}, false
+	}
+	return decision{exit.Decay, record.VerdictDecay, fmt.Sprintf("A probe failed after a passed baseline (the any-probe-failed rule, which is not a test): in %d of %d conversations, %d of %d judged probes failed.%s", f.decayed, f.n, f.probesFailed, f.probesJudged, anyChance(f))}, true
+}
+
+// decayShown: the default rule's test says the probes pass less often
+// diluted than fresh, at a fixed size or at a sequential look.
+func decayShown(f *facts) (decision, bool) {
+	if f.rule != record.RuleDilutedVsFresh {
+		return decision{}, false
+	}
+	cmp := f.cmp()
+	if f.seq != nil {
+		if !f.seq.decided || f.seq.look.Decision != record.SeqDecay {
+			return decision{}, false
+		}
+		return decision{exit.Decay, record.VerdictDecay, fmt.Sprintf("Decay, decided sequentially: %s; %s.", f.r.Sequential.Reason, armRates(f))}, true
+	}
+	if !cmp.Testable || cmp.P > f.alpha {
+		return decision{}, false
+	}
+	return decision{exit.Decay, record.VerdictDecay, fmt.Sprintf("Decay: the probes passed %.0f points less often diluted than fresh (each probe against itself: pass rate %.0f%% vs %.0f%%, Welch one-sided p = %.3g <= alpha %.2g; %s).",
+		100*cmp.Drop, 100*cmp.Diluted.Mean, 100*cmp.Fresh.Mean, cmp.P, f.alpha, armRates(f))}, true
+}
+
+// errorsLeft: no decay shown, but turns are missing (errors, judge errors,
+// conversations that never reached their last probe): no verdict without
+// them.
+func errorsLeft(f *facts) (decision, bool) {
+	if f.errored == 0 && f.judgeErrors == 0 && f.incomplete == 0 {
+		return decision{}, false
+	}
+	return decision{exit.Tool, record.VerdictError, fmt.Sprintf("No verdict: %d conversations or fresh triples stopped on an error and %d judged turns ended in judge errors; what was measured did not show decay, but the missing turns count as neither pass nor fail.", f.errored, f.judgeErrors)}, true
+}
+
+func noProbeFailed(f *facts) (decision, bool) {
+	if f.rule != record.RuleAnyProbeFailed {
+		return decision{}, false
+	}
+	return decision{exit.OK, record.VerdictNoProbeFailed, fmt.Sprintf("No probe failed after a passed baseline (the any-probe-failed rule): %d judged probes in %d conversations.%s", f.probesJudged, f.n, anyChance(f))}, true
+}
+
+// held: no decay shown, and the rule would have caught the effect with
+// PowerTarget power at this run's size (simulated).
+func held(f *facts) (decision, bool) {
+	cmp := f.cmp()
+	level := f.alpha
+	if f.seq != nil {
+		if f.seq.look.Decision != record.SeqHeld {
+			return decision{}, false
+		}
+		if f.seq.decided {
+			level = f.seq.look.Level
+		}
+		f.power()
+	} else if !f.power() {
+		return decision{}, false
+	} else if mdd := f.stats.MinDetectableDrop; mdd <= 0 || mdd > f.effect {
+		return decision{}, false
+	}
+	return decision{exit.OK, record.VerdictHeld, fmt.Sprintf("Held: no decay shown (p = %.3g > %.2g; %s). Simulated on runs like this one, this rule catches a drop of %.0f points or more in %.0f%% of runs.",
+		cmp.P, level, armRates(f), 100*f.stats.MinDetectableDrop, 100*PowerTarget)}, true
+}
+
+func notEnoughEvidence(f *facts) (decision, bool) {
+	if !f.power() {
+		return decision{exit.OK, record.VerdictNotEnough, fmt.Sprintf("Not enough evidence: no decay shown (%s).", armRates(f))}, true
+	}
+	more := ""
+	if need := f.stats.UnitsForEffect; need > f.n {
+		more = fmt.Sprintf(" About %d conversations in all (%d more, each with its fresh triple, the gate stopping some as it did here) would catch a drop of %.0f points in %.0f%% of runs (simulated).", need, need-f.n, 100*f.effect, 100*PowerTarget)
+	}
+	mdd := "was too small to catch any drop reliably, even a collapse"
+	if f.stats.MinDetectableDrop > 0 {
+		mdd = fmt.Sprintf("catches only a drop of %.0f points or more in %.0f%% of runs like it (simulated)", 100*f.stats.MinDetectableDrop, 100*PowerTarget)
+	}
+	return decision{exit.OK, record.VerdictNotEnough, fmt.Sprintf("Not enough evidence: no decay shown (%s), but this run %s.%s", armRates(f), mdd, more)}, true
+}
+
+// armRates says what each arm passed, for the sentences.
+func armRates(f *facts) string {
+	cmp := f.cmp()
+	return fmt.Sprintf("diluted %d/%d probes passed in %s, fresh %d/%d",
+		cmp.Diluted.Passed, cmp.Diluted.Probes, f.stats.DilutedPopulation, cmp.Fresh.Passed, cmp.Fresh.Probes)
+}
+
+// anyChance is the sentence beside seed 002's rule: the chance it fires on
+// a stable skill at the reliability measured fresh.
+func anyChance(f *facts) string {
+	if f.fresh == 0 || f.cmp().Fresh.Probes == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" On a skill that never decays and passes %.0f%% of probes (the rate measured fresh), this rule fires %.0f%% of the time with %d judged probes.",
+		100*f.freshRate(), 100*anyFailureChance(f), f.probesJudged)
+}
