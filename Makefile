@@ -16,6 +16,7 @@ tools: tools/node_modules/.stamp
 tools/node_modules/.stamp: tools/package.json tools/package-lock.json
 	npm ci --prefix tools --no-audit --no-fund
 	@$(TOOLS_BIN)/claude --version
+	@$(TOOLS_BIN)/codex --version
 	@touch $@
 
 assets: tools
