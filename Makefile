@@ -54,9 +54,11 @@ test: assets vet
 # Re-record the stream-json transcripts and request bodies the parser and
 # classifier tests read (internal/claude/testdata/transcripts, internal/scripted/testdata/requests)
 # with the pinned CLI against the scripted server; each folder's index.json
-# names the CLI version that made them.
+# names the CLI version that made them. The Codex CLI's likewise
+# (internal/codex/testdata, internal/scripted/testdata/responses).
 fixtures: tools
 	go run ./internal/scripted/cmd/record -claude $(TOOLS_BIN)/claude
+	go test ./internal/codex -run '^TestRecordFixtures$$' -record -count=1
 
 # Each fuzz target for FUZZTIME (default 60s).
 FUZZTIME ?= 60s
