@@ -64,6 +64,7 @@ fixtures: tools
 FUZZTIME ?= 60s
 fuzz: assets
 	go test ./internal/claude -run '^$$' -fuzz FuzzParseTurn -fuzztime $(FUZZTIME)
+	go test ./internal/codex -run '^$$' -fuzz FuzzParseTurn -fuzztime $(FUZZTIME)
 	go test ./internal/skill -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	go test ./internal/plan -run '^$$' -fuzz FuzzLoadConfig -fuzztime $(FUZZTIME)
 	go test ./internal/judge -run '^$$' -fuzz FuzzParseAnswer -fuzztime $(FUZZTIME)

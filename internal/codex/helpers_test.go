@@ -55,7 +55,13 @@ type conv struct {
 
 func newConv(t testing.TB) conv {
 	t.Helper()
-	root := t.TempDir()
+	// Not t.TempDir(): the agent sees its folder's path, which must not
+	// name a test.
+	root, err := os.MkdirTemp("", "session-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(root) })
 	c := conv{dir: filepath.Join(root, "work"), home: filepath.Join(root, "home"), tmp: filepath.Join(root, "tmp")}
 	for _, d := range []string{c.dir, c.home, c.tmp} {
 		if err := os.MkdirAll(d, 0o700); err != nil {

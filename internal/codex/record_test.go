@@ -200,8 +200,13 @@ func TestRecordFixtures(t *testing.T) {
 	if v != VerifiedVersion {
 		t.Fatalf("recording with codex %s, but VerifiedVersion is %s", v, VerifiedVersion)
 	}
+	root, err := os.MkdirTemp("", "sessions-") // the agent sees the path: no test in it
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(root)
 	r := &recorder{t: t, bin: bin, srv: startServer(t, recordScript()), a: Agent{Retries: 1},
-		root: t.TempDir(), index: map[string]any{}, reqSave: map[string][]byte{}}
+		root: root, index: map[string]any{}, reqSave: map[string][]byte{}}
 
 	c := r.conv()
 	out := r.run("plain", c, "[plain] say hello", "")
