@@ -57,6 +57,11 @@ func TestClassifyRecordedResponses(t *testing.T) {
 			t.Errorf("%s: codex streams", tc.file)
 		}
 	}
+	// The demo's no-skill control (BodyLacks "- <name>:") reads codex's
+	// skills listing as it reads claude's.
+	if !bytes.Contains(responsesBody(t, "first-request.json"), []byte("- release-notes: ")) {
+		t.Error("codex's skills listing has no \"- <name>:\" line")
+	}
 	c, _, _ := classifyResponses(responsesBody(t, "compact-continued-request.json"))
 	if !bytes.Contains(c.Body, []byte(Continuation)) {
 		t.Error("a compacted history does not carry claude's continuation for BodyHas rules")
