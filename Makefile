@@ -16,6 +16,7 @@ tools: tools/node_modules/.stamp
 tools/node_modules/.stamp: tools/package.json tools/package-lock.json
 	npm ci --prefix tools --no-audit --no-fund
 	@$(TOOLS_BIN)/claude --version
+	@$(TOOLS_BIN)/codex --version
 	@touch $@
 
 assets: tools
@@ -53,14 +54,17 @@ test: assets vet
 # Re-record the stream-json transcripts and request bodies the parser and
 # classifier tests read (internal/claude/testdata/transcripts, internal/scripted/testdata/requests)
 # with the pinned CLI against the scripted server; each folder's index.json
-# names the CLI version that made them.
+# names the CLI version that made them. The Codex CLI's likewise
+# (internal/codex/testdata, internal/scripted/testdata/responses).
 fixtures: tools
 	go run ./internal/scripted/cmd/record -claude $(TOOLS_BIN)/claude
+	go test ./internal/codex -run '^TestRecordFixtures$$' -record -count=1
 
 # Each fuzz target for FUZZTIME (default 60s).
 FUZZTIME ?= 60s
 fuzz: assets
 	go test ./internal/claude -run '^$$' -fuzz FuzzParseTurn -fuzztime $(FUZZTIME)
+	go test ./internal/codex -run '^$$' -fuzz FuzzParseTurn -fuzztime $(FUZZTIME)
 	go test ./internal/skill -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	go test ./internal/plan -run '^$$' -fuzz FuzzLoadConfig -fuzztime $(FUZZTIME)
 	go test ./internal/judge -run '^$$' -fuzz FuzzParseAnswer -fuzztime $(FUZZTIME)

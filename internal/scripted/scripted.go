@@ -343,6 +343,10 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	body, readErr := io.ReadAll(io.LimitReader(r.Body, maxBody))
 	idx := s.record(body, r.Header)
 
+	if r.Method == http.MethodPost && r.URL.Path == "/v1/responses" && readErr == nil {
+		s.serveResponses(w, r, idx, body) // the Codex CLI's API (responses.go)
+		return
+	}
 	if r.Method != http.MethodPost || r.URL.Path != "/v1/messages" {
 		if sleep(ctx, s.script.Latency) {
 			s.answerError(w, idx, http.StatusNotFound, "not_found_error",

@@ -1,0 +1,104 @@
+package codex
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func readRolloutFixture(t *testing.T, name string) Rollout {
+	t.Helper()
+	ro, err := ReadRollout(filepath.Join("testdata", "rollouts", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ro
+}
+
+// The rollout's newest turn has the usage the exec stream lacks: one
+// record per model call, the last one's input being the context.
+func TestRolloutNewestTurn(t *testing.T) {
+	idx := readIndex(t)
+	for _, tc := range []struct{ rollout, transcript string }{
+		{"plain.jsonl", "plain.jsonl"},
+		{"tool-calls.jsonl", "tool-calls.jsonl"},
+		{"resume.jsonl", "resume-turn2.jsonl"},
+		{"live.jsonl", "live-after-compact.jsonl"},
+	} {
+		ro := readRolloutFixture(t, tc.rollout)
+		turn := parseFixture(t, tc.transcript)
+		ro.apply(&turn)
+		want := idx.Transcripts[tc.transcript]
+		if turn.APICalls != want.APICalls || turn.ContextTokens != want.Context {
+			t.Errorf("%s: %d calls, context %d; recorded %d, %d", tc.rollout, turn.APICalls, turn.ContextTokens, want.APICalls, want.Context)
+		}
+		if turn.Model != "gpt-5.5" || turn.CLIVersion != VerifiedVersion {
+			t.Errorf("%s: model %q, version %q", tc.rollout, turn.Model, turn.CLIVersion)
+		}
+		if turn.OutputTokens <= 0 || turn.CostUSD <= 0 {
+			t.Errorf("%s: output %d, cost %v", tc.rollout, turn.OutputTokens, turn.CostUSD)
+		}
+	}
+}
+
+// The running cost covers the whole thread, every call at its price.
+func TestThreadCostIsTheRunningTotal(t *testing.T) {
+	ro := readRolloutFixture(t, "resume.jsonl")
+	if len(ro.ThreadCalls) != 3 || len(ro.Calls) != 2 {
+		t.Fatalf("%d calls in the thread, %d in its newest turn; want 3 and 2", len(ro.ThreadCalls), len(ro.Calls))
+	}
+	p := Prices["gpt-5.5"]
+	var want float64
+	for _, c := range ro.ThreadCalls {
+		want += (float64(c.Input-c.Cached)*p.Input + float64(c.Cached)*p.CachedInput + float64(c.Output)*p.Output) / 1e6
+	}
+	if got := ro.ThreadCost(); math.Abs(got-want) > 1e-12 || got <= 0 {
+		t.Errorf("thread cost %v, want %v", got, want)
+	}
+	live := readRolloutFixture(t, "live.jsonl")
+	// 1 + 3 + 1 calls, the compaction's one, the last turn's one.
+	if len(live.ThreadCalls) != 7 {
+		t.Errorf("the live thread made %d calls, want 7", len(live.ThreadCalls))
+	}
+}
+
+func TestRolloutInjectedSkill(t *testing.T) {
+	ro := readRolloutFixture(t, "skill-dollar.jsonl")
+	if !slices.Equal(ro.Skills, []string{skillName}) {
+		t.Fatalf("injected skills %q", ro.Skills)
+	}
+	turn := parseFixture(t, "skill-dollar.jsonl")
+	ro.apply(&turn)
+	if !(Agent{}).SkillLoaded(turn, skillName) {
+		t.Error("a $name mention did not count as loading the skill")
+	}
+	if s := readRolloutFixture(t, "plain.jsonl").Skills; len(s) != 0 {
+		t.Errorf("skills injected without a mention: %q", s)
+	}
+}
+
+func TestRolloutFile(t *testing.T) {
+	home := t.TempDir()
+	id := "01a23748-6419-77a3-a6b0-1c341ed71af3"
+	dir := filepath.Join(home, "sessions", "2026", "12", "02")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(dir, "rollout-2026-12-02T15-00-00-"+id+".jsonl")
+	if err := os.WriteFile(want, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := RolloutFile(home, id); err != nil || got != want {
+		t.Errorf("RolloutFile = %q, %v", got, err)
+	}
+	if _, err := RolloutFile(home, "01a23748-0000-7000-8000-000000000000"); err == nil {
+		t.Error("a thread with no file was found")
+	}
+	for _, bad := range []string{"", "../../etc/passwd", "*"} {
+		if _, err := RolloutFile(home, bad); err == nil {
+			t.Errorf("thread id %q accepted", bad)
+		}
+	}
+}

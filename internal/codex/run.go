@@ -1,0 +1,164 @@
+package codex
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"github.com/vibe-test/vibe-test/internal/jail"
+)
+
+// Invocation is one run of the CLI.
+type Invocation struct {
+	Binary string // the native binary (Native)
+	Args   []string
+	Env    []string // the complete environment: nothing is inherited
+	Dir    string
+	// Stdout receives the raw stream as it arrives (the saved transcript).
+	Stdout io.Writer
+	// Timeout bounds the whole invocation; 0 means none. Codex waits
+	// forever for a server that never sends headers (PROTOCOL.md §7.2):
+	// only this bounds that.
+	Timeout time.Duration
+	// Grace is how long SIGTERM is given before SIGKILL.
+	Grace time.Duration
+	// Jail, when set, runs the process in a bubblewrap jail.
+	Jail *jail.Spec
+}
+
+// run starts the CLI, streams its stdout to inv.Stdout while parsing it,
+// and stops it with SIGTERM then SIGKILL when ctx ends or the timeout
+// passes. The child runs in its own session and process group so the
+// signal reaches its helpers; in the jail, its PID namespace ends every
+// process left. A non-nil error means the process could not be run.
+func run(ctx context.Context, inv Invocation) (Outcome, error) {
+	var out Outcome
+	runCtx := ctx
+	cancel := context.CancelFunc(func() {})
+	if inv.Timeout > 0 {
+		runCtx, cancel = context.WithTimeout(ctx, inv.Timeout)
+	}
+	defer cancel()
+
+	cmd := inv.command()
+	cmd.Stdin = nil // /dev/null: exec reads stdin to EOF before it starts (PROTOCOL.md §1)
+	var stderr bytes.Buffer
+	cmd.Stderr = &limitedWriter{w: &stderr, n: 64 << 10}
+	// A helper that outlives codex holding its stderr must not keep Wait
+	// (and the turn) waiting once codex itself has exited.
+	cmd.WaitDelay = 5 * time.Second
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return out, fmt.Errorf("codex stdout: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return out, fmt.Errorf("starting %s: %w", inv.Binary, err)
+	}
+
+	stopped := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-done:
+			return
+		case <-runCtx.Done():
+		}
+		close(stopped)
+		stopGroup(cmd.Process.Pid, done, inv.grace())
+	}()
+
+	var src io.Reader = stdout
+	if inv.Stdout != nil {
+		src = io.TeeReader(stdout, inv.Stdout)
+	}
+	turn, perr := ParseTurn(src)
+	_, _ = io.Copy(io.Discard, src) // the child never blocks on a full pipe
+	werr := cmd.Wait()
+	close(done)
+
+	out.Turn = turn
+	out.Stderr = stderr.String()
+	select {
+	case <-stopped:
+		out.TimedOut = ctx.Err() == nil // our timeout, not the caller's cancel
+	default:
+	}
+	out.ExitCode = exitCode(werr)
+	if werr != nil && !isExit(werr) {
+		return out, fmt.Errorf("waiting for codex: %w", werr)
+	}
+	return out, perr
+}
+
+// stopGroup sends SIGTERM to the process group, then SIGKILL when it has
+// not ended (done closed) within grace.
+func stopGroup(pgid int, done <-chan struct{}, grace time.Duration) {
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	}
+}
+
+// command is the process of inv, inside the jail when there is one, in its
+// own session (no controlling terminal, its own process group; Pdeathsig
+// kills it if vibe-test dies without stopping it).
+func (inv Invocation) command() *exec.Cmd {
+	name, args := inv.Binary, inv.Args
+	if inv.Jail != nil {
+		name, args = inv.Jail.Command(inv.Binary, inv.Args)
+	}
+	cmd := exec.Command(name, args...)
+	cmd.Env = inv.Env
+	cmd.Dir = inv.Dir
+	cmd.SysProcAttr = sysProcAttr()
+	return cmd
+}
+
+func (inv Invocation) grace() time.Duration {
+	if inv.Grace > 0 {
+		return inv.Grace
+	}
+	return 2 * time.Second
+}
+
+// limitedWriter keeps the first n bytes and drops the rest.
+type limitedWriter struct {
+	w io.Writer
+	n int
+}
+
+func (l *limitedWriter) Write(p []byte) (int, error) {
+	if l.n > 0 {
+		k := min(len(p), l.n)
+		l.n -= k
+		_, _ = l.w.Write(p[:k])
+	}
+	return len(p), nil
+}
+
+// exitCode is a waited process's exit code: 128+signal when a signal
+// ended it, 0 when err is nil or not an exit.
+func exitCode(err error) int {
+	var exitErr *exec.ExitError
+	if !errors.As(err, &exitErr) {
+		return 0
+	}
+	if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return exitErr.ExitCode()
+}
+
+func isExit(err error) bool {
+	var e *exec.ExitError
+	return errors.As(err, &e)
+}
