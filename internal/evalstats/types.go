@@ -82,6 +82,10 @@ type Options struct {
 	// Margin is the drop in the total worth calling a regression: accept
 	// needs the drop confidently below it (default 0.1).
 	Margin float64
+	// SeedSims is how many unchanged-skill runs RuleSeed simulates for
+	// Decision.SeedFalseReject: 0 means 2000, negative means none (package
+	// calibrate measures the rule itself and needs it fast).
+	SeedSims int
 }
 
 // Measure is one measure's comparison of the candidate with the base.
@@ -93,13 +97,22 @@ type Measure struct {
 	// Drop is the base rate minus the candidate's, from the rule's paired
 	// estimate (positive: the candidate does worse).
 	Drop float64
-	// Upper is the rule's one-sided (1 - alpha) upper bound of the drop.
+	// Upper is the rule's one-sided (1 - alpha) upper bound of the drop
+	// (RulePaired; 0 under RuleSeed).
 	Upper float64
+	// Margin is the drop the rule lets pass: RuleSeed's 2·sd·√(1/n₁ +
+	// 1/n₂) on the total and two binomial standard errors on a measure;
+	// under RulePaired, Options.Margin on the total (0 on the measures,
+	// which can only reject).
+	Margin float64
 	// P is the one-sided p-value of "the candidate is no worse", Adjusted
-	// the one compared with alpha after the adjustment for every measure.
+	// the one compared with alpha after the adjustment for every measure
+	// (RulePaired; both 1 when the measure was not tested, 0 under
+	// RuleSeed, which has no p-values).
 	P, Adjusted float64
 	Reject      bool
-	// Cases counts the cases the measure was compared on.
+	// Cases counts the cases the measure was compared on (graded on both
+	// sides); under 2 the measure was not tested.
 	Cases int
 }
 
@@ -144,6 +157,9 @@ type Instrument struct {
 	// A/A pair made from one baseline) the rule accepted, over Resplits.
 	ResplitAccept float64
 	Resplits      int
+	// Sentence says in one line whether the instrument works and, if not,
+	// which check failed.
+	Sentence string
 }
 
 // Holdout joins the main set's decision with the holdout set's: accepted
