@@ -132,9 +132,10 @@ type Decision struct {
 	// Need is, for NotEnuf, about how many cases (at the same repeats)
 	// would decide; 0 otherwise.
 	Need int
-	// Drift is the run-to-run drift of the total the baseline runs show
-	// (the standard deviation of a run's effect; 0 with one base run,
-	// which cannot show it: the sentence says so).
+	// Drift is the run-to-run drift of the total the rule counted: the
+	// standard deviation of a run's effect as the baseline runs show it,
+	// and at least DriftFloor (with one base run, which cannot show it,
+	// DriftFloor; the sentence says so).
 	Drift float64
 	// SeedFalseReject is, under RuleSeed, the simulated chance the seed's
 	// margins reject an unchanged skill at this run's size and noise.
