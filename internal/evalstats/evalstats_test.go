@@ -558,3 +558,21 @@ func TestRegressions(t *testing.T) {
 		t.Errorf("no base: %v", r)
 	}
 }
+
+// Cases pair by id, whatever order each run lists them in; a case only
+// one side has is left out.
+func TestCasesPairByID(t *testing.T) {
+	b1 := mkRun("base 1", m1, "c1: P P", "c2: P F", "c3: P P", "c4: F F")
+	b2 := mkRun("base 2", m1, "c1: P F", "c2: P P", "c3: P P", "c4: P F")
+	c := mkRun("candidate", m1, "c1: F P", "c2: F F", "c3: P F", "c4: F F")
+	shuffled := mkRun("candidate", m1, "c3: P F", "extra: P P", "c1: F P", "c4: F F", "c2: F F")
+	b2r := mkRun("base 2", m1, "c4: P F", "c3: P P", "c2: P P", "c1: P F")
+	a := Decide([]Run{b1, b2}, c, Options{})
+	b := Decide([]Run{b1, b2r}, shuffled, Options{})
+	if a.Measures[0].Cases != 4 || b.Measures[0].Cases != 4 {
+		t.Fatalf("paired cases %d and %d, want 4", a.Measures[0].Cases, b.Measures[0].Cases)
+	}
+	near(t, "D, shuffled", b.Measures[0].Drop, a.Measures[0].Drop, 1e-12)
+	near(t, "p, shuffled", b.Measures[0].P, a.Measures[0].P, 1e-12)
+	near(t, "D", a.Measures[0].Drop, 0.4375, 1e-12)
+}

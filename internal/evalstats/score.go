@@ -134,6 +134,11 @@ func score(runs []Run) *scored {
 	for ri, r := range runs {
 		rowOf[ri] = make([]int, len(r.Cases))
 		for i, c := range r.Cases {
+			if ri == 0 { // checkRun: no case twice in a run
+				rowOf[ri][i] = i
+				l.cases = append(l.cases, c.ID)
+				continue
+			}
 			if i < len(l.cases) && l.cases[i] == c.ID {
 				rowOf[ri][i] = i
 				continue
