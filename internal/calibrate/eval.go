@@ -72,7 +72,7 @@ func describeEval(w EvalWorld) string {
 	for i, r := range w.Rates {
 		rates[i] = fmt.Sprintf("%.2f", r)
 	}
-	return fmt.Sprintf("cases=%d repeats=%d base=%d drift=%.2f noise=%.2f errors=%.2f/%.2f na=%.2f/%.2f spread=%.1f message=%.1f rates=%s drop=%.2f on %s",
+	return fmt.Sprintf("cases=%d repeats=%d base=%d drift=%.3f noise=%.2f errors=%.2f/%.2f na=%.2f/%.2f spread=%.1f message=%.1f rates=%s drop=%.2f on %s",
 		w.Cases, w.Repeats, w.BaseRuns, w.Drift, w.Noise, w.CellErrors, w.GradeErrors, w.NA, w.CellNA, w.Spread, w.Message, strings.Join(rates, ","), w.Drop, on)
 }
 

@@ -85,14 +85,12 @@ func (l *scored) index(i int) int {
 // case listed twice, a cell whose grades do not match the run's measures,
 // a grade that is none of the four.
 func checkRun(r Run) string {
-	for i, c := range r.Cases {
-		// Case sets are small: a quadratic look beats a map's allocations,
-		// and calibration decides hundreds of thousands of runs.
-		for _, o := range r.Cases[:i] {
-			if o.ID == c.ID {
-				return fmt.Sprintf("run %q: case %q appears twice", r.Label, c.ID)
-			}
+	seen := make(map[string]struct{}, len(r.Cases))
+	for _, c := range r.Cases {
+		if _, ok := seen[c.ID]; ok {
+			return fmt.Sprintf("run %q: case %q appears twice", r.Label, c.ID)
 		}
+		seen[c.ID] = struct{}{}
 		for k, cell := range c.Cells {
 			if len(cell.Grades) != len(r.Measures) {
 				return fmt.Sprintf("run %q: case %q repeat %d has %d grades for %d measures", r.Label, c.ID, k+1, len(cell.Grades), len(r.Measures))
