@@ -4,7 +4,61 @@
 // answers are known. It holds the data a decision reads (runs of graded
 // cells), the acceptance rules and the checks of the instrument itself,
 // and nothing that calls a model: package calibrate pushes simulated runs
-// through the very functions that set the exit code.
+// through the very functions that set the exit code. Everything here is
+// deterministic for the same input (simulations have fixed seeds).
+//
+// # The paired rule (RulePaired, the default), as calibrated
+//
+// Cases are the units. A cell's score on a measure is 1 (pass) or 0
+// (fail); its total is the share of its graded measures that passed; n/a
+// and errors are neither. Per case and side, a score is the mean over the
+// side's graded cells, every base run's repeats pooled on the base side.
+// For the total and each measure, over the cases graded on both sides:
+//
+//   - d_c = base_c − candidate_c, D = mean d_c, V_e = s²(d_c)/n;
+//   - the run-to-run drift σ_a: with k ≥ 2 base runs, from their run ×
+//     case layout, (run mean square − interaction mean square)/n clamped
+//     at 0 (for two runs, (δ² − s²(run1_c − run2_c)/n)/2), a measure
+//     counting at least what the total shows; and never less than
+//     DriftFloor (0.03), whatever the runs show, or with one base run;
+//   - Var(D) = V_e + σ_a²(1 + 1/k); Welch–Satterthwaite degrees of
+//     freedom, the drift part with k − 1 when estimated and none (a
+//     known variance) when the floor counts;
+//   - the one-sided p-value of "no worse" from Student's t; Holm's
+//     adjustment over the total and the measures (valid under any
+//     dependence).
+//
+// Reject (exit 1) when any adjusted p ≤ alpha, naming each such measure
+// with its drop and adjusted p. Else accept (exit 0) when the total's
+// one-sided (1 − alpha) upper bound of the drop is below Options.Margin
+// (0.1). Else not enough evidence (exit 2), with Need: about how many
+// cases at the same repeats and spread would decide (0 when the drift
+// counted alone keeps the bound up). A decision that cannot be made is a
+// tool error (exit 3): see Decide.
+//
+// Why the floor. Two base runs show the drift once: one degree of
+// freedom. The design's first form (the estimate alone, clamped at 0)
+// rejected an unchanged skill 11–17% of the time with a drift of 5 to 8
+// points at 30–40 cases, because an estimate near zero by chance lets a
+// run's shift pass for a drop; no rule can know a larger drift from one
+// difference without giving up nearly all its power. The floor states an
+// assumption instead: runs drift by at least 3 points. With it the worst
+// cell of the grid (drift up to 5 points, cases 8–40, repeats 1–5, grader
+// noise, errored and n/a cells, 1 to 3 base runs) is 0.040; beyond it
+// the rule degrades slowly (0.064 at 7 points of drift, 40 cases × 5).
+// Holm rather than a max-T permutation: the measures' test statistics
+// correlate little (0.0–0.05 between measures and 0.4 with the total on
+// an unchanged skill), where max-T's per-test level is 0.0078 against
+// Bonferroni's 0.0071, and a permutation over cases would not see the
+// drift, which is common to all cases. A binomial floor on V_e was tried
+// and dropped: the grid held without it, and it cut the power at 8 cases
+// × 3 repeats from 0.16 to 0.05 (a 10-point drop on every measure).
+//
+// What a reject may claim: "on these cases, the candidate's run scores
+// lower than the base runs' by more than the noise within a run and a
+// run-to-run drift of at least DriftFloor explain". Not that the skill is
+// worse everywhere, and not that an accepted candidate is as good: accept
+// says the total did not drop by Margin or more, at 1 − alpha.
 package evalstats
 
 // Grade is one measure's grade of one generated message.
@@ -52,9 +106,10 @@ type Cell struct {
 const (
 	// RulePaired (the default): each case's candidate score against its
 	// baseline score, over the total and every measure, with the
-	// run-to-run drift the baseline runs show counted in the noise and the
-	// chance of rejecting an unchanged skill held at alpha over all the
-	// measures together. Calibrated by package calibrate.
+	// run-to-run drift the baseline runs show (at least DriftFloor)
+	// counted in the noise and the chance of rejecting an unchanged skill
+	// held at alpha over all the measures together. Calibrated by package
+	// calibrate; the package comment has the rule in full.
 	RulePaired = "paired"
 	// RuleSeed is seed 000's margins exactly: the total must stay above
 	// the baseline total minus 2·sd·√(1/n₁ + 1/n₂) (sd of the baseline's
@@ -82,6 +137,10 @@ type Options struct {
 	// Margin is the drop in the total worth calling a regression: accept
 	// needs the drop confidently below it (default 0.1).
 	Margin float64
+	// SeedSims is how many unchanged-skill runs RuleSeed simulates for
+	// Decision.SeedFalseReject: 0 means 2000, negative means none (package
+	// calibrate measures the rule itself and needs it fast).
+	SeedSims int
 }
 
 // Measure is one measure's comparison of the candidate with the base.
@@ -93,13 +152,22 @@ type Measure struct {
 	// Drop is the base rate minus the candidate's, from the rule's paired
 	// estimate (positive: the candidate does worse).
 	Drop float64
-	// Upper is the rule's one-sided (1 - alpha) upper bound of the drop.
+	// Upper is the rule's one-sided (1 - alpha) upper bound of the drop
+	// (RulePaired; 0 under RuleSeed).
 	Upper float64
+	// Margin is the drop the rule lets pass: RuleSeed's 2·sd·√(1/n₁ +
+	// 1/n₂) on the total and two binomial standard errors on a measure;
+	// under RulePaired, Options.Margin on the total (0 on the measures,
+	// which can only reject).
+	Margin float64
 	// P is the one-sided p-value of "the candidate is no worse", Adjusted
-	// the one compared with alpha after the adjustment for every measure.
+	// the one compared with alpha after the adjustment for every measure
+	// (RulePaired; both 1 when the measure was not tested, 0 under
+	// RuleSeed, which has no p-values).
 	P, Adjusted float64
 	Reject      bool
-	// Cases counts the cases the measure was compared on.
+	// Cases counts the cases the measure was compared on (graded on both
+	// sides); under 2 the measure was not tested.
 	Cases int
 }
 
@@ -119,9 +187,10 @@ type Decision struct {
 	// Need is, for NotEnuf, about how many cases (at the same repeats)
 	// would decide; 0 otherwise.
 	Need int
-	// Drift is the run-to-run drift of the total the baseline runs show
-	// (the standard deviation of a run's effect; 0 with one base run,
-	// which cannot show it: the sentence says so).
+	// Drift is the run-to-run drift of the total the rule counted: the
+	// standard deviation of a run's effect as the baseline runs show it,
+	// and at least DriftFloor (with one base run, which cannot show it,
+	// DriftFloor; the sentence says so).
 	Drift float64
 	// SeedFalseReject is, under RuleSeed, the simulated chance the seed's
 	// margins reject an unchanged skill at this run's size and noise.
@@ -144,6 +213,9 @@ type Instrument struct {
 	// A/A pair made from one baseline) the rule accepted, over Resplits.
 	ResplitAccept float64
 	Resplits      int
+	// Sentence says in one line whether the instrument works and, if not,
+	// which check failed.
+	Sentence string
 }
 
 // Holdout joins the main set's decision with the holdout set's: accepted

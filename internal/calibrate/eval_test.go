@@ -1,0 +1,409 @@
+package calibrate
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/vibe-test/vibe-test/internal/evalstats"
+	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/internal/stats"
+)
+
+// Pass rates of the six simulated measures: seed 000's (M1–M5, M7 of its
+// baseline), a wide spread (one measure nearly always passed, one nearly
+// never), and high rates (measures that rarely fail, where a t-test sees
+// few non-zero drops).
+var (
+	seedRates   = []float64{0.86, 0.70, 0.57, 0.82, 0.68, 0.68}
+	spreadRates = []float64{0.98, 0.90, 0.75, 0.60, 0.40, 0.15}
+	highRates   = []float64{0.99, 0.97, 0.95, 0.90, 0.97, 0.99}
+)
+
+// Drift levels: the standard deviation of a run's shift of every pass
+// rate. Large: two runs of one skill differ by 7 points on average from
+// drift alone, more than seed 000's two baseline runs differed in all
+// (0.042).
+var driftLevels = []float64{0, 0.015, 0.03, 0.05}
+
+// instruments are the grader and case-set worlds the grid cycles through.
+var instruments = []EvalWorld{
+	{Spread: 1.2, Message: 0.5},                                                                          // clean
+	{Spread: 1.2, Message: 0.5, Noise: 0.15},                                                             // a noisy grader
+	{Spread: 1.2, Message: 0.5, Noise: 0.05, CellErrors: 0.05, GradeErrors: 0.03},                        // errored cells and grades
+	{Spread: 1.2, Message: 0.5, NA: 0.2, CellNA: 0.05},                                                   // measures that do not apply
+	{Spread: 2.0, Message: 1.0, Noise: 0.05, CellErrors: 0.03, GradeErrors: 0.02, NA: 0.1, CellNA: 0.03}, // all at once, cases far apart
+	{Spread: 0.3, Message: 0},                                                                            // cases alike
+}
+
+// evalGrid is the unchanged-skill grid: every size (cases 8–40, repeats
+// 1–5) once, each with a drift level, an instrument and a set of rates
+// taken in turn, so every level of every dimension meets several sizes
+// without crossing them all; then the hardest corners on their own: large
+// drift at the largest sizes (where drift outweighs the noise within a
+// run), one base run, three base runs.
+func evalGrid() []EvalWorld {
+	rates := [][]float64{seedRates, spreadRates, highRates}
+	var out []EvalWorld
+	i := 0
+	for _, cases := range []int{8, 12, 16, 24, 30, 40} {
+		for _, repeats := range []int{1, 2, 3, 5} {
+			w := instruments[i%len(instruments)]
+			w.Cases, w.Repeats, w.BaseRuns = cases, repeats, 2
+			w.Drift = driftLevels[(i+i/4)%len(driftLevels)]
+			w.Rates = rates[(i/2)%len(rates)]
+			out = append(out, w)
+			i++
+		}
+	}
+	for k, size := range [][2]int{{40, 5}, {40, 3}, {30, 5}, {24, 5}} {
+		w := instruments[4]
+		w.Cases, w.Repeats, w.BaseRuns, w.Drift = size[0], size[1], 2, 0.05
+		w.Rates = rates[k%len(rates)]
+		out = append(out, w)
+	}
+	// One base run cannot see the drift: the rule counts DriftFloor, and
+	// holds up to it.
+	for k, size := range [][2]int{{16, 3}, {40, 5}} {
+		w := instruments[k]
+		w.Cases, w.Repeats, w.BaseRuns, w.Drift, w.Rates = size[0], size[1], 1, evalstats.DriftFloor, seedRates
+		out = append(out, w)
+	}
+	for _, size := range [][2]int{{30, 3}, {40, 5}} {
+		w := instruments[2]
+		w.Cases, w.Repeats, w.BaseRuns, w.Drift, w.Rates = size[0], size[1], 3, 0.05, spreadRates
+		out = append(out, w)
+	}
+	return out
+}
+
+// TestEvalFalseRejectRate is the calibration of `vibe-test eval
+// --against`'s exit code: an unchanged skill, anywhere on the grid, is
+// rejected (exit 1) at most alpha of the time beyond Monte Carlo error.
+// 4500 runs a cell put the limit (alpha plus 3 Monte Carlo standard
+// errors) at 0.0597: a cell whose rate is 0.06 fails.
+func TestEvalFalseRejectRate(t *testing.T) {
+	runs := sims(t, 4500)
+	base := seed(t)
+	grid := evalGrid()
+	results := make([]EvalResult, len(grid))
+	Each(len(grid), func(i int) { results[i] = EvalRun(grid[i], runs, base+20000+uint64(i)) })
+	worst, worstAt, sum, accept := 0.0, "", 0.0, 0.0
+	for i, w := range grid {
+		r := results[i]
+		fr := r.Rate(exit.Decay)
+		sum += fr
+		accept += r.Rate(exit.OK)
+		if fr > worst {
+			worst, worstAt = fr, describeEval(w)
+		}
+		if r.Exits[exit.Tool] > 0 {
+			t.Errorf("%s: %d runs could not be decided (exit 3)", describeEval(w), r.Exits[exit.Tool])
+		}
+		if limit := 0.05 + 3*r.MCError(0.05); fr > limit {
+			t.Errorf("%s: false-reject rate %.4f > %.4f over %d runs (replay: VIBE_TEST_SEED=%d)", describeEval(w), fr, limit, runs, base)
+		}
+		t.Logf("%-150s reject %.4f accept %.3f not enough %.3f", describeEval(w), fr, r.Rate(exit.OK), r.Rate(exit.Indeterminate))
+	}
+	mean := sum / float64(len(grid))
+	t.Logf("false rejects over %d cells x %d runs: worst %.4f at %s; mean %.4f; mean accept %.3f", len(grid), runs, worst, worstAt, mean, accept/float64(len(grid)))
+	if limit := 0.05 + 3*math.Sqrt(0.05*0.95/float64(len(grid)*runs)); mean > limit {
+		t.Errorf("mean false-reject rate over the grid %.4f > %.4f", mean, limit)
+	}
+
+	// Beyond the grid, logged for the docs, not held: drift above what the
+	// rule counts at least (DriftFloor) with two base runs, where the one
+	// degree of freedom of their estimate shows; and one base run, which
+	// cannot see drift at all, at the grid's large drift.
+	var beyond []EvalWorld
+	for _, size := range [][2]int{{30, 3}, {40, 5}} {
+		w := instruments[0]
+		w.Cases, w.Repeats, w.BaseRuns, w.Drift, w.Rates = size[0], size[1], 2, 0.07, spreadRates
+		beyond = append(beyond, w)
+	}
+	w := instruments[0]
+	w.Cases, w.Repeats, w.BaseRuns, w.Drift, w.Rates = 30, 3, 1, 0.05, spreadRates
+	beyond = append(beyond, w)
+	far := make([]EvalResult, len(beyond))
+	Each(len(beyond), func(i int) { far[i] = EvalRun(beyond[i], runs/4, base+25000+uint64(i)) })
+	for i, w := range beyond {
+		t.Logf("beyond the grid: %s: false-reject rate %.4f (%d runs)", describeEval(w), far[i].Rate(exit.Decay), runs/4)
+	}
+}
+
+// TestEvalPower logs the power on the grid's sizes (10- and 20-point drops
+// on one measure and on all; the clean instrument with moderate drift) and
+// holds the rule to the few figures a case set of seed 000's size must
+// reach: a 20-point drop on every measure at 30 cases × 3 repeats is
+// caught most of the time, and a broken candidate (40 points on every
+// measure) nearly always, even at 8 cases.
+func TestEvalPower(t *testing.T) {
+	runs := sims(t, 400)
+	base := seed(t)
+	sizes := [][2]int{{8, 3}, {12, 2}, {16, 3}, {24, 1}, {30, 3}, {40, 5}}
+	drops := []struct {
+		name string
+		drop float64
+		on   []int
+	}{
+		{"10 points on M3", 0.1, []int{2}},
+		{"20 points on M3", 0.2, []int{2}},
+		{"10 points on all", 0.1, nil},
+		{"20 points on all", 0.2, nil},
+	}
+	type cell struct {
+		w    EvalWorld
+		d, s int
+	}
+	var grid []cell
+	for d, dr := range drops {
+		for s, size := range sizes {
+			w := instruments[0]
+			w.Cases, w.Repeats, w.BaseRuns, w.Drift, w.Rates = size[0], size[1], 2, 0.015, spreadRates
+			w.Drop, w.DropOn = dr.drop, dr.on
+			grid = append(grid, cell{w, d, s})
+		}
+	}
+	broken := EvalWorld{Cases: 8, Repeats: 3, BaseRuns: 2, Rates: seedRates, Spread: 1.2, Message: 0.5, Drift: 0.015, Drop: 0.4}
+	grid = append(grid, cell{broken, -1, -1})
+	results := make([]EvalResult, len(grid))
+	Each(len(grid), func(i int) { results[i] = EvalRun(grid[i].w, runs, base+30000+uint64(i)) })
+
+	var b strings.Builder
+	fmt.Fprintf(&b, "power (share of runs rejected), rates %v, drift 0.015, %d runs a cell:\n%-18s", spreadRates, runs, "drop")
+	for _, s := range sizes {
+		fmt.Fprintf(&b, " %2dx%d ", s[0], s[1])
+	}
+	for i, c := range grid {
+		if c.d < 0 {
+			continue
+		}
+		if c.s == 0 {
+			fmt.Fprintf(&b, "\n%-18s", drops[c.d].name)
+		}
+		fmt.Fprintf(&b, " %.3f", results[i].Rate(exit.Decay))
+	}
+	t.Log(b.String())
+	at := func(d, s int) float64 { return results[d*len(sizes)+s].Rate(exit.Decay) }
+	if p := at(3, 4); p < 0.8 {
+		t.Errorf("a 20-point drop on every measure at 30 cases x 3 repeats was caught in %.3f of runs, expected at least 0.8", p)
+	}
+	if p := results[len(grid)-1].Rate(exit.Decay); p < 0.9 {
+		t.Errorf("a 40-point drop on every measure at 8 cases x 3 repeats was caught in %.3f of runs, expected at least 0.9", p)
+	}
+	for d := range drops {
+		if at(d, len(sizes)-1) < at(d, 0) {
+			t.Errorf("%s: power at 40x5 (%.3f) below power at 8x3 (%.3f)", drops[d].name, at(d, len(sizes)-1), at(d, 0))
+		}
+	}
+}
+
+// TestSeedRuleFalseRejectRate measures seed 000's margins on an unchanged
+// skill at the seed's configuration (30 cases, 16 main and 14 holdout, 3
+// repeats, 2 base runs, the sd of the repeat totals near 0.05), checks the
+// world is that configuration, and checks the rate the seed rule prints
+// beside its verdict (its own simulation at the run's size and noise)
+// tells the same story.
+func TestSeedRuleFalseRejectRate(t *testing.T) {
+	runs := sims(t, 2000)
+	base := seed(t)
+	type cell struct {
+		name string
+		w    EvalWorld
+	}
+	var grid []cell
+	for _, c := range []struct {
+		name  string
+		cases int
+	}{{"main (16 cases)", 16}, {"holdout (14 cases)", 14}, {"both (30 cases)", 30}} {
+		w := SeedWorld(c.cases)
+		w.Opts = evalstats.Options{Rule: evalstats.RuleSeed, SeedSims: -1}
+		grid = append(grid, cell{c.name, w})
+		p := SeedWorld(c.cases)
+		grid = append(grid, cell{c.name + ", paired rule", p})
+	}
+	// What moves the seed rule's rate: how far apart the cases are (a case
+	// that always passes adds no noise, and the binomial margins do not
+	// know it) and how many measures each get their own chance to reject.
+	for _, v := range []struct {
+		name            string
+		spread, message float64
+		measures        int
+	}{{"main, cases far apart", 3, 1.2, 6}, {"main, 4 measures", 1.5, 0.8, 4}, {"main, 4 measures, far apart", 3, 1.2, 4}} {
+		w := SeedWorld(16)
+		w.Spread, w.Message, w.Rates = v.spread, v.message, w.Rates[:v.measures]
+		w.Opts = evalstats.Options{Rule: evalstats.RuleSeed, SeedSims: -1}
+		grid = append(grid, cell{v.name, w})
+	}
+	results := make([]EvalResult, len(grid))
+	Each(len(grid), func(i int) { results[i] = EvalRun(grid[i].w, runs, base+40000+uint64(i)) })
+	for i, c := range grid {
+		t.Logf("%-32s false-reject rate %.3f (%d runs; %s)", c.name, results[i].Rate(exit.Decay), runs, describeEval(c.w))
+	}
+	// The seed rule is far above alpha on the main set.
+	if r := results[0].Rate(exit.Decay); r < 0.15 {
+		t.Errorf("seed 000's margins rejected an unchanged skill in %.3f of runs on 16 cases, expected well above alpha", r)
+	}
+	for i := 1; i < 6; i += 2 {
+		if r := results[i].Rate(exit.Decay); r > 0.05+3*results[i].MCError(0.05) {
+			t.Errorf("%s: the paired rule rejected an unchanged skill in %.3f of runs", grid[i].name, r)
+		}
+	}
+
+	// The world is the seed's: the sd of the six base repeat totals.
+	rng := rand.New(rand.NewPCG(base, 7))
+	sim := newEvalSim(SeedWorld(16))
+	var sds []float64
+	for range 2000 {
+		b, _ := sim.draw(rng)
+		sds = append(sds, stats.SD(repeatTotals(b)))
+	}
+	mean := 0.0
+	for _, s := range sds {
+		mean += s / float64(len(sds))
+	}
+	t.Logf("seed world, 16 cases: mean sd of the 6 base repeat totals %.4f (seed 000: 0.052)", mean)
+	if mean < 0.04 || mean > 0.065 {
+		t.Errorf("the seed world's sd of repeat totals is %.4f, expected near seed 000's 0.052", mean)
+	}
+
+	// What Decide prints beside the seed rule's verdict is its own
+	// simulation fitted to the run: on average it must be near what the
+	// rule does in the world the runs came from.
+	w := SeedWorld(16)
+	w.Opts = evalstats.Options{Rule: evalstats.RuleSeed, SeedSims: 400}
+	printed := EvalRun(w, 60, base+40100)
+	t.Logf("seed rule, 16 cases: printed false-reject rate %.3f on average, measured %.3f", printed.SeedFalseReject, results[0].Rate(exit.Decay))
+	if d := math.Abs(printed.SeedFalseReject - results[0].Rate(exit.Decay)); d > 0.12 {
+		t.Errorf("the seed rule prints a false-reject rate of %.3f on average, the world's is %.3f", printed.SeedFalseReject, results[0].Rate(exit.Decay))
+	}
+}
+
+// repeatTotals is seed 000's repeat totals of runs: per run and repeat, the
+// share of its graded grades that passed.
+func repeatTotals(runs []evalstats.Run) []float64 {
+	var out []float64
+	for _, r := range runs {
+		for k := range r.Cases[0].Cells {
+			pass, graded := 0, 0
+			for _, c := range r.Cases {
+				for _, g := range c.Cells[k].Grades {
+					switch g {
+					case evalstats.Pass:
+						pass++
+						graded++
+					case evalstats.Fail:
+						graded++
+					}
+				}
+			}
+			out = append(out, float64(pass)/float64(graded))
+		}
+	}
+	return out
+}
+
+// TestEvalSimulator: the simulated runs are the world they claim.
+func TestEvalSimulator(t *testing.T) {
+	w := EvalWorld{Cases: 40, Repeats: 5, BaseRuns: 2, Rates: spreadRates, Spread: 0.01,
+		Noise: 0, CellErrors: 0.05, GradeErrors: 0.02, NA: 0.2, Drop: 0.2, DropOn: []int{2}}
+	sim := newEvalSim(w)
+	rng := rand.New(rand.NewPCG(1, 2))
+	count := func(runs []evalstats.Run, j int) (pass, graded, errs, na, all int) {
+		for _, r := range runs {
+			for _, c := range r.Cases {
+				for _, cell := range c.Cells {
+					all++
+					switch cell.Grades[j] {
+					case evalstats.Pass:
+						pass++
+						graded++
+					case evalstats.Fail:
+						graded++
+					case evalstats.Error:
+						errs++
+					case evalstats.NA:
+						na++
+					}
+				}
+			}
+		}
+		return
+	}
+	var bp, bg, cp, cg, errs, na, all [6]int
+	for range 50 {
+		b, c := sim.draw(rng)
+		for j := range 6 {
+			p, g, e, n, a := count(b, j)
+			bp[j], bg[j], errs[j], na[j], all[j] = bp[j]+p, bg[j]+g, errs[j]+e, na[j]+n, all[j]+a
+			p, g, _, _, _ = count([]evalstats.Run{c}, j)
+			cp[j], cg[j] = cp[j]+p, cg[j]+g
+		}
+	}
+	for j, want := range spreadRates {
+		got := float64(bp[j]) / float64(bg[j])
+		if math.Abs(got-want) > 0.02 {
+			t.Errorf("measure %d: base pass rate %.3f, configured %.2f", j, got, want)
+		}
+		cand := float64(cp[j]) / float64(cg[j])
+		drop := 0.0
+		if j == 2 {
+			drop = 0.2
+		}
+		if math.Abs(got-cand-drop) > 0.03 {
+			t.Errorf("measure %d: the candidate dropped %.3f, configured %.2f", j, got-cand, drop)
+		}
+		// n/a when the measure does not apply (20% of case × measure
+		// pairs), errors in the rest: 5% of cells, then 2% of grades.
+		if r := float64(na[j]) / float64(all[j]); math.Abs(r-0.2) > 0.03 {
+			t.Errorf("measure %d: n/a share %.3f, configured 0.2", j, r)
+		}
+		if r := float64(errs[j]) / float64(all[j]-na[j]); math.Abs(r-(0.05+0.95*0.02)) > 0.01 {
+			t.Errorf("measure %d: error share %.3f, configured about 0.069", j, r)
+		}
+	}
+
+	// Drift moves whole runs: the spread of a run's mean pass rate across
+	// runs is the drift, far above the noise within a run.
+	w = EvalWorld{Cases: 40, Repeats: 5, BaseRuns: 2, Rates: []float64{0.5}, Spread: 0.01, Drift: 0.05}
+	sim = newEvalSim(w)
+	var diffs []float64
+	for range 400 {
+		b, _ := sim.draw(rng)
+		p1, g1, _, _, _ := count(b[:1], 0)
+		p2, g2, _, _, _ := count(b[1:], 0)
+		diffs = append(diffs, float64(p1)/float64(g1)-float64(p2)/float64(g2))
+	}
+	// sd of run1 - run2: sqrt(2 * (0.05^2 + 0.25/200)) = 0.087.
+	if sd := stats.SD(diffs); math.Abs(sd-0.087) > 0.012 {
+		t.Errorf("sd of two runs' difference with drift 0.05: %.4f, expected about 0.087", sd)
+	}
+
+	// Deterministic for a seed.
+	a := EvalRun(SeedWorld(16), 50, 9)
+	b := EvalRun(SeedWorld(16), 50, 9)
+	if fmt.Sprint(a.Exits) != fmt.Sprint(b.Exits) {
+		t.Errorf("same seed, different exits: %v and %v", a.Exits, b.Exits)
+	}
+}
+
+// BenchmarkEvalDecide is one simulated comparison at seed 000's size:
+// the unit of the grid's cost.
+func BenchmarkEvalDecide(b *testing.B) {
+	w := SeedWorld(30)
+	sim := newEvalSim(w)
+	rng := rand.New(rand.NewPCG(1, 2))
+	b.Run("simulate", func(b *testing.B) {
+		for b.Loop() {
+			sim.draw(rng)
+		}
+	})
+	base, cand := sim.draw(rng)
+	b.Run("decide", func(b *testing.B) {
+		for b.Loop() {
+			evalstats.Decide(base, cand, w.Opts)
+		}
+	})
+}

@@ -1,0 +1,178 @@
+package evalstats
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/vibe-test/vibe-test/internal/exit"
+)
+
+// Defaults of Options.
+const (
+	DefaultAlpha  = 0.05
+	DefaultMargin = 0.1
+	// MaxErrorShare is the share of a side's grades (n/a aside) that may be
+	// errors before no decision is made: past it the grader or generator is
+	// broken, and whatever was graded is what happened to survive.
+	MaxErrorShare = 0.5
+)
+
+func (o Options) withDefaults() Options {
+	if o.Rule == "" {
+		o.Rule = RulePaired
+	}
+	if o.Alpha <= 0 || o.Alpha >= 1 {
+		o.Alpha = DefaultAlpha
+	}
+	if o.Margin <= 0 {
+		o.Margin = DefaultMargin
+	}
+	return o
+}
+
+// Decide says whether the candidate run does worse than the base runs,
+// under opts.Rule (RulePaired unless it says RuleSeed). It is the
+// function that sets `vibe-test eval --against`'s exit code. It never
+// fails: a decision it cannot make is Verdict ToolFail, exit 3, with the
+// sentence saying why. That happens when there is no base run, a run is
+// malformed (a cell whose grades do not match its measures, a case twice),
+// the two sides share no measure, more than MaxErrorShare of either side's
+// grades are errors, or fewer than 2 cases are graded on both sides on the
+// total (a paired comparison needs a spread).
+func Decide(base []Run, cand Run, opts Options) Decision {
+	opts = opts.withDefaults()
+	d := Decision{Rule: opts.Rule}
+	fail := func(format string, args ...any) Decision {
+		d.Verdict, d.Exit, d.Sentence = ToolFail, exit.Tool, "Cannot decide: "+fmt.Sprintf(format, args...)
+		return d
+	}
+	if opts.Rule != RulePaired && opts.Rule != RuleSeed {
+		return fail("unknown rule %q, expected %q or %q", opts.Rule, RulePaired, RuleSeed)
+	}
+	if len(base) == 0 {
+		return fail("no baseline run to compare the candidate with")
+	}
+	for _, r := range append(append([]Run{}, base...), cand) {
+		if msg := checkRun(r); msg != "" {
+			return fail("%s", msg)
+		}
+	}
+	all := append(append([]Run{}, base...), cand)
+	l := score(all)
+	if len(l.measures) == 0 {
+		return fail("the candidate and the baseline runs share no measure")
+	}
+	bs, cs := l.runs[:len(base)], l.runs[len(base):]
+	for _, r := range l.runs {
+		d.GradeErrors += r.errorCells
+	}
+	if be, ce := errorShare(bs), errorShare(cs); be > MaxErrorShare || ce > MaxErrorShare {
+		return fail("%.0f%% of the baseline's grades and %.0f%% of the candidate's are errors (at most %.0f%% can be decided on)", 100*be, 100*ce, 100*MaxErrorShare)
+	}
+	total := paired(l, bs, cs, l.total(), opts.Alpha, 0)
+	d.Drift = total.sigmaA
+	if total.n < 2 {
+		return fail("only %d case(s) have a graded total on both sides; a paired comparison needs at least 2", total.n)
+	}
+	if opts.Rule == RuleSeed {
+		return decideSeed(d, l, bs, cs, math.Sqrt(total.driftEstimate()), opts)
+	}
+	return decidePaired(d, l, bs, cs, total, opts)
+}
+
+func decidePaired(d Decision, l *scored, bs, cs []scoredRun, total pairedStat, opts Options) Decision {
+	names := l.names()
+	ps := make([]pairedStat, len(names))
+	p := make([]float64, len(names))
+	for i := range names {
+		if i == 0 {
+			ps[i] = total
+		} else {
+			ps[i] = paired(l, bs, cs, l.index(i), opts.Alpha, total.driftEstimate())
+		}
+		p[i] = -1
+		if ps[i].n >= 2 {
+			p[i] = ps[i].p
+		}
+	}
+	adj := holm(p)
+	tested := 0
+	var rejected []string
+	for i, name := range names {
+		j := l.index(i)
+		m := Measure{Name: name, Cases: ps[i].n, P: 1, Adjusted: 1}
+		m.Base, m.Candidate = sideRate(bs, j), sideRate(cs, j)
+		m.Drop = ps[i].d
+		if ps[i].n >= 2 {
+			tested++
+			m.P, m.Adjusted, m.Upper = ps[i].p, adj[i], ps[i].upper
+			m.Reject = adj[i] <= opts.Alpha
+		}
+		if i == 0 {
+			m.Margin = opts.Margin
+		}
+		if m.Reject {
+			rejected = append(rejected, fmt.Sprintf("%s (drop %.3f, adjusted p %s)", label(name), m.Drop, pString(m.Adjusted)))
+		}
+		d.Measures = append(d.Measures, m)
+	}
+	how := fmt.Sprintf("paired over %d cases with a run-to-run drift of %.3f counted, Holm over the total and %d measures at alpha %.3g", total.n, total.sigmaA, tested-1, opts.Alpha)
+	t := d.Measures[0]
+	switch {
+	case len(rejected) > 0:
+		d.Verdict, d.Exit = Reject, exit.Decay
+		d.Sentence = fmt.Sprintf("Reject: the candidate does worse on %s; %s.", join(rejected), how)
+	case t.Upper < opts.Margin:
+		d.Verdict, d.Exit = Accept, exit.OK
+		d.Sentence = fmt.Sprintf("Accept: no measure dropped significantly, and the total's drop is at most %.3f (%.0f%% upper bound, margin %.3g); %s.",
+			math.Max(0, t.Upper), 100*(1-opts.Alpha), opts.Margin, how)
+	default:
+		d.Verdict, d.Exit = NotEnuf, exit.Indeterminate
+		d.Need = total.need(opts.Margin, opts.Alpha, opts.Alpha/float64(tested))
+		d.Sentence = fmt.Sprintf("Not enough evidence: no measure dropped significantly, but the total may have dropped by up to %.3f (%.0f%% upper bound), not below the margin %.3g; %s. %s",
+			t.Upper, 100*(1-opts.Alpha), opts.Margin, how, needSentence(total, d.Need, opts.Margin))
+	}
+	if len(bs) == 1 {
+		d.Sentence += " " + oneRun
+	}
+	return d
+}
+
+// oneRun is the caveat of a decision against a single base run.
+var oneRun = fmt.Sprintf("With one base run the run-to-run drift cannot be seen: the rule counts the %.2f it assumes at least, and a larger drift could pass for a drop (seed 000: with one stored run as the baseline, the 192-line skill failed against itself); a second base run shows it.", DriftFloor)
+
+func needSentence(total pairedStat, need int, margin float64) string {
+	switch {
+	case need > 0 && total.d < margin:
+		return fmt.Sprintf("About %d cases at the same repeats and spread would bring the bound below the margin.", need)
+	case need > 0:
+		return fmt.Sprintf("The total dropped %.3f, at least the margin: about %d cases at the same repeats and spread would show whether the drop is real.", total.d, need)
+	default:
+		return fmt.Sprintf("No number of cases up to %d would decide: the run-to-run drift counted (%.3f) alone keeps the bound up.", maxNeed, total.sigmaA)
+	}
+}
+
+// pString prints a p-value to three significant digits, and a tiny one
+// as a bound rather than as 0.
+func pString(p float64) string {
+	if p < 1e-4 {
+		return "< 0.0001"
+	}
+	return fmt.Sprintf("%.3g", p)
+}
+
+func label(name string) string {
+	if name == Total {
+		return "the total"
+	}
+	return name
+}
+
+// join lists phrases as "a", "a and b", "a, b and c".
+func join(xs []string) string {
+	if len(xs) <= 1 {
+		return strings.Join(xs, "")
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
+}

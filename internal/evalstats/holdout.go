@@ -1,0 +1,55 @@
+package evalstats
+
+import (
+	"fmt"
+
+	"github.com/vibe-test/vibe-test/internal/exit"
+)
+
+// JoinHoldout joins the main set's decision with the holdout set's. The
+// candidate is accepted only when both accept; the worst verdict wins, in
+// the order the project's exit codes are combined everywhere (a suite, a
+// merge): error (3), then reject (1), then not enough evidence (2), then
+// accept (0); the sentence names which set decided what. A holdout
+// Decision with no Verdict means the case set has no holdout: the main
+// decision stands alone, and the sentence says so. Gap is the overfit
+// gap, mainGain − holdoutGain (Gain of each set).
+func JoinHoldout(main, holdout Decision, mainGain, holdoutGain float64) Holdout {
+	h := Holdout{Main: main, Holdout: holdout}
+	if holdout.Verdict == "" {
+		h.Verdict, h.Exit = main.Verdict, main.Exit
+		h.Sentence = fmt.Sprintf("Main cases: %s (no holdout cases: nothing shows whether the gain holds on cases the editor never saw.)", main.Sentence)
+		return h
+	}
+	h.Gap = mainGain - holdoutGain
+	rank := map[string]int{ToolFail: 3, Reject: 2, NotEnuf: 1, Accept: 0}
+	worst := main
+	if rank[holdout.Verdict] > rank[main.Verdict] {
+		worst = holdout
+	}
+	h.Verdict = worst.Verdict
+	h.Exit = map[string]int{ToolFail: exit.Tool, Reject: exit.Decay, NotEnuf: exit.Indeterminate, Accept: exit.OK}[h.Verdict]
+	gap := fmt.Sprintf("gain %+.3f on the main cases, %+.3f on the holdout, overfit gap %+.3f", mainGain, holdoutGain, h.Gap)
+	switch {
+	case main.Verdict == Accept && holdout.Verdict == Accept:
+		h.Sentence = "Accept: the main and the holdout cases both accept (" + gap + ")."
+	case main.Verdict == holdout.Verdict:
+		h.Sentence = fmt.Sprintf("%s on both the main and the holdout cases (%s). Main: %s Holdout: %s", verdictWord(h.Verdict), gap, main.Sentence, holdout.Sentence)
+	default:
+		h.Sentence = fmt.Sprintf("%s: the main cases say %s, the holdout cases %s (%s). Main: %s Holdout: %s",
+			verdictWord(h.Verdict), main.Verdict, holdout.Verdict, gap, main.Sentence, holdout.Sentence)
+	}
+	return h
+}
+
+func verdictWord(v string) string {
+	switch v {
+	case Accept:
+		return "Accept"
+	case Reject:
+		return "Reject"
+	case NotEnuf:
+		return "Not enough evidence"
+	}
+	return "Cannot decide"
+}

@@ -1,0 +1,260 @@
+package evalstats
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/vibe-test/vibe-test/internal/stats"
+)
+
+// acc accumulates the graded values of one case on one score: their sum,
+// sum of squares and count.
+type acc struct {
+	s, ss float64
+	m     int
+}
+
+func (a *acc) add(v float64) { a.s += v; a.ss += v * v; a.m++ }
+
+func (a acc) plus(b acc) acc { return acc{a.s + b.s, a.ss + b.ss, a.m + b.m} }
+
+func (a acc) mean() float64 { return a.s / float64(a.m) }
+
+// variance is the unbiased sample variance of the values, 0 below 2.
+func (a acc) variance() float64 {
+	if a.m < 2 {
+		return 0
+	}
+	v := (a.ss - a.s*a.s/float64(a.m)) / float64(a.m-1)
+	if v < 0 { // rounding, for values that are all alike
+		return 0
+	}
+	return v
+}
+
+// scored is a comparison's runs reduced to what the rules read. Scores are
+// indexed j = 0 .. len(measures)-1 for the measures and j = len(measures)
+// for the total: a cell's total is the share of its graded measures that
+// passed, a measure's value 1 or 0 for a pass or a fail; n/a and errors
+// are no value.
+type scored struct {
+	measures []string
+	// cases is every case id of the runs, the base runs' order first, then
+	// the candidate's new ones.
+	cases []string
+	runs  []scoredRun
+}
+
+// scoredRun is one run's scores.
+type scoredRun struct {
+	label string
+	// cells[c][j] accumulates case c's values on score j (zero when the
+	// run lacks the case).
+	cells [][]acc
+	// counts[j] is the run's passes (s) and graded grades (m) on measure j;
+	// counts[len(measures)] pools every measure's (seed 000's total).
+	counts []acc
+	// repeats[i] is the passes (s) and graded grades (m) of every measure
+	// of every case's i-th cell: seed 000's repeat totals.
+	repeats []acc
+	// ncells[c] is how many cells (repeats) case c has; na[c*m+j] how many
+	// of them are n/a on measure j.
+	ncells, na []int
+	// errorCells counts cells with an error grade, errors and grades the
+	// error grades and all non-n/a grades.
+	errorCells, errors, grades int
+}
+
+// cellsOf is how many cells case c has in the run.
+func (r *scoredRun) cellsOf(c int) int { return r.ncells[c] }
+
+func (l *scored) total() int { return len(l.measures) }
+
+// names is the score names with the total first, as Decision.Measures
+// orders them; index maps a position in it to j.
+func (l *scored) names() []string { return append([]string{Total}, l.measures...) }
+
+func (l *scored) index(i int) int {
+	if i == 0 {
+		return l.total()
+	}
+	return i - 1
+}
+
+// checkRun is the one-line complaint about a malformed run, or "": a
+// case listed twice, a cell whose grades do not match the run's measures,
+// a grade that is none of the four.
+func checkRun(r Run) string {
+	seen := make(map[string]struct{}, len(r.Cases))
+	for _, c := range r.Cases {
+		if _, ok := seen[c.ID]; ok {
+			return fmt.Sprintf("run %q: case %q appears twice", r.Label, c.ID)
+		}
+		seen[c.ID] = struct{}{}
+		for k, cell := range c.Cells {
+			if len(cell.Grades) != len(r.Measures) {
+				return fmt.Sprintf("run %q: case %q repeat %d has %d grades for %d measures", r.Label, c.ID, k+1, len(cell.Grades), len(r.Measures))
+			}
+			for j, g := range cell.Grades {
+				if g < NA || g > Error {
+					return fmt.Sprintf("run %q: case %q repeat %d measure %s has grade %d, expected n/a, pass, fail or error", r.Label, c.ID, k+1, r.Measures[j], g)
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// commonMeasures is the first run's measures that every run grades.
+func commonMeasures(runs []Run) []string {
+	var out []string
+	for _, m := range runs[0].Measures {
+		every := true
+		for _, r := range runs[1:] {
+			every = every && slices.Contains(r.Measures, m)
+		}
+		if every && !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// score reduces well-formed runs to their scores on the measures they all
+// grade.
+func score(runs []Run) *scored {
+	l := &scored{measures: commonMeasures(runs)}
+	m := len(l.measures)
+	// Runs nearly always list the same cases in the same order: look a case
+	// up by its position first, by its id only when that misses.
+	row := map[string]int{}
+	rowOf := make([][]int, len(runs))
+	for ri, r := range runs {
+		rowOf[ri] = make([]int, len(r.Cases))
+		for i, c := range r.Cases {
+			if ri == 0 { // checkRun: no case twice in a run
+				rowOf[ri][i] = i
+				l.cases = append(l.cases, c.ID)
+				continue
+			}
+			if i < len(l.cases) && l.cases[i] == c.ID {
+				rowOf[ri][i] = i
+				continue
+			}
+			if len(row) < len(l.cases) {
+				for k, id := range l.cases {
+					row[id] = k
+				}
+			}
+			k, ok := row[c.ID]
+			if !ok {
+				k = len(l.cases)
+				row[c.ID] = k
+				l.cases = append(l.cases, c.ID)
+			}
+			rowOf[ri][i] = k
+		}
+	}
+	for ri, r := range runs {
+		idx := make([]int, m)
+		for i, name := range l.measures {
+			idx[i] = slices.Index(r.Measures, name)
+		}
+		sr := scoredRun{label: r.Label, counts: make([]acc, m+1), ncells: make([]int, len(l.cases)), na: make([]int, len(l.cases)*m)}
+		sr.cells = make([][]acc, len(l.cases))
+		flat := make([]acc, len(l.cases)*(m+1))
+		for c := range sr.cells {
+			sr.cells[c] = flat[c*(m+1) : (c+1)*(m+1)]
+		}
+		for i, c := range r.Cases {
+			ci := rowOf[ri][i]
+			a := sr.cells[ci]
+			sr.ncells[ci] = len(c.Cells)
+			for k, cell := range c.Cells {
+				if k >= len(sr.repeats) {
+					sr.repeats = append(sr.repeats, acc{})
+				}
+				pass, graded, bad := 0, 0, false
+				for i, j := range idx {
+					switch cell.Grades[j] {
+					case Pass:
+						a[i].add(1)
+						pass++
+						graded++
+					case Fail:
+						a[i].add(0)
+						graded++
+					case Error:
+						sr.errors++
+						sr.grades++
+						bad = true
+					case NA:
+						sr.na[ci*m+i]++
+					}
+				}
+				sr.grades += graded
+				if bad {
+					sr.errorCells++
+				}
+				if graded > 0 {
+					a[m].add(float64(pass) / float64(graded))
+				}
+				sr.repeats[k].s += float64(pass)
+				sr.repeats[k].m += graded
+			}
+		}
+		for c := range sr.cells {
+			for j := range m {
+				sr.counts[j] = sr.counts[j].plus(sr.cells[c][j])
+			}
+		}
+		for j := range m {
+			sr.counts[m].s += sr.counts[j].s
+			sr.counts[m].m += sr.counts[j].m
+		}
+		l.runs = append(l.runs, sr)
+	}
+	return l
+}
+
+// sideCase is case c's values on score j pooled over runs.
+func sideCase(runs []scoredRun, c, j int) acc {
+	var a acc
+	for _, r := range runs {
+		a = a.plus(r.cells[c][j])
+	}
+	return a
+}
+
+// sideRate is the pooled pass rate of runs on score j, with its interval.
+func sideRate(runs []scoredRun, j int) Rate {
+	passed, graded := 0, 0
+	for _, r := range runs {
+		passed += int(r.counts[j].s + 0.5)
+		graded += r.counts[j].m
+	}
+	return rate(passed, graded)
+}
+
+// errorShare is the share of the runs' non-n/a grades that are errors.
+func errorShare(runs []scoredRun) float64 {
+	errs, all := 0, 0
+	for _, r := range runs {
+		errs += r.errors
+		all += r.grades
+	}
+	if all == 0 {
+		return 0
+	}
+	return float64(errs) / float64(all)
+}
+
+// rate makes a Rate with its Wilson 95% interval.
+func rate(passed, graded int) Rate {
+	r := Rate{Passed: passed, Graded: graded}
+	if graded > 0 {
+		r.Rate = float64(passed) / float64(graded)
+	}
+	r.Lo, r.Hi = stats.Wilson(passed, graded, stats.Z95)
+	return r
+}
