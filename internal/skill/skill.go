@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -23,11 +24,24 @@ import (
 	"github.com/vibe-test/vibe-test/internal/yamlerr"
 )
 
-// MaxSize bounds SKILL.md: a skill is instructions, not a data file.
-const MaxSize = 512 << 10
+// MaxSize is the pinned CLI's own limit on SKILL.md (2.1.328: `eS=1e6`,
+// decimal, the whole file): over it the CLI skips the skill and never lists
+// it, so vibe-test refuses it too.
+const MaxSize = 1_000_000
 
-// maxFolder bounds the whole folder that gets copied into every sandbox.
-const maxFolder = 64 << 20
+// bigSize: a SKILL.md over it still loads, whole, and its body is resent on
+// every request after the skill loads; worth a warning.
+const bigSize = 512 << 10
+
+// The CLI has no folder limit (it reads a skill's other files only when the
+// agent asks), but vibe-test copies the folder into every sandbox: over
+// bigFolder it warns, over maxFolder (the sandbox's cap on any copy,
+// sandbox.MaxFixtureBytes) or maxFiles it refuses.
+const (
+	bigFolder = 64 << 20
+	maxFolder = 256 << 20
+	maxFiles  = 10000
+)
 
 // Skill is a parsed skill.
 type Skill struct {
@@ -62,6 +76,11 @@ type File struct {
 	Rel  string
 	Src  string
 	Mode fs.FileMode
+	// Root is the real folder Src was reached from: the skill folder, or the
+	// target of a link that leads outside it (Outside), where the sandbox's
+	// exclusions are checked from.
+	Root    string
+	Outside bool
 }
 
 // nameRE is the Agent Skills rule for names: lowercase words joined by
@@ -83,12 +102,22 @@ func Load(path string) (*Skill, error) {
 	}
 	st, err := os.Stat(path)
 	if err != nil {
+		if target, lerr := os.Readlink(path); lerr == nil {
+			what := "folder"
+			if filepath.Base(path) == "SKILL.md" {
+				what = "SKILL.md"
+			}
+			return nil, fmt.Errorf("%s: a link to %s, which leads nowhere: the CLI does not list a skill whose %s is missing", path, target, what)
+		}
 		return nil, fmt.Errorf("%s: no such file or folder (expected a SKILL.md or its folder)", path)
 	}
 	if st.IsDir() {
 		path = filepath.Join(path, "SKILL.md")
 		if st, err = os.Stat(path); err != nil {
-			return nil, fmt.Errorf("%s: folder has no SKILL.md (or a link that leads nowhere)", filepath.Dir(path))
+			if target, lerr := os.Readlink(path); lerr == nil {
+				return nil, fmt.Errorf("%s: a link to %s, which leads nowhere: the CLI does not list a skill whose SKILL.md is missing", path, target)
+			}
+			return nil, fmt.Errorf("%s: folder has no SKILL.md", filepath.Dir(path))
 		}
 	}
 	if st.IsDir() {
@@ -97,6 +126,9 @@ func Load(path string) (*Skill, error) {
 	// A FIFO, device or oversized file as SKILL.md is refused in one line
 	// that says which, not read forever; read it before the folder is walked.
 	raw, err := readfile.Regular(path, MaxSize)
+	if errors.Is(err, readfile.ErrTooLarge) {
+		return nil, fmt.Errorf("%s: %d bytes: the CLI skips a SKILL.md over %d bytes and would not list the skill (expected at most that)", path, st.Size(), MaxSize)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +136,7 @@ func Load(path string) (*Skill, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	files, err := folderFiles(filepath.Dir(abs))
+	files, folderWarnings, err := folderFiles(filepath.Dir(abs))
 	if err != nil {
 		return nil, err
 	}
@@ -118,6 +150,10 @@ func Load(path string) (*Skill, error) {
 	s.Path = abs
 	s.Dir = filepath.Dir(abs)
 	s.Files = files
+	if len(raw) > bigSize {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %d bytes (over %d): the CLI loads up to %d, whole, and resends the body on every request after the skill loads (about %d tokens each)", path, len(raw), bigSize, MaxSize, len(raw)/4))
+	}
+	s.Warnings = append(s.Warnings, folderWarnings...)
 	if s.Hash, err = hashFiles(s.Dir, files); err != nil {
 		return nil, err
 	}
@@ -397,18 +433,25 @@ func NotPart(rel string) bool {
 }
 
 // folderFiles lists the files of the skill folder as the CLI would read
-// them: symlinks are followed, and one that leads outside the folder (or
-// nowhere) is refused, since the agent would get a file the skill does not
-// hold, or none.
-func folderFiles(dir string) ([]File, error) {
+// them: every link is followed, wherever it leads (the CLI has no "stay
+// inside the folder" rule on Linux), so the sandbox gets the content the
+// agent would read through it. What the CLI would show differently is a
+// warning: a link that leads outside the folder (the skill needs that file
+// on its users' machines too), a link that leads nowhere (left out: the
+// agent finds nothing there), a link to a folder that holds it (left out:
+// its copy would never end), a folder over bigFolder.
+func folderFiles(dir string) ([]File, []string, error) {
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {
-		return nil, fmt.Errorf("reading skill folder %s: %w", dir, err)
+		return nil, nil, fmt.Errorf("reading skill folder %s: %w", dir, err)
 	}
 	var files []File
+	var warns []string
 	var total int64
-	var walk func(root, prefix string, depth int) error
-	walk = func(root, prefix string, depth int) error {
+	warn := func(format string, a ...any) { warns = append(warns, dir+": "+fmt.Sprintf(format, a...)) }
+	// root is the real folder being walked, prefix its path in the skill.
+	var walk func(root, prefix string, outside bool, depth int) error
+	walk = func(root, prefix string, outside bool, depth int) error {
 		return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
@@ -421,48 +464,73 @@ func folderFiles(dir string) ([]File, error) {
 				}
 				return nil
 			}
-			src := p
+			src, fileRoot, fileOutside := p, root, outside
 			info, err := d.Info()
 			if err != nil {
 				return err
 			}
 			if d.Type()&fs.ModeSymlink != 0 {
+				show := filepath.ToSlash(rel)
 				target, err := filepath.EvalSymlinks(p)
 				if err != nil {
-					return fmt.Errorf("skill folder %s: %s is a link that leads nowhere, expected a file inside the skill folder", dir, filepath.ToSlash(rel))
-				}
-				if target != real && !strings.HasPrefix(target, real+string(filepath.Separator)) {
-					return fmt.Errorf("skill folder %s: %s links to %s, outside the skill folder (expected links to stay inside it)", dir, filepath.ToSlash(rel), target)
+					link, _ := os.Readlink(p)
+					warn("%s is a link to %s, which leads nowhere: the CLI lists the skill all the same and the agent finds nothing at %s; vibe-test leaves it out of the sandbox", show, link, show)
+					return nil
 				}
 				if info, err = os.Stat(target); err != nil {
 					return err
 				}
 				if info.IsDir() {
-					if depth > 8 {
-						return fmt.Errorf("skill folder %s: %s: links nest too deep (a loop?)", dir, filepath.ToSlash(rel))
+					parent, err := filepath.EvalSymlinks(filepath.Dir(p))
+					if err != nil {
+						return err
 					}
-					return walk(target, rel, depth+1)
+					if within(target, parent) || depth >= 8 {
+						warn("%s links to %s, a folder that holds it (or links nest more than 8 deep): vibe-test leaves it out of the sandbox, whose copy would never end", show, target)
+						return nil
+					}
+				}
+				leaves := !within(real, target) && !within(root, target)
+				if leaves {
+					warn("%s links to %s, outside the skill folder: the CLI reads it there; vibe-test copied its content into the sandbox (the skill's users need that file too)", show, target)
+				}
+				if info.IsDir() {
+					return walk(target, rel, outside || leaves, depth+1)
 				}
 				src = target
+				if leaves {
+					fileRoot, fileOutside = target, true
+				}
 			}
 			if info.Mode().IsRegular() {
 				total += info.Size()
 				if total > maxFolder {
-					return fmt.Errorf("%s: skill folder holds more than %d bytes, expected at most that (it is copied into every sandbox)", dir, maxFolder)
+					return fmt.Errorf("%s: skill folder holds more than %d bytes, expected at most that (vibe-test copies it into every sandbox; the CLI itself has no limit)", dir, maxFolder)
 				}
-				files = append(files, File{Rel: filepath.ToSlash(rel), Src: src, Mode: info.Mode().Perm()})
+				if len(files) == maxFiles {
+					return fmt.Errorf("%s: skill folder holds more than %d files, expected at most that (vibe-test copies it into every sandbox; the CLI itself has no limit)", dir, maxFiles)
+				}
+				files = append(files, File{Rel: filepath.ToSlash(rel), Src: src, Mode: info.Mode().Perm(), Root: fileRoot, Outside: fileOutside})
 			}
 			return nil
 		})
 	}
-	if err := walk(real, "", 0); err != nil {
-		if strings.HasPrefix(err.Error(), "skill folder ") || strings.HasPrefix(err.Error(), dir+": ") {
-			return nil, err
+	if err := walk(real, "", false, 0); err != nil {
+		if strings.HasPrefix(err.Error(), dir+": ") {
+			return nil, nil, err
 		}
-		return nil, fmt.Errorf("reading skill folder %s: %w", dir, err)
+		return nil, nil, fmt.Errorf("reading skill folder %s: %w", dir, err)
+	}
+	if total > bigFolder {
+		warn("the skill folder holds %d bytes (over %d): the CLI loads it (it reads the other files only when the agent asks); vibe-test copies all of it into every sandbox", total, bigFolder)
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Rel < files[j].Rel })
-	return files, nil
+	return files, warns, nil
+}
+
+// within reports whether p is dir or lies inside it.
+func within(dir, p string) bool {
+	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
 }
 
 // hashFiles hashes every file's relative path and content, in a fixed order.

@@ -81,10 +81,74 @@ func TestLoadErrors(t *testing.T) {
 	if _, err := Load(t.TempDir()); err == nil || !strings.Contains(err.Error(), "folder has no SKILL.md") {
 		t.Errorf("folder without SKILL.md: %v", err)
 	}
-	big := t.TempDir()
-	write(t, big, "SKILL.md", "---\nname: a\ndescription: d\n---\n"+strings.Repeat("x", MaxSize))
-	if _, err := Load(big); err == nil || !strings.Contains(err.Error(), "at most") {
-		t.Errorf("oversized: %v", err)
+	// A dangling SKILL.md or skill folder: the CLI hides the skill, silently.
+	dangling := t.TempDir()
+	os.Symlink(filepath.Join(dangling, "none.md"), filepath.Join(dangling, "SKILL.md"))
+	if _, err := Load(dangling); err == nil || !strings.Contains(err.Error(), "leads nowhere: the CLI does not list") {
+		t.Errorf("dangling SKILL.md: %v", err)
+	}
+	gone := filepath.Join(t.TempDir(), "skill")
+	os.Symlink(filepath.Join(t.TempDir(), "nofolder"), gone)
+	if _, err := Load(gone); err == nil || !strings.Contains(err.Error(), "leads nowhere: the CLI does not list") {
+		t.Errorf("dangling skill folder: %v", err)
+	}
+}
+
+// SKILL.md sizes around the CLI's limit of 1,000,000 bytes (decimal),
+// measured on 2.1.328 (FINDINGS §2): 999,999 bytes load whole, 1,000,001
+// are skipped. Over 512 KiB is a warning, no longer a refusal.
+func TestSkillSizeLimit(t *testing.T) {
+	const head = "---\nname: a\ndescription: d\n---\n"
+	for _, c := range []struct {
+		size    int
+		refused bool
+		warn    bool
+	}{
+		{512 << 10, false, false},
+		{600 << 10, false, true},
+		{999_999, false, true},
+		{1_000_000, false, true},
+		{1_000_001, true, false},
+		{1 << 20, true, false},
+	} {
+		dir := t.TempDir()
+		write(t, dir, "SKILL.md", head+strings.Repeat("x", c.size-len(head)))
+		s, err := Load(dir)
+		if c.refused {
+			if err == nil || !strings.Contains(err.Error(), "the CLI skips a SKILL.md over 1000000 bytes") || strings.Contains(err.Error(), "\n") {
+				t.Errorf("%d bytes: err = %v, want a one-line refusal giving the CLI's reason", c.size, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%d bytes: refused what the CLI loads: %v", c.size, err)
+			continue
+		}
+		if got := len(s.Warnings) == 1 && strings.Contains(s.Warnings[0], "resends the body on every request"); got != c.warn {
+			t.Errorf("%d bytes: warnings %q, want a size warning: %v", c.size, s.Warnings, c.warn)
+		}
+	}
+}
+
+// A folder over 64 MiB loads in the CLI (it has no folder limit): a
+// warning, since vibe-test copies it into every sandbox.
+func TestBigFolderWarns(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "SKILL.md", "---\nname: a\ndescription: d\n---\nbody\n")
+	f, err := os.Create(filepath.Join(dir, "data.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(70 << 20); err != nil { // sparse: no 70 MiB written
+		t.Fatal(err)
+	}
+	f.Close()
+	s, err := Load(dir)
+	if err != nil {
+		t.Fatalf("refused a 70 MiB folder the CLI loads: %v", err)
+	}
+	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "over 67108864") {
+		t.Errorf("warnings %q", s.Warnings)
 	}
 }
 
@@ -208,19 +272,47 @@ func TestSymlinks(t *testing.T) {
 		t.Errorf("files %v lack SKILL.md", a.Files)
 	}
 
-	// Links that leave the folder, or lead nowhere, are refused in one line.
+	// Links that leave the folder are followed and those that lead nowhere
+	// left out, as the CLI reads them (it lists such a skill: FINDINGS §1),
+	// each with a one-line warning naming the link.
 	outside := t.TempDir()
-	write(t, outside, "secret.txt", "x")
-	for name, target := range map[string]string{"leaves": filepath.Join(outside, "secret.txt"), "dangles": "nope.txt", "dir-leaves": outside} {
+	write(t, outside, "secret.txt", "outside-file")
+	write(t, outside, "docs/a.md", "outside-dir")
+	for name, c := range map[string]struct {
+		target, warn string
+		files        string // Rel=content of the files reached through the link
+	}{
+		"leaves":     {filepath.Join(outside, "secret.txt"), "ref links to " + filepath.Join(outside, "secret.txt") + ", outside the skill folder", "ref=outside-file"},
+		"dir-leaves": {filepath.Join(outside, "docs"), "outside the skill folder: the CLI reads it there", "ref/a.md=outside-dir"},
+		"dangles":    {"nope.txt", "ref is a link to nope.txt, which leads nowhere", ""},
+		"loops":      {"..", "a folder that holds it", ""},
+	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			write(t, dir, "SKILL.md", "---\nname: a\ndescription: d\n---\nbody\n")
-			if err := os.Symlink(target, filepath.Join(dir, "ref")); err != nil {
+			if err := os.Symlink(c.target, filepath.Join(dir, "ref")); err != nil {
 				t.Fatal(err)
 			}
-			_, err := Load(dir)
-			if err == nil || !strings.Contains(err.Error(), "ref") || strings.Contains(err.Error(), "\n") {
-				t.Fatalf("err = %v, want a one-line refusal naming the link", err)
+			s, err := Load(dir)
+			if err != nil {
+				t.Fatalf("refused a folder the CLI loads: %v", err)
+			}
+			if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], c.warn) || !strings.HasPrefix(s.Warnings[0], dir+": ") || strings.Contains(s.Warnings[0], "\n") {
+				t.Fatalf("warnings %q, want one line naming the folder and saying %q", s.Warnings, c.warn)
+			}
+			var got []string
+			for _, f := range s.Files {
+				if f.Rel == "SKILL.md" {
+					continue
+				}
+				b, _ := os.ReadFile(f.Src)
+				got = append(got, f.Rel+"="+string(b))
+				if !f.Outside || f.Root == "" {
+					t.Errorf("%s: not marked as reached through a link outside the folder (%+v)", f.Rel, f)
+				}
+			}
+			if strings.Join(got, " ") != c.files {
+				t.Errorf("files %q, want %q", got, c.files)
 			}
 		})
 	}
