@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -195,5 +196,42 @@ func TestSetupProblemStopsTheGate(t *testing.T) {
 	}
 	if !strings.Contains(c.Error, "set-up problem") || !strings.Contains(s.stdout, "turn 1 set-up problem: runs-census") {
 		t.Errorf("gate message %q; the summary does not name the set-up problem", c.Error)
+	}
+}
+
+// Frontmatter the CLI cannot parse is ignored whole (FINDINGS §3): the run
+// says what the model is shown instead and runs the skill so, its
+// allowed-tools not granted; a paths: skill names the fixture file that
+// would list it. The stand-in lists skills leniently, so what this checks
+// is vibe-test's reading and report, not the CLI's listing.
+func TestFrontmatterAsTheCLIReadsItReported(t *testing.T) {
+	t.Parallel()
+	never, err := demo.Script([]string{scripted.PersonaNever}, false) // stops at the gate: cheap
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := runEdited(t, fastCLI(t), never, func(p demo.Paths) {
+		setFrontmatter(t, p.Skill, "name: stock-ledger\ndescription: \"Answers stock questions\" from the census\nallowed-tools: WebFetch\n")
+	})
+	want := `the model sees the skill listed as "- stock-ledger: Stock ledger", and vibe-test runs it so`
+	if w := s.run.Skill.Warnings; len(w) != 1 || !strings.Contains(w[0], want) || !strings.Contains(w[0], `("name", "description", "allowed-tools" dropped)`) {
+		t.Fatalf("warnings %q, want one saying %q", w, want)
+	}
+	if slices.Contains(s.run.Config.AllowedTools, "WebFetch") {
+		t.Errorf("allowed tools %q: granted a tool of a frontmatter the CLI ignores", s.run.Config.AllowedTools)
+	}
+	if !strings.Contains(s.stderr, "warning: ") || !strings.Contains(s.stdout, "skill warning: ") {
+		t.Error("the warning is not shown at the start and in the summary")
+	}
+
+	s = runEdited(t, fastCLI(t), never, func(p demo.Paths) {
+		setFrontmatter(t, p.Skill, "name: stock-ledger\ndescription: "+demoDescription+"\npaths: data/*.csv\n")
+	}, "--session", "resume")
+	w := strings.Join(s.run.Skill.Warnings, "\n")
+	for _, part := range []string{`frontmatter field "paths" (data/*.csv): the CLI does not list the skill until`,
+		"a Read, Write or Edit of data/stock.csv from the fixture lists it", `fails with "Unknown skill"`} {
+		if !strings.Contains(w, part) {
+			t.Errorf("warnings %q lack %q", w, part)
+		}
 	}
 }

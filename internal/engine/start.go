@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,6 +79,11 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*record.Run, err
 		sessionMode = claude.DefaultSessionMode
 	}
 	notGranted := claude.NotGranted(append(append([]string{}, sk.AllowedTools...), o.AllowedTools...))
+	// A paths: skill is listed once a matching file is touched: which
+	// fixture file would do it, and what resume mode loses.
+	if sk.Paths != nil {
+		sk.Warnings = append(sk.Warnings, skill.PathsNotes(sk, startFiles(cfg), sessionMode == claude.SessionResume)...)
+	}
 	for _, w := range sk.Warnings {
 		fmt.Fprintf(stdio.Stderr, "warning: %s\n", w)
 	}
@@ -251,6 +257,29 @@ func loadConfig(o Settings, sk *skill.Skill) (*plan.Config, string, error) {
 		return nil, "", err
 	}
 	return cfg, path, nil
+}
+
+// startFiles are the paths a sandbox starts with (the fixture's files and
+// the config's files:), relative and slash-separated.
+func startFiles(cfg *plan.Config) []string {
+	if cfg == nil {
+		return nil
+	}
+	var out []string
+	if cfg.Fixture != "" {
+		_ = filepath.WalkDir(cfg.Fixture, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				if rel, err := filepath.Rel(cfg.Fixture, p); err == nil {
+					out = append(out, filepath.ToSlash(rel))
+				}
+			}
+			return nil
+		})
+	}
+	for rel := range cfg.Files {
+		out = append(out, filepath.ToSlash(filepath.Clean(rel)))
+	}
+	return out
 }
 
 func indent(s string) string {

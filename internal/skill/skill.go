@@ -17,9 +17,9 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/goccy/go-yaml"
 	"github.com/vibe-test/vibe-test/internal/readfile"
 	"github.com/vibe-test/vibe-test/internal/yamlerr"
 )
@@ -60,6 +60,12 @@ type Skill struct {
 	// AllowedTools is the frontmatter's allowed-tools, one entry per tool or
 	// pattern (Bash(git:*)), in the order written.
 	AllowedTools []string `json:"allowed_tools,omitempty"`
+	// WhenToUse is the frontmatter's when_to_use, which the CLI lists after
+	// the description.
+	WhenToUse string `json:"when_to_use,omitempty"`
+	// Paths are the globs of a paths: field: the CLI lists the skill only
+	// once the agent has touched a matching file (PathsNotes).
+	Paths []string `json:"paths,omitempty"`
 	// Warnings are deviations from the Agent Skills spec that the pinned CLI
 	// still loads; each names the rule it breaks.
 	Warnings []string `json:"warnings,omitempty"`
@@ -163,73 +169,57 @@ func Load(path string) (*Skill, error) {
 // Parse reads SKILL.md content; file is only used in messages and for the
 // folder name a skill without a usable name is listed under.
 //
-// It accepts what the pinned CLI (2.1.328) loads, verified against it: a
-// name with spaces, dots or colons (listed under the folder name), a
-// missing name or description (the folder name, the body's first line), a
-// description over 1024 characters, frontmatter that only a lenient reader
-// takes (an unquoted ": " inside a value), and no frontmatter at all. Each
-// becomes a warning naming the rule it breaks. It refuses what gives
-// nothing to measure, though the CLI loads it: an empty body, and
-// disable-model-invocation (the model cannot invoke the skill).
+// It reads the frontmatter as the pinned CLI (2.1.328) does (frontmatter.go):
+// where the CLI drops a block it cannot parse, or a field of a type it
+// omits, so does vibe-test, and the warning says what the model will see.
+// It accepts what the CLI loads: a name with spaces, dots or colons
+// (listed under the folder name), a missing name or description (the
+// folder name, the body's first line), a description over 1024
+// characters, frontmatter the CLI reads only on its second try, and no
+// frontmatter at all. Each becomes a warning naming the rule it breaks. It
+// refuses what gives nothing to measure, though the CLI loads it: an empty
+// body, and disable-model-invocation (the model cannot see or invoke the
+// skill).
 func Parse(file string, raw []byte) (*Skill, error) {
-	text := strings.ReplaceAll(string(raw), "\r\n", "\n")
-	text = strings.TrimPrefix(text, "\ufeff")
-	// Without a closed frontmatter the CLI still loads the file: every line
-	// is body, the skill is listed under its folder name with the body's
-	// first line as description (verified on 2.1.328).
-	var front, body, noFront string
-	switch rest, ok := strings.CutPrefix(text, "---\n"); {
-	case !ok:
-		body, noFront = text, "no YAML frontmatter"
-	case strings.HasPrefix(rest, "---"):
-		body = rest // empty frontmatter
-	case !strings.Contains(rest, "\n---"):
-		body, noFront = text, "the frontmatter is not closed"
-	default:
-		end := strings.Index(rest, "\n---") + 1 // keep the newline with the frontmatter
-		front, body = rest[:end], rest[end:]
-	}
-	if noFront == "" {
-		// Skip the closing --- line.
-		if i := strings.IndexByte(body, '\n'); i >= 0 {
-			body = body[i+1:]
-		} else {
-			body = ""
-		}
-	}
+	fm := splitFrontmatter(string(raw))
+	// The body as vibe-test reads it (the rubric, the empty check); the
+	// CLI hands the model the file's own line endings.
+	body := strings.ReplaceAll(fm.body, "\r\n", "\n")
 	s := &Skill{Body: body, Raw: string(raw), Path: file}
 	warn := func(format string, a ...any) { s.Warnings = append(s.Warnings, fmt.Sprintf(format, a...)) }
-	if noFront != "" {
+	line := func(field string) int { return fieldLine(fm, field) }
+	noFront := ""
+	if !fm.found {
+		noFront = "no YAML frontmatter"
+		if strings.HasPrefix(strings.TrimPrefix(string(raw), "\ufeff"), "---") {
+			noFront = "the frontmatter is not closed"
+		}
 		warn("%s:1: %s (Agent Skills spec: SKILL.md starts with a \"---\" block holding name and description); the CLI reads the whole file as instructions", file, noFront)
 	}
-
-	fm := map[string]any{}
-	if err := yaml.Unmarshal([]byte(front), &fm); err != nil {
-		// The CLI reads frontmatter leniently; so do we, and say so.
-		warn("%s (YAML rule: the frontmatter does not parse; read leniently, as the CLI does: quote values that hold \": \")", yamlerr.Format(file, 1, err))
-		fm = lenient(front)
+	if fm.firstErr != nil && fm.dropErr == nil {
+		warn("%s (YAML rule: the frontmatter is not valid YAML; the CLI reads it on a second try, with values that hold special characters such as \": \" quoted and leading tabs made spaces, and so does vibe-test: quote such values)", yamlerr.Format(file, fm.line-1, fm.firstErr))
 	}
-	if fm == nil {
-		fm = map[string]any{}
-	}
+	fields := fm.fields
 	if strings.TrimSpace(body) == "" {
 		return nil, fmt.Errorf("%s: empty body: expected the skill's instructions after the frontmatter", file)
 	}
-	if v, ok := fm["disable-model-invocation"]; ok && truthy(v) {
-		return nil, fmt.Errorf("%s:%d: frontmatter field \"disable-model-invocation\" is true: the model cannot invoke this skill (the CLI refuses its Skill tool call), so there is nothing to measure; remove the field to test it", file, fieldLine(front, "disable-model-invocation"))
+	if v, ok := fields["disable-model-invocation"]; ok && cliTrue(v) {
+		shown, _ := jsString(v)
+		return nil, fmt.Errorf("%s:%d: frontmatter field \"disable-model-invocation\" is %q, which the CLI reads as true: it hides the skill from the model's listing and refuses the model's Skill call, so the skill can only be run as a /command and vibe-test, which measures whether the model uses it, has nothing to measure; remove the field (or set it to false) to test the skill", file, line("disable-model-invocation"), shown)
 	}
 
 	folder := filepath.Base(filepath.Dir(file))
-	declared, _ := fm["name"].(string)
+	declared, _ := fields["name"].(string)
 	declared = strings.TrimSpace(declared)
+	dropped := fm.dropErr != nil || fm.notMap
 	switch {
-	case fm["name"] == nil && noFront != "":
-	case fm["name"] == nil:
+	case dropped || fields["name"] == nil && noFront != "":
+	case fields["name"] == nil:
 		warn("%s:1: frontmatter field \"name\" is missing (Agent Skills spec: name is required); the CLI lists the skill under its folder name", file)
 	case declared == "":
-		warn("%s:%d: frontmatter field \"name\" is not a non-empty string (Agent Skills spec: name is required); the CLI lists the skill under its folder name", file, fieldLine(front, "name"))
+		warn("%s:%d: frontmatter field \"name\" is not a non-empty string (Agent Skills spec: name is required); the CLI lists the skill under its folder name", file, line("name"))
 	case !nameRE.MatchString(declared) || utf8.RuneCountInString(declared) > maxName:
-		warn("%s:%d: frontmatter field \"name\": %q breaks the Agent Skills spec (lowercase letters, digits and hyphens, at most %d characters); the CLI lists the skill under its folder name", file, fieldLine(front, "name"), declared, maxName)
+		warn("%s:%d: frontmatter field \"name\": %q breaks the Agent Skills spec (lowercase letters, digits and hyphens, at most %d characters); the CLI lists the skill under its folder name", file, line("name"), declared, maxName)
 	default:
 		s.Name = declared
 	}
@@ -246,42 +236,85 @@ func Parse(file string, raw []byte) (*Skill, error) {
 		}
 	}
 
-	switch d := fm["description"].(type) {
-	case nil:
-		if noFront != "" {
-			break
-		}
+	raw0, present := fields["description"]
+	desc, usable := cliDescription(raw0)
+	switch {
+	case dropped, !present && noFront != "":
+	case !present:
 		warn("%s:1: frontmatter field \"description\" is missing (Agent Skills spec: description is required); the CLI shows the body's first line instead, so the model may not know when to use the skill", file)
-	case string:
-		s.Description = strings.TrimSpace(d)
-		if s.Description == "" {
-			warn("%s:%d: frontmatter field \"description\" is empty (Agent Skills spec: description is required)", file, fieldLine(front, "description"))
-		}
-	default:
-		warn("%s:%d: frontmatter field \"description\" is a %T, expected a string (Agent Skills spec)", file, fieldLine(front, "description"), d)
+	case !usable:
+		warn("%s:%d: frontmatter field \"description\" is a %s, expected a string (Agent Skills spec); the CLI omits it and shows the body's first line instead", file, line("description"), yamlType(raw0))
+	case desc == "":
+		warn("%s:%d: frontmatter field \"description\" is empty (Agent Skills spec: description is required); the CLI shows the body's first line instead", file, line("description"))
+	case isNumber(raw0) || raw0 == true || raw0 == false:
+		warn("%s:%d: frontmatter field \"description\" is a %s, expected a string (Agent Skills spec); the CLI lists it as the text %q", file, line("description"), yamlType(raw0), desc)
 	}
-	if n := utf8.RuneCountInString(s.Description); n > maxDescription {
-		warn("%s:%d: frontmatter field \"description\": %d characters (Agent Skills spec: at most %d); the CLI loads it whole", file, fieldLine(front, "description"), n, maxDescription)
+	if desc == "" {
+		desc = firstLine(fm.body)
+	}
+	s.Description = desc
+	if w, ok := jsString(fields["when_to_use"]); ok && fields["when_to_use"] != nil {
+		s.WhenToUse = w
+	}
+	if n := utf8.RuneCountInString(s.Description); n > maxDescription && !dropped {
+		how := "the CLI lists it whole"
+		if len(utf16.Encode([]rune(s.Listing()))) >= maxListing && strings.HasSuffix(s.Listing(), "…") {
+			how = fmt.Sprintf("the CLI lists only its first %d characters, then \"…\"", maxListing-1)
+		}
+		warn("%s:%d: frontmatter field \"description\": %d characters (Agent Skills spec: at most %d); %s", file, line("description"), n, maxDescription, how)
+	}
+	if dropped {
+		what := fmt.Sprintf("%s:%d: the frontmatter is a list or a single value, not a mapping: the CLI ignores all of it", file, fm.line)
+		if fm.dropErr != nil {
+			what = fmt.Sprintf("%s: the CLI cannot parse this frontmatter and ignores all of it", yamlerr.Format(file, fm.line-1, fm.dropErr))
+		}
+		lost := "no field"
+		if keys := topKeys(fm.text); len(keys) > 0 {
+			lost = quoted(keys)
+		}
+		warn("%s (%s dropped): the model sees the skill listed as \"- %s: %s\", and vibe-test runs it so", what, lost, s.Name, s.Listing())
 	}
 
-	tools, err := toolList(fm["allowed-tools"])
-	if err != nil {
-		return nil, fmt.Errorf("%s:%d: frontmatter field \"allowed-tools\": %v", file, fieldLine(front, "allowed-tools"), err)
+	tools, problem := toolList(fields["allowed-tools"])
+	if problem != "" {
+		warn("%s:%d: frontmatter field \"allowed-tools\": %s", file, line("allowed-tools"), problem)
 	}
 	s.AllowedTools = tools
+	if s.Paths = cliPaths(fields["paths"]); s.Paths != nil {
+		warn("%s:%d: frontmatter field \"paths\" (%s): the CLI does not list the skill until the agent Reads, Writes or Edits a matching file, or a prompt @-mentions one (Bash, Glob and Grep do not count): until then the model can neither see nor invoke it", file, line("paths"), strings.Join(s.Paths, ", "))
+	}
 	return s, nil
 }
 
-// toolList reads allowed-tools: a string of tools separated by spaces or
-// commas (the spec's form and the CLI's), or a YAML list. A pattern such as
-// Bash(git diff:*) keeps its spaces and commas inside the parentheses.
-func toolList(v any) ([]string, error) {
-	var out []string
-	add := func(s string) {
-		for _, t := range SplitTools(s) {
-			out = append(out, t)
-		}
+// Listing is the skill's text in the CLI's skills listing, after its name:
+// what the model reads to decide whether to use it.
+func (s *Skill) Listing() string { return listingText(s.Description, s.WhenToUse) }
+
+// yamlType names a YAML value's type for a message.
+func yamlType(v any) string {
+	switch v.(type) {
+	case []any:
+		return "list"
+	case map[string]any:
+		return "mapping"
+	case bool:
+		return "bool"
+	case string:
+		return "string"
 	}
+	if isNumber(v) {
+		return "number"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// toolList reads allowed-tools as the CLI's egn/pP does: a string of
+// tools separated by spaces or commas (the spec's form and the CLI's), or
+// a YAML list of them (an item that is not text is dropped). Any other
+// type grants nothing; problem says so. A pattern such as Bash(git
+// diff:*) keeps its spaces and commas inside the parentheses.
+func toolList(v any) (out []string, problem string) {
+	add := func(s string) { out = append(out, SplitTools(s)...) }
 	switch x := v.(type) {
 	case nil:
 	case string:
@@ -290,18 +323,15 @@ func toolList(v any) ([]string, error) {
 		for _, e := range x {
 			str, ok := e.(string)
 			if !ok {
-				return nil, fmt.Errorf("a list item is a %T, expected tool names", e)
+				problem = fmt.Sprintf("a list item is a %s, expected tool names; the CLI skips it", yamlType(e))
+				continue
 			}
 			add(str)
 		}
-	case []string:
-		for _, e := range x {
-			add(e)
-		}
 	default:
-		return nil, fmt.Errorf("a %T, expected tool names separated by spaces or commas, or a list", v)
+		problem = fmt.Sprintf("a %s, expected tool names separated by spaces or commas, or a list; the CLI grants nothing from it", yamlType(v))
 	}
-	return out, nil
+	return out, problem
 }
 
 // SplitTools splits a tool list on spaces and commas outside parentheses.
@@ -331,63 +361,6 @@ func SplitTools(s string) []string {
 	return out
 }
 
-// lenient reads "key: value" lines the way a forgiving frontmatter reader
-// does: the first ": " ends the key, the rest of the line is the value,
-// indented lines continue it ("- item" lines make a list), quotes around a
-// value are dropped.
-func lenient(front string) map[string]any {
-	out := map[string]any{}
-	key := ""
-	keyRE := regexp.MustCompile(`^([A-Za-z0-9_-]+):(?:\s+(.*))?$`)
-	for _, line := range strings.Split(front, "\n") {
-		if m := keyRE.FindStringSubmatch(strings.TrimRight(line, " \t")); m != nil {
-			key = m[1]
-			v := strings.TrimSpace(m[2])
-			switch v {
-			case "|", ">", "|-", ">-", "|+", ">+", "":
-				out[key] = ""
-			default:
-				out[key] = unquote(v)
-			}
-			continue
-		}
-		t := strings.TrimSpace(line)
-		if key == "" || t == "" || strings.HasPrefix(t, "#") {
-			continue
-		}
-		if item, ok := strings.CutPrefix(t, "- "); ok {
-			list, _ := out[key].([]any)
-			if s, isStr := out[key].(string); isStr && s != "" {
-				out[key] = s + " " + t
-				continue
-			}
-			out[key] = append(list, unquote(item))
-			continue
-		}
-		if s, ok := out[key].(string); ok {
-			out[key] = strings.TrimSpace(s + " " + t)
-		}
-	}
-	return out
-}
-
-func unquote(v string) string {
-	if len(v) >= 2 && (v[0] == '"' && v[len(v)-1] == '"' || v[0] == '\'' && v[len(v)-1] == '\'') {
-		return v[1 : len(v)-1]
-	}
-	return v
-}
-
-func truthy(v any) bool {
-	switch x := v.(type) {
-	case bool:
-		return x
-	case string:
-		return strings.EqualFold(strings.TrimSpace(x), "true")
-	}
-	return false
-}
-
 // slug makes a folder-safe skill name: lowercase, runs of other characters
 // as one hyphen.
 func slug(s string) string {
@@ -411,10 +384,10 @@ func slug(s string) string {
 
 // fieldLine is the file line of "field:" in the frontmatter, or 1 (the
 // opening ---) when the field is absent.
-func fieldLine(front, field string) int {
-	for i, l := range strings.Split(front, "\n") {
+func fieldLine(fm frontmatter, field string) int {
+	for i, l := range strings.Split(fm.text, "\n") {
 		if strings.HasPrefix(l, field+":") {
-			return i + 2
+			return fm.line + i
 		}
 	}
 	return 1
