@@ -122,6 +122,11 @@ func turns(dir string, results map[int]*judge.Verdict, calls map[int]int) []reco
 			t.ToolCalls = append(t.ToolCalls, record.Call{Name: "Bash", Input: json.RawMessage(`{"command":"sh scripts/census.sh widgets"}`), Result: "widgets 42"})
 		}
 		t.ToolCallCount = k
+		if n == 1 && t.Kind != "filler" {
+			// A context: fork skill's step, run by its sub-agent.
+			t.ToolCalls = append(t.ToolCalls, record.Call{Name: "Read", Input: json.RawMessage(`{"file_path":"notes.txt"}`), Result: "notes", SubagentOf: 1, Agent: "general-purpose"})
+			t.SubagentCallCount, t.SubagentAPICalls, t.SubagentModels = 1, 2, []string{"claude-opus-5-5"}
+		}
 		out = append(out, t)
 	}
 	return out

@@ -235,3 +235,57 @@ func TestFrontmatterAsTheCLIReadsItReported(t *testing.T) {
 		}
 	}
 }
+
+// A context: fork skill runs its steps in a sub-agent (FINDINGS §6), whose
+// calls the stream tags with the Skill call's id: on the real CLI they are
+// parsed into the turn, checked and shown to the judge, so a sub-agent
+// that follows the procedure passes, while the main agent's own count
+// stays its one Skill call.
+func TestForkSkillJudgedOnItsSubagent(t *testing.T) {
+	t.Parallel()
+	p := demo.Procedure()
+	script := scripted.Script{Rules: append([]scripted.Rule{
+		// The skill's sub-agent: its prompt is the skill's body.
+		{Kind: scripted.KindAgent, BodyHas: scripted.SubagentMark, Contains: "# Stock ledger", Steps: p.Follow[1:]},
+		// The main agent invokes the skill and answers from its result.
+		{Kind: scripted.KindAgent, Pattern: p.TaskPattern, Steps: []scripted.Step{p.Follow[0], {Text: "The census ran in the skill; the count is as it reported."}}},
+	}, demo.JudgeRules(false)...)}
+	s := runEdited(t, realCLI(t), script, func(p demo.Paths) {
+		setFrontmatter(t, p.Skill, "name: stock-ledger\ndescription: "+demoDescription+"\ncontext: fork\n")
+	})
+	if s.code != 0 {
+		t.Fatalf("exit %d, want 0: the sub-agent followed the skill", s.code)
+	}
+	if w := s.run.Skill.Warnings; len(w) != 1 || !strings.Contains(w[0], "marked as the sub-agent's") {
+		t.Errorf("warnings %q", w)
+	}
+	judgedTurns := 0
+	for _, c := range append([]record.Conversation{s.run.Conversations[0]}, s.run.Fresh...) {
+		for _, tr := range c.Turns {
+			if tr.Kind == "filler" {
+				continue
+			}
+			judgedTurns++
+			if tr.Result() != "pass" || !tr.SkillInvoked || tr.ToolCallCount != 1 || tr.SubagentCallCount != 2 || tr.SubagentAPICalls < 2 {
+				t.Errorf("%s turn %d: result %q invoked %v own calls %d sub-agent calls %d (API %d)", c.Control, tr.Turn, tr.Result(), tr.SkillInvoked, tr.ToolCallCount, tr.SubagentCallCount, tr.SubagentAPICalls)
+				continue
+			}
+			if calls := tr.ToolCalls; len(calls) != 3 || calls[0].Name != "Skill" || calls[1].SubagentOf != 1 || calls[2].SubagentOf != 1 || !strings.Contains(string(calls[1].Input), "census.sh") {
+				t.Errorf("turn %d: calls %+v", tr.Turn, calls)
+			}
+		}
+	}
+	if judgedTurns != 7 {
+		t.Errorf("%d judged turns, want the base task, three probes and three fresh", judgedTurns)
+	}
+	// The judge read the sub-agent's census call, marked.
+	judged := false
+	for _, r := range s.srv.Requests() {
+		if r.Kind == scripted.KindJudge && strings.Contains(string(r.Body), `(sub-agent of [1]) Bash {\"command\":\"bash .claude/skills/stock-ledger/scripts/census.sh`) {
+			judged = true
+		}
+	}
+	if !judged {
+		t.Error("no judge prompt shows the sub-agent's census call")
+	}
+}

@@ -461,3 +461,45 @@ func TestParseCompaction(t *testing.T) {
 		t.Errorf("an ordinary turn: %q %+v", plain.LocalCommand, plain.Compactions)
 	}
 }
+
+// A context: fork skill runs as a sub-agent (recorded: fork-skill.jsonl).
+// Its tool calls reach the stream tagged with the Skill call's id, between
+// that call and its result; they are the skill's steps, so the turn keeps
+// them, in order and marked, while the main agent's own count, API calls
+// and context stay its own.
+func TestSubagentCallsParsed(t *testing.T) {
+	turn := parseFixture(t, "fork-skill.jsonl")
+	var got []string
+	for _, c := range turn.Calls {
+		got = append(got, c.Name+"<"+c.Agent+">")
+		if !c.HasResult || c.IsError {
+			t.Errorf("%s: result %v error %v", c.Name, c.HasResult, c.IsError)
+		}
+	}
+	if strings.Join(got, " ") != "Skill<> Bash<general-purpose> Read<general-purpose>" {
+		t.Fatalf("calls %v, want the Skill call then its sub-agent's Bash and Read", got)
+	}
+	skill := turn.Calls[0]
+	for _, c := range turn.Calls[1:] {
+		if c.Parent != skill.ID {
+			t.Errorf("%s: parent %q, want the Skill call %q", c.Name, c.Parent, skill.ID)
+		}
+	}
+	if skill.Parent != "" || !strings.Contains(skill.Result, `Skill "ledger-audit" completed (forked execution)`) {
+		t.Errorf("skill call %+v", skill)
+	}
+	if !strings.Contains(string(turn.Calls[1].Input), "census.sh") || turn.Calls[1].Result != "total 42" {
+		t.Errorf("sub-agent's Bash: %s -> %q", turn.Calls[1].Input, turn.Calls[1].Result)
+	}
+	// The sub-agent made three API calls; its last answered with text only,
+	// which never reaches the stream.
+	if turn.OwnCalls() != 1 || turn.APICalls != 2 || turn.SubagentAPICalls != 2 || len(turn.SubagentModels) != 1 {
+		t.Errorf("own calls %d, API calls %d + %d sub-agent (%v)", turn.OwnCalls(), turn.APICalls, turn.SubagentAPICalls, turn.SubagentModels)
+	}
+	if ok, _ := turn.SkillUse("ledger-audit"); !ok || turn.Text != "The audit found a total of 42." {
+		t.Errorf("skill invoked %v, text %q", ok, turn.Text)
+	}
+	if len(turn.AnsweredBy) != 1 {
+		t.Errorf("answered by %v: the sub-agent's model counted as the agent's", turn.AnsweredBy)
+	}
+}

@@ -765,7 +765,8 @@ func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string
 		rec.ToolCalls[i].Result = d.Redactor.String(rec.ToolCalls[i].Result)
 		rec.ToolCalls[i].Input = d.Redactor.Bytes(rec.ToolCalls[i].Input)
 	}
-	rec.ToolCallCount = len(t.Calls)
+	rec.ToolCallCount = t.OwnCalls()
+	rec.SubagentCallCount = len(t.Calls) - rec.ToolCallCount
 	// Only a successful call of the skill under test counts; a denied one
 	// is its own signal (the agent wanted the skill and was refused it).
 	rec.SkillInvoked, rec.SkillDenied = false, false
@@ -788,6 +789,7 @@ func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string
 	}
 	rec.AnsweredBy = t.AnsweredBy
 	rec.APICalls = t.APICalls
+	rec.SubagentAPICalls, rec.SubagentModels = t.SubagentAPICalls, t.SubagentModels
 	rec.ContextTokens = t.ContextTokens
 	rec.CostUSD, rec.SessionCostUSD = cost, t.CostUSD
 	rec.Retries = t.Retries

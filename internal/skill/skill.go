@@ -63,6 +63,11 @@ type Skill struct {
 	// WhenToUse is the frontmatter's when_to_use, which the CLI lists after
 	// the description.
 	WhenToUse string `json:"when_to_use,omitempty"`
+	// Fork: context: fork, the skill runs as a sub-agent (Agent: the agent
+	// type, "" for general-purpose) whose calls the stream tags with the
+	// Skill call's id.
+	Fork  bool   `json:"fork,omitempty"`
+	Agent string `json:"agent,omitempty"`
 	// Paths are the globs of a paths: field: the CLI lists the skill only
 	// once the agent has touched a matching file (PathsNotes).
 	Paths []string `json:"paths,omitempty"`
@@ -273,6 +278,20 @@ func Parse(file string, raw []byte) (*Skill, error) {
 			lost = quoted(keys)
 		}
 		warn("%s (%s dropped): the model sees the skill listed as \"- %s: %s\", and vibe-test runs it so", what, lost, s.Name, s.Listing())
+	}
+
+	// context: fork (exactly that text, as the CLI's EKe reads it) runs the
+	// skill as a sub-agent; agent: names the agent type it runs as.
+	if fields["context"] == "fork" {
+		s.Fork = true
+		if a, ok := jsString(fields["agent"]); ok && fields["agent"] != nil {
+			s.Agent = a
+		}
+		as := "a general-purpose sub-agent"
+		if s.Agent != "" {
+			as = fmt.Sprintf("the agent %q (.claude/agents/%s.md: its own model and tools; the sandbox has it only if the fixture does)", s.Agent, s.Agent)
+		}
+		warn("%s:%d: frontmatter field \"context\" is fork: the CLI runs the skill in %s; its tool calls reach vibe-test marked as the sub-agent's and are judged with the rest, its texts never do (the judge sees its steps and its final result only)", file, line("context"), as)
 	}
 
 	tools, problem := toolList(fields["allowed-tools"])

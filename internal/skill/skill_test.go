@@ -442,3 +442,22 @@ func TestPathsReveal(t *testing.T) {
 		t.Error("notes for a skill without paths")
 	}
 }
+
+// context: fork makes the skill a sub-agent's (FINDINGS §6): a warning that
+// says how vibe-test sees its steps; only the exact text "fork" counts.
+func TestForkWarned(t *testing.T) {
+	for front, want := range map[string]string{
+		"context: fork\n":                 "runs the skill in a general-purpose sub-agent",
+		"context: fork\nagent: auditor\n": `runs the skill in the agent "auditor"`,
+		"context: inline\n":               "",
+		"context: Fork\nagent: auditor\n": "",
+	} {
+		s, err := Parse("f/SKILL.md", []byte("---\nname: f\ndescription: d\n"+front+"---\nbody\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Fork != (want != "") || (want != "") != (len(s.Warnings) == 1 && strings.Contains(s.Warnings[0], want) && strings.Contains(s.Warnings[0], "marked as the sub-agent's")) {
+			t.Errorf("%q: fork %v warnings %q", front, s.Fork, s.Warnings)
+		}
+	}
+}
