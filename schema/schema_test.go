@@ -126,6 +126,7 @@ func turns(dir string, results map[int]*judge.Verdict, calls map[int]int) []reco
 			// A context: fork skill's step, run by its sub-agent.
 			t.ToolCalls = append(t.ToolCalls, record.Call{Name: "Read", Input: json.RawMessage(`{"file_path":"notes.txt"}`), Result: "notes", SubagentOf: 1, Agent: "general-purpose"})
 			t.SubagentCallCount, t.SubagentAPICalls, t.SubagentModels = 1, 2, []string{"claude-opus-5-5"}
+			t.OutsideSkillGrant = []int{1}
 		}
 		out = append(out, t)
 	}
@@ -205,9 +206,9 @@ func populated() *record.Run {
 			ToolsNotGranted: []string{"TodoWrite (claude 2.1.328 has no tool of that name)"}},
 		Config: record.Config{
 			Conversations: 3, Concurrency: 2, Model: "claude-sonnet-5-5", ModelSource: "flag", ModelAsked: "sonnet", JudgeModel: "sonnet", NoBaselineGate: true,
-			AllowedTools: []string{"Bash", "Read", "Edit", "Write", "Glob", "Grep", "Skill", "Bash(git diff:*)"},
-			SessionMode:  "interactive",
-			TurnTimeout:  "10m0s", MaxRetries: 2, ConfigFile: "/home/dev/skills/stock-ledger/vibe-test.yaml",
+			AllowedTools: []string{"Bash", "Read", "Edit", "Write", "Glob", "Grep", "Skill", "Bash(git diff:*)", "WebFetch"}, SessionWideTools: []string{"WebFetch"},
+			SessionMode: "interactive",
+			TurnTimeout: "10m0s", MaxRetries: 2, ConfigFile: "/home/dev/skills/stock-ledger/vibe-test.yaml",
 			RubricFile: "/home/dev/skills/stock-ledger/rubric.json", FillersDir: "/home/dev/fillers", KeepSandbox: true,
 			MaxBudgetUSD: 5, PassEnv: []string{"HTTP_PROXY"}, Alpha: 0.1,
 			Args: []string{"./stock-ledger", "--no-baseline-gate"},

@@ -289,3 +289,34 @@ func TestForkSkillJudgedOnItsSubagent(t *testing.T) {
 		t.Error("no judge prompt shows the sub-agent's census call")
 	}
 }
+
+// A skill's allowed-tools stay granted for the whole session (the choice
+// in docs/usage.md), and the run records where that differs from the CLI,
+// which grants them only from the Skill call to the end of that turn
+// (FINDINGS §7): the tools, the calls that ran on the difference, and a
+// caveat in the summary.
+func TestSessionWideGrantRecorded(t *testing.T) {
+	t.Parallel()
+	p := demo.Procedure()
+	early := scripted.Step{ToolUses: []scripted.ToolUse{{Name: "NotebookEdit", Input: map[string]any{"notebook_path": "stock.ipynb", "new_source": "x"}}}}
+	script := steadyScript(t)
+	script.Rules = append([]scripted.Rule{{Kind: scripted.KindAgent, Turns: []int{1}, Pattern: demo.BaseTaskPattern, Steps: append([]scripted.Step{early}, p.Follow...)}}, script.Rules...)
+	s := runEdited(t, fastCLI(t), script, func(p demo.Paths) {
+		setFrontmatter(t, p.Skill, "name: stock-ledger\ndescription: "+demoDescription+"\nallowed-tools: Bash NotebookEdit\n")
+	}, "--no-baseline-gate")
+	if got := s.run.Config.SessionWideTools; len(got) != 1 || got[0] != "NotebookEdit" || !slices.Contains(s.run.Config.AllowedTools, "NotebookEdit") {
+		t.Fatalf("session-wide %q, allowed %q: want NotebookEdit granted and recorded (Bash is a base tool)", got, s.run.Config.AllowedTools)
+	}
+	c := s.run.Conversations[0]
+	if got := c.TurnAt(1).OutsideSkillGrant; len(got) != 1 || got[0] != 1 || c.TurnAt(1).ToolCalls[0].Name != "NotebookEdit" {
+		t.Errorf("turn 1: outside the grant %v, want call 1 (NotebookEdit before the Skill call)", got)
+	}
+	for _, tr := range c.Turns[1:] {
+		if len(tr.OutsideSkillGrant) != 0 {
+			t.Errorf("turn %d: outside the grant %v", tr.Turn, tr.OutsideSkillGrant)
+		}
+	}
+	if !strings.Contains(s.stdout, "caveat: the skill's allowed-tools NotebookEdit were granted for the whole session; the CLI grants them only from the skill's Skill call to the end of that turn: 1 call in 1 turn ran on it outside that window") {
+		t.Errorf("the summary lacks the caveat:\n%s", s.stdout)
+	}
+}

@@ -360,6 +360,35 @@ func (t Turn) OwnCalls() int {
 	return n
 }
 
+// OutsideSkillGrant numbers (1-based, in Calls) the calls that ran on a
+// tool of granted (SessionWide's list, matched by tool name) outside the
+// window in which the CLI itself grants a skill's allowed-tools: before
+// the turn's first successful Skill call for one of names, or in a turn
+// with none. A denied call did not run on the grant and does not count.
+func (t Turn) OutsideSkillGrant(names, granted []string) []int {
+	if len(granted) == 0 {
+		return nil
+	}
+	var out []int
+	for i, c := range t.Calls {
+		if c.Name == "Skill" && c.Parent == "" && c.HasResult && !c.IsError && !c.Denied {
+			if skill := gjson.GetBytes(c.Input, "skill").String(); skill != "" && contains(names, strings.TrimPrefix(skill, "/")) {
+				break // from here to the end of the turn the CLI grants them too
+			}
+		}
+		if c.Denied {
+			continue
+		}
+		for _, g := range granted {
+			if tool, _, _ := strings.Cut(g, "("); tool == c.Name {
+				out = append(out, i+1)
+				break
+			}
+		}
+	}
+	return out
+}
+
 // SkillUse says what became of the agent's Skill tool calls for one skill
 // name: Invoked when a call for it succeeded (a result that is not an error
 // and not denied), denied the 1-based call numbers of calls for it that

@@ -425,6 +425,38 @@ func TestAgentTools(t *testing.T) {
 	}
 }
 
+// The skill's allowed-tools the run grants session-wide while nothing else
+// would (FINDINGS §7: the CLI grants them from the Skill call to the end
+// of that turn), and the calls that ran on that grant outside the window.
+func TestSessionWideGrant(t *testing.T) {
+	got := SessionWide([]string{"Bash(git:*)", "Read", "WebFetch", "NotebookEdit", "WebSearch(x)", "Grep(y)"}, []string{"NotebookEdit", "Bash(npm:*)"})
+	if strings.Join(got, " ") != "WebFetch WebSearch(x)" {
+		t.Errorf("session-wide %q, want what neither the base tools nor --allowed-tools hold", got)
+	}
+	call := func(id, name, input string) ToolCall {
+		return ToolCall{ID: id, Name: name, Input: json.RawMessage(input), HasResult: true}
+	}
+	denied := call("d", "WebFetch", `{}`)
+	denied.Denied = true
+	failed := call("f", "Skill", `{"skill":"docs"}`)
+	failed.IsError = true
+	turn := Turn{Calls: []ToolCall{
+		call("a", "WebFetch", `{"url":"u"}`), // before the Skill call: on the session-wide grant
+		denied,                               // denied: did not run on it
+		call("b", "Bash", `{"command":"ls"}`),
+		failed,                                  // a failed Skill call opens no window
+		call("c", "WebSearch", `{"query":"q"}`), // still before
+		call("s", "Skill", `{"skill":"/docs"}`), // the window opens
+		call("e", "WebFetch", `{"url":"u"}`),    // inside it
+	}}
+	if got := turn.OutsideSkillGrant([]string{"docs", ""}, []string{"WebFetch", "WebSearch(x)"}); fmt.Sprint(got) != "[1 5]" {
+		t.Errorf("outside the grant: %v, want calls 1 and 5", got)
+	}
+	if got := (Turn{Calls: turn.Calls[:1]}).OutsideSkillGrant([]string{"docs"}, nil); got != nil {
+		t.Errorf("nothing session-wide, yet %v", got)
+	}
+}
+
 // ResolveModel asks the real CLI, with no model call: the API address is
 // a closed port, so any request would fail the resolution.
 func TestResolveModel(t *testing.T) {

@@ -77,8 +77,11 @@ type Driver struct {
 	// Model is the agent model resolved once for the run; every agent turn
 	// passes it with --model, so no turn falls back to a default of its own.
 	Model string
-	// Tools is the agent's --allowedTools list.
-	Tools []string
+	// Tools is the agent's --allowedTools list; SessionWide those of them
+	// the CLI would grant only while the skill runs (claude.SessionWide),
+	// whose uses outside that window each turn records.
+	Tools       []string
+	SessionWide []string
 	// SessionMode is how a conversation's turns reach the CLI:
 	// claude.SessionResume (one process per turn) or
 	// claude.SessionInteractive (one process per conversation, each turn
@@ -779,6 +782,7 @@ func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string
 			rec.SkillInvoked = rec.SkillInvoked || ok
 			rec.SkillDenied = rec.SkillDenied || len(denied) > 0
 		}
+		rec.OutsideSkillGrant = t.OutsideSkillGrant([]string{d.Skill.Name, d.Skill.DeclaredName}, d.SessionWide)
 	}
 	for _, c := range t.Compactions {
 		if rec.Kind == "compact" {

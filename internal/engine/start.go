@@ -109,7 +109,7 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*record.Run, err
 			Warnings: sk.Warnings, ToolsNotGranted: notGranted},
 		Config: record.Config{
 			Conversations: o.Conversations, Concurrency: o.Concurrency, Model: resolved, ModelSource: modelSource, ModelAsked: modelAsked,
-			JudgeModel: judgeModel, AllowedTools: tools, SessionMode: sessionMode,
+			JudgeModel: judgeModel, AllowedTools: tools, SessionWideTools: claude.SessionWide(sk.AllowedTools, o.AllowedTools), SessionMode: sessionMode,
 			NoBaselineGate: o.NoBaselineGate, TurnTimeout: o.TurnTimeout.String(), MaxRetries: o.MaxRetries,
 			ConfigFile: cfgPath, RubricFile: o.RubricPath, FillersDir: o.FillersDir, KeepSandbox: o.KeepSandbox,
 			MaxBudgetUSD: o.MaxBudgetUSD, PassEnv: o.PassEnv, Rule: o.Rule, Alpha: o.Alpha, Effect: o.Effect, JudgeRepeats: o.JudgeRepeats, Controls: o.Controls, Args: o.Args,

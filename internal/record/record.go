@@ -139,6 +139,12 @@ type Config struct {
 	// AllowedTools is the agent's --allowedTools list: the base tools
 	// (Skill among them), the skill's allowed-tools, then --allowed-tools.
 	AllowedTools []string `json:"allowed_tools,omitempty"`
+	// SessionWideTools are the skill's allowed-tools that AllowedTools
+	// grants for the whole session while the CLI would grant them only
+	// from the skill's Skill call to the end of that turn
+	// (claude.SessionWide); Turn.OutsideSkillGrant names the calls that
+	// ran on that difference.
+	SessionWideTools []string `json:"session_wide_tools,omitempty"`
 	// SessionMode is how the turns of a conversation reached the CLI:
 	// "interactive" (one long-lived process per conversation, each turn one
 	// user message) or "resume" (one `claude -p --resume` process per
@@ -262,6 +268,11 @@ type Turn struct {
 	SkillInvoked bool `json:"skill_invoked"`
 	// SkillDenied: a Skill call for it was refused permission.
 	SkillDenied bool `json:"skill_denied,omitempty"`
+	// OutsideSkillGrant are the calls (1-based, in ToolCalls) that ran on a
+	// Config.SessionWideTools tool before the turn's Skill call for the
+	// skill, or in a turn without one: the CLI alone would have refused
+	// them to an agent run with -p.
+	OutsideSkillGrant []int `json:"outside_skill_grant,omitempty"`
 	// AnsweredBy are the models that answered the turn's API calls.
 	AnsweredBy []string `json:"answered_by,omitempty"`
 	APICalls   int      `json:"api_calls"`
