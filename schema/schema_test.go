@@ -127,6 +127,7 @@ func turns(dir string, results map[int]*judge.Verdict, calls map[int]int) []reco
 			t.ToolCalls = append(t.ToolCalls, record.Call{Name: "Read", Input: json.RawMessage(`{"file_path":"notes.txt"}`), Result: "notes", SubagentOf: 1, Agent: "general-purpose"})
 			t.SubagentCallCount, t.SubagentAPICalls, t.SubagentModels = 1, 2, []string{"claude-opus-5-5"}
 			t.OutsideSkillGrant = []int{1}
+			t.Hooks = []record.Hook{{Name: "PreToolUse:Bash", Outcome: "blocking", ExitCode: 2}}
 		}
 		out = append(out, t)
 	}
@@ -909,6 +910,7 @@ func TestKeysMatchGo(t *testing.T) {
 		"$defs/conversation":                 reflect.TypeOf(record.Conversation{}),
 		"$defs/turn":                         reflect.TypeOf(record.Turn{}),
 		"$defs/call":                         reflect.TypeOf(record.Call{}),
+		"$defs/hook":                         reflect.TypeOf(record.Hook{}),
 		"$defs/attempt":                      reflect.TypeOf(record.Attempt{}),
 		"$defs/rewind":                       reflect.TypeOf(record.Rewind{}),
 		"$defs/verdict":                      reflect.TypeOf(judge.Verdict{}),

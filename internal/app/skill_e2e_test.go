@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/vibe-test/vibe-test/internal/demo"
+	"github.com/vibe-test/vibe-test/internal/jail"
 	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/scripted"
 )
@@ -318,5 +319,57 @@ func TestSessionWideGrantRecorded(t *testing.T) {
 	}
 	if !strings.Contains(s.stdout, "caveat: the skill's allowed-tools NotebookEdit were granted for the whole session; the CLI grants them only from the skill's Skill call to the end of that turn: 1 call in 1 turn ran on it outside that window") {
 		t.Errorf("the summary lacks the caveat:\n%s", s.stdout)
+	}
+}
+
+// A skill's frontmatter hooks run as the CLI runs them (FINDINGS §8): from
+// the Skill call to the end of the process, so in the default interactive
+// session a later turn runs them too; each run is recorded. They run in the
+// jail with the agent: a write outside the sandbox does not land.
+func TestSkillHooksRunAsTheCLIRunsThem(t *testing.T) {
+	t.Parallel()
+	outside := t.TempDir()
+	escaped := filepath.Join(outside, "escaped.log")
+	s := runEdited(t, realConversationCLI(t), steadyScript(t), func(p demo.Paths) {
+		setFrontmatter(t, p.Skill, "name: stock-ledger\ndescription: "+demoDescription+"\nhooks:\n"+
+			"  PostToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: \"echo post >> hook.log; echo out >> "+escaped+" 2>/dev/null || true\"\n"+
+			"  Stop:\n    - hooks:\n        - type: command\n          command: \"echo stop >> hook.log\"\n")
+	})
+	if s.code != 0 {
+		t.Fatalf("exit %d", s.code)
+	}
+	if w := strings.Join(s.run.Skill.Warnings, "\n"); !strings.Contains(w, `frontmatter field "hooks" (PostToolUse, Stop): the CLI registers them at the skill's Skill call`) {
+		t.Errorf("warnings %q", w)
+	}
+	names := func(tr *record.Turn) string {
+		var out []string
+		for _, h := range tr.Hooks {
+			if h.Outcome != "success" {
+				t.Errorf("turn %d: hook %+v", tr.Turn, h)
+			}
+			out = append(out, h.Name)
+		}
+		return strings.Join(out, " ")
+	}
+	c := s.run.Conversations[0]
+	// Turn 1: after the Skill call, one PostToolUse per Bash call (the
+	// census and the ledger line), then Stop.
+	if got := names(c.TurnAt(1)); got != "PostToolUse:Bash PostToolUse:Bash Stop" {
+		t.Errorf("turn 1 hooks %q", got)
+	}
+	// Turn 2, a filler with no tool call: the same process, still registered.
+	if got := names(c.TurnAt(2)); got != "Stop" {
+		t.Errorf("turn 2 hooks %q, want the Stop hook of the skill loaded at turn 1", got)
+	}
+	_, err := os.Stat(escaped)
+	switch s.run.Jail {
+	case jail.Bubblewrap:
+		if err == nil {
+			t.Error("a hook wrote outside the sandbox through the jail")
+		}
+	default:
+		if !strings.Contains(s.stdout, "its hooks (PostToolUse, Stop) run with no jail") {
+			t.Error("no jail, and the summary does not say the hooks ran without one")
+		}
 	}
 }

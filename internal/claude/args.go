@@ -112,6 +112,11 @@ func AgentArgs(prompt, resumeSession, model string, tools []string) []string {
 	return args
 }
 
+// HookEvents makes the CLI print each hook it runs as system/hook_started
+// and hook_response events (2.1.328), which ParseTurn keeps: an agent
+// turn passes it when the skill declares hooks.
+const HookEvents = "--include-hook-events"
+
 // StructuredArgs is the argv of a cold call that must answer with JSON
 // matching schema (--json-schema: the CLI offers the model a
 // StructuredOutput tool and puts its input in the result line's

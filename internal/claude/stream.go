@@ -92,6 +92,17 @@ type Turn struct {
 	// LocalCommand is the result's local_command: "compact" when the
 	// invocation ran /compact rather than asking the model.
 	LocalCommand string `json:"local_command,omitempty"`
+	// Hooks are the hooks that ran (system/hook_response, printed only
+	// with --include-hook-events): a skill's frontmatter hooks.
+	Hooks []HookRun `json:"hooks,omitempty"`
+}
+
+// HookRun is one hook the CLI ran: its name ("PreToolUse:Bash", the event
+// and the matcher), its outcome (success, error, …) and exit code.
+type HookRun struct {
+	Name     string `json:"name"`
+	Outcome  string `json:"outcome"`
+	ExitCode int    `json:"exit_code"`
 }
 
 // Compaction is one compact_boundary: the context before (PreTokens) and
@@ -145,6 +156,12 @@ func ParseTurn(r io.Reader) (Turn, error) {
 					Trigger:    m.Get("trigger").String(),
 					PreTokens:  m.Get("pre_tokens").Int(),
 					PostTokens: m.Get("post_tokens").Int(),
+				})
+			case "hook_response":
+				t.Hooks = append(t.Hooks, HookRun{
+					Name:     ev.Get("hook_name").String(),
+					Outcome:  ev.Get("outcome").String(),
+					ExitCode: int(ev.Get("exit_code").Int()),
 				})
 			case "permission_denied":
 				if i, ok := byID[ev.Get("tool_use_id").String()]; ok {

@@ -535,3 +535,15 @@ func TestSubagentCallsParsed(t *testing.T) {
 		t.Errorf("answered by %v: the sub-agent's model counted as the agent's", turn.AnsweredBy)
 	}
 }
+
+// A skill's frontmatter hooks, printed with HookEvents (recorded:
+// skill-hooks.jsonl): each run is kept, in order, with its outcome.
+func TestHookRunsParsed(t *testing.T) {
+	turn := parseFixture(t, "skill-hooks.jsonl")
+	if fmt.Sprint(turn.Hooks) != "[{PostToolUse:Bash success 0} {Stop success 0}]" {
+		t.Errorf("hooks %v, want the PostToolUse after the Bash call and the Stop at the end", turn.Hooks)
+	}
+	if ok, _ := turn.SkillUse("hooked-ledger"); !ok || turn.Failure(0) != "" {
+		t.Errorf("skill invoked %v, failure %q", ok, turn.Failure(0))
+	}
+}

@@ -726,7 +726,7 @@ func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string
 	}
 	inv := claude.Invocation{
 		Binary:  d.Binary,
-		Args:    claude.AgentArgs(rec.Prompt, resume, d.Model, d.Tools),
+		Args:    d.agentArgs(claude.AgentArgs(rec.Prompt, resume, d.Model, d.Tools)),
 		Env:     claude.Env(d.BaseEnv, envOpts),
 		Dir:     sb.Dir,
 		Stdout:  w,
@@ -790,6 +790,10 @@ func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string
 		}
 		// The CLI compacted on its own in the middle of the turn.
 		rec.Compactions = append(rec.Compactions, record.Compaction{Trigger: c.Trigger, PreTokens: c.PreTokens, PostTokens: c.PostTokens})
+	}
+	rec.Hooks = nil
+	for _, h := range t.Hooks {
+		rec.Hooks = append(rec.Hooks, record.Hook{Name: h.Name, Outcome: h.Outcome, ExitCode: h.ExitCode})
 	}
 	rec.AnsweredBy = t.AnsweredBy
 	rec.APICalls = t.APICalls
@@ -951,4 +955,13 @@ func (d *Driver) Fresh(ctx context.Context, conv *record.Conversation) {
 		}
 	}
 	setStatus(record.StatusCompleted, "")
+}
+
+// agentArgs adds what the skill asks of an agent turn's argv: the hook
+// events, when it declares hooks, so each run of one is recorded.
+func (d *Driver) agentArgs(args []string) []string {
+	if d.Skill != nil && len(d.Skill.Hooks) > 0 {
+		return append(args, claude.HookEvents)
+	}
+	return args
 }

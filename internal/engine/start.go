@@ -12,6 +12,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/claude"
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/fillers"
+	"github.com/vibe-test/vibe-test/internal/jail"
 	"github.com/vibe-test/vibe-test/internal/judge"
 	"github.com/vibe-test/vibe-test/internal/plan"
 	"github.com/vibe-test/vibe-test/internal/record"
@@ -81,6 +82,11 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*record.Run, err
 	notGranted := claude.NotGranted(append(append([]string{}, sk.AllowedTools...), o.AllowedTools...))
 	// A paths: skill is listed once a matching file is touched: which
 	// fixture file would do it, and what resume mode loses.
+	if len(sk.Hooks) > 0 && jailKind == jail.None {
+		// Hooks are commands like the agent's Bash: without a jail both run
+		// with the author's rights (the CLI runs them so too).
+		sk.Warnings = append(sk.Warnings, fmt.Sprintf("skill %s: its hooks (%s) run with no jail, with your user's rights and view of this machine, like the agent's own commands", sk.Name, strings.Join(sk.Hooks, ", ")))
+	}
 	if sk.Paths != nil {
 		sk.Warnings = append(sk.Warnings, skill.PathsNotes(sk, startFiles(cfg), sessionMode == claude.SessionResume)...)
 	}

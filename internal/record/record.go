@@ -268,6 +268,10 @@ type Turn struct {
 	SkillInvoked bool `json:"skill_invoked"`
 	// SkillDenied: a Skill call for it was refused permission.
 	SkillDenied bool `json:"skill_denied,omitempty"`
+	// Hooks are the skill's frontmatter hooks that ran during the turn, in
+	// order (the CLI runs them from the Skill call to the end of its
+	// process).
+	Hooks []Hook `json:"hooks,omitempty"`
 	// OutsideSkillGrant are the calls (1-based, in ToolCalls) that ran on a
 	// Config.SessionWideTools tool before the turn's Skill call for the
 	// skill, or in a turn without one: the CLI alone would have refused
@@ -311,6 +315,14 @@ type Turn struct {
 	// Attempts are earlier tries of this turn that failed and were retried.
 	Attempts []Attempt      `json:"attempts,omitempty"`
 	Verdict  *judge.Verdict `json:"verdict,omitempty"`
+}
+
+// Hook is one run of a skill's hook: its name (event:matcher), outcome
+// and exit code; its output is in the transcript.
+type Hook struct {
+	Name     string `json:"name"`
+	Outcome  string `json:"outcome"`
+	ExitCode int    `json:"exit_code"`
 }
 
 // Call is a tool call as saved in run.json: the input in full, the result

@@ -198,6 +198,24 @@ func cliTrue(v any) bool {
 	return false
 }
 
+// cliTruthy is JavaScript's truthiness of a YAML value (the CLI's
+// `if(!e.hooks)`): not null, false, 0 or "".
+func cliTruthy(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return x
+	case string:
+		return x != ""
+	}
+	if isNumber(v) {
+		s, _ := jsString(v)
+		return s != "0" && s != "NaN"
+	}
+	return true
+}
+
 // cliDescription is the CLI's Yke: a string trimmed (empty is none), a
 // number or bool as text, anything else none; ok is false when the field
 // is there but of a type the CLI omits.

@@ -68,6 +68,9 @@ type Skill struct {
 	// Skill call's id.
 	Fork  bool   `json:"fork,omitempty"`
 	Agent string `json:"agent,omitempty"`
+	// Hooks are the events of the frontmatter's hooks: the CLI registers
+	// them at the Skill call and runs them for the rest of the process.
+	Hooks []string `json:"hooks,omitempty"`
 	// Paths are the globs of a paths: field: the CLI lists the skill only
 	// once the agent has touched a matching file (PathsNotes).
 	Paths []string `json:"paths,omitempty"`
@@ -299,6 +302,36 @@ func Parse(file string, raw []byte) (*Skill, error) {
 		warn("%s:%d: frontmatter field \"allowed-tools\": %s", file, line("allowed-tools"), problem)
 	}
 	s.AllowedTools = tools
+	// hooks: the CLI's sHs. A mapping of events registers them at the Skill
+	// call; anything else, or a PreToolUse/PermissionRequest written at the
+	// top level, loads the skill with no hooks and no allowed-tools.
+	// (The events' own shape is not checked here: the CLI drops an
+	// unknown event with a warning of its own.)
+	guard := ""
+	for _, k := range []string{"PreToolUse", "PermissionRequest"} {
+		if _, top := fields[k]; top {
+			guard = fmt.Sprintf("%s:%d: frontmatter field %q is written at the top level, outside \"hooks\"", file, line(k), k)
+		}
+	}
+	switch h := fields["hooks"].(type) {
+	case nil:
+	case map[string]any:
+		for event := range h {
+			s.Hooks = append(s.Hooks, event)
+		}
+		sort.Strings(s.Hooks)
+	default:
+		if cliTruthy(h) {
+			guard = fmt.Sprintf("%s:%d: frontmatter field \"hooks\" is a %s, expected a mapping of events", file, line("hooks"), yamlType(h))
+		}
+	}
+	switch {
+	case guard != "":
+		warn("%s: the CLI loads the skill with no hooks and no allowed-tools, and so does vibe-test", guard)
+		s.Hooks, s.AllowedTools = nil, nil
+	case len(s.Hooks) > 0:
+		warn("%s:%d: frontmatter field \"hooks\" (%s): the CLI registers them at the skill's Skill call and runs them for the rest of that CLI process, to the end of the conversation in the default interactive session, only in the invoking turn with --session resume (a SessionStart hook never runs); they are commands run with the agent's rights, in the jail when there is one. vibe-test runs them as the CLI does and records each run (hooks in run.json)", file, line("hooks"), strings.Join(s.Hooks, ", "))
+	}
 	if s.Paths = cliPaths(fields["paths"]); s.Paths != nil {
 		warn("%s:%d: frontmatter field \"paths\" (%s): the CLI does not list the skill until the agent Reads, Writes or Edits a matching file, or a prompt @-mentions one (Bash, Glob and Grep do not count): until then the model can neither see nor invoke it", file, line("paths"), strings.Join(s.Paths, ", "))
 	}

@@ -461,3 +461,29 @@ func TestForkWarned(t *testing.T) {
 		}
 	}
 }
+
+// hooks: as the CLI's sHs reads them (FINDINGS §8): a mapping of events is
+// registered (a warning says when they run); any other value, or a
+// PreToolUse written at the top level, loads the skill with no hooks and
+// no allowed-tools.
+func TestHooksRead(t *testing.T) {
+	for _, c := range []struct {
+		front, hooks, tools, warn string
+	}{
+		{"hooks:\n  Stop:\n    - hooks:\n        - type: command\n          command: echo\n  PreToolUse: []\n", "PreToolUse Stop", "Bash", "runs them for the rest of that CLI process"},
+		{"hooks: {}\n", "", "Bash", ""},
+		{"hooks: echo hi\n", "", "", `"hooks" is a string, expected a mapping of events: the CLI loads the skill with no hooks and no allowed-tools`},
+		{"PreToolUse:\n  - matcher: Bash\n", "", "", `"PreToolUse" is written at the top level, outside "hooks"`},
+	} {
+		s, err := Parse("h/SKILL.md", []byte("---\nname: h\ndescription: d\nallowed-tools: Bash\n"+c.front+"---\nbody\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(s.Hooks, " ") != c.hooks || strings.Join(s.AllowedTools, " ") != c.tools {
+			t.Errorf("%q: hooks %q tools %q, want %q and %q", c.front, s.Hooks, s.AllowedTools, c.hooks, c.tools)
+		}
+		if (c.warn == "") != (len(s.Warnings) == 0) || c.warn != "" && !strings.Contains(s.Warnings[0], c.warn) {
+			t.Errorf("%q: warnings %q, want %q", c.front, s.Warnings, c.warn)
+		}
+	}
+}

@@ -97,6 +97,13 @@ func convAlerts(c *record.Conversation) []string {
 		if t.Verdict != nil && t.Verdict.SetupProblem != "" {
 			out = append(out, fmt.Sprintf("turn %d %s", t.Turn, t.Verdict.SetupProblem))
 		}
+		for _, h := range t.Hooks {
+			if h.Outcome != "success" {
+				// A hook that blocks or fails changes what the agent could do.
+				out = append(out, fmt.Sprintf("turn %d: the skill's hook %s ended %s (exit %d); the transcript has its output", t.Turn, h.Name, h.Outcome, h.ExitCode))
+				break
+			}
+		}
 	}
 	return out
 }

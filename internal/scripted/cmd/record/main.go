@@ -46,6 +46,13 @@ const (
 	forkName = "ledger-audit"
 	forkMD   = "---\nname: ledger-audit\ndescription: Audits the warehouse ledger in a separate context.\ncontext: fork\n---\n" +
 		"# Ledger audit\n\nRun `bash .claude/skills/stock-ledger/scripts/census.sh`, read notes.txt, and report the total.\n"
+	// hookedMD declares hooks: one after each Bash call, one at the end of
+	// the turn; both write in the working folder.
+	hookedName = "hooked-ledger"
+	hookedMD   = "---\nname: hooked-ledger\ndescription: Counts the stock with hooks that log each step.\nhooks:\n" +
+		"  PostToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: echo post >> hook.log\n" +
+		"  Stop:\n    - hooks:\n        - type: command\n          command: echo stop >> hook.log\n---\n" +
+		"# Hooked ledger\n\nRun `echo counted` and report.\n"
 	// schema has no title, so the scripted server treats the call as cold.
 	schema = `{"type":"object","additionalProperties":false,"properties":{"verdict":{"type":"string","enum":["pass","fail"]},"score":{"type":"integer"}},"required":["verdict","score"]}`
 )
@@ -267,6 +274,16 @@ func cases() []recCase {
 			},
 			rule: agentRule(step("", scripted.ToolUse{Name: "Skill", Input: map[string]string{"skill": forkName}}), step("The audit found a total of 42.")),
 			save: map[int]string{2: "fork-skill-subagent-request.json"}},
+		// A skill's frontmatter hooks run from its Skill call on; with
+		// --include-hook-events each run is a hook_started and a
+		// hook_response event.
+		{name: "skill-hooks", prompt: "@@hooks@@ count with the hooks",
+			files: map[string]string{".claude/skills/" + hookedName + "/SKILL.md": hookedMD},
+			rule: agentRule(step("", scripted.ToolUse{Name: "Skill", Input: map[string]string{"skill": hookedName}}),
+				step("", bash("echo counted", "Count")), step("Counted, with the hooks.")),
+			args: func(_, prompt string) []string {
+				return append(claude.AgentArgs(prompt, "", "", claude.BaseTools), claude.HookEvents)
+			}},
 		{name: "skill-unknown", prompt: "@@skill@@ use the other skill",
 			rule: agentRule(step("", scripted.ToolUse{Name: "Skill", Input: map[string]string{"skill": "no-such-skill"}}), step("That skill does not exist."))},
 		{name: "permission-denied", prompt: "@@denied@@ write a file",
