@@ -122,6 +122,13 @@ func turns(dir string, results map[int]*judge.Verdict, calls map[int]int) []reco
 			t.ToolCalls = append(t.ToolCalls, record.Call{Name: "Bash", Input: json.RawMessage(`{"command":"sh scripts/census.sh widgets"}`), Result: "widgets 42"})
 		}
 		t.ToolCallCount = k
+		if n == 1 && t.Kind != "filler" {
+			// A context: fork skill's step, run by its sub-agent.
+			t.ToolCalls = append(t.ToolCalls, record.Call{Name: "Read", Input: json.RawMessage(`{"file_path":"notes.txt"}`), Result: "notes", SubagentOf: 1, Agent: "general-purpose"})
+			t.SubagentCallCount, t.SubagentAPICalls, t.SubagentModels = 1, 2, []string{"claude-opus-5-5"}
+			t.OutsideSkillGrant = []int{1}
+			t.Hooks = []record.Hook{{Name: "PreToolUse:Bash", Outcome: "blocking", ExitCode: 2}}
+		}
 		out = append(out, t)
 	}
 	return out
@@ -200,9 +207,9 @@ func populated() *record.Run {
 			ToolsNotGranted: []string{"TodoWrite (claude 2.1.328 has no tool of that name)"}},
 		Config: record.Config{
 			Conversations: 3, Concurrency: 2, Model: "claude-sonnet-5-5", ModelSource: "flag", ModelAsked: "sonnet", JudgeModel: "sonnet", NoBaselineGate: true,
-			AllowedTools: []string{"Bash", "Read", "Edit", "Write", "Glob", "Grep", "Skill", "Bash(git diff:*)"},
-			SessionMode:  "interactive",
-			TurnTimeout:  "10m0s", MaxRetries: 2, ConfigFile: "/home/dev/skills/stock-ledger/vibe-test.yaml",
+			AllowedTools: []string{"Bash", "Read", "Edit", "Write", "Glob", "Grep", "Skill", "Bash(git diff:*)", "WebFetch"}, SessionWideTools: []string{"WebFetch"},
+			SessionMode: "interactive",
+			TurnTimeout: "10m0s", MaxRetries: 2, ConfigFile: "/home/dev/skills/stock-ledger/vibe-test.yaml",
 			RubricFile: "/home/dev/skills/stock-ledger/rubric.json", FillersDir: "/home/dev/fillers", KeepSandbox: true,
 			MaxBudgetUSD: 5, PassEnv: []string{"HTTP_PROXY"}, Alpha: 0.1,
 			Args: []string{"./stock-ledger", "--no-baseline-gate"},
@@ -903,6 +910,7 @@ func TestKeysMatchGo(t *testing.T) {
 		"$defs/conversation":                 reflect.TypeOf(record.Conversation{}),
 		"$defs/turn":                         reflect.TypeOf(record.Turn{}),
 		"$defs/call":                         reflect.TypeOf(record.Call{}),
+		"$defs/hook":                         reflect.TypeOf(record.Hook{}),
 		"$defs/attempt":                      reflect.TypeOf(record.Attempt{}),
 		"$defs/rewind":                       reflect.TypeOf(record.Rewind{}),
 		"$defs/verdict":                      reflect.TypeOf(judge.Verdict{}),

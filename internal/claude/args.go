@@ -28,6 +28,36 @@ func AgentTools(skillTools, extra []string) []string {
 	return out
 }
 
+// SessionWide lists the skill's allowed-tools that a run's --allowedTools
+// grants for the whole session while nothing else there would: neither
+// BaseTools nor extra (the author's --allowed-tools) holds the rule, or
+// the bare tool it narrows (Bash covers Bash(git:*)). The CLI itself
+// grants a skill's allowed-tools only from its Skill call to the end of
+// that turn, and again at each later Skill call for it, even one answered
+// "already loaded" (seen on 2.1.328); vibe-test grants them from the first
+// call of every turn, so that a step the agent takes from a skill it
+// remembers is not refused for want of a second invocation (a refusal the
+// fresh arm, which invokes the skill in the same turn, would never meet).
+// These are the tools for which that differs.
+func SessionWide(skillTools, extra []string) []string {
+	var out []string
+	for _, t := range skillTools {
+		covered := false
+		for _, rule := range append(append([]string{}, BaseTools...), extra...) {
+			name, _, narrowed := strings.Cut(rule, "(")
+			tool, _, _ := strings.Cut(t, "(")
+			if rule == t || !narrowed && name == tool {
+				covered = true
+				break
+			}
+		}
+		if !covered && !contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // knownTools are the tools the pinned CLI (2.1.328) has in an agent session
 // under AgentArgs: the init event's tools (claude/testdata/transcripts/
 // skill-invoked.jsonl) plus Glob and Grep, which --allowedTools adds, and
@@ -81,6 +111,11 @@ func AgentArgs(prompt, resumeSession, model string, tools []string) []string {
 	}
 	return args
 }
+
+// HookEvents makes the CLI print each hook it runs as system/hook_started
+// and hook_response events (2.1.328), which ParseTurn keeps: an agent
+// turn passes it when the skill declares hooks.
+const HookEvents = "--include-hook-events"
 
 // StructuredArgs is the argv of a cold call that must answer with JSON
 // matching schema (--json-schema: the CLI offers the model a

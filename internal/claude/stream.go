@@ -26,6 +26,12 @@ type ToolCall struct {
 	IsError   bool            `json:"is_error,omitempty"`
 	HasResult bool            `json:"has_result"`
 	Denied    bool            `json:"denied,omitempty"`
+	// Parent is set on a sub-agent's call: the id of the call that started
+	// the sub-agent (the Skill call of a context: fork skill), whose result
+	// comes after all of its sub-agent's calls. Agent is the sub-agent's
+	// type (general-purpose, or the skill's agent:).
+	Parent string `json:"parent,omitempty"`
+	Agent  string `json:"agent,omitempty"`
 }
 
 // Usage is the input picture (and output) of one API call.
@@ -47,15 +53,24 @@ type Turn struct {
 	// AnsweredBy are the models that answered this invocation's API calls
 	// (assistant message.model), each once, in order: what the API says it
 	// ran, which a fallback or a plan limit can make differ from Model.
-	AnsweredBy    []string   `json:"answered_by,omitempty"`
-	CLIVersion    string     `json:"claude_code_version,omitempty"`
-	Skills        []string   `json:"skills,omitempty"`
-	Calls         []ToolCall `json:"tool_calls"`
-	Text          string     `json:"text,omitempty"`
-	APICalls      int        `json:"api_calls"`
-	LastUsage     Usage      `json:"last_usage"`
-	ContextTokens int64      `json:"context_tokens"`
-	CostUSD       float64    `json:"cost_usd"`
+	AnsweredBy []string `json:"answered_by,omitempty"`
+	CLIVersion string   `json:"claude_code_version,omitempty"`
+	Skills     []string `json:"skills,omitempty"`
+	// Calls are every tool call of the invocation in the order the stream
+	// gave them: the main agent's and, between a call that started a
+	// sub-agent and its result, that sub-agent's (Parent set).
+	Calls []ToolCall `json:"tool_calls"`
+	Text  string     `json:"text,omitempty"`
+	// APICalls are the main agent's; SubagentAPICalls its sub-agents' as far
+	// as the stream shows them (a sub-agent's call that answered with text
+	// only never reaches it), whose usage never stands for the main agent's
+	// context (LastUsage).
+	APICalls         int      `json:"api_calls"`
+	SubagentAPICalls int      `json:"subagent_api_calls,omitempty"`
+	SubagentModels   []string `json:"subagent_models,omitempty"`
+	LastUsage        Usage    `json:"last_usage"`
+	ContextTokens    int64    `json:"context_tokens"`
+	CostUSD          float64  `json:"cost_usd"`
 	// OutputTokens is the turn's output over all its calls (result.usage:
 	// a sum, right for output, wrong for context).
 	OutputTokens   int64    `json:"output_tokens"`
@@ -77,6 +92,17 @@ type Turn struct {
 	// LocalCommand is the result's local_command: "compact" when the
 	// invocation ran /compact rather than asking the model.
 	LocalCommand string `json:"local_command,omitempty"`
+	// Hooks are the hooks that ran (system/hook_response, printed only
+	// with --include-hook-events): a skill's frontmatter hooks.
+	Hooks []HookRun `json:"hooks,omitempty"`
+}
+
+// HookRun is one hook the CLI ran: its name ("PreToolUse:Bash", the event
+// and the matcher), its outcome (success, error, …) and exit code.
+type HookRun struct {
+	Name     string `json:"name"`
+	Outcome  string `json:"outcome"`
+	ExitCode int    `json:"exit_code"`
 }
 
 // Compaction is one compact_boundary: the context before (PreTokens) and
@@ -97,6 +123,7 @@ func ParseTurn(r io.Reader) (Turn, error) {
 	var t Turn
 	byID := map[string]int{} // tool_use id → index in t.Calls
 	var lastMsgID string
+	subMsgID := map[string]string{} // a sub-agent's parent call → its last message id
 	var lastText strings.Builder
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
@@ -130,6 +157,12 @@ func ParseTurn(r io.Reader) (Turn, error) {
 					PreTokens:  m.Get("pre_tokens").Int(),
 					PostTokens: m.Get("post_tokens").Int(),
 				})
+			case "hook_response":
+				t.Hooks = append(t.Hooks, HookRun{
+					Name:     ev.Get("hook_name").String(),
+					Outcome:  ev.Get("outcome").String(),
+					ExitCode: int(ev.Get("exit_code").Int()),
+				})
 			case "permission_denied":
 				if i, ok := byID[ev.Get("tool_use_id").String()]; ok {
 					t.Calls[i].Denied = true
@@ -139,6 +172,33 @@ func ParseTurn(r io.Reader) (Turn, error) {
 			msg := ev.Get("message")
 			// Synthetic messages report API errors; they are not model calls.
 			if msg.Get("model").String() == "<synthetic>" || ev.Get("is_api_error_message").Bool() {
+				continue
+			}
+			if parent := ev.Get("parent_tool_use_id"); parent.Type == gjson.String && parent.String() != "" {
+				// A sub-agent's message (a context: fork skill runs as one):
+				// its tool calls are the skill's steps, kept in order and
+				// marked; its texts never reach the stream, and its usage is
+				// not the main agent's context.
+				p := parent.String()
+				if id := msg.Get("id").String(); id != subMsgID[p] {
+					subMsgID[p] = id
+					t.SubagentAPICalls++
+					if m := msg.Get("model").String(); m != "" && !contains(t.SubagentModels, m) {
+						t.SubagentModels = append(t.SubagentModels, m)
+					}
+				}
+				for _, block := range msg.Get("content").Array() {
+					if block.Get("type").String() == "tool_use" {
+						byID[block.Get("id").String()] = len(t.Calls)
+						t.Calls = append(t.Calls, ToolCall{
+							ID:     block.Get("id").String(),
+							Name:   block.Get("name").String(),
+							Input:  json.RawMessage(block.Get("input").Raw),
+							Parent: p,
+							Agent:  ev.Get("subagent_type").String(),
+						})
+					}
+				}
 				continue
 			}
 			if m := msg.Get("model").String(); m != "" && !contains(t.AnsweredBy, m) {
@@ -158,11 +218,6 @@ func ParseTurn(r io.Reader) (Turn, error) {
 					CacheRead:     u.Get("cache_read_input_tokens").Int(),
 					Output:        u.Get("output_tokens").Int(),
 				}
-			}
-			if ev.Get("parent_tool_use_id").Exists() && ev.Get("parent_tool_use_id").Type != gjson.Null {
-				// A subagent's call: count the API call but keep the trace to the
-				// main agent's own actions.
-				continue
 			}
 			for _, block := range msg.Get("content").Array() {
 				switch block.Get("type").String() {
@@ -309,6 +364,46 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// OwnCalls counts the main agent's own calls, without its sub-agents'.
+func (t Turn) OwnCalls() int {
+	n := 0
+	for _, c := range t.Calls {
+		if c.Parent == "" {
+			n++
+		}
+	}
+	return n
+}
+
+// OutsideSkillGrant numbers (1-based, in Calls) the calls that ran on a
+// tool of granted (SessionWide's list, matched by tool name) outside the
+// window in which the CLI itself grants a skill's allowed-tools: before
+// the turn's first successful Skill call for one of names, or in a turn
+// with none. A denied call did not run on the grant and does not count.
+func (t Turn) OutsideSkillGrant(names, granted []string) []int {
+	if len(granted) == 0 {
+		return nil
+	}
+	var out []int
+	for i, c := range t.Calls {
+		if c.Name == "Skill" && c.Parent == "" && c.HasResult && !c.IsError && !c.Denied {
+			if skill := gjson.GetBytes(c.Input, "skill").String(); skill != "" && contains(names, strings.TrimPrefix(skill, "/")) {
+				break // from here to the end of the turn the CLI grants them too
+			}
+		}
+		if c.Denied {
+			continue
+		}
+		for _, g := range granted {
+			if tool, _, _ := strings.Cut(g, "("); tool == c.Name {
+				out = append(out, i+1)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // SkillUse says what became of the agent's Skill tool calls for one skill

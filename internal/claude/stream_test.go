@@ -425,6 +425,38 @@ func TestAgentTools(t *testing.T) {
 	}
 }
 
+// The skill's allowed-tools the run grants session-wide while nothing else
+// would (FINDINGS §7: the CLI grants them from the Skill call to the end
+// of that turn), and the calls that ran on that grant outside the window.
+func TestSessionWideGrant(t *testing.T) {
+	got := SessionWide([]string{"Bash(git:*)", "Read", "WebFetch", "NotebookEdit", "WebSearch(x)", "Grep(y)"}, []string{"NotebookEdit", "Bash(npm:*)"})
+	if strings.Join(got, " ") != "WebFetch WebSearch(x)" {
+		t.Errorf("session-wide %q, want what neither the base tools nor --allowed-tools hold", got)
+	}
+	call := func(id, name, input string) ToolCall {
+		return ToolCall{ID: id, Name: name, Input: json.RawMessage(input), HasResult: true}
+	}
+	denied := call("d", "WebFetch", `{}`)
+	denied.Denied = true
+	failed := call("f", "Skill", `{"skill":"docs"}`)
+	failed.IsError = true
+	turn := Turn{Calls: []ToolCall{
+		call("a", "WebFetch", `{"url":"u"}`), // before the Skill call: on the session-wide grant
+		denied,                               // denied: did not run on it
+		call("b", "Bash", `{"command":"ls"}`),
+		failed,                                  // a failed Skill call opens no window
+		call("c", "WebSearch", `{"query":"q"}`), // still before
+		call("s", "Skill", `{"skill":"/docs"}`), // the window opens
+		call("e", "WebFetch", `{"url":"u"}`),    // inside it
+	}}
+	if got := turn.OutsideSkillGrant([]string{"docs", ""}, []string{"WebFetch", "WebSearch(x)"}); fmt.Sprint(got) != "[1 5]" {
+		t.Errorf("outside the grant: %v, want calls 1 and 5", got)
+	}
+	if got := (Turn{Calls: turn.Calls[:1]}).OutsideSkillGrant([]string{"docs"}, nil); got != nil {
+		t.Errorf("nothing session-wide, yet %v", got)
+	}
+}
+
 // ResolveModel asks the real CLI, with no model call: the API address is
 // a closed port, so any request would fail the resolution.
 func TestResolveModel(t *testing.T) {
@@ -459,5 +491,59 @@ func TestParseCompaction(t *testing.T) {
 	}
 	if plain := parseFixture(t, "tool-calls.jsonl"); plain.LocalCommand != "" || plain.Compactions != nil {
 		t.Errorf("an ordinary turn: %q %+v", plain.LocalCommand, plain.Compactions)
+	}
+}
+
+// A context: fork skill runs as a sub-agent (recorded: fork-skill.jsonl).
+// Its tool calls reach the stream tagged with the Skill call's id, between
+// that call and its result; they are the skill's steps, so the turn keeps
+// them, in order and marked, while the main agent's own count, API calls
+// and context stay its own.
+func TestSubagentCallsParsed(t *testing.T) {
+	turn := parseFixture(t, "fork-skill.jsonl")
+	var got []string
+	for _, c := range turn.Calls {
+		got = append(got, c.Name+"<"+c.Agent+">")
+		if !c.HasResult || c.IsError {
+			t.Errorf("%s: result %v error %v", c.Name, c.HasResult, c.IsError)
+		}
+	}
+	if strings.Join(got, " ") != "Skill<> Bash<general-purpose> Read<general-purpose>" {
+		t.Fatalf("calls %v, want the Skill call then its sub-agent's Bash and Read", got)
+	}
+	skill := turn.Calls[0]
+	for _, c := range turn.Calls[1:] {
+		if c.Parent != skill.ID {
+			t.Errorf("%s: parent %q, want the Skill call %q", c.Name, c.Parent, skill.ID)
+		}
+	}
+	if skill.Parent != "" || !strings.Contains(skill.Result, `Skill "ledger-audit" completed (forked execution)`) {
+		t.Errorf("skill call %+v", skill)
+	}
+	if !strings.Contains(string(turn.Calls[1].Input), "census.sh") || turn.Calls[1].Result != "total 42" {
+		t.Errorf("sub-agent's Bash: %s -> %q", turn.Calls[1].Input, turn.Calls[1].Result)
+	}
+	// The sub-agent made three API calls; its last answered with text only,
+	// which never reaches the stream.
+	if turn.OwnCalls() != 1 || turn.APICalls != 2 || turn.SubagentAPICalls != 2 || len(turn.SubagentModels) != 1 {
+		t.Errorf("own calls %d, API calls %d + %d sub-agent (%v)", turn.OwnCalls(), turn.APICalls, turn.SubagentAPICalls, turn.SubagentModels)
+	}
+	if ok, _ := turn.SkillUse("ledger-audit"); !ok || turn.Text != "The audit found a total of 42." {
+		t.Errorf("skill invoked %v, text %q", ok, turn.Text)
+	}
+	if len(turn.AnsweredBy) != 1 {
+		t.Errorf("answered by %v: the sub-agent's model counted as the agent's", turn.AnsweredBy)
+	}
+}
+
+// A skill's frontmatter hooks, printed with HookEvents (recorded:
+// skill-hooks.jsonl): each run is kept, in order, with its outcome.
+func TestHookRunsParsed(t *testing.T) {
+	turn := parseFixture(t, "skill-hooks.jsonl")
+	if fmt.Sprint(turn.Hooks) != "[{PostToolUse:Bash success 0} {Stop success 0}]" {
+		t.Errorf("hooks %v, want the PostToolUse after the Bash call and the Stop at the end", turn.Hooks)
+	}
+	if ok, _ := turn.SkillUse("hooked-ledger"); !ok || turn.Failure(0) != "" {
+		t.Errorf("skill invoked %v, failure %q", ok, turn.Failure(0))
 	}
 }

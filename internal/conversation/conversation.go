@@ -77,8 +77,11 @@ type Driver struct {
 	// Model is the agent model resolved once for the run; every agent turn
 	// passes it with --model, so no turn falls back to a default of its own.
 	Model string
-	// Tools is the agent's --allowedTools list.
-	Tools []string
+	// Tools is the agent's --allowedTools list; SessionWide those of them
+	// the CLI would grant only while the skill runs (claude.SessionWide),
+	// whose uses outside that window each turn records.
+	Tools       []string
+	SessionWide []string
 	// SessionMode is how a conversation's turns reach the CLI:
 	// claude.SessionResume (one process per turn) or
 	// claude.SessionInteractive (one process per conversation, each turn
@@ -723,7 +726,7 @@ func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string
 	}
 	inv := claude.Invocation{
 		Binary:  d.Binary,
-		Args:    claude.AgentArgs(rec.Prompt, resume, d.Model, d.Tools),
+		Args:    d.agentArgs(claude.AgentArgs(rec.Prompt, resume, d.Model, d.Tools)),
 		Env:     claude.Env(d.BaseEnv, envOpts),
 		Dir:     sb.Dir,
 		Stdout:  w,
@@ -765,7 +768,8 @@ func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string
 		rec.ToolCalls[i].Result = d.Redactor.String(rec.ToolCalls[i].Result)
 		rec.ToolCalls[i].Input = d.Redactor.Bytes(rec.ToolCalls[i].Input)
 	}
-	rec.ToolCallCount = len(t.Calls)
+	rec.ToolCallCount = t.OwnCalls()
+	rec.SubagentCallCount = len(t.Calls) - rec.ToolCallCount
 	// Only a successful call of the skill under test counts; a denied one
 	// is its own signal (the agent wanted the skill and was refused it).
 	rec.SkillInvoked, rec.SkillDenied = false, false
@@ -778,6 +782,7 @@ func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string
 			rec.SkillInvoked = rec.SkillInvoked || ok
 			rec.SkillDenied = rec.SkillDenied || len(denied) > 0
 		}
+		rec.OutsideSkillGrant = t.OutsideSkillGrant([]string{d.Skill.Name, d.Skill.DeclaredName}, d.SessionWide)
 	}
 	for _, c := range t.Compactions {
 		if rec.Kind == "compact" {
@@ -786,8 +791,13 @@ func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string
 		// The CLI compacted on its own in the middle of the turn.
 		rec.Compactions = append(rec.Compactions, record.Compaction{Trigger: c.Trigger, PreTokens: c.PreTokens, PostTokens: c.PostTokens})
 	}
+	rec.Hooks = nil
+	for _, h := range t.Hooks {
+		rec.Hooks = append(rec.Hooks, record.Hook{Name: h.Name, Outcome: h.Outcome, ExitCode: h.ExitCode})
+	}
 	rec.AnsweredBy = t.AnsweredBy
 	rec.APICalls = t.APICalls
+	rec.SubagentAPICalls, rec.SubagentModels = t.SubagentAPICalls, t.SubagentModels
 	rec.ContextTokens = t.ContextTokens
 	rec.CostUSD, rec.SessionCostUSD = cost, t.CostUSD
 	rec.Retries = t.Retries
@@ -945,4 +955,13 @@ func (d *Driver) Fresh(ctx context.Context, conv *record.Conversation) {
 		}
 	}
 	setStatus(record.StatusCompleted, "")
+}
+
+// agentArgs adds what the skill asks of an agent turn's argv: the hook
+// events, when it declares hooks, so each run of one is recorded.
+func (d *Driver) agentArgs(args []string) []string {
+	if d.Skill != nil && len(d.Skill.Hooks) > 0 {
+		return append(args, claude.HookEvents)
+	}
+	return args
 }

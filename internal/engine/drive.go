@@ -112,7 +112,7 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 	driver := &conversation.Driver{
 		Binary: in.binary, BaseEnv: in.env, PassEnv: o.PassEnv, Hermetic: in.hermetic,
 		AuthorConfigDir: claude.AuthorConfigDir(), Jail: in.jail, Skill: in.skill, Plan: in.plan, Judge: judgeFor,
-		RunDir: s.dir, Model: run.Config.Model, Tools: run.Config.AllowedTools, SessionMode: record.SessionModeOf(run.Config), TurnTimeout: o.TurnTimeout, Grace: o.Grace,
+		RunDir: s.dir, Model: run.Config.Model, Tools: run.Config.AllowedTools, SessionWide: run.Config.SessionWideTools, SessionMode: record.SessionModeOf(run.Config), TurnTimeout: o.TurnTimeout, Grace: o.Grace,
 		MaxRetries: o.MaxRetries, TurnRetries: o.TurnRetries, RetryBackoff: o.RetryBackoff,
 		NoGate: run.Config.NoBaselineGate, KeepSandbox: o.KeepSandbox, Exclude: []string{o.RubricPath, in.cacheDir},
 		Redactor: redact.FromEnv(in.env, slices.Concat(claude.CredentialVars, o.PassEnv)), Budget: budget,

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/claude"
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/fillers"
+	"github.com/vibe-test/vibe-test/internal/jail"
 	"github.com/vibe-test/vibe-test/internal/judge"
 	"github.com/vibe-test/vibe-test/internal/plan"
 	"github.com/vibe-test/vibe-test/internal/record"
@@ -78,6 +80,16 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*record.Run, err
 		sessionMode = claude.DefaultSessionMode
 	}
 	notGranted := claude.NotGranted(append(append([]string{}, sk.AllowedTools...), o.AllowedTools...))
+	// A paths: skill is listed once a matching file is touched: which
+	// fixture file would do it, and what resume mode loses.
+	if len(sk.Hooks) > 0 && jailKind == jail.None {
+		// Hooks are commands like the agent's Bash: without a jail both run
+		// with the author's rights (the CLI runs them so too).
+		sk.Warnings = append(sk.Warnings, fmt.Sprintf("skill %s: its hooks (%s) run with no jail, with your user's rights and view of this machine, like the agent's own commands", sk.Name, strings.Join(sk.Hooks, ", ")))
+	}
+	if sk.Paths != nil {
+		sk.Warnings = append(sk.Warnings, skill.PathsNotes(sk, startFiles(cfg), sessionMode == claude.SessionResume)...)
+	}
 	for _, w := range sk.Warnings {
 		fmt.Fprintf(stdio.Stderr, "warning: %s\n", w)
 	}
@@ -103,7 +115,7 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*record.Run, err
 			Warnings: sk.Warnings, ToolsNotGranted: notGranted},
 		Config: record.Config{
 			Conversations: o.Conversations, Concurrency: o.Concurrency, Model: resolved, ModelSource: modelSource, ModelAsked: modelAsked,
-			JudgeModel: judgeModel, AllowedTools: tools, SessionMode: sessionMode,
+			JudgeModel: judgeModel, AllowedTools: tools, SessionWideTools: claude.SessionWide(sk.AllowedTools, o.AllowedTools), SessionMode: sessionMode,
 			NoBaselineGate: o.NoBaselineGate, TurnTimeout: o.TurnTimeout.String(), MaxRetries: o.MaxRetries,
 			ConfigFile: cfgPath, RubricFile: o.RubricPath, FillersDir: o.FillersDir, KeepSandbox: o.KeepSandbox,
 			MaxBudgetUSD: o.MaxBudgetUSD, PassEnv: o.PassEnv, Rule: o.Rule, Alpha: o.Alpha, Effect: o.Effect, JudgeRepeats: o.JudgeRepeats, Controls: o.Controls, Args: o.Args,
@@ -251,6 +263,29 @@ func loadConfig(o Settings, sk *skill.Skill) (*plan.Config, string, error) {
 		return nil, "", err
 	}
 	return cfg, path, nil
+}
+
+// startFiles are the paths a sandbox starts with (the fixture's files and
+// the config's files:), relative and slash-separated.
+func startFiles(cfg *plan.Config) []string {
+	if cfg == nil {
+		return nil
+	}
+	var out []string
+	if cfg.Fixture != "" {
+		_ = filepath.WalkDir(cfg.Fixture, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				if rel, err := filepath.Rel(cfg.Fixture, p); err == nil {
+					out = append(out, filepath.ToSlash(rel))
+				}
+			}
+			return nil
+		})
+	}
+	for rel := range cfg.Files {
+		out = append(out, filepath.ToSlash(filepath.Clean(rel)))
+	}
+	return out
 }
 
 func indent(s string) string {

@@ -48,6 +48,7 @@ var boolFlags = map[string]bool{
 	"-p": true, "--print": true, "--verbose": true, "--strict-mcp-config": true,
 	"--no-session-persistence": true, "--include-partial-messages": true,
 	"--dangerously-skip-permissions": true, "--version": true, "-v": true,
+	"--include-hook-events": true, // accepted; the stand-in runs no hooks
 }
 
 func parseArgs(args []string) (options, error) {

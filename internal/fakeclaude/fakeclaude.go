@@ -22,7 +22,8 @@
 // history replaced by a continuation message and the last answer, all
 // appended to the session file.
 //
-// It is not the CLI: no real system prompt, no hooks, no MCP, no subagents,
+// It is not the CLI: no real system prompt, no hooks, no MCP, no subagents
+// (a context: fork skill runs inline, its body after the Skill call),
 // no automatic compaction, no read-before-write rule, tools run one after
 // another.
 // What only the real binary proves (argv acceptance, signals and strays,

@@ -20,7 +20,7 @@ type projectSkill struct {
 	description     string
 	body            string
 	hasAllowedTools bool
-	disabled        bool // disable-model-invocation: true
+	disabled        bool // disable-model-invocation: true, yes, 1 or on
 }
 
 func findSkills(cwd string) map[string]projectSkill {
@@ -43,8 +43,10 @@ func findSkills(cwd string) map[string]projectSkill {
 	return out
 }
 
-// parseSkill reads the frontmatter line by line, leniently, as the CLI
-// does.
+// parseSkill reads the frontmatter line by line, leniently: enough for the
+// skills the fast tests install. It does not reproduce the CLI's YAML
+// reading (a block it cannot parse is dropped whole: internal/skill), nor
+// paths: (every skill is listed from the start).
 func parseSkill(text string) projectSkill {
 	var sk projectSkill
 	body := text
@@ -65,7 +67,11 @@ func parseSkill(text string) projectSkill {
 				case "allowed-tools":
 					sk.hasAllowedTools = true
 				case "disable-model-invocation":
-					sk.disabled = v == "true"
+					// The CLI's truthy values (skill.cliTrue).
+					switch strings.ToLower(v) {
+					case "1", "true", "yes", "on":
+						sk.disabled = true
+					}
 				}
 			}
 		}

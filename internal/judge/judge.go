@@ -38,7 +38,9 @@ type RepeatVerdict struct {
 }
 
 // PromptVersion changes whenever the judge prompt or schema changes.
-const PromptVersion = "judge-v1"
+// judge-v2: a sub-agent's calls (a context: fork skill's steps) are in the
+// trace, marked, with a line saying what the mark means.
+const PromptVersion = "judge-v2"
 
 // CriterionVerdict is the judgement of one criterion.
 type CriterionVerdict struct {
@@ -398,13 +400,18 @@ const (
 	maxCalls  = 80
 )
 
-// Trace renders the condensed, numbered trace the judge reads.
+// Trace renders the condensed, numbered trace the judge reads. A
+// sub-agent's call is numbered with the rest, in the order it ran, and
+// marked with the call that started the sub-agent: a context: fork skill
+// runs its steps there, so they are the skill's own.
 func Trace(turn claude.Turn) string {
 	var b strings.Builder
 	if len(turn.Calls) == 0 {
 		b.WriteString("(no tool calls: the agent executed nothing)\n")
 	}
+	number := map[string]int{}
 	for i, c := range turn.Calls {
+		number[c.ID] = i + 1
 		if i == maxCalls {
 			fmt.Fprintf(&b, "... %d more calls not shown\n", len(turn.Calls)-maxCalls)
 			break
@@ -418,9 +425,23 @@ func Trace(turn claude.Turn) string {
 		case c.IsError:
 			status = "ERROR"
 		}
-		fmt.Fprintf(&b, "[%d] %s %s\n    -> %s: %s\n", i+1, c.Name, clip(inputFields(c), maxInput), status, clip(oneLine(c.Result), maxResult))
+		by := ""
+		if c.Parent != "" {
+			by = fmt.Sprintf("(sub-agent of [%d]) ", number[c.Parent])
+		}
+		fmt.Fprintf(&b, "[%d] %s%s %s\n    -> %s: %s\n", i+1, by, c.Name, clip(inputFields(c), maxInput), status, clip(oneLine(c.Result), maxResult))
 	}
 	return b.String()
+}
+
+// hasSubagent reports whether a sub-agent made any of the calls.
+func hasSubagent(turn claude.Turn) bool {
+	for _, c := range turn.Calls {
+		if c.Parent != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // inputFields keeps the input fields that say what a call did; file contents
@@ -440,6 +461,9 @@ func Prompt(r *rubric.Rubric, task string, turn claude.Turn) string {
 	b.WriteString("\nTASK GIVEN TO THE AGENT:\n")
 	b.WriteString(clip(task, maxText))
 	b.WriteString("\n\nTOOL CALLS THE AGENT EXECUTED (numbered; this is the evidence):\n")
+	if hasSubagent(turn) {
+		b.WriteString("(A call marked \"(sub-agent of [N])\" was executed by a sub-agent that call N started: the skill ran its procedure there. Those calls are the skill's steps and count as evidence like the others.)\n")
+	}
 	b.WriteString(Trace(turn))
 	b.WriteString("\nTHE AGENT'S FINAL MESSAGE (claims only, NOT evidence of any action):\n\"\"\"\n")
 	b.WriteString(clip(turn.Text, maxText))

@@ -215,3 +215,28 @@ func TestRefusedCredentialsNotRetried(t *testing.T) {
 		t.Fatalf("%+v after %d calls", v, len(f.prompts))
 	}
 }
+
+// A context: fork skill's steps run in a sub-agent: the judge reads them
+// numbered with the rest and marked, the checks see them, and a cited
+// sub-agent call is a call of the trace.
+func TestSubagentCallsJudged(t *testing.T) {
+	skill := claude.ToolCall{ID: "s1", Name: "Skill", Input: json.RawMessage(`{"skill":"health"}`), HasResult: true, Result: `Skill "health" completed (forked execution).`}
+	sub := claude.ToolCall{ID: "b1", Name: "Bash", Input: json.RawMessage(`{"command":"python3 health.py"}`), HasResult: true, Result: "ok", Parent: "s1", Agent: "general-purpose"}
+	turn := claude.Turn{Calls: []claude.ToolCall{skill, sub}, Text: "Healthy."}
+	tr := Trace(turn)
+	if !strings.Contains(tr, `[2] (sub-agent of [1]) Bash {"command":"python3 health.py"}`) {
+		t.Errorf("trace does not mark the sub-agent's call:\n%s", tr)
+	}
+	if p := Prompt(testRubric(), "check health", turn); !strings.Contains(p, `A call marked "(sub-agent of [N])"`) {
+		t.Error("the prompt does not say what the mark means")
+	}
+	if p := Prompt(testRubric(), "check health", claude.Turn{Calls: []claude.ToolCall{skill}}); strings.Contains(p, "sub-agent") {
+		t.Error("the mark is explained in a trace that has none")
+	}
+	f := &fakeCaller{answers: []string{answer("pass", 2, false)}}
+	j := &Judge{Caller: f, Rubric: testRubric()}
+	v := j.Judge(context.Background(), "check health", turn)
+	if v.Result != Pass || v.Criteria[0].Source != "check" || v.Criteria[0].Result != Pass {
+		t.Fatalf("verdict %+v: the check did not see the sub-agent's call", v)
+	}
+}

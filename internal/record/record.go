@@ -139,6 +139,12 @@ type Config struct {
 	// AllowedTools is the agent's --allowedTools list: the base tools
 	// (Skill among them), the skill's allowed-tools, then --allowed-tools.
 	AllowedTools []string `json:"allowed_tools,omitempty"`
+	// SessionWideTools are the skill's allowed-tools that AllowedTools
+	// grants for the whole session while the CLI would grant them only
+	// from the skill's Skill call to the end of that turn
+	// (claude.SessionWide); Turn.OutsideSkillGrant names the calls that
+	// ran on that difference.
+	SessionWideTools []string `json:"session_wide_tools,omitempty"`
 	// SessionMode is how the turns of a conversation reached the CLI:
 	// "interactive" (one long-lived process per conversation, each turn one
 	// user message) or "resume" (one `claude -p --resume` process per
@@ -252,17 +258,35 @@ type Turn struct {
 	Error      string `json:"error,omitempty"`
 	ExitCode   int    `json:"exit_code"`
 	DurationMS int64  `json:"duration_ms"`
-	// From the trace, judge-free.
-	ToolCalls     []Call `json:"tool_calls"`
-	ToolCallCount int    `json:"tool_call_count"`
+	// From the trace, judge-free. ToolCalls are all of the turn's calls in
+	// order, its sub-agents' marked (Call.SubagentOf); ToolCallCount counts
+	// the agent's own, SubagentCallCount its sub-agents'.
+	ToolCalls         []Call `json:"tool_calls"`
+	ToolCallCount     int    `json:"tool_call_count"`
+	SubagentCallCount int    `json:"subagent_call_count,omitempty"`
 	// SkillInvoked: a Skill call for the skill under test succeeded.
 	SkillInvoked bool `json:"skill_invoked"`
 	// SkillDenied: a Skill call for it was refused permission.
 	SkillDenied bool `json:"skill_denied,omitempty"`
+	// Hooks are the skill's frontmatter hooks that ran during the turn, in
+	// order (the CLI runs them from the Skill call to the end of its
+	// process).
+	Hooks []Hook `json:"hooks,omitempty"`
+	// OutsideSkillGrant are the calls (1-based, in ToolCalls) that ran on a
+	// Config.SessionWideTools tool before the turn's Skill call for the
+	// skill, or in a turn without one: the CLI alone would have refused
+	// them to an agent run with -p.
+	OutsideSkillGrant []int `json:"outside_skill_grant,omitempty"`
 	// AnsweredBy are the models that answered the turn's API calls.
-	AnsweredBy    []string `json:"answered_by,omitempty"`
-	APICalls      int      `json:"api_calls"`
-	ContextTokens int64    `json:"context_tokens"`
+	AnsweredBy []string `json:"answered_by,omitempty"`
+	APICalls   int      `json:"api_calls"`
+	// SubagentAPICalls and SubagentModels are the turn's sub-agents' (a
+	// context: fork skill's), as far as the stream shows them (a sub-agent
+	// call that answered with text only never reaches it): not in
+	// APICalls, AnsweredBy or ContextTokens.
+	SubagentAPICalls int      `json:"subagent_api_calls,omitempty"`
+	SubagentModels   []string `json:"subagent_models,omitempty"`
+	ContextTokens    int64    `json:"context_tokens"`
 	// CostUSD is the turn's own cost; SessionCostUSD the CLI's running
 	// total for the session when the turn ended (what it reports).
 	CostUSD        float64 `json:"cost_usd"`
@@ -293,6 +317,14 @@ type Turn struct {
 	Verdict  *judge.Verdict `json:"verdict,omitempty"`
 }
 
+// Hook is one run of a skill's hook: its name (event:matcher), outcome
+// and exit code; its output is in the transcript.
+type Hook struct {
+	Name     string `json:"name"`
+	Outcome  string `json:"outcome"`
+	ExitCode int    `json:"exit_code"`
+}
+
 // Call is a tool call as saved in run.json: the input in full, the result
 // clipped (the transcript has it whole).
 type Call struct {
@@ -300,17 +332,31 @@ type Call struct {
 	Input   json.RawMessage `json:"input"`
 	Result  string          `json:"result,omitempty"`
 	IsError bool            `json:"is_error,omitempty"`
+	// SubagentOf marks a sub-agent's call (a context: fork skill's step):
+	// the 1-based number, in this list, of the call that started the
+	// sub-agent. Agent is the sub-agent's type.
+	SubagentOf int    `json:"subagent_of,omitempty"`
+	Agent      string `json:"agent,omitempty"`
 }
 
 // CallsOf converts a parsed turn's calls for run.json.
 func CallsOf(t claude.Turn) []Call {
 	out := make([]Call, 0, len(t.Calls))
-	for _, c := range t.Calls {
+	number := map[string]int{}
+	for i, c := range t.Calls {
+		number[c.ID] = i + 1
 		r := c.Result
 		if len(r) > 500 {
 			r = r[:500] + "…"
 		}
-		out = append(out, Call{Name: c.Name, Input: c.Input, Result: r, IsError: c.IsError})
+		call := Call{Name: c.Name, Input: c.Input, Result: r, IsError: c.IsError}
+		if c.Parent != "" {
+			call.SubagentOf, call.Agent = number[c.Parent], c.Agent
+			if call.Agent == "" {
+				call.Agent = "sub-agent"
+			}
+		}
+		out = append(out, call)
 	}
 	return out
 }

@@ -1,10 +1,12 @@
 package record
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/vibe-test/vibe-test/internal/claude"
 	"github.com/vibe-test/vibe-test/internal/judge"
 )
 
@@ -39,5 +41,21 @@ func TestLoadRefusesSchema1(t *testing.T) {
 	_, err := Load(dir)
 	if err == nil || !strings.Contains(err.Error(), "schema_version 1 was written by a pre-release vibe-test") || !strings.Contains(err.Error(), "run the measurement again") {
 		t.Errorf("schema 1: %v", err)
+	}
+}
+
+// A sub-agent's calls are saved with the number of the call that started
+// it, in the same list.
+func TestCallsOfMarksSubagentCalls(t *testing.T) {
+	calls := CallsOf(claude.Turn{Calls: []claude.ToolCall{
+		{ID: "a", Name: "Read"}, {ID: "s", Name: "Skill"},
+		{ID: "b", Name: "Bash", Parent: "s", Agent: "general-purpose"}, {ID: "c", Name: "Read", Parent: "s"},
+	}})
+	var got []string
+	for _, c := range calls {
+		got = append(got, fmt.Sprintf("%s:%d:%s", c.Name, c.SubagentOf, c.Agent))
+	}
+	if strings.Join(got, " ") != "Read:0: Skill:0: Bash:2:general-purpose Read:2:sub-agent" {
+		t.Errorf("calls %v", got)
 	}
 }

@@ -137,12 +137,22 @@ func New(o Options) (sb *Sandbox, err error) {
 	}
 	if o.Skill != nil {
 		// Install the files skill.Load hashed, symlinks resolved: the agent
-		// gets what was measured, never a link that dangles in the sandbox;
-		// written through the root like everything else, minus vibe-test's
-		// own files wherever they lie.
+		// gets what was measured (a link's target's content, even one
+		// outside the skill folder, as the CLI reads it), never a link: a
+		// write through one would land outside the sandbox. Written through
+		// the root like everything else (O_EXCL, O_NOFOLLOW), minus
+		// vibe-test's own files wherever they lie, looked for from the
+		// folder each file was reached from (a link's target itself too).
 		to := filepath.Join(".claude", "skills", o.Skill.Name)
 		for _, f := range o.Skill.Files {
-			if excl.covers(f.Src, o.Skill.Dir) {
+			stop := f.Root
+			if stop == "" {
+				stop = o.Skill.Dir
+			}
+			if f.Outside {
+				stop = filepath.Dir(stop)
+			}
+			if excl.covers(f.Src, stop) {
 				continue
 			}
 			target := filepath.Join(to, filepath.FromSlash(f.Rel))

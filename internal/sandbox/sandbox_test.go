@@ -341,3 +341,62 @@ func TestInstallResolvesSkillLinks(t *testing.T) {
 		t.Errorf("installed SKILL.md holds %q", b)
 	}
 }
+
+// A skill whose links lead outside its folder, or nowhere, installs what
+// the CLI would read (FINDINGS §1): each outside link's content as a
+// regular file (a write to it stays in the sandbox, never reaches the
+// target), no file for a dangling link, whatever temp dir the targets
+// live in.
+func TestInstallCopiesLinksLeavingTheSkill(t *testing.T) {
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "ref.md"), []byte("OUTSIDE-FILE"), 0o644)
+	os.MkdirAll(filepath.Join(outside, "docs"), 0o755)
+	os.WriteFile(filepath.Join(outside, "docs", "a.md"), []byte("OUTSIDE-DIR"), 0o644)
+	os.WriteFile(filepath.Join(outside, "real-skill.md"), []byte("---\nname: linked\ndescription: d\n---\nthe outside body\n"), 0o644)
+	skillDir := filepath.Join(t.TempDir(), "linked")
+	os.Mkdir(skillDir, 0o755)
+	for name, target := range map[string]string{
+		"SKILL.md": filepath.Join(outside, "real-skill.md"),
+		"ref.md":   filepath.Join(outside, "ref.md"),
+		"docs":     filepath.Join(outside, "docs"),
+		"gone.md":  filepath.Join(outside, "none.md"),
+	} {
+		if err := os.Symlink(target, filepath.Join(skillDir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sk, err := skill.Load(skillDir)
+	if err != nil {
+		t.Fatalf("refused a skill the CLI loads: %v", err)
+	}
+	if len(sk.Warnings) != 4 {
+		t.Errorf("warnings %q, want one per link", sk.Warnings)
+	}
+	sb, err := New(Options{Skill: sk, Hermetic: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Remove()
+	inst := filepath.Join(sb.Dir, ".claude/skills/linked")
+	for rel, want := range map[string]string{"SKILL.md": "the outside body", "ref.md": "OUTSIDE-FILE", "docs/a.md": "OUTSIDE-DIR"} {
+		p := filepath.Join(inst, rel)
+		st, err := os.Lstat(p)
+		if err != nil || !st.Mode().IsRegular() {
+			t.Errorf("%s in the sandbox: %v (%v), want a regular file", rel, err, st)
+			continue
+		}
+		if b, _ := os.ReadFile(p); !strings.Contains(string(b), want) {
+			t.Errorf("%s holds %q, want %q", rel, b, want)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(inst, "gone.md")); !os.IsNotExist(err) {
+		t.Errorf("the dangling link was installed: %v", err)
+	}
+	// The agent's write to the copy stays in the sandbox.
+	if err := os.WriteFile(filepath.Join(inst, "ref.md"), []byte("changed"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(outside, "ref.md")); string(b) != "OUTSIDE-FILE" {
+		t.Errorf("a write in the sandbox reached the link's target: %q", b)
+	}
+}

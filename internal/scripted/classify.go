@@ -10,10 +10,11 @@ import (
 // wireRequest is the part of a Messages API request body the server looks at.
 // Everything else (system, metadata, thinking, ...) is ignored but recorded raw.
 type wireRequest struct {
-	Model    string        `json:"model"`
-	Stream   *bool         `json:"stream"`
-	Messages []wireMessage `json:"messages"`
-	Tools    []wireTool    `json:"tools"`
+	Model    string          `json:"model"`
+	Stream   *bool           `json:"stream"`
+	System   json.RawMessage `json:"system"`
+	Messages []wireMessage   `json:"messages"`
+	Tools    []wireTool      `json:"tools"`
 }
 
 type wireMessage struct {
@@ -41,7 +42,27 @@ type classified struct {
 	Turn   int
 	Step   int
 	Prompt string
-	Body   []byte // the raw request, for rules on what the CLI sent around the prompt
+	// Subagent: the CLI sent it for a sub-agent (a context: fork skill's
+	// run), whose prompt is the skill's body, in the parent's session.
+	Subagent bool
+	Body     []byte // the raw request, for rules on what the CLI sent around the prompt
+}
+
+// SubagentMark is in the first system block (the billing header) of every
+// request the pinned CLI (2.1.328) sends for a sub-agent, and in no other:
+// "x-anthropic-billing-header: cc_version=…; cc_entrypoint=sdk-cli;
+// cc_is_subagent=true;". A rule with BodyHas: SubagentMark (and Contains:
+// a phrase of the skill's body, the sub-agent's prompt) answers a context:
+// fork skill's sub-agent; put it before the rules for the main agent.
+const SubagentMark = "cc_is_subagent=true"
+
+// isSubagent reads the first system block of a request.
+func isSubagent(system json.RawMessage) bool {
+	var blocks []wireBlock
+	if json.Unmarshal(system, &blocks) != nil || len(blocks) == 0 {
+		return false
+	}
+	return strings.Contains(blocks[0].Text, SubagentMark)
 }
 
 // enforcePrefix starts the user message the CLI adds when a --json-schema call
@@ -83,6 +104,9 @@ func classify(body []byte) (classified, error) {
 		Model:  req.Model,
 		Stream: req.Stream == nil || *req.Stream,
 		Kind:   kindOf(req.Tools),
+		// A sub-agent's first request carries the skill's body as its one
+		// prompt, so turn 1 and the step count work as for any session.
+		Subagent: isSubagent(req.System),
 	}
 	newest := -1
 	for i, m := range req.Messages {

@@ -36,6 +36,9 @@ func TestClassifyCaptured(t *testing.T) {
 		// The next turn: the continuation message is prompt 1, then the
 		// kept answer, then the new prompt (after the /compact caveats).
 		{file: "compact-continued-request.json", kind: KindAgent, turn: 2, step: 0, prompt: "@@compact@@ and now?"},
+		// A context: fork skill's sub-agent: its one prompt is the skill's
+		// body, in the parent's session.
+		{file: "fork-skill-subagent-request.json", kind: KindAgent, turn: 1, step: 0, contains: "# Ledger audit"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.file, func(t *testing.T) {
@@ -54,6 +57,9 @@ func TestClassifyCaptured(t *testing.T) {
 			}
 			if !c.Stream {
 				t.Error("the CLI always streams")
+			}
+			if want := strings.HasPrefix(tc.file, "fork-skill-subagent"); c.Subagent != want {
+				t.Errorf("subagent = %v, want %v", c.Subagent, want)
 			}
 			if c.Model != "claude-opus-5-5" {
 				t.Errorf("model = %q", c.Model)

@@ -144,6 +144,7 @@ type Request struct {
 	Turn      int             // number of prompt messages in messages[]
 	Step      int             // assistant messages after the newest prompt message
 	Prompt    string          // newest prompt text (the last text block of the newest prompt message)
+	Subagent  bool            // sent for a sub-agent (a context: fork skill), in its parent's session
 	Status    int             // HTTP status answered; 0 if the client went away before an answer
 	Usage     Usage           // input figures sent in message_start, Output as sent in message_delta; zero for errors
 	Body      json.RawMessage // the raw request body
@@ -383,7 +384,13 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	u := s.usage(sid, len(body), c.Prompt)
+	// A sub-agent's conversation grows apart from its parent's, in the
+	// same session: its figures are its own.
+	usageKey := sid
+	if c.Subagent {
+		usageKey = sid + "\x00" + c.Prompt
+	}
+	u := s.usage(usageKey, len(body), c.Prompt)
 	text, uses := step.Text, step.uses
 	u.Output = outputTokens(text, uses)
 	s.requests[idx].Status = http.StatusOK
@@ -470,7 +477,7 @@ func (s *Server) route(idx int, sid string, c classified) (int, plannedStep) {
 		s.ordinal[sid+"\x00"+key] = ord
 	}
 	rec := &s.requests[idx]
-	rec.Kind, rec.Persona, rec.Turn, rec.Step, rec.Prompt = c.Kind, persona, c.Turn, c.Step, c.Prompt
+	rec.Kind, rec.Persona, rec.Turn, rec.Step, rec.Prompt, rec.Subagent = c.Kind, persona, c.Turn, c.Step, c.Prompt, c.Subagent
 
 	for i := range s.rules {
 		r := &s.rules[i]

@@ -495,3 +495,39 @@ func TestStepModel(t *testing.T) {
 		}
 	}
 }
+
+// A context: fork skill's sub-agent speaks in its parent's session (the
+// same session header; FINDINGS §6): a BodyHas: SubagentMark rule answers
+// it, its usage grows on its own, and the parent's next call still reads
+// the parent's previous total from cache.
+func TestSubagentRequests(t *testing.T) {
+	srv := startServer(t, Script{Rules: []Rule{
+		{Kind: KindAgent, BodyHas: SubagentMark, Contains: "# Audit", Steps: []Step{{Text: "sub-agent step"}}},
+		{Kind: KindAgent, Steps: []Step{{Text: "parent step"}}},
+	}})
+	sub := func(msgs ...testMsg) []byte {
+		var m map[string]any
+		json.Unmarshal(reqBody(t, agentTools, msgs...), &m)
+		m["system"] = []map[string]string{{"type": "text", "text": "x-anthropic-billing-header: cc_version=2.1.328.ce7; cc_entrypoint=sdk-cli; cc_is_subagent=true;"}}
+		b, _ := json.Marshal(m)
+		return b
+	}
+	parent1 := reqBody(t, agentTools, userMsg(strings.Repeat("p", 4000)))
+	u1 := post(t, srv.URL(), "S", parent1)
+	s1 := post(t, srv.URL(), "S", sub(userMsg("Base directory for this skill: /w\n\n# Audit\nRun it.")))
+	parent2 := reqBody(t, agentTools, userMsg(strings.Repeat("p", 4000)), assistantMsg("x"), userMsg("next"))
+	u2 := post(t, srv.URL(), "S", parent2)
+	if u1.Text != "parent step" || s1.Text != "sub-agent step" {
+		t.Fatalf("answers %q, %q", u1.Text, s1.Text)
+	}
+	if s1.Usage.CacheRead != 0 {
+		t.Errorf("sub-agent usage %+v read the parent's total from cache", s1.Usage)
+	}
+	if u2.Usage.CacheRead != u1.Usage.Context() {
+		t.Errorf("parent's second call read %d from cache, want its first call's %d", u2.Usage.CacheRead, u1.Usage.Context())
+	}
+	reqs := srv.Requests()
+	if !reqs[1].Subagent || reqs[0].Subagent || reqs[1].Turn != 1 || !strings.Contains(reqs[1].Prompt, "# Audit") {
+		t.Errorf("recorded %+v / %+v", reqs[0], reqs[1])
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -16,18 +17,31 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/goccy/go-yaml"
 	"github.com/vibe-test/vibe-test/internal/readfile"
 	"github.com/vibe-test/vibe-test/internal/yamlerr"
 )
 
-// MaxSize bounds SKILL.md: a skill is instructions, not a data file.
-const MaxSize = 512 << 10
+// MaxSize is the pinned CLI's own limit on SKILL.md (2.1.328: `eS=1e6`,
+// decimal, the whole file): over it the CLI skips the skill and never lists
+// it, so vibe-test refuses it too.
+const MaxSize = 1_000_000
 
-// maxFolder bounds the whole folder that gets copied into every sandbox.
-const maxFolder = 64 << 20
+// bigSize: a SKILL.md over it still loads, whole, and its body is resent on
+// every request after the skill loads; worth a warning.
+const bigSize = 512 << 10
+
+// The CLI has no folder limit (it reads a skill's other files only when the
+// agent asks), but vibe-test copies the folder into every sandbox: over
+// bigFolder it warns, over maxFolder (the sandbox's cap on any copy,
+// sandbox.MaxFixtureBytes) or maxFiles it refuses.
+const (
+	bigFolder = 64 << 20
+	maxFolder = 256 << 20
+	maxFiles  = 10000
+)
 
 // Skill is a parsed skill.
 type Skill struct {
@@ -46,6 +60,20 @@ type Skill struct {
 	// AllowedTools is the frontmatter's allowed-tools, one entry per tool or
 	// pattern (Bash(git:*)), in the order written.
 	AllowedTools []string `json:"allowed_tools,omitempty"`
+	// WhenToUse is the frontmatter's when_to_use, which the CLI lists after
+	// the description.
+	WhenToUse string `json:"when_to_use,omitempty"`
+	// Fork: context: fork, the skill runs as a sub-agent (Agent: the agent
+	// type, "" for general-purpose) whose calls the stream tags with the
+	// Skill call's id.
+	Fork  bool   `json:"fork,omitempty"`
+	Agent string `json:"agent,omitempty"`
+	// Hooks are the events of the frontmatter's hooks: the CLI registers
+	// them at the Skill call and runs them for the rest of the process.
+	Hooks []string `json:"hooks,omitempty"`
+	// Paths are the globs of a paths: field: the CLI lists the skill only
+	// once the agent has touched a matching file (PathsNotes).
+	Paths []string `json:"paths,omitempty"`
 	// Warnings are deviations from the Agent Skills spec that the pinned CLI
 	// still loads; each names the rule it breaks.
 	Warnings []string `json:"warnings,omitempty"`
@@ -62,6 +90,11 @@ type File struct {
 	Rel  string
 	Src  string
 	Mode fs.FileMode
+	// Root is the real folder Src was reached from: the skill folder, or the
+	// target of a link that leads outside it (Outside), where the sandbox's
+	// exclusions are checked from.
+	Root    string
+	Outside bool
 }
 
 // nameRE is the Agent Skills rule for names: lowercase words joined by
@@ -83,12 +116,22 @@ func Load(path string) (*Skill, error) {
 	}
 	st, err := os.Stat(path)
 	if err != nil {
+		if target, lerr := os.Readlink(path); lerr == nil {
+			what := "folder"
+			if filepath.Base(path) == "SKILL.md" {
+				what = "SKILL.md"
+			}
+			return nil, fmt.Errorf("%s: a link to %s, which leads nowhere: the CLI does not list a skill whose %s is missing", path, target, what)
+		}
 		return nil, fmt.Errorf("%s: no such file or folder (expected a SKILL.md or its folder)", path)
 	}
 	if st.IsDir() {
 		path = filepath.Join(path, "SKILL.md")
 		if st, err = os.Stat(path); err != nil {
-			return nil, fmt.Errorf("%s: folder has no SKILL.md (or a link that leads nowhere)", filepath.Dir(path))
+			if target, lerr := os.Readlink(path); lerr == nil {
+				return nil, fmt.Errorf("%s: a link to %s, which leads nowhere: the CLI does not list a skill whose SKILL.md is missing", path, target)
+			}
+			return nil, fmt.Errorf("%s: folder has no SKILL.md", filepath.Dir(path))
 		}
 	}
 	if st.IsDir() {
@@ -97,6 +140,9 @@ func Load(path string) (*Skill, error) {
 	// A FIFO, device or oversized file as SKILL.md is refused in one line
 	// that says which, not read forever; read it before the folder is walked.
 	raw, err := readfile.Regular(path, MaxSize)
+	if errors.Is(err, readfile.ErrTooLarge) {
+		return nil, fmt.Errorf("%s: %d bytes: the CLI skips a SKILL.md over %d bytes and would not list the skill (expected at most that)", path, st.Size(), MaxSize)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +150,7 @@ func Load(path string) (*Skill, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	files, err := folderFiles(filepath.Dir(abs))
+	files, folderWarnings, err := folderFiles(filepath.Dir(abs))
 	if err != nil {
 		return nil, err
 	}
@@ -118,6 +164,10 @@ func Load(path string) (*Skill, error) {
 	s.Path = abs
 	s.Dir = filepath.Dir(abs)
 	s.Files = files
+	if len(raw) > bigSize {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %d bytes (over %d): the CLI loads up to %d, whole, and resends the body on every request after the skill loads (about %d tokens each)", path, len(raw), bigSize, MaxSize, len(raw)/4))
+	}
+	s.Warnings = append(s.Warnings, folderWarnings...)
 	if s.Hash, err = hashFiles(s.Dir, files); err != nil {
 		return nil, err
 	}
@@ -127,73 +177,57 @@ func Load(path string) (*Skill, error) {
 // Parse reads SKILL.md content; file is only used in messages and for the
 // folder name a skill without a usable name is listed under.
 //
-// It accepts what the pinned CLI (2.1.328) loads, verified against it: a
-// name with spaces, dots or colons (listed under the folder name), a
-// missing name or description (the folder name, the body's first line), a
-// description over 1024 characters, frontmatter that only a lenient reader
-// takes (an unquoted ": " inside a value), and no frontmatter at all. Each
-// becomes a warning naming the rule it breaks. It refuses what gives
-// nothing to measure, though the CLI loads it: an empty body, and
-// disable-model-invocation (the model cannot invoke the skill).
+// It reads the frontmatter as the pinned CLI (2.1.328) does (frontmatter.go):
+// where the CLI drops a block it cannot parse, or a field of a type it
+// omits, so does vibe-test, and the warning says what the model will see.
+// It accepts what the CLI loads: a name with spaces, dots or colons
+// (listed under the folder name), a missing name or description (the
+// folder name, the body's first line), a description over 1024
+// characters, frontmatter the CLI reads only on its second try, and no
+// frontmatter at all. Each becomes a warning naming the rule it breaks. It
+// refuses what gives nothing to measure, though the CLI loads it: an empty
+// body, and disable-model-invocation (the model cannot see or invoke the
+// skill).
 func Parse(file string, raw []byte) (*Skill, error) {
-	text := strings.ReplaceAll(string(raw), "\r\n", "\n")
-	text = strings.TrimPrefix(text, "\ufeff")
-	// Without a closed frontmatter the CLI still loads the file: every line
-	// is body, the skill is listed under its folder name with the body's
-	// first line as description (verified on 2.1.328).
-	var front, body, noFront string
-	switch rest, ok := strings.CutPrefix(text, "---\n"); {
-	case !ok:
-		body, noFront = text, "no YAML frontmatter"
-	case strings.HasPrefix(rest, "---"):
-		body = rest // empty frontmatter
-	case !strings.Contains(rest, "\n---"):
-		body, noFront = text, "the frontmatter is not closed"
-	default:
-		end := strings.Index(rest, "\n---") + 1 // keep the newline with the frontmatter
-		front, body = rest[:end], rest[end:]
-	}
-	if noFront == "" {
-		// Skip the closing --- line.
-		if i := strings.IndexByte(body, '\n'); i >= 0 {
-			body = body[i+1:]
-		} else {
-			body = ""
-		}
-	}
+	fm := splitFrontmatter(string(raw))
+	// The body as vibe-test reads it (the rubric, the empty check); the
+	// CLI hands the model the file's own line endings.
+	body := strings.ReplaceAll(fm.body, "\r\n", "\n")
 	s := &Skill{Body: body, Raw: string(raw), Path: file}
 	warn := func(format string, a ...any) { s.Warnings = append(s.Warnings, fmt.Sprintf(format, a...)) }
-	if noFront != "" {
+	line := func(field string) int { return fieldLine(fm, field) }
+	noFront := ""
+	if !fm.found {
+		noFront = "no YAML frontmatter"
+		if strings.HasPrefix(strings.TrimPrefix(string(raw), "\ufeff"), "---") {
+			noFront = "the frontmatter is not closed"
+		}
 		warn("%s:1: %s (Agent Skills spec: SKILL.md starts with a \"---\" block holding name and description); the CLI reads the whole file as instructions", file, noFront)
 	}
-
-	fm := map[string]any{}
-	if err := yaml.Unmarshal([]byte(front), &fm); err != nil {
-		// The CLI reads frontmatter leniently; so do we, and say so.
-		warn("%s (YAML rule: the frontmatter does not parse; read leniently, as the CLI does: quote values that hold \": \")", yamlerr.Format(file, 1, err))
-		fm = lenient(front)
+	if fm.firstErr != nil && fm.dropErr == nil {
+		warn("%s (YAML rule: the frontmatter is not valid YAML; the CLI reads it on a second try, with values that hold special characters such as \": \" quoted and leading tabs made spaces, and so does vibe-test: quote such values)", yamlerr.Format(file, fm.line-1, fm.firstErr))
 	}
-	if fm == nil {
-		fm = map[string]any{}
-	}
+	fields := fm.fields
 	if strings.TrimSpace(body) == "" {
 		return nil, fmt.Errorf("%s: empty body: expected the skill's instructions after the frontmatter", file)
 	}
-	if v, ok := fm["disable-model-invocation"]; ok && truthy(v) {
-		return nil, fmt.Errorf("%s:%d: frontmatter field \"disable-model-invocation\" is true: the model cannot invoke this skill (the CLI refuses its Skill tool call), so there is nothing to measure; remove the field to test it", file, fieldLine(front, "disable-model-invocation"))
+	if v, ok := fields["disable-model-invocation"]; ok && cliTrue(v) {
+		shown, _ := jsString(v)
+		return nil, fmt.Errorf("%s:%d: frontmatter field \"disable-model-invocation\" is %q, which the CLI reads as true: it hides the skill from the model's listing and refuses the model's Skill call, so the skill can only be run as a /command and vibe-test, which measures whether the model uses it, has nothing to measure; remove the field (or set it to false) to test the skill", file, line("disable-model-invocation"), shown)
 	}
 
 	folder := filepath.Base(filepath.Dir(file))
-	declared, _ := fm["name"].(string)
+	declared, _ := fields["name"].(string)
 	declared = strings.TrimSpace(declared)
+	dropped := fm.dropErr != nil || fm.notMap
 	switch {
-	case fm["name"] == nil && noFront != "":
-	case fm["name"] == nil:
+	case dropped || fields["name"] == nil && noFront != "":
+	case fields["name"] == nil:
 		warn("%s:1: frontmatter field \"name\" is missing (Agent Skills spec: name is required); the CLI lists the skill under its folder name", file)
 	case declared == "":
-		warn("%s:%d: frontmatter field \"name\" is not a non-empty string (Agent Skills spec: name is required); the CLI lists the skill under its folder name", file, fieldLine(front, "name"))
+		warn("%s:%d: frontmatter field \"name\" is not a non-empty string (Agent Skills spec: name is required); the CLI lists the skill under its folder name", file, line("name"))
 	case !nameRE.MatchString(declared) || utf8.RuneCountInString(declared) > maxName:
-		warn("%s:%d: frontmatter field \"name\": %q breaks the Agent Skills spec (lowercase letters, digits and hyphens, at most %d characters); the CLI lists the skill under its folder name", file, fieldLine(front, "name"), declared, maxName)
+		warn("%s:%d: frontmatter field \"name\": %q breaks the Agent Skills spec (lowercase letters, digits and hyphens, at most %d characters); the CLI lists the skill under its folder name", file, line("name"), declared, maxName)
 	default:
 		s.Name = declared
 	}
@@ -210,42 +244,129 @@ func Parse(file string, raw []byte) (*Skill, error) {
 		}
 	}
 
-	switch d := fm["description"].(type) {
-	case nil:
-		if noFront != "" {
-			break
-		}
+	raw0, present := fields["description"]
+	desc, usable := cliDescription(raw0)
+	switch {
+	case dropped, !present && noFront != "":
+	case !present:
 		warn("%s:1: frontmatter field \"description\" is missing (Agent Skills spec: description is required); the CLI shows the body's first line instead, so the model may not know when to use the skill", file)
-	case string:
-		s.Description = strings.TrimSpace(d)
-		if s.Description == "" {
-			warn("%s:%d: frontmatter field \"description\" is empty (Agent Skills spec: description is required)", file, fieldLine(front, "description"))
-		}
-	default:
-		warn("%s:%d: frontmatter field \"description\" is a %T, expected a string (Agent Skills spec)", file, fieldLine(front, "description"), d)
+	case !usable:
+		warn("%s:%d: frontmatter field \"description\" is a %s, expected a string (Agent Skills spec); the CLI omits it and shows the body's first line instead", file, line("description"), yamlType(raw0))
+	case desc == "":
+		warn("%s:%d: frontmatter field \"description\" is empty (Agent Skills spec: description is required); the CLI shows the body's first line instead", file, line("description"))
+	case isNumber(raw0) || raw0 == true || raw0 == false:
+		warn("%s:%d: frontmatter field \"description\" is a %s, expected a string (Agent Skills spec); the CLI lists it as the text %q", file, line("description"), yamlType(raw0), desc)
 	}
-	if n := utf8.RuneCountInString(s.Description); n > maxDescription {
-		warn("%s:%d: frontmatter field \"description\": %d characters (Agent Skills spec: at most %d); the CLI loads it whole", file, fieldLine(front, "description"), n, maxDescription)
+	if desc == "" {
+		desc = firstLine(fm.body)
+	}
+	s.Description = desc
+	if w, ok := jsString(fields["when_to_use"]); ok && fields["when_to_use"] != nil {
+		s.WhenToUse = w
+	}
+	if n := utf8.RuneCountInString(s.Description); n > maxDescription && !dropped {
+		how := "the CLI lists it whole"
+		if len(utf16.Encode([]rune(s.Listing()))) >= maxListing && strings.HasSuffix(s.Listing(), "…") {
+			how = fmt.Sprintf("the CLI lists only its first %d characters, then \"…\"", maxListing-1)
+		}
+		warn("%s:%d: frontmatter field \"description\": %d characters (Agent Skills spec: at most %d); %s", file, line("description"), n, maxDescription, how)
+	}
+	if dropped {
+		what := fmt.Sprintf("%s:%d: the frontmatter is a list or a single value, not a mapping: the CLI ignores all of it", file, fm.line)
+		if fm.dropErr != nil {
+			what = fmt.Sprintf("%s: the CLI cannot parse this frontmatter and ignores all of it", yamlerr.Format(file, fm.line-1, fm.dropErr))
+		}
+		lost := "no field"
+		if keys := topKeys(fm.text); len(keys) > 0 {
+			lost = quoted(keys)
+		}
+		warn("%s (%s dropped): the model sees the skill listed as \"- %s: %s\", and vibe-test runs it so", what, lost, s.Name, s.Listing())
 	}
 
-	tools, err := toolList(fm["allowed-tools"])
-	if err != nil {
-		return nil, fmt.Errorf("%s:%d: frontmatter field \"allowed-tools\": %v", file, fieldLine(front, "allowed-tools"), err)
+	// context: fork (exactly that text, as the CLI's EKe reads it) runs the
+	// skill as a sub-agent; agent: names the agent type it runs as.
+	if fields["context"] == "fork" {
+		s.Fork = true
+		if a, ok := jsString(fields["agent"]); ok && fields["agent"] != nil {
+			s.Agent = a
+		}
+		as := "a general-purpose sub-agent"
+		if s.Agent != "" {
+			as = fmt.Sprintf("the agent %q (.claude/agents/%s.md: its own model and tools; the sandbox has it only if the fixture does)", s.Agent, s.Agent)
+		}
+		warn("%s:%d: frontmatter field \"context\" is fork: the CLI runs the skill in %s; its tool calls reach vibe-test marked as the sub-agent's and are judged with the rest, its texts never do (the judge sees its steps and its final result only)", file, line("context"), as)
+	}
+
+	tools, problem := toolList(fields["allowed-tools"])
+	if problem != "" {
+		warn("%s:%d: frontmatter field \"allowed-tools\": %s", file, line("allowed-tools"), problem)
 	}
 	s.AllowedTools = tools
+	// hooks: the CLI's sHs. A mapping of events registers them at the Skill
+	// call; anything else, or a PreToolUse/PermissionRequest written at the
+	// top level, loads the skill with no hooks and no allowed-tools.
+	// (The events' own shape is not checked here: the CLI drops an
+	// unknown event with a warning of its own.)
+	guard := ""
+	for _, k := range []string{"PreToolUse", "PermissionRequest"} {
+		if _, top := fields[k]; top {
+			guard = fmt.Sprintf("%s:%d: frontmatter field %q is written at the top level, outside \"hooks\"", file, line(k), k)
+		}
+	}
+	switch h := fields["hooks"].(type) {
+	case nil:
+	case map[string]any:
+		for event := range h {
+			s.Hooks = append(s.Hooks, event)
+		}
+		sort.Strings(s.Hooks)
+	default:
+		if cliTruthy(h) {
+			guard = fmt.Sprintf("%s:%d: frontmatter field \"hooks\" is a %s, expected a mapping of events", file, line("hooks"), yamlType(h))
+		}
+	}
+	switch {
+	case guard != "":
+		warn("%s: the CLI loads the skill with no hooks and no allowed-tools, and so does vibe-test", guard)
+		s.Hooks, s.AllowedTools = nil, nil
+	case len(s.Hooks) > 0:
+		warn("%s:%d: frontmatter field \"hooks\" (%s): the CLI registers them at the skill's Skill call and runs them for the rest of that CLI process, to the end of the conversation in the default interactive session, only in the invoking turn with --session resume (a SessionStart hook never runs); they are commands run with the agent's rights, in the jail when there is one. vibe-test runs them as the CLI does and records each run (hooks in run.json)", file, line("hooks"), strings.Join(s.Hooks, ", "))
+	}
+	if s.Paths = cliPaths(fields["paths"]); s.Paths != nil {
+		warn("%s:%d: frontmatter field \"paths\" (%s): the CLI does not list the skill until the agent Reads, Writes or Edits a matching file, or a prompt @-mentions one (Bash, Glob and Grep do not count): until then the model can neither see nor invoke it", file, line("paths"), strings.Join(s.Paths, ", "))
+	}
 	return s, nil
 }
 
-// toolList reads allowed-tools: a string of tools separated by spaces or
-// commas (the spec's form and the CLI's), or a YAML list. A pattern such as
-// Bash(git diff:*) keeps its spaces and commas inside the parentheses.
-func toolList(v any) ([]string, error) {
-	var out []string
-	add := func(s string) {
-		for _, t := range SplitTools(s) {
-			out = append(out, t)
-		}
+// Listing is the skill's text in the CLI's skills listing, after its name:
+// what the model reads to decide whether to use it.
+func (s *Skill) Listing() string { return listingText(s.Description, s.WhenToUse) }
+
+// yamlType names a YAML value's type for a message.
+func yamlType(v any) string {
+	switch v.(type) {
+	case []any:
+		return "list"
+	case map[string]any:
+		return "mapping"
+	case bool:
+		return "bool"
+	case string:
+		return "string"
 	}
+	if isNumber(v) {
+		return "number"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// toolList reads allowed-tools as the CLI's egn/pP does: a string of
+// tools separated by spaces or commas (the spec's form and the CLI's), or
+// a YAML list of them (an item that is not text is dropped). Any other
+// type grants nothing; problem says so. A pattern such as Bash(git
+// diff:*) keeps its spaces and commas inside the parentheses.
+func toolList(v any) (out []string, problem string) {
+	add := func(s string) { out = append(out, SplitTools(s)...) }
 	switch x := v.(type) {
 	case nil:
 	case string:
@@ -254,18 +375,15 @@ func toolList(v any) ([]string, error) {
 		for _, e := range x {
 			str, ok := e.(string)
 			if !ok {
-				return nil, fmt.Errorf("a list item is a %T, expected tool names", e)
+				problem = fmt.Sprintf("a list item is a %s, expected tool names; the CLI skips it", yamlType(e))
+				continue
 			}
 			add(str)
 		}
-	case []string:
-		for _, e := range x {
-			add(e)
-		}
 	default:
-		return nil, fmt.Errorf("a %T, expected tool names separated by spaces or commas, or a list", v)
+		problem = fmt.Sprintf("a %s, expected tool names separated by spaces or commas, or a list; the CLI grants nothing from it", yamlType(v))
 	}
-	return out, nil
+	return out, problem
 }
 
 // SplitTools splits a tool list on spaces and commas outside parentheses.
@@ -295,63 +413,6 @@ func SplitTools(s string) []string {
 	return out
 }
 
-// lenient reads "key: value" lines the way a forgiving frontmatter reader
-// does: the first ": " ends the key, the rest of the line is the value,
-// indented lines continue it ("- item" lines make a list), quotes around a
-// value are dropped.
-func lenient(front string) map[string]any {
-	out := map[string]any{}
-	key := ""
-	keyRE := regexp.MustCompile(`^([A-Za-z0-9_-]+):(?:\s+(.*))?$`)
-	for _, line := range strings.Split(front, "\n") {
-		if m := keyRE.FindStringSubmatch(strings.TrimRight(line, " \t")); m != nil {
-			key = m[1]
-			v := strings.TrimSpace(m[2])
-			switch v {
-			case "|", ">", "|-", ">-", "|+", ">+", "":
-				out[key] = ""
-			default:
-				out[key] = unquote(v)
-			}
-			continue
-		}
-		t := strings.TrimSpace(line)
-		if key == "" || t == "" || strings.HasPrefix(t, "#") {
-			continue
-		}
-		if item, ok := strings.CutPrefix(t, "- "); ok {
-			list, _ := out[key].([]any)
-			if s, isStr := out[key].(string); isStr && s != "" {
-				out[key] = s + " " + t
-				continue
-			}
-			out[key] = append(list, unquote(item))
-			continue
-		}
-		if s, ok := out[key].(string); ok {
-			out[key] = strings.TrimSpace(s + " " + t)
-		}
-	}
-	return out
-}
-
-func unquote(v string) string {
-	if len(v) >= 2 && (v[0] == '"' && v[len(v)-1] == '"' || v[0] == '\'' && v[len(v)-1] == '\'') {
-		return v[1 : len(v)-1]
-	}
-	return v
-}
-
-func truthy(v any) bool {
-	switch x := v.(type) {
-	case bool:
-		return x
-	case string:
-		return strings.EqualFold(strings.TrimSpace(x), "true")
-	}
-	return false
-}
-
 // slug makes a folder-safe skill name: lowercase, runs of other characters
 // as one hyphen.
 func slug(s string) string {
@@ -375,10 +436,10 @@ func slug(s string) string {
 
 // fieldLine is the file line of "field:" in the frontmatter, or 1 (the
 // opening ---) when the field is absent.
-func fieldLine(front, field string) int {
-	for i, l := range strings.Split(front, "\n") {
+func fieldLine(fm frontmatter, field string) int {
+	for i, l := range strings.Split(fm.text, "\n") {
 		if strings.HasPrefix(l, field+":") {
-			return i + 2
+			return fm.line + i
 		}
 	}
 	return 1
@@ -397,18 +458,25 @@ func NotPart(rel string) bool {
 }
 
 // folderFiles lists the files of the skill folder as the CLI would read
-// them: symlinks are followed, and one that leads outside the folder (or
-// nowhere) is refused, since the agent would get a file the skill does not
-// hold, or none.
-func folderFiles(dir string) ([]File, error) {
+// them: every link is followed, wherever it leads (the CLI has no "stay
+// inside the folder" rule on Linux), so the sandbox gets the content the
+// agent would read through it. What the CLI would show differently is a
+// warning: a link that leads outside the folder (the skill needs that file
+// on its users' machines too), a link that leads nowhere (left out: the
+// agent finds nothing there), a link to a folder that holds it (left out:
+// its copy would never end), a folder over bigFolder.
+func folderFiles(dir string) ([]File, []string, error) {
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {
-		return nil, fmt.Errorf("reading skill folder %s: %w", dir, err)
+		return nil, nil, fmt.Errorf("reading skill folder %s: %w", dir, err)
 	}
 	var files []File
+	var warns []string
 	var total int64
-	var walk func(root, prefix string, depth int) error
-	walk = func(root, prefix string, depth int) error {
+	warn := func(format string, a ...any) { warns = append(warns, dir+": "+fmt.Sprintf(format, a...)) }
+	// root is the real folder being walked, prefix its path in the skill.
+	var walk func(root, prefix string, outside bool, depth int) error
+	walk = func(root, prefix string, outside bool, depth int) error {
 		return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
@@ -421,48 +489,73 @@ func folderFiles(dir string) ([]File, error) {
 				}
 				return nil
 			}
-			src := p
+			src, fileRoot, fileOutside := p, root, outside
 			info, err := d.Info()
 			if err != nil {
 				return err
 			}
 			if d.Type()&fs.ModeSymlink != 0 {
+				show := filepath.ToSlash(rel)
 				target, err := filepath.EvalSymlinks(p)
 				if err != nil {
-					return fmt.Errorf("skill folder %s: %s is a link that leads nowhere, expected a file inside the skill folder", dir, filepath.ToSlash(rel))
-				}
-				if target != real && !strings.HasPrefix(target, real+string(filepath.Separator)) {
-					return fmt.Errorf("skill folder %s: %s links to %s, outside the skill folder (expected links to stay inside it)", dir, filepath.ToSlash(rel), target)
+					link, _ := os.Readlink(p)
+					warn("%s is a link to %s, which leads nowhere: the CLI lists the skill all the same and the agent finds nothing at %s; vibe-test leaves it out of the sandbox", show, link, show)
+					return nil
 				}
 				if info, err = os.Stat(target); err != nil {
 					return err
 				}
 				if info.IsDir() {
-					if depth > 8 {
-						return fmt.Errorf("skill folder %s: %s: links nest too deep (a loop?)", dir, filepath.ToSlash(rel))
+					parent, err := filepath.EvalSymlinks(filepath.Dir(p))
+					if err != nil {
+						return err
 					}
-					return walk(target, rel, depth+1)
+					if within(target, parent) || depth >= 8 {
+						warn("%s links to %s, a folder that holds it (or links nest more than 8 deep): vibe-test leaves it out of the sandbox, whose copy would never end", show, target)
+						return nil
+					}
+				}
+				leaves := !within(real, target) && !within(root, target)
+				if leaves {
+					warn("%s links to %s, outside the skill folder: the CLI reads it there; vibe-test copied its content into the sandbox (the skill's users need that file too)", show, target)
+				}
+				if info.IsDir() {
+					return walk(target, rel, outside || leaves, depth+1)
 				}
 				src = target
+				if leaves {
+					fileRoot, fileOutside = target, true
+				}
 			}
 			if info.Mode().IsRegular() {
 				total += info.Size()
 				if total > maxFolder {
-					return fmt.Errorf("%s: skill folder holds more than %d bytes, expected at most that (it is copied into every sandbox)", dir, maxFolder)
+					return fmt.Errorf("%s: skill folder holds more than %d bytes, expected at most that (vibe-test copies it into every sandbox; the CLI itself has no limit)", dir, maxFolder)
 				}
-				files = append(files, File{Rel: filepath.ToSlash(rel), Src: src, Mode: info.Mode().Perm()})
+				if len(files) == maxFiles {
+					return fmt.Errorf("%s: skill folder holds more than %d files, expected at most that (vibe-test copies it into every sandbox; the CLI itself has no limit)", dir, maxFiles)
+				}
+				files = append(files, File{Rel: filepath.ToSlash(rel), Src: src, Mode: info.Mode().Perm(), Root: fileRoot, Outside: fileOutside})
 			}
 			return nil
 		})
 	}
-	if err := walk(real, "", 0); err != nil {
-		if strings.HasPrefix(err.Error(), "skill folder ") || strings.HasPrefix(err.Error(), dir+": ") {
-			return nil, err
+	if err := walk(real, "", false, 0); err != nil {
+		if strings.HasPrefix(err.Error(), dir+": ") {
+			return nil, nil, err
 		}
-		return nil, fmt.Errorf("reading skill folder %s: %w", dir, err)
+		return nil, nil, fmt.Errorf("reading skill folder %s: %w", dir, err)
+	}
+	if total > bigFolder {
+		warn("the skill folder holds %d bytes (over %d): the CLI loads it (it reads the other files only when the agent asks); vibe-test copies all of it into every sandbox", total, bigFolder)
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Rel < files[j].Rel })
-	return files, nil
+	return files, warns, nil
+}
+
+// within reports whether p is dir or lies inside it.
+func within(dir, p string) bool {
+	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
 }
 
 // hashFiles hashes every file's relative path and content, in a fixed order.

@@ -56,9 +56,8 @@ func TestLoadErrors(t *testing.T) {
 	cases := []struct {
 		name, content, want string
 	}{
-		{"disable-model-invocation", "---\nname: a\ndescription: d\ndisable-model-invocation: true\n---\nbody\n", `SKILL.md:4: frontmatter field "disable-model-invocation" is true: the model cannot invoke this skill`},
+		{"disable-model-invocation", "---\nname: a\ndescription: d\ndisable-model-invocation: true\n---\nbody\n", `SKILL.md:4: frontmatter field "disable-model-invocation" is "true", which the CLI reads as true: it hides the skill`},
 		{"disable-model-invocation string", "---\nname: a\ndescription: d\ndisable-model-invocation: \"true\"\n---\nbody\n", "nothing to measure"},
-		{"allowed-tools not names", "---\nname: a\ndescription: d\nallowed-tools: {x: 1}\n---\nbody\n", `SKILL.md:4: frontmatter field "allowed-tools"`},
 		{"empty body", "---\nname: a\ndescription: d\n---\n\n  \n", "empty body"},
 		{"binary", "---\nname: a\x00\n", "binary content"},
 	}
@@ -81,10 +80,74 @@ func TestLoadErrors(t *testing.T) {
 	if _, err := Load(t.TempDir()); err == nil || !strings.Contains(err.Error(), "folder has no SKILL.md") {
 		t.Errorf("folder without SKILL.md: %v", err)
 	}
-	big := t.TempDir()
-	write(t, big, "SKILL.md", "---\nname: a\ndescription: d\n---\n"+strings.Repeat("x", MaxSize))
-	if _, err := Load(big); err == nil || !strings.Contains(err.Error(), "at most") {
-		t.Errorf("oversized: %v", err)
+	// A dangling SKILL.md or skill folder: the CLI hides the skill, silently.
+	dangling := t.TempDir()
+	os.Symlink(filepath.Join(dangling, "none.md"), filepath.Join(dangling, "SKILL.md"))
+	if _, err := Load(dangling); err == nil || !strings.Contains(err.Error(), "leads nowhere: the CLI does not list") {
+		t.Errorf("dangling SKILL.md: %v", err)
+	}
+	gone := filepath.Join(t.TempDir(), "skill")
+	os.Symlink(filepath.Join(t.TempDir(), "nofolder"), gone)
+	if _, err := Load(gone); err == nil || !strings.Contains(err.Error(), "leads nowhere: the CLI does not list") {
+		t.Errorf("dangling skill folder: %v", err)
+	}
+}
+
+// SKILL.md sizes around the CLI's limit of 1,000,000 bytes (decimal),
+// measured on 2.1.328 (FINDINGS §2): 999,999 bytes load whole, 1,000,001
+// are skipped. Over 512 KiB is a warning, no longer a refusal.
+func TestSkillSizeLimit(t *testing.T) {
+	const head = "---\nname: a\ndescription: d\n---\n"
+	for _, c := range []struct {
+		size    int
+		refused bool
+		warn    bool
+	}{
+		{512 << 10, false, false},
+		{600 << 10, false, true},
+		{999_999, false, true},
+		{1_000_000, false, true},
+		{1_000_001, true, false},
+		{1 << 20, true, false},
+	} {
+		dir := t.TempDir()
+		write(t, dir, "SKILL.md", head+strings.Repeat("x", c.size-len(head)))
+		s, err := Load(dir)
+		if c.refused {
+			if err == nil || !strings.Contains(err.Error(), "the CLI skips a SKILL.md over 1000000 bytes") || strings.Contains(err.Error(), "\n") {
+				t.Errorf("%d bytes: err = %v, want a one-line refusal giving the CLI's reason", c.size, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%d bytes: refused what the CLI loads: %v", c.size, err)
+			continue
+		}
+		if got := len(s.Warnings) == 1 && strings.Contains(s.Warnings[0], "resends the body on every request"); got != c.warn {
+			t.Errorf("%d bytes: warnings %q, want a size warning: %v", c.size, s.Warnings, c.warn)
+		}
+	}
+}
+
+// A folder over 64 MiB loads in the CLI (it has no folder limit): a
+// warning, since vibe-test copies it into every sandbox.
+func TestBigFolderWarns(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "SKILL.md", "---\nname: a\ndescription: d\n---\nbody\n")
+	f, err := os.Create(filepath.Join(dir, "data.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(70 << 20); err != nil { // sparse: no 70 MiB written
+		t.Fatal(err)
+	}
+	f.Close()
+	s, err := Load(dir)
+	if err != nil {
+		t.Fatalf("refused a 70 MiB folder the CLI loads: %v", err)
+	}
+	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "over 67108864") {
+		t.Errorf("warnings %q", s.Warnings)
 	}
 }
 
@@ -92,6 +155,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("---\nname: a\ndescription: d\n---\nbody\n"))
 	f.Add([]byte("---\nname: [\n---\n"))
 	f.Add([]byte("---\n---\n"))
+	f.Add([]byte("---\n00---0")) // a block that parses to a scalar once crashed the warning
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, err := Parse("SKILL.md", b)
 		if err == nil && (s.Name == "" || !nameRE.MatchString(s.Name)) {
@@ -126,13 +190,15 @@ func TestFrontmatterAsTheCLIReads(t *testing.T) {
 		{"name with dots and colons", "tools", "name: acme:tools.v2\ndescription: d\n", "tools", "acme:tools.v2", "d", nil,
 			[]string{"lowercase letters, digits and hyphens"}},
 		{"no name", "Odd Folder", "description: d\n", "odd-folder", "", "d", nil, []string{`"name" is missing`}},
-		{"no description", "x", "name: x\n", "x", "", "", nil, []string{`"description" is missing`}},
+		{"no description", "x", "name: x\n", "x", "", "Steps", nil, []string{`"description" is missing`}},
 		{"allowed-tools spaces", "a", "name: a\ndescription: d\nallowed-tools: Bash Read\n", "a", "", "d", []string{"Bash", "Read"}, nil},
 		{"allowed-tools commas and patterns", "a", "name: a\ndescription: d\nallowed-tools: Bash(git diff:*), Read, WebFetch\n", "a", "", "d",
 			[]string{"Bash(git diff:*)", "Read", "WebFetch"}, nil},
 		{"allowed-tools list", "a", "name: a\ndescription: d\nallowed-tools:\n  - Bash(git:*)\n  - Grep\n", "a", "", "d", []string{"Bash(git:*)", "Grep"}, nil},
 		{"lenient list and colon", "a", "name: a\ndescription: Note: x\nallowed-tools:\n  - Read\n", "a", "", "Note: x", []string{"Read"}, []string{"YAML rule"}},
-		{"no frontmatter", "plain", "", "plain", "", "", nil, []string{"SKILL.md:1: no YAML frontmatter (Agent Skills spec"}},
+		{"no frontmatter", "plain", "", "plain", "", "Steps", nil, []string{"SKILL.md:1: no YAML frontmatter (Agent Skills spec"}},
+		{"allowed-tools not names", "a", "name: a\ndescription: d\nallowed-tools: {x: 1}\n", "a", "", "d", nil,
+			[]string{`SKILL.md:4: frontmatter field "allowed-tools": a mapping, expected tool names separated by spaces or commas, or a list; the CLI grants nothing from it`}},
 		{"disable-model-invocation false", "a", "name: a\ndescription: d\ndisable-model-invocation: false\n", "a", "", "d", nil, nil},
 	}
 	for _, c := range cases {
@@ -208,19 +274,47 @@ func TestSymlinks(t *testing.T) {
 		t.Errorf("files %v lack SKILL.md", a.Files)
 	}
 
-	// Links that leave the folder, or lead nowhere, are refused in one line.
+	// Links that leave the folder are followed and those that lead nowhere
+	// left out, as the CLI reads them (it lists such a skill: FINDINGS §1),
+	// each with a one-line warning naming the link.
 	outside := t.TempDir()
-	write(t, outside, "secret.txt", "x")
-	for name, target := range map[string]string{"leaves": filepath.Join(outside, "secret.txt"), "dangles": "nope.txt", "dir-leaves": outside} {
+	write(t, outside, "secret.txt", "outside-file")
+	write(t, outside, "docs/a.md", "outside-dir")
+	for name, c := range map[string]struct {
+		target, warn string
+		files        string // Rel=content of the files reached through the link
+	}{
+		"leaves":     {filepath.Join(outside, "secret.txt"), "ref links to " + filepath.Join(outside, "secret.txt") + ", outside the skill folder", "ref=outside-file"},
+		"dir-leaves": {filepath.Join(outside, "docs"), "outside the skill folder: the CLI reads it there", "ref/a.md=outside-dir"},
+		"dangles":    {"nope.txt", "ref is a link to nope.txt, which leads nowhere", ""},
+		"loops":      {"..", "a folder that holds it", ""},
+	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			write(t, dir, "SKILL.md", "---\nname: a\ndescription: d\n---\nbody\n")
-			if err := os.Symlink(target, filepath.Join(dir, "ref")); err != nil {
+			if err := os.Symlink(c.target, filepath.Join(dir, "ref")); err != nil {
 				t.Fatal(err)
 			}
-			_, err := Load(dir)
-			if err == nil || !strings.Contains(err.Error(), "ref") || strings.Contains(err.Error(), "\n") {
-				t.Fatalf("err = %v, want a one-line refusal naming the link", err)
+			s, err := Load(dir)
+			if err != nil {
+				t.Fatalf("refused a folder the CLI loads: %v", err)
+			}
+			if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], c.warn) || !strings.HasPrefix(s.Warnings[0], dir+": ") || strings.Contains(s.Warnings[0], "\n") {
+				t.Fatalf("warnings %q, want one line naming the folder and saying %q", s.Warnings, c.warn)
+			}
+			var got []string
+			for _, f := range s.Files {
+				if f.Rel == "SKILL.md" {
+					continue
+				}
+				b, _ := os.ReadFile(f.Src)
+				got = append(got, f.Rel+"="+string(b))
+				if !f.Outside || f.Root == "" {
+					t.Errorf("%s: not marked as reached through a link outside the folder (%+v)", f.Rel, f)
+				}
+			}
+			if strings.Join(got, " ") != c.files {
+				t.Errorf("files %q, want %q", got, c.files)
 			}
 		})
 	}
@@ -243,5 +337,153 @@ func TestSymlinks(t *testing.T) {
 	}
 	if strings.Join(rels, " ") != "SKILL.md real/x.sh scripts/x.sh" {
 		t.Errorf("files %v", rels)
+	}
+}
+
+// disable-model-invocation as the CLI's Xke reads it (FINDINGS §4, probe
+// dmi): true, yes, 1, on in any case, quoted or not, hide the skill from
+// the model; y, 2, enabled do not. A hidden skill is refused, with the
+// CLI's reason and what to do.
+func TestDisableModelInvocationValues(t *testing.T) {
+	for _, c := range []struct {
+		value  string
+		hidden bool
+	}{
+		{"true", true}, {"yes", true}, {"1", true}, {"on", true}, {`"true"`, true}, {"TRUE", true},
+		{"Yes", true}, {"'1'", true}, {"1.0", true}, {"' on '", true},
+		{"y", false}, {"Y", false}, {"false", false}, {"no", false}, {"0", false}, {"off", false},
+		{"2", false}, {"enabled", false}, {`""`, false},
+	} {
+		s, err := Parse("d/SKILL.md", []byte("---\nname: d\ndescription: d\ndisable-model-invocation: "+c.value+"\n---\nbody\n"))
+		if c.hidden {
+			if err == nil || !strings.Contains(err.Error(), "which the CLI reads as true: it hides the skill from the model's listing") || !strings.Contains(err.Error(), "remove the field") {
+				t.Errorf("%s: err = %v, want the skill refused as hidden", c.value, err)
+			}
+			continue
+		}
+		if err != nil || len(s.Warnings) != 0 {
+			t.Errorf("%s: %v %q, want the skill accepted as the CLI lists it", c.value, err, s.Warnings)
+		}
+	}
+}
+
+// Frontmatter the CLI cannot parse, even on its second try, is ignored
+// whole (FINDINGS §3): no name, no description, no allowed-tools. The
+// warning says so and what the model sees instead: the body's first line.
+func TestUnparsableFrontmatterDropped(t *testing.T) {
+	s, err := Parse("fm-quote-trail/SKILL.md", []byte("---\nname: fm-quote-trail\ndescription: \"quoted\" then trailing text\nallowed-tools: Bash\n---\n\n## Heading of the body\nRest.\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Name != "fm-quote-trail" || s.Description != "Heading of the body" || len(s.AllowedTools) != 0 {
+		t.Errorf("name %q description %q tools %q, want the folder, the first line and no tools", s.Name, s.Description, s.AllowedTools)
+	}
+	want := `fm-quote-trail/SKILL.md:3: value is not allowed in this context. map key-value is pre-defined: the CLI cannot parse this frontmatter and ignores all of it ("name", "description", "allowed-tools" dropped): the model sees the skill listed as "- fm-quote-trail: Heading of the body", and vibe-test runs it so`
+	if len(s.Warnings) != 1 || s.Warnings[0] != want {
+		t.Errorf("warnings %q\nwant %q", s.Warnings, want)
+	}
+	// One the second try reads: a warning, the fields kept.
+	s, err = Parse("c/SKILL.md", []byte("---\nname: c\ndescription: Use when: asked\nallowed-tools: Read\n---\nbody\n"))
+	if err != nil || s.Description != "Use when: asked" || strings.Join(s.AllowedTools, " ") != "Read" || len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "the CLI reads it on a second try") {
+		t.Errorf("%+v %v", s, err)
+	}
+}
+
+// paths: the CLI lists the skill only once a matching file is touched.
+func TestPathsWarned(t *testing.T) {
+	for front, want := range map[string]string{
+		"paths: src/**/*.py\n":                "src/**/*.py",
+		"paths:\n  - docs/*.md\n  - lib/**\n": "docs/*.md, lib",
+		"paths: \"*.{ts,tsx}, a/b\"\n":        "*.ts, *.tsx, a/b",
+		"paths: \"**\"\n":                     "",
+	} {
+		s, err := Parse("p/SKILL.md", []byte("---\nname: p\ndescription: d\n"+front+"---\nbody\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(s.Paths, ", "); got != want {
+			t.Errorf("%q: paths %q, want %q", front, got, want)
+		}
+		if warned := len(s.Warnings) == 1 && strings.Contains(s.Warnings[0], "the CLI does not list the skill until the agent Reads, Writes or Edits a matching file"); warned != (want != "") {
+			t.Errorf("%q: warnings %q", front, s.Warnings)
+		}
+	}
+}
+
+// Which touches list a paths: skill, as the CLI's matcher decides
+// (FINDINGS §5: a Read of src/app/main.py listed py-helper; a Write of
+// docs/new.md listed doc-helper).
+func TestPathsReveal(t *testing.T) {
+	py := &Skill{Name: "py-helper", Paths: cliPaths("src/**/*.py")}
+	doc := &Skill{Name: "doc-helper", Paths: cliPaths([]any{"docs/*.md", "lib/**"})}
+	any := &Skill{Name: "x", Paths: cliPaths("*.go")}
+	for _, c := range []struct {
+		s    *Skill
+		path string
+		want bool
+	}{
+		{py, "src/app/main.py", true}, {py, "src/main.py", true}, {py, "./src/a/b/c.py", true},
+		{py, "notes.txt", false}, {py, "app/src/main.py", false}, {py, "../src/x.py", false}, {py, "src/main.pyc", false},
+		{doc, "docs/new.md", true}, {doc, "docs/a/new.md", false}, {doc, "lib/x/y.js", true}, {doc, "lib", true},
+		{any, "main.go", true}, {any, "cmd/x/main.go", true}, {any, "main.go.txt", false},
+	} {
+		if got := c.s.Reveals(c.path); got != c.want {
+			t.Errorf("%s reveals %s: %v, want %v", c.s.Name, c.path, got, c.want)
+		}
+	}
+	notes := PathsNotes(py, []string{"README.md", "src/app/main.py"}, true)
+	if len(notes) != 2 || !strings.Contains(notes[0], "a Read, Write or Edit of src/app/main.py from the fixture lists it") || !strings.Contains(notes[1], "Unknown skill") {
+		t.Errorf("notes %q", notes)
+	}
+	if notes := PathsNotes(py, []string{"README.md"}, false); len(notes) != 1 || !strings.Contains(notes[0], "no file of the fixture matches") {
+		t.Errorf("notes %q", notes)
+	}
+	if PathsNotes(&Skill{}, nil, true) != nil {
+		t.Error("notes for a skill without paths")
+	}
+}
+
+// context: fork makes the skill a sub-agent's (FINDINGS §6): a warning that
+// says how vibe-test sees its steps; only the exact text "fork" counts.
+func TestForkWarned(t *testing.T) {
+	for front, want := range map[string]string{
+		"context: fork\n":                 "runs the skill in a general-purpose sub-agent",
+		"context: fork\nagent: auditor\n": `runs the skill in the agent "auditor"`,
+		"context: inline\n":               "",
+		"context: Fork\nagent: auditor\n": "",
+	} {
+		s, err := Parse("f/SKILL.md", []byte("---\nname: f\ndescription: d\n"+front+"---\nbody\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Fork != (want != "") || (want != "") != (len(s.Warnings) == 1 && strings.Contains(s.Warnings[0], want) && strings.Contains(s.Warnings[0], "marked as the sub-agent's")) {
+			t.Errorf("%q: fork %v warnings %q", front, s.Fork, s.Warnings)
+		}
+	}
+}
+
+// hooks: as the CLI's sHs reads them (FINDINGS §8): a mapping of events is
+// registered (a warning says when they run); any other value, or a
+// PreToolUse written at the top level, loads the skill with no hooks and
+// no allowed-tools.
+func TestHooksRead(t *testing.T) {
+	for _, c := range []struct {
+		front, hooks, tools, warn string
+	}{
+		{"hooks:\n  Stop:\n    - hooks:\n        - type: command\n          command: echo\n  PreToolUse: []\n", "PreToolUse Stop", "Bash", "runs them for the rest of that CLI process"},
+		{"hooks: {}\n", "", "Bash", ""},
+		{"hooks: echo hi\n", "", "", `"hooks" is a string, expected a mapping of events: the CLI loads the skill with no hooks and no allowed-tools`},
+		{"PreToolUse:\n  - matcher: Bash\n", "", "", `"PreToolUse" is written at the top level, outside "hooks"`},
+	} {
+		s, err := Parse("h/SKILL.md", []byte("---\nname: h\ndescription: d\nallowed-tools: Bash\n"+c.front+"---\nbody\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(s.Hooks, " ") != c.hooks || strings.Join(s.AllowedTools, " ") != c.tools {
+			t.Errorf("%q: hooks %q tools %q, want %q and %q", c.front, s.Hooks, s.AllowedTools, c.hooks, c.tools)
+		}
+		if (c.warn == "") != (len(s.Warnings) == 0) || c.warn != "" && !strings.Contains(s.Warnings[0], c.warn) {
+			t.Errorf("%q: warnings %q, want %q", c.front, s.Warnings, c.warn)
+		}
 	}
 }

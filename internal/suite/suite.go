@@ -79,7 +79,9 @@ func IsSuite(paths []string) bool {
 	if err != nil || !st.IsDir() {
 		return false
 	}
-	_, err = os.Stat(filepath.Join(paths[0], "SKILL.md"))
+	// Lstat: a SKILL.md that is a dangling link still makes the folder one
+	// skill, which the loader refuses with the reason (the CLI hides it).
+	_, err = os.Lstat(filepath.Join(paths[0], "SKILL.md"))
 	return err != nil
 }
 

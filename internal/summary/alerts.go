@@ -47,7 +47,38 @@ func skillAlerts(r *record.Run) []string {
 	for _, t := range r.Skill.ToolsNotGranted {
 		out = append(out, "the agent did not have the tool "+t)
 	}
+	if len(r.Config.SessionWideTools) > 0 {
+		out = append(out, grantCaveat(r))
+	}
 	return out
+}
+
+// grantCaveat says which of the skill's allowed-tools the run granted for
+// the whole session, which the CLI grants only while the skill runs, and
+// how many calls of the measured and fresh conversations ran on that.
+func grantCaveat(r *record.Run) string {
+	calls, turns := 0, 0
+	for _, group := range [][]record.Conversation{r.Conversations, r.Fresh} {
+		for i := range group {
+			for _, t := range group[i].Turns {
+				if n := len(t.OutsideSkillGrant); n > 0 {
+					calls, turns = calls+n, turns+1
+				}
+			}
+		}
+	}
+	used := "no call ran on it outside that window"
+	if calls > 0 {
+		used = fmt.Sprintf("%d %s in %d %s ran on it outside that window, which the CLI would have refused under -p (outside_skill_grant in run.json)", calls, plural(calls, "call", "calls"), turns, plural(turns, "turn", "turns"))
+	}
+	return fmt.Sprintf("caveat: the skill's allowed-tools %s were granted for the whole session; the CLI grants them only from the skill's Skill call to the end of that turn: %s", strings.Join(r.Config.SessionWideTools, " "), used)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // convAlerts are what a conversation's record says that no verdict does:
@@ -65,6 +96,13 @@ func convAlerts(c *record.Conversation) []string {
 		}
 		if t.Verdict != nil && t.Verdict.SetupProblem != "" {
 			out = append(out, fmt.Sprintf("turn %d %s", t.Turn, t.Verdict.SetupProblem))
+		}
+		for _, h := range t.Hooks {
+			if h.Outcome != "success" {
+				// A hook that blocks or fails changes what the agent could do.
+				out = append(out, fmt.Sprintf("turn %d: the skill's hook %s ended %s (exit %d); the transcript has its output", t.Turn, h.Name, h.Outcome, h.ExitCode))
+				break
+			}
 		}
 	}
 	return out

@@ -182,7 +182,12 @@ func stats(s record.Stats) *chart.Stats {
 func calls(in []record.Call) []chart.ToolCall {
 	var out []chart.ToolCall
 	for _, c := range in {
-		out = append(out, chart.ToolCall{Name: c.Name, Input: readableJSON(c.Input), Result: c.Result, IsError: c.IsError})
+		name := c.Name
+		if c.SubagentOf > 0 {
+			// A context: fork skill's step, run by its sub-agent.
+			name = fmt.Sprintf("%s (sub-agent of %d)", c.Name, c.SubagentOf)
+		}
+		out = append(out, chart.ToolCall{Name: name, Input: readableJSON(c.Input), Result: c.Result, IsError: c.IsError})
 	}
 	return out
 }

@@ -25,6 +25,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -36,19 +37,31 @@ import (
 )
 
 const (
-	transcriptDir = "claude/testdata/transcripts"
-	requestDir    = "scripted/testdata/requests"
+	transcriptDir = "internal/claude/testdata/transcripts"
+	requestDir    = "internal/scripted/testdata/requests"
 	skillName     = "stock-ledger"
 	skillMD       = "---\nname: stock-ledger\ndescription: Counts the warehouse stock with the census script before any answer about stock.\n---\n" +
 		"# Stock ledger\n\nRun `bash .claude/skills/stock-ledger/scripts/census.sh` and report its total. Never edit ledger.csv by hand.\n"
+	// forkMD is a skill that runs as a sub-agent (context: fork).
+	forkName = "ledger-audit"
+	forkMD   = "---\nname: ledger-audit\ndescription: Audits the warehouse ledger in a separate context.\ncontext: fork\n---\n" +
+		"# Ledger audit\n\nRun `bash .claude/skills/stock-ledger/scripts/census.sh`, read notes.txt, and report the total.\n"
+	// hookedMD declares hooks: one after each Bash call, one at the end of
+	// the turn; both write in the working folder.
+	hookedName = "hooked-ledger"
+	hookedMD   = "---\nname: hooked-ledger\ndescription: Counts the stock with hooks that log each step.\nhooks:\n" +
+		"  PostToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: echo post >> hook.log\n" +
+		"  Stop:\n    - hooks:\n        - type: command\n          command: echo stop >> hook.log\n---\n" +
+		"# Hooked ledger\n\nRun `echo counted` and report.\n"
 	// schema has no title, so the scripted server treats the call as cold.
 	schema = `{"type":"object","additionalProperties":false,"properties":{"verdict":{"type":"string","enum":["pass","fail"]},"score":{"type":"integer"}},"required":["verdict","score"]}`
 )
 
 func main() {
 	bin := flag.String("claude", "tools/node_modules/.bin/claude", "the claude CLI to record with")
+	only := flag.String("only", "", "record only these cases (comma-separated names; resume and compact are cases too), keeping the other fixtures and merging index.json")
 	flag.Parse()
-	if err := run(*bin); err != nil {
+	if err := run(*bin, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "record:", err)
 		os.Exit(1)
 	}
@@ -77,7 +90,7 @@ type recorder struct {
 	reqs    []string
 }
 
-func run(bin string) error {
+func run(bin, only string) error {
 	abs, err := filepath.Abs(bin)
 	if err != nil {
 		return err
@@ -87,32 +100,69 @@ func run(bin string) error {
 		return fmt.Errorf("%s --version: %w (run `make tools`)", abs, err)
 	}
 	r := &recorder{bin: abs, version: strings.TrimSpace(string(out)), trans: map[string]entry{}}
-	for _, d := range []string{transcriptDir, requestDir} {
-		if err := os.RemoveAll(d); err != nil {
-			return err
+	want := func(name string) bool { return only == "" || slices.Contains(strings.Split(only, ","), name) }
+	if only == "" {
+		for _, d := range []string{transcriptDir, requestDir} {
+			if err := os.RemoveAll(d); err != nil {
+				return err
+			}
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				return err
+			}
 		}
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return err
-		}
+	} else if err := r.keep(); err != nil {
+		return err
 	}
 	for _, c := range cases() {
+		if !want(c.name) {
+			continue
+		}
 		fmt.Fprintf(os.Stderr, "record: %s\n", c.name)
 		if err := r.record(c); err != nil {
 			return fmt.Errorf("%s: %w", c.name, err)
 		}
 	}
-	if err := r.resume(); err != nil {
-		return fmt.Errorf("resume: %w", err)
+	if want("resume") {
+		if err := r.resume(); err != nil {
+			return fmt.Errorf("resume: %w", err)
+		}
 	}
-	if err := r.compact(); err != nil {
-		return fmt.Errorf("compact: %w", err)
+	if want("compact") {
+		if err := r.compact(); err != nil {
+			return fmt.Errorf("compact: %w", err)
+		}
 	}
 	madeBy := "make fixtures (go run ./internal/scripted/cmd/record)"
 	if err := writeJSON(filepath.Join(transcriptDir, "index.json"), index{ClaudeVersion: r.version, MadeBy: madeBy, Transcripts: r.trans}); err != nil {
 		return err
 	}
 	sort.Strings(r.reqs)
+	r.reqs = slices.Compact(r.reqs)
 	return writeJSON(filepath.Join(requestDir, "index.json"), index{ClaudeVersion: r.version, MadeBy: madeBy, Requests: r.reqs})
+}
+
+// keep starts from the fixtures already recorded (-only): their index
+// entries stay, so the ones recorded now are merged in. They must have
+// been made by the same CLI version.
+func (r *recorder) keep() error {
+	for _, d := range []string{transcriptDir, requestDir} {
+		b, err := os.ReadFile(filepath.Join(d, "index.json"))
+		if err != nil {
+			return fmt.Errorf("-only needs the recorded fixtures: %w", err)
+		}
+		var idx index
+		if err := json.Unmarshal(b, &idx); err != nil {
+			return fmt.Errorf("%s: %w", filepath.Join(d, "index.json"), err)
+		}
+		if idx.ClaudeVersion != r.version {
+			return fmt.Errorf("%s was recorded with claude %q, this is %q: record everything again (no -only)", d, idx.ClaudeVersion, r.version)
+		}
+		for k, v := range idx.Transcripts {
+			r.trans[k] = v
+		}
+		r.reqs = append(r.reqs, idx.Requests...)
+	}
+	return nil
 }
 
 // A recording case: one CLI invocation against its own server.
@@ -129,6 +179,11 @@ type recCase struct {
 	// save names the request bodies to keep: request number (1-based) →
 	// file name in scripted/testdata/requests.
 	save map[int]string
+	// sub, when set, is a rule put before rule's: a sub-agent's (it
+	// matches first, by scripted.SubagentMark and its prompt).
+	sub func(work string) scripted.Rule
+	// files are more files for the working folder (a skill of the case's).
+	files map[string]string
 }
 
 func step(text string, uses ...scripted.ToolUse) scripted.Step {
@@ -205,6 +260,30 @@ func cases() []recCase {
 			save: map[int]string{2: "skill-invoked-followup-request.json"}},
 		{name: "slash-skill", prompt: "/" + skillName + " @@iso@@ go", rule: agentRule(step("Ran it.")),
 			save: map[int]string{1: "slash-skill-prompt-request.json"}},
+		// A context: fork skill runs as a sub-agent: its tool calls reach
+		// the stream tagged with the Skill call's id (parent_tool_use_id),
+		// its texts do not; the parent gets one tool result.
+		{name: "fork-skill", prompt: "@@fork@@ audit the ledger",
+			files: map[string]string{".claude/skills/" + forkName + "/SKILL.md": forkMD},
+			sub: func(work string) scripted.Rule {
+				return scripted.Rule{Kind: scripted.KindAgent, BodyHas: scripted.SubagentMark, Contains: "Ledger audit", Steps: []scripted.Step{
+					step("Auditing the ledger.", bash("bash .claude/skills/stock-ledger/scripts/census.sh", "Run the census")),
+					step("", scripted.ToolUse{Name: "Read", Input: map[string]string{"file_path": filepath.Join(work, "notes.txt")}}),
+					step("AUDIT: total 42, notes read."),
+				}}
+			},
+			rule: agentRule(step("", scripted.ToolUse{Name: "Skill", Input: map[string]string{"skill": forkName}}), step("The audit found a total of 42.")),
+			save: map[int]string{2: "fork-skill-subagent-request.json"}},
+		// A skill's frontmatter hooks run from its Skill call on; with
+		// --include-hook-events each run is a hook_started and a
+		// hook_response event.
+		{name: "skill-hooks", prompt: "@@hooks@@ count with the hooks",
+			files: map[string]string{".claude/skills/" + hookedName + "/SKILL.md": hookedMD},
+			rule: agentRule(step("", scripted.ToolUse{Name: "Skill", Input: map[string]string{"skill": hookedName}}),
+				step("", bash("echo counted", "Count")), step("Counted, with the hooks.")),
+			args: func(_, prompt string) []string {
+				return append(claude.AgentArgs(prompt, "", "", claude.BaseTools), claude.HookEvents)
+			}},
 		{name: "skill-unknown", prompt: "@@skill@@ use the other skill",
 			rule: agentRule(step("", scripted.ToolUse{Name: "Skill", Input: map[string]string{"skill": "no-such-skill"}}), step("That skill does not exist."))},
 		{name: "permission-denied", prompt: "@@denied@@ write a file",
@@ -293,19 +372,27 @@ func newCLI(bin string) (*cli, error) {
 		".claude/skills/" + skillName + "/SKILL.md":          skillMD,
 		".claude/skills/" + skillName + "/scripts/census.sh": "echo total 42\n",
 	}
-	for name, body := range files {
-		p := filepath.Join(c.work, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			return nil, err
-		}
+	if err := writeFiles(c.work, files); err != nil {
+		return nil, err
 	}
 	if err := syscall.Mkfifo(filepath.Join(c.work, "gate"), 0o600); err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+// writeFiles writes files (relative path → content) under dir.
+func writeFiles(dir string, files map[string]string) error {
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (c *cli) close() {
@@ -318,8 +405,20 @@ func (c *cli) close() {
 func (c *cli) clean(b []byte) []byte {
 	for _, p := range [][2]string{{c.work, "/tmp/work"}, {c.config, "/tmp/claude-config"}, {c.home, "/home/user"}} {
 		b = bytes.ReplaceAll(b, []byte(p[0]), []byte(p[1]))
+		// The CLI names a folder's sessions and tasks after its path with
+		// every other character a "-" (sandbox.SessionDir).
+		b = bytes.ReplaceAll(b, []byte(dashed(p[0])), []byte(dashed(p[1])))
 	}
 	return b
+}
+
+func dashed(path string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return r
+		}
+		return '-'
+	}, path)
 }
 
 // command is the environment of PROTOCOL §1: an allowlist, nothing of the
@@ -396,7 +495,14 @@ func (r *recorder) record(c recCase) error {
 		return err
 	}
 	defer env.close()
-	srv, err := scripted.Start(scripted.Script{Rules: []scripted.Rule{c.rule(env.work)}})
+	if err := writeFiles(env.work, c.files); err != nil {
+		return err
+	}
+	rules := []scripted.Rule{c.rule(env.work)}
+	if c.sub != nil {
+		rules = append([]scripted.Rule{c.sub(env.work)}, rules...)
+	}
+	srv, err := scripted.Start(scripted.Script{Rules: rules})
 	if err != nil {
 		return err
 	}
