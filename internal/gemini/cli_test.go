@@ -152,6 +152,31 @@ func TestLiveConversation(t *testing.T) {
 	if left := procsIn(d.work); len(left) > 0 {
 		t.Errorf("processes left in the sandbox: %v", left)
 	}
+
+	// A new process resuming the session (as after a failed turn), within
+	// the minute the session began: the history is loaded, its replay is
+	// not taken for the turn.
+	spec.Resume = outs[0].Turn.SessionID
+	l, err = a.StartLive(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := len(srv.Requests())
+	var tr bytes.Buffer
+	out, err := l.Send(t.Context(), "@@plain@@ after the restart", &tr, 2*time.Minute)
+	l.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := out.Turn.Failure(out.ExitCode); f != "" || out.Turn.SessionID != spec.Resume || len(out.Turn.Calls) != 0 ||
+		out.Turn.APICalls != 1 || out.Turn.Text != "A plain answer, in two chunks." {
+		t.Fatalf("resumed live turn: failure %q session %q calls %d api calls %d text %q\n%s", f, out.Turn.SessionID, len(out.Turn.Calls), out.Turn.APICalls, out.Turn.Text, tr.String())
+	}
+	reqs := srv.Requests()
+	if len(reqs) != before+1 || !strings.Contains(string(reqs[before].Body), "note the first thing") {
+		t.Errorf("the resumed process sent %d requests; the first prompt in its history: %v", len(reqs)-before,
+			len(reqs) > before && strings.Contains(string(reqs[before].Body), "note the first thing"))
+	}
 }
 
 // procsIn lists processes whose working folder is dir or below it.
