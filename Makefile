@@ -17,6 +17,7 @@ tools/node_modules/.stamp: tools/package.json tools/package-lock.json
 	npm ci --prefix tools --no-audit --no-fund
 	@$(TOOLS_BIN)/claude --version
 	@$(TOOLS_BIN)/codex --version
+	@v=$$($(TOOLS_BIN)/gemini --version) && echo "$$v (Gemini CLI)"
 	@touch $@
 
 assets: tools

@@ -348,6 +348,10 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveResponses(w, r, idx, body) // the Codex CLI's API (responses.go)
 		return
 	}
+	if strings.HasPrefix(r.URL.Path, geminiPrefix) {
+		s.serveGemini(w, r, idx, body, readErr) // gemini.go
+		return
+	}
 	if r.Method != http.MethodPost || r.URL.Path != "/v1/messages" {
 		if sleep(ctx, s.script.Latency) {
 			s.answerError(w, idx, http.StatusNotFound, "not_found_error",

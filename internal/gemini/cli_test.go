@@ -1,0 +1,341 @@
+package gemini
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/vibe-test/vibe-test/internal/agent"
+	"github.com/vibe-test/vibe-test/internal/claude"
+	"github.com/vibe-test/vibe-test/internal/scripted"
+	"github.com/vibe-test/vibe-test/internal/testenv"
+)
+
+// The real CLI against scripted/, where only it proves something: a
+// conversation in each session mode in the jail with the skill installed,
+// faults, kills, structured calls. Each -p turn costs the CLI about a
+// second of start-up, a live process five.
+
+// checkConversation asserts what both session modes must report: the
+// skill loaded at turns 1 and 3 (and its procedure run), the environment
+// turn without the author's secret or any API key, one session, context
+// and estimated cost on every turn.
+func checkConversation(t *testing.T, d cliDirs, turns []agent.Outcome, transcripts []string) {
+	t.Helper()
+	a := Agent{}
+	var session string
+	for i, out := range turns {
+		turn := out.Turn
+		if f := turn.Failure(out.ExitCode); f != "" {
+			t.Fatalf("turn %d: %s\n%s", i+1, f, out.Stderr)
+		}
+		if i == 0 {
+			session = turn.SessionID
+		}
+		if turn.SessionID == "" || turn.SessionID != session {
+			t.Errorf("turn %d: session %q, want %q", i+1, turn.SessionID, session)
+		}
+		if turn.ContextTokens <= 0 || turn.CostUSD <= 0 || a.CostExact() {
+			t.Errorf("turn %d: context %d, estimated cost %v", i+1, turn.ContextTokens, turn.CostUSD)
+		}
+		if loaded := a.SkillLoaded(turn, skillName); loaded != (i != 1) {
+			t.Errorf("turn %d: skill loaded %v", i+1, loaded)
+		}
+	}
+	for _, i := range []int{0, 2} {
+		calls := turns[i].Turn.Calls
+		if len(calls) != 2 || calls[1].Name != "Bash" || gjson.GetBytes(calls[1].Input, "command").String() != "echo noted >> notes.log" || calls[1].IsError {
+			t.Errorf("turn %d: calls %+v", i+1, calls)
+		}
+		if !strings.Contains(calls[0].Result, skillBody) {
+			t.Errorf("turn %d: the skill's body did not reach the model: %q", i+1, calls[0].Result)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(d.work, "notes.log")); string(b) != "noted\nnoted\n" {
+		t.Errorf("notes.log %q: the commands ran in the sandbox", b)
+	}
+	env := turns[1].Turn.Calls
+	if len(env) != 1 || !strings.Contains(env[0].Result, "GEMINI_CLI=1") || !strings.Contains(env[0].Result, "PATH=") {
+		t.Fatalf("env turn: %+v", env)
+	}
+	if strings.Contains(env[0].Result, "GEMINI_API_KEY") {
+		t.Error("the shell commands see the API key: the CLI's redaction is off")
+	}
+	for i, tr := range transcripts {
+		for _, secret := range []string{secretValue, authorKey, StandInKey} {
+			if strings.Contains(tr, secret) {
+				t.Errorf("turn %d: %q reached the transcript", i+1, secret)
+			}
+		}
+	}
+}
+
+var conversationPrompts = []string{"@@skill@@ note the first thing", "@@env@@ show the environment", "@@skill@@ note the next thing"}
+
+func TestResumeConversation(t *testing.T) {
+	t.Parallel()
+	bin := testenv.Gemini(t)
+	srv := startScript(t, recordRules()...)
+	d := newDirs(t)
+	installSkill(t, d.work)
+	a := Agent{MaxAttempts: 1}
+	spec := turnSpec(t, a, bin, d, srv, baseEnv())
+	var outs []agent.Outcome
+	var trs []string
+	for _, p := range conversationPrompts {
+		var tr bytes.Buffer
+		spec.Prompt, spec.Stdout = p, &tr
+		out, err := a.Run(t.Context(), spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The transcript is the whole record: parsed again it is the turn.
+		again, _ := ParseTurn(bytes.NewReader(tr.Bytes()))
+		if again.ContextTokens != out.Turn.ContextTokens || len(again.Calls) != len(out.Turn.Calls) {
+			t.Errorf("the transcript parses to another turn")
+		}
+		outs, trs = append(outs, out), append(trs, tr.String())
+		spec.Resume = out.Turn.SessionID
+	}
+	checkConversation(t, d, outs, trs)
+	if outs[2].Turn.ContextTokens <= outs[0].Turn.ContextTokens {
+		t.Errorf("context %d then %d: the resumed history is sent", outs[0].Turn.ContextTokens, outs[2].Turn.ContextTokens)
+	}
+	if _, err := SessionFile(d.home, spec.Resume); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestLiveConversation(t *testing.T) {
+	t.Parallel()
+	bin := testenv.Gemini(t)
+	srv := startScript(t, recordRules()...)
+	d := newDirs(t)
+	installSkill(t, d.work)
+	a := Agent{MaxAttempts: 1}
+	spec := turnSpec(t, a, bin, d, srv, baseEnv())
+	l, err := a.StartLive(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var outs []agent.Outcome
+	var trs []string
+	for _, p := range conversationPrompts {
+		var tr bytes.Buffer
+		out, err := l.Send(t.Context(), p, &tr, 2*time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs, trs = append(outs, out), append(trs, tr.String())
+	}
+	l.Close()
+	checkConversation(t, d, outs, trs)
+	// One process: every request of the three turns in one session.
+	sessions := map[string]bool{}
+	for _, r := range srv.Requests() {
+		sessions[r.SessionID] = true
+	}
+	if len(sessions) != 1 {
+		t.Errorf("%d sessions on the server", len(sessions))
+	}
+	if _, err := l.Send(t.Context(), "after close", nil, time.Minute); err == nil {
+		t.Error("a closed session took a message")
+	}
+	if left := procsIn(d.work); len(left) > 0 {
+		t.Errorf("processes left in the sandbox: %v", left)
+	}
+
+	// A new process resuming the session (as after a failed turn), within
+	// the minute the session began: the history is loaded, its replay is
+	// not taken for the turn.
+	spec.Resume = outs[0].Turn.SessionID
+	l, err = a.StartLive(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := len(srv.Requests())
+	var tr bytes.Buffer
+	out, err := l.Send(t.Context(), "@@plain@@ after the restart", &tr, 2*time.Minute)
+	l.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := out.Turn.Failure(out.ExitCode); f != "" || out.Turn.SessionID != spec.Resume || len(out.Turn.Calls) != 0 ||
+		out.Turn.APICalls != 1 || out.Turn.Text != "A plain answer, in two chunks." {
+		t.Fatalf("resumed live turn: failure %q session %q calls %d api calls %d text %q\n%s", f, out.Turn.SessionID, len(out.Turn.Calls), out.Turn.APICalls, out.Turn.Text, tr.String())
+	}
+	reqs := srv.Requests()
+	if len(reqs) != before+1 || !strings.Contains(string(reqs[before].Body), "note the first thing") {
+		t.Errorf("the resumed process sent %d requests; the first prompt in its history: %v", len(reqs)-before,
+			len(reqs) > before && strings.Contains(string(reqs[before].Body), "note the first thing"))
+	}
+}
+
+// procsIn lists processes whose working folder is dir or below it.
+func procsIn(dir string) []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
+		if err == nil && (cwd == dir || strings.HasPrefix(cwd, dir+"/")) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// sleeping: a sleep runs in dir (the held shell command).
+func sleeping(dir string) bool {
+	for _, pid := range procsIn(dir) {
+		b, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+		if strings.HasPrefix(string(b), "sleep\x00") {
+			return true
+		}
+	}
+	return false
+}
+
+// API errors are retried (MaxAttempts 2) and then end the turn as an
+// error with the status; a silent server is cut by the turn's timeout.
+func TestFaults(t *testing.T) {
+	t.Parallel()
+	bin := testenv.Gemini(t)
+	srv := startScript(t, recordRules()...)
+	for _, c := range []struct {
+		prompt string
+		status int
+	}{{"@@e429@@ now", 429}, {"@@e500@@ now", 500}} {
+		t.Run(strconv.Itoa(c.status), func(t *testing.T) {
+			t.Parallel()
+			d := newDirs(t)
+			a := Agent{MaxAttempts: 2}
+			spec := turnSpec(t, a, bin, d, srv, baseEnv())
+			spec.Prompt = c.prompt
+			out, err := a.Run(t.Context(), spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			turn := out.Turn
+			if !turn.IsError || turn.APIErrorStatus != c.status || turn.Retries != 1 || out.ExitCode != c.status-256 || turn.Failure(out.ExitCode) == "" {
+				t.Errorf("status %d retries %d exit %d failure %q", turn.APIErrorStatus, turn.Retries, out.ExitCode, turn.Failure(out.ExitCode))
+			}
+		})
+	}
+	t.Run("hang", func(t *testing.T) {
+		t.Parallel()
+		d := newDirs(t)
+		a := Agent{MaxAttempts: 1}
+		spec := turnSpec(t, a, bin, d, srv, baseEnv())
+		spec.Prompt, spec.Timeout = "@@stall@@ wait", 5*time.Second
+		out, err := a.Run(t.Context(), spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !out.TimedOut || out.Turn.HasResult || out.Turn.Failure(out.ExitCode) == "" {
+			t.Errorf("timed out %v, result %v", out.TimedOut, out.Turn.HasResult)
+		}
+	})
+}
+
+// A turn stopped in the middle of a shell command leaves no process,
+// jailed (the PID namespace ends) or not (the runner kills the shell's own
+// session, which the CLI does not), in either session mode.
+func TestKillLeavesNoProcess(t *testing.T) {
+	t.Parallel()
+	bin := testenv.Gemini(t)
+	srv := startScript(t, recordRules()...)
+	for _, mode := range []string{"jailed", "unjailed", "live"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			d := newDirs(t)
+			a := Agent{MaxAttempts: 1}
+			spec := turnSpec(t, a, bin, d, srv, baseEnv())
+			if mode == "unjailed" {
+				spec.Jail = nil
+			}
+			w := newWatch("exec sleep 300")
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			go func() {
+				<-w.seen
+				// The call is in the stream; stop once its sleep runs.
+				for !sleeping(d.work) && ctx.Err() == nil {
+					time.Sleep(20 * time.Millisecond)
+				}
+				cancel()
+			}()
+			var out agent.Outcome
+			var err error
+			if mode == "live" {
+				var l agent.Live
+				l, err = a.StartLive(spec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out, err = l.Send(ctx, "@@hold@@ wait", w, 2*time.Minute)
+				l.Close()
+			} else {
+				spec.Prompt, spec.Stdout = "@@hold@@ wait", w
+				out, err = a.Run(ctx, spec)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Turn.Failure(out.ExitCode) == "" {
+				t.Error("a killed turn passed")
+			}
+			if len(out.Turn.Calls) != 1 || out.Turn.Calls[0].Name != "Bash" {
+				t.Errorf("calls %+v", out.Turn.Calls)
+			}
+			if left := procsIn(d.work); len(left) > 0 {
+				t.Errorf("processes left in the sandbox: %v", left)
+			}
+		})
+	}
+}
+
+func TestStructured(t *testing.T) {
+	t.Parallel()
+	bin := testenv.Gemini(t)
+	srv := startScript(t, append([]scripted.Rule{
+		{Kind: scripted.KindCold, Contains: "@@e401@@", Steps: []scripted.Step{{Error: &scripted.HTTPError{Status: 401, Count: 100}}}},
+	}, recordRules()...)...)
+	c := Caller{Binary: bin, BaseEnv: baseEnv(), BaseURL: srv.URL(), Timeout: time.Minute, MaxAttempts: 1}
+	turn, err := c.Structured(t.Context(), "Judge this: bob@example.com kept the notes.", judgeSchema, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gjson.GetBytes(turn.StructuredOutput, "verdict").String() != "pass" || gjson.GetBytes(turn.StructuredOutput, "score").Int() != 7 || turn.CostUSD <= 0 {
+		t.Errorf("answer %s, cost %v", turn.StructuredOutput, turn.CostUSD)
+	}
+	reqs := srv.Requests()
+	last := reqs[len(reqs)-1]
+	body := gjson.ParseBytes(last.Body)
+	if last.Kind != scripted.KindJudge || body.Get("generationConfig.responseMimeType").String() != "application/json" ||
+		body.Get("generationConfig.responseJsonSchema.title").String() != "verdict" || len(body.Get("tools.0.functionDeclarations").Array()) != 0 {
+		t.Errorf("request: kind %s, config %s, tools %s", last.Kind, body.Get("generationConfig").Raw, body.Get("tools").Raw)
+	}
+	if !strings.HasPrefix(body.Get("systemInstruction.parts.0.text").String(), "You answer the user's request in one JSON value") {
+		t.Error("the agent's system prompt was sent, not the short one")
+	}
+
+	untitled := `{"type":"object","properties":{"verdict":{"type":"string","enum":["pass","fail"]}},"required":["verdict"]}`
+	if _, err := c.Structured(t.Context(), "@@badjson@@ judge", untitled, ""); err == nil || !strings.Contains(err.Error(), "does not match the schema") {
+		t.Errorf("an answer outside the schema: %v", err)
+	}
+	if _, err := c.Structured(t.Context(), "@@e401@@ judge", untitled, ""); !errors.Is(err, claude.ErrCredentials) {
+		t.Errorf("a refused key: %v", err)
+	}
+}

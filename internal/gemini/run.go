@@ -1,0 +1,308 @@
+package gemini
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/vibe-test/vibe-test/internal/agent"
+	"github.com/vibe-test/vibe-test/internal/jail"
+)
+
+// DefaultTimeout bounds a turn whose spec gives no timeout. The CLI's own
+// bounds are far longer: 60 s per attempt for a server that never answers
+// (13.7 minutes over ten attempts), 300 s for a stream that stalls, each
+// retried (PROTOCOL §5).
+const DefaultTimeout = 10 * time.Minute
+
+// Args is the argv of one turn (-p): stream-json out, the model pinned (a
+// new routing call before every prompt otherwise), the session resumed
+// when resume is set. The prompt is one --prompt=… argument, so a prompt
+// that starts with "-" is not read as a flag. The CLI rewrites "@" in
+// -p prompts (bob@example.com reaches the model as "bob @example.com",
+// @file inlines the file) and runs a prompt starting with "/" as a slash
+// command; live sessions (ACP) send the text untouched.
+func Args(prompt, resume, model string) []string {
+	if model == "" {
+		model = DefaultModel
+	}
+	args := []string{"--prompt=" + prompt, "--model", model, "--output-format", "stream-json"}
+	if resume != "" {
+		args = append(args, "--resume", resume)
+	}
+	return args
+}
+
+// invocation is one CLI process.
+type invocation struct {
+	binary  string
+	args    []string
+	env     []string
+	dir     string
+	jail    *jail.Spec
+	timeout time.Duration
+	grace   time.Duration
+}
+
+func (inv invocation) command() *exec.Cmd {
+	name, args := inv.binary, inv.args
+	if inv.jail != nil {
+		name, args = inv.jail.Command(inv.binary, inv.args)
+	}
+	cmd := exec.Command(name, args...)
+	cmd.Env = inv.env
+	cmd.Dir = inv.dir
+	cmd.SysProcAttr = sysProcAttr()
+	return cmd
+}
+
+func (inv invocation) graceOr() time.Duration {
+	if inv.grace > 0 {
+		return inv.grace
+	}
+	return 2 * time.Second
+}
+
+func specInvocation(spec agent.TurnSpec, args []string) invocation {
+	timeout := spec.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	return invocation{binary: spec.Binary, args: args, env: Env(spec), dir: spec.Dir,
+		jail: spec.Jail, timeout: timeout, grace: spec.Grace}
+}
+
+// checkHome: a turn needs the settings PrepareHome writes; without them
+// the CLI would read none and refuse to start (exit 41, no output).
+func checkHome(spec agent.TurnSpec) error {
+	if spec.Home == "" {
+		return errors.New("gemini: the turn has no home folder")
+	}
+	if _, err := os.Stat(settingsFile(spec.Home)); err != nil {
+		return fmt.Errorf("gemini: %s is missing: PrepareHome writes it before the first turn", settingsFile(spec.Home))
+	}
+	return nil
+}
+
+// Run runs one turn as its own process (-p, resuming spec.Resume when
+// set), streams its stdout to spec.Stdout, then appends the turn_end line
+// (the exit code, the retries, the session records of the turn) and parses
+// the whole. The timeout (DefaultTimeout when 0) or ctx ending stops it:
+// SIGTERM to its process group, SIGKILL to the shell sessions it started
+// (each in its own, which a signal to the group misses), SIGKILL to the
+// group after the grace period. In the jail its PID namespace ends with it.
+// A non-nil error means the process could not be run at all.
+func (a Agent) Run(ctx context.Context, spec agent.TurnSpec) (agent.Outcome, error) {
+	if err := checkHome(spec); err != nil {
+		return agent.Outcome{}, err
+	}
+	inv := specInvocation(spec, Args(spec.Prompt, spec.Resume, spec.Model))
+	before := takeSnapshot(spec.Home)
+	var raw bytes.Buffer
+	w := io.Writer(&raw)
+	if spec.Stdout != nil {
+		w = io.MultiWriter(&raw, spec.Stdout)
+	}
+	res, err := runProcess(ctx, inv, w)
+	out := agent.Outcome{ExitCode: res.exitCode, Stderr: res.stderr, TimedOut: res.timedOut}
+	if err != nil {
+		return out, err
+	}
+	id := spec.Resume
+	if s := initSessionID(raw.Bytes()); s != "" {
+		id = s
+	}
+	end := turnEnd(spec.Home, id, before)
+	code := res.exitCode
+	end.ExitCode = &code
+	end.Retries = countRetries(res.stderr)
+	line, _ := json.Marshal(end)
+	line = append(line, '\n')
+	raw.Write(line)
+	if spec.Stdout != nil {
+		if _, err := spec.Stdout.Write(line); err != nil {
+			return out, fmt.Errorf("writing the transcript: %w", err)
+		}
+	}
+	out.Turn, err = ParseTurn(&raw)
+	return out, err
+}
+
+// turnEnd reads what the turn appended to its session file.
+func turnEnd(home, id string, before snapshot) TurnEnd {
+	end := TurnEnd{Type: turnEndType, SessionID: id, Records: []json.RawMessage{}}
+	if id == "" {
+		end.Note = "no session id: the CLI printed no init event"
+		return end
+	}
+	recs, file, err := turnRecords(home, id, before)
+	if err != nil {
+		end.Note = err.Error()
+		return end
+	}
+	end.Records, end.SessionFile = recs, file
+	return end
+}
+
+// initSessionID is the session id of the stream's init event.
+func initSessionID(stream []byte) string {
+	sc := bufio.NewScanner(bytes.NewReader(stream))
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	for sc.Scan() {
+		line := bytes.TrimSpace(sc.Bytes())
+		if gjson.ValidBytes(line) && gjson.GetBytes(line, "type").String() == "init" {
+			return gjson.GetBytes(line, "session_id").String()
+		}
+	}
+	return ""
+}
+
+var retryRE = regexp.MustCompile(`(?m)^Attempt \d+ failed.*Retrying`)
+
+// countRetries counts the model calls the CLI tried again, by its stderr
+// ("Attempt 1 failed with status 429. Retrying with backoff...").
+func countRetries(stderr string) int { return len(retryRE.FindAllStringIndex(stderr, -1)) }
+
+// processResult is what a finished process did apart from its stdout.
+type processResult struct {
+	exitCode int
+	stderr   string
+	timedOut bool
+}
+
+// runProcess runs inv to its end, copying its stdout to w, and stops it
+// when ctx ends or its timeout passes (see Run).
+func runProcess(ctx context.Context, inv invocation, w io.Writer) (processResult, error) {
+	var res processResult
+	runCtx, cancel := context.WithTimeout(ctx, inv.timeout)
+	defer cancel()
+	cmd := inv.command()
+	cmd.Stdin = nil // /dev/null: -p appends stdin to the prompt
+	var stderr bytes.Buffer
+	cmd.Stderr = &limitedWriter{w: &stderr, n: 64 << 10}
+	// A shell child that outlives the CLI holding its pipes must not keep
+	// Wait (and the turn) waiting once the CLI itself has exited.
+	cmd.WaitDelay = 5 * time.Second
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return res, fmt.Errorf("gemini stdout: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return res, fmt.Errorf("starting %s: %w", inv.binary, err)
+	}
+	stopped := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-done:
+			return
+		case <-runCtx.Done():
+		}
+		close(stopped)
+		stop(cmd.Process.Pid, done, inv.graceOr())
+	}()
+	_, cerr := io.Copy(w, stdout)
+	werr := cmd.Wait()
+	close(done)
+	res.stderr = stderr.String()
+	res.exitCode = exitCode(werr)
+	select {
+	case <-stopped:
+		res.timedOut = ctx.Err() == nil // our timeout, not the caller's cancel
+	default:
+	}
+	if werr != nil && !isExit(werr) && !errors.Is(werr, exec.ErrWaitDelay) {
+		return res, fmt.Errorf("waiting for gemini: %w", werr)
+	}
+	if cerr != nil {
+		return res, fmt.Errorf("writing the transcript: %w", cerr)
+	}
+	return res, nil
+}
+
+// stop ends a process started by command(): the shell sessions below it
+// are killed at once (the CLI does not stop them on SIGTERM, PROTOCOL §6),
+// the group gets SIGTERM (the CLI exits 0 at once, without a result), and
+// SIGKILL after grace unless done closed first.
+func stop(pid int, done <-chan struct{}, grace time.Duration) {
+	for _, p := range descendants(pid) {
+		if pgid, err := syscall.Getpgid(p); err == nil && pgid != pid {
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		}
+	}
+	_ = syscall.Kill(-pid, syscall.SIGTERM)
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+	}
+}
+
+// limitedWriter keeps the first n bytes and drops the rest.
+type limitedWriter struct {
+	w io.Writer
+	n int
+}
+
+func (l *limitedWriter) Write(p []byte) (int, error) {
+	if l.n > 0 {
+		k := min(len(p), l.n)
+		l.n -= k
+		_, _ = l.w.Write(p[:k])
+	}
+	return len(p), nil
+}
+
+// exitCode is a waited process's exit code: 128+signal when a signal
+// ended it, 0 when err is nil or not an exit.
+func exitCode(err error) int {
+	var exitErr *exec.ExitError
+	if !errors.As(err, &exitErr) {
+		return 0
+	}
+	if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return exitErr.ExitCode()
+}
+
+func isExit(err error) bool {
+	var e *exec.ExitError
+	return errors.As(err, &e)
+}
+
+var versionRE = regexp.MustCompile(`\d+\.\d+\.\d+`)
+
+// Version asks the binary for its version ("0.61.0"); it takes the CLI 1
+// to 3 seconds.
+func Version(ctx context.Context, binary string, env []string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, "--version")
+	cmd.Env = env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	b, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("%s --version: %w (%s)", binary, err, strings.TrimSpace(stderr.String()))
+	}
+	v := versionRE.FindString(string(b))
+	if v == "" {
+		return "", fmt.Errorf("%s --version printed %q, not a version", binary, strings.TrimSpace(string(b)))
+	}
+	return v, nil
+}
