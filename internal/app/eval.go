@@ -30,14 +30,14 @@ func evalFlags() []cli.Flag {
 		&cli.StringFlag{Name: "model", Category: catAgent, Usage: "the generator's model, resolved once and pinned", DefaultText: "the case set's"},
 		&cli.StringFlag{Name: "effort", Category: catAgent, Usage: "the generator's `level`: low, medium, high, xhigh or max", DefaultText: "the case set's"},
 		&cli.StringFlag{Name: "tools", Category: catAgent, Usage: "the generator's `tools`, comma- or space-separated", DefaultText: "the case set's, else Read,Grep,Glob"},
-		&cli.StringFlag{Name: "deliver", Category: catAgent, Usage: "how the skill reaches the generator: `system-prompt|skill` (appended to its system prompt, as seed 000 did, or installed as a project skill)", DefaultText: "the case set's, else system-prompt"},
+		&cli.StringFlag{Name: "deliver", Category: catAgent, Usage: "how the skill reaches the generator: `system-prompt|skill` (appended to its system prompt, or installed as a project skill)", DefaultText: "the case set's, else system-prompt"},
 		&cli.StringFlag{Name: "control", Category: catAgent, Usage: "also run the control: `empty` (the same calls with an empty skill)"},
 		&cli.StringFlag{Name: "isolation", Category: catAgent, Usage: "`jail|none`: each claude process in a bubblewrap jail, or none", DefaultText: "the jail where bubblewrap works"},
 		&cli.BoolFlag{Name: "keep-sandbox", Category: catAgent, Usage: "keep each generator's workspace folder"},
 		&cli.StringFlag{Name: "baseline", Category: catVerdict, Usage: "run the skill twice and the control, store the runs in the case set as baselines/`NAME`, and check the instrument"},
 		&cli.StringFlag{Name: "against", Category: catVerdict, Usage: "decide the skill against the stored baseline `NAME`: exit 0 accept, 1 reject, 2 not enough evidence"},
 		&cli.StringSliceFlag{Name: "grid", Category: catVerdict, Usage: "with --against, run the generator at each combination, e.g. --grid model=opus,sonnet --grid effort=medium,high (repeatable)"},
-		&cli.StringFlag{Name: "rule", Category: catVerdict, Value: evalstats.RulePaired, Usage: "what sets the exit code: `paired|seed` (case by case with run-to-run drift, calibrated; or seed 000's margins, not calibrated)"},
+		&cli.StringFlag{Name: "rule", Category: catVerdict, Value: evalstats.RulePaired, Usage: "what sets the exit code: `paired|seed` (case by case, with the baseline runs' drift in the noise, calibrated; or fixed margins of two standard errors, not calibrated: its measured false-reject rate is printed beside it)"},
 		&cli.Float64Flag{Name: "alpha", Category: catVerdict, Value: eval.DefaultAlpha, Usage: "the chance of rejecting an unchanged skill, over every measure together"},
 		&cli.Float64Flag{Name: "margin", Category: catVerdict, Value: eval.DefaultMargin, Usage: "the drop of the total worth calling a regression: accepting needs the drop confidently below it"},
 		&cli.StringFlag{Name: "reader-model", Category: catVerdict, Usage: "the reader's model (the cold call that plays you)", DefaultText: "the case set's, else the generator's"},
@@ -324,7 +324,7 @@ func rejudgeEval(ctx context.Context, dir string, rs eval.RejudgeSettings, out O
 func evalCommand(ch *chosen, stdio IO) *cli.Command {
 	return &cli.Command{
 		Name:      "eval",
-		Usage:     "grade a skill's decisions on known-answer cases (seed 000): store a baseline, then accept or reject an edit against it",
+		Usage:     "grade a skill's decisions on known-answer cases: store a baseline, then accept or reject an edit of the skill against it",
 		ArgsUsage: "./SKILL.md",
 		Description: "vibe-test eval --check --cases ./cases         # the case set's hygiene, no call\n" +
 			"vibe-test eval ./SKILL.md --baseline v1         # two base runs and the control, stored\n" +

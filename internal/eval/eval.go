@@ -661,8 +661,9 @@ func (s *session) cell(ctx context.Context, j job) {
 		}
 		ri.Costs.add(cell.Costs)
 		s.rec.Costs.add(cell.Costs)
+		// Under the lock: cells finish at once, their lines must not mix.
+		fmt.Fprintf(s.stdio.Stderr, "%s\n", progressLine(s.rec, j, cell))
 	})
-	fmt.Fprintf(s.stdio.Stderr, "%s\n", progressLine(s.rec, j, cell))
 }
 
 // stamp records what reads and grades the cell.
