@@ -19,8 +19,8 @@ import (
 // reorder-ruling skill against the scripted model with the real CLI. It
 // stores a baseline (two runs of the skill and the empty-skill control,
 // and the instrument's check), then decides a shorter version (which
-// rules as well, in fewer words: accepted) and a broken one (which holds
-// unless the shelf is empty: rejected) against it. No credentials, no
+// rules as well, in fewer words: accepted) and a broken one (which compares
+// the wrong way round: rejected) against it. No credentials, no
 // network beyond 127.0.0.1; it exits 0 when all of that happened.
 func runDemoCases(ctx context.Context, o DemoOptions, stdio IO) error {
 	claudePath, claudeHow, err := engine.LocateClaude(stdio.Env, engine.PinnedDirs())
@@ -85,7 +85,7 @@ func runDemoCases(ctx context.Context, o DemoOptions, stdio IO) error {
 		return err
 	}
 	s.SkillPath, s.OutDir = paths.Skills[demo.VersionBroken], out("broken")
-	broken, err := run("3. a broken version (holds unless the shelf is empty), against the baseline", s)
+	broken, err := run("3. a broken version (its comparison the wrong way round), against the baseline", s)
 	if err != nil {
 		return err
 	}
@@ -93,8 +93,14 @@ func runDemoCases(ctx context.Context, o DemoOptions, stdio IO) error {
 		return exit.Errorf(exit.Tool, "the eval demo did not run as designed: %v", err)
 	}
 	bw, sw := eval.MeanWords(baseline.Bases()[0].Main), eval.MeanWords(shorter.Candidates()[0].Main)
-	fmt.Fprintf(stdio.Stdout, "\nThe eval demo ran as designed: the control scored below the baseline and was rejected, the shorter version was accepted (exit %d; %.0f words a message against %.0f), and the broken one was rejected (exit %d): %s\n",
-		shorter.Exit, sw, bw, broken.Exit, term.Line(broken.Sentence))
+	var worse []string
+	for _, m := range broken.Comparisons[0].Main.Measures {
+		if m.Reject {
+			worse = append(worse, m.Name)
+		}
+	}
+	fmt.Fprintf(stdio.Stdout, "\nThe eval demo ran as designed: the control scored below the baseline and was rejected, the shorter version was accepted (exit %d; %.0f words a message against %.0f), and the broken one was rejected (exit %d; worse on %s).\n",
+		shorter.Exit, sw, bw, broken.Exit, term.Line(strings.Join(worse, ", ")))
 	fmt.Fprintln(stdio.Stdout, "(The costs are what the CLI computes for the scripted model's token counts at list prices; nothing was billed.)")
 	fmt.Fprintf(stdio.Stdout, "\nNext, on your own skill: write a case set (docs/eval.md), then\n")
 	fmt.Fprintf(stdio.Stdout, "  %s eval --check --cases ./cases\n  %s eval ./your-skill --cases ./cases --baseline v1\n  %s eval ./your-skill --cases ./cases --against v1\n", stdio.prog(), stdio.prog(), stdio.prog())

@@ -15,8 +15,8 @@ import (
 
 // The eval demo (`vibe-test demo --cases`): a small case set for a tiny
 // decision skill, reorder-ruling, in three versions (the baseline, a
-// shorter one that rules as well, a broken one that holds unless the shelf
-// is empty), and the scripted model's part for each: generator personas
+// shorter one that rules as well, a broken one whose comparison is the
+// wrong way round), and the scripted model's part for each: generator personas
 // told apart by their skill's text, and the reader's and the grader's
 // answers to each message they can be shown.
 
@@ -72,7 +72,7 @@ func MaterializeCases(dir string) (CasePaths, error) {
 var markers = map[string]string{
 	scripted.PersonaBaseline: "Name the file behind",
 	scripted.PersonaShorter:  "name each number's file",
-	scripted.PersonaBroken:   "Hold unless the",
+	scripted.PersonaBroken:   "REORDER only when the count is above",
 }
 
 // rulingCase is one case of the demo's set as the scripted model plays it
@@ -142,20 +142,21 @@ func (c rulingCase) message(persona string) message {
 			notes: notes(decision, nil, answer),
 		}
 	case scripted.PersonaBroken:
-		if c.count == 0 {
+		// The broken version flips the comparison: it reorders what is
+		// stocked above its point and holds what is at or below it.
+		facts := fmt.Sprintf("data/stock.csv lists %d %s against a reorder point of %d", c.count, c.item, c.point)
+		if c.count > c.point {
 			q := fmt.Sprintf("Shall I place an order for %d %s today?", order, c.item)
 			return message{
-				text:   fmt.Sprintf("REORDER %s. data/stock.csv lists 0 %s, so the shelf is empty. %s", c.item, c.item, q),
-				ruling: "REORDER " + c.item, facts: fmt.Sprintf("data/stock.csv lists 0 %s", c.item), close: q,
-				rulingOK: c.reorder(), factsOK: true, closes: true,
+				text:   fmt.Sprintf("REORDER %s. %s, so the count is above the point. %s", c.item, facts, q),
+				ruling: "REORDER " + c.item, facts: facts, close: q, rulingOK: c.reorder(), factsOK: true, closes: true,
 				notes: notes(fmt.Sprintf("Reorder %s.", c.item), nil, fmt.Sprintf("Yes, order %d.", order)),
 			}
 		}
 		q := fmt.Sprintf("Shall I check %s again next week?", c.item)
 		return message{
-			text:   fmt.Sprintf("HOLD %s. data/stock.csv lists %d %s, which is more than zero, so there is stock on the shelf and no order is needed yet. %s", c.item, c.count, c.item, q),
-			ruling: "HOLD " + c.item, facts: fmt.Sprintf("data/stock.csv lists %d %s", c.count, c.item), close: q,
-			rulingOK: !c.reorder(), factsOK: true, closes: true,
+			text:   fmt.Sprintf("HOLD %s. %s, so the count is not above the point and no order is needed yet. %s", c.item, facts, q),
+			ruling: "HOLD " + c.item, facts: facts, close: q, rulingOK: !c.reorder(), factsOK: true, closes: true,
 			notes: notes(fmt.Sprintf("Hold %s.", c.item), nil, "Yes, next week."),
 		}
 	}

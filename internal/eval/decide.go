@@ -219,21 +219,16 @@ func decide(res *Result) {
 
 // instrumentVerdict is what --baseline concludes of the instrument: it
 // works when a second run of the same skill is accepted against the first
-// and the empty-skill control is rejected.
+// and the empty-skill control is rejected (evalstats says which check
+// failed); otherwise the eval exits 2, with what to do.
 func instrumentVerdict(in evalstats.Instrument) (int, string, string) {
-	aa := ""
-	if in.Resplits > 0 {
-		aa = fmt.Sprintf(" Re-splitting the baseline's repeats into two halves %d times, the rule accepted %.0f%% of them (an A/A check at no model cost).", in.Resplits, 100*in.ResplitAccept)
-	}
 	switch {
 	case in.SecondAccepted && in.ControlRejected:
-		return exit.OK, "instrument-ok", "The instrument works both ways: base run 2 is accepted against base run 1, and the empty-skill control is rejected against both." + aa
-	case !in.SecondAccepted && !in.ControlRejected:
-		return exit.Indeterminate, "instrument-doubtful", "The instrument does not work either way: base run 2 is not accepted against base run 1 (" + in.Second.Sentence + "), and the empty-skill control is not rejected (" + in.Control.Sentence + "). Add cases or repeats before trusting a verdict." + aa
+		return exit.OK, "instrument-ok", in.Sentence
 	case !in.SecondAccepted:
-		return exit.Indeterminate, "instrument-doubtful", "The instrument is doubtful: base run 2 is not accepted against base run 1 (" + in.Second.Sentence + "); the run-to-run noise is larger than the rule allows. Add cases or repeats before trusting a verdict." + aa
+		return exit.Indeterminate, "instrument-doubtful", in.Sentence + " The run-to-run noise is larger than the rule allows: add cases or repeats before trusting a verdict."
 	default:
-		return exit.Indeterminate, "instrument-doubtful", "The instrument is doubtful: the empty-skill control is not rejected (" + in.Control.Sentence + "), so these cases cannot tell the skill from no skill. Add harder cases." + aa
+		return exit.Indeterminate, "instrument-doubtful", in.Sentence + " These cases cannot tell the skill from no skill: add cases the model fails without it."
 	}
 }
 

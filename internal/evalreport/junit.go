@@ -147,6 +147,18 @@ func compareSuite(v *View, c *eval.Comparison, holdout bool) jsuite {
 		{"verdict", d.Verdict}, {"rule", d.Rule}, {"sentence", term.Line(d.Sentence)},
 	}}}
 	class := junitClassEval + "." + part
+	if len(d.Measures) == 0 {
+		// No measure could be compared (too few cases, too many errors):
+		// the suite says so rather than pass empty.
+		jc := jcase{Name: "decided", Classname: class, Time: "0"}
+		switch d.Verdict {
+		case evalstats.NotEnuf:
+			jc.Skipped = &jskip{Message: term.Line(d.Sentence)}
+		default:
+			jc.Error = &jproblem{Message: term.Line(d.Sentence), Type: TypeToolError}
+		}
+		s.Cases = append(s.Cases, jc)
+	}
 	for _, m := range d.Measures {
 		jc := jcase{Name: term.Line(v.label(m.Name)), Classname: class, Time: "0",
 			SystemOut: fmt.Sprintf("base %s, candidate %s, drop %+.3f", rate(m.Base), rate(m.Candidate), m.Drop)}

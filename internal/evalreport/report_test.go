@@ -29,17 +29,18 @@ const (
 	hostile        = `</pre><script>alert(1)</script><img src="https://example.com/x.png">`
 )
 
-// writeEval makes an eval folder on disk: an --against eval of three main
-// cases and one holdout case, two repeats, with a stored control and two
-// stored base runs, and returns it decided. The candidate fails M1 on case
-// b in every repeat (a regression), and case c's message is hostile HTML.
+// writeEval makes an eval folder on disk: an --against eval of six main
+// cases and three holdout cases, two repeats, with a stored control and
+// two stored base runs, and returns it decided. The candidate fails M1 on
+// cases b to e in every repeat (regressions), and case c's message is
+// hostile HTML.
 func writeEval(t *testing.T) *eval.Result {
 	t.Helper()
 	dir := t.TempDir()
 	rec := &eval.Record{
 		SchemaVersion: eval.SchemaVersion, Kind: eval.Kind, Status: eval.StatusCompleted, Mode: eval.ModeAgainst,
 		Skill: eval.SkillInfo{Name: "reorder-ruling", Path: "/s/SKILL.md", Hash: "abc123", Lines: 30, Words: 200},
-		Cases: eval.SetInfo{Dir: "/c", Goal: "I rule without asking back.", Main: []string{"a", "b", "c"}, Holdout: []string{holdoutID},
+		Cases: eval.SetInfo{Dir: "/c", Goal: "I rule without asking back.", Main: []string{"a", "b", "c", "d", "e", "f"}, Holdout: []string{holdoutID, "secret-h2", "secret-h3"},
 			Measures: []eval.MeasureInfo{{ID: "M1", Name: "Right decision", Label: "M1 Right decision"}, {ID: "M2", Name: "True facts", Label: "M2 True facts"}}},
 		Config: eval.Config{Repeats: 2, Model: "claude-sonnet-5-5", Effort: "medium", ReaderModel: "claude-sonnet-5-5", GraderModel: "claude-sonnet-5-5",
 			Tools: []string{"Read", "Grep", "Glob"}, Deliver: "system-prompt", Against: "v1", Rule: "paired", Alpha: 0.05, Margin: 0.1},
@@ -81,7 +82,7 @@ func writeEval(t *testing.T) *eval.Result {
 				switch {
 				case run.Arm == eval.ArmControl:
 					m1, m2 = "fail", "fail"
-				case run.Arm == eval.ArmCandidate && id == "b":
+				case run.Arm == eval.ArmCandidate && id >= "b" && id <= "e":
 					m1 = "fail"
 				}
 				msg := "REORDER widgets. data/stock.csv lists 12. Shall I order 20?"
@@ -90,7 +91,9 @@ func writeEval(t *testing.T) *eval.Result {
 				}
 				put(run, id, false, rep, m1, m2, msg)
 			}
-			put(run, holdoutID, true, rep, "pass", "n/a", holdoutMessage)
+			for _, id := range rec.Cases.Holdout {
+				put(run, id, true, rep, "pass", "n/a", holdoutMessage)
+			}
 		}
 	}
 	res, err := eval.Evaluate(dir, rec)
@@ -123,14 +126,14 @@ func outputs(t *testing.T, v *View) map[string]string {
 func TestHoldoutStaysAggregate(t *testing.T) {
 	v := NewView(writeEval(t))
 	for name, text := range outputs(t, v) {
-		for _, secret := range []string{holdoutID, holdoutMessage, holdoutQuote} {
+		for _, secret := range []string{holdoutID, "secret-h2", holdoutMessage, holdoutQuote} {
 			if strings.Contains(text, secret) {
 				t.Errorf("%s shows %q, a holdout case's own detail", name, secret)
 			}
 		}
 	}
 	// The aggregates are there: the holdout's M1 passed in every run.
-	if len(v.Holdout) != 3 || v.Holdout[1].Rates[3].Passed != 2 {
+	if len(v.Holdout) != 3 || v.Holdout[1].Rates[3].Passed != 6 {
 		t.Errorf("holdout rows %+v", v.Holdout)
 	}
 }
@@ -141,8 +144,8 @@ func TestSummaryTable(t *testing.T) {
 	Summary(&b, v, false)
 	s := b.String()
 	for _, want := range []string{
-		"Main cases (3)", "control", "base 1", "base 2", "candidate",
-		"Holdout cases (1, aggregates only)",
+		"Main cases (6)", "control", "base 1", "base 2", "candidate",
+		"Holdout cases (3, aggregates only)",
 		"regressed (passed at least 2/3 of the baseline repeats, failed every candidate repeat): b M1",
 		"candidate (stored", // no: the candidate is not stored
 	} {
@@ -157,7 +160,7 @@ func TestSummaryTable(t *testing.T) {
 		}
 	}
 	// Seed 000's table: a rate and its Wilson interval per run, in order.
-	row := regexp.MustCompile(`M1 Right decision +0\.000 \[0\.00, 0\.39\] +1\.000 \[0\.61, 1\.00\] +1\.000 \[0\.61, 1\.00\] +0\.667 \[0\.30, 0\.90\]`)
+	row := regexp.MustCompile(`M1 Right decision +0\.000 \[0\.00, 0\.24\] +1\.000 \[0\.76, 1\.00\] +1\.000 \[0\.76, 1\.00\] +0\.333 \[0\.14, 0\.61\]`)
 	if !row.MatchString(s) {
 		t.Errorf("no M1 row of control, base 1, base 2 and candidate with intervals:\n%s", s)
 	}
@@ -195,7 +198,7 @@ func TestJSONValidates(t *testing.T) {
 	// The check can fail: an extra field, and a verdict no rule gives.
 	for _, broken := range [][]byte{
 		bytes.Replace(b.Bytes(), []byte(`"kind":"eval"`), []byte(`"kind":"eval","extra":1`), 1),
-		bytes.Replace(b.Bytes(), []byte(`"exit":1,`), []byte(`"exit":7,`), 1),
+		bytes.Replace(b.Bytes(), []byte(`"schema_version":1,`), []byte(`"schema_version":2,`), 1),
 	} {
 		if bytes.Equal(broken, b.Bytes()) {
 			t.Fatal("nothing to break")
