@@ -71,6 +71,7 @@ type htmlCompare struct {
 
 type htmlPart struct {
 	Name, Verdict string
+	Head1, Head2  string
 	Rows          []htmlMeasure
 }
 
@@ -89,8 +90,8 @@ type htmlGridCell struct {
 }
 
 type htmlCase struct {
-	ID, Prompt string
-	Runs       []htmlRunCells
+	ID   string
+	Runs []htmlRunCells
 }
 
 type htmlRunCells struct {
@@ -171,9 +172,11 @@ func newHTMLView(v *View) htmlView {
 				continue
 			}
 			hp := htmlPart{Name: p.name, Verdict: verdictWord(p.d.Verdict)}
+			hp.Head1, hp.Head2 = boundHeads(*p.d)
 			for _, m := range p.d.Measures {
+				c1, c2 := boundCols(*p.d, m)
 				hp.Rows = append(hp.Rows, htmlMeasure{Label: v.label(m.Name), Base: rate(m.Base), Candidate: rate(m.Candidate),
-					Drop: fmt.Sprintf("%+.3f", m.Drop), Upper: fmt.Sprintf("%+.3f", m.Upper), P: fmt.Sprintf("%.3g", m.Adjusted), Worse: m.Reject})
+					Drop: fmt.Sprintf("%+.3f", m.Drop), Upper: c1, P: c2, Worse: m.Reject})
 			}
 			hc.Parts = append(hc.Parts, hp)
 		}
@@ -335,7 +338,7 @@ details{margin:6px 0}summary{cursor:pointer}
 
 {{range .Comparisons}}<h2>{{.Label}} against the base runs</h2>
 <div class="verdict {{.Class}}"><strong>{{.Verdict}}</strong>: {{.Sentence}}</div>
-{{range .Parts}}<table><tr><th>{{.Name}}: {{.Verdict}}</th><th>base</th><th>candidate</th><th>drop</th><th>upper</th><th>p (adjusted)</th></tr>
+{{range .Parts}}<table><tr><th>{{.Name}}: {{.Verdict}}</th><th>base</th><th>candidate</th><th>drop</th><th>{{.Head1}}</th><th>{{.Head2}}</th></tr>
 {{range .Rows}}<tr><td{{if .Worse}} class="worse"{{end}}>{{.Label}}{{if .Worse}} (worse){{end}}</td><td>{{.Base}}</td><td>{{.Candidate}}</td><td>{{.Drop}}</td><td>{{.Upper}}</td><td>{{.P}}</td></tr>{{end}}</table>{{end}}
 {{if .Gap}}<p>{{.Gap}}</p>{{end}}
 {{if .Regressions}}<p>Regressed (passed at least 2/3 of the baseline repeats, failed every candidate repeat):</p><ul>{{range .Regressions}}<li>{{.}}</li>{{end}}</ul>{{end}}

@@ -54,13 +54,15 @@ func Markdown(w io.Writer, v *View) error {
 			if part.name == "holdout" {
 				d = *c.Holdout
 			}
-			fmt.Fprintf(&b, "| %s: %s | base | candidate | drop | upper | p (adjusted) | |\n|---|---|---|---|---|---|---|\n", part.name, verdictWord(d.Verdict))
+			h1, h2 := boundHeads(d)
+			fmt.Fprintf(&b, "| %s: %s | base | candidate | drop | %s | %s | |\n|---|---|---|---|---|---|---|\n", part.name, verdictWord(d.Verdict), h1, h2)
 			for _, m := range d.Measures {
 				res := "ok"
 				if m.Reject {
 					res = "**worse**"
 				}
-				fmt.Fprintf(&b, "| %s | %s | %s | %+.3f | %+.3f | %.3g | %s |\n", md(v.label(m.Name)), rateShort(m.Base), rateShort(m.Candidate), m.Drop, m.Upper, m.Adjusted, res)
+				c1, c2 := boundCols(d, m)
+				fmt.Fprintf(&b, "| %s | %s | %s | %+.3f | %s | %s | %s |\n", md(v.label(m.Name)), rateShort(m.Base), rateShort(m.Candidate), m.Drop, c1, c2, res)
 			}
 			b.WriteString("\n")
 		}

@@ -269,3 +269,23 @@ func TestMarkdownEscapes(t *testing.T) {
 		t.Errorf("md = %q", got)
 	}
 }
+
+// Under the seed rule the decision shows each measure's margin (it has no
+// p-values) and its measured false-reject rate in the sentence.
+func TestSeedRuleShowsMargins(t *testing.T) {
+	res := writeEval(t)
+	res.Record.Config.Rule = "seed"
+	res, err := eval.Evaluate(res.Dir, res.Record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	Summary(&b, NewView(res), false)
+	s := b.String()
+	if !strings.Contains(s, "by seed 000's margins (--rule seed)") || !regexp.MustCompile(`main: \S+ +base +candidate +drop +margin`).MatchString(s) || strings.Contains(s, "p (adjusted)") {
+		t.Errorf("seed rule summary:\n%s", s)
+	}
+	if res.Comparisons[0].Main.Rule != "seed" {
+		t.Errorf("rule %q", res.Comparisons[0].Main.Rule)
+	}
+}

@@ -127,13 +127,15 @@ func decision(b *strings.Builder, v *View, styled bool) {
 // measures writes a decision's per-measure lines.
 func measures(b *strings.Builder, v *View, part string, d evalstats.Decision) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "  %s: %s\tbase\tcandidate\tdrop\tupper\tp (adjusted)\t\n", part, verdictWord(d.Verdict))
+	h1, h2 := boundHeads(d)
+	fmt.Fprintf(tw, "  %s: %s\tbase\tcandidate\tdrop\t%s\t%s\t\n", part, verdictWord(d.Verdict), h1, h2)
 	for _, m := range d.Measures {
 		res := "ok"
 		if m.Reject {
 			res = "WORSE"
 		}
-		fmt.Fprintf(tw, "    %s\t%s\t%s\t%+.3f\t%+.3f\t%.3g\t%s\n", term.Line(v.label(m.Name)), rateShort(m.Base), rateShort(m.Candidate), m.Drop, m.Upper, m.Adjusted, res)
+		c1, c2 := boundCols(d, m)
+		fmt.Fprintf(tw, "    %s\t%s\t%s\t%+.3f\t%s\t%s\t%s\n", term.Line(v.label(m.Name)), rateShort(m.Base), rateShort(m.Candidate), m.Drop, c1, c2, res)
 	}
 	tw.Flush()
 	if part == "main" || d.Verdict != evalstats.Accept {

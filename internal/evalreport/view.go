@@ -20,6 +20,8 @@ package evalreport
 
 import (
 	"fmt"
+	"math"
+	"strings"
 
 	"github.com/vibe-test/vibe-test/internal/eval"
 	"github.com/vibe-test/vibe-test/internal/evalstats"
@@ -132,6 +134,34 @@ func rateShort(r evalstats.Rate) string {
 	return fmt.Sprintf("%.3f", r.Rate)
 }
 
+// pval formats a p-value: "< 0.0001" below that.
+func pval(p float64) string {
+	switch {
+	case math.IsNaN(p):
+		return "-"
+	case p < 0.0001:
+		return "< 0.0001"
+	}
+	return fmt.Sprintf("%.3g", p)
+}
+
+// boundCols are a decision's last two columns per measure: the upper
+// bound of the drop and the adjusted p-value (the paired rule), or the
+// margin and nothing (the seed rule has no p-values).
+func boundCols(d evalstats.Decision, m evalstats.Measure) (string, string) {
+	if d.Rule == evalstats.RuleSeed {
+		return fmt.Sprintf("%.3f", m.Margin), "-"
+	}
+	return fmt.Sprintf("%+.3f", m.Upper), pval(m.Adjusted)
+}
+
+func boundHeads(d evalstats.Decision) (string, string) {
+	if d.Rule == evalstats.RuleSeed {
+		return "margin", ""
+	}
+	return "upper", "p (adjusted)"
+}
+
 // Title is the eval's one-line title.
 func (v *View) Title() string {
 	switch v.Rec.Mode {
@@ -150,8 +180,12 @@ func (v *View) Settings() string {
 	if c.Effort != "" {
 		effort = " at " + c.Effort + " effort"
 	}
-	return fmt.Sprintf("%d main and %d holdout cases, %d repeats; generator %s%s (tools %v, skill by %s); reader %s, grader %s",
-		len(v.Rec.Cases.Main), len(v.Rec.Cases.Holdout), c.Repeats, c.Model, effort, c.Tools, c.Deliver, c.ReaderModel, c.GraderModel)
+	repeats := "repeats"
+	if c.Repeats == 1 {
+		repeats = "repeat"
+	}
+	return fmt.Sprintf("%d main and %d holdout cases, %d %s; generator %s%s (tools %s, skill by %s); reader %s, grader %s",
+		len(v.Rec.Cases.Main), len(v.Rec.Cases.Holdout), c.Repeats, repeats, c.Model, effort, strings.Join(c.Tools, ","), c.Deliver, c.ReaderModel, c.GraderModel)
 }
 
 // RuleLine names the rule and its settings.
