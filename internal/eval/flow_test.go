@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vibe-test/vibe-test/internal/demo"
 	"github.com/vibe-test/vibe-test/internal/engine"
@@ -150,29 +151,40 @@ func TestFlow(t *testing.T) {
 		}
 	}
 
-	// An interrupted eval: two cells lost; resume makes only those.
-	dir := short.Dir
-	for _, p := range []string{filepath.Join(dir, "candidate", "bolts", "1.json"), filepath.Join(dir, "holdout", "candidate", "rivets", "1.json")} {
-		if err := os.Remove(p); err != nil {
-			t.Fatal(err)
+	// An interrupted eval (the context ends once a few cells are under
+	// way): exit 130, and resume makes only the cells without a file.
+	ctx, cancel := context.WithCancel(context.Background())
+	started := f.generatorCalls()
+	go func() {
+		defer cancel()
+		for f.generatorCalls() < started+3 {
+			time.Sleep(5 * time.Millisecond)
 		}
+	}()
+	s = f.settings(demo.VersionShorter, "interrupted")
+	s.Against = "v1"
+	var stderr bytes.Buffer
+	_, err = eval.Start(ctx, s, eval.IO{Env: f.env, Stderr: &stderr})
+	if exit.Code(err) != exit.Interrupted {
+		t.Fatalf("interrupted: %v\n%s", err, stderr.String())
 	}
+	dir := s.OutDir
 	rec, err := eval.LoadRecord(dir)
-	if err != nil {
-		t.Fatal(err)
+	if err != nil || rec.Status != eval.StatusInterrupted {
+		t.Fatalf("record after an interrupt: %v %+v", err, rec)
 	}
-	rec.Status = eval.StatusInterrupted
-	if err := eval.SaveRecord(dir, rec); err != nil {
-		t.Fatal(err)
+	done, _ := filepath.Glob(filepath.Join(dir, "candidate", "*", "1.json"))
+	held, _ := filepath.Glob(filepath.Join(dir, "holdout", "candidate", "*", "1.json"))
+	if len(done)+len(held) >= 8 {
+		t.Fatalf("every cell was made before the interrupt: nothing to resume")
 	}
 	before := f.generatorCalls()
-	var stderr bytes.Buffer
 	res, err := eval.Resume(context.Background(), dir, eval.IO{Env: f.env, Stderr: &stderr})
 	if err != nil {
 		t.Fatalf("resume: %v\n%s", err, stderr.String())
 	}
-	if got := f.generatorCalls() - before; got != 2 || res.Exit != exit.OK {
-		t.Errorf("resume made %d cells (want 2), exit %d: %s", got, res.Exit, res.Sentence)
+	if got := f.generatorCalls() - before; got != 8-len(done)-len(held) || res.Exit != exit.OK {
+		t.Errorf("resume made %d cells (want %d), exit %d: %s", got, 8-len(done)-len(held), res.Exit, res.Sentence)
 	}
 	if _, err := eval.Resume(context.Background(), dir, eval.IO{Env: f.env, Stderr: io.Discard}); err == nil || !strings.Contains(err.Error(), "nothing to resume") {
 		t.Errorf("resuming a completed eval: %v", err)
