@@ -56,7 +56,7 @@ func runDemoCases(ctx context.Context, o DemoOptions, stdio IO) error {
 		}
 		return filepath.Join(o.Out, name)
 	}
-	base := eval.Settings{CasesDir: paths.Cases, Concurrency: 2, Timeout: demoTurnTimeout, Grace: engine.DefaultGrace,
+	base := eval.Settings{CasesDir: paths.Cases, Concurrency: 4, Timeout: demoTurnTimeout, Grace: engine.DefaultGrace,
 		MaxRetries: 1, KeepSandbox: o.KeepSandbox}
 	sio := IO{Env: env, Stdout: stdio.Stdout, Stderr: stdio.Stderr, Styled: stdio.Styled, argv0: stdio.argv0}
 	run := func(title string, s eval.Settings) (*eval.Result, error) {
