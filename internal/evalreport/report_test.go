@@ -195,6 +195,21 @@ func TestJSONValidates(t *testing.T) {
 	if err := validate(b.Bytes()); err != nil {
 		t.Fatalf("--json does not validate against eval.schema.json: %v\n%s", err, b.String())
 	}
+	// --baseline's object, with the instrument, validates too.
+	res := writeEval(t)
+	res.Record.Mode, res.Record.Config.Against, res.Record.Config.Baseline = eval.ModeBaseline, "", "v1"
+	res.Record.Runs = res.Record.Runs[:3]
+	res, err = eval.Evaluate(res.Dir, res.Record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bb bytes.Buffer
+	if err := JSON(&bb, NewView(res)); err != nil {
+		t.Fatal(err)
+	}
+	if err := validate(bb.Bytes()); err != nil || res.Instrument == nil || !strings.Contains(bb.String(), `"instrument":{"second"`) {
+		t.Fatalf("--baseline's JSON: %v\n%s", err, bb.String())
+	}
 	// The check can fail: an extra field, and a verdict no rule gives.
 	for _, broken := range [][]byte{
 		bytes.Replace(b.Bytes(), []byte(`"kind":"eval"`), []byte(`"kind":"eval","extra":1`), 1),
