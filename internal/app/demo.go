@@ -26,6 +26,7 @@ func demoFlags() []cli.Flag {
 		&cli.StringFlag{Name: "personas", Category: catAgent, Value: "decaying,steady", Usage: "the scripted agent's persona per conversation: steady, decaying, never, escaping, noisy"},
 		&cli.BoolFlag{Name: "keep-sandbox", Category: catAgent, Usage: "keep each conversation's sandbox folder"},
 		&cli.StringFlag{Name: "session", Category: catAgent, Value: claude.DefaultSessionMode, Usage: "`interactive|resume`: as for a run"},
+		&cli.BoolFlag{Name: "cases", Category: catInput, Usage: "the eval demo instead: a bundled case set, a baseline, then a shorter and a broken version of its skill against it (vibe-test eval)"},
 	}
 }
 
@@ -35,12 +36,17 @@ type DemoOptions struct {
 	Personas    []string // the scripted agent's, one per conversation
 	KeepSandbox bool
 	SessionMode string
+	// Cases runs the eval demo (vibe-test eval) instead of the decay demo.
+	Cases bool
 }
 
 func demoOptions(c *cli.Context) (DemoOptions, error) {
 	o := DemoOptions{
 		Out: c.String("out"), Personas: strings.Split(c.String("personas"), ","),
-		KeepSandbox: c.Bool("keep-sandbox"), SessionMode: c.String("session"),
+		KeepSandbox: c.Bool("keep-sandbox"), SessionMode: c.String("session"), Cases: c.Bool("cases"),
+	}
+	if o.Cases && c.IsSet("personas") {
+		return o, exit.Errorf(exit.Tool, "--personas is the decay demo's; the eval demo (--cases) plays its own: a baseline, a shorter and a broken version")
 	}
 	if err := claude.CheckSessionMode(o.SessionMode); err != nil {
 		return o, exit.With(exit.Tool, err)
@@ -53,6 +59,9 @@ func demoOptions(c *cli.Context) (DemoOptions, error) {
 // It exits 0 when the demo ran as designed and says which exit code a real
 // run with these results would give.
 func runDemo(ctx context.Context, o DemoOptions, stdio IO) error {
+	if o.Cases {
+		return runDemoCases(ctx, o, stdio)
+	}
 	personas := o.Personas
 	claudePath, claudeHow, err := engine.LocateClaude(stdio.Env, engine.PinnedDirs())
 	if err != nil {

@@ -137,7 +137,7 @@ func TestHelp(t *testing.T) {
 		}
 	}
 	pages := []string{top}
-	for _, cmd := range []string{"run", "demo", "resume", "report", "rejudge", "compare", "init"} {
+	for _, cmd := range []string{"run", "demo", "eval", "resume", "report", "rejudge", "compare", "init"} {
 		pages = append(pages, run("help", cmd), run(cmd, "--help"))
 	}
 	for _, page := range pages {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/vibe-test/vibe-test/internal/eval"
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/report"
@@ -31,6 +32,9 @@ func runReport(_ context.Context, o ReportOptions, stdio IO) error {
 	dir := o.Dir
 	if record.IsSuite(dir) {
 		return reportSuite(o, stdio)
+	}
+	if eval.IsEvalDir(dir) {
+		return reportEval(dir, o.Output, stdio)
 	}
 	r, err := record.Load(dir)
 	if err != nil {

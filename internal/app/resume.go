@@ -9,6 +9,7 @@ import (
 
 	"github.com/vibe-test/vibe-test/internal/demo"
 	"github.com/vibe-test/vibe-test/internal/engine"
+	"github.com/vibe-test/vibe-test/internal/eval"
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/record"
 )
@@ -49,6 +50,9 @@ func runResume(ctx context.Context, o ResumeOptions, stdio IO) error {
 	dir := o.Dir
 	if record.IsSuite(dir) {
 		return resumeSuite(ctx, o, stdio)
+	}
+	if eval.IsEvalDir(dir) {
+		return resumeEval(ctx, dir, o.Output, stdio)
 	}
 	r, err := record.Load(dir)
 	if err != nil {

@@ -117,6 +117,35 @@ func AgentArgs(prompt, resumeSession, model string, tools []string) []string {
 // turn passes it when the skill declares hooks.
 const HookEvents = "--include-hook-events"
 
+// GeneratorArgs is the argv of one generator call of `vibe-test eval`
+// (seed 000's generate step): a one-shot session isolated like AgentArgs,
+// whose built-in tools are exactly tools (--tools) and allowed without
+// asking (--allowedTools), with the skill appended to the system prompt
+// from systemFile (--append-system-prompt-file: the whole file verbatim,
+// PROTOCOL.md §4 (c)) when it is not "", the model and effort when given
+// (--effort: low, medium, high, xhigh or max), and no session left behind.
+func GeneratorArgs(prompt, model, effort string, tools []string, systemFile string) []string {
+	args := []string{"-p", prompt,
+		"--output-format", "stream-json", "--verbose",
+		"--setting-sources", "project", "--strict-mcp-config",
+		"--no-session-persistence",
+		"--tools",
+	}
+	args = append(args, tools...)
+	args = append(args, "--allowedTools")
+	args = append(args, tools...)
+	if systemFile != "" {
+		args = append(args, "--append-system-prompt-file", systemFile)
+	}
+	if model != "" {
+		args = append(args, "--model", model)
+	}
+	if effort != "" {
+		args = append(args, "--effort", effort)
+	}
+	return args
+}
+
 // StructuredArgs is the argv of a cold call that must answer with JSON
 // matching schema (--json-schema: the CLI offers the model a
 // StructuredOutput tool and puts its input in the result line's

@@ -26,6 +26,7 @@ type options struct {
 	maxBudget    float64
 	appendSystem string
 	appendFile   string
+	effort       string // --effort, sent as output_config.effort
 }
 
 // valueFlags take one value; listFlags take every following argument up
@@ -37,6 +38,7 @@ var valueFlags = map[string]bool{
 	"--json-schema": true, "--max-turns": true, "--max-budget-usd": true,
 	"--append-system-prompt": true, "--append-system-prompt-file": true,
 	"--permission-mode": true, "--fallback-model": true, "--mcp-config": true,
+	"--effort": true,
 }
 
 var listFlags = map[string]bool{
@@ -108,6 +110,13 @@ func parseArgs(args []string) (options, error) {
 				o.appendSystem = v
 			case "--append-system-prompt-file":
 				o.appendFile = v
+			case "--effort":
+				switch v {
+				case "low", "medium", "high", "xhigh", "max":
+					o.effort = v
+				default:
+					return o, fmt.Errorf("error: option '--effort <level>' argument '%s' is invalid. Allowed choices are low, medium, high, xhigh, max.", v)
+				}
 			}
 		case listFlags[name]:
 			var vals []string

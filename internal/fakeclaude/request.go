@@ -125,7 +125,7 @@ func (f *fake) requestBodyOf(history []message) []byte {
 		system = append(system, map[string]any{"type": "text", "text": f.opts.appendSystem})
 	}
 	meta, _ := json.Marshal(map[string]string{"device_id": "0", "account_uuid": "", "session_id": f.sessionID})
-	body, _ := marshal(map[string]any{
+	req := map[string]any{
 		"model":      f.model,
 		"messages":   msgs,
 		"system":     system,
@@ -133,6 +133,12 @@ func (f *fake) requestBodyOf(history []message) []byte {
 		"metadata":   map[string]string{"user_id": string(meta)},
 		"max_tokens": 32000,
 		"stream":     true,
-	})
+	}
+	if f.opts.effort != "" {
+		// As the CLI sends --effort (PROTOCOL.md §1); left out without the
+		// flag, so the stand-in's other requests keep their sizes.
+		req["output_config"] = map[string]string{"effort": f.opts.effort}
+	}
+	body, _ := marshal(req)
 	return body
 }

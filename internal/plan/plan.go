@@ -71,6 +71,9 @@ type Config struct {
 	JudgeModel string            `yaml:"judge_model,omitempty" json:"judge_model,omitempty"`
 	// Schedule, when set, replaces the seed's ten turns (flags override it).
 	Schedule *ScheduleConfig `yaml:"schedule,omitempty" json:"schedule,omitempty"`
+	// Cases is the skill's case set for `vibe-test eval` (a folder outside
+	// the skill's, relative to this file); a decay run does not read it.
+	Cases string `yaml:"cases,omitempty" json:"cases,omitempty"`
 }
 
 // ScheduleConfig is the schedule as vibe-test.yaml spells it.

@@ -146,6 +146,10 @@ func kindOf(tools []wireTool) CallKind {
 					return KindJudge
 				case "plan":
 					return KindPlan
+				case "reading":
+					return KindReader
+				case "grades":
+					return KindGrader
 				}
 			}
 			return KindCold

@@ -72,7 +72,7 @@ func TestClassifyCaptured(t *testing.T) {
 func TestClassifyCapturedSchemaTitle(t *testing.T) {
 	body := capturedBody(t, "json-schema-enforce-request.json")
 	for title, want := range map[string]CallKind{
-		"verdict": KindJudge, "rubric": KindRubric, "plan": KindPlan, "other": KindCold,
+		"verdict": KindJudge, "rubric": KindRubric, "plan": KindPlan, "reading": KindReader, "grades": KindGrader, "other": KindCold,
 	} {
 		var m map[string]any
 		if err := json.Unmarshal(body, &m); err != nil {

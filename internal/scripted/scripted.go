@@ -44,6 +44,8 @@ const (
 	KindRubric CallKind = "rubric" // StructuredOutput tool whose input_schema has "title": "rubric"
 	KindJudge  CallKind = "judge"  // StructuredOutput tool whose input_schema has "title": "verdict"
 	KindPlan   CallKind = "plan"   // StructuredOutput tool whose input_schema has "title": "plan"
+	KindReader CallKind = "reader" // StructuredOutput tool whose input_schema has "title": "reading" (vibe-test eval)
+	KindGrader CallKind = "grader" // StructuredOutput tool whose input_schema has "title": "grades" (vibe-test eval)
 	KindCold   CallKind = "cold"   // no tools at all, or StructuredOutput with another/no title
 )
 

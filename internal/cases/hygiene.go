@@ -1,0 +1,292 @@
+package cases
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Problem is one thing wrong with a case set that would make its grades
+// lie: one line naming the file, the line, the field and what to do.
+type Problem struct {
+	File  string
+	Line  int
+	Field string // "" when the problem is the file itself
+	Msg   string
+}
+
+func (p Problem) String() string {
+	loc := p.File
+	if p.Line > 0 {
+		loc = fmt.Sprintf("%s:%d", p.File, p.Line)
+	}
+	if p.Field == "" {
+		return loc + ": " + p.Msg
+	}
+	return fmt.Sprintf("%s: field %q: %s", loc, p.Field, p.Msg)
+}
+
+// Fact is one entry of a key's "facts": a claim the decision depends on,
+// the file that proves it and a quote from that file.
+type Fact struct {
+	Claim string `json:"claim"`
+	File  string `json:"file"`
+	Quote string `json:"quote"`
+}
+
+// Hygiene checks what Load cannot: every key fact's file is in the
+// workspace (the fixture or case.yaml's files) and its quote occurs in it;
+// no fixture file is one git would leave out of a commit (a clean checkout
+// would run the case without it: seed 000's .env trap); every swap pair
+// names its partner back; no case id is used twice; every field a measure
+// uses is in some key. env is the environment git runs in (for the user's
+// global excludes); notes say what could not be checked (no git).
+func Hygiene(ctx context.Context, s *Set, env []string) (problems []Problem, notes []string) {
+	all := s.All()
+	ids := map[string]*Case{}
+	for _, c := range all {
+		if prev, ok := ids[c.ID]; ok {
+			problems = append(problems, Problem{File: c.Dir, Msg: fmt.Sprintf("case id %q is also %s, expected each id once (main and holdout together)", c.ID, prev.Dir)})
+			continue
+		}
+		ids[c.ID] = c
+	}
+	for _, part := range [][]*Case{s.Cases, s.Holdout} {
+		problems = append(problems, pairProblems(part)...)
+	}
+	for _, c := range all {
+		problems = append(problems, factProblems(c)...)
+	}
+	for i, m := range s.Measures {
+		for k, u := range m.Uses {
+			found := false
+			for _, c := range all {
+				if _, ok := c.Key[u]; ok {
+					found = true
+					break
+				}
+			}
+			if !found {
+				p := fmt.Sprintf("measures[%d].uses[%d]", i, k)
+				problems = append(problems, Problem{File: s.Path, Line: nodeLine(s.ast, "$."+p), Field: p,
+					Msg: fmt.Sprintf("%q is in no case's %s, expected a field some key holds (the measure would never apply)", u, KeyFile)})
+			}
+		}
+	}
+	ign, note := ignoredFiles(ctx, s, env)
+	if note != "" {
+		notes = append(notes, note)
+	}
+	problems = append(problems, ign...)
+	return problems, notes
+}
+
+func pairProblems(part []*Case) []Problem {
+	byID := map[string]*Case{}
+	for _, c := range part {
+		byID[c.ID] = c
+	}
+	var out []Problem
+	for _, c := range part {
+		if c.Pair == "" {
+			continue
+		}
+		at := Problem{File: c.CaseFilePath(), Line: nodeLine(c.ast, "$.pair"), Field: "pair"}
+		other, ok := byID[c.Pair]
+		switch {
+		case c.Pair == c.ID:
+			at.Msg = fmt.Sprintf("%q is the case itself, expected its swap partner's id", c.Pair)
+		case !ok:
+			where := "main"
+			if c.Holdout {
+				where = "holdout"
+			}
+			at.Msg = fmt.Sprintf("%q is no %s case, expected the id of its swap partner", c.Pair, where)
+		case other.Pair != c.ID:
+			back := "names no pair"
+			if other.Pair != "" {
+				back = fmt.Sprintf("names %q", other.Pair)
+			}
+			at.Msg = fmt.Sprintf("%q %s, expected it to name %q back", c.Pair, back, c.ID)
+		default:
+			continue
+		}
+		out = append(out, at)
+	}
+	return out
+}
+
+// factProblems checks a key's facts against the workspace the generator
+// will get.
+func factProblems(c *Case) []Problem {
+	raw, ok := c.Key["facts"]
+	if !ok {
+		return nil
+	}
+	kp := c.KeyPath()
+	var facts []Fact
+	if err := json.Unmarshal(raw, &facts); err != nil {
+		return []Problem{{File: kp, Line: jsonLine(c.KeyRaw, `"facts"`), Field: "facts", Msg: "expected a list of {claim, file, quote}"}}
+	}
+	var out []Problem
+	for i, f := range facts {
+		field := fmt.Sprintf("facts[%d]", i)
+		switch {
+		case strings.TrimSpace(f.File) == "":
+			out = append(out, Problem{File: kp, Line: jsonLine(c.KeyRaw, `"facts"`), Field: field + ".file", Msg: "missing, expected the workspace file that proves the claim"})
+			continue
+		case strings.TrimSpace(f.Quote) == "":
+			out = append(out, Problem{File: kp, Line: jsonLine(c.KeyRaw, jsonString(f.File)), Field: field + ".quote", Msg: fmt.Sprintf("missing, expected the words of %s that prove the claim", f.File)})
+			continue
+		}
+		content, ok := c.Content(f.File)
+		if !ok {
+			out = append(out, Problem{File: kp, Line: jsonLine(c.KeyRaw, jsonString(f.File)), Field: field + ".file",
+				Msg: fmt.Sprintf("%s is neither in %s nor in %s's files, expected the file the generator reads", f.File, filepath.Join(c.ID, FixtureDir), CaseFile)})
+			continue
+		}
+		if !occurs(content, f.Quote) {
+			out = append(out, Problem{File: kp, Line: jsonLine(c.KeyRaw, jsonString(f.Quote)), Field: field + ".quote",
+				Msg: fmt.Sprintf("%q does not occur in %s, expected words copied from it", clip(f.Quote, 60), f.File)})
+		}
+	}
+	return out
+}
+
+// occurs: quote is in text, exactly or with its runs of white space
+// taken as one space (a quote copied across a line break).
+func occurs(text, quote string) bool {
+	if strings.Contains(text, quote) {
+		return true
+	}
+	return strings.Contains(strings.Join(strings.Fields(text), " "), strings.Join(strings.Fields(quote), " "))
+}
+
+// ignoredFiles names every fixture file git would not commit. Inside a git
+// work tree it asks that repository (tracked files are fine: they are
+// committed); elsewhere it asks a throwaway empty repository whose work
+// tree is the case set, so the case set's .gitignore files and the user's
+// global excludes apply as they would once it is committed.
+func ignoredFiles(ctx context.Context, s *Set, env []string) ([]Problem, string) {
+	var paths []string
+	for _, c := range s.All() {
+		files, err := c.FixtureFiles()
+		if err != nil {
+			return []Problem{{File: c.Fixture, Msg: err.Error()}}, ""
+		}
+		for _, f := range files {
+			paths = append(paths, filepath.Join(c.Fixture, filepath.FromSlash(f)))
+		}
+	}
+	if len(paths) == 0 {
+		return nil, ""
+	}
+	gitBin := lookPath("git", env)
+	if gitBin == "" {
+		return nil, "git is not installed here: fixture files that git would leave out of a commit (a .env) were not looked for"
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	args := []string{"-C", s.Dir}
+	probe := exec.CommandContext(ctx, gitBin, "-C", s.Dir, "rev-parse", "--is-inside-work-tree")
+	probe.Env = env
+	if probe.Run() != nil {
+		tmp, err := os.MkdirTemp("", "git-")
+		if err != nil {
+			return nil, "fixture files that git would leave out of a commit were not looked for: " + err.Error()
+		}
+		defer os.RemoveAll(tmp)
+		init := exec.CommandContext(ctx, gitBin, "init", "-q", tmp)
+		init.Env = env
+		if out, err := init.CombinedOutput(); err != nil {
+			return nil, fmt.Sprintf("fixture files that git would leave out of a commit were not looked for: git init: %v %s", err, firstLine(string(out)))
+		}
+		args = []string{"-C", s.Dir, "--git-dir=" + filepath.Join(tmp, ".git"), "--work-tree=" + s.Dir}
+	}
+	cmd := exec.CommandContext(ctx, gitBin, append(args, "check-ignore", "--verbose", "-z", "--stdin")...)
+	cmd.Env = env
+	var in bytes.Buffer
+	for _, p := range paths {
+		in.WriteString(p)
+		in.WriteByte(0)
+	}
+	cmd.Stdin = &in
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 1) { // 1: nothing ignored
+		return nil, fmt.Sprintf("fixture files that git would leave out of a commit were not looked for: git check-ignore: %v %s", err, firstLine(stderr.String()))
+	}
+	fields := strings.Split(string(out), "\x00")
+	var problems []Problem
+	for i := 0; i+3 < len(fields); i += 4 {
+		source, line, pattern, path := fields[i], fields[i+1], fields[i+2], fields[i+3]
+		if strings.HasPrefix(pattern, "!") {
+			continue // a negation: git keeps the file
+		}
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(s.Dir, path)
+		}
+		rel := path
+		var owner *Case
+		for _, c := range s.All() {
+			if c.Fixture != "" && strings.HasPrefix(path, c.Fixture+string(filepath.Separator)) {
+				owner = c
+				rel, _ = filepath.Rel(c.Fixture, path)
+			}
+		}
+		where := "its files"
+		if owner != nil {
+			where = filepath.Join(owner.ID, CaseFile) + "'s files"
+		}
+		problems = append(problems, Problem{File: path, Msg: fmt.Sprintf(
+			"git would not commit it (%s:%s: %s), so a clean checkout runs the case without it: move its content into %s as %q",
+			source, line, pattern, where, filepath.ToSlash(rel))})
+	}
+	sort.Slice(problems, func(i, j int) bool { return problems[i].File < problems[j].File })
+	return problems, ""
+}
+
+// lookPath finds a program on env's PATH (the process's own when env has
+// none).
+func lookPath(name string, env []string) string {
+	path, set := "", false
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == "PATH" {
+			path, set = v, true
+		}
+	}
+	if !set {
+		p, _ := exec.LookPath(name)
+		return p
+	}
+	for _, dir := range filepath.SplitList(path) {
+		p := filepath.Join(dir, name)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}

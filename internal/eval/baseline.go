@@ -1,0 +1,329 @@
+package eval
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/vibe-test/vibe-test/internal/atomicfile"
+	"github.com/vibe-test/vibe-test/internal/cases"
+	"github.com/vibe-test/vibe-test/internal/readfile"
+	"github.com/vibe-test/vibe-test/internal/skill"
+)
+
+// ManifestFile is a stored baseline's description: what it measured,
+// with the hashes an --against run is checked with.
+const ManifestFile = "manifest.json"
+
+// Manifest is a stored baseline's manifest.json.
+type Manifest struct {
+	SchemaVersion int       `json:"schema_version"`
+	Kind          string    `json:"kind"` // "baseline"
+	Name          string    `json:"name"`
+	CreatedAt     time.Time `json:"created_at"`
+	// Eval is the folder of the eval that made it (for the record; the
+	// baseline holds its cells itself).
+	Eval         string            `json:"eval"`
+	Skill        SkillInfo         `json:"skill"`
+	CasesHash    string            `json:"cases_hash"`
+	MeasuresHash string            `json:"measures_hash"`
+	Cases        map[string]string `json:"cases"` // id → hash, main and holdout
+	Main         []string          `json:"main"`
+	Holdout      []string          `json:"holdout,omitempty"`
+	Model        string            `json:"model"`
+	Effort       string            `json:"effort,omitempty"`
+	ReaderModel  string            `json:"reader_model"`
+	GraderModel  string            `json:"grader_model"`
+	Tools        []string          `json:"tools"`
+	Deliver      string            `json:"deliver"`
+	Repeats      int               `json:"repeats"`
+	Claude       string            `json:"claude"`
+	ReaderPrompt string            `json:"reader_prompt"`
+	GraderPrompt string            `json:"grader_prompt"`
+	Runs         []RunInfo         `json:"runs"`
+	Instrument   Outcome           `json:"instrument"`
+}
+
+// Baseline is a loaded stored baseline.
+type Baseline struct {
+	Dir string
+	Manifest
+}
+
+// BaselineDir is where a case set keeps the baseline called name.
+func BaselineDir(set *cases.Set, name string) string {
+	return filepath.Join(set.Dir, cases.BaselinesDir, name)
+}
+
+// MeasuresHash covers what the grader is given besides the message and
+// the key: the goal and each measure's id, question and fields.
+func MeasuresHash(set *cases.Set) string {
+	b, _ := json.Marshal(struct {
+		Goal     string          `json:"goal"`
+		Measures []cases.Measure `json:"measures"`
+	}{set.Goal, set.Measures})
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// KeyHash covers a case's key.json.
+func KeyHash(c *cases.Case) string {
+	s := sha256.Sum256(c.KeyRaw)
+	return hex.EncodeToString(s[:])
+}
+
+// LoadBaseline reads the baseline called name of the case set, and checks
+// that its cells are what its manifest claims: every case's repeats in
+// every run, each cell of the case version the manifest names.
+func LoadBaseline(set *cases.Set, name string) (*Baseline, error) {
+	dir := BaselineDir(set, name)
+	path := filepath.Join(dir, ManifestFile)
+	b, err := readfile.Regular(path, 16<<20)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			have := baselineNames(set)
+			hint := "no baseline is stored yet"
+			if len(have) > 0 {
+				hint = "stored: " + strings.Join(have, ", ")
+			}
+			return nil, fmt.Errorf("--against %s: %s: no such file (%s); make one with `vibe-test eval SKILL --baseline %s`", name, path, hint, name)
+		}
+		return nil, err
+	}
+	bl := &Baseline{Dir: dir}
+	if err := json.Unmarshal(b, &bl.Manifest); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	if bl.Kind != "baseline" || bl.SchemaVersion > SchemaVersion {
+		return nil, fmt.Errorf("%s: kind %q, schema_version %d: expected a baseline this vibe-test reads", path, bl.Kind, bl.SchemaVersion)
+	}
+	for _, r := range bl.Runs {
+		main, hold, err := loadRunCells(dir, r.Dir)
+		if err != nil {
+			return nil, err
+		}
+		for _, part := range []struct {
+			ids   []string
+			cells []*Cell
+		}{{bl.Main, main}, {bl.Holdout, hold}} {
+			count := map[string]int{}
+			for _, c := range part.cells {
+				if want := bl.Cases[c.Case]; c.CaseHash != want {
+					return nil, fmt.Errorf("%s: a cell of case %s (repeat %d) graded case version %s, but the manifest claims %s: the baseline's files do not match its manifest", filepath.Join(dir, r.Dir), c.Case, c.Repeat, short(c.CaseHash), short(want))
+				}
+				count[c.Case]++
+			}
+			for _, id := range part.ids {
+				if count[id] != bl.Repeats {
+					return nil, fmt.Errorf("%s: case %s has %d cells, the manifest claims %d repeats: the baseline's files do not match its manifest", filepath.Join(dir, r.Dir), id, count[id], bl.Repeats)
+				}
+			}
+		}
+	}
+	return bl, nil
+}
+
+func baselineNames(set *cases.Set) []string {
+	entries, _ := os.ReadDir(filepath.Join(set.Dir, cases.BaselinesDir))
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// Compatible says what differs between the baseline and a run about to be
+// compared with it, or nil: the case set's measures and every case (by
+// hash), the generator's model and effort (not for a grid, whose point is
+// to change them), the reader's and grader's models and prompts, the
+// tools, how the skill is delivered, the CLI version.
+func (b *Baseline) Compatible(set *cases.Set, cfg Config, cliVersion string, grid bool) error {
+	var diff []string
+	changed := func(what, now, then string) {
+		if now != then {
+			diff = append(diff, fmt.Sprintf("%s is %s, the baseline's %s", what, orNone(now), orNone(then)))
+		}
+	}
+	if MeasuresHash(set) != b.MeasuresHash {
+		diff = append(diff, "cases.yaml's goal or measures changed (questions or the key fields they use)")
+	}
+	now := map[string]string{}
+	for _, c := range set.All() {
+		now[c.ID] = c.Hash
+		switch then, ok := b.Cases[c.ID]; {
+		case !ok:
+			diff = append(diff, fmt.Sprintf("case %s is new", c.ID))
+		case then != c.Hash:
+			diff = append(diff, fmt.Sprintf("case %s changed (its case.yaml, key.json or fixture)", c.ID))
+		}
+	}
+	var gone []string
+	for id := range b.Cases {
+		if _, ok := now[id]; !ok {
+			gone = append(gone, id)
+		}
+	}
+	slices.Sort(gone)
+	for _, id := range gone {
+		diff = append(diff, fmt.Sprintf("case %s is gone", id))
+	}
+	if !grid {
+		changed("the generator model", cfg.Model, b.Model)
+		changed("the effort", cfg.Effort, b.Effort)
+	}
+	changed("the reader model", cfg.ReaderModel, b.ReaderModel)
+	changed("the grader model", cfg.GraderModel, b.GraderModel)
+	changed("the reader prompt", ReaderPromptVersion, b.ReaderPrompt)
+	changed("the grader prompt", GraderPromptVersion, b.GraderPrompt)
+	changed("the tools", strings.Join(cfg.Tools, ","), strings.Join(b.Tools, ","))
+	changed("the skill's delivery", cfg.Deliver, b.Deliver)
+	changed("claude", cliVersion, b.Claude)
+	if len(diff) == 0 {
+		return nil
+	}
+	return fmt.Errorf("--against %s: the baseline does not measure what this run would: %s; make a new baseline with --baseline NAME (or `vibe-test rejudge` an eval when only the grader changed)", b.Name, strings.Join(diff, "; "))
+}
+
+// Notes say what the comparison is, for the record.
+func (b *Baseline) Notes(set *cases.Set, sk *skill.Skill) []string {
+	n := []string{fmt.Sprintf("baseline %s: skill %s (%s, %d lines), %d repeats, made %s", b.Name, b.Skill.Name, short(b.Skill.Hash), b.Skill.Lines, b.Repeats, b.CreatedAt.Format("2006-01-02"))}
+	if sk.Hash == b.Skill.Hash {
+		n = append(n, "the candidate is the baseline's skill itself (same hash): an A/A comparison")
+	}
+	return n
+}
+
+// CopyInto copies the baseline's runs into an eval folder: baseline/<run>
+// and holdout/baseline/<run>.
+func (b *Baseline) CopyInto(dir string) error {
+	for _, r := range b.Runs {
+		for _, part := range [][2]string{
+			{filepath.Join(b.Dir, r.Dir), filepath.Join(dir, "baseline", r.Dir)},
+			{filepath.Join(b.Dir, "holdout", r.Dir), filepath.Join(dir, "holdout", "baseline", r.Dir)},
+		} {
+			if _, err := os.Stat(part[0]); errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err := copyCells(part[0], part[1], false); err != nil {
+				return fmt.Errorf("copying baseline %s: %w", b.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// copyCells copies a run's cell files (<case>/<repeat>.json) from src to
+// dst; stored drops what only the eval folder has (the transcript's path).
+func copyCells(src, dst string, stored bool) error {
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		return err
+	}
+	for _, ce := range entries {
+		if !ce.IsDir() {
+			continue
+		}
+		files, err := os.ReadDir(filepath.Join(src, ce.Name()))
+		if err != nil {
+			return err
+		}
+		for _, f := range files {
+			if f.IsDir() || !strings.HasSuffix(f.Name(), ".json") || strings.Contains(f.Name(), ".generator") {
+				continue
+			}
+			c, err := loadCell(filepath.Join(src, ce.Name(), f.Name()))
+			if err != nil || c == nil {
+				return err
+			}
+			if stored {
+				c.Generator.Transcript = ""
+			}
+			if err := os.MkdirAll(filepath.Join(dst, ce.Name()), 0o755); err != nil {
+				return err
+			}
+			out, err := json.MarshalIndent(c, "", "  ")
+			if err != nil {
+				return err
+			}
+			if err := atomicfile.Write(filepath.Join(dst, ce.Name(), f.Name()), append(out, '\n'), 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// WriteBaseline stores a finished --baseline eval's runs in the case set
+// as baselines/<name>/: a manifest and one small file per cell (message,
+// reader notes, grades), meant to be committed with the case set. It never
+// writes over a baseline.
+func WriteBaseline(set *cases.Set, name, evalDir string, rec *Record) (string, error) {
+	dir := BaselineDir(set, name)
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return "", err
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return "", fmt.Errorf("--baseline %s: %s exists (made while this eval ran), expected a new name; this eval's runs are in %s", name, dir, evalDir)
+		}
+		return "", err
+	}
+	m := Manifest{
+		SchemaVersion: SchemaVersion, Kind: "baseline", Name: name, CreatedAt: time.Now().UTC(), Eval: evalDir,
+		Skill: rec.Skill, CasesHash: rec.Cases.Hash, MeasuresHash: rec.Cases.MeasuresHash, Cases: rec.Cases.CaseHashes,
+		Main: rec.Cases.Main, Holdout: rec.Cases.Holdout,
+		Model: rec.Config.Model, Effort: rec.Config.Effort, ReaderModel: rec.Config.ReaderModel, GraderModel: rec.Config.GraderModel,
+		Tools: rec.Config.Tools, Deliver: rec.Config.Deliver, Repeats: rec.Config.Repeats, Claude: rec.Versions.Claude,
+		ReaderPrompt: rec.Versions.ReaderPrompt, GraderPrompt: rec.Versions.GraderPrompt,
+		Instrument: rec.Outcome,
+	}
+	for _, r := range rec.Runs {
+		for _, part := range [][2]string{
+			{filepath.Join(evalDir, r.Dir), filepath.Join(dir, r.Dir)},
+			{filepath.Join(evalDir, "holdout", r.Dir), filepath.Join(dir, "holdout", r.Dir)},
+		} {
+			if _, err := os.Stat(part[0]); errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err := copyCells(part[0], part[1], true); err != nil {
+				return "", fmt.Errorf("storing baseline %s: %w", name, err)
+			}
+		}
+		m.Runs = append(m.Runs, r)
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	if err := atomicfile.Write(filepath.Join(dir, ManifestFile), append(b, '\n'), 0o644); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	if h == "" {
+		return "(none)"
+	}
+	return h
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}

@@ -1,0 +1,290 @@
+package eval
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/vibe-test/vibe-test/internal/evalstats"
+	"github.com/vibe-test/vibe-test/internal/exit"
+)
+
+// Result is what an eval shows: its record, each run's cells as the
+// decision reads them, and the decisions. It is made from the folder alone
+// (Evaluate), so report and rejudge redo it exactly.
+type Result struct {
+	Dir    string
+	Record *Record
+	// Runs are in table order: the control, the base runs, the candidates.
+	Runs []*RunData
+	// Comparisons are the candidates decided against the base runs: one,
+	// or one per grid point; none for a run without a baseline.
+	Comparisons []*Comparison
+	// Instrument is --baseline's check of the instrument itself.
+	Instrument *evalstats.Instrument
+	Exit       int
+	Verdict    string
+	Sentence   string
+	// CellErrors counts cells whose generator or reader failed.
+	CellErrors int
+}
+
+// RunData is one run's cells.
+type RunData struct {
+	Info          RunInfo
+	Main, Holdout []*Cell
+	// MainRun and HoldoutRun are the cells as evalstats reads them.
+	MainRun, HoldoutRun evalstats.Run
+}
+
+// Comparison is one candidate against the base runs.
+type Comparison struct {
+	Candidate   *RunData
+	Main        evalstats.Decision
+	Holdout     *evalstats.Decision // nil without holdout cases
+	Joined      *evalstats.Holdout
+	Gain        float64 // the candidate's total minus the base's, main cases
+	HoldoutGain float64
+	Regressions []evalstats.Regression // main cases only
+	Exit        int
+	Verdict     string
+	Sentence    string
+}
+
+// Options are the decision's options from the record.
+func (r *Record) Options() evalstats.Options {
+	return evalstats.Options{Rule: r.Config.Rule, Alpha: r.Config.Alpha, Margin: r.Config.Margin}
+}
+
+// Evaluate reads every run's cells from the eval folder and decides.
+func Evaluate(dir string, rec *Record) (*Result, error) {
+	res := &Result{Dir: dir, Record: rec}
+	ids := make([]string, len(rec.Cases.Measures))
+	for i, m := range rec.Cases.Measures {
+		ids[i] = m.ID
+	}
+	for _, info := range rec.Runs {
+		main, hold, err := loadRunCells(dir, info.Dir)
+		if err != nil {
+			return nil, err
+		}
+		rd := &RunData{Info: info, Main: main, Holdout: hold,
+			MainRun: statsRun(info.Label, ids, rec.Cases.Main, main), HoldoutRun: statsRun(info.Label, ids, rec.Cases.Holdout, hold)}
+		for _, c := range append(append([]*Cell{}, main...), hold...) {
+			if c.Status != CellOK && !info.Stored {
+				res.CellErrors++
+			}
+		}
+		res.Runs = append(res.Runs, rd)
+	}
+	decide(res)
+	return res, nil
+}
+
+// statsRun is a run's cells as evalstats reads them: the cases in the
+// case set's order, each with its repeats.
+func statsRun(label string, measures, caseIDs []string, cells []*Cell) evalstats.Run {
+	run := evalstats.Run{Label: label, Measures: measures}
+	by := map[string][]*Cell{}
+	for _, c := range cells {
+		by[c.Case] = append(by[c.Case], c)
+	}
+	for _, id := range caseIDs {
+		if len(by[id]) == 0 {
+			continue
+		}
+		sc := evalstats.Case{ID: id}
+		for _, c := range by[id] {
+			sc.Cells = append(sc.Cells, evalstats.Cell{Grades: gradesOf(measures, c), Words: c.Words})
+		}
+		run.Cases = append(run.Cases, sc)
+	}
+	return run
+}
+
+func gradesOf(measures []string, c *Cell) []evalstats.Grade {
+	out := make([]evalstats.Grade, len(measures))
+	by := map[string]string{}
+	for _, g := range c.Grades {
+		by[g.Measure] = g.Result
+	}
+	for i, m := range measures {
+		switch res, ok := by[m]; {
+		case c.Status != CellOK:
+			out[i] = evalstats.Error
+		case !ok || res == ResultError:
+			out[i] = evalstats.Error
+		case res == ResultPass:
+			out[i] = evalstats.Pass
+		case res == ResultFail:
+			out[i] = evalstats.Fail
+		default:
+			out[i] = evalstats.NA
+		}
+	}
+	return out
+}
+
+// byArm splits the runs.
+func (res *Result) byArm() (control *RunData, bases, cands []*RunData) {
+	for _, r := range res.Runs {
+		switch r.Info.Arm {
+		case ArmControl:
+			control = r
+		case ArmBase:
+			bases = append(bases, r)
+		case ArmCandidate:
+			cands = append(cands, r)
+		}
+	}
+	return control, bases, cands
+}
+
+// Control, Bases and Candidates are the runs by arm.
+func (res *Result) Control() *RunData      { c, _, _ := res.byArm(); return c }
+func (res *Result) Bases() []*RunData      { _, b, _ := res.byArm(); return b }
+func (res *Result) Candidates() []*RunData { _, _, c := res.byArm(); return c }
+func (res *Result) HasHoldout() bool       { return len(res.Record.Cases.Holdout) > 0 }
+func (res *Result) Mode() string           { return res.Record.Mode }
+func mainRuns(rs []*RunData) []evalstats.Run {
+	out := make([]evalstats.Run, len(rs))
+	for i, r := range rs {
+		out[i] = r.MainRun
+	}
+	return out
+}
+
+func holdoutRuns(rs []*RunData) []evalstats.Run {
+	out := make([]evalstats.Run, len(rs))
+	for i, r := range rs {
+		out[i] = r.HoldoutRun
+	}
+	return out
+}
+
+// decide fills the decisions, the exit code and the sentence.
+func decide(res *Result) {
+	rec := res.Record
+	opts := rec.Options()
+	control, bases, cands := res.byArm()
+	switch rec.Mode {
+	case ModeBaseline:
+		var ctl *evalstats.Run
+		if control != nil {
+			ctl = &control.MainRun
+		}
+		in := evalstats.CheckInstrument(mainRuns(bases), ctl, opts)
+		res.Instrument = &in
+		res.Exit, res.Verdict, res.Sentence = instrumentVerdict(in)
+	case ModeAgainst:
+		worst := -1
+		for _, cand := range cands {
+			cmp := &Comparison{Candidate: cand}
+			cmp.Main = evalstats.Decide(mainRuns(bases), cand.MainRun, opts)
+			cmp.Gain = evalstats.Gain(mainRuns(bases), cand.MainRun)
+			cmp.Regressions = evalstats.Regressions(mainRuns(bases), cand.MainRun)
+			cmp.Exit, cmp.Verdict, cmp.Sentence = cmp.Main.Exit, cmp.Main.Verdict, cmp.Main.Sentence
+			if res.HasHoldout() {
+				h := evalstats.Decide(holdoutRuns(bases), cand.HoldoutRun, opts)
+				cmp.Holdout = &h
+				cmp.HoldoutGain = evalstats.Gain(holdoutRuns(bases), cand.HoldoutRun)
+				j := evalstats.JoinHoldout(cmp.Main, h, cmp.Gain, cmp.HoldoutGain)
+				cmp.Joined = &j
+				cmp.Exit, cmp.Verdict, cmp.Sentence = j.Exit, j.Verdict, j.Sentence
+			}
+			res.Comparisons = append(res.Comparisons, cmp)
+			worst = worstExit(worst, cmp.Exit)
+		}
+		res.Exit = max(worst, 0)
+		if len(res.Comparisons) == 1 {
+			c := res.Comparisons[0]
+			res.Verdict, res.Sentence = c.Verdict, c.Sentence
+		} else {
+			var parts []string
+			for _, c := range res.Comparisons {
+				parts = append(parts, fmt.Sprintf("%s: %s", c.Candidate.Info.Label, c.Verdict))
+			}
+			res.Verdict = verdictOfExit(res.Exit)
+			res.Sentence = fmt.Sprintf("Grid of %d generator settings against baseline %s: %s (exit %d: the worst of them).", len(res.Comparisons), rec.Config.Against, strings.Join(parts, "; "), res.Exit)
+		}
+	default:
+		res.Exit, res.Verdict = exit.OK, "measured"
+		res.Sentence = "Measured, not decided: no baseline to compare with. Store one with --baseline NAME, then decide a candidate with --against NAME."
+	}
+	if res.CellErrors > 0 {
+		res.Exit, res.Verdict = exit.Tool, evalstats.ToolFail
+		res.Sentence = fmt.Sprintf("No verdict: %d %s failed (the generator or the reader gave no usable answer; see the cell files); `vibe-test resume %s` makes them again. Without them: %s",
+			res.CellErrors, plural(res.CellErrors, "cell", "cells"), res.Dir, res.Sentence)
+	}
+}
+
+// instrumentVerdict is what --baseline concludes of the instrument: it
+// works when a second run of the same skill is accepted against the first
+// and the empty-skill control is rejected (evalstats says which check
+// failed); otherwise the eval exits 2, with what to do.
+func instrumentVerdict(in evalstats.Instrument) (int, string, string) {
+	switch {
+	case in.SecondAccepted && in.ControlRejected:
+		return exit.OK, "instrument-ok", in.Sentence
+	case !in.SecondAccepted:
+		return exit.Indeterminate, "instrument-doubtful", in.Sentence + " The run-to-run noise is larger than the rule allows: add cases or repeats before trusting a verdict."
+	default:
+		return exit.Indeterminate, "instrument-doubtful", in.Sentence + " These cases cannot tell the skill from no skill: add cases the model fails without it."
+	}
+}
+
+// worstExit orders exit codes as a suite does: 3, then 1, then 2, then 0.
+func worstExit(a, b int) int {
+	rank := func(c int) int {
+		switch c {
+		case exit.Tool:
+			return 4
+		case exit.Decay:
+			return 3
+		case exit.Indeterminate:
+			return 2
+		case exit.OK:
+			return 1
+		}
+		return 0
+	}
+	if rank(b) > rank(a) {
+		return b
+	}
+	return a
+}
+
+func verdictOfExit(code int) string {
+	switch code {
+	case exit.OK:
+		return evalstats.Accept
+	case exit.Decay:
+		return evalstats.Reject
+	case exit.Indeterminate:
+		return evalstats.NotEnuf
+	}
+	return evalstats.ToolFail
+}
+
+// MeanWords is the mean word count of a run's graded messages.
+func MeanWords(cells []*Cell) float64 {
+	n, sum := 0, 0
+	for _, c := range cells {
+		if c.Status == CellOK {
+			n++
+			sum += c.Words
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return float64(sum) / float64(n)
+}
+
+// CostOf sums a run's cells' costs.
+func CostOf(cells []*Cell) Costs {
+	var c Costs
+	for _, cell := range cells {
+		c.add(cell.Costs)
+	}
+	return c
+}

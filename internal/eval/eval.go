@@ -1,0 +1,868 @@
+// Package eval runs a case-based eval (`vibe-test eval`, seed 000's
+// method): did this version of a skill make its decisions worse, on cases
+// whose answers are known?
+//
+// For every case of a case set (package cases) and every repeat, three
+// roles run:
+//
+//   - the generator: the agent under test, `claude -p` in the jail, in a
+//     fresh copy of the case's fixture outside any git repository, with the
+//     skill appended to its system prompt (--append-system-prompt-file, as
+//     the seed did) or installed as a project skill, read-only tools, the
+//     run's model and effort; its final message is the result;
+//   - the reader: a cold structured call that plays the user, seeing only
+//     the case's prompt and the message: the decision it would make, the
+//     problem rebuilt, its follow-up questions, its answer to the close;
+//   - the grader: a cold structured call with the message, the reader's
+//     notes and, per measure, the question and the key fields it uses
+//     (never the skill, never which run): pass, fail or n/a, each with a
+//     quote that must occur in the message or the notes; a quote that does
+//     not is asked again once, then the measure is a grade error.
+//
+// The word count and the diagnostics are deterministic. Each cell is a
+// file of its own, written when it is done (record.go), so an interrupted
+// eval resumes where it stopped. A run is one pass over the case set:
+// `--baseline NAME` makes two base runs and an empty-skill control and
+// stores them in the case set (baseline.go), then checks the instrument;
+// `--against NAME` runs the candidate and decides against them
+// (decide.go, through package evalstats); `--grid` runs the generator at
+// several models and efforts against one baseline.
+package eval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/goccy/go-yaml"
+
+	"github.com/vibe-test/vibe-test/internal/cases"
+	"github.com/vibe-test/vibe-test/internal/claude"
+	"github.com/vibe-test/vibe-test/internal/engine"
+	"github.com/vibe-test/vibe-test/internal/evalstats"
+	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/internal/jail"
+	"github.com/vibe-test/vibe-test/internal/plan"
+	"github.com/vibe-test/vibe-test/internal/readfile"
+	"github.com/vibe-test/vibe-test/internal/redact"
+	"github.com/vibe-test/vibe-test/internal/skill"
+)
+
+// Defaults of the settings a flag can change.
+const (
+	DefaultConcurrency = 4
+	DefaultTimeout     = 10 * time.Minute
+	DefaultAlpha       = 0.05
+	DefaultMargin      = 0.1
+	ControlEmpty       = "empty"
+)
+
+// Settings are one eval's settings; the command line's flags map onto
+// them, and a test can fill them directly. Zero values take the case
+// set's defaults.
+type Settings struct {
+	SkillPath   string
+	CasesDir    string // --cases; "" reads `cases:` from vibe-test.yaml beside SKILL.md
+	Repeats     int
+	Model       string
+	Effort      string
+	ReaderModel string
+	GraderModel string
+	Tools       []string
+	Deliver     string
+	Control     bool   // --control empty
+	Baseline    string // --baseline NAME: make it
+	Against     string // --against NAME: decide against it
+	Grid        []Point
+	Rule        string
+	Alpha       float64
+	Margin      float64
+	Concurrency int
+	Timeout     time.Duration
+	Grace       time.Duration
+	MaxRetries  int
+	Isolation   string
+	OutDir      string
+	KeepSandbox bool
+	Args        []string
+}
+
+// IO is where an eval reads its environment and says what it does.
+type IO struct {
+	Env    []string
+	Stderr io.Writer // progress and warnings
+}
+
+// FindCases is the case set's folder: dir when given, else the `cases:`
+// of vibe-test.yaml beside the skill (relative to that file).
+func FindCases(dir string, sk *skill.Skill) (string, error) {
+	if dir != "" {
+		return dir, nil
+	}
+	if sk == nil {
+		return "", fmt.Errorf("no case set: pass --cases DIR (or a skill whose vibe-test.yaml says `cases: ../cases`)")
+	}
+	cfg := filepath.Join(sk.Dir, plan.ConfigName)
+	b, err := readfile.Regular(cfg, plan.MaxConfigSize)
+	if err != nil {
+		return "", fmt.Errorf("no case set: pass --cases DIR, or add `cases: ../cases` to %s beside SKILL.md (%v)", cfg, firstLine(err.Error()))
+	}
+	var c struct {
+		Cases string `yaml:"cases"`
+	}
+	if err := yaml.Unmarshal(b, &c); err != nil {
+		return "", fmt.Errorf("%s: %v", cfg, firstLine(err.Error()))
+	}
+	if strings.TrimSpace(c.Cases) == "" {
+		return "", fmt.Errorf("no case set: %s has no `cases:` field; add `cases: ../cases` (a folder outside the skill's) or pass --cases DIR", cfg)
+	}
+	if filepath.IsAbs(c.Cases) {
+		return c.Cases, nil
+	}
+	return filepath.Join(filepath.Dir(cfg), c.Cases), nil
+}
+
+// LoadSet reads the case set for s and refuses one inside the skill's
+// folder (installed with the skill, its keys would reach the generator).
+func LoadSet(s Settings) (*cases.Set, *skill.Skill, error) {
+	var sk *skill.Skill
+	if s.SkillPath != "" {
+		var err error
+		if sk, err = skill.Load(s.SkillPath); err != nil {
+			return nil, nil, exit.With(exit.Tool, err)
+		}
+	}
+	dir, err := FindCases(s.CasesDir, sk)
+	if err != nil {
+		return nil, sk, exit.With(exit.Tool, err)
+	}
+	set, err := cases.Load(dir)
+	if err != nil {
+		return nil, sk, exit.With(exit.Tool, err)
+	}
+	if sk != nil && (set.Dir == sk.Dir || strings.HasPrefix(set.Dir, sk.Dir+string(filepath.Separator))) {
+		return nil, sk, exit.Errorf(exit.Tool, "%s: the case set is inside the skill's folder %s, expected it outside (the skill's files travel with it, and its keys would reach the agent)", set.Dir, sk.Dir)
+	}
+	return set, sk, nil
+}
+
+// CheckHygiene runs the case set's hygiene check and prints each problem
+// on a line of its own; an error (exit 3) when there is any.
+func CheckHygiene(ctx context.Context, set *cases.Set, stdio IO) error {
+	problems, notes := cases.Hygiene(ctx, set, stdio.Env)
+	for _, n := range notes {
+		fmt.Fprintf(stdio.Stderr, "note: %s\n", n)
+	}
+	for _, p := range problems {
+		fmt.Fprintf(stdio.Stderr, "%s\n", p)
+	}
+	if len(problems) > 0 {
+		return exit.Errorf(exit.Tool, "the case set %s has %d %s (above): fix them before any model call", set.Dir, len(problems), plural(len(problems), "problem", "problems"))
+	}
+	return nil
+}
+
+// resolved are the settings with the case set's defaults filled in.
+func (s Settings) resolved(set *cases.Set) Settings {
+	d := set.Defaults
+	if s.Repeats == 0 {
+		s.Repeats = d.Repeats
+	}
+	if s.Model == "" {
+		s.Model = d.Model
+	}
+	if s.Effort == "" {
+		s.Effort = d.Effort
+	}
+	if s.ReaderModel == "" {
+		s.ReaderModel = firstNonEmpty(d.ReaderModel, d.Model)
+	}
+	if s.GraderModel == "" {
+		s.GraderModel = firstNonEmpty(d.GraderModel, d.Model)
+	}
+	if len(s.Tools) == 0 {
+		s.Tools = slices.Clone(d.Tools)
+	}
+	if s.Deliver == "" {
+		s.Deliver = d.Deliver
+	}
+	if s.Rule == "" {
+		s.Rule = evalstats.RulePaired
+	}
+	if s.Alpha == 0 {
+		s.Alpha = DefaultAlpha
+	}
+	if s.Margin == 0 {
+		s.Margin = DefaultMargin
+	}
+	if s.Concurrency <= 0 {
+		s.Concurrency = DefaultConcurrency
+	}
+	if s.Timeout <= 0 {
+		s.Timeout = DefaultTimeout
+	}
+	if s.Grace <= 0 {
+		s.Grace = engine.DefaultGrace
+	}
+	return s
+}
+
+// mode is what the settings ask for.
+func (s Settings) mode() string {
+	switch {
+	case s.Baseline != "":
+		return ModeBaseline
+	case s.Against != "":
+		return ModeAgainst
+	}
+	return ModeRun
+}
+
+// Check validates settings that go together, before anything is read.
+func (s Settings) Check() error {
+	switch {
+	case s.Baseline != "" && s.Against != "":
+		return errors.New("--baseline and --against do not go together: make the baseline first, then run candidates against it")
+	case len(s.Grid) > 0 && s.Against == "":
+		return errors.New("--grid needs --against NAME: each model and effort is run against one stored baseline")
+	case s.Baseline != "" && !validName(s.Baseline):
+		return fmt.Errorf("--baseline: %q, expected a name of letters, digits, '.', '-' or '_'", s.Baseline)
+	case s.Against != "" && !validName(s.Against):
+		return fmt.Errorf("--against: %q, expected a baseline's name (a folder in the case set's baselines/)", s.Against)
+	case s.Repeats < 0 || s.Repeats > 20:
+		return fmt.Errorf("--repeats: %d, expected 1 to 20", s.Repeats)
+	case s.Effort != "" && !slices.Contains(cases.Efforts, s.Effort):
+		return fmt.Errorf("--effort: %q, expected one of %s", s.Effort, strings.Join(cases.Efforts, ", "))
+	case s.Deliver != "" && s.Deliver != cases.DeliverSystemPrompt && s.Deliver != cases.DeliverSkill:
+		return fmt.Errorf("--deliver: %q, expected %s or %s", s.Deliver, cases.DeliverSystemPrompt, cases.DeliverSkill)
+	case s.Rule != "" && s.Rule != evalstats.RulePaired && s.Rule != evalstats.RuleSeed:
+		return fmt.Errorf("--rule: %q, expected %s or %s", s.Rule, evalstats.RulePaired, evalstats.RuleSeed)
+	case s.Alpha != 0 && (s.Alpha <= 0 || s.Alpha >= 0.5):
+		return fmt.Errorf("--alpha: %v, expected a level between 0 and 0.5", s.Alpha)
+	case s.Margin != 0 && (s.Margin <= 0 || s.Margin >= 1):
+		return fmt.Errorf("--margin: %v, expected a drop between 0 and 1 (0.1 = ten points of the total)", s.Margin)
+	case s.Concurrency < 0:
+		return fmt.Errorf("--concurrency: %d, expected 1 or more", s.Concurrency)
+	case s.MaxRetries < 0 || s.MaxRetries > 20:
+		return fmt.Errorf("--max-retries: %d, expected 0 to 20", s.MaxRetries)
+	case s.Isolation != "" && s.Isolation != engine.IsolationJail && s.Isolation != engine.IsolationNone:
+		return fmt.Errorf("--isolation: %q, expected %q or %q", s.Isolation, engine.IsolationJail, engine.IsolationNone)
+	}
+	for _, p := range s.Grid {
+		if p.Effort != "" && !slices.Contains(cases.Efforts, p.Effort) {
+			return fmt.Errorf("--grid: effort %q, expected one of %s", p.Effort, strings.Join(cases.Efforts, ", "))
+		}
+	}
+	return nil
+}
+
+// runPlan is one run the eval makes: what the generator is given.
+type runPlan struct {
+	info RunInfo
+	v    version
+}
+
+// session is a live eval: its folder, record and the roles.
+type session struct {
+	dir    string
+	set    *cases.Set
+	rec    *Record
+	plans  []runPlan
+	gen    *generator
+	read   *reader
+	grade  *grader
+	stdio  IO
+	mu     sync.Mutex
+	fatal  error
+	cancel context.CancelCauseFunc
+}
+
+// Start runs an eval from settings and returns its result. An error means
+// the tool could not do its job (the eval folder, if made, keeps what was
+// done); a finished eval's verdict is in Result.Exit.
+func Start(ctx context.Context, s Settings, stdio IO) (*Result, error) {
+	if err := s.Check(); err != nil {
+		return nil, exit.With(exit.Tool, err)
+	}
+	set, sk, err := LoadSet(s)
+	if err != nil {
+		return nil, err
+	}
+	if sk == nil {
+		return nil, exit.Errorf(exit.Tool, "no skill given: expected a path to a SKILL.md or its folder (or --check to check the case set alone)")
+	}
+	if err := CheckHygiene(ctx, set, stdio); err != nil {
+		return nil, err
+	}
+	s = s.resolved(set)
+	var base *Baseline
+	if s.Baseline != "" {
+		if _, err := os.Stat(BaselineDir(set, s.Baseline)); err == nil {
+			return nil, exit.Errorf(exit.Tool, "--baseline %s: %s exists, expected a new name (a stored baseline is never written over; delete the folder to make it again)", s.Baseline, BaselineDir(set, s.Baseline))
+		}
+	}
+	if s.Against != "" {
+		if base, err = LoadBaseline(set, s.Against); err != nil {
+			return nil, exit.With(exit.Tool, err)
+		}
+	}
+	if err := engine.CheckOutDir(s.OutDir); err != nil {
+		return nil, exit.With(exit.Tool, err)
+	}
+	tc, err := startTools(ctx, s, stdio, set, sk, nil)
+	if err != nil {
+		return nil, err
+	}
+	cfg := configOf(s, tc)
+	if base != nil {
+		if err := base.Compatible(set, cfg, tc.version, len(s.Grid) > 0); err != nil {
+			return nil, exit.With(exit.Tool, err)
+		}
+	}
+	plans := planRuns(s, sk, tc, base)
+	dir, err := engine.MakeFolder(s.OutDir, "eval-"+sk.Name, RecordFile)
+	if err != nil {
+		return nil, exit.With(exit.Tool, err)
+	}
+	rec := &Record{
+		SchemaVersion: SchemaVersion, Kind: Kind, Status: StatusRunning, StartedAt: time.Now().UTC(), Mode: s.mode(),
+		Versions: Versions{VibeTest: engine.Version, Claude: tc.version, ReaderPrompt: ReaderPromptVersion, GraderPrompt: GraderPromptVersion},
+		Skill:    skillInfo(sk),
+		Cases:    setInfo(set),
+		Config:   cfg,
+		Jail:     tc.jailKind, JailNote: tc.jailNote, Hermetic: tc.hermetic,
+	}
+	for _, p := range plans {
+		rec.Runs = append(rec.Runs, p.info)
+	}
+	if base != nil {
+		// The baseline's cells are copied in: the eval folder decides (and
+		// is reported, rejudged) on its own, whatever becomes of the
+		// baseline later.
+		if err := base.CopyInto(dir); err != nil {
+			return nil, exit.With(exit.Tool, err)
+		}
+		rec.Notes = append(rec.Notes, base.Notes(set, sk)...)
+	}
+	if err := SaveRecord(dir, rec); err != nil {
+		return nil, exit.With(exit.Tool, err)
+	}
+	fmt.Fprintf(stdio.Stderr, "vibe-test eval: folder %s\n", dir)
+	sess := newSession(dir, set, rec, plans, tc, s, stdio)
+	return sess.drive(ctx)
+}
+
+// tools are what startTools found: the CLI, the jail, the models.
+type tools struct {
+	binary, version    string
+	jailKind, jailNote string
+	hermetic           bool
+	jail               *jail.Spec
+	model, modelAsked  string
+	readerModel        string
+	graderModel        string
+	grid               []Point // resolved
+	caller             claude.Caller
+}
+
+// startTools finds the CLI, checks it, chooses the jail and pins the
+// models (no model call). pinned, when set, holds models resolved before
+// (a resume, a rejudge): a role whose setting is "" keeps its model.
+func startTools(ctx context.Context, s Settings, stdio IO, set *cases.Set, sk *skill.Skill, pinned *Config) (*tools, error) {
+	tc := &tools{}
+	var err error
+	if tc.binary, err = engine.FindClaude(stdio.Env); err != nil {
+		return nil, exit.With(exit.Tool, err)
+	}
+	if tc.version, err = claude.Version(ctx, tc.binary, claude.Env(stdio.Env, claude.EnvOptions{})); err != nil {
+		return nil, beforeRun(ctx, exit.Errorf(exit.Tool, "checking the claude CLI: %v", err))
+	}
+	if claude.OlderThan(tc.version, claude.MinVersion) {
+		return nil, exit.Errorf(exit.Tool, "%s is claude %s, too old for the flags vibe-test needs (%s or newer): install the pinned version with `npm install -g @anthropic-ai/claude-code@%s`", tc.binary, tc.version, claude.MinVersion, claude.VerifiedVersion)
+	}
+	if tc.jailKind, tc.jailNote, err = engine.ChooseJail(ctx, s.Isolation, stdio.Env); err != nil {
+		return nil, beforeRun(ctx, exit.With(exit.Tool, err))
+	}
+	engine.WarnNoJail(stdio.Stderr, tc.jailKind, tc.jailNote)
+	tc.hermetic = claude.HasCredentials(stdio.Env)
+	// The jail hides the case set (keys, holdout, baselines), the skill's
+	// folder and the eval folder's parent from every call; each generator
+	// call adds its own workspace.
+	named := []string{set.Dir}
+	if sk != nil {
+		named = append(named, sk.Dir)
+	}
+	if s.OutDir != "" {
+		if abs, err := filepath.Abs(s.OutDir); err == nil {
+			named = append(named, filepath.Dir(abs))
+		}
+	}
+	tc.jail = engine.JailSpec(tc.jailKind, stdio.Env, tc.binary, tc.hermetic, claude.AuthorConfigDir(), named...)
+	tc.caller = engine.ColdCaller(tc.binary, stdio.Env, tc.hermetic, s.MaxRetries, s.Timeout, s.Grace)
+	tc.caller.Jail = tc.jail
+	resolve := func(m, role string) (string, error) {
+		r, err := tc.caller.ResolveModel(ctx, m)
+		if err != nil {
+			return "", beforeRun(ctx, exit.Errorf(exit.Tool, "resolving the %s model (%s): %v", role, engine.ModelName(m), err))
+		}
+		return r, nil
+	}
+	if pinned != nil {
+		tc.model, tc.modelAsked, tc.grid = pinned.Model, pinned.ModelAsked, pinned.Grid
+		tc.readerModel, tc.graderModel = pinned.ReaderModel, pinned.GraderModel
+		if s.ReaderModel != "" {
+			if tc.readerModel, err = resolve(s.ReaderModel, "reader"); err != nil {
+				return nil, err
+			}
+		}
+		if s.GraderModel != "" {
+			if tc.graderModel, err = resolveSame(s.GraderModel, s.ReaderModel, tc.readerModel, func(m string) (string, error) { return resolve(m, "grader") }); err != nil {
+				return nil, err
+			}
+		}
+		return tc, nil
+	}
+	if tc.model, err = resolve(s.Model, "generator"); err != nil {
+		return nil, err
+	}
+	if s.Model != "" && s.Model != tc.model {
+		tc.modelAsked = s.Model
+	}
+	if tc.readerModel, err = resolveSame(s.ReaderModel, s.Model, tc.model, func(m string) (string, error) { return resolve(m, "reader") }); err != nil {
+		return nil, err
+	}
+	if tc.graderModel, err = resolveSame(s.GraderModel, s.ReaderModel, tc.readerModel, func(m string) (string, error) { return resolve(m, "grader") }); err != nil {
+		return nil, err
+	}
+	for _, p := range s.Grid {
+		m, err := resolve(p.Model, "grid")
+		if err != nil {
+			return nil, err
+		}
+		tc.grid = append(tc.grid, Point{Model: m, Effort: firstNonEmpty(p.Effort, s.Effort)})
+	}
+	return tc, nil
+}
+
+// resolveSame resolves m, reusing a resolution already made for the same
+// name (one CLI process fewer).
+func resolveSame(m, same, resolvedSame string, resolve func(string) (string, error)) (string, error) {
+	if m == same {
+		return resolvedSame, nil
+	}
+	return resolve(m)
+}
+
+func configOf(s Settings, tc *tools) Config {
+	return Config{
+		Repeats: s.Repeats, Model: tc.model, ModelAsked: tc.modelAsked, Effort: s.Effort,
+		ReaderModel: tc.readerModel, GraderModel: tc.graderModel, Tools: s.Tools, Deliver: s.Deliver,
+		Control: s.Control, Baseline: s.Baseline, Against: s.Against,
+		Rule: s.Rule, Alpha: s.Alpha, Margin: s.Margin, Concurrency: s.Concurrency,
+		Timeout: s.Timeout.String(), MaxRetries: s.MaxRetries, KeepSandbox: s.KeepSandbox,
+		Isolation: s.Isolation, Grid: tc.grid, Args: s.Args,
+	}
+}
+
+// planRuns are the runs an eval makes, in the order tables show them:
+// the control, the base runs, the candidates.
+func planRuns(s Settings, sk *skill.Skill, tc *tools, base *Baseline) []runPlan {
+	cand := version{skill: sk, text: sk.Raw, model: tc.model, effort: s.Effort}
+	control := version{model: tc.model, effort: s.Effort}
+	runInfo := func(label, dir, arm string, v version) RunInfo {
+		h := ""
+		if v.skill != nil {
+			h = v.skill.Hash
+		}
+		return RunInfo{Label: label, Dir: dir, Arm: arm, Model: v.model, Effort: v.effort, SkillHash: h}
+	}
+	var out []runPlan
+	switch s.mode() {
+	case ModeBaseline:
+		out = append(out,
+			runPlan{runInfo("control", "control", ArmControl, control), control},
+			runPlan{runInfo("base 1", "base-1", ArmBase, cand), cand},
+			runPlan{runInfo("base 2", "base-2", ArmBase, cand), cand})
+	default:
+		storedControl := false
+		if base != nil {
+			for _, r := range base.Runs {
+				storedControl = storedControl || r.Arm == ArmControl
+			}
+		}
+		if s.Control && !storedControl {
+			out = append(out, runPlan{runInfo("control", "control", ArmControl, control), control})
+		}
+		if base != nil {
+			for _, r := range base.Runs {
+				out = append(out, runPlan{info: RunInfo{Label: r.Label, Dir: filepath.Join("baseline", r.Dir), Arm: r.Arm, Model: r.Model,
+					Effort: r.Effort, SkillHash: r.SkillHash, Stored: true, Source: filepath.Join(base.Dir, r.Dir)}})
+			}
+		}
+		if len(tc.grid) > 0 {
+			for i, p := range tc.grid {
+				v := cand
+				v.model, v.effort = p.Model, p.Effort
+				out = append(out, runPlan{runInfo(p.Label(), fmt.Sprintf("grid-%d", i+1), ArmCandidate, v), v})
+			}
+		} else {
+			out = append(out, runPlan{runInfo("candidate", "candidate", ArmCandidate, cand), cand})
+		}
+	}
+	return out
+}
+
+func newSession(dir string, set *cases.Set, rec *Record, plans []runPlan, tc *tools, s Settings, stdio IO) *session {
+	return &session{
+		dir: dir, set: set, rec: rec, plans: plans, stdio: stdio,
+		gen: &generator{
+			binary: tc.binary, env: stdio.Env, hermetic: tc.hermetic, authorConfig: claude.AuthorConfigDir(), jail: tc.jail,
+			timeout: s.Timeout, grace: s.Grace, maxRetries: s.MaxRetries, tools: s.Tools, deliver: s.Deliver,
+			keepSandbox: s.KeepSandbox, exclude: []string{dir}, redactor: redact.FromEnv(stdio.Env, claude.CredentialVars),
+			retries: 2, backoff: 10 * time.Second,
+		},
+		read:  &reader{caller: tc.caller, model: tc.readerModel},
+		grade: &grader{caller: tc.caller, model: tc.graderModel, goal: set.Goal, measures: set.Measures},
+	}
+}
+
+// job is one cell to make.
+type job struct {
+	run    int
+	c      *cases.Case
+	repeat int
+}
+
+// drive makes every cell not yet done, then decides and finishes the
+// record.
+func (s *session) drive(ctx context.Context) (*Result, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	s.cancel = cancel
+	jobs := s.pending()
+	s.update(func() {
+		for i := range s.rec.Runs {
+			if !s.rec.Runs[i].Stored {
+				s.rec.Runs[i].Cells = s.rec.Config.Repeats * len(s.set.All())
+			}
+		}
+	})
+	sem := make(chan struct{}, s.rec.Config.Concurrency)
+	var wg sync.WaitGroup
+loop:
+	for _, j := range jobs {
+		select {
+		case <-ctx.Done():
+			break loop
+		case sem <- struct{}{}:
+		}
+		wg.Add(1)
+		go func(j job) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			s.cell(ctx, j)
+		}(j)
+	}
+	wg.Wait()
+	return s.finish(ctx)
+}
+
+// pending are the cells without a finished file, repeat by repeat (an
+// interrupted eval has whole first repeats), main cases before holdout.
+func (s *session) pending() []job {
+	var out []job
+	for r := 1; r <= s.rec.Config.Repeats; r++ {
+		for _, c := range s.set.All() {
+			for i, p := range s.plans {
+				if p.info.Stored {
+					continue
+				}
+				cell, err := loadCell(filepath.Join(s.dir, cellPath(p.info.Dir, c.ID, r, c.Holdout)))
+				if err == nil && cell != nil && cell.Status == CellOK {
+					continue
+				}
+				out = append(out, job{run: i, c: c, repeat: r})
+			}
+		}
+	}
+	return out
+}
+
+// cell makes one cell: generate, read, grade, the deterministic checks;
+// its file is written when it is done, errors included.
+func (s *session) cell(ctx context.Context, j job) {
+	p := s.plans[j.run]
+	rel := cellPath(p.info.Dir, j.c.ID, j.repeat, j.c.Holdout)
+	cell := &Cell{SchemaVersion: SchemaVersion, Run: p.info.Label, Case: j.c.ID, Repeat: j.repeat, Holdout: j.c.Holdout,
+		CaseHash: j.c.Hash, Status: CellOK}
+	s.stamp(cell, j.c)
+	transcript := strings.TrimSuffix(rel, ".json") + ".generator.jsonl"
+	transcript = freeName(s.dir, transcript)
+	turn, info, err := s.gen.generate(ctx, j.c, p.v, filepath.Join(s.dir, transcript))
+	info.Transcript = transcript
+	cell.Generator = info
+	cell.Costs.Generator = turn.CostUSD
+	fail := func(err error) {
+		cell.Status, cell.Error = CellError, s.gen.redactor.String(err.Error())
+		cell.Grades = errorGrades(s.set.Measures, cell.Error)
+	}
+	switch {
+	case ctx.Err() != nil:
+		return // interrupted: no file, so a resume makes it again
+	case err != nil:
+		fail(err)
+	default:
+		cell.Message = s.gen.redactor.String(turn.Text)
+		cell.Words = cases.Words(cell.Message)
+		for _, d := range s.set.Diagnostics {
+			ok, detail := d.Check.Run(cell.Message)
+			cell.Diagnostics = append(cell.Diagnostics, DiagResult{ID: d.ID, Pass: ok, Detail: detail})
+		}
+		notes, cost, rerr := s.read.read(ctx, j.c.Prompt, turn.Text)
+		cell.Costs.Reader = cost
+		if rerr != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			fail(rerr)
+			break
+		}
+		cell.Reader = redactNotes(notes, s.gen.redactor.String)
+		grades, gcost := s.grade.grade(ctx, j.c, turn.Text, notes)
+		cell.Costs.Grader = gcost
+		if ctx.Err() != nil {
+			return
+		}
+		for i := range grades {
+			grades[i].Quote = s.gen.redactor.String(grades[i].Quote)
+			grades[i].Error = s.gen.redactor.String(grades[i].Error)
+		}
+		cell.Grades = grades
+	}
+	if errors.Is(err, claude.ErrCredentials) {
+		s.stop(err)
+	}
+	if serr := saveCell(filepath.Join(s.dir, rel), cell); serr != nil {
+		s.stop(fmt.Errorf("writing %s: %w", rel, serr))
+		return
+	}
+	s.update(func() {
+		ri := &s.rec.Runs[j.run]
+		ri.Done++
+		if cell.Status != CellOK {
+			ri.Errors++
+		}
+		ri.Costs.add(cell.Costs)
+		s.rec.Costs.add(cell.Costs)
+		// Under the lock: cells finish at once, their lines must not mix.
+		fmt.Fprintf(s.stdio.Stderr, "%s\n", progressLine(s.rec, j, cell))
+	})
+}
+
+// stamp records what reads and grades the cell.
+func (s *session) stamp(cell *Cell, c *cases.Case) {
+	cell.ReaderModel, cell.GraderModel = s.read.model, s.grade.model
+	cell.ReaderPrompt, cell.GraderPrompt = ReaderPromptVersion, GraderPromptVersion
+	cell.MeasuresHash, cell.KeyHash = MeasuresHash(s.set), KeyHash(c)
+}
+
+// progressLine is one finished cell, for the live log on stderr. A
+// holdout case is named by its place, not its id: an editing agent may
+// read this log.
+func progressLine(rec *Record, j job, c *Cell) string {
+	name := c.Case
+	if c.Holdout {
+		name = "holdout case"
+	}
+	passed, graded := 0, 0
+	for _, g := range c.Grades {
+		switch g.Result {
+		case ResultPass:
+			passed++
+			graded++
+		case ResultFail:
+			graded++
+		}
+	}
+	status := fmt.Sprintf("%d/%d measures passed, %d words", passed, graded, c.Words)
+	if c.Status != CellOK {
+		status = "error: " + firstLine(c.Error)
+	}
+	if c.Holdout {
+		status = "done"
+		if c.Status != CellOK {
+			status = "error"
+		}
+	}
+	return fmt.Sprintf("  %-12s %-16s repeat %d  %s  $%.4f", rec.Runs[j.run].Label, name, j.repeat, status, c.Costs.Total())
+}
+
+// stop ends the whole eval (refused credentials, a write that failed).
+func (s *session) stop(err error) {
+	s.mu.Lock()
+	if s.fatal == nil {
+		s.fatal = err
+	}
+	s.mu.Unlock()
+	s.cancel(err)
+}
+
+// update changes the record under the lock and saves it.
+func (s *session) update(fn func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fn()
+	if err := SaveRecord(s.dir, s.rec); err != nil && s.fatal == nil {
+		s.fatal = err
+	}
+}
+
+// finish decides (when every cell is done) and closes the record.
+func (s *session) finish(ctx context.Context) (*Result, error) {
+	s.mu.Lock()
+	fatal := s.fatal
+	s.mu.Unlock()
+	cause := context.Cause(ctx)
+	interrupted := fatal == nil && ctx.Err() != nil && (cause == nil || errors.Is(cause, context.Canceled))
+	res, err := Evaluate(s.dir, s.rec)
+	if err != nil && fatal == nil {
+		fatal = err
+	}
+	s.update(func() {
+		s.rec.FinishedAt = time.Now().UTC()
+		switch {
+		case interrupted:
+			s.rec.Status = StatusInterrupted
+			s.rec.Outcome = Outcome{Exit: exit.Interrupted, Verdict: "interrupted", Sentence: fmt.Sprintf("Interrupted: `vibe-test resume %s` makes the cells still missing.", s.dir)}
+		case fatal != nil:
+			s.rec.Status, s.rec.Error = StatusError, fatal.Error()
+			s.rec.Outcome = Outcome{Exit: exit.Tool, Verdict: evalstats.ToolFail, Sentence: "No verdict: " + fatal.Error()}
+		default:
+			s.rec.Status = StatusCompleted
+			s.rec.Outcome = Outcome{Exit: res.Exit, Verdict: res.Verdict, Sentence: res.Sentence}
+		}
+	})
+	if res != nil {
+		res.Record = s.rec
+	}
+	switch {
+	case interrupted:
+		return res, exit.Errorf(exit.Interrupted, "interrupted; `vibe-test resume %s` continues the eval", s.dir)
+	case fatal != nil:
+		return res, exit.With(exit.Tool, fatal)
+	}
+	if s.rec.Mode == ModeBaseline && res.Exit != exit.Tool {
+		dir, err := WriteBaseline(s.set, s.rec.Config.Baseline, s.dir, s.rec)
+		if err != nil {
+			return res, exit.With(exit.Tool, err)
+		}
+		fmt.Fprintf(s.stdio.Stderr, "vibe-test eval: baseline %q stored in %s (small files: commit them with the case set)\n", s.rec.Config.Baseline, dir)
+	}
+	return res, nil
+}
+
+// freeName is rel, or rel with -N before its extension for the first N
+// that names no file in dir: a transcript is never written over.
+func freeName(dir, rel string) string {
+	ext := filepath.Ext(rel)
+	base := strings.TrimSuffix(rel, ext)
+	for n := 1; ; n++ {
+		name := rel
+		if n > 1 {
+			name = fmt.Sprintf("%s-%d%s", base, n, ext)
+		}
+		if _, err := os.Lstat(filepath.Join(dir, name)); os.IsNotExist(err) {
+			return name
+		}
+	}
+}
+
+func errorGrades(ms []cases.Measure, msg string) []Grade {
+	out := make([]Grade, len(ms))
+	for i, m := range ms {
+		out[i] = Grade{Measure: m.ID, Result: ResultError, Error: msg}
+	}
+	return out
+}
+
+func redactNotes(n *Notes, clean func(string) string) *Notes {
+	c := *n
+	c.Decision, c.Rebuild, c.CloseAnswer = clean(c.Decision), clean(c.Rebuild), clean(c.CloseAnswer)
+	c.FollowUps = nil
+	for _, q := range n.FollowUps {
+		c.FollowUps = append(c.FollowUps, clean(q))
+	}
+	if c.FollowUps == nil {
+		c.FollowUps = []string{}
+	}
+	return &c
+}
+
+func skillInfo(sk *skill.Skill) SkillInfo {
+	return SkillInfo{Name: sk.Name, Path: sk.Path, Hash: sk.Hash, Lines: strings.Count(sk.Raw, "\n"), Words: cases.Words(sk.Raw)}
+}
+
+func setInfo(set *cases.Set) SetInfo {
+	si := SetInfo{Dir: set.Dir, Hash: set.Hash, MeasuresHash: MeasuresHash(set), Goal: set.Goal, CaseHashes: map[string]string{}}
+	for _, m := range set.Measures {
+		si.Measures = append(si.Measures, MeasureInfo{ID: m.ID, Name: m.Name, Label: m.Label()})
+	}
+	for _, c := range set.Cases {
+		si.Main = append(si.Main, c.ID)
+		si.CaseHashes[c.ID] = c.Hash
+	}
+	for _, c := range set.Holdout {
+		si.Holdout = append(si.Holdout, c.ID)
+		si.CaseHashes[c.ID] = c.Hash
+	}
+	return si
+}
+
+// beforeRun is what a step that failed before the eval began reports: an
+// interrupt when the user stopped it.
+func beforeRun(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return exit.Errorf(exit.Interrupted, "interrupted before the eval began")
+	}
+	return err
+}
+
+func validName(s string) bool {
+	if s == "" || s == "." || s == ".." || strings.HasPrefix(s, ".") {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,280 @@
+package eval_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vibe-test/vibe-test/internal/demo"
+	"github.com/vibe-test/vibe-test/internal/engine"
+	"github.com/vibe-test/vibe-test/internal/eval"
+	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/internal/scripted"
+	"github.com/vibe-test/vibe-test/internal/testenv"
+)
+
+// flow is the eval demo's case set and scripted model, on the fast
+// stand-in for the CLI.
+type flow struct {
+	paths demo.CasePaths
+	srv   *scripted.Server
+	env   []string
+	root  string
+}
+
+func newFlow(t *testing.T, cli string) *flow {
+	t.Helper()
+	script, err := demo.CasesScript()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := scripted.Start(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	root := t.TempDir()
+	paths, err := demo.MaterializeCases(filepath.Join(root, "files"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := append(demo.Env(os.Environ(), srv.URL()), "VIBE_TEST_CLAUDE="+cli)
+	return &flow{paths: paths, srv: srv, env: env, root: root}
+}
+
+func (f *flow) settings(version, out string) eval.Settings {
+	return eval.Settings{SkillPath: f.paths.Skills[version], CasesDir: f.paths.Cases, Concurrency: 4, MaxRetries: 0, Isolation: engine.IsolationNone,
+		OutDir: filepath.Join(f.root, out)}
+}
+
+func (f *flow) start(t *testing.T, s eval.Settings) (*eval.Result, error) {
+	t.Helper()
+	var stderr bytes.Buffer
+	res, err := eval.Start(context.Background(), s, eval.IO{Env: f.env, Stderr: &stderr})
+	t.Logf("%s", stderr.String())
+	return res, err
+}
+
+// generatorCalls counts the generator's first requests (one per cell).
+func (f *flow) generatorCalls() int {
+	n := 0
+	for _, r := range f.srv.Requests() {
+		if r.Kind == scripted.KindAgent && r.Step == 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// The whole flow on the stand-in: a baseline, a candidate against it, a
+// grid, resume of an interrupted eval, rejudge with another grader, and
+// the refusals (a case changed since the baseline, a hygiene problem).
+func TestFlow(t *testing.T) {
+	f := newFlow(t, testenv.FakeClaude(t))
+
+	// The baseline: two base runs and the control, stored in the case set.
+	s := f.settings(demo.VersionBaseline, "baseline")
+	s.Baseline = "v1"
+	base, err := f.start(t, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if base.Exit != exit.OK || base.Instrument == nil || !base.Instrument.SecondAccepted || !base.Instrument.ControlRejected {
+		t.Fatalf("baseline: exit %d, %s", base.Exit, base.Sentence)
+	}
+	if got := f.generatorCalls(); got != 3*8 {
+		t.Errorf("%d generator calls, expected 3 runs x 8 cases", got)
+	}
+	bdir := filepath.Join(f.paths.Cases, "baselines", "v1")
+	bl := readJSON[eval.Manifest](t, filepath.Join(bdir, eval.ManifestFile))
+	if bl.Repeats != 1 || len(bl.Cases) != 8 || len(bl.Runs) != 3 || bl.Model != "claude-sonnet-5-5" || bl.Effort != "medium" || bl.Claude == "" || bl.Skill.Hash == "" {
+		t.Errorf("manifest %+v", bl)
+	}
+	cell := readJSON[eval.Cell](t, filepath.Join(bdir, "base-1", "widgets", "1.json"))
+	if cell.Generator.Transcript != "" || cell.Message == "" || len(cell.Grades) != 3 || cell.Grades[0].Quote == "" {
+		t.Errorf("a stored cell keeps the message and grades, not the transcript: %+v", cell)
+	}
+	if _, err := os.Stat(filepath.Join(bdir, "holdout", "base-1", "clamps", "1.json")); err != nil {
+		t.Errorf("the holdout cells are stored apart: %v", err)
+	}
+	transcript := filepath.Join(base.Dir, "base-1", "widgets", "1.generator.jsonl")
+	if b, err := os.ReadFile(transcript); err != nil || !bytes.Contains(b, []byte(`"type":"result"`)) {
+		t.Errorf("the eval folder keeps the generator's stream: %v", err)
+	}
+
+	// A shorter version against it: accepted.
+	s = f.settings(demo.VersionShorter, "shorter")
+	s.Against = "v1"
+	short, err := f.start(t, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if short.Exit != exit.OK || len(short.Comparisons) != 1 || short.Comparisons[0].Holdout == nil {
+		t.Errorf("shorter: exit %d, %s", short.Exit, short.Sentence)
+	}
+	if len(short.Runs) != 4 || short.Runs[0].Info.Label != "control" || !short.Runs[1].Info.Stored {
+		t.Errorf("runs: control, base 1, base 2 from the baseline, then the candidate: %+v", short.Runs)
+	}
+
+	// The broken version: rejected.
+	s.SkillPath, s.OutDir = f.paths.Skills[demo.VersionBroken], filepath.Join(f.root, "broken")
+	broken, err := f.start(t, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if broken.Exit != exit.Decay {
+		t.Errorf("broken: exit %d, %s", broken.Exit, broken.Sentence)
+	}
+	if err := demo.CheckCases(base, short, broken); err != nil {
+		t.Error(err)
+	}
+
+	// A grid of two models against the one baseline, each with its cost.
+	s = f.settings(demo.VersionShorter, "grid")
+	s.Against, s.Grid = "v1", []eval.Point{{Model: "sonnet"}, {Model: "haiku", Effort: "high"}}
+	grid, err := f.start(t, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(grid.Comparisons) != 2 || grid.Comparisons[1].Candidate.Info.Model != "claude-haiku-4-5" || grid.Comparisons[1].Candidate.Info.Effort != "high" {
+		t.Fatalf("grid comparisons %+v", grid.Comparisons)
+	}
+	for _, c := range grid.Comparisons {
+		if eval.CostOf(c.Candidate.Main).Generator <= 0 {
+			t.Errorf("%s: no generation cost", c.Candidate.Info.Label)
+		}
+	}
+
+	// An interrupted eval (the context ends once a few cells are under
+	// way): exit 130, and resume makes only the cells without a file.
+	ctx, cancel := context.WithCancel(context.Background())
+	started := f.generatorCalls()
+	go func() {
+		defer cancel()
+		for f.generatorCalls() < started+3 {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	s = f.settings(demo.VersionShorter, "interrupted")
+	s.Against = "v1"
+	var stderr bytes.Buffer
+	_, err = eval.Start(ctx, s, eval.IO{Env: f.env, Stderr: &stderr})
+	if exit.Code(err) != exit.Interrupted {
+		t.Fatalf("interrupted: %v\n%s", err, stderr.String())
+	}
+	dir := s.OutDir
+	rec, err := eval.LoadRecord(dir)
+	if err != nil || rec.Status != eval.StatusInterrupted {
+		t.Fatalf("record after an interrupt: %v %+v", err, rec)
+	}
+	done, _ := filepath.Glob(filepath.Join(dir, "candidate", "*", "1.json"))
+	held, _ := filepath.Glob(filepath.Join(dir, "holdout", "candidate", "*", "1.json"))
+	if len(done)+len(held) >= 8 {
+		t.Fatalf("every cell was made before the interrupt: nothing to resume")
+	}
+	before := f.generatorCalls()
+	res, err := eval.Resume(context.Background(), dir, eval.IO{Env: f.env, Stderr: &stderr})
+	if err != nil {
+		t.Fatalf("resume: %v\n%s", err, stderr.String())
+	}
+	if got := f.generatorCalls() - before; got != 8-len(done)-len(held) || res.Exit != exit.OK {
+		t.Errorf("resume made %d cells (want %d), exit %d: %s", got, 8-len(done)-len(held), res.Exit, res.Sentence)
+	}
+	if _, err := eval.Resume(context.Background(), dir, eval.IO{Env: f.env, Stderr: io.Discard}); err == nil || !strings.Contains(err.Error(), "nothing to resume") {
+		t.Errorf("resuming a completed eval: %v", err)
+	}
+
+	// Rejudge with another grader: the stored baseline is graded again
+	// first, into rejudge-1; no generator call.
+	before = f.generatorCalls()
+	rj, err := eval.Rejudge(context.Background(), dir, eval.RejudgeSettings{GraderModel: "haiku"}, eval.IO{Env: f.env, Stderr: &stderr})
+	if err != nil {
+		t.Fatalf("rejudge: %v\n%s", err, stderr.String())
+	}
+	if rj.Dir != filepath.Join(dir, "rejudge-1") || rj.Exit != exit.OK || f.generatorCalls() != before {
+		t.Errorf("rejudge: %s exit %d (%s), %d generator calls", rj.Dir, rj.Exit, rj.Sentence, f.generatorCalls()-before)
+	}
+	regraded := readJSON[eval.Cell](t, filepath.Join(rj.Dir, "baseline", "base-1", "widgets", "1.json"))
+	if regraded.GraderModel != "claude-haiku-4-5" {
+		t.Errorf("the stored baseline was not graded again: grader %q", regraded.GraderModel)
+	}
+	if !strings.Contains(strings.Join(rj.Record.Notes, "\n"), "was graded again first") {
+		t.Errorf("notes %v", rj.Record.Notes)
+	}
+
+	// A case changed since the baseline: refused, naming it, before any call.
+	key := filepath.Join(f.paths.Cases, "gaskets", "key.json")
+	b, _ := os.ReadFile(key)
+	if err := os.WriteFile(key, bytes.Replace(b, []byte("when to check again"), []byte("when to look again"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before = len(f.srv.Requests())
+	s = f.settings(demo.VersionShorter, "changed")
+	s.Against = "v1"
+	if _, err := f.start(t, s); err == nil || !strings.Contains(err.Error(), "case gaskets changed") || exit.Code(err) != exit.Tool {
+		t.Errorf("a changed case: %v", err)
+	}
+	if len(f.srv.Requests()) != before {
+		t.Errorf("a refused eval made model calls")
+	}
+	if err := os.WriteFile(key, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	// A fact whose quote is not in its file: refused by hygiene.
+	if err := os.WriteFile(filepath.Join(f.paths.Cases, "bolts", "fixture", "data", "stock.csv"), []byte("item,count\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.OutDir = filepath.Join(f.root, "unclean")
+	if _, err := f.start(t, s); err == nil || !strings.Contains(err.Error(), "1 problem") {
+		t.Errorf("hygiene: %v", err)
+	}
+}
+
+func TestDryRun(t *testing.T) {
+	root := t.TempDir()
+	paths, err := demo.MaterializeCases(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := eval.Settings{SkillPath: paths.Skills[demo.VersionBaseline], CasesDir: paths.Cases, Baseline: "v1"}
+	e, err := eval.DryRun(context.Background(), s, eval.IO{Env: []string{"PATH=" + root}, Stderr: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	e.Write(&b, func(s string) string { return s })
+	out := b.String()
+	for _, want := range []string{"generator: base 1", "reader: control (empty skill)", "grader: base 2", "claude-sonnet-5-5", "estimated cost: $"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("dry run lacks %q:\n%s", want, out)
+		}
+	}
+	if len(e.Lines) != 9 || e.Lines[0].Calls != 8 || e.Total <= 0 {
+		t.Errorf("lines %+v total %v", e.Lines, e.Total)
+	}
+	// --against a baseline that is not there: said before anything.
+	s.Baseline, s.Against = "", "v9"
+	if _, err := eval.DryRun(context.Background(), s, eval.IO{Env: []string{"PATH=" + root}, Stderr: io.Discard}); err == nil || !strings.Contains(err.Error(), "no baseline is stored yet") {
+		t.Errorf("missing baseline: %v", err)
+	}
+}
+
+func readJSON[T any](t *testing.T, path string) T {
+	t.Helper()
+	var v T
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return v
+}

@@ -1,0 +1,184 @@
+package eval
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/vibe-test/vibe-test/internal/cases"
+	"github.com/vibe-test/vibe-test/internal/claude"
+)
+
+// scriptedCaller answers cold calls from a list, in order, and keeps the
+// prompts it was given.
+type scriptedCaller struct {
+	answers []string // JSON, or "" for a failed call
+	prompts []string
+	schemas []string
+}
+
+func (s *scriptedCaller) Structured(_ context.Context, prompt, schema, _ string) (claude.Turn, error) {
+	s.prompts = append(s.prompts, prompt)
+	s.schemas = append(s.schemas, schema)
+	if len(s.answers) == 0 {
+		return claude.Turn{}, errors.New("no answer left")
+	}
+	a := s.answers[0]
+	s.answers = s.answers[1:]
+	t := claude.Turn{CostUSD: 0.01}
+	if a == "" {
+		return t, errors.New("the call failed")
+	}
+	t.StructuredOutput = json.RawMessage(a)
+	return t, nil
+}
+
+func testCase() *cases.Case {
+	c := &cases.Case{ID: "a", Prompt: "Should we reorder widgets?"}
+	c.Key = map[string]json.RawMessage{"correct": json.RawMessage(`["REORDER"]`), "facts": json.RawMessage(`[{"claim":"12 left"}]`)}
+	return c
+}
+
+var testMeasures = []cases.Measure{
+	{ID: "M1", Name: "Right decision", Question: "Is the ruling right?", Uses: []string{"correct"}},
+	{ID: "M2", Name: "True facts", Question: "Do the facts match?", Uses: []string{"facts"}},
+	{ID: "M3", Name: "Alternatives", Question: "Is each alternative valid?", Uses: []string{"alternatives"}},
+}
+
+const testMessage = "REORDER widgets. data/stock.csv lists 12 against a reorder point of 20.\nShall I order 20?"
+
+func TestGraderQuotes(t *testing.T) {
+	notes := &Notes{Decision: "Reorder: order 20.", FollowUps: []string{}}
+	for _, c := range []struct {
+		name    string
+		answers []string
+		want    map[string]string // measure → result
+		calls   int
+	}{
+		{"verbatim quotes", []string{`{"grades":[{"id":"M1","result":"pass","quote":"REORDER widgets"},{"id":"M2","result":"pass","quote":"lists 12 against a reorder point of 20. Shall I"}]}`},
+			map[string]string{"M1": "pass", "M2": "pass", "M3": "n/a"}, 1},
+		{"a quote from the reader's notes", []string{`{"grades":[{"id":"M1","result":"pass","quote":"\"Reorder: order 20.\""},{"id":"M2","result":"fail","quote":"lists 12"}]}`},
+			map[string]string{"M1": "pass", "M2": "fail", "M3": "n/a"}, 1},
+		{"an invented quote, fixed on the retry", []string{
+			`{"grades":[{"id":"M1","result":"pass","quote":"the ruling is REORDER"},{"id":"M2","result":"pass","quote":"lists 12"}]}`,
+			`{"grades":[{"id":"M1","result":"pass","quote":"REORDER widgets"},{"id":"M2","result":"fail","quote":"lists 12"}]}`},
+			map[string]string{"M1": "pass", "M2": "pass", "M3": "n/a"}, 2},
+		{"an invented quote twice: a grade error, never a verdict", []string{
+			`{"grades":[{"id":"M1","result":"fail","quote":"it says HOLD"},{"id":"M2","result":"pass","quote":"lists 12"}]}`,
+			`{"grades":[{"id":"M1","result":"fail","quote":"it says HOLD"},{"id":"M2","result":"pass","quote":"lists 12"}]}`},
+			map[string]string{"M1": "error", "M2": "pass", "M3": "n/a"}, 2},
+		{"a measure left out, then given", []string{
+			`{"grades":[{"id":"M2","result":"pass","quote":"lists 12"}]}`,
+			`{"grades":[{"id":"M1","result":"pass","quote":"REORDER widgets"}]}`},
+			map[string]string{"M1": "pass", "M2": "pass", "M3": "n/a"}, 2},
+		{"no answer that parses", []string{`{"grades":[{"id":"M1","result":"pass","quote":"x","extra":1}]}`, ""},
+			map[string]string{"M1": "error", "M2": "error", "M3": "n/a"}, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sc := &scriptedCaller{answers: c.answers}
+			g := &grader{caller: sc, model: "m", goal: "I rule without asking back.", measures: testMeasures}
+			grades, cost := g.grade(context.Background(), testCase(), testMessage, notes)
+			for _, gr := range grades {
+				if gr.Result != c.want[gr.Measure] {
+					t.Errorf("%s: %s (%s), want %s", gr.Measure, gr.Result, gr.Error, c.want[gr.Measure])
+				}
+				if gr.Result == ResultError && gr.Error == "" {
+					t.Errorf("%s: a grade error without its reason", gr.Measure)
+				}
+			}
+			if len(sc.prompts) != c.calls || cost != 0.01*float64(c.calls) {
+				t.Errorf("%d calls costing %v, want %d", len(sc.prompts), cost, c.calls)
+			}
+			p := sc.prompts[0]
+			// The grader sees each measure with the key fields it uses, and
+			// no measure the case's key cannot grade.
+			if !strings.Contains(p, `"correct": [`) || strings.Contains(p, "M3 (") || !strings.Contains(p, testMessage) || !strings.Contains(p, "Reorder: order 20.") {
+				t.Errorf("grader prompt:\n%s", p)
+			}
+			if c.calls > 1 && !strings.Contains(sc.prompts[1], "YOUR LAST ANSWER WAS NOT USABLE") {
+				t.Errorf("the retry does not say why:\n%s", sc.prompts[1])
+			}
+			if !strings.Contains(sc.schemas[0], `"title":"grades"`) {
+				t.Errorf("schema %s", sc.schemas[0])
+			}
+		})
+	}
+}
+
+func TestReader(t *testing.T) {
+	sc := &scriptedCaller{answers: []string{`{"decision":"x"}`, `{"decision":"Reorder","rebuild":"r","follow_ups":null,"close_answer":"Yes"}`}}
+	r := &reader{caller: sc, model: "m"}
+	n, cost, err := r.read(context.Background(), "Should we reorder?", testMessage)
+	if err != nil {
+		// The first answer lacks fields but parses: it is taken.
+		t.Fatal(err)
+	}
+	if n.Decision != "x" || n.FollowUps == nil || cost != 0.01 {
+		t.Errorf("notes %+v cost %v", n, cost)
+	}
+	// The reader sees the prompt and the message, nothing of a key.
+	if p := sc.prompts[0]; !strings.Contains(p, "Should we reorder?") || !strings.Contains(p, testMessage) || strings.Contains(p, "correct") {
+		t.Errorf("reader prompt:\n%s", p)
+	}
+	sc = &scriptedCaller{answers: []string{`{"decision":"x","mood":"?"}`, ""}}
+	r.caller = sc
+	if _, cost, err := r.read(context.Background(), "p", "m"); err == nil || cost != 0.02 || len(sc.prompts) != 2 {
+		t.Errorf("an unknown field, then a failed call: err %v, cost %v, %d calls", err, cost, len(sc.prompts))
+	}
+}
+
+func TestQuoted(t *testing.T) {
+	text := "REORDER widgets.\n  data/stock.csv lists 12."
+	for q, want := range map[string]bool{
+		"REORDER widgets. data/stock.csv": true, `"lists 12."`: true, "“REORDER widgets.”": true,
+		"reorder widgets": false, "": false, `""`: false, "lists 13": false,
+	} {
+		if got := quoted(text, q); got != want {
+			t.Errorf("quoted(%q) = %v, want %v", q, got, want)
+		}
+	}
+}
+
+func TestCompatible(t *testing.T) {
+	set := &cases.Set{Goal: "g", Measures: testMeasures, Cases: []*cases.Case{{ID: "a", Hash: "h-a"}, {ID: "b", Hash: "h-b2"}, {ID: "new", Hash: "h-n"}}}
+	b := &Baseline{Manifest: Manifest{Name: "v1", MeasuresHash: MeasuresHash(set), Cases: map[string]string{"a": "h-a", "b": "h-b", "gone": "h-g"},
+		Model: "claude-sonnet-5-5", Effort: "medium", ReaderModel: "r", GraderModel: "g", Tools: []string{"Read"}, Deliver: "system-prompt",
+		Claude: "2.1.328", ReaderPrompt: ReaderPromptVersion, GraderPrompt: GraderPromptVersion}}
+	cfg := Config{Model: "claude-opus-5-5", Effort: "medium", ReaderModel: "r", GraderModel: "g2", Tools: []string{"Read"}, Deliver: "system-prompt"}
+	err := b.Compatible(set, cfg, "2.1.400", false)
+	if err == nil {
+		t.Fatal("compatible, expected the changes named")
+	}
+	for _, want := range []string{"case b changed", "case new is new", "case gone is gone", "the generator model is claude-opus-5-5, the baseline's claude-sonnet-5-5",
+		"the grader model is g2, the baseline's g", "claude is 2.1.400, the baseline's 2.1.328"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%v\nlacks %q", err, want)
+		}
+	}
+	if strings.Contains(err.Error(), "reader model") || strings.Contains(err.Error(), "effort") {
+		t.Errorf("names what did not change: %v", err)
+	}
+	// A grid changes the generator's model on purpose.
+	if err := b.Compatible(set, cfg, "2.1.328", true); err == nil || strings.Contains(err.Error(), "generator model") {
+		t.Errorf("grid: %v", err)
+	}
+	set.Cases = []*cases.Case{{ID: "a", Hash: "h-a"}, {ID: "b", Hash: "h-b"}, {ID: "gone", Hash: "h-g"}}
+	cfg.Model, cfg.GraderModel = "claude-sonnet-5-5", "g"
+	if err := b.Compatible(set, cfg, "2.1.328", false); err != nil {
+		t.Errorf("the same case set and settings: %v", err)
+	}
+	set.Measures = testMeasures[:2]
+	if err := b.Compatible(set, cfg, "2.1.328", false); err == nil || !strings.Contains(err.Error(), "measures changed") {
+		t.Errorf("a measure dropped: %v", err)
+	}
+}
+
+func TestGeneratorArgs(t *testing.T) {
+	got := strings.Join(claude.GeneratorArgs("p", "sonnet", "high", []string{"Read", "Grep"}, "/x/SKILL.md"), " ")
+	want := "-p p --output-format stream-json --verbose --setting-sources project --strict-mcp-config --no-session-persistence --tools Read Grep --allowedTools Read Grep --append-system-prompt-file /x/SKILL.md --model sonnet --effort high"
+	if got != want {
+		t.Errorf("argv\n%s\nwant\n%s", got, want)
+	}
+}

@@ -1,0 +1,306 @@
+package evalreport
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/vibe-test/vibe-test/internal/eval"
+	"github.com/vibe-test/vibe-test/internal/testenv"
+	"github.com/vibe-test/vibe-test/schema"
+)
+
+// Text that only a holdout cell holds: no output an editing agent may
+// read can carry it.
+const (
+	holdoutID      = "secret-h1"
+	holdoutMessage = "HOLDOUT-SECRET-MESSAGE"
+	holdoutQuote   = "HOLDOUT-SECRET-QUOTE"
+	hostile        = `</pre><script>alert(1)</script><img src="https://example.com/x.png">`
+)
+
+// writeEval makes an eval folder on disk: an --against eval of six main
+// cases and three holdout cases, two repeats, with a stored control and
+// two stored base runs, and returns it decided. The candidate fails M1 on
+// cases b to e in every repeat (regressions), and case c's message is
+// hostile HTML.
+func writeEval(t *testing.T) *eval.Result {
+	t.Helper()
+	dir := t.TempDir()
+	rec := &eval.Record{
+		SchemaVersion: eval.SchemaVersion, Kind: eval.Kind, Status: eval.StatusCompleted, Mode: eval.ModeAgainst,
+		Skill: eval.SkillInfo{Name: "reorder-ruling", Path: "/s/SKILL.md", Hash: "abc123", Lines: 30, Words: 200},
+		Cases: eval.SetInfo{Dir: "/c", Goal: "I rule without asking back.", Main: []string{"a", "b", "c", "d", "e", "f"}, Holdout: []string{holdoutID, "secret-h2", "secret-h3"},
+			Measures: []eval.MeasureInfo{{ID: "M1", Name: "Right decision", Label: "M1 Right decision"}, {ID: "M2", Name: "True facts", Label: "M2 True facts"}}},
+		Config: eval.Config{Repeats: 2, Model: "claude-sonnet-5-5", Effort: "medium", ReaderModel: "claude-sonnet-5-5", GraderModel: "claude-sonnet-5-5",
+			Tools: []string{"Read", "Grep", "Glob"}, Deliver: "system-prompt", Against: "v1", Rule: "paired", Alpha: 0.05, Margin: 0.1},
+		Runs: []eval.RunInfo{
+			{Label: "control", Dir: "baseline/control", Arm: eval.ArmControl, Stored: true},
+			{Label: "base 1", Dir: "baseline/base-1", Arm: eval.ArmBase, Stored: true},
+			{Label: "base 2", Dir: "baseline/base-2", Arm: eval.ArmBase, Stored: true},
+			{Label: "candidate", Dir: "candidate", Arm: eval.ArmCandidate},
+		},
+	}
+	b, _ := json.Marshal(rec)
+	if err := os.WriteFile(filepath.Join(dir, eval.RecordFile), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	put := func(run eval.RunInfo, id string, holdout bool, rep int, m1, m2 string, msg string) {
+		c := eval.Cell{SchemaVersion: 1, Run: run.Label, Case: id, Repeat: rep, Holdout: holdout, Status: eval.CellOK,
+			Message: msg, Words: len(strings.Fields(msg)), Reader: &eval.Notes{Decision: "d", FollowUps: []string{}},
+			Grades: []eval.Grade{{Measure: "M1", Result: m1, Quote: "q1"}, {Measure: "M2", Result: m2, Quote: "q2"}},
+			Costs:  eval.Costs{Generator: 0.01, Reader: 0.002, Grader: 0.003}}
+		if holdout {
+			c.Grades[0].Quote = holdoutQuote
+		}
+		p := filepath.Join(dir, run.Dir, id, strconv.Itoa(rep)+".json")
+		if holdout {
+			p = filepath.Join(dir, "holdout", run.Dir, id, strconv.Itoa(rep)+".json")
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(c)
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, run := range rec.Runs {
+		for rep := 1; rep <= 2; rep++ {
+			for _, id := range rec.Cases.Main {
+				m1, m2 := "pass", "pass"
+				switch {
+				case run.Arm == eval.ArmControl:
+					m1, m2 = "fail", "fail"
+				case run.Arm == eval.ArmCandidate && id >= "b" && id <= "e":
+					m1 = "fail"
+				}
+				msg := "REORDER widgets. data/stock.csv lists 12. Shall I order 20?"
+				if id == "c" {
+					msg = hostile
+				}
+				put(run, id, false, rep, m1, m2, msg)
+			}
+			for _, id := range rec.Cases.Holdout {
+				put(run, id, true, rep, "pass", "n/a", holdoutMessage)
+			}
+		}
+	}
+	res, err := eval.Evaluate(dir, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// outputs renders every output of the eval.
+func outputs(t *testing.T, v *View) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	var b bytes.Buffer
+	Summary(&b, v, false)
+	out["summary"] = b.String()
+	for name, write := range map[string]func(*bytes.Buffer) error{
+		"json": func(w *bytes.Buffer) error { return JSON(w, v) }, "markdown": func(w *bytes.Buffer) error { return Markdown(w, v) },
+		"junit": func(w *bytes.Buffer) error { return JUnit(w, v) }, "html": func(w *bytes.Buffer) error { return HTML(w, v) },
+	} {
+		var w bytes.Buffer
+		if err := write(&w); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		out[name] = w.String()
+	}
+	return out
+}
+
+func TestHoldoutStaysAggregate(t *testing.T) {
+	v := NewView(writeEval(t))
+	for name, text := range outputs(t, v) {
+		for _, secret := range []string{holdoutID, "secret-h2", holdoutMessage, holdoutQuote} {
+			if strings.Contains(text, secret) {
+				t.Errorf("%s shows %q, a holdout case's own detail", name, secret)
+			}
+		}
+	}
+	// The aggregates are there: the holdout's M1 passed in every run.
+	if len(v.Holdout) != 3 || v.Holdout[1].Rates[3].Passed != 6 {
+		t.Errorf("holdout rows %+v", v.Holdout)
+	}
+}
+
+func TestSummaryTable(t *testing.T) {
+	v := NewView(writeEval(t))
+	var b bytes.Buffer
+	Summary(&b, v, false)
+	s := b.String()
+	for _, want := range []string{
+		"Main cases (6)", "control", "base 1", "base 2", "candidate",
+		"Holdout cases (3, aggregates only)",
+		"regressed (passed at least 2/3 of the baseline repeats, failed every candidate repeat): b M1",
+		"candidate (stored", // no: the candidate is not stored
+	} {
+		if want == "candidate (stored" {
+			if strings.Contains(s, want) {
+				t.Errorf("the candidate is shown as stored:\n%s", s)
+			}
+			continue
+		}
+		if !strings.Contains(s, want) {
+			t.Errorf("summary lacks %q:\n%s", want, s)
+		}
+	}
+	// Seed 000's table: a rate and its Wilson interval per run, in order.
+	row := regexp.MustCompile(`M1 Right decision +0\.000 \[0\.00, 0\.24\] +1\.000 \[0\.76, 1\.00\] +1\.000 \[0\.76, 1\.00\] +0\.333 \[0\.14, 0\.61\]`)
+	if !row.MatchString(s) {
+		t.Errorf("no M1 row of control, base 1, base 2 and candidate with intervals:\n%s", s)
+	}
+}
+
+func TestJSONValidates(t *testing.T) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema.EvalSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	const id = "https://github.com/vibe-test/vibe-test/schema/eval.schema.json"
+	if err := c.AddResource(id, doc); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	validate := func(b []byte) error {
+		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+		if err != nil {
+			return err
+		}
+		return sch.Validate(inst)
+	}
+	var b bytes.Buffer
+	if err := JSON(&b, NewView(writeEval(t))); err != nil {
+		t.Fatal(err)
+	}
+	if err := validate(b.Bytes()); err != nil {
+		t.Fatalf("--json does not validate against eval.schema.json: %v\n%s", err, b.String())
+	}
+	// --baseline's object, with the instrument, validates too.
+	res := writeEval(t)
+	res.Record.Mode, res.Record.Config.Against, res.Record.Config.Baseline = eval.ModeBaseline, "", "v1"
+	res.Record.Runs = res.Record.Runs[:3]
+	res, err = eval.Evaluate(res.Dir, res.Record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bb bytes.Buffer
+	if err := JSON(&bb, NewView(res)); err != nil {
+		t.Fatal(err)
+	}
+	if err := validate(bb.Bytes()); err != nil || res.Instrument == nil || !strings.Contains(bb.String(), `"instrument":{"second"`) {
+		t.Fatalf("--baseline's JSON: %v\n%s", err, bb.String())
+	}
+	// The check can fail: an extra field, and a verdict no rule gives.
+	for _, broken := range [][]byte{
+		bytes.Replace(b.Bytes(), []byte(`"kind":"eval"`), []byte(`"kind":"eval","extra":1`), 1),
+		bytes.Replace(b.Bytes(), []byte(`"schema_version":1,`), []byte(`"schema_version":2,`), 1),
+	} {
+		if bytes.Equal(broken, b.Bytes()) {
+			t.Fatal("nothing to break")
+		}
+		if validate(broken) == nil {
+			t.Errorf("a broken document validates: the schema check cannot fail")
+		}
+	}
+}
+
+func TestJUnit(t *testing.T) {
+	var b bytes.Buffer
+	if err := JUnit(&b, NewView(writeEval(t))); err != nil {
+		t.Fatal(err)
+	}
+	var doc jsuites
+	if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Suites) != 2 {
+		t.Fatalf("%d suites, expected the candidate's main and holdout:\n%s", len(doc.Suites), b.String())
+	}
+	var names []string
+	for _, c := range doc.Suites[0].Cases {
+		names = append(names, fmt.Sprintf("%s:%v", c.Name, c.Failure != nil))
+	}
+	got := strings.Join(names, ", ")
+	if !strings.Contains(got, "Total:") || !strings.Contains(got, "M1 Right decision:") || !strings.Contains(got, "b M1 Right decision regressed:true") {
+		t.Errorf("main suite cases: %s", got)
+	}
+	if n := len(doc.Suites[1].Cases); n != 3 {
+		t.Errorf("holdout suite: %d cases, expected one per measure and the total", n)
+	}
+	xmllint, err := exec.LookPath("xmllint")
+	if err != nil {
+		testenv.Missing(t, "xmllint is not installed (apt-get install -y libxml2-utils)")
+	}
+	path := filepath.Join(t.TempDir(), "junit.xml")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(xmllint, "--noout", "--schema", filepath.Join("..", "junit", "testdata", "junit.xsd"), path).CombinedOutput(); err != nil {
+		t.Fatalf("the JUnit report does not validate: %v\n%s", err, out)
+	}
+}
+
+func TestHTMLOfflineAndEscaped(t *testing.T) {
+	var b bytes.Buffer
+	if err := HTML(&b, NewView(writeEval(t))); err != nil {
+		t.Fatal(err)
+	}
+	s := b.String()
+	if strings.Contains(strings.ToLower(s), "<script") || strings.Contains(s, `src="http`) || strings.Contains(s, "<img") {
+		t.Errorf("report.html runs or loads something (a message must be escaped)")
+	}
+	if !strings.Contains(s, "&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;") {
+		t.Errorf("the hostile message is not shown escaped")
+	}
+	for _, want := range []string{`<a href="#case-a">a</a>`, `<a href="#case-b">b</a>`, "g-regressed", "M1 Right decision"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+}
+
+func TestMarkdownEscapes(t *testing.T) {
+	if got := md("a|b <i>*x*</i>"); got != `a\|b &lt;i&gt;\*x\*&lt;/i&gt;` {
+		t.Errorf("md = %q", got)
+	}
+}
+
+// Under the seed rule the decision shows each measure's margin (it has no
+// p-values) and its measured false-reject rate in the sentence.
+func TestSeedRuleShowsMargins(t *testing.T) {
+	res := writeEval(t)
+	res.Record.Config.Rule = "seed"
+	res, err := eval.Evaluate(res.Dir, res.Record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	Summary(&b, NewView(res), false)
+	s := b.String()
+	if !strings.Contains(s, "by seed 000's margins (--rule seed)") || !regexp.MustCompile(`main: \S+ +base +candidate +drop +margin`).MatchString(s) || strings.Contains(s, "p (adjusted)") {
+		t.Errorf("seed rule summary:\n%s", s)
+	}
+	if res.Comparisons[0].Main.Rule != "seed" {
+		t.Errorf("rule %q", res.Comparisons[0].Main.Rule)
+	}
+}
