@@ -89,7 +89,7 @@ func runDemoCases(ctx context.Context, o DemoOptions, stdio IO) error {
 	if err != nil {
 		return err
 	}
-	if err := demo.CheckCases(baseline, shorter, broken); err != nil {
+	if err := eval.CheckDemo(baseline, shorter, broken); err != nil {
 		return exit.Errorf(exit.Tool, "the eval demo did not run as designed: %v", err)
 	}
 	bw, sw := eval.MeanWords(baseline.Bases()[0].Main), eval.MeanWords(shorter.Candidates()[0].Main)

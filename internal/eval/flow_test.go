@@ -131,7 +131,7 @@ func TestFlow(t *testing.T) {
 	if broken.Exit != exit.Decay {
 		t.Errorf("broken: exit %d, %s", broken.Exit, broken.Sentence)
 	}
-	if err := demo.CheckCases(base, short, broken); err != nil {
+	if err := eval.CheckDemo(base, short, broken); err != nil {
 		t.Error(err)
 	}
 
