@@ -112,14 +112,15 @@ func decideSuite(t *testing.T, name, dir string) {
 // output, against the goldens.
 func TestRecordedOutputs(t *testing.T) {
 	// The styled summary is what a terminal gets: force the colours a test's
-	// output (no terminal) would not get. Package-wide state: no subtest
-	// runs in parallel.
+	// output (no terminal) would not get. Package-wide state, set before the
+	// subtests run side by side and put back after them all.
 	prev := lipgloss.ColorProfile()
 	lipgloss.SetColorProfile(termenv.ANSI256)
 	t.Cleanup(func() { lipgloss.SetColorProfile(prev) })
 
 	for _, name := range testenv.RecordedRuns(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dir := testenv.RecordedRun(t, name)
 			if record.IsSuite(dir) {
 				suiteOutputs(t, name, dir)
@@ -148,6 +149,13 @@ func runOutputs(t *testing.T, dir string, r *record.Run) []output {
 	summary.Summary(&styled, r, true)
 	if bytes.Equal(plain.Bytes(), styled.Bytes()) {
 		t.Error("the styled summary is the plain one: the colour profile was not forced")
+	}
+	// What a CI log shows: no escape code, no box drawing, no arrow.
+	for i, c := range plain.Bytes() {
+		if c > 0x7e || c < 0x20 && c != '\n' {
+			t.Errorf("the plain summary has byte %#x at %d: not printable ASCII", c, i)
+			break
+		}
 	}
 	if err := summary.JSON(&js, r); err != nil {
 		t.Fatal(err)
@@ -187,6 +195,9 @@ func suiteOutputs(t *testing.T, name, dir string) {
 	var plain, styled, md, xml, page bytes.Buffer
 	summary.SuiteTable(&plain, s, "runs/"+name, false)
 	summary.SuiteTable(&styled, s, "runs/"+name, true)
+	if bytes.ContainsRune(plain.Bytes(), 0x1b) || bytes.Equal(plain.Bytes(), styled.Bytes()) {
+		t.Error("the plain table holds escape codes, or the styled one is the same")
+	}
 	js, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		t.Fatal(err)
