@@ -76,8 +76,9 @@ var recordings = []recording{
 	{"held", 0, personas([]string{"steady", "steady", "steady"}, false, "--effect", "0.6", "--concurrency", "3")},
 	// One steady conversation: too few to tell.
 	{"not-enough-evidence", 0, personas([]string{"steady"}, false)},
-	// The baseline fails, the gate stops the conversation at turn 1.
-	{"baseline-failed", 2, personas([]string{"never"}, false)},
+	// Seed 002 replayed: both baselines fail, the gate stops both
+	// conversations at turn 1.
+	{"baseline-failed", 2, scriptRun(seedReplay, 2, "--concurrency", "2")},
 	// Seed 002 replayed with the gate bypassed: a flat line at fail, the
 	// escape hatch downgraded to an over-call, stopped consulting.
 	{"gate-bypassed", 2, scriptRun(seedReplay, 2, "--concurrency", "2", "--no-baseline-gate")},
