@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -99,7 +100,8 @@ func TestRecordedDecay(t *testing.T) {
 }
 
 // TestRecordedGateBypassed: seed 002 replayed with --no-baseline-gate (the
-// recording of TestRecordRuns/gate-bypassed): the baseline runs the census
+// recording of TestRecordRuns/gate-bypassed, three conversations): the
+// baseline runs the census
 // but rewrites the ledger (fails), turn 6 answers from memory with no tool
 // call, turn 8 runs the census and skips the append (the judge calls it an
 // escape hatch), turn 10 from memory. Every turn runs and is judged; the
@@ -130,18 +132,19 @@ func TestRecordedGateBypassed(t *testing.T) {
 			t.Errorf("conversation %d turn 8: %+v (want the escape hatch downgraded, still a fail)", c.Index, v)
 		}
 	}
-	if s.run.Outcome.OverCalls != 2 {
-		t.Errorf("over-calls %d, want 2", s.run.Outcome.OverCalls)
+	n := len(s.run.Conversations)
+	if s.run.Outcome.OverCalls != n {
+		t.Errorf("over-calls %d, want %d (turn 8 of each conversation)", s.run.Outcome.OverCalls, n)
 	}
 	consulted := strings.Join(s.run.Outcome.StoppedConsulting, "\n")
-	for _, c := range []string{"1", "2"} {
-		if !strings.Contains(consulted, "conversation "+c+" turn 6: 0 tool calls after 3") {
-			t.Errorf("stopped consulting not flagged at turn 6 of conversation %s: %q", c, consulted)
+	for c := 1; c <= n; c++ {
+		if !strings.Contains(consulted, fmt.Sprintf("conversation %d turn 6: 0 tool calls after 3", c)) {
+			t.Errorf("stopped consulting not flagged at turn 6 of conversation %d: %q", c, consulted)
 		}
 	}
 	// Each conversation's context range on its own line.
-	if n := len(contextRangeLine.FindAllString(s.stdout, -1)); n != 2 {
-		t.Errorf("want one context range line per conversation, got %d", n)
+	if got := len(contextRangeLine.FindAllString(s.stdout, -1)); got != n {
+		t.Errorf("want one context range line per conversation (%d), got %d", n, got)
 	}
 	page, err := os.ReadFile(filepath.Join(s.dir, "chart.html"))
 	if err != nil && testenv.InCI() {

@@ -74,14 +74,14 @@ var recordings = []recording{
 	// Enough steady conversations for the run to have caught the drop
 	// asked for (--effect 0.6: a collapse, which few conversations show).
 	{"held", 0, personas([]string{"steady", "steady", "steady"}, false, "--effect", "0.6", "--concurrency", "3")},
-	// One steady conversation: too few to tell.
-	{"not-enough-evidence", 0, personas([]string{"steady"}, false)},
+	// Two steady conversations: too few to tell.
+	{"not-enough-evidence", 0, personas([]string{"steady", "steady"}, false, "--concurrency", "2")},
 	// Seed 002 replayed: both baselines fail, the gate stops both
 	// conversations at turn 1.
 	{"baseline-failed", 2, scriptRun(seedReplay, 2, "--concurrency", "2")},
 	// Seed 002 replayed with the gate bypassed: a flat line at fail, the
 	// escape hatch downgraded to an over-call, stopped consulting.
-	{"gate-bypassed", 2, scriptRun(seedReplay, 2, "--concurrency", "2", "--no-baseline-gate")},
+	{"gate-bypassed", 2, scriptRun(seedReplay, 3, "--concurrency", "3", "--no-baseline-gate")},
 	// Every judge answer invalid: judge errors, neither pass nor fail.
 	{"judge-error", 3, scriptRun(func(t *testing.T) scripted.Script {
 		bad := map[string]any{"criteria": []map[string]any{{"id": "runs-census", "result": "pass", "evidence": "x", "call": 99}}, "escape_hatch": false, "escape_reason": ""}
