@@ -135,9 +135,13 @@ func TestTimeoutKillsStraysAndIsNeverAFail(t *testing.T) {
 	t.Parallel()
 	marker := "stray-" + strings.ReplaceAll(t.Name(), "/", "-")
 	hang := []scripted.Step{{ToolUses: []scripted.ToolUse{{Name: "Bash", Input: map[string]any{"command": "tail -f /dev/null # " + marker, "description": "watch"}}}}}
-	// 30s: room for turn 1 on the real CLI on a loaded 2-core machine (10s
-	// timed it out there); turn 2 and its retry wait it out, idle.
-	s := runScript(t, realConversationCLI(t), faultScript(t, scripted.Rule{Kind: scripted.KindAgent, Turns: []int{2, 3, 4}, Steps: hang}), 1, nil, "--turn-timeout", "30s")
+	// On the stand-in, which runs Bash in a session of its own as the CLI
+	// does (a timeout of the real CLI's held Bash calls is
+	// TestEveryPromptSentOnce's): 10s is room for its turn 1 on a loaded
+	// 2-core machine (it takes a fraction of a second alone); turn 2 and
+	// its retry wait it out, idle. (On the real CLI, whose turn 1 needed
+	// 30s there, the test idled for a minute.)
+	s := runScript(t, fastCLI(t), faultScript(t, scripted.Rule{Kind: scripted.KindAgent, Turns: []int{2, 3, 4}, Steps: hang}), 1, nil, "--turn-timeout", "10s")
 	if s.code != 3 {
 		t.Fatalf("exit %d, want 3", s.code)
 	}
