@@ -16,6 +16,10 @@ import (
 // Golden writes what it got instead of comparing.
 var update = flag.Bool("update", false, "rewrite the golden files with what the tests got, instead of comparing")
 
+// Updating reports whether the test binary was given -update, for what
+// rewrites its expected output by other means (testscript's UpdateScripts).
+func Updating() bool { return *update }
+
 // A Fixup rewrites what would churn between runs or machines (a version, a
 // temporary path, a time, a cost) into a fixed placeholder, before Golden
 // compares or writes.
