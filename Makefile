@@ -29,8 +29,11 @@ build: assets
 demo: build
 	./vibe-test demo
 
+# The recorded run folders' maker (internal/testdata/runs) builds behind the
+# tag recordruns: vetted here, so that it keeps compiling.
 vet:
 	go vet ./...
+	go vet -tags recordruns ./internal/app
 	@test -z "$$(gofmt -l . | tee /dev/stderr)" || (echo "gofmt: files above need formatting" >&2; exit 1)
 
 # The calibration simulations (internal/calibrate/) run without the race detector:
@@ -38,12 +41,17 @@ vet:
 # goroutine that shares nothing but its own slot of the results (calibrate.Each),
 # which -race would slow tenfold.
 # -parallel 4: an app test waits on its claude processes much of the time, so
-# twice the cores keeps them busy (app/tiers_test.go has the two tiers).
-# app is the long pole (about 4 minutes, much of it waiting on claude
-# processes and turn timeouts), so it starts first, on its own, and every
-# other package, then the calibration, run beside it; the step fails when
-# any of the three did, after all three ended.
-RACE := go test -race -count=1 -parallel 4 -timeout 40m
+# twice the cores keeps them busy (app/tiers_test.go has the two tiers; 8 ran
+# slower, the CPU-bound tests crowding each other).
+# app is the long pole (some 100 s, much of it waiting on claude processes and
+# turn timeouts), so it starts first, on its own, and every other package, then
+# the calibration, run beside it; the step fails when any of the three did,
+# after all three ended.
+# GORACE=atexit_sleep_ms=0: the race detector's runtime sleeps a second as each
+# test binary exits, for a race in a goroutine still running; the tests end
+# their goroutines, and the 35 packages' seconds (two at a time) were some 13 s
+# of the step's wall clock.
+RACE := GORACE=atexit_sleep_ms=0 go test -race -count=1 -parallel 4 -timeout 40m
 test: assets vet
 	mkdir -p $(VIBE_TEST_ARTIFACTS)
 	$(RACE) ./internal/app & app=$$!; \

@@ -4,13 +4,10 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/vibe-test/vibe-test/internal/demo"
 	"github.com/vibe-test/vibe-test/internal/judge"
 	"github.com/vibe-test/vibe-test/internal/plan"
 	"github.com/vibe-test/vibe-test/internal/record"
@@ -288,86 +285,37 @@ func TestCompareCannotDecide(t *testing.T) {
 	}
 }
 
-// TestCompareBothWays checks the rule both ways with the real CLI, as seed
-// 000 did: a second base run passes against the first, and a no-skill
-// stand-in (the never persona with the gate bypassed: every judged turn
-// fails) fails against both. Seven conversations in all.
+// TestCompareBothWays checks the rule both ways on real run folders, as seed
+// 000 did: a second base run passes against the first, and a run whose
+// every judged turn fails fails against both. The runs are recorded
+// (internal/testdata/runs): held (five steady conversations) and
+// not-enough-evidence (two) are the bases, gate-bypassed (seed 002 with the
+// gate bypassed, three conversations) the candidate that fails.
 func TestCompareBothWays(t *testing.T) {
 	t.Parallel()
-	root := t.TempDir()
-	var mu sync.Mutex
-	dirs := map[string]string{}
-	runs := []struct {
-		name          string
-		persona       string
-		conversations int
-		code          int
-		flags         []string
-	}{
-		{"base1", "steady", 2, 0, nil},
-		{"base2", "steady", 2, 0, nil},
-		{"control", "never", 3, 2, []string{"--no-baseline-gate"}},
-	}
-	t.Run("runs", func(t *testing.T) {
-		for _, r := range runs {
-			t.Run(r.name, func(t *testing.T) {
-				t.Parallel()
-				script, err := demo.Script([]string{r.persona}, false)
-				if err != nil {
-					t.Fatal(err)
-				}
-				flags := append([]string{"--concurrency", itoa(r.conversations)}, r.flags...)
-				s := runScript(t, fastCLI(t), script, r.conversations, nil, flags...)
-				if s.code != r.code {
-					t.Fatalf("exit %d, want %d", s.code, r.code)
-				}
-				// The run's folder goes with this subtest; keep its run.json.
-				dst := filepath.Join(root, r.name)
-				raw, err := os.ReadFile(filepath.Join(s.dir, "run.json"))
-				if err == nil {
-					err = os.MkdirAll(dst, 0o755)
-				}
-				if err == nil {
-					err = os.WriteFile(filepath.Join(dst, "run.json"), raw, 0o644)
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				mu.Lock()
-				dirs[r.name] = dst
-				mu.Unlock()
-			})
-		}
-	})
-	if t.Failed() {
-		return
-	}
-	if len(dirs) != len(runs) {
-		// The runs skip only when the claude CLI is missing, which fails
-		// them where CI=true; say so here too rather than skip silently.
-		testenv.Missing(t, "the runs were skipped: the claude CLI is not installed (run `make tools`)")
-	}
-
-	code, out, _ := compareMain(t, dirs["base1"], dirs["base2"])
+	base1, base2, failing := testenv.RecordedRun(t, "held"), testenv.RecordedRun(t, "not-enough-evidence"), testenv.RecordedRun(t, "gate-bypassed")
+	code, out, _ := compareMain(t, base1, base2)
 	if code != 0 {
 		t.Fatalf("second base against the first: exit %d, want 0", code)
 	}
 	mustContain(t, out, "One base run", "ACCEPT")
-	if got := row(out, totalLabel); !strings.HasPrefix(got, "1.000 (n=2) 1.000 (n=2) +0.000 ") {
+	if got := row(out, totalLabel); !strings.HasPrefix(got, "1.000 (n=5) 1.000 (n=2) +0.000 ") {
 		t.Errorf("total row %q", got)
 	}
 
-	code, out, errOut := compareMain(t, dirs["base1"], dirs["base2"], dirs["control"])
+	code, out, errOut := compareMain(t, base1, base2, failing)
 	if code != 1 {
-		t.Fatalf("control against both bases: exit %d, want 1", code)
+		t.Fatalf("the failing run against both bases: exit %d, want 1", code)
 	}
 	mustContain(t, out, "REJECT")
-	for _, label := range []string{totalLabel, "runs-census"} {
-		if got := row(out, label); !strings.HasPrefix(got, "1.000 (n=4) 0.000 (n=3) +1.000 ") || !strings.HasSuffix(got, " FAIL") {
+	// The total and a criterion the candidate never met (it ran the census
+	// but rewrote the ledger instead of appending to it).
+	for _, label := range []string{totalLabel, "appends-ledger"} {
+		if got := row(out, label); !strings.HasPrefix(got, "1.000 (n=7) 0.000 (n=3) +1.000 ") || !strings.HasSuffix(got, " FAIL") {
 			t.Errorf("%s row %q", label, got)
 		}
 	}
-	mustContain(t, errOut, "total 0.000 vs base 1.000", "runs-census 0.000 vs base 1.000")
+	mustContain(t, errOut, "total 0.000 vs base 1.000", "appends-ledger 0.000 vs base 1.000")
 	if strings.Contains(out, "One base run") {
 		t.Error("two base runs printed the one-base note")
 	}

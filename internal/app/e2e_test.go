@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -148,72 +147,14 @@ func assertContextIsLastCall(t *testing.T, s scenario) {
 	}
 }
 
-// TestDecayingExits1: three conversations of an agent that follows the
-// skill until its session is compacted and answers from memory after,
-// with the CLI's /compact before probe 2 (turn 8), while each probe asked
-// fresh passes: exit 1. Its subject is the verdict's arithmetic (fast
-// tier); the forgetting agent and the decaying one also run on the real
-// CLI (TestCompactionOnTheRealCLI, TestDemoCommand). The same in
-// resume mode, where /compact is a process of its own.
-func TestDecayingExits1(t *testing.T) {
+// TestCompactionResumeMode: --compact-before 2 in resume mode, where the
+// CLI's /compact is a process of its own: the record holds the compaction
+// before probe 2 (turn 8), and the forgetting agent fails after it. (The
+// verdict and reports of such a run are TestRecordedDecay's, on a recorded
+// folder; the interactive mode's compaction runs on the real CLI in
+// TestCompactionOnTheRealCLI.)
+func TestCompactionResumeMode(t *testing.T) {
 	t.Parallel()
-	reports := t.TempDir()
-	junitPath, mdPath := filepath.Join(reports, "junit.xml"), filepath.Join(reports, "summary.md")
-	s := runScenario(t, fastCLI(t), []string{"forgetting", "forgetting", "forgetting"}, false, "--compact-before", "2", "--concurrency", "3",
-		"--junit", junitPath, "--markdown", mdPath)
-	if s.code != 1 || s.run.Outcome.Verdict != record.VerdictDecay {
-		t.Fatalf("exit %d (%s), want 1", s.code, s.run.Outcome.Sentence)
-	}
-	cmp := s.run.Outcome.Stats.Comparison
-	if cmp.Diluted.Passed != 3 || cmp.Diluted.Probes != 9 || cmp.Fresh.Passed != 9 || cmp.Fresh.Probes != 9 || cmp.P > 0.05 {
-		t.Errorf("comparison %+v", cmp)
-	}
-	if !strings.Contains(s.stdout, "Decay: the probes passed 67 points less often diluted than fresh") {
-		t.Errorf("sentence: %s", s.run.Outcome.Sentence)
-	}
-	for i := range s.run.Conversations {
-		c := &s.run.Conversations[i]
-		assertCompactedBefore(t, s, c, 2)
-		for k, want := range map[int]string{1: judge.Pass, 2: judge.Fail, 3: judge.Fail} {
-			if got := c.ProbeAt(k).Result(); got != want {
-				t.Errorf("conversation %d probe %d: %s, want %s", c.Index, k, got, want)
-			}
-		}
-		if p := c.ProbeAt(2); p.Turn != 8 || p.ToolCallCount != 0 || c.Shape != record.ShapeDecayed {
-			t.Errorf("conversation %d: probe 2 at turn %d (the seed's schedule keeps it at 8) with %d calls, shape %q", c.Index, p.Turn, p.ToolCallCount, c.Shape)
-		}
-	}
-	// The compactions' summary calls count in the agent's cost.
-	var turnsCost, compactions float64
-	for _, c := range append(append([]record.Conversation{}, s.run.Conversations...), s.run.Fresh...) {
-		for _, tr := range c.Turns {
-			turnsCost += tr.CostUSD
-			for _, cp := range tr.Compactions {
-				compactions += cp.CostUSD
-			}
-		}
-	}
-	if compactions <= 0 || math.Abs(s.run.Costs.Agent-turnsCost-compactions) > 1e-9 {
-		t.Errorf("agent cost $%.6f, the turns' $%.6f and the compactions' $%.6f", s.run.Costs.Agent, turnsCost, compactions)
-	}
-	if pc := s.run.Outcome.Stats.Probes[1]; pc.AfterCompaction != 3 || pc.Decayed != 3 {
-		t.Errorf("probe 2 comparison %+v", pc)
-	}
-	if len(s.run.Outcome.StoppedConsulting) == 0 {
-		t.Error("stopped consulting not flagged")
-	}
-	if !strings.Contains(s.stdout, "turn 8: the CLI's /compact ran before it") || !strings.Contains(s.stdout, "3 after compaction") {
-		t.Error("the summary does not say where the session was compacted")
-	}
-	for path, want := range map[string]string{junitPath: "asked after the session was compacted", mdPath: "probe 2 (turn 8, "} {
-		if b, err := os.ReadFile(path); err != nil || !strings.Contains(string(b), want) {
-			t.Errorf("%s lacks %q (%v)", filepath.Base(path), want, err)
-		}
-	}
-	// (Each turn's context is the last call's: checked on the real CLI's
-	// steady run, whose requests map onto turns one to one; here the
-	// compaction's summary request and restarted history do not.)
-
 	r := runScenario(t, fastCLI(t), []string{"forgetting"}, false, "--compact-before", "2", "--session", "resume")
 	assertCompactedBefore(t, r, &r.run.Conversations[0], 2)
 	if got := r.run.Conversations[0].ProbeAt(2).Result(); got != judge.Fail {
@@ -233,67 +174,6 @@ func TestNeverStopsAtGate(t *testing.T) {
 	}
 	if !strings.Contains(c.Error, "decay curve from it is meaningless") || s.run.GateBypassed {
 		t.Errorf("gate message %q, bypassed %v", c.Error, s.run.GateBypassed)
-	}
-}
-
-func TestNeverWithGateBypassed(t *testing.T) {
-	t.Parallel()
-	s := runScenario(t, fastCLI(t), []string{"never"}, false, "--no-baseline-gate")
-	if s.code != 2 {
-		t.Fatalf("exit %d, want 2", s.code)
-	}
-	if n := len(s.run.Conversations[0].Turns); n != 10 {
-		t.Fatalf("%d turns, want 10", n)
-	}
-	first := strings.SplitN(s.stdout, "\n", 2)[0]
-	if !strings.Contains(first, "BASELINE GATE BYPASSED") {
-		t.Errorf("first line of the summary: %q", first)
-	}
-	raw, _ := os.ReadFile(filepath.Join(s.dir, "run.json"))
-	if !s.run.GateBypassed || !bytes.Contains(raw, []byte(`"gate_bypassed": true`)) {
-		t.Error("run.json does not record the bypass")
-	}
-	if s.run.Conversations[0].Shape != record.ShapeNeverWorked {
-		t.Errorf("shape %q, want a flat %q", s.run.Conversations[0].Shape, record.ShapeNeverWorked)
-	}
-	page, err := os.ReadFile(filepath.Join(s.dir, "chart.html"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Contains(page, []byte("BASELINE GATE BYPASSED: turn 1 already failed, so this is not a decay curve.")) {
-		t.Error("chart.html lacks the red stamp")
-	}
-}
-
-func TestEscapingFlagged(t *testing.T) {
-	t.Parallel()
-	s := runScenario(t, fastCLI(t), []string{"escaping"}, false)
-	if s.code != 0 || s.run.Outcome.Verdict != record.VerdictNotEnough {
-		t.Fatalf("exit %d, want 0: one conversation cannot show decay (%s)", s.code, s.run.Outcome.Sentence)
-	}
-	v := s.run.Conversations[0].TurnAt(6).Verdict
-	if v == nil || !v.EscapeHatch || v.Result != judge.Fail || v.OverCall {
-		t.Fatalf("turn 6 verdict %+v", v)
-	}
-	if s.run.Outcome.Escapes != 3 || !strings.Contains(s.stdout, "ESCAPE") {
-		t.Errorf("escapes %d", s.run.Outcome.Escapes)
-	}
-}
-
-func TestJudgeOverCallDowngraded(t *testing.T) {
-	t.Parallel()
-	s := runScenario(t, fastCLI(t), []string{"steady"}, true)
-	if s.code != 0 {
-		t.Fatalf("exit %d, want 0: the required script ran, so the flag is partial compliance", s.code)
-	}
-	for _, n := range []int{1, 6, 8, 10} {
-		v := s.run.Conversations[0].TurnAt(n).Verdict
-		if v == nil || v.EscapeHatch || !v.Partial || !v.OverCall {
-			t.Errorf("turn %d verdict %+v", n, v)
-		}
-	}
-	if s.run.Outcome.OverCalls != 4 || !strings.Contains(s.stdout, "over-call") {
-		t.Errorf("over-calls counted %d", s.run.Outcome.OverCalls)
 	}
 }
 
@@ -336,8 +216,9 @@ func TestRubricCachedOnSecondRun(t *testing.T) {
 func TestDemoCommand(t *testing.T) {
 	t.Parallel()
 	// On the real CLI: the "already loaded" answer is the pinned binary's
-	// behaviour, not the stand-in's.
-	demoInMode(t, claude.SessionInteractive, realCLI(t))
+	// behaviour, not the stand-in's. Its fresh sessions, one-shot, prove
+	// nothing more there (TestDiluteToOnTheRealCLI runs those on it).
+	demoInMode(t, claude.SessionInteractive, realConversationCLI(t))
 }
 
 // TestDemoCommandResume: on the stand-in, the demo's own work in resume

@@ -42,33 +42,41 @@ func followAfterError(status, count int) []scripted.Step {
 
 func TestAPIErrorBurstsRetried(t *testing.T) {
 	t.Parallel()
-	// 4 × 429/500/529 at turn 6: the CLI (CLAUDE_CODE_MAX_RETRIES=1) gives
-	// up; vibe-test reruns the turn, which then gets through.
-	for _, status := range []int{429, 500, 529} {
-		t.Run(strconv.Itoa(status), func(t *testing.T) {
-			t.Parallel()
-			const burst = 4
-			s := runScript(t, fastCLI(t), faultScript(t, scripted.Rule{Kind: scripted.KindAgent, Turns: []int{6}, Pattern: "gaskets", Steps: followAfterError(status, burst)}), 1, nil)
-			if s.code != 0 {
-				t.Fatalf("exit %d, want 0 after the retries", s.code)
+	// 4 × 429 at turn 6, 4 × 500 at turn 8 and 4 × 529 at turn 10, in one
+	// run: the CLI (CLAUDE_CODE_MAX_RETRIES=1) gives up each time; vibe-test
+	// reruns the turn, which then gets through.
+	const burst = 4
+	bursts := []struct {
+		turn    int
+		pattern string
+		status  int
+	}{{6, "gaskets", 429}, {8, "hinges", 500}, {10, "widgets", 529}}
+	var faults []scripted.Rule
+	for _, b := range bursts {
+		faults = append(faults, scripted.Rule{Kind: scripted.KindAgent, Turns: []int{b.turn}, Pattern: b.pattern, Steps: followAfterError(b.status, burst)})
+	}
+	s := runScript(t, fastCLI(t), faultScript(t, faults...), 1, nil)
+	if s.code != 0 {
+		t.Fatalf("exit %d, want 0 after the retries", s.code)
+	}
+	for _, b := range bursts {
+		tr := s.run.Conversations[0].TurnAt(b.turn)
+		if tr.Status != record.TurnOK || len(tr.Attempts) == 0 || tr.Result() != judge.Pass {
+			t.Errorf("turn %d (%d): status %s, attempts %+v, result %s", b.turn, b.status, tr.Status, tr.Attempts, tr.Result())
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(s.dir, tr.Attempts[0].Transcript)); err != nil {
+			t.Errorf("turn %d: the failed attempt's transcript was not kept: %v", b.turn, err)
+		}
+		var n int
+		for _, r := range s.srv.Requests() {
+			if r.Status == b.status {
+				n++
 			}
-			tr := s.run.Conversations[0].TurnAt(6)
-			if tr.Status != record.TurnOK || len(tr.Attempts) == 0 || tr.Result() != judge.Pass {
-				t.Fatalf("turn 6: status %s, attempts %+v, result %s", tr.Status, tr.Attempts, tr.Result())
-			}
-			if _, err := os.Stat(filepath.Join(s.dir, tr.Attempts[0].Transcript)); err != nil {
-				t.Errorf("the failed attempt's transcript was not kept: %v", err)
-			}
-			var n int
-			for _, r := range s.srv.Requests() {
-				if r.Status == status {
-					n++
-				}
-			}
-			if n != burst {
-				t.Errorf("%d requests answered %d, want %d", n, status, burst)
-			}
-		})
+		}
+		if n != burst {
+			t.Errorf("%d requests answered %d, want %d", n, b.status, burst)
+		}
 	}
 }
 
@@ -127,9 +135,13 @@ func TestTimeoutKillsStraysAndIsNeverAFail(t *testing.T) {
 	t.Parallel()
 	marker := "stray-" + strings.ReplaceAll(t.Name(), "/", "-")
 	hang := []scripted.Step{{ToolUses: []scripted.ToolUse{{Name: "Bash", Input: map[string]any{"command": "tail -f /dev/null # " + marker, "description": "watch"}}}}}
-	// 30s: room for turn 1 on the real CLI on a loaded 2-core machine (10s
-	// timed it out there); turn 2 and its retry wait it out, idle.
-	s := runScript(t, realConversationCLI(t), faultScript(t, scripted.Rule{Kind: scripted.KindAgent, Turns: []int{2, 3, 4}, Steps: hang}), 1, nil, "--turn-timeout", "30s")
+	// On the stand-in, which runs Bash in a session of its own as the CLI
+	// does (a timeout of the real CLI's held Bash calls is
+	// TestEveryPromptSentOnce's): 10s is room for its turn 1 on a loaded
+	// 2-core machine (it takes a fraction of a second alone); turn 2 and
+	// its retry wait it out, idle. (On the real CLI, whose turn 1 needed
+	// 30s there, the test idled for a minute.)
+	s := runScript(t, fastCLI(t), faultScript(t, scripted.Rule{Kind: scripted.KindAgent, Turns: []int{2, 3, 4}, Steps: hang}), 1, nil, "--turn-timeout", "10s")
 	if s.code != 3 {
 		t.Fatalf("exit %d, want 3", s.code)
 	}

@@ -3,15 +3,13 @@ package app
 import (
 	"bytes"
 	"context"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/help")
+	"github.com/vibe-test/vibe-test/internal/testenv"
+)
 
 // helpPage runs vibe-test with args, which must print help: exit 0,
 // nothing on stderr.
@@ -37,23 +35,8 @@ func TestHelpGolden(t *testing.T) {
 		{"exit-codes", []string{"help", "exit-codes"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got := strings.ReplaceAll(helpPage(t, c.args...), "\n   "+Version+"\n", "\n   (version)\n")
-			path := filepath.Join("testdata", "help", c.name+".golden")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to write it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("vibe-test %s differs from %s (run with -update if that is meant):\n%s", strings.Join(c.args, " "), path, got)
-			}
+			testenv.Golden(t, filepath.Join("testdata", "help", c.name+".golden"), []byte(helpPage(t, c.args...)),
+				testenv.Replace("\n   "+Version+"\n", "\n   (version)\n"))
 		})
 	}
 }

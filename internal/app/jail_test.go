@@ -317,7 +317,10 @@ func TestAuthorLoginInJail(t *testing.T) {
 			env = append(env, kv)
 		}
 	}
-	env = append(env, "HOME="+home, "VIBE_TEST_CLAUDE="+realCLI(t), "VIBE_TEST_CACHE_DIR="+filepath.Join(files, "cache"))
+	// The conversation on the pinned CLI (its session, resumed in the jail,
+	// is the subject); its fresh sessions, one-shot, on the stand-in, which
+	// takes the same login.
+	env = append(env, "HOME="+home, "VIBE_TEST_CLAUDE="+realConversationCLI(t), "VIBE_TEST_CACHE_DIR="+filepath.Join(files, "cache"))
 	cmd := exec.Command(vibeTestBinary(t), paths.Skill, "--config", paths.Config, "--out", out, "--seed", "7",
 		"--conversations", "1", "--max-retries", "1", "--isolation", "jail")
 	cmd.Env = env

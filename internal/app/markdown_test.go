@@ -10,6 +10,7 @@ import (
 
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/summary"
+	"github.com/vibe-test/vibe-test/internal/testenv"
 )
 
 // --markdown writes the run's Markdown summary on the run command and on
@@ -20,6 +21,10 @@ func TestMarkdownFlag(t *testing.T) {
 	s := runScenario(t, fastCLI(t), []string{"never"}, false, "--no-baseline-gate", "--markdown", md)
 	if s.code != exit.Indeterminate {
 		t.Fatalf("exit %d, want %d", s.code, exit.Indeterminate)
+	}
+	// The bypassed gate let every turn run past the failed baseline.
+	if n := len(s.run.Conversations[0].Turns); n != 10 || !s.run.GateBypassed {
+		t.Errorf("%d turns, bypassed %v; want all 10 run with the gate bypassed", n, s.run.GateBypassed)
 	}
 	got, err := os.ReadFile(md)
 	if err != nil {
@@ -58,10 +63,10 @@ func TestMarkdownFlag(t *testing.T) {
 // A --markdown file that cannot be written is a tool error naming the flag.
 func TestMarkdownUnwritable(t *testing.T) {
 	t.Parallel()
-	s := runScenario(t, fastCLI(t), []string{"never"}, false)
+	dir := testenv.CopyOfRun(t, "baseline-failed")
 	bad := filepath.Join(t.TempDir(), "no-such-folder", "summary.md")
 	var stdout, stderr bytes.Buffer
-	code := Main(context.Background(), []string{"vibe-test", "report", s.dir, "--markdown", bad}, IO{Env: os.Environ(), Stdout: &stdout, Stderr: &stderr})
+	code := Main(context.Background(), []string{"vibe-test", "report", dir, "--markdown", bad}, IO{Env: os.Environ(), Stdout: &stdout, Stderr: &stderr})
 	if code != exit.Tool || !strings.Contains(stderr.String(), "--markdown "+bad) {
 		t.Errorf("exit %d, stderr %q; want %d and a line naming --markdown", code, stderr.String(), exit.Tool)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/rejudge"
 	"github.com/vibe-test/vibe-test/internal/sandbox"
 	"github.com/vibe-test/vibe-test/internal/scripted"
+	"github.com/vibe-test/vibe-test/internal/testenv"
 )
 
 // cmdRun is one vibe-test command run against a scripted model.
@@ -106,14 +107,11 @@ func wantLines(t *testing.T, out string, lines ...string) {
 	}
 }
 
-// One saved steady run (real CLI, scripted model) is judged again in
-// several ways, each on its own copy.
+// One saved steady run (the recorded not-enough-evidence folder: two
+// conversations) is judged again in several ways, each on its own copy.
 func TestRejudge(t *testing.T) {
 	t.Parallel()
-	saved := runScenario(t, fastCLI(t), []string{"steady"}, false)
-	if saved.code != 0 {
-		t.Fatalf("the saved run exited %d, want 0", saved.code)
-	}
+	saved := struct{ dir string }{testenv.RecordedRun(t, "not-enough-evidence")}
 
 	// A refused key stops the re-judging: one line of advice, no
 	// verdicts file, not a judge error per turn.
@@ -155,7 +153,7 @@ func TestRejudge(t *testing.T) {
 		var turns []int
 		for _, tv := range v.Verdicts {
 			turns = append(turns, tv.Turn)
-			if tv.Conversation != 1 || (tv.Arm != "" && tv.Arm != record.ArmFresh) {
+			if (tv.Conversation != 1 && tv.Conversation != 2) || (tv.Arm != "" && tv.Arm != record.ArmFresh) {
 				t.Errorf("conversation %d arm %q", tv.Conversation, tv.Arm)
 			}
 			// The deterministic checks still pass the musts: they win over
@@ -169,19 +167,19 @@ func TestRejudge(t *testing.T) {
 				}
 			}
 		}
-		// The conversation's four judged turns, then its fresh triple's three:
-		// both arms, judged by the same rubric.
-		if fmt.Sprint(turns) != "[1 6 8 10 6 8 10]" || v.Verdicts[4].Arm != record.ArmFresh {
-			t.Errorf("judged turns %v, want [1 6 8 10 6 8 10] (the last three fresh)", turns)
+		// The conversations' four judged turns each, then their fresh
+		// triples' three: both arms, judged by the same rubric.
+		if fmt.Sprint(turns) != "[1 6 8 10 1 6 8 10 6 8 10 6 8 10]" || v.Verdicts[7].Arm != "" || v.Verdicts[8].Arm != record.ArmFresh {
+			t.Errorf("judged turns %v, want [1 6 8 10 1 6 8 10 6 8 10 6 8 10] (the last six fresh)", turns)
 		}
 		for _, n := range []string{"1", "6", "8", "10"} {
-			wantLines(t, r.stdout, "conv 1 turn "+n+" answers-from-census: pass → fail (judge)")
+			wantLines(t, r.stdout, "conv 1 turn "+n+" answers-from-census: pass → fail (judge)", "conv 2 turn "+n+" answers-from-census: pass → fail (judge)")
 		}
-		wantLines(t, r.stdout, "fresh 1 turn 8 answers-from-census: pass → fail (judge)")
+		wantLines(t, r.stdout, "fresh 1 turn 8 answers-from-census: pass → fail (judge)", "fresh 2 turn 10 answers-from-census: pass → fail (judge)")
 		if strings.Contains(r.stdout, "runs-census:") || strings.Contains(r.stdout, "turn 8: pass") {
 			t.Error("unchanged verdicts were printed as changes")
 		}
-		if !strings.Contains(r.stdout, "rejudged 7 turns: results changed 0, criterion verdicts changed 7, judge errors 0; outcome not-enough-evidence (exit 0), was not-enough-evidence (exit 0)") {
+		if !strings.Contains(r.stdout, "rejudged 14 turns: results changed 0, criterion verdicts changed 14, judge errors 0; outcome not-enough-evidence (exit 0), was not-enough-evidence (exit 0)") {
 			t.Error("summary line missing or wrong")
 		}
 
@@ -238,7 +236,7 @@ func TestRejudge(t *testing.T) {
 			"conv 1 turn 8 reads-skill: (none) → fail (judge)",
 			"conv 1 turn 8 appends-ledger: pass → (none) (not in this rubric)",
 		)
-		if !strings.Contains(r.stdout, "was not-enough-evidence (exit 0)") || !strings.Contains(r.stdout, "results changed 7,") {
+		if !strings.Contains(r.stdout, "was not-enough-evidence (exit 0)") || !strings.Contains(r.stdout, "results changed 14,") {
 			t.Error("summary line missing or wrong")
 		}
 		for _, req := range r.srv.Requests() {
@@ -258,7 +256,7 @@ func TestRejudge(t *testing.T) {
 		if r.code != 3 {
 			t.Fatalf("exit %d, want 3", r.code)
 		}
-		if !strings.Contains(r.stderr, "7 of 7 turns could not be judged") {
+		if !strings.Contains(r.stderr, "14 of 14 turns could not be judged") {
 			t.Errorf("stderr %q", r.stderr)
 		}
 		if !bytes.Equal(before, readFile(t, filepath.Join(dir, "run.json"))) {

@@ -21,9 +21,10 @@ import (
 // holdOnce is a turn whose first Bash call blocks until the process is
 // stopped, while every later try of the turn (the file it leaves says one
 // ran) goes straight on. The turn's prompt is already in the session file
-// when it blocks.
-func holdOnce(turn int) scripted.Rule {
-	cmd := fmt.Sprintf("test -e .hold-%d || { : > .hold-%d; exec sleep 600; }", turn, turn)
+// when it blocks. The blocking call is `sleep <marker>` (sleepers finds
+// it): a stop must take it along.
+func holdOnce(turn int, marker string) scripted.Rule {
+	cmd := fmt.Sprintf("test -e .hold-%d || { : > .hold-%d; exec sleep %s; }", turn, turn, marker)
 	return scripted.Rule{Kind: scripted.KindAgent, Turns: []int{turn}, Steps: []scripted.Step{
 		{ToolUses: []scripted.ToolUse{{Name: "Bash", Input: map[string]any{"command": cmd, "description": "wait for the file"}}}},
 	}}
@@ -49,7 +50,8 @@ func savedInSession(configDir, text string) bool {
 // a turn is run again after the CLI saved its prompt: a timeout (turn 3,
 // retried at once), API errors past the CLI's own retries (turn 6, rerun
 // by vibe-test), SIGINT of vibe-test then resume (turn 4) and SIGKILL of
-// vibe-test then resume (turn 7), in both session modes. The scripted
+// vibe-test then resume (turn 7), in both session modes; the real CLI's
+// Bash calls held at turns 3, 4 and 7 must not outlive their stops. The scripted
 // server counts the prompt messages of every request: each must carry
 // exactly as many as its turn number, and no prompt's text twice, so no
 // prompt reached the model twice. In interactive mode each failed turn
@@ -78,8 +80,10 @@ func everyPromptSentOnce(t *testing.T, mode string) {
 		// probes' one-shot sessions run on the stand-in.
 		claudeBin = realConversationCLI(t)
 	}
+	// 600 seconds and a fraction this test's own.
+	marker := fmt.Sprintf("600.%d", time.Now().UnixNano()%1e9)
 	srv, files, paths := startDemo(t, faultScript(t,
-		holdOnce(3), holdOnce(4), holdOnce(7),
+		holdOnce(3, marker), holdOnce(4, marker), holdOnce(7, marker),
 		scripted.Rule{Kind: scripted.KindAgent, Turns: []int{6}, Pattern: "gaskets", Steps: followAfterError(529, 4)},
 	))
 	out := filepath.Join(t.TempDir(), "run")
@@ -131,6 +135,14 @@ func everyPromptSentOnce(t *testing.T, mode string) {
 			case <-tick.C:
 			}
 		}
+		// The held call runs (it leaves its file just before), so the
+		// check at the end that none outlived its stop can fail.
+		for wait := time.Now().Add(10 * time.Second); len(sleepers(marker)) == 0 && time.Now().Before(wait); {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if len(sleepers(marker)) == 0 {
+			t.Errorf("turn %d's held call is not running as sleep %s", turn, marker)
+		}
 		t.Logf("%s at turn %d", sig, turn)
 		_ = cmd.Process.Signal(sig)
 		err := <-done
@@ -173,6 +185,10 @@ func everyPromptSentOnce(t *testing.T, mode string) {
 		t.Fatalf("the conversation did not complete: %+v", conv)
 	}
 	promptsOnce(t, srv, conv)
+	// The held Bash calls the real CLI ran in sessions of their own died
+	// with their turn: at the timeout (turn 3), at SIGINT (turn 4) and at
+	// SIGKILL of vibe-test (turn 7).
+	noneLeft(t, marker)
 	// Each rerun was cut back first, and the record says so.
 	want := map[int]string{3: record.TurnTimedOut, 4: "resume", 6: record.TurnError, 7: "resume"}
 	got := map[int]string{}

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/vibe-test/vibe-test/internal/testenv"
 )
 
 // TestScripts runs the transcripts in testdata/script: each file is one
@@ -32,7 +34,7 @@ import (
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:           filepath.Join("testdata", "script"),
-		UpdateScripts: *update,
+		UpdateScripts: testenv.Updating(),
 		Setup: func(env *testscript.Env) error {
 			empty := filepath.Join(env.WorkDir, ".empty-path")
 			env.Setenv("PATH", empty)

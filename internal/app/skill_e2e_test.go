@@ -61,16 +61,40 @@ func steadyScript(t *testing.T) scripted.Script {
 	return s
 }
 
-// A skill with allowed-tools made -p deny its own Skill call (issue 10):
-// with Skill always allowed it loads at every judged turn and is judged.
-func TestAllowedToolsSkillLoads(t *testing.T) {
+// One real-CLI run of a skill whose frontmatter is as real skills write
+// it, on a model that changes mid-conversation; each of its subjects would
+// otherwise be a run of its own (the same kind of run, one conversation on
+// the pinned CLI):
+//
+//   - allowed-tools made -p deny the skill's own Skill call (issue 10):
+//     with Skill always allowed it loads at every judged turn and is judged.
+//   - Anthropic's claude-api skill has a description over 1024 characters;
+//     many skills have an unquoted ": " in theirs. The CLI loads both, so
+//     the run goes on, with a warning naming each rule.
+//   - The agent model is resolved once and passed on every turn; a scripted
+//     server that answers turn 8 as another model makes the run flag a
+//     confound on run.json, the summary and the chart.
+func TestSkillFrontmatterAndModelOnTheRealCLI(t *testing.T) {
 	t.Parallel()
-	s := runEdited(t, realConversationCLI(t), steadyScript(t), func(p demo.Paths) {
-		setFrontmatter(t, p.Skill, "name: stock-ledger\ndescription: "+demoDescription+"\nallowed-tools: Bash Read\n")
+	long := "Build, debug and optimize apps with the Claude API: " + strings.Repeat("use it when code imports anthropic or the Agent SDK. ", 19)
+	if n := len([]rune(long)); n < 1025 {
+		t.Fatalf("description of %d characters, want over 1024", n)
+	}
+	script := steadyScript(t)
+	var switched []scripted.Step
+	for _, st := range demo.Procedure().Follow {
+		st.Model = "claude-haiku-4-5"
+		switched = append(switched, st)
+	}
+	script.Rules = append([]scripted.Rule{{Kind: scripted.KindAgent, Turns: []int{8}, Pattern: demo.Procedure().TaskPattern, Steps: switched}}, script.Rules...)
+	s := runEdited(t, realConversationCLI(t), script, func(p demo.Paths) {
+		setFrontmatter(t, p.Skill, "name: stock-ledger\ndescription: "+long+"\nallowed-tools: Bash Read\n")
 	}, "--allowed-tools", "Bash(git diff:*),WebFetch")
 	if s.code != 0 {
 		t.Fatalf("exit %d, want 0", s.code)
 	}
+
+	// allowed-tools
 	want := "Bash Read Edit Write Glob Grep Skill Bash(git diff:*) WebFetch"
 	if got := strings.Join(s.run.Config.AllowedTools, " "); got != want {
 		t.Errorf("allowed tools %q, want %q", got, want)
@@ -82,6 +106,37 @@ func TestAllowedToolsSkillLoads(t *testing.T) {
 		if tr.Kind != "filler" && (!tr.SkillInvoked || tr.SkillDenied || tr.Verdict == nil) {
 			t.Errorf("turn %d: skill invoked %v denied %v verdict %v", tr.Turn, tr.SkillInvoked, tr.SkillDenied, tr.Verdict)
 		}
+	}
+
+	// The frontmatter the CLI accepts though it breaks two rules.
+	w := s.run.Skill.Warnings
+	if len(w) != 2 || !strings.Contains(w[0], "YAML rule") || !strings.Contains(w[1], "(Agent Skills spec: at most 1024)") {
+		t.Fatalf("warnings %q", w)
+	}
+	if !strings.Contains(s.stderr, "warning: "+w[1]) || !strings.Contains(s.stdout, "skill warning: ") {
+		t.Error("the warnings are not shown at the start and in the summary")
+	}
+
+	// The model switch.
+	cfg := s.run.Config
+	if cfg.Model != "claude-opus-5-5" || cfg.ModelSource != "cli-default" {
+		t.Errorf("model %q from %q, want the CLI's default pinned", cfg.Model, cfg.ModelSource)
+	}
+	for _, r := range s.srv.Requests() {
+		if r.Kind == scripted.KindAgent && !bytes.Contains(r.Body, []byte(`"model":"`+cfg.Model+`"`)) {
+			t.Fatalf("agent request %d did not ask for the pinned model", r.Seq)
+		}
+	}
+	c := s.run.Conversations[0]
+	if got := c.TurnAt(8).AnsweredBy; len(got) != 1 || got[0] != "claude-haiku-4-5" {
+		t.Errorf("turn 8 answered by %v", got)
+	}
+	if !strings.Contains(c.ModelChange, "changed at turn 8") {
+		t.Fatalf("model change %q", c.ModelChange)
+	}
+	page, _ := os.ReadFile(filepath.Join(s.dir, "chart.html"))
+	if !strings.HasPrefix(s.stdout, "!! MODEL CHANGED in conversation 1") || !bytes.Contains(page, []byte("MODEL CHANGED in conversation 1")) {
+		t.Error("the change is not flagged on the summary's first line and in the chart")
 	}
 }
 
@@ -110,69 +165,6 @@ func TestDeniedSkillReported(t *testing.T) {
 	raw, _ := os.ReadFile(filepath.Join(s.dir, "run.json"))
 	if !bytes.Contains(raw, []byte(`"skill_denied": true`)) {
 		t.Error("run.json does not record the denial")
-	}
-}
-
-// Anthropic's claude-api skill has a description over 1024 characters;
-// many skills have an unquoted ": " in theirs. The CLI loads both, so the
-// run goes on, with a warning naming each rule.
-func TestClaudeAPIStyleFrontmatterAccepted(t *testing.T) {
-	t.Parallel()
-	long := "Build, debug and optimize apps with the Claude API: " + strings.Repeat("use it when code imports anthropic or the Agent SDK. ", 19)
-	if n := len([]rune(long)); n < 1025 {
-		t.Fatalf("description of %d characters, want over 1024", n)
-	}
-	never, err := demo.Script([]string{scripted.PersonaNever}, false) // stops at the gate: cheap
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := runEdited(t, realConversationCLI(t), never, func(p demo.Paths) {
-		setFrontmatter(t, p.Skill, "name: stock-ledger\ndescription: "+long+"\n")
-	})
-	if s.code != 2 || s.run.Conversations[0].Status != record.StatusBaselineFailed {
-		t.Fatalf("exit %d status %s: the skill was not run", s.code, s.run.Conversations[0].Status)
-	}
-	w := s.run.Skill.Warnings
-	if len(w) != 2 || !strings.Contains(w[0], "YAML rule") || !strings.Contains(w[1], "(Agent Skills spec: at most 1024)") {
-		t.Fatalf("warnings %q", w)
-	}
-	if !strings.Contains(s.stderr, "warning: "+w[1]) || !strings.Contains(s.stdout, "skill warning: ") {
-		t.Error("the warnings are not shown at the start and in the summary")
-	}
-}
-
-// The agent model is resolved once and passed on every turn; a scripted
-// server that answers turn 8 as another model makes the run flag a
-// confound on run.json, the summary and the chart.
-func TestModelSwitchFlagged(t *testing.T) {
-	t.Parallel()
-	script := steadyScript(t)
-	var switched []scripted.Step
-	for _, st := range demo.Procedure().Follow {
-		st.Model = "claude-haiku-4-5"
-		switched = append(switched, st)
-	}
-	script.Rules = append([]scripted.Rule{{Kind: scripted.KindAgent, Turns: []int{8}, Pattern: demo.Procedure().TaskPattern, Steps: switched}}, script.Rules...)
-	s := runEdited(t, realConversationCLI(t), script, func(demo.Paths) {})
-	cfg := s.run.Config
-	if cfg.Model != "claude-opus-5-5" || cfg.ModelSource != "cli-default" {
-		t.Errorf("model %q from %q, want the CLI's default pinned", cfg.Model, cfg.ModelSource)
-	}
-	for _, r := range s.srv.Requests() {
-		if r.Kind == scripted.KindAgent && !bytes.Contains(r.Body, []byte(`"model":"`+cfg.Model+`"`)) {
-			t.Fatalf("agent request %d did not ask for the pinned model", r.Seq)
-		}
-	}
-	c := s.run.Conversations[0]
-	if got := c.TurnAt(8).AnsweredBy; len(got) != 1 || got[0] != "claude-haiku-4-5" {
-		t.Errorf("turn 8 answered by %v", got)
-	}
-	if !strings.Contains(c.ModelChange, "changed at turn 8") {
-		t.Fatalf("model change %q", c.ModelChange)
-	}
-	page, _ := os.ReadFile(filepath.Join(s.dir, "chart.html"))
-	if !strings.HasPrefix(s.stdout, "!! MODEL CHANGED in conversation 1") || !bytes.Contains(page, []byte("MODEL CHANGED in conversation 1")) {
-		t.Error("the change is not flagged on the summary's first line and in the chart")
 	}
 }
 

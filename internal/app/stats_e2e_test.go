@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/vibe-test/vibe-test/internal/demo"
-	"github.com/vibe-test/vibe-test/internal/judge"
 	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/scripted"
 	"github.com/vibe-test/vibe-test/internal/verdict"
@@ -53,70 +52,29 @@ func seedReplay(t *testing.T) scripted.Script {
 	}}
 }
 
-func TestSeedReplayStopsAtGate(t *testing.T) {
-	t.Parallel()
-	s := runScript(t, fastCLI(t), seedReplay(t), 2, nil, "--concurrency", "2")
-	if s.code != 2 || s.run.Status != record.StatusBaselineFailed {
-		t.Fatalf("exit %d status %s, want the gate to stop both conversations (exit 2)", s.code, s.run.Status)
-	}
-	for _, c := range s.run.Conversations {
-		if len(c.Turns) != 1 || c.Shape != record.ShapeBaselineFailed {
-			t.Errorf("conversation %d: %d turns, shape %q", c.Index, len(c.Turns), c.Shape)
-		}
-	}
-}
-
-func TestSeedReplayBypassedIsNeverWorked(t *testing.T) {
-	t.Parallel()
-	s := runScript(t, fastCLI(t), seedReplay(t), 2, nil, "--concurrency", "2", "--no-baseline-gate")
-	if s.code != 2 {
-		t.Fatalf("exit %d, want 2", s.code)
-	}
-	if !strings.HasPrefix(s.stdout, "!! BASELINE GATE BYPASSED") {
-		t.Errorf("summary does not lead with the bypass: %q", strings.SplitN(s.stdout, "\n", 2)[0])
-	}
-	if s.run.Outcome.Shape != record.ShapeNeverWorked {
-		t.Errorf("run shape %q, want %q: a flat line at fail is no curve", s.run.Outcome.Shape, record.ShapeNeverWorked)
-	}
-	for _, c := range s.run.Conversations {
-		v := c.TurnAt(8).Verdict
-		if v == nil || !v.OverCall || v.EscapeHatch || v.Result != judge.Fail {
-			t.Errorf("conversation %d turn 8: %+v (want the escape hatch downgraded, still a fail)", c.Index, v)
-		}
-	}
-	if s.run.Outcome.OverCalls != 2 {
-		t.Errorf("over-calls %d, want 2", s.run.Outcome.OverCalls)
-	}
-	consulted := strings.Join(s.run.Outcome.StoppedConsulting, "\n")
-	for _, c := range []int{1, 2} {
-		if !strings.Contains(consulted, fmt.Sprintf("conversation %d turn 6: 0 tool calls after 3", c)) {
-			t.Errorf("stopped consulting not flagged at turn 6 of conversation %d: %q", c, consulted)
-		}
-	}
-	// Each conversation's context range on its own line.
-	ranges := regexp.MustCompile(`(?m)^conversation (\d): .*context [\d,]+ (->|→) [\d,]+ tokens$`).FindAllStringSubmatch(s.stdout, -1)
-	if len(ranges) != 2 {
-		t.Errorf("want one context range line per conversation, got %d", len(ranges))
-	}
-}
+// contextRangeLine is a conversation's line of the summary, which ends in
+// its context range.
+var contextRangeLine = regexp.MustCompile(`(?m)^conversation (\d): .*context [\d,]+ (->|→) [\d,]+ tokens$`)
 
 // The stable but noisy agent of issue 9: it follows the skill 4 times in
 // 5 at every task turn, fresh or diluted (the scripted server counts which
-// session slips, so the counts are the same in every run: baselines 24/30,
-// probes 60/72 diluted against 72/90 fresh). No dilution effect: the run
-// must not exit 1, at 30 conversations nor at its first 16 (the same
-// record, decided over conversations and fresh triples 1 to 16).
+// session slips, so the counts are the same in every run: baselines 16/20,
+// probes 39/48 diluted against 48/60 fresh). No dilution effect: the run
+// must not exit 1, at 20 conversations nor at its first 10 (the same
+// record, decided over conversations and fresh triples 1 to 10). (Issue
+// 9's run had 30; the calibration's false-alarm grid holds such a skill,
+// pass rate 0.8, at 30 conversations and more, over thousands of runs.)
 func TestStableButNoisyIsNotDecay(t *testing.T) {
 	t.Parallel()
 	script, err := demo.Script([]string{scripted.PersonaNoisy}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// No jail: its subject is the statistics of 30 conversations, and a
-	// bubblewrap start for each of some 500 claude processes is a third of
+	// No jail: its subject is the statistics of many conversations, and a
+	// bubblewrap start for each of some 350 claude processes is a third of
 	// its time (the jail has its own tests). The built binary, without the
 	// race detector, runs them in a fifth of the CPU.
-	s := runScriptBuilt(t, fastCLI(t), script, 30, nil, "--concurrency", "8", "--isolation", "none")
+	s := runScriptBuilt(t, fastCLI(t), script, 20, nil, "--concurrency", "8", "--isolation", "none")
 	if s.code == 1 || s.run.Outcome.Verdict == record.VerdictDecay {
 		t.Fatalf("a stable skill was called decayed: exit %d, %s", s.code, s.run.Outcome.Sentence)
 	}
@@ -125,20 +83,20 @@ func TestStableButNoisyIsNotDecay(t *testing.T) {
 	}
 	cmp := s.run.Outcome.Stats.Comparison
 	base := s.run.Outcome.Stats.PerTurn[0]
-	if base.Passes != 24 || base.N != 30 || cmp.Diluted.Probes != 72 || cmp.Diluted.Passed != 60 || cmp.Fresh.Probes != 90 || cmp.Fresh.Passed != 72 {
-		t.Errorf("counts: baseline %d/%d, diluted %d/%d, fresh %d/%d; want 24/30, 60/72, 72/90", base.Passes, base.N, cmp.Diluted.Passed, cmp.Diluted.Probes, cmp.Fresh.Passed, cmp.Fresh.Probes)
+	if base.Passes != 16 || base.N != 20 || cmp.Diluted.Probes != 48 || cmp.Diluted.Passed != 39 || cmp.Fresh.Probes != 60 || cmp.Fresh.Passed != 48 {
+		t.Errorf("counts: baseline %d/%d, diluted %d/%d, fresh %d/%d; want 16/20, 39/48, 48/60", base.Passes, base.N, cmp.Diluted.Passed, cmp.Diluted.Probes, cmp.Fresh.Passed, cmp.Fresh.Probes)
 	}
-	if !strings.Contains(s.stdout, "The baseline failed in 6 of 30 conversations; the gate stopped them") {
-		t.Errorf("the summary must say the gate stopped 6 and what population the diluted arm is:\n%s", s.stdout)
+	if !strings.Contains(s.stdout, "The baseline failed in 4 of 20 conversations; the gate stopped them") {
+		t.Errorf("the summary must say the gate stopped 4 and what population the diluted arm is:\n%s", s.stdout)
 	}
 
 	first := *s.run
-	first.Conversations, first.Fresh, first.Sequential = s.run.Conversations[:16], s.run.Fresh[:16], nil
+	first.Conversations, first.Fresh, first.Sequential = s.run.Conversations[:10], s.run.Fresh[:10], nil
 	verdict.Decide(&first)
 	if first.Outcome.Exit != 0 {
-		t.Fatalf("the first 16 conversations: exit %d, want 0: %s", first.Outcome.Exit, first.Outcome.Sentence)
+		t.Fatalf("the first 10 conversations: exit %d, want 0: %s", first.Outcome.Exit, first.Outcome.Sentence)
 	}
-	t.Logf("n=30: %s\nn=16: %s", s.run.Outcome.Sentence, first.Outcome.Sentence)
+	t.Logf("n=20: %s\nn=10: %s", s.run.Outcome.Sentence, first.Outcome.Sentence)
 }
 
 func TestControls(t *testing.T) {

@@ -18,6 +18,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/demo"
 	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/scripted"
+	"github.com/vibe-test/vibe-test/internal/testenv"
 	"github.com/vibe-test/vibe-test/schema"
 )
 
@@ -520,18 +521,15 @@ func TestRejudgeSuite(t *testing.T) {
 	}
 	t.Cleanup(func() { srv.Close() })
 	dir := t.TempDir()
-	lib := makeLibrary(t, dir)
 	env := append(DemoEnv(os.Environ(), srv.URL()), "VIBE_TEST_CLAUDE="+fastCLI(t), "VIBE_TEST_CACHE_DIR="+filepath.Join(dir, "cache"))
 	run := func(args ...string) suiteRun {
 		var stdout, stderr bytes.Buffer
 		code := Main(context.Background(), append([]string{"vibe-test"}, args...), IO{Env: env, Stdout: &stdout, Stderr: &stderr})
 		return suiteRun{code, stdout.String(), stderr.String()}
 	}
-	out := filepath.Join(dir, "suite")
-	// One conversation each: dowel-ledger (never follows) sets exit 2.
-	if s := run(lib, "--out", out, "--seed", "7", "--conversations", "1", "--max-retries", "1", "--isolation", "none"); s.code != 2 {
-		t.Fatalf("suite: exit %d, want 2\n%s", s.code, s)
-	}
+	// The recorded suite of the library, one conversation each (the
+	// never-following dowel-ledger set its exit 2).
+	out := testenv.CopyOfRun(t, "suite")
 	before := map[string][]byte{}
 	for _, sk := range library {
 		b, err := os.ReadFile(filepath.Join(out, sk.name, "run.json"))

@@ -36,11 +36,11 @@ func realCLI(t *testing.T) string {
 
 // realConversationCLI is realCLI for tests whose subject is the
 // conversation (interactive mode) on the real binary: the jail around it,
-// its signals and strays, its skill loader and tools, a model switch. The
-// fresh probes' one-shot sessions, which prove nothing more there, run on
-// the stand-in (testenv.HybridLiveClaude); the steady run of
-// TestDiluteToOnTheRealCLI and the demo
-// keep them real.
+// its signals and strays, its skill loader and tools, a model switch, the
+// author's login, the demo. The fresh probes' one-shot sessions, which
+// prove nothing more there, run on the stand-in
+// (testenv.HybridLiveClaude); the steady run of TestDiluteToOnTheRealCLI
+// keeps them real.
 func realConversationCLI(t *testing.T) string {
 	t.Helper()
 	return testenv.HybridLiveClaude(t)

@@ -145,10 +145,7 @@ c.dispatchAction({type: "showTip", seriesIndex: s, dataIndex: 1});
 		if err := os.WriteFile(file, []byte(html), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		dom := testenv.Chromium(t, dir, "--dump-dom", "file://"+file)
-		shot := filepath.Join(artifacts, "chart-by-context.png")
-		testenv.Chromium(t, dir, "--window-size=1100,1500", "--screenshot="+shot, "file://"+file)
-		t.Logf("screenshot: %s", shot)
+		dom := dumpAndShoot(t, dir, file, filepath.Join(artifacts, "chart-by-context.png"), "1100,1500")
 
 		root := dom[:strings.Index(dom, ">")]
 		for _, mark := range []string{"data-alerted", "data-page-error", "data-console-error"} {
@@ -254,7 +251,7 @@ c.dispatchAction({type: "showTip", seriesIndex: s, dataIndex: 1});
 		if err := os.WriteFile(file, []byte(html), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		dom := testenv.Chromium(t, dir, "--dump-dom", "file://"+file)
+		dom := dumpAndShoot(t, dir, file, filepath.Join(artifacts, "report-no-javascript.png"), "1100,2400")
 		if strings.Contains(dom, "<svg") {
 			t.Error("an SVG was drawn with scripts forbidden: the test did not stop them")
 		}
@@ -266,12 +263,6 @@ c.dispatchAction({type: "showTip", seriesIndex: s, dataIndex: 1});
 				t.Errorf("without JavaScript the page lacks %q", want)
 			}
 		}
-		shot := filepath.Join(artifacts, "report-no-javascript.png")
-		testenv.Chromium(t, dir, "--window-size=1100,2400", "--screenshot="+shot, "file://"+file)
-		if info, err := os.Stat(shot); err != nil || info.Size() == 0 {
-			t.Fatalf("no screenshot at %s: %v", shot, err)
-		}
-		t.Logf("screenshot without JavaScript: %s", shot)
 	})
 }
 
@@ -297,8 +288,7 @@ echarts.getInstanceByDom(document.getElementById("decay")).dispatchAction(` + sh
 	if err := os.WriteFile(file, []byte(html), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	dom := testenv.Chromium(t, dir, "--dump-dom", "file://"+file)
-	screenshot(t, dir, file, filepath.Join(artifacts, shot))
+	dom := dumpAndShoot(t, dir, file, filepath.Join(artifacts, shot), "1100,1300")
 	if plainShot != "" {
 		plainFile := filepath.Join(dir, "plain.html")
 		if err := os.WriteFile(plainFile, []byte(plain), 0o644); err != nil {
@@ -314,6 +304,21 @@ echarts.getInstanceByDom(document.getElementById("decay")).dispatchAction(` + sh
 func screenshot(t *testing.T, dir, file, path string) {
 	t.Helper()
 	testenv.Chromium(t, dir, "--window-size=1100,1300", "--screenshot="+path, "file://"+file)
+	checkShot(t, path)
+}
+
+// dumpAndShoot opens the page in file once (a Chromium start costs some
+// two CPU-seconds) for both its DOM, which it returns, and a PNG of the
+// given window size at path.
+func dumpAndShoot(t *testing.T, dir, file, path, size string) string {
+	t.Helper()
+	dom := testenv.Chromium(t, dir, "--window-size="+size, "--screenshot="+path, "--dump-dom", "file://"+file)
+	checkShot(t, path)
+	return dom
+}
+
+func checkShot(t *testing.T, path string) {
+	t.Helper()
 	info, err := os.Stat(path)
 	if err != nil || info.Size() == 0 {
 		t.Fatalf("no screenshot at %s: %v", path, err)

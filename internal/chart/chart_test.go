@@ -6,9 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -17,8 +15,6 @@ import (
 
 	"github.com/vibe-test/vibe-test/internal/testenv"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // echartsSHA256 is the pinned checksum of echarts@5.6.0's
 // dist/echarts.common.min.js, the same as in scripts/fetch-echarts.sh.
@@ -210,21 +206,11 @@ func TestOptionGolden(t *testing.T) {
 	}
 }
 
-// checkGolden compares an option with its golden file (-update writes it).
+// checkGolden compares an option with its golden file, which ends in a
+// newline (go test -update writes it).
 func checkGolden(t *testing.T, golden string, got []byte) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(golden, append(got, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test ./chart/ -update to create it)", err)
-	}
-	if !bytes.Equal(append(got, '\n'), want) {
-		t.Errorf("the option differs from %s (run go test ./chart/ -update and review the diff):\n%s", golden, got)
-	}
+	testenv.Golden(t, golden, append(got, '\n'))
 }
 
 // TestReportGolden pins the report below the chart, the HTML a reader reads
@@ -244,19 +230,7 @@ func TestReportGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("testdata", tt.name+".report.golden.html")
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./chart/ -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("ReportHTML differs from %s (run go test ./chart/ -update and review the diff):\n%s", golden, got)
-			}
+			testenv.Golden(t, filepath.Join("testdata", tt.name+".report.golden.html"), got)
 		})
 	}
 }

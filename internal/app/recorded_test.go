@@ -1,0 +1,211 @@
+package app
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vibe-test/vibe-test/internal/judge"
+	"github.com/vibe-test/vibe-test/internal/record"
+	"github.com/vibe-test/vibe-test/internal/testenv"
+)
+
+// Tests whose subject is only what a run folder says (the verdict, the
+// statistics, the summary's sentences, the reports) read a recorded run
+// folder (internal/testdata/runs, made by TestRecordRuns on the stand-in
+// CLI) through `vibe-test report`, in-process and in milliseconds, instead
+// of running vibe-test. The runs themselves (the engine that made them) are
+// the subject of the end-to-end tests.
+
+// reportOf runs `vibe-test report` on a copy of the recorded run name, with
+// extra flags: the exit code and output of the run as vibe-test redraws it,
+// and the record.
+func reportOf(t *testing.T, name string, flags ...string) scenario {
+	t.Helper()
+	dir := testenv.CopyOfRun(t, name)
+	var stdout, stderr bytes.Buffer
+	code := Main(t.Context(), append([]string{"vibe-test", "report", dir}, flags...), IO{Env: os.Environ(), Stdout: &stdout, Stderr: &stderr})
+	r, err := record.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("exit %d\n%s\n%s", code, stdout.String(), stderr.String())
+	return scenario{code: code, stdout: stdout.String(), stderr: stderr.String(), dir: dir, run: r}
+}
+
+// TestRecordedDecay: three conversations of an agent that follows the skill
+// until its session is compacted and answers from memory after, with the
+// CLI's /compact before probe 2 (turn 8), while each probe asked fresh
+// passes: exit 1. (The recording is that of TestRecordRuns/decay; the
+// compaction itself is run by TestCompactionOnTheRealCLI and, in resume
+// mode, TestCompactionResumeMode.)
+func TestRecordedDecay(t *testing.T) {
+	t.Parallel()
+	reports := t.TempDir()
+	junitPath, mdPath := filepath.Join(reports, "junit.xml"), filepath.Join(reports, "summary.md")
+	s := reportOf(t, "decay", "--junit", junitPath, "--markdown", mdPath)
+	if s.code != 1 || s.run.Outcome.Verdict != record.VerdictDecay {
+		t.Fatalf("exit %d (%s), want 1", s.code, s.run.Outcome.Sentence)
+	}
+	cmp := s.run.Outcome.Stats.Comparison
+	if cmp.Diluted.Passed != 3 || cmp.Diluted.Probes != 9 || cmp.Fresh.Passed != 9 || cmp.Fresh.Probes != 9 || cmp.P > 0.05 {
+		t.Errorf("comparison %+v", cmp)
+	}
+	if !strings.Contains(s.stdout, "Decay: the probes passed 67 points less often diluted than fresh") {
+		t.Errorf("sentence: %s", s.run.Outcome.Sentence)
+	}
+	for i := range s.run.Conversations {
+		c := &s.run.Conversations[i]
+		assertCompactedBefore(t, s, c, 2)
+		for k, want := range map[int]string{1: judge.Pass, 2: judge.Fail, 3: judge.Fail} {
+			if got := c.ProbeAt(k).Result(); got != want {
+				t.Errorf("conversation %d probe %d: %s, want %s", c.Index, k, got, want)
+			}
+		}
+		if p := c.ProbeAt(2); p.Turn != 8 || p.ToolCallCount != 0 || c.Shape != record.ShapeDecayed {
+			t.Errorf("conversation %d: probe 2 at turn %d (the seed's schedule keeps it at 8) with %d calls, shape %q", c.Index, p.Turn, p.ToolCallCount, c.Shape)
+		}
+	}
+	// The compactions' summary calls count in the agent's cost.
+	var turnsCost, compactions float64
+	for _, c := range append(append([]record.Conversation{}, s.run.Conversations...), s.run.Fresh...) {
+		for _, tr := range c.Turns {
+			turnsCost += tr.CostUSD
+			for _, cp := range tr.Compactions {
+				compactions += cp.CostUSD
+			}
+		}
+	}
+	if compactions <= 0 || math.Abs(s.run.Costs.Agent-turnsCost-compactions) > 1e-9 {
+		t.Errorf("agent cost $%.6f, the turns' $%.6f and the compactions' $%.6f", s.run.Costs.Agent, turnsCost, compactions)
+	}
+	if pc := s.run.Outcome.Stats.Probes[1]; pc.AfterCompaction != 3 || pc.Decayed != 3 {
+		t.Errorf("probe 2 comparison %+v", pc)
+	}
+	if len(s.run.Outcome.StoppedConsulting) == 0 {
+		t.Error("stopped consulting not flagged")
+	}
+	if !strings.Contains(s.stdout, "turn 8: the CLI's /compact ran before it") || !strings.Contains(s.stdout, "3 after compaction") {
+		t.Error("the summary does not say where the session was compacted")
+	}
+	for path, want := range map[string]string{junitPath: "asked after the session was compacted", mdPath: "probe 2 (turn 8, "} {
+		if b, err := os.ReadFile(path); err != nil || !strings.Contains(string(b), want) {
+			t.Errorf("%s lacks %q (%v)", filepath.Base(path), want, err)
+		}
+	}
+}
+
+// TestRecordedGateBypassed: seed 002 replayed with --no-baseline-gate (the
+// recording of TestRecordRuns/gate-bypassed, three conversations): the
+// baseline runs the census
+// but rewrites the ledger (fails), turn 6 answers from memory with no tool
+// call, turn 8 runs the census and skips the append (the judge calls it an
+// escape hatch), turn 10 from memory. Every turn runs and is judged; the
+// summary, run.json and the chart lead with the bypass; a flat line at fail
+// is "never worked", not a curve.
+func TestRecordedGateBypassed(t *testing.T) {
+	t.Parallel()
+	s := reportOf(t, "gate-bypassed")
+	if s.code != 2 {
+		t.Fatalf("exit %d, want 2", s.code)
+	}
+	if !strings.HasPrefix(s.stdout, "!! BASELINE GATE BYPASSED") {
+		t.Errorf("summary does not lead with the bypass: %q", strings.SplitN(s.stdout, "\n", 2)[0])
+	}
+	raw, _ := os.ReadFile(filepath.Join(s.dir, "run.json"))
+	if !s.run.GateBypassed || !bytes.Contains(raw, []byte(`"gate_bypassed": true`)) {
+		t.Error("run.json does not record the bypass")
+	}
+	if s.run.Outcome.Shape != record.ShapeNeverWorked {
+		t.Errorf("run shape %q, want %q: a flat line at fail is no curve", s.run.Outcome.Shape, record.ShapeNeverWorked)
+	}
+	for _, c := range s.run.Conversations {
+		if len(c.Turns) != 10 || c.Shape != record.ShapeNeverWorked {
+			t.Errorf("conversation %d: %d turns, shape %q; want all 10 run past the failed baseline, never worked", c.Index, len(c.Turns), c.Shape)
+		}
+		v := c.TurnAt(8).Verdict
+		if v == nil || !v.OverCall || v.EscapeHatch || v.Result != judge.Fail {
+			t.Errorf("conversation %d turn 8: %+v (want the escape hatch downgraded, still a fail)", c.Index, v)
+		}
+	}
+	n := len(s.run.Conversations)
+	if s.run.Outcome.OverCalls != n {
+		t.Errorf("over-calls %d, want %d (turn 8 of each conversation)", s.run.Outcome.OverCalls, n)
+	}
+	consulted := strings.Join(s.run.Outcome.StoppedConsulting, "\n")
+	for c := 1; c <= n; c++ {
+		if !strings.Contains(consulted, fmt.Sprintf("conversation %d turn 6: 0 tool calls after 3", c)) {
+			t.Errorf("stopped consulting not flagged at turn 6 of conversation %d: %q", c, consulted)
+		}
+	}
+	// Each conversation's context range on its own line.
+	if got := len(contextRangeLine.FindAllString(s.stdout, -1)); got != n {
+		t.Errorf("want one context range line per conversation (%d), got %d", n, got)
+	}
+	page, err := os.ReadFile(filepath.Join(s.dir, "chart.html"))
+	if err != nil && testenv.InCI() {
+		t.Fatal(err)
+	}
+	if err == nil && !bytes.Contains(page, []byte("BASELINE GATE BYPASSED: turn 1 already failed, so this is not a decay curve.")) {
+		t.Error("chart.html lacks the red stamp")
+	}
+}
+
+// TestRecordedBaselineFailed: seed 002 replayed with the gate on (the
+// recording of TestRecordRuns/baseline-failed): the gate stops both
+// conversations at their failed baseline, exit 2.
+func TestRecordedBaselineFailed(t *testing.T) {
+	t.Parallel()
+	s := reportOf(t, "baseline-failed")
+	if s.code != 2 || s.run.Status != record.StatusBaselineFailed {
+		t.Fatalf("exit %d status %s, want the gate to stop both conversations (exit 2)", s.code, s.run.Status)
+	}
+	if len(s.run.Conversations) != 2 {
+		t.Fatalf("%d conversations, want 2", len(s.run.Conversations))
+	}
+	for _, c := range s.run.Conversations {
+		if len(c.Turns) != 1 || c.Shape != record.ShapeBaselineFailed || !strings.Contains(c.Error, "decay curve from it is meaningless") {
+			t.Errorf("conversation %d: %d turns, shape %q, error %q", c.Index, len(c.Turns), c.Shape, c.Error)
+		}
+	}
+}
+
+// TestRecordedEscapeAndOverCall: an escaping agent (it sums the CSV with
+// awk) beside a steady one whose judge flags an escape hatch although the
+// required script ran (the recording of TestRecordRuns/escape-over-call).
+// The first is a fail with the escape hatch; the second's flags are
+// downgraded to over-calls, partial compliance that passes; one
+// conversation of each cannot show decay (exit 0).
+func TestRecordedEscapeAndOverCall(t *testing.T) {
+	t.Parallel()
+	s := reportOf(t, "escape-over-call")
+	if s.code != 0 || s.run.Outcome.Verdict != record.VerdictNotEnough {
+		t.Fatalf("exit %d, want 0 (%s)", s.code, s.run.Outcome.Sentence)
+	}
+	escaping, steady := s.run.Conversations[0], s.run.Conversations[1]
+	escapes := 0
+	for _, n := range []int{6, 8, 10} {
+		v := escaping.TurnAt(n).Verdict
+		if v == nil || !v.EscapeHatch || v.Result != judge.Fail || v.OverCall {
+			t.Errorf("escaping agent turn %d verdict %+v", n, v)
+		} else {
+			escapes++
+		}
+	}
+	for _, n := range []int{1, 6, 8, 10} {
+		v := steady.TurnAt(n).Verdict
+		if v == nil || v.EscapeHatch || !v.Partial || !v.OverCall || v.Result != judge.Pass {
+			t.Errorf("steady agent turn %d verdict %+v", n, v)
+		}
+	}
+	if s.run.Outcome.Escapes != escapes || !strings.Contains(s.stdout, "ESCAPE") {
+		t.Errorf("escapes counted %d, want %d, and the summary must show them", s.run.Outcome.Escapes, escapes)
+	}
+	if s.run.Outcome.OverCalls == 0 || !strings.Contains(s.stdout, "over-call") {
+		t.Errorf("over-calls counted %d; the summary must name them", s.run.Outcome.OverCalls)
+	}
+}
