@@ -230,13 +230,29 @@ func checkOutside(dir string) error {
 		}
 	}
 	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+		if isRepository(d) {
 			return fmt.Errorf("sandbox %s is inside the git repository %s: set TMPDIR to a folder outside any repository", dir, d)
 		}
 		if d == filepath.Dir(d) {
 			return nil
 		}
 	}
+}
+
+// isRepository says whether d is the top of a git work tree as git sees it:
+// a .git folder holding HEAD, or a .git file (a worktree's or submodule's
+// link). An empty .git folder, which a tool's bind mount can leave behind
+// in a shared temp folder, is not a repository to git and hides nothing.
+func isRepository(d string) bool {
+	st, err := os.Stat(filepath.Join(d, ".git"))
+	if err != nil {
+		return false
+	}
+	if !st.IsDir() {
+		return true
+	}
+	_, err = os.Stat(filepath.Join(d, ".git", "HEAD"))
+	return err == nil
 }
 
 // EnsureTmp gives the sandbox its own TMPDIR, made inside the sandbox's

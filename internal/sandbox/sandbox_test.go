@@ -69,6 +69,16 @@ func TestRefusesGitRepository(t *testing.T) {
 	parent := t.TempDir()
 	os.Mkdir(filepath.Join(parent, ".git"), 0o755)
 	t.Setenv("TMPDIR", parent)
+	// An empty .git folder is no repository to git (a bind mount can leave
+	// one in a shared temp folder): the sandbox is made.
+	sb, err := New(Options{})
+	if err != nil {
+		t.Fatalf("an empty .git folder refused the sandbox: %v", err)
+	}
+	sb.Remove()
+	if err := os.WriteFile(filepath.Join(parent, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := New(Options{}); err == nil || !strings.Contains(err.Error(), "git repository") {
 		t.Fatalf("err = %v", err)
 	}
