@@ -127,7 +127,7 @@ func TestFalseAlarmRateWithErroredTurns(t *testing.T) {
 		{Rho: 0.3, DilutedProbeErrors: 0.1},
 		{Rho: 0, DilutedProbeErrors: 0.1, TurnErrors: 0.03, Bypass: true},
 	} {
-		for _, n := range []int{8, 20, 50} {
+		for _, n := range []int{20, 50} {
 			s := w
 			s.Q, s.N, s.Offsets = 0.83, n, offsets
 			grid = append(grid, s)
@@ -159,15 +159,18 @@ func describeErrors(s Scenario) string {
 // TestSequentialFalseAlarmRate: --until-decided with the default batch (2)
 // and cap (20) holds alpha whatever the baselines and errors do.
 func TestSequentialFalseAlarmRate(t *testing.T) {
-	runs := sims(t, 600)
+	// Fewer runs than the fixed-size grid: an early "held" look simulates
+	// the rule's power, and the guarantee itself is by construction (the
+	// looks' levels add up to alpha).
+	runs := sims(t, 500)
 	base := seed(t)
 	var grid []Scenario
 	var seeds []uint64
 	for i, w := range []Scenario{
-		{Rho: 0}, {Rho: 0.3}, {Rho: 0.3, Bypass: true},
+		{Rho: 0}, {Rho: 0.3, Bypass: true},
 		{Rho: 0.3, JudgeNoise: 0.05, TurnErrors: 0.02, JudgeErrors: 0.02, Uncertain: 0.03},
 	} {
-		for k, q := range []float64{0.7, 0.8, 0.9, 0.99} {
+		for k, q := range []float64{0.7, 0.9, 0.99} {
 			s := w
 			s.Q, s.N, s.Max = q, 2, 20
 			grid, seeds = append(grid, s), append(seeds, base+uint64(100*i+k))
@@ -237,7 +240,7 @@ func TestCompareAA(t *testing.T) {
 	var grid []Scenario
 	for _, rho := range []float64{0.3, 0.8} {
 		for _, crit := range []int{1, 4} {
-			for _, q := range []float64{0.7, 0.8, 0.95} {
+			for _, q := range []float64{0.7, 0.95} {
 				for _, n := range [][2]int{{3, 3}, {16, 16}, {6, 30}, {30, 6}} {
 					grid = append(grid, Scenario{Q: q, N: n[0], CandidateN: n[1], Rho: rho, Criteria: crit, JudgeNoise: 0.03})
 				}

@@ -48,7 +48,7 @@ func evalGrid() []EvalWorld {
 	rates := [][]float64{seedRates, spreadRates, highRates}
 	var out []EvalWorld
 	i := 0
-	for _, cases := range []int{8, 12, 16, 24, 30, 40} {
+	for _, cases := range []int{8, 16, 30, 40} {
 		for _, repeats := range []int{1, 2, 3, 5} {
 			w := instruments[i%len(instruments)]
 			w.Cases, w.Repeats, w.BaseRuns = cases, repeats, 2
