@@ -245,7 +245,7 @@ func printDetails(w io.Writer, o options, r *results) {
 		for _, v := range r.parse {
 			s = append(s, mbps(v))
 		}
-		fmt.Fprintf(w, "P4 parse: go test -run '^$' -bench BenchmarkParseTurn -count %d ./claude/: %s\n", o.reps, strings.Join(s, ", "))
+		fmt.Fprintf(w, "P4 parse: go test -run '^$' -bench BenchmarkParseTurn -count %d ./internal/claude/: %s\n", o.reps, strings.Join(s, ", "))
 	}
 }
 
