@@ -212,12 +212,19 @@ func printDetails(w io.Writer, o options, r *results) {
 				n[q.Kind]++
 			}
 		}
-		// claude processes: 10 agent turns, one per judge or rubric call
-		// (each answers with one API call), and `claude --version`.
-		procs := 10 + n[scripted.KindJudge] + n[scripted.KindRubric] + 1
-		fmt.Fprintf(w, "\n  claude CPU per process: %.2f s under vibe-test (%d processes)", one.cpu.children.Seconds()/float64(procs), procs)
+		// claude processes: the conversation's (one, or one a turn in
+		// resume mode) and the fresh triple's 3, one per judge or rubric
+		// call (each answers with one API call), the model's resolution
+		// and `claude --version`.
+		agent := 1
+		if o.session == claude.SessionResume {
+			agent = 10
+		}
+		procs := agent + 3 + n[scripted.KindJudge] + n[scripted.KindRubric] + 2
+		loopProcs := agent
+		fmt.Fprintf(w, "\n  claude CPU: %.1f s under vibe-test (%d processes, jail: %s)", one.cpu.children.Seconds(), procs, one.run.Jail)
 		if first.loop != nil {
-			fmt.Fprintf(w, ", %.2f s in the loop (10)", first.loop.cpu.children.Seconds()/10)
+			fmt.Fprintf(w, ", %.1f s in the loop (%d, no jail)", first.loop.cpu.children.Seconds(), loopProcs)
 		}
 		fmt.Fprintf(w, "\n  scripted usage (context + output) by kind: agent %d tokens in %d calls, judge %d in %d, rubric %d in %d\n",
 			t[scripted.KindAgent], n[scripted.KindAgent], t[scripted.KindJudge], n[scripted.KindJudge], t[scripted.KindRubric], n[scripted.KindRubric])

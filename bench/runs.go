@@ -81,6 +81,9 @@ func (b *bench) runVibeTest(ctx context.Context, rep, n int) (*vibeRun, error) {
 	args := []string{"vibe-test", b.paths.Skill, "--config", b.paths.Config, "--out", out,
 		"--seed", strconv.Itoa(seed), "--conversations", strconv.Itoa(n),
 		"--max-retries", "1", "--turn-timeout", "2m", "--session", b.o.session}
+	if b.o.isolation != "" {
+		args = append(args, "--isolation", b.o.isolation)
+	}
 	var stdout, stderr bytes.Buffer
 	cpu0 := cpuNow()
 	start := time.Now()
