@@ -201,9 +201,10 @@ func printDetails(w io.Writer, o options, r *results) {
 	first := r.reps[0]
 	if first.one != nil {
 		one := first.one
-		fmt.Fprintf(w, "\n1-conversation run, rep 1: %d agent API calls", agentCalls(one.reqs))
+		fmt.Fprintf(w, "\n1-conversation run, rep 1: %d agent API calls in the conversation, %d in all (the fresh triple's too)",
+			sessionCalls(one.reqs, one.run.Conversations[0].SessionID), agentCalls(one.reqs))
 		if first.loop != nil {
-			fmt.Fprintf(w, " (the loop made %d: same script, same work)", first.loop.agentCalls)
+			fmt.Fprintf(w, "; the loop made %d (same script, same work)", first.loop.agentCalls)
 		}
 		t := tokens(one.reqs)
 		n := map[scripted.CallKind]int{}
@@ -212,19 +213,9 @@ func printDetails(w io.Writer, o options, r *results) {
 				n[q.Kind]++
 			}
 		}
-		// claude processes: the conversation's (one, or one a turn in
-		// resume mode) and the fresh triple's 3, one per judge or rubric
-		// call (each answers with one API call), the model's resolution
-		// and `claude --version`.
-		agent := 1
-		if o.session == claude.SessionResume {
-			agent = 10
-		}
-		procs := agent + 3 + n[scripted.KindJudge] + n[scripted.KindRubric] + 2
-		loopProcs := agent
-		fmt.Fprintf(w, "\n  claude CPU: %.1f s under vibe-test (%d processes, jail: %s)", one.cpu.children.Seconds(), procs, one.run.Jail)
+		fmt.Fprintf(w, "\n  claude CPU: %.1f s under vibe-test (jail: %s; the fresh triple's, judge and rubric calls too)", one.cpu.children.Seconds(), one.run.Jail)
 		if first.loop != nil {
-			fmt.Fprintf(w, ", %.1f s in the loop (%d, no jail)", first.loop.cpu.children.Seconds(), loopProcs)
+			fmt.Fprintf(w, ", %.1f s in the loop (no jail)", first.loop.cpu.children.Seconds())
 		}
 		fmt.Fprintf(w, "\n  scripted usage (context + output) by kind: agent %d tokens in %d calls, judge %d in %d, rubric %d in %d\n",
 			t[scripted.KindAgent], n[scripted.KindAgent], t[scripted.KindJudge], n[scripted.KindJudge], t[scripted.KindRubric], n[scripted.KindRubric])

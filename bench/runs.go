@@ -397,6 +397,17 @@ func agentCalls(reqs []scripted.Request) int {
 	return n
 }
 
+// sessionCalls counts the answered agent requests of one session.
+func sessionCalls(reqs []scripted.Request, session string) int {
+	n := 0
+	for _, r := range reqs {
+		if r.Kind == scripted.KindAgent && r.Status == 200 && r.SessionID == session {
+			n++
+		}
+	}
+	return n
+}
+
 // agentTurnTime is the sum of the turns' durations (each claude process,
 // start to exit) in conversation 1.
 func agentTurnTime(r *record.Run) time.Duration {
