@@ -264,7 +264,15 @@ func (p *Pool) Close() {
 	idle := p.idle
 	p.idle = nil
 	p.mu.Unlock()
+	// At once: each takes its exit's time (some 100 ms), and the run's
+	// end waits for the last.
+	var wg sync.WaitGroup
 	for _, w := range idle {
-		w.close()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.close()
+		}()
 	}
+	wg.Wait()
 }
