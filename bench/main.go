@@ -42,6 +42,9 @@ type options struct {
 	session string
 	// personas are S's scripted personas.
 	personas []string
+	// isolation is the vibe-test runs' --isolation ("": vibe-test's
+	// default, the jail where bubblewrap works).
+	isolation string
 }
 
 func main() {
@@ -59,6 +62,7 @@ func run() int {
 	flag.StringVar(&only, "only", "P1,P2,P3,P4,S", "comma-separated figures to measure")
 	flag.StringVar(&o.session, "session", claude.DefaultSessionMode, "session mode of the vibe-test runs and of P2's plain loop: interactive or resume (S measures both)")
 	var personas string
+	flag.StringVar(&o.isolation, "isolation", "", "--isolation of the vibe-test runs: jail or none (default: vibe-test's, the jail where bubblewrap works)")
 	flag.StringVar(&personas, "personas", "steady,decaying", "scripted personas of S (the two session modes side by side)")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: go run ./bench [flags]\n\nMeasures vibe-test's speed and cost (P1–P4, see bench/README.md).\n\n")
@@ -237,11 +241,16 @@ func loadAvg() string {
 }
 
 // cpuTimes is the CPU time of this process (the in-process vibe-test and
-// the scripted server), of its waited-for children (every claude process and
-// what they ran), and of the whole machine (/proc/stat, all processes), so
-// the report can say how much CPU others took during a measurement.
+// the scripted server), of its children (every claude process and what they
+// ran), and of the whole machine (/proc/stat, all processes), so the report
+// can say how much CPU others took during a measurement.
 type cpuTimes struct{ self, children, machine time.Duration }
 
+// cpuNow reads the children's CPU from two places: getrusage(RUSAGE_CHILDREN)
+// has the processes this one waited for (the plain loop's, `claude
+// --version`, bwrap's own), but not a jailed claude, which is reaped inside
+// the jail's PID namespace; vibe-test measures those in the jail and sums
+// them in claude.JailedCPU.
 func cpuNow() cpuTimes {
 	var self, kids syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self)
@@ -249,7 +258,7 @@ func cpuNow() cpuTimes {
 	tv := func(r syscall.Rusage) time.Duration {
 		return time.Duration(r.Utime.Nano() + r.Stime.Nano())
 	}
-	return cpuTimes{self: tv(self), children: tv(kids), machine: machineBusy()}
+	return cpuTimes{self: tv(self), children: tv(kids) + claude.JailedCPU(), machine: machineBusy()}
 }
 
 func (c cpuTimes) sub(d cpuTimes) cpuTimes {

@@ -245,8 +245,8 @@ var mbRE = regexp.MustCompile(`(?m)^BenchmarkParseTurn\S*\s+\d+\s+\d+(?:\.\d+)? 
 
 // measureParse runs BenchmarkParseTurn -count reps and reads its MB/s.
 func (b *bench) measureParse(ctx context.Context, res *results) error {
-	fmt.Fprintf(os.Stderr, "bench: P4: go test -run '^$' -bench BenchmarkParseTurn -count %d ./claude/\n", b.o.reps)
-	cmd := exec.CommandContext(ctx, "go", "test", "-run", "^$", "-bench", "BenchmarkParseTurn", "-count", strconv.Itoa(b.o.reps), "./claude/")
+	fmt.Fprintf(os.Stderr, "bench: P4: go test -run '^$' -bench BenchmarkParseTurn -count %d ./internal/claude/\n", b.o.reps)
+	cmd := exec.CommandContext(ctx, "go", "test", "-run", "^$", "-bench", "BenchmarkParseTurn", "-count", strconv.Itoa(b.o.reps), "./internal/claude/")
 	cmd.Dir = b.root
 	out, err := cmd.CombinedOutput()
 	if err != nil {

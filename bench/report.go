@@ -201,9 +201,10 @@ func printDetails(w io.Writer, o options, r *results) {
 	first := r.reps[0]
 	if first.one != nil {
 		one := first.one
-		fmt.Fprintf(w, "\n1-conversation run, rep 1: %d agent API calls", agentCalls(one.reqs))
+		fmt.Fprintf(w, "\n1-conversation run, rep 1: %d agent API calls in the conversation, %d in all (the fresh triple's too)",
+			sessionCalls(one.reqs, one.run.Conversations[0].SessionID), agentCalls(one.reqs))
 		if first.loop != nil {
-			fmt.Fprintf(w, " (the loop made %d: same script, same work)", first.loop.agentCalls)
+			fmt.Fprintf(w, "; the loop made %d (same script, same work)", first.loop.agentCalls)
 		}
 		t := tokens(one.reqs)
 		n := map[scripted.CallKind]int{}
@@ -212,12 +213,9 @@ func printDetails(w io.Writer, o options, r *results) {
 				n[q.Kind]++
 			}
 		}
-		// claude processes: 10 agent turns, one per judge or rubric call
-		// (each answers with one API call), and `claude --version`.
-		procs := 10 + n[scripted.KindJudge] + n[scripted.KindRubric] + 1
-		fmt.Fprintf(w, "\n  claude CPU per process: %.2f s under vibe-test (%d processes)", one.cpu.children.Seconds()/float64(procs), procs)
+		fmt.Fprintf(w, "\n  claude CPU: %.1f s under vibe-test (jail: %s; the fresh triple's, judge and rubric calls too)", one.cpu.children.Seconds(), one.run.Jail)
 		if first.loop != nil {
-			fmt.Fprintf(w, ", %.2f s in the loop (10)", first.loop.cpu.children.Seconds()/10)
+			fmt.Fprintf(w, ", %.1f s in the loop (no jail)", first.loop.cpu.children.Seconds())
 		}
 		fmt.Fprintf(w, "\n  scripted usage (context + output) by kind: agent %d tokens in %d calls, judge %d in %d, rubric %d in %d\n",
 			t[scripted.KindAgent], n[scripted.KindAgent], t[scripted.KindJudge], n[scripted.KindJudge], t[scripted.KindRubric], n[scripted.KindRubric])
@@ -245,7 +243,7 @@ func printDetails(w io.Writer, o options, r *results) {
 		for _, v := range r.parse {
 			s = append(s, mbps(v))
 		}
-		fmt.Fprintf(w, "P4 parse: go test -run '^$' -bench BenchmarkParseTurn -count %d ./claude/: %s\n", o.reps, strings.Join(s, ", "))
+		fmt.Fprintf(w, "P4 parse: go test -run '^$' -bench BenchmarkParseTurn -count %d ./internal/claude/: %s\n", o.reps, strings.Join(s, ", "))
 	}
 }
 

@@ -81,6 +81,9 @@ func (b *bench) runVibeTest(ctx context.Context, rep, n int) (*vibeRun, error) {
 	args := []string{"vibe-test", b.paths.Skill, "--config", b.paths.Config, "--out", out,
 		"--seed", strconv.Itoa(seed), "--conversations", strconv.Itoa(n),
 		"--max-retries", "1", "--turn-timeout", "2m", "--session", b.o.session}
+	if b.o.isolation != "" {
+		args = append(args, "--isolation", b.o.isolation)
+	}
 	var stdout, stderr bytes.Buffer
 	cpu0 := cpuNow()
 	start := time.Now()
@@ -388,6 +391,17 @@ func agentCalls(reqs []scripted.Request) int {
 	n := 0
 	for _, r := range reqs {
 		if r.Kind == scripted.KindAgent && r.Status == 200 {
+			n++
+		}
+	}
+	return n
+}
+
+// sessionCalls counts the answered agent requests of one session.
+func sessionCalls(reqs []scripted.Request, session string) int {
+	n := 0
+	for _, r := range reqs {
+		if r.Kind == scripted.KindAgent && r.Status == 200 && r.SessionID == session {
 			n++
 		}
 	}

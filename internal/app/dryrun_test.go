@@ -51,7 +51,7 @@ func TestDryRunCallsNothing(t *testing.T) {
 		"agent turns: 3 conversations x 10 turns                 30         3",
 		"fresh sessions: 3 triples x 3 probes                     9         9",
 		"rubric extraction                                        1         1",
-		"judge calls: 21 judged turns x 2                        42        42",
+		"judge calls: 21 judged turns x 2                        42         6",
 		"estimated cost: $",
 		"prices: list prices read ",
 		"characters a token",

@@ -67,13 +67,19 @@ func (c Caller) Structured(ctx context.Context, prompt, schema, model string) (T
 	if err != nil {
 		return out.Turn, err
 	}
-	if err := coldFailure(out, c.Timeout); err != nil {
-		return out.Turn, err
+	return out.Turn, structuredFailure(out, c.Timeout)
+}
+
+// structuredFailure says why a structured call's outcome is no answer, or
+// nil.
+func structuredFailure(out Outcome, timeout time.Duration) error {
+	if err := coldFailure(out, timeout); err != nil {
+		return err
 	}
 	if len(out.Turn.StructuredOutput) == 0 || !json.Valid(out.Turn.StructuredOutput) {
-		return out.Turn, fmt.Errorf("the model answered without structured output (text: %.120q)", out.Turn.Text)
+		return fmt.Errorf("the model answered without structured output (text: %.120q)", out.Turn.Text)
 	}
-	return out.Turn, nil
+	return nil
 }
 
 // coldFailure says why a cold call failed, or nil. A 401 or 403 becomes

@@ -46,6 +46,11 @@ type Outcome struct {
 	Stderr   string
 	TimedOut bool
 	Turn     Turn
+	// CPU is the CPU time of the process and of the processes it waited
+	// for (its tools), in the jail or not, once it has ended: 0 while an
+	// interactive session's process lives on, and when a jailed process
+	// was killed before it could be measured.
+	CPU time.Duration
 }
 
 // Run starts the CLI, streams its stdout to inv.Stdout while parsing it, and
@@ -72,9 +77,15 @@ func Run(ctx context.Context, inv Invocation) (Outcome, error) {
 	if err != nil {
 		return out, fmt.Errorf("claude stdout: %w", err)
 	}
+	meter, err := inv.meter(cmd)
+	if err != nil {
+		return out, err
+	}
 	if err := cmd.Start(); err != nil {
+		meter.close()
 		return out, fmt.Errorf("starting %s: %w", inv.Binary, err)
 	}
+	meter.started()
 
 	// Stop the group on cancellation: SIGTERM first (the CLI then stops its
 	// Bash child), SIGKILL after the grace period.
@@ -105,6 +116,7 @@ func Run(ctx context.Context, inv Invocation) (Outcome, error) {
 	_, _ = io.Copy(io.Discard, src)
 	werr := cmd.Wait()
 	close(done)
+	out.CPU = meter.used(cmd.ProcessState)
 
 	out.Turn = turn
 	out.Stderr = stderr.String()
@@ -184,12 +196,12 @@ func OlderThan(v, than string) bool {
 }
 
 // command is the process of inv: the binary and its arguments (inside the
-// jail when there is one), its environment and folder, in its own session
-// so a stop reaches its helpers too.
+// jail when there is one, measured: see cpuMeter), its environment and
+// folder, in its own session so a stop reaches its helpers too.
 func (inv Invocation) command() *exec.Cmd {
 	name, args := inv.Binary, inv.Args
 	if inv.Jail != nil {
-		name, args = inv.Jail.Command(inv.Binary, inv.Args)
+		name, args = inv.Jail.Measured(inv.Binary, inv.Args)
 	}
 	cmd := exec.Command(name, args...)
 	cmd.Env = inv.Env

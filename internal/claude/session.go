@@ -79,6 +79,7 @@ type Session struct {
 	errMu  sync.Mutex
 	waited chan struct{} // closed once the process has been waited for
 	werr   error
+	cpu    time.Duration // set before waited is closed
 	dead   bool
 }
 
@@ -100,12 +101,20 @@ func StartSession(inv Invocation) (*Session, error) {
 		return nil, fmt.Errorf("claude stdout: %w", err)
 	}
 	cmd.Stdout = pw
+	meter, err := inv.meter(cmd)
+	if err != nil {
+		pr.Close()
+		pw.Close()
+		return nil, err
+	}
 	if err := cmd.Start(); err != nil {
 		pr.Close()
 		pw.Close()
+		meter.close()
 		return nil, fmt.Errorf("starting %s: %w", inv.Binary, err)
 	}
 	pw.Close()
+	meter.started()
 	s.cmd, s.stdin, s.stdout = cmd, stdin, pr
 	go func() {
 		defer close(s.lines)
@@ -122,6 +131,7 @@ func StartSession(inv Invocation) (*Session, error) {
 	}()
 	go func() {
 		s.werr = cmd.Wait()
+		s.cpu = meter.used(cmd.ProcessState)
 		close(s.waited)
 	}()
 	return s, nil
@@ -197,6 +207,7 @@ func (s *Session) Send(ctx context.Context, prompt string, stdout io.Writer, tim
 	out.Turn = turn
 	out.ExitCode = s.exitCode()
 	out.Stderr = s.Stderr()
+	out.CPU = s.cpu
 	if perr != nil {
 		return out, perr
 	}
@@ -308,6 +319,17 @@ func (s *Session) ProcessState() *os.ProcessState {
 		return s.cmd.ProcessState
 	default:
 		return nil
+	}
+}
+
+// CPU is the CPU time of the ended process and of the processes it waited
+// for (Outcome.CPU); 0 while it runs.
+func (s *Session) CPU() time.Duration {
+	select {
+	case <-s.waited:
+		return s.cpu
+	default:
+		return 0
 	}
 }
 

@@ -368,6 +368,9 @@ func (d *Driver) Converse(ctx context.Context, conv *record.Conversation, passag
 			}(idx, rec.Prompt, out.Turn)
 		}
 	}
+	// The last turn is done: the live process can go while its probe is
+	// judged, rather than after.
+	live.close()
 	judging.Wait()
 	if ctx.Err() != nil {
 		setStatus(stopped(ctx))

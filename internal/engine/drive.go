@@ -57,12 +57,42 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 	}
 	budget.Spend(run.Costs.Total)
 
-	// The rubric overlaps turn 1; the gate waits for both.
+	limit := o.Concurrency
+	total := len(run.Conversations) + len(run.Fresh) + len(run.Controls)
+	if run.Sequential != nil {
+		total = max(total, 2*run.Sequential.Batch)
+	}
+	if limit <= 0 || limit > total {
+		limit = total
+	}
+	// The units left to run: how many judge processes to have ready.
+	left := 0
+	for _, arm := range [][]record.Conversation{run.Conversations, run.Fresh, run.Controls} {
+		for i := range arm {
+			if st := arm[i].Status; st != record.StatusCompleted && st != record.StatusBaselineFailed {
+				left++
+			}
+		}
+	}
+	ready := min(limit, left, claude.PoolIdleMax)
+
+	// The rubric overlaps turn 1; the gate waits for both. Once it is
+	// ready, so is the judge, whose calls go to a pool of processes: one
+	// for each unit left that runs at once (at most claude.PoolIdleMax) starts
+	// then, ahead of the baseline's judgement the gate waits for.
 	var rb *rubric.Rubric
 	var rubricErr error
+	var theJudge *judge.Judge
+	var judges *claude.Pool
 	rubricReady := make(chan struct{})
 	go func() {
 		defer close(rubricReady)
+		defer func() {
+			if rubricErr == nil && rb != nil {
+				judges = claude.NewPool(caller, judge.Schema, run.Config.JudgeModel, ready, min(limit, claude.PoolIdleMax))
+				theJudge = &judge.Judge{Caller: judges, Rubric: rb, Model: run.Config.JudgeModel, Repeats: run.Config.JudgeRepeats}
+			}
+		}()
 		s.view(func() { rb = run.Rubric })
 		if rb != nil {
 			if err := record.WriteJSON(filepath.Join(s.dir, "rubric.json"), rb); err != nil {
@@ -88,8 +118,6 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 			stop(err)
 		}
 	}()
-	var judgeOnce sync.Once
-	var theJudge *judge.Judge
 	judgeFor := func(ctx context.Context) (*judge.Judge, error) {
 		select {
 		case <-rubricReady:
@@ -99,9 +127,6 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 		if rubricErr != nil {
 			return nil, rubricErr
 		}
-		judgeOnce.Do(func() {
-			theJudge = &judge.Judge{Caller: caller, Rubric: rb, Model: run.Config.JudgeModel, Repeats: run.Config.JudgeRepeats}
-		})
 		return theJudge, nil
 	}
 
@@ -120,14 +145,6 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 	}
 	if h.Progress != nil {
 		driver.Progress = h.Progress.Event
-	}
-	limit := o.Concurrency
-	total := len(run.Conversations) + len(run.Fresh) + len(run.Controls)
-	if run.Sequential != nil {
-		total = max(total, 2*run.Sequential.Batch)
-	}
-	if limit <= 0 || limit > total {
-		limit = total
 	}
 	sem := make(chan struct{}, max(limit, 1))
 	if o.Shared != nil {
@@ -225,6 +242,9 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 		wg.Wait()
 	}
 	<-rubricReady
+	if judges != nil {
+		judges.Close() // every conversation has returned: no judge call is left
+	}
 
 	if h.Progress != nil {
 		h.Progress.Close()

@@ -293,14 +293,14 @@ func Make(in Input) *Estimate {
 		judged += n * judgedTurnsPerSession
 	}
 
-	cold := func(what string, calls int, promptChars int, out float64) {
-		l := Line{What: what, Calls: calls, Processes: calls, Requests: calls, Model: in.JudgeModel}
+	cold := func(what string, calls, procs int, promptChars int, out float64) {
+		l := Line{What: what, Calls: calls, Processes: procs, Requests: calls, Model: in.JudgeModel}
 		l.Tokens.CacheWrite = float64(calls) * (tokens(ColdOverheadChars) + tokens(promptChars))
 		l.Tokens.Output = float64(calls) * out
 		e.add(l)
 	}
 	if in.Config == nil {
-		cold("plan drafting (no vibe-test.yaml)", 1, len(plan.DraftPrompt(in.Skill)), DraftOutputTokens)
+		cold("plan drafting (no vibe-test.yaml)", 1, 1, len(plan.DraftPrompt(in.Skill)), DraftOutputTokens)
 	}
 	switch {
 	case in.Rubric != nil:
@@ -308,9 +308,21 @@ func Make(in Input) *Estimate {
 	case in.RubricCached:
 		e.Notes = append(e.Notes, "rubric: cached for this skill and judge model, no call")
 	default:
-		cold("rubric extraction", 1, len(rubric.Prompt(in.Skill)), RubricOutputTokens)
+		cold("rubric extraction", 1, 1, len(rubric.Prompt(in.Skill)), RubricOutputTokens)
 	}
-	cold(fmt.Sprintf("judge calls: %d judged turns x %d", judged, repeats), judged*repeats, judgePromptChars(in), JudgeOutputTokens)
+	// The judge's calls share a pool of processes (claude.Pool), one for
+	// each unit running at once; past PoolIdleMax units, counted as one a
+	// call (an upper bound). Each prompt comes after the record of /clear.
+	judgeCalls := judged * repeats
+	judgeProcs := judgeCalls
+	units := 2 * n // the conversations and their fresh triples
+	if in.NoSkillControl {
+		units += n
+	}
+	if units <= claude.PoolIdleMax {
+		judgeProcs = min(judgeCalls, units)
+	}
+	cold(fmt.Sprintf("judge calls: %d judged turns x %d", judged, repeats), judgeCalls, judgeProcs, claude.ClearRecordChars+judgePromptChars(in), JudgeOutputTokens)
 
 	if in.UntilDecided {
 		e.Notes = append(e.Notes, fmt.Sprintf("--until-decided: counted at its cap of %d conversations; it stops earlier when the test decides", n))

@@ -49,8 +49,11 @@ func TestCalls(t *testing.T) {
 	if l := line(t, e, "fresh"); l.Calls != 9 || l.Processes != 9 {
 		t.Errorf("fresh: %d calls, %d processes, want 9 and 9", l.Calls, l.Processes)
 	}
-	if l := line(t, e, "judge"); l.Calls != 3*4+3*3 {
-		t.Errorf("judge: %d calls, want 21", l.Calls)
+	if l := line(t, e, "judge"); l.Calls != 3*4+3*3 || l.Processes != 6 {
+		t.Errorf("judge: %d calls in %d processes, want 21 in 6 (a pool: one for each conversation and fresh triple)", l.Calls, l.Processes)
+	}
+	if l := line(t, Make(input(16)), "judge"); l.Processes != l.Calls {
+		t.Errorf("judge, 16 conversations: %d processes for %d calls, want one a call (past the pool's ready processes)", l.Processes, l.Calls)
 	}
 	if l := line(t, e, "rubric"); l.Calls != 1 {
 		t.Errorf("rubric: %d calls", l.Calls)

@@ -20,7 +20,9 @@
 // The prompt "/compact" compacts the session as the CLI's command does
 // (compact.go): summary calls to the API, a compact_boundary event, the
 // history replaced by a continuation message and the last answer, all
-// appended to the session file.
+// appended to the session file. The message "/clear" in a live session
+// starts a new conversation in the same process (clear.go), as the judge's
+// pooled processes (claude.Pool) use it between calls.
 //
 // It is not the CLI: no real system prompt, no hooks, no MCP, no subagents
 // (a context: fork skill runs inline, its body after the Skill call),
@@ -87,6 +89,7 @@ type fake struct {
 	offered      []string
 	schema       *jsonschema.Schema
 	fresh        bool // the session started in this process
+	cleared      bool // /clear ran: the next prompt carries its record
 
 	childMu sync.Mutex
 	child   int
@@ -368,6 +371,10 @@ func (f *fake) interactive(ctx context.Context, stdin io.Reader) int {
 			code = f.compact(ctx)
 			continue
 		}
+		if isClear(content) {
+			code = f.clear()
+			continue
+		}
 		f.emitInit()
 		code = f.turn(ctx, content)
 	}
@@ -423,6 +430,10 @@ func (f *fake) emitInit() {
 // It returns the process's exit code for a -p run.
 func (f *fake) turn(ctx context.Context, prompt []block) int {
 	start := time.Now()
+	if f.cleared {
+		prompt = append(append([]block{}, clearRecord...), prompt...)
+		f.cleared = false
+	}
 	if len(f.history) == 0 {
 		prompt = append([]block{{Type: "text", Text: reminder}}, prompt...)
 	}
