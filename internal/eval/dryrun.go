@@ -74,7 +74,7 @@ func DryRun(ctx context.Context, s Settings, stdio IO) (*Estimate, error) {
 			return nil, exit.With(exit.Tool, err)
 		}
 	}
-	s = s.resolved(set)
+	s = s.resolved(set, stdio.Env)
 	e := &Estimate{Skill: sk.Path, Cases: len(set.Cases), Holdout: len(set.Holdout), Repeats: s.Repeats}
 	cellsPerRun := s.Repeats * len(set.All())
 	type genRun struct {
