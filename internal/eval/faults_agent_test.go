@@ -20,7 +20,8 @@ import (
 // Faults of a non-claude generator, on the real codex CLI against the
 // stand-in: a burst of HTTP 500s that outlasts codex's retries and
 // vibe-test's is recorded as the cell's error (every measure a grade
-// error, never a pass or a fail) while the other case is graded; a refused
+// error, never a pass or a fail) while the other case is graded; a skill
+// delivered as a project skill is read where codex finds it; a refused
 // key stops the eval with codex's advice.
 func TestCodexGeneratorFaults(t *testing.T) {
 	t.Parallel()
@@ -57,9 +58,9 @@ func TestCodexGeneratorFaults(t *testing.T) {
 		{Kind: scripted.KindReader, Steps: answer(map[string]any{"decision": "Hold.", "rebuild": "r", "follow_ups": []string{}, "close_answer": ""})},
 		{Kind: scripted.KindGrader, Steps: answer(map[string]any{"grades": []map[string]any{{"id": "M1", "result": "pass", "quote": "HOLD clamps"}}})},
 	}
-	run := func(t *testing.T, out string, widgets scripted.Step) (*eval.Result, string, error) {
+	run := func(t *testing.T, out, deliver string, widgets ...scripted.Step) (*eval.Result, string, error) {
 		srv, err := scripted.Start(scripted.Script{Rules: append([]scripted.Rule{
-			{Kind: scripted.KindAgent, Contains: "reorder widgets", Steps: []scripted.Step{widgets}},
+			{Kind: scripted.KindAgent, Contains: "reorder widgets", Steps: widgets},
 			{Kind: scripted.KindAgent, Contains: "reorder clamps", Steps: []scripted.Step{{Text: "HOLD clamps: 40 on the shelf."}}},
 		}, judging...)})
 		if err != nil {
@@ -70,12 +71,12 @@ func TestCodexGeneratorFaults(t *testing.T) {
 		var stderr bytes.Buffer
 		res, err := eval.Start(context.Background(), eval.Settings{
 			SkillPath: filepath.Join(root, "skill", "reorder-ruling"), CasesDir: set, Agent: agents.Codex,
-			Concurrency: 1, MaxRetries: 0, RetryBackoff: 10 * time.Millisecond, OutDir: filepath.Join(root, out),
+			Concurrency: 1, MaxRetries: 0, Deliver: deliver, RetryBackoff: 10 * time.Millisecond, OutDir: filepath.Join(root, "out", out),
 		}, eval.IO{Env: env, Stderr: &stderr})
 		return res, stderr.String(), err
 	}
 	t.Run("500 burst", func(t *testing.T) {
-		res, stderr, err := run(t, "burst", scripted.Step{Error: &scripted.HTTPError{Status: 500, Count: 1000}, Text: "REORDER widgets."})
+		res, stderr, err := run(t, "burst", "", scripted.Step{Error: &scripted.HTTPError{Status: 500, Count: 1000}, Text: "REORDER widgets."})
 		if err != nil {
 			t.Fatalf("%v\n%s", err, stderr)
 		}
@@ -100,8 +101,33 @@ func TestCodexGeneratorFaults(t *testing.T) {
 			}
 		}
 	})
+	t.Run("skill delivered", func(t *testing.T) {
+		// --deliver skill: installed at codex's .agents/skills/<name>, and
+		// the scripted model's Skill step reads it there.
+		res, stderr, err := run(t, "skill", "skill",
+			scripted.Step{ToolUses: []scripted.ToolUse{{Name: "Skill", Input: map[string]any{"skill": "reorder-ruling"}}}},
+			scripted.Step{Text: "REORDER widgets."})
+		if err != nil {
+			t.Fatalf("%v\n%s", err, stderr)
+		}
+		for _, c := range res.Runs[0].Main {
+			if c.Case != "c1" {
+				continue
+			}
+			f, err := os.Open(filepath.Join(res.Dir, c.Generator.Transcript))
+			if err != nil {
+				t.Fatal(err)
+			}
+			turn, err := agents.ParseTurn(agents.Codex, f)
+			f.Close()
+			if err != nil || c.Status != eval.CellOK || !(codex.Agent{}).SkillLoaded(turn, "reorder-ruling") ||
+				!strings.Contains(turn.Calls[0].Result, "Rule by the count.") {
+				t.Errorf("cell %s (%s): the skill was not read from the workspace: %v %+v", c.Status, c.Error, err, turn.Calls)
+			}
+		}
+	})
 	t.Run("refused key", func(t *testing.T) {
-		_, stderr, err := run(t, "refused", scripted.Step{Error: &scripted.HTTPError{Status: 401, Count: 1000}, Text: "REORDER widgets."})
+		_, stderr, err := run(t, "refused", "", scripted.Step{Error: &scripted.HTTPError{Status: 401, Count: 1000}, Text: "REORDER widgets."})
 		if exit.Code(err) != exit.Tool || err == nil || !strings.Contains(err.Error(), codex.CredentialsAdvice) {
 			t.Fatalf("error %v (exit %d), want exit 3 with codex's advice\n%s", err, exit.Code(err), stderr)
 		}
