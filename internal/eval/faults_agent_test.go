@@ -36,11 +36,11 @@ func TestCodexGeneratorFaults(t *testing.T) {
 	t.Cleanup(func() { os.RemoveAll(root) })
 	set := filepath.Join(root, "cases")
 	for rel, content := range map[string]string{
-		"cases.yaml":                        "goal: I rule right away.\nmeasures:\n  - {id: M1, name: Right decision, question: Is the ruling right?, uses: [correct]}\ndefaults: {repeats: 1}\n",
-		"c1/case.yaml":                      "prompt: Should we reorder widgets?\n",
-		"c1/key.json":                       `{"correct": ["REORDER"]}`,
-		"c2/case.yaml":                      "prompt: Should we reorder clamps?\n",
-		"c2/key.json":                       `{"correct": ["HOLD"]}`,
+		"cases.yaml":                       "goal: I rule right away.\nmeasures:\n  - {id: M1, name: Right decision, question: Is the ruling right?, uses: [correct]}\ndefaults: {repeats: 1}\n",
+		"c1/case.yaml":                     "prompt: Should we reorder widgets?\n",
+		"c1/key.json":                      `{"correct": ["REORDER"]}`,
+		"c2/case.yaml":                     "prompt: Should we reorder clamps?\n",
+		"c2/key.json":                      `{"correct": ["HOLD"]}`,
 		"../skill/reorder-ruling/SKILL.md": "---\nname: reorder-ruling\ndescription: Rule whether to reorder an item.\n---\nRule by the count.\n",
 	} {
 		p := filepath.Join(set, rel)
