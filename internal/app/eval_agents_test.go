@@ -26,12 +26,47 @@ import (
 // default. No credentials: each CLI talks to the stand-in only.
 func TestEvalOnCodex(t *testing.T) {
 	t.Parallel()
-	evalOnAgent(t, agents.Codex, "", demo.VersionBroken, 1)
+	cand, env := evalOnAgent(t, agents.Codex, "", demo.VersionBroken, 1)
+	main := func(env []string, args ...string) (int, string) {
+		var stdout, stderr bytes.Buffer
+		code := Main(context.Background(), append([]string{"vibe-test"}, args...), IO{Env: env, Stdout: &stdout, Stderr: &stderr})
+		return code, stdout.String() + stderr.String()
+	}
+	// report: no CLI at all, the same decision.
+	if code, out := main([]string{"PATH=" + t.TempDir()}, "report", cand); code != 1 {
+		t.Errorf("report: exit %d, want 1\n%s", code, out)
+	}
+	// rejudge: the record's judge agent (codex; no claude anywhere) grades
+	// the candidate again, the baseline's cells kept as they were graded.
+	if code, out := main(env, "rejudge", cand); code != 1 || !strings.Contains(out, "agent codex, judge agent codex") {
+		t.Errorf("rejudge: exit %d, want 1 on codex\n%s", code, out)
+	}
+	// resume: an interrupted eval's missing cell is made again on codex.
+	rec, err := eval.LoadRecord(cand)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Status = eval.StatusInterrupted
+	if err := eval.SaveRecord(cand, rec); err != nil {
+		t.Fatal(err)
+	}
+	cell := filepath.Join(cand, "candidate", "widgets", "1.json")
+	if err := os.Remove(cell); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := main(env, "resume", cand); code != 1 {
+		t.Fatalf("resume: exit %d, want 1\n%s", code, out)
+	}
+	var c eval.Cell
+	if b, err := os.ReadFile(cell); err != nil || json.Unmarshal(b, &c) != nil || c.Status != eval.CellOK {
+		t.Fatalf("resume did not make the missing cell again: %v %+v", err, c)
+	}
+	checkTranscript(t, agents.Codex, cand, &c)
 }
 
 func TestEvalOnGemini(t *testing.T) {
 	t.Parallel()
-	evalOnAgent(t, agents.Gemini, agents.Codex, demo.VersionShorter, 0)
+	_, _ = evalOnAgent(t, agents.Gemini, agents.Codex, demo.VersionShorter, 0)
 }
 
 // agentBinary is the pinned CLI of a non-claude agent, as vibe-test finds
@@ -65,7 +100,9 @@ func agentEnv(t *testing.T, srv *scripted.Server, names ...string) []string {
 	return env
 }
 
-func evalOnAgent(t *testing.T, name, judge, candidate string, wantExit int) {
+// evalOnAgent makes the demo's baseline on agent name, decides candidate
+// against it and returns the candidate's eval folder and environment.
+func evalOnAgent(t *testing.T, name, judge, candidate string, wantExit int) (string, []string) {
 	script, err := demo.CasesScript()
 	if err != nil {
 		t.Fatal(err)
@@ -162,17 +199,26 @@ func evalOnAgent(t *testing.T, name, judge, candidate string, wantExit int) {
 		if err := json.Unmarshal(cell, &c); err != nil {
 			t.Fatal(err)
 		}
-		f, err := os.Open(filepath.Join(cand, c.Generator.Transcript))
-		if err != nil {
-			t.Fatal(err)
-		}
-		turn, err := agents.ParseTurn(name, f)
-		f.Close()
-		if err != nil || strings.TrimSpace(turn.Text) != strings.TrimSpace(c.Message) || len(turn.Calls) == 0 {
-			t.Errorf("%s: the transcript parses to %q with %d calls (%v), the cell holds %q", c.Generator.Transcript, turn.Text, len(turn.Calls), err, c.Message)
-		}
-		if c.Generator.Model == "" || c.Generator.APICalls < 2 {
-			t.Errorf("cell %+v: no model or API calls recorded from the turn", c.Generator)
-		}
+		checkTranscript(t, name, cand, &c)
+	}
+	return cand, env
+}
+
+// checkTranscript: the cell's saved transcript parses, with its agent's
+// parser, into the cell's message, after a tool call, and the cell
+// recorded the model and the API calls from the turn.
+func checkTranscript(t *testing.T, name, dir string, c *eval.Cell) {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, c.Generator.Transcript))
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn, err := agents.ParseTurn(name, f)
+	f.Close()
+	if err != nil || strings.TrimSpace(turn.Text) != strings.TrimSpace(c.Message) || len(turn.Calls) == 0 {
+		t.Errorf("%s: the transcript parses to %q with %d calls (%v), the cell holds %q", c.Generator.Transcript, turn.Text, len(turn.Calls), err, c.Message)
+	}
+	if c.Generator.Model == "" || c.Generator.APICalls < 2 {
+		t.Errorf("cell %+v: no model or API calls recorded from the turn", c.Generator)
 	}
 }
