@@ -11,9 +11,9 @@ import (
 	"github.com/vibe-test/vibe-test/internal/agents"
 	"github.com/vibe-test/vibe-test/internal/cases"
 	"github.com/vibe-test/vibe-test/internal/codex"
-	"github.com/vibe-test/vibe-test/internal/gemini"
 	"github.com/vibe-test/vibe-test/internal/estimate"
 	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/internal/gemini"
 )
 
 // What the estimate assumes of a cell, beyond the sizes it reads from
