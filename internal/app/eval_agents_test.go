@@ -12,6 +12,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/agents"
 	"github.com/vibe-test/vibe-test/internal/demo"
 	"github.com/vibe-test/vibe-test/internal/eval"
+	"github.com/vibe-test/vibe-test/internal/jail"
 	"github.com/vibe-test/vibe-test/internal/scripted"
 	"github.com/vibe-test/vibe-test/internal/testenv"
 )
@@ -97,8 +98,15 @@ func agentEnv(t *testing.T, srv *scripted.Server, names ...string) []string {
 	for _, n := range names {
 		env = append(env, agents.BaseURLVar[n]+"="+srv.URL(), agents.BinaryVar[n]+"="+agentBinary(t, n))
 	}
-	return env
+	// The author's keys: a stand-in never gets them, and no artifact may
+	// hold them.
+	return append(env, "OPENAI_API_KEY="+authorOpenAIKey, "GEMINI_API_KEY="+authorGeminiKey)
 }
+
+const (
+	authorOpenAIKey = "sk-author-openai-5e1b"
+	authorGeminiKey = "author-gemini-key-77c4"
+)
 
 // evalOnAgent makes the demo's baseline on agent name, decides candidate
 // against it and returns the candidate's eval folder and environment.
@@ -163,6 +171,9 @@ func evalOnAgent(t *testing.T, name, judge, candidate string, wantExit int) (str
 	if err != nil {
 		t.Fatal(err)
 	}
+	if jail.Find(os.Getenv("PATH")) != "" && rec.Jail != "bubblewrap" {
+		t.Errorf("eval.json: jail %q (%s), want bubblewrap where it is installed", rec.Jail, rec.JailNote)
+	}
 	if rec.Agent != name || rec.JudgeAgent != wantJudge || !rec.CostEstimated || rec.Versions.Claude != "" {
 		t.Errorf("eval.json: agent %q, judge agent %q, cost estimated %v, claude %q", rec.Agent, rec.JudgeAgent, rec.CostEstimated, rec.Versions.Claude)
 	}
@@ -186,6 +197,27 @@ func evalOnAgent(t *testing.T, name, judge, candidate string, wantExit int) (str
 	}
 	if agentCalls < 2*8*4 {
 		t.Errorf("%d generator requests, expected two per cell (a search, the answer) for 32 cells", agentCalls)
+	}
+	for _, r := range srv.Requests() {
+		b, _ := json.Marshal(r)
+		if bytes.Contains(b, []byte(authorOpenAIKey)) || bytes.Contains(b, []byte(authorGeminiKey)) {
+			t.Fatalf("request %d (%s) holds an author's key", r.Seq, r.Kind)
+		}
+	}
+	for _, dir := range []string{filepath.Join(root, "out"), filepath.Join(paths.Cases, "baselines")} {
+		err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := os.ReadFile(p)
+			if bytes.Contains(b, []byte(authorOpenAIKey)) || bytes.Contains(b, []byte(authorGeminiKey)) {
+				t.Errorf("%s holds an author's key", p)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, run := range rec.Runs {
 		if run.Stored {
