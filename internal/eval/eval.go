@@ -5,11 +5,12 @@
 // For every case of a case set (package cases) and every repeat, three
 // roles run:
 //
-//   - the generator: the agent under test, `claude -p` in the jail, in a
-//     fresh copy of the case's fixture outside any git repository, with the
-//     skill appended to its system prompt (--append-system-prompt-file, as
-//     the seed did) or installed as a project skill, read-only tools, the
-//     run's model and effort; its final message is the result;
+//   - the generator: the agent under test, `claude -p` in the jail (or
+//     codex or gemini, --agent: roles_agent.go), in a fresh copy of the
+//     case's fixture outside any git repository, with the skill appended
+//     to its system prompt (--append-system-prompt-file, as the seed did)
+//     or installed as a project skill, read-only tools, the run's model
+//     and effort; its final message is the result;
 //   - the reader: a cold structured call that plays the user, seeing only
 //     the case's prompt and the message: the decision it would make, the
 //     problem rebuilt, its follow-up questions, its answer to the close;
@@ -18,6 +19,9 @@
 //     (never the skill, never which run): pass, fail or n/a, each with a
 //     quote that must occur in the message or the notes; a quote that does
 //     not is asked again once, then the measure is a grade error.
+//
+// The reader and the grader run on --judge-agent's CLI (claude's cold
+// calls, or codex's and gemini's agent.Structured).
 //
 // The word count and the diagnostics are deterministic. Each cell is a
 // file of its own, written when it is done (record.go), so an interrupted
