@@ -461,6 +461,10 @@ func startTools(ctx context.Context, s Settings, stdio IO, set *cases.Set, sk *s
 		if name != tc.agent {
 			flag = "--judge-agent"
 		}
+		if pinned != nil {
+			// A resume or a rejudge: the agents are the eval's.
+			flag = map[string]string{"--agent": "the eval's agent", "--judge-agent": "the eval's judge agent"}[flag]
+		}
 		if !agents.HasCredentials(name, stdio.Env) {
 			return nil, exit.Errorf(exit.Tool, "%s %s: no credentials: %s (or set %s to a stand-in server)", flag, name, agents.CredentialsAdvice(name), agents.BaseURLVar[name])
 		}
