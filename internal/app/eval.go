@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/vibe-test/vibe-test/internal/agents"
 	"github.com/vibe-test/vibe-test/internal/atomicfile"
 	"github.com/vibe-test/vibe-test/internal/engine"
 	"github.com/vibe-test/vibe-test/internal/eval"
@@ -27,12 +28,14 @@ func evalFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "check", Category: catInput, Usage: "check the case set's hygiene (key facts, files git would not commit, pairs) and stop: no model call"},
 		&cli.BoolFlag{Name: "dry-run", Category: catInput, Usage: "print every call the eval would make and an estimated cost, then stop"},
 		&cli.IntFlag{Name: "repeats", Category: catAgent, Usage: "generations per case and run", DefaultText: "the case set's, else 3"},
-		&cli.StringFlag{Name: "model", Category: catAgent, Usage: "the generator's model, resolved once and pinned", DefaultText: "the case set's"},
+		&cli.StringFlag{Name: "agent", Category: catAgent, Usage: "the generator's CLI: `claude|codex|gemini`", DefaultText: "the case set's, else claude"},
+		&cli.StringFlag{Name: "judge-agent", Category: catVerdict, Usage: "the reader's and grader's CLI: `claude|codex|gemini`", DefaultText: "the case set's, else the generator's when you have its key, else one you have a key for"},
+		&cli.StringFlag{Name: "model", Category: catAgent, Usage: "the generator's model, resolved once and pinned (claude; another agent's is passed as given)", DefaultText: "the case set's"},
 		&cli.StringFlag{Name: "effort", Category: catAgent, Usage: "the generator's `level`: low, medium, high, xhigh or max", DefaultText: "the case set's"},
 		&cli.StringFlag{Name: "tools", Category: catAgent, Usage: "the generator's `tools`, comma- or space-separated", DefaultText: "the case set's, else Read,Grep,Glob"},
 		&cli.StringFlag{Name: "deliver", Category: catAgent, Usage: "how the skill reaches the generator: `system-prompt|skill` (appended to its system prompt, or installed as a project skill)", DefaultText: "the case set's, else system-prompt"},
 		&cli.StringFlag{Name: "control", Category: catAgent, Usage: "also run the control: `empty` (the same calls with an empty skill)"},
-		&cli.StringFlag{Name: "isolation", Category: catAgent, Usage: "`jail|none`: each claude process in a bubblewrap jail, or none", DefaultText: "the jail where bubblewrap works"},
+		&cli.StringFlag{Name: "isolation", Category: catAgent, Usage: "`jail|none`: each agent process in a bubblewrap jail, or none", DefaultText: "the jail where bubblewrap works"},
 		&cli.BoolFlag{Name: "keep-sandbox", Category: catAgent, Usage: "keep each generator's workspace folder"},
 		&cli.StringFlag{Name: "baseline", Category: catVerdict, Usage: "run the skill twice and the control, store the runs in the case set as baselines/`NAME`, and check the instrument"},
 		&cli.StringFlag{Name: "against", Category: catVerdict, Usage: "decide the skill against the stored baseline `NAME`: exit 0 accept, 1 reject, 2 not enough evidence"},
@@ -43,8 +46,8 @@ func evalFlags() []cli.Flag {
 		&cli.StringFlag{Name: "reader-model", Category: catVerdict, Usage: "the reader's model (the cold call that plays you)", DefaultText: "the case set's, else the generator's"},
 		&cli.StringFlag{Name: "grader-model", Category: catVerdict, Usage: "the grader's model", DefaultText: "the case set's, else the reader's"},
 		&cli.IntFlag{Name: "concurrency", Category: catLimits, Value: eval.DefaultConcurrency, Usage: "cells made at once"},
-		&cli.DurationFlag{Name: "timeout", Category: catLimits, Value: eval.DefaultTimeout, Usage: "stop a claude call that runs longer (SIGTERM, then SIGKILL)"},
-		&cli.IntFlag{Name: "max-retries", Category: catLimits, Value: 2, Usage: "CLAUDE_CODE_MAX_RETRIES for every claude call"},
+		&cli.DurationFlag{Name: "timeout", Category: catLimits, Value: eval.DefaultTimeout, Usage: "stop an agent call that runs longer (SIGTERM, then SIGKILL)"},
+		&cli.IntFlag{Name: "max-retries", Category: catLimits, Value: 2, Usage: "the CLI's own retries for every call (CLAUDE_CODE_MAX_RETRIES; codex's request and stream retries; gemini's attempts, one more)"},
 		&cli.StringFlag{Name: "out", Category: catOutput, Usage: "the eval `folder`", DefaultText: "./vibe-runs/<UTC time>-eval-<skill>"},
 	)
 }
@@ -79,8 +82,15 @@ func evalOptions(c *cli.Context) (EvalOptions, error) {
 		Rule: c.String("rule"), Alpha: c.Float64("alpha"), Margin: c.Float64("margin"),
 		Concurrency: c.Int("concurrency"), Timeout: c.Duration("timeout"), MaxRetries: c.Int("max-retries"),
 		Isolation: c.String("isolation"), OutDir: c.String("out"), KeepSandbox: c.Bool("keep-sandbox"),
-		Grace: engine.DefaultGrace,
+		Grace: engine.DefaultGrace, Agent: c.String("agent"), JudgeAgent: c.String("judge-agent"),
 	}, Output: outputFrom(c), Check: c.Bool("check"), DryRun: c.Bool("dry-run")}
+	for _, f := range []string{"agent", "judge-agent"} {
+		if c.IsSet(f) {
+			if err := agents.Check(f, c.String(f)); err != nil {
+				return o, exit.With(exit.Tool, err)
+			}
+		}
+	}
 	// A grid's axes may follow --grid as words of their own (--grid
 	// model=a,b effort=x,y), which the parser leaves as arguments.
 	var args, gridWords []string

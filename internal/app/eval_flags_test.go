@@ -35,6 +35,9 @@ func TestEvalFlags(t *testing.T) {
 		{name: "check alone", args: []string{"eval", "--check", "--cases", "c"}, want: base(func(o *EvalOptions) {
 			o.SkillPath, o.Args, o.CasesDir, o.Check = "", []string{}, "c", true
 		})},
+		{name: "agents", args: []string{"eval", "./s", "--agent", "codex", "--judge-agent", "gemini"},
+			want: base(func(o *EvalOptions) { o.Agent, o.JudgeAgent = "codex", "gemini" })},
+		{name: "empty agent", args: []string{"eval", "./s", "--agent", ""}, wantErr: `--agent "": expected one of claude, codex, gemini`},
 		{name: "bad control", args: []string{"eval", "./s", "--control", "none"}, wantErr: `--control: "none", expected "empty"`},
 		{name: "bad effort", args: []string{"eval", "./s", "--effort", "huge"}, wantErr: `--effort: "huge", expected one of low, medium, high, xhigh, max`},
 		{name: "bad rule", args: []string{"eval", "./s", "--rule", "vibes"}, wantErr: `--rule: "vibes", expected paired or seed`},

@@ -45,6 +45,7 @@ import (
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 
+	"github.com/vibe-test/vibe-test/internal/agents"
 	"github.com/vibe-test/vibe-test/internal/readfile"
 	"github.com/vibe-test/vibe-test/internal/sandbox"
 	"github.com/vibe-test/vibe-test/internal/yamlerr"
@@ -154,6 +155,11 @@ type Defaults struct {
 	Deliver     string   `yaml:"deliver" json:"deliver"`
 	ReaderModel string   `yaml:"reader_model" json:"reader_model,omitempty"`
 	GraderModel string   `yaml:"grader_model" json:"grader_model,omitempty"`
+	// Agent is the generator's CLI (claude, codex, gemini; "" is claude)
+	// and JudgeAgent the reader's and grader's ("" is the default judge).
+	// Model, ReaderModel and GraderModel name models of these agents.
+	Agent      string `yaml:"agent" json:"agent,omitempty"`
+	JudgeAgent string `yaml:"judge_agent" json:"judge_agent,omitempty"`
 }
 
 // Case is one known-answer case.
@@ -351,6 +357,11 @@ func (s *Set) loadSetFile() error {
 	}
 	if def.Effort != "" && !slices.Contains(Efforts, def.Effort) {
 		return at("defaults.effort", "%q, expected one of %s", def.Effort, strings.Join(Efforts, ", "))
+	}
+	for _, a := range []struct{ field, name string }{{"defaults.agent", def.Agent}, {"defaults.judge_agent", def.JudgeAgent}} {
+		if a.name != "" && !slices.Contains(agents.Names, a.name) {
+			return at(a.field, "%q, expected one of %s", a.name, strings.Join(agents.Names, ", "))
+		}
 	}
 	switch def.Deliver {
 	case "":

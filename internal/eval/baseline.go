@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vibe-test/vibe-test/internal/agents"
 	"github.com/vibe-test/vibe-test/internal/atomicfile"
 	"github.com/vibe-test/vibe-test/internal/cases"
 	"github.com/vibe-test/vibe-test/internal/readfile"
@@ -46,6 +47,10 @@ type Manifest struct {
 	Deliver      string            `json:"deliver"`
 	Repeats      int               `json:"repeats"`
 	Claude       string            `json:"claude"`
+	Codex        string            `json:"codex,omitempty"`
+	Gemini       string            `json:"gemini,omitempty"`
+	Agent        string            `json:"agent,omitempty"`       // "": claude
+	JudgeAgent   string            `json:"judge_agent,omitempty"` // "": claude
 	ReaderPrompt string            `json:"reader_prompt"`
 	GraderPrompt string            `json:"grader_prompt"`
 	Runs         []RunInfo         `json:"runs"`
@@ -147,7 +152,7 @@ func baselineNames(set *cases.Set) []string {
 // hash), the generator's model and effort (not for a grid, whose point is
 // to change them), the reader's and grader's models and prompts, the
 // tools, how the skill is delivered, the CLI version.
-func (b *Baseline) Compatible(set *cases.Set, cfg Config, cliVersion string, grid bool) error {
+func (b *Baseline) Compatible(set *cases.Set, cfg Config, agent, judgeAgent string, v Versions, grid bool) error {
 	var diff []string
 	changed := func(what, now, then string) {
 		if now != then {
@@ -187,7 +192,11 @@ func (b *Baseline) Compatible(set *cases.Set, cfg Config, cliVersion string, gri
 	changed("the grader prompt", GraderPromptVersion, b.GraderPrompt)
 	changed("the tools", strings.Join(cfg.Tools, ","), strings.Join(b.Tools, ","))
 	changed("the skill's delivery", cfg.Deliver, b.Deliver)
-	changed("claude", cliVersion, b.Claude)
+	changed("the agent", agent, firstNonEmpty(b.Agent, agents.Claude))
+	changed("the judge agent", judgeAgent, firstNonEmpty(b.JudgeAgent, agents.Claude))
+	changed("claude", v.Claude, b.Claude)
+	changed("codex", v.Codex, b.Codex)
+	changed("gemini", v.Gemini, b.Gemini)
 	if len(diff) == 0 {
 		return nil
 	}
@@ -284,6 +293,7 @@ func WriteBaseline(set *cases.Set, name, evalDir string, rec *Record) (string, e
 		Main: rec.Cases.Main, Holdout: rec.Cases.Holdout,
 		Model: rec.Config.Model, Effort: rec.Config.Effort, ReaderModel: rec.Config.ReaderModel, GraderModel: rec.Config.GraderModel,
 		Tools: rec.Config.Tools, Deliver: rec.Config.Deliver, Repeats: rec.Config.Repeats, Claude: rec.Versions.Claude,
+		Codex: rec.Versions.Codex, Gemini: rec.Versions.Gemini, Agent: rec.Agent, JudgeAgent: rec.JudgeAgent,
 		ReaderPrompt: rec.Versions.ReaderPrompt, GraderPrompt: rec.Versions.GraderPrompt,
 		Instrument: rec.Outcome,
 	}

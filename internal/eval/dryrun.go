@@ -1,15 +1,19 @@
 package eval
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/vibe-test/vibe-test/internal/agents"
 	"github.com/vibe-test/vibe-test/internal/cases"
+	"github.com/vibe-test/vibe-test/internal/codex"
 	"github.com/vibe-test/vibe-test/internal/estimate"
 	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/internal/gemini"
 )
 
 // What the estimate assumes of a cell, beyond the sizes it reads from
@@ -42,6 +46,9 @@ type Estimate struct {
 	Total    float64
 	Unpriced []string
 	Notes    []string
+	// Tables are the agents besides claude whose pinned price tables
+	// priced lines (codex, gemini).
+	Tables []string
 }
 
 type tokens struct{ input, output, cacheWrite, cacheRead float64 }
@@ -74,8 +81,13 @@ func DryRun(ctx context.Context, s Settings, stdio IO) (*Estimate, error) {
 			return nil, exit.With(exit.Tool, err)
 		}
 	}
-	s = s.resolved(set)
+	s = s.resolved(set, stdio.Env)
 	e := &Estimate{Skill: sk.Path, Cases: len(set.Cases), Holdout: len(set.Holdout), Repeats: s.Repeats}
+	for _, a := range []string{s.Agent, s.JudgeAgent} {
+		if a != agents.Claude && !contains(e.Tables, a) {
+			e.Tables = append(e.Tables, a)
+		}
+	}
 	cellsPerRun := s.Repeats * len(set.All())
 	type genRun struct {
 		label, model, effort string
@@ -112,9 +124,9 @@ func DryRun(ctx context.Context, s Settings, stdio IO) (*Estimate, error) {
 				grade = grade.add(gr)
 			}
 		}
-		e.add(Line{What: "generator: " + r.label, Calls: cellsPerRun, Model: r.model}, gen)
-		e.add(Line{What: "reader: " + r.label, Calls: cellsPerRun, Model: s.ReaderModel}, read)
-		e.add(Line{What: "grader: " + r.label, Calls: cellsPerRun, Model: s.GraderModel}, grade)
+		e.add(s.Agent, Line{What: "generator: " + r.label, Calls: cellsPerRun, Model: r.model}, gen)
+		e.add(s.JudgeAgent, Line{What: "reader: " + r.label, Calls: cellsPerRun, Model: s.ReaderModel}, read)
+		e.add(s.JudgeAgent, Line{What: "grader: " + r.label, Calls: cellsPerRun, Model: s.GraderModel}, grade)
 	}
 	e.Notes = append(e.Notes,
 		fmt.Sprintf("%d main and %d holdout cases, %d repeats: %d cells a run, each one generator, one reader and one grader call (a grader call asked again when a quote is not in the message is not counted)", len(set.Cases), len(set.Holdout), s.Repeats, cellsPerRun),
@@ -164,8 +176,25 @@ func graderTokens(set *cases.Set, c *cases.Case) tokens {
 	return tokens{cacheWrite: in, output: float64(GradeOutputTokens * max(len(asked), 1))}
 }
 
-func (e *Estimate) add(l Line, t tokens) {
-	p, id, ok := estimate.PriceOf(l.Model)
+// priceOf is a model's price for agent: claude's from the pinned CLI's
+// catalog, codex's and gemini's from their packages' pinned tables (a
+// cache write billed as input: neither charges extra for it). Codex's
+// default model against OpenAI's API is the CLI's own choice: no price.
+func priceOf(agent, model string) (estimate.Price, string, bool) {
+	switch agent {
+	case agents.Codex:
+		p, ok := codex.PriceOf(model)
+		return estimate.Price{Input: p.Input, Output: p.Output, CacheWrite: p.Input, CacheRead: p.CachedInput}, model, ok && model != ""
+	case agents.Gemini:
+		model = cmp.Or(model, gemini.DefaultModel)
+		p, ok := gemini.PriceOf(model)
+		return estimate.Price{Input: p.Input, Output: p.Output, CacheWrite: p.Input, CacheRead: p.Cached}, model, ok
+	}
+	return estimate.PriceOf(model)
+}
+
+func (e *Estimate) add(agent string, l Line, t tokens) {
+	p, id, ok := priceOf(agent, l.Model)
 	if ok {
 		l.Model, l.Cost, l.Priced = id, t.cost(p), true
 		e.Total += l.Cost
@@ -216,6 +245,14 @@ func (e *Estimate) Write(w io.Writer, clean func(string) string) {
 		fmt.Fprintf(&b, "estimated cost: $%.2f for the calls priced above; no estimate for %s, which the price table does not know (give --model with a model id)\n", e.Total, clean(strings.Join(e.Unpriced, " and ")))
 	}
 	fmt.Fprintf(&b, "prices: list prices read %s\n", estimate.PricesRead)
+	for _, a := range e.Tables {
+		switch a {
+		case agents.Codex:
+			fmt.Fprintf(&b, "prices: codex's at the pinned table of vibe-test's codex package (OpenAI's rates as listed in June 2026); its own calls' overhead is assumed to be claude's\n")
+		case agents.Gemini:
+			fmt.Fprintf(&b, "prices: gemini's at the pinned table of vibe-test's gemini package (pinned %s); its own calls' overhead is assumed to be claude's\n", gemini.PricesAsOf)
+		}
+	}
 	fmt.Fprintf(&b, "assumptions: text is %d characters a token; each call's first request writes its whole input to the prompt cache (an upper bound) and later requests read it\n", estimate.CharsPerToken)
 	io.WriteString(w, b.String())
 }

@@ -5,11 +5,12 @@
 // For every case of a case set (package cases) and every repeat, three
 // roles run:
 //
-//   - the generator: the agent under test, `claude -p` in the jail, in a
-//     fresh copy of the case's fixture outside any git repository, with the
-//     skill appended to its system prompt (--append-system-prompt-file, as
-//     the seed did) or installed as a project skill, read-only tools, the
-//     run's model and effort; its final message is the result;
+//   - the generator: the agent under test, `claude -p` in the jail (or
+//     codex or gemini, --agent: roles_agent.go), in a fresh copy of the
+//     case's fixture outside any git repository, with the skill appended
+//     to its system prompt (--append-system-prompt-file, as the seed did)
+//     or installed as a project skill, read-only tools, the run's model
+//     and effort; its final message is the result;
 //   - the reader: a cold structured call that plays the user, seeing only
 //     the case's prompt and the message: the decision it would make, the
 //     problem rebuilt, its follow-up questions, its answer to the close;
@@ -18,6 +19,9 @@
 //     (never the skill, never which run): pass, fail or n/a, each with a
 //     quote that must occur in the message or the notes; a quote that does
 //     not is asked again once, then the measure is a grade error.
+//
+// The reader and the grader run on --judge-agent's CLI (claude's cold
+// calls, or codex's and gemini's agent.Structured).
 //
 // The word count and the diagnostics are deterministic. Each cell is a
 // file of its own, written when it is done (record.go), so an interrupted
@@ -30,6 +34,7 @@
 package eval
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -43,6 +48,8 @@ import (
 
 	"github.com/goccy/go-yaml"
 
+	"github.com/vibe-test/vibe-test/internal/agent"
+	"github.com/vibe-test/vibe-test/internal/agents"
 	"github.com/vibe-test/vibe-test/internal/cases"
 	"github.com/vibe-test/vibe-test/internal/claude"
 	"github.com/vibe-test/vibe-test/internal/engine"
@@ -92,6 +99,14 @@ type Settings struct {
 	OutDir      string
 	KeepSandbox bool
 	Args        []string
+	// Agent is the generator's CLI (--agent: claude, codex, gemini; ""
+	// the case set's, else claude); JudgeAgent the reader's and grader's
+	// (--judge-agent; "" the case set's, else agents.DefaultJudge).
+	Agent      string
+	JudgeAgent string
+	// RetryBackoff is the wait before a generator call that failed on a
+	// transient API error is tried again, doubled each time (0: 10 s).
+	RetryBackoff time.Duration
 }
 
 // IO is where an eval reads its environment and says what it does.
@@ -169,23 +184,40 @@ func CheckHygiene(ctx context.Context, set *cases.Set, stdio IO) error {
 	return nil
 }
 
-// resolved are the settings with the case set's defaults filled in.
-func (s Settings) resolved(set *cases.Set) Settings {
+// resolved are the settings with the case set's defaults filled in. The
+// case set's models are its agents' (defaults.agent, else claude; and
+// defaults.judge_agent, else that): a run with another agent (or judge
+// agent) gets that agent's default model unless a flag names one.
+func (s Settings) resolved(set *cases.Set, env []string) Settings {
 	d := set.Defaults
+	setAgent := firstNonEmpty(d.Agent, agents.Claude)
+	setJudge := firstNonEmpty(d.JudgeAgent, setAgent)
+	if s.Agent == "" {
+		s.Agent = setAgent
+	}
+	if s.JudgeAgent == "" {
+		s.JudgeAgent = firstNonEmpty(d.JudgeAgent, agents.DefaultJudge(s.Agent, env))
+	}
 	if s.Repeats == 0 {
 		s.Repeats = d.Repeats
 	}
-	if s.Model == "" {
+	if s.Model == "" && s.Agent == setAgent {
 		s.Model = d.Model
 	}
 	if s.Effort == "" {
 		s.Effort = d.Effort
 	}
-	if s.ReaderModel == "" {
-		s.ReaderModel = firstNonEmpty(d.ReaderModel, d.Model)
-	}
-	if s.GraderModel == "" {
-		s.GraderModel = firstNonEmpty(d.GraderModel, d.Model)
+	if s.JudgeAgent == setJudge {
+		judgeModel := ""
+		if setJudge == setAgent {
+			judgeModel = d.Model
+		}
+		if s.ReaderModel == "" {
+			s.ReaderModel = firstNonEmpty(d.ReaderModel, judgeModel)
+		}
+		if s.GraderModel == "" {
+			s.GraderModel = firstNonEmpty(d.GraderModel, judgeModel)
+		}
 	}
 	if len(s.Tools) == 0 {
 		s.Tools = slices.Clone(d.Tools)
@@ -227,6 +259,16 @@ func (s Settings) mode() string {
 
 // Check validates settings that go together, before anything is read.
 func (s Settings) Check() error {
+	if s.Agent != "" {
+		if err := agents.Check("agent", s.Agent); err != nil {
+			return err
+		}
+	}
+	if s.JudgeAgent != "" {
+		if err := agents.Check("judge-agent", s.JudgeAgent); err != nil {
+			return err
+		}
+	}
 	switch {
 	case s.Baseline != "" && s.Against != "":
 		return errors.New("--baseline and --against do not go together: make the baseline first, then run candidates against it")
@@ -301,7 +343,7 @@ func Start(ctx context.Context, s Settings, stdio IO) (*Result, error) {
 	if err := CheckHygiene(ctx, set, stdio); err != nil {
 		return nil, err
 	}
-	s = s.resolved(set)
+	s = s.resolved(set, stdio.Env)
 	var base *Baseline
 	if s.Baseline != "" {
 		if _, err := os.Stat(BaselineDir(set, s.Baseline)); err == nil {
@@ -322,7 +364,7 @@ func Start(ctx context.Context, s Settings, stdio IO) (*Result, error) {
 	}
 	cfg := configOf(s, tc)
 	if base != nil {
-		if err := base.Compatible(set, cfg, tc.version, len(s.Grid) > 0); err != nil {
+		if err := base.Compatible(set, cfg, tc.agent, tc.judgeAgent, tc.versions(), len(s.Grid) > 0); err != nil {
 			return nil, exit.With(exit.Tool, err)
 		}
 	}
@@ -333,12 +375,13 @@ func Start(ctx context.Context, s Settings, stdio IO) (*Result, error) {
 	}
 	rec := &Record{
 		SchemaVersion: SchemaVersion, Kind: Kind, Status: StatusRunning, StartedAt: time.Now().UTC(), Mode: s.mode(),
-		Versions: Versions{VibeTest: engine.Version, Claude: tc.version, ReaderPrompt: ReaderPromptVersion, GraderPrompt: GraderPromptVersion},
+		Versions: tc.versions(),
 		Skill:    skillInfo(sk),
 		Cases:    setInfo(set),
 		Config:   cfg,
-		Jail:     tc.jailKind, JailNote: tc.jailNote, Hermetic: tc.hermetic,
+		Jail:     tc.jailKind, JailNote: tc.jailNote, Hermetic: tc.hermetic || tc.agent != agents.Claude,
 	}
+	rec.setAgents(tc)
 	for _, p := range plans {
 		rec.Runs = append(rec.Runs, p.info)
 	}
@@ -359,9 +402,9 @@ func Start(ctx context.Context, s Settings, stdio IO) (*Result, error) {
 	return sess.drive(ctx)
 }
 
-// tools are what startTools found: the CLI, the jail, the models.
+// tools are what startTools found: the CLIs, the jail, the models.
 type tools struct {
-	binary, version    string
+	binary, version    string // claude's, when an eval role runs it
 	jailKind, jailNote string
 	hermetic           bool
 	jail               *jail.Spec
@@ -370,28 +413,78 @@ type tools struct {
 	graderModel        string
 	grid               []Point // resolved
 	caller             claude.Caller
+	// agent drives the generator, judgeAgent the reader and the grader.
+	// For an agent other than claude, drv is its driver, agentBinary,
+	// agentVersion and agentJail its CLI and jail, baseURL its stand-in;
+	// cold is the reader's and grader's caller, whichever agent it is.
+	agent, judgeAgent string
+	drv               agent.Agent
+	agentBinary       string
+	agentJail         *jail.Spec
+	baseURL           string
+	cold              claude.Structured
+	cliVersions       map[string]string // agent name → its CLI's version
 }
 
-// startTools finds the CLI, checks it, chooses the jail and pins the
+// versions are the programs and prompts the eval runs with.
+func (tc *tools) versions() Versions {
+	return Versions{VibeTest: engine.Version, Claude: tc.version, Codex: tc.cliVersions[agents.Codex], Gemini: tc.cliVersions[agents.Gemini],
+		ReaderPrompt: ReaderPromptVersion, GraderPrompt: GraderPromptVersion}
+}
+
+// startTools finds the CLIs, checks them, chooses the jail and pins the
 // models (no model call). pinned, when set, holds models resolved before
 // (a resume, a rejudge): a role whose setting is "" keeps its model.
+// Claude's models are resolved to the ids they stand for; another agent's
+// are recorded as given ("" is that CLI's default).
 func startTools(ctx context.Context, s Settings, stdio IO, set *cases.Set, sk *skill.Skill, pinned *Config) (*tools, error) {
-	tc := &tools{}
+	tc := &tools{agent: firstNonEmpty(s.Agent, agents.Claude), judgeAgent: firstNonEmpty(s.JudgeAgent, agents.Claude), cliVersions: map[string]string{}}
 	var err error
-	if tc.binary, err = engine.FindClaude(stdio.Env); err != nil {
-		return nil, exit.With(exit.Tool, err)
+	needClaude := tc.agent == agents.Claude || tc.judgeAgent == agents.Claude
+	if needClaude {
+		if tc.binary, err = engine.FindClaude(stdio.Env); err != nil {
+			return nil, exit.With(exit.Tool, err)
+		}
+		if tc.version, err = claude.Version(ctx, tc.binary, claude.Env(stdio.Env, claude.EnvOptions{})); err != nil {
+			return nil, beforeRun(ctx, exit.Errorf(exit.Tool, "checking the claude CLI: %v", err))
+		}
+		if claude.OlderThan(tc.version, claude.MinVersion) {
+			return nil, exit.Errorf(exit.Tool, "%s is claude %s, too old for the flags vibe-test needs (%s or newer): install the pinned version with `npm install -g @anthropic-ai/claude-code@%s`", tc.binary, tc.version, claude.MinVersion, claude.VerifiedVersion)
+		}
 	}
-	if tc.version, err = claude.Version(ctx, tc.binary, claude.Env(stdio.Env, claude.EnvOptions{})); err != nil {
-		return nil, beforeRun(ctx, exit.Errorf(exit.Tool, "checking the claude CLI: %v", err))
-	}
-	if claude.OlderThan(tc.version, claude.MinVersion) {
-		return nil, exit.Errorf(exit.Tool, "%s is claude %s, too old for the flags vibe-test needs (%s or newer): install the pinned version with `npm install -g @anthropic-ai/claude-code@%s`", tc.binary, tc.version, claude.MinVersion, claude.VerifiedVersion)
+	binaries := map[string]string{}
+	for _, name := range []string{tc.agent, tc.judgeAgent} {
+		if name == agents.Claude || binaries[name] != "" {
+			continue
+		}
+		flag := "--agent"
+		if name != tc.agent {
+			flag = "--judge-agent"
+		}
+		if pinned != nil {
+			// A resume or a rejudge: the agents are the eval's.
+			flag = map[string]string{"--agent": "the eval's agent", "--judge-agent": "the eval's judge agent"}[flag]
+		}
+		if !agents.HasCredentials(name, stdio.Env) {
+			return nil, exit.Errorf(exit.Tool, "%s %s: no credentials: %s (or set %s to a stand-in server)", flag, name, agents.CredentialsAdvice(name), agents.BaseURLVar[name])
+		}
+		bin, err := agents.FindBinary(name, stdio.Env, engine.PinnedDirs())
+		if err != nil {
+			return nil, exit.Errorf(exit.Tool, "%s %s: %v", flag, name, err)
+		}
+		v, err := agents.Version(ctx, name, bin, stdio.Env)
+		if err != nil {
+			return nil, beforeRun(ctx, exit.Errorf(exit.Tool, "checking the %s CLI (%s): %v", name, bin, err))
+		}
+		binaries[name], tc.cliVersions[name] = bin, v
 	}
 	if tc.jailKind, tc.jailNote, err = engine.ChooseJail(ctx, s.Isolation, stdio.Env); err != nil {
 		return nil, beforeRun(ctx, exit.With(exit.Tool, err))
 	}
 	engine.WarnNoJail(stdio.Stderr, tc.jailKind, tc.jailNote)
-	tc.hermetic = claude.HasCredentials(stdio.Env)
+	if needClaude {
+		tc.hermetic = claude.HasCredentials(stdio.Env)
+	}
 	// The jail hides the case set (keys, holdout, baselines), the skill's
 	// folder and the eval folder's parent from every call; each generator
 	// call adds its own workspace.
@@ -404,16 +497,37 @@ func startTools(ctx context.Context, s Settings, stdio IO, set *cases.Set, sk *s
 			named = append(named, filepath.Dir(abs))
 		}
 	}
-	tc.jail = engine.JailSpec(tc.jailKind, stdio.Env, tc.binary, tc.hermetic, claude.AuthorConfigDir(), named...)
-	tc.caller = engine.ColdCaller(tc.binary, stdio.Env, tc.hermetic, s.MaxRetries, s.Timeout, s.Grace)
-	tc.caller.Jail = tc.jail
-	resolve := func(m, role string) (string, error) {
+	if needClaude {
+		tc.jail = engine.JailSpec(tc.jailKind, stdio.Env, tc.binary, tc.hermetic, claude.AuthorConfigDir(), named...)
+		tc.caller = engine.ColdCaller(tc.binary, stdio.Env, tc.hermetic, s.MaxRetries, s.Timeout, s.Grace)
+		tc.caller.Jail = tc.jail
+		tc.cold = tc.caller
+	}
+	if tc.agent != agents.Claude {
+		tc.drv = agents.For(tc.agent, s.MaxRetries)
+		tc.agentBinary = binaries[tc.agent]
+		tc.agentJail = engine.JailSpec(tc.jailKind, stdio.Env, tc.agentBinary, true, "", named...)
+		tc.baseURL = agents.BaseURL(tc.agent, stdio.Env)
+	}
+	if tc.judgeAgent != agents.Claude {
+		j := engine.JailSpec(tc.jailKind, stdio.Env, binaries[tc.judgeAgent], true, "", named...)
+		if tc.cold, err = agents.Cold(tc.judgeAgent, agents.ColdOptions{Binary: binaries[tc.judgeAgent], Env: stdio.Env,
+			Retries: s.MaxRetries, Timeout: s.Timeout, Grace: s.Grace, Jail: j}); err != nil {
+			return nil, exit.With(exit.Tool, err)
+		}
+	}
+	resolveAs := func(name, m, role string) (string, error) {
+		if name != agents.Claude {
+			return m, nil
+		}
 		r, err := tc.caller.ResolveModel(ctx, m)
 		if err != nil {
 			return "", beforeRun(ctx, exit.Errorf(exit.Tool, "resolving the %s model (%s): %v", role, engine.ModelName(m), err))
 		}
 		return r, nil
 	}
+	resolve := func(m, role string) (string, error) { return resolveAs(tc.judgeAgent, m, role) }
+	resolveGen := func(m, role string) (string, error) { return resolveAs(tc.agent, m, role) }
 	if pinned != nil {
 		tc.model, tc.modelAsked, tc.grid = pinned.Model, pinned.ModelAsked, pinned.Grid
 		tc.readerModel, tc.graderModel = pinned.ReaderModel, pinned.GraderModel
@@ -429,20 +543,27 @@ func startTools(ctx context.Context, s Settings, stdio IO, set *cases.Set, sk *s
 		}
 		return tc, nil
 	}
-	if tc.model, err = resolve(s.Model, "generator"); err != nil {
+	if tc.model, err = resolveGen(s.Model, "generator"); err != nil {
 		return nil, err
 	}
 	if s.Model != "" && s.Model != tc.model {
 		tc.modelAsked = s.Model
 	}
-	if tc.readerModel, err = resolveSame(s.ReaderModel, s.Model, tc.model, func(m string) (string, error) { return resolve(m, "reader") }); err != nil {
+	resolveReader := func(m string) (string, error) { return resolve(m, "reader") }
+	if tc.agent == tc.judgeAgent {
+		tc.readerModel, err = resolveSame(s.ReaderModel, s.Model, tc.model, resolveReader)
+	} else {
+		// The generator's resolution is another agent's.
+		tc.readerModel, err = resolveReader(s.ReaderModel)
+	}
+	if err != nil {
 		return nil, err
 	}
 	if tc.graderModel, err = resolveSame(s.GraderModel, s.ReaderModel, tc.readerModel, func(m string) (string, error) { return resolve(m, "grader") }); err != nil {
 		return nil, err
 	}
 	for _, p := range s.Grid {
-		m, err := resolve(p.Model, "grid")
+		m, err := resolveGen(p.Model, "grid")
 		if err != nil {
 			return nil, err
 		}
@@ -525,11 +646,12 @@ func newSession(dir string, set *cases.Set, rec *Record, plans []runPlan, tc *to
 		gen: &generator{
 			binary: tc.binary, env: stdio.Env, hermetic: tc.hermetic, authorConfig: claude.AuthorConfigDir(), jail: tc.jail,
 			timeout: s.Timeout, grace: s.Grace, maxRetries: s.MaxRetries, tools: s.Tools, deliver: s.Deliver,
-			keepSandbox: s.KeepSandbox, exclude: []string{dir}, redactor: redact.FromEnv(stdio.Env, claude.CredentialVars),
-			retries: 2, backoff: 10 * time.Second,
+			keepSandbox: s.KeepSandbox, exclude: []string{dir}, redactor: redact.FromEnv(stdio.Env, agents.CredentialVars()),
+			retries: 2, backoff: cmp.Or(s.RetryBackoff, 10*time.Second),
+			agent: tc.agent, drv: tc.drv, agentBinary: tc.agentBinary, agentJail: tc.agentJail, baseURL: tc.baseURL,
 		},
-		read:  &reader{caller: tc.caller, model: tc.readerModel},
-		grade: &grader{caller: tc.caller, model: tc.graderModel, goal: set.Goal, measures: set.Measures},
+		read:  &reader{caller: tc.cold, model: tc.readerModel},
+		grade: &grader{caller: tc.cold, model: tc.graderModel, goal: set.Goal, measures: set.Measures},
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vibe-test/vibe-test/internal/agents"
 	"github.com/vibe-test/vibe-test/internal/atomicfile"
 	"github.com/vibe-test/vibe-test/internal/readfile"
 )
@@ -72,19 +73,28 @@ type Record struct {
 	Cases         SetInfo   `json:"cases"`
 	Config        Config    `json:"config"`
 	// Jail is "bubblewrap" or "none"; JailNote says why there is none.
-	Jail     string    `json:"jail"`
-	JailNote string    `json:"jail_note,omitempty"`
-	Hermetic bool      `json:"hermetic"`
-	Runs     []RunInfo `json:"runs"`
-	Costs    Costs     `json:"costs"`
-	Outcome  Outcome   `json:"outcome"`
-	Notes    []string  `json:"notes,omitempty"`
+	Jail     string `json:"jail"`
+	JailNote string `json:"jail_note,omitempty"`
+	Hermetic bool   `json:"hermetic"`
+	// Agent is the generator's CLI, JudgeAgent the reader's and grader's
+	// ("" in an older record: claude). CostEstimated: some of the costs
+	// are estimated from token counts at a pinned price table (codex,
+	// gemini), not the CLI's own figure.
+	Agent         string    `json:"agent,omitempty"`
+	JudgeAgent    string    `json:"judge_agent,omitempty"`
+	CostEstimated bool      `json:"cost_estimated,omitempty"`
+	Runs          []RunInfo `json:"runs"`
+	Costs         Costs     `json:"costs"`
+	Outcome       Outcome   `json:"outcome"`
+	Notes         []string  `json:"notes,omitempty"`
 }
 
 // Versions are the programs and prompts an eval ran with.
 type Versions struct {
 	VibeTest     string `json:"vibe_test"`
 	Claude       string `json:"claude"`
+	Codex        string `json:"codex,omitempty"`
+	Gemini       string `json:"gemini,omitempty"`
 	ReaderPrompt string `json:"reader_prompt"`
 	GraderPrompt string `json:"grader_prompt"`
 }
@@ -154,6 +164,20 @@ func (p Point) Label() string {
 		return p.Model
 	}
 	return p.Model + " " + p.Effort
+}
+
+// AgentName is the generator's CLI ("" in a record older than the
+// field: claude).
+func (r *Record) AgentName() string { return firstNonEmpty(r.Agent, agents.Claude) }
+
+// JudgeAgentName is the reader's and grader's CLI.
+func (r *Record) JudgeAgentName() string { return firstNonEmpty(r.JudgeAgent, agents.Claude) }
+
+// setAgents records which CLIs play the roles, and whether their costs
+// are estimated.
+func (r *Record) setAgents(tc *tools) {
+	r.Agent, r.JudgeAgent = tc.agent, tc.judgeAgent
+	r.CostEstimated = tc.agent != agents.Claude || tc.judgeAgent != agents.Claude
 }
 
 // RunInfo is one generation pass over the case set: its cells are in

@@ -12,8 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vibe-test/vibe-test/internal/agents"
 	"github.com/vibe-test/vibe-test/internal/cases"
-	"github.com/vibe-test/vibe-test/internal/claude"
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/redact"
 )
@@ -72,9 +72,9 @@ func Rejudge(ctx context.Context, dir string, rs RejudgeSettings, stdio IO) (*Re
 		}
 	}
 	sess := &session{dir: out, set: set, rec: &nrec, stdio: stdio,
-		read:  &reader{caller: tc.caller, model: tc.readerModel},
-		grade: &grader{caller: tc.caller, model: tc.graderModel, goal: set.Goal, measures: set.Measures}}
-	sess.gen = &generator{redactor: redact.FromEnv(stdio.Env, claude.CredentialVars)}
+		read:  &reader{caller: tc.cold, model: tc.readerModel},
+		grade: &grader{caller: tc.cold, model: tc.graderModel, goal: set.Goal, measures: set.Measures}}
+	sess.gen = &generator{redactor: redact.FromEnv(stdio.Env, agents.CredentialVars())}
 	if err := SaveRecord(out, &nrec); err != nil {
 		return nil, exit.With(exit.Tool, err)
 	}

@@ -57,8 +57,11 @@ func Resume(ctx context.Context, dir string, stdio IO) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if tc.version != rec.Versions.Claude {
-		return nil, exit.Errorf(exit.Tool, "%s: cannot resume: claude is %s now, the eval ran %s; run the eval again instead", dir, tc.version, rec.Versions.Claude)
+	now := tc.versions()
+	for _, v := range [][3]string{{"claude", now.Claude, rec.Versions.Claude}, {"codex", now.Codex, rec.Versions.Codex}, {"gemini", now.Gemini, rec.Versions.Gemini}} {
+		if v[1] != v[2] {
+			return nil, exit.Errorf(exit.Tool, "%s: cannot resume: %s is %s now, the eval ran %s; run the eval again instead", dir, v[0], orNone(v[1]), orNone(v[2]))
+		}
 	}
 	plans := plansOf(rec, sk)
 	fmt.Fprintf(stdio.Stderr, "vibe-test eval: resuming %s\n", dir)
@@ -101,6 +104,7 @@ func settingsOf(rec *Record) Settings {
 		Rule: rec.Config.Rule, Alpha: rec.Config.Alpha, Margin: rec.Config.Margin,
 		Concurrency: max(rec.Config.Concurrency, 1), Timeout: max(timeout, time.Minute), MaxRetries: rec.Config.MaxRetries,
 		Isolation: rec.Config.Isolation, KeepSandbox: rec.Config.KeepSandbox, Args: rec.Config.Args,
+		Agent: rec.AgentName(), JudgeAgent: rec.JudgeAgentName(),
 	}.withDefaults()
 }
 

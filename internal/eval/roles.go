@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vibe-test/vibe-test/internal/agent"
 	"github.com/vibe-test/vibe-test/internal/cases"
 	"github.com/vibe-test/vibe-test/internal/claude"
 	"github.com/vibe-test/vibe-test/internal/jail"
@@ -63,6 +64,14 @@ type generator struct {
 	// error after the CLI's own retries gave up.
 	retries int
 	backoff time.Duration
+	// agent is the generator's CLI; for one other than claude, drv drives
+	// agentBinary in agentJail (nil: none), talking to baseURL ("": the
+	// vendor's API), with a hermetic home per case.
+	agent       string
+	drv         agent.Agent
+	agentBinary string
+	agentJail   *jail.Spec
+	baseURL     string
 }
 
 // version is what one run gives the generator: a skill (nil for the
@@ -101,6 +110,9 @@ func (g *generator) generate(ctx context.Context, c *cases.Case, v version, tran
 var errTransient = errors.New("a transient API error")
 
 func (g *generator) once(ctx context.Context, c *cases.Case, v version, transcript string, info *GenInfo) (claude.Turn, error) {
+	if g.drv != nil {
+		return g.onceAgent(ctx, c, v, transcript, info)
+	}
 	opts := sandbox.Options{Fixture: c.Fixture, Files: c.Files, Hermetic: g.hermetic, AuthorConfigDir: g.authorConfig, Exclude: g.exclude}
 	if g.deliver == cases.DeliverSkill {
 		opts.Skill = v.skill // nil for the control: nothing installed

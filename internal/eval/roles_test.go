@@ -147,7 +147,7 @@ func TestCompatible(t *testing.T) {
 		Model: "claude-sonnet-5-5", Effort: "medium", ReaderModel: "r", GraderModel: "g", Tools: []string{"Read"}, Deliver: "system-prompt",
 		Claude: "2.1.328", ReaderPrompt: ReaderPromptVersion, GraderPrompt: GraderPromptVersion}}
 	cfg := Config{Model: "claude-opus-5-5", Effort: "medium", ReaderModel: "r", GraderModel: "g2", Tools: []string{"Read"}, Deliver: "system-prompt"}
-	err := b.Compatible(set, cfg, "2.1.400", false)
+	err := b.Compatible(set, cfg, "claude", "claude", Versions{Claude: "2.1.400"}, false)
 	if err == nil {
 		t.Fatal("compatible, expected the changes named")
 	}
@@ -161,16 +161,16 @@ func TestCompatible(t *testing.T) {
 		t.Errorf("names what did not change: %v", err)
 	}
 	// A grid changes the generator's model on purpose.
-	if err := b.Compatible(set, cfg, "2.1.328", true); err == nil || strings.Contains(err.Error(), "generator model") {
+	if err := b.Compatible(set, cfg, "claude", "claude", Versions{Claude: "2.1.328"}, true); err == nil || strings.Contains(err.Error(), "generator model") {
 		t.Errorf("grid: %v", err)
 	}
 	set.Cases = []*cases.Case{{ID: "a", Hash: "h-a"}, {ID: "b", Hash: "h-b"}, {ID: "gone", Hash: "h-g"}}
 	cfg.Model, cfg.GraderModel = "claude-sonnet-5-5", "g"
-	if err := b.Compatible(set, cfg, "2.1.328", false); err != nil {
+	if err := b.Compatible(set, cfg, "claude", "claude", Versions{Claude: "2.1.328"}, false); err != nil {
 		t.Errorf("the same case set and settings: %v", err)
 	}
 	set.Measures = testMeasures[:2]
-	if err := b.Compatible(set, cfg, "2.1.328", false); err == nil || !strings.Contains(err.Error(), "measures changed") {
+	if err := b.Compatible(set, cfg, "claude", "claude", Versions{Claude: "2.1.328"}, false); err == nil || !strings.Contains(err.Error(), "measures changed") {
 		t.Errorf("a measure dropped: %v", err)
 	}
 }

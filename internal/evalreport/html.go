@@ -44,6 +44,7 @@ type htmlView struct {
 	HasHoldout                 bool
 	HoldoutCount               int
 	Costs                      []htmlCost
+	CostTitle                  string
 	Instrument                 []string
 	Comparisons                []htmlCompare
 	Measures                   []string
@@ -112,7 +113,7 @@ type htmlCell struct {
 
 func newHTMLView(v *View) htmlView {
 	rec, res := v.Rec, v.Res
-	h := htmlView{
+	h := htmlView{CostTitle: v.CostTitle(),
 		Title: v.Title(), Settings: v.Settings(), Goal: rec.Cases.Goal, Verdict: verdictWord(res.Verdict),
 		VerdictClass: exitClass(res.Exit), Exit: res.Exit, Sentence: res.Sentence, Notes: rec.Notes,
 		Columns: v.ColumnLabels(), HasHoldout: v.Holdout != nil, HoldoutCount: len(rec.Cases.Holdout), Folder: res.Dir,
@@ -330,7 +331,7 @@ details{margin:6px 0}summary{cursor:pointer}
 <tr><td>mean words</td>{{range .HoldoutWords}}<td>{{.}}</td>{{end}}</tr></table>
 <p class="small">The holdout's cases are shown only as these aggregates: their messages and grades stay in the eval folder's holdout/ part.</p>{{end}}
 
-<h2>Cost (USD)</h2>
+<h2>{{.CostTitle}}</h2>
 <table><tr><th>run</th><th>generator</th><th>reader</th><th>grader</th><th>total</th></tr>
 {{range .Costs}}<tr><td>{{.Label}}</td><td>{{.Generator}}</td><td>{{.Reader}}</td><td>{{.Grader}}</td><td>{{.Total}}</td></tr>{{end}}</table>
 

@@ -33,6 +33,11 @@ type Doc struct {
 	Sentence      string         `json:"sentence"`
 	CellErrors    int            `json:"cell_errors"`
 	Notes         []string       `json:"notes"`
+	// Agent and JudgeAgent are the CLIs that generated and judged;
+	// CostEstimated says some costs are estimated from token counts.
+	Agent         string `json:"agent,omitempty"`
+	JudgeAgent    string `json:"judge_agent,omitempty"`
+	CostEstimated bool   `json:"cost_estimated,omitempty"`
 }
 
 // DocCases is the case set, by count (holdout ids stay out).
@@ -172,6 +177,7 @@ func NewDoc(v *View) Doc {
 		Runs: []DocRun{}, Table: []DocRow{}, HoldoutTable: []DocRow{}, Comparisons: []DocCompare{},
 		Exit: res.Exit, Verdict: res.Verdict, Sentence: res.Sentence, CellErrors: res.CellErrors,
 		Notes: append([]string{}, rec.Notes...),
+		Agent: rec.AgentName(), JudgeAgent: rec.JudgeAgentName(), CostEstimated: rec.CostEstimated,
 	}
 	if d.Config.Tools == nil {
 		d.Config.Tools = []string{}

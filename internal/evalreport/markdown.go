@@ -23,7 +23,7 @@ func Markdown(w io.Writer, v *View) error {
 	if v.Holdout != nil {
 		mdTable(&b, v, fmt.Sprintf("Holdout cases (%d, aggregates only)", len(v.Rec.Cases.Holdout)), v.Holdout, true)
 	}
-	b.WriteString("| cost (USD) | generator | reader | grader | total |\n|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "| %s | generator | reader | grader | total |\n|---|---|---|---|---|\n", strings.ToLower(v.CostTitle()[:1])+v.CostTitle()[1:])
 	for i, c := range v.Costs() {
 		label := md(v.Columns[i].Info.Label)
 		if v.Columns[i].Info.Stored {

@@ -210,6 +210,18 @@ func TestJSONValidates(t *testing.T) {
 	if err := validate(bb.Bytes()); err != nil || res.Instrument == nil || !strings.Contains(bb.String(), `"instrument":{"second"`) {
 		t.Fatalf("--baseline's JSON: %v\n%s", err, bb.String())
 	}
+	// A codex eval judged by gemini: the agents named, the costs estimated.
+	res.Record.Agent, res.Record.JudgeAgent, res.Record.CostEstimated = "codex", "gemini", true
+	var cb bytes.Buffer
+	if err := JSON(&cb, NewView(res)); err != nil {
+		t.Fatal(err)
+	}
+	if err := validate(cb.Bytes()); err != nil || !strings.Contains(cb.String(), `"agent":"codex","judge_agent":"gemini","cost_estimated":true`) {
+		t.Fatalf("a codex eval's JSON: %v\n%s", err, cb.String())
+	}
+	if validate(bytes.Replace(cb.Bytes(), []byte(`"agent":"codex"`), []byte(`"agent":"aider"`), 1)) == nil {
+		t.Errorf("an agent vibe-test does not drive validates")
+	}
 	// The check can fail: an extra field, and a verdict no rule gives.
 	for _, broken := range [][]byte{
 		bytes.Replace(b.Bytes(), []byte(`"kind":"eval"`), []byte(`"kind":"eval","extra":1`), 1),

@@ -69,7 +69,7 @@ func table(b *strings.Builder, v *View, title string, rows []Row, holdout bool) 
 // costs writes each run's cost by role; a stored run cost nothing now.
 func costs(b *strings.Builder, v *View) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "Cost (USD)\tgenerator\treader\tgrader\ttotal\n")
+	fmt.Fprintf(tw, "%s\tgenerator\treader\tgrader\ttotal\n", v.CostTitle())
 	total := eval.Costs{}
 	for i, c := range v.Costs() {
 		info := v.Columns[i].Info

@@ -23,6 +23,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/vibe-test/vibe-test/internal/agents"
 	"github.com/vibe-test/vibe-test/internal/eval"
 	"github.com/vibe-test/vibe-test/internal/evalstats"
 )
@@ -184,8 +185,30 @@ func (v *View) Settings() string {
 	if c.Repeats == 1 {
 		repeats = "repeat"
 	}
-	return fmt.Sprintf("%d main and %d holdout cases, %d %s; generator %s%s (tools %s, skill by %s); reader %s, grader %s",
-		len(v.Rec.Cases.Main), len(v.Rec.Cases.Holdout), c.Repeats, repeats, c.Model, effort, strings.Join(c.Tools, ","), c.Deliver, c.ReaderModel, c.GraderModel)
+	s := fmt.Sprintf("%d main and %d holdout cases, %d %s; generator %s%s (tools %s, skill by %s); reader %s, grader %s",
+		len(v.Rec.Cases.Main), len(v.Rec.Cases.Holdout), c.Repeats, repeats, modelName(c.Model), effort, strings.Join(c.Tools, ","), c.Deliver, modelName(c.ReaderModel), modelName(c.GraderModel))
+	if a, j := v.Rec.AgentName(), v.Rec.JudgeAgentName(); a != agents.Claude || j != agents.Claude {
+		s = fmt.Sprintf("agent %s, judge agent %s; %s", a, j, s)
+	}
+	return s
+}
+
+// modelName is a recorded model, or what "" stands for: another agent's
+// default (claude's models are always recorded resolved).
+func modelName(m string) string {
+	if m == "" {
+		return "(the CLI's default)"
+	}
+	return m
+}
+
+// CostTitle heads the cost table: the costs are estimated when a CLI
+// reports tokens, not dollars (codex, gemini).
+func (v *View) CostTitle() string {
+	if v.Rec.CostEstimated {
+		return "Cost (USD, estimated from token counts)"
+	}
+	return "Cost (USD)"
 }
 
 // RuleLine names the rule and its settings.

@@ -1,6 +1,7 @@
 package scripted
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -60,6 +61,24 @@ func TestEvalRules(t *testing.T) {
 	} {
 		if _, err := EvalRules(bad, nil, nil); err == nil || !strings.HasPrefix(err.Error(), "scripted:") {
 			t.Errorf("%+v: %v", bad, err)
+		}
+	}
+}
+
+// The eval's reader and grader are routed by their schema's title on the
+// Responses and Gemini APIs as on the Messages API, so codex and gemini
+// can play them.
+func TestEvalRolesOnOtherAPIs(t *testing.T) {
+	for title, want := range map[string]CallKind{"reading": KindReader, "grades": KindGrader, "other": KindCold} {
+		body, _ := json.Marshal(map[string]any{"model": "m", "input": []any{map[string]any{"type": "message", "role": "user",
+			"content": []any{map[string]any{"type": "input_text", "text": "read this"}}}},
+			"text": map[string]any{"format": map[string]any{"type": "json_schema", "schema": map[string]any{"title": title}}}})
+		c, _, err := classifyResponses(body)
+		if err != nil || c.Kind != want {
+			t.Errorf("Responses, title %q: kind %q (%v), want %q", title, c.Kind, err, want)
+		}
+		if k, _ := schemaKind(json.RawMessage(`{"title":"` + title + `"}`)); k != want {
+			t.Errorf("Gemini, title %q: kind %q, want %q", title, k, want)
 		}
 	}
 }

@@ -249,6 +249,10 @@ func schemaKind(schema json.RawMessage) (CallKind, string) {
 		return KindJudge, ""
 	case "plan":
 		return KindPlan, ""
+	case "reading":
+		return KindReader, ""
+	case "grades":
+		return KindGrader, ""
 	}
 	return KindCold, ""
 }

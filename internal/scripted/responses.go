@@ -126,6 +126,10 @@ func classifyResponses(body []byte) (classified, respRequest, error) {
 				c.Kind = KindJudge
 			case "plan":
 				c.Kind = KindPlan
+			case "reading":
+				c.Kind = KindReader
+			case "grades":
+				c.Kind = KindGrader
 			}
 		}
 	}
