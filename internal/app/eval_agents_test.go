@@ -67,7 +67,11 @@ func TestEvalOnCodex(t *testing.T) {
 
 func TestEvalOnGemini(t *testing.T) {
 	t.Parallel()
-	_, _ = evalOnAgent(t, agents.Gemini, agents.Codex, demo.VersionShorter, 0)
+	// No baseline here: codex's test proves the decision through another
+	// agent; gemini's CLI costs seconds of CPU per start, so one plain run
+	// of one repeat (8 cells) proves its generator, its transcripts and
+	// the record, and codex grading what gemini wrote.
+	_, _ = evalOnAgent(t, agents.Gemini, agents.Codex, demo.VersionShorter, -1)
 }
 
 // agentBinary is the pinned CLI of a non-claude agent, as vibe-test finds
@@ -109,7 +113,9 @@ const (
 )
 
 // evalOnAgent makes the demo's baseline on agent name, decides candidate
-// against it and returns the candidate's eval folder and environment.
+// against it and returns the candidate's eval folder and environment. With
+// wantExit -1 it makes no baseline: one plain eval of candidate, one
+// repeat, which exits 0.
 func evalOnAgent(t *testing.T, name, judge, candidate string, wantExit int) (string, []string) {
 	script, err := demo.CasesScript()
 	if err != nil {
@@ -143,14 +149,19 @@ func evalOnAgent(t *testing.T, name, judge, candidate string, wantExit int) (str
 		code := Main(context.Background(), append([]string{"vibe-test", "eval"}, args...), IO{Env: env, Stdout: &stdout, Stderr: &stderr})
 		return code, stdout.String(), stderr.String()
 	}
-	base := filepath.Join(root, "out", "baseline")
-	if code, out, errs := main(append([]string{paths.Skills[demo.VersionBaseline], "--baseline", "demo", "--out", base}, flags...)...); code != 0 {
-		t.Fatalf("--baseline: exit %d, want 0 (the instrument checks out)\n%s\n%s", code, out, errs)
-	}
 	cand := filepath.Join(root, "out", "candidate")
-	code, out, errs := main(append([]string{paths.Skills[candidate], "--against", "demo", "--out", cand, "--json"}, flags...)...)
+	decide, cells := []string{"--against", "demo"}, 3*8*4+8*4 // two baselines, the control, the candidate
+	if wantExit < 0 {
+		decide, cells, wantExit = []string{"--repeats", "1"}, 8, 0
+	} else {
+		base := filepath.Join(root, "out", "baseline")
+		if code, out, errs := main(append([]string{paths.Skills[demo.VersionBaseline], "--baseline", "demo", "--out", base}, flags...)...); code != 0 {
+			t.Fatalf("--baseline: exit %d, want 0 (the instrument checks out)\n%s\n%s", code, out, errs)
+		}
+	}
+	code, out, errs := main(append(append([]string{paths.Skills[candidate], "--out", cand, "--json"}, decide...), flags...)...)
 	if code != wantExit {
-		t.Fatalf("--against: exit %d, want %d as claude's demo\n%s\n%s", code, wantExit, out, errs)
+		t.Fatalf("eval %v: exit %d, want %d as claude's demo\n%s\n%s", decide, code, wantExit, out, errs)
 	}
 	var doc struct {
 		Agent         string `json:"agent"`
@@ -195,8 +206,8 @@ func evalOnAgent(t *testing.T, name, judge, candidate string, wantExit int) (str
 			t.Fatalf("a generator request's User-Agent is %q, expected the real %s CLI's", r.Header.Get("User-Agent"), name)
 		}
 	}
-	if agentCalls < 2*8*4 {
-		t.Errorf("%d generator requests, expected two per cell (a search, the answer) for 32 cells", agentCalls)
+	if agentCalls < 2*cells {
+		t.Errorf("%d generator requests, expected two per cell (a search, the answer) for %d cells", agentCalls, cells)
 	}
 	for _, r := range srv.Requests() {
 		b, _ := json.Marshal(r)
@@ -205,6 +216,9 @@ func evalOnAgent(t *testing.T, name, judge, candidate string, wantExit int) (str
 		}
 	}
 	for _, dir := range []string{filepath.Join(root, "out"), filepath.Join(paths.Cases, "baselines")} {
+		if _, err := os.Stat(dir); os.IsNotExist(err) {
+			continue // no baseline was stored
+		}
 		err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
 				return err
