@@ -30,6 +30,10 @@ type Options struct {
 	// Skill is installed as .claude/skills/<name>/; nil installs none (the
 	// no-skill control).
 	Skill *skill.Skill
+	// SkillDir, when set, is where the skill is installed instead,
+	// relative to the working folder (another agent's project skill
+	// folder, agent.Agent.SkillDir).
+	SkillDir string
 	// Fixture is a folder copied into the workspace ("" for none).
 	Fixture string
 	// Files are written after the fixture: what a fixture folder cannot
@@ -144,6 +148,12 @@ func New(o Options) (sb *Sandbox, err error) {
 		// vibe-test's own files wherever they lie, looked for from the
 		// folder each file was reached from (a link's target itself too).
 		to := filepath.Join(".claude", "skills", o.Skill.Name)
+		if o.SkillDir != "" {
+			to = filepath.Clean(o.SkillDir)
+			if !filepath.IsLocal(to) {
+				return nil, fmt.Errorf("installing skill %s: %q is not a folder inside the sandbox", o.Skill.Name, o.SkillDir)
+			}
+		}
 		for _, f := range o.Skill.Files {
 			stop := f.Root
 			if stop == "" {
