@@ -122,6 +122,10 @@ type Line struct {
 
 // Estimate is the dry run's answer.
 type Estimate struct {
+	// Agents, when set, names the CLIs other than claude the run would
+	// use (--agent, --judge-agent): the price table is claude's, so no
+	// cost is printed rather than a wrong one.
+	Agents     string
 	Skill      string
 	SkillChars int
 	Lines      []Line
@@ -421,7 +425,9 @@ func (e *Estimate) Write(w io.Writer, clean func(string) string) {
 			model = "CLI default"
 		}
 		cost := "no price"
-		if l.Priced {
+		if e.Agents != "" {
+			cost = "-"
+		} else if l.Priced {
 			cost = fmt.Sprintf("$%.4f", l.Cost)
 		}
 		fmt.Fprintf(&b, "  %-50s %7d %9d %9d  %-20s %10s\n", l.What, l.Calls, l.Processes, l.Requests, clean(model), cost)
@@ -435,6 +441,8 @@ func (e *Estimate) Write(w io.Writer, clean func(string) string) {
 	}
 	b.WriteString("\n")
 	switch {
+	case e.Agents != "":
+		fmt.Fprintf(&b, "estimated cost: none: prices: claude only (this run goes through %s; the calls and requests above are claude's shape, a guide to the count only)\n", e.Agents)
 	case e.AllPriced:
 		fmt.Fprintf(&b, "estimated cost: $%.2f\n", e.Total)
 	case e.Total > 0:
