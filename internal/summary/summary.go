@@ -169,9 +169,6 @@ func Summary(w io.Writer, r *record.Run, styled bool) {
 	}
 	c := r.Costs
 	fmt.Fprintf(&b, "\n%s: $%.4f (agent $%.4f, rubric $%.4f, plan $%.4f, judge $%.4f)\n", costWord(r), c.Total, c.Agent, c.Rubric, c.Plan, c.Judge)
-	if a := r.Config.Agent; a != "" {
-		fmt.Fprintf(&b, "agent: %s %s (judge: %s)\n", a, clean(r.Versions.Agent), record.JudgeAgentOf(r.Config))
-	}
 	for _, n := range o.Notes {
 		if n == BypassBanner {
 			continue // already the first line
