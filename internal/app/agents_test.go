@@ -161,3 +161,20 @@ func TestDemoCodex(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout.String(), stderr.String())
 	}
 }
+
+// A 500 burst at turn 6 that outlasts codex's own retries once: vibe-test
+// reruns the turn on a new process resuming the thread, whose rollout is
+// cut back first to the end of turn 5 (the model sees the prompt once).
+func TestCodexRerunRewindsTheRollout(t *testing.T) {
+	t.Parallel()
+	script := faultScript(t, scripted.Rule{Kind: scripted.KindAgent, Turns: []int{6}, Pattern: "gaskets", Steps: followAfterError(500, 4)})
+	s := runAgent(t, agents.Codex, script)
+	c := s.run.Conversations[0]
+	tr := c.TurnAt(6)
+	if s.code != 0 || tr == nil || tr.Status != record.TurnOK || len(tr.Attempts) != 1 || tr.Result() != judge.Pass {
+		t.Fatalf("exit %d, turn 6 %+v", s.code, tr)
+	}
+	if len(c.Rewinds) != 1 || c.Rewinds[0].Turn != 6 || c.Rewinds[0].RemovedLines == 0 {
+		t.Errorf("rewinds %+v", c.Rewinds)
+	}
+}
