@@ -124,12 +124,15 @@ func checkAgentRun(t *testing.T, agent string) scenario {
 	return s
 }
 
-// A model that answers HTTP 500 at turn 2 for longer than codex retries
+// A model that answers HTTP 500 at turn 2 for as long as codex retries
 // (and with no rerun left): the turn is an error, never judged, the
-// conversation an error, exit 3. In resume mode: one process a turn.
+// conversation an error, exit 3, its sandbox kept. `vibe-test resume`
+// then goes on in the same thread from turn 2, the rollout cut back to the
+// end of turn 1 first. In resume mode: one process a turn.
 func TestCodexServerErrorIsAnErroredTurn(t *testing.T) {
 	t.Parallel()
-	script := faultScript(t, scripted.Rule{Kind: scripted.KindAgent, Turns: []int{2}, Steps: followAfterError(500, 50)})
+	// --max-retries 1: codex tries (1+1)² = 4 times at its two layers.
+	script := faultScript(t, scripted.Rule{Kind: scripted.KindAgent, Turns: []int{2}, Steps: followAfterError(500, 4)})
 	s := runAgent(t, agents.Codex, script, "--session", "resume", "--turn-retries", "0")
 	if s.code != 3 {
 		t.Fatalf("exit %d, want 3", s.code)
@@ -140,6 +143,20 @@ func TestCodexServerErrorIsAnErroredTurn(t *testing.T) {
 	}
 	if a := c.Abandoned[0]; a.Turn != 2 || a.Status != record.TurnError || a.Verdict != nil || !strings.Contains(a.Error, "500") {
 		t.Errorf("turn 2: status %s, error %q, verdict %v", a.Status, a.Error, a.Verdict)
+	}
+	env := append(DemoEnv(os.Environ(), s.srv.URL()), agentEnv(t, agents.Codex)...)
+	var stdout, stderr bytes.Buffer
+	code := Main(context.Background(), []string{"vibe-test", "resume", s.dir}, IO{Env: env, Stdout: &stdout, Stderr: &stderr})
+	r, err := record.Load(s.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := r.Conversations[0]
+	if code != 0 || after.Status != record.StatusCompleted || len(after.Turns) != 10 || after.SessionID != c.SessionID {
+		t.Fatalf("resume: exit %d, conversation %s (%s), %d turns, thread %s (was %s)\n%s", code, after.Status, after.Error, len(after.Turns), after.SessionID, c.SessionID, stderr.String())
+	}
+	if len(after.Rewinds) != 1 || after.Rewinds[0].Turn != 2 || after.Rewinds[0].Reason != "resume" {
+		t.Errorf("rewinds %+v", after.Rewinds)
 	}
 }
 
