@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,7 +91,24 @@ func checkAgentRun(t *testing.T, agent string) scenario {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := runAgent(t, agent, script)
+	// The author's keys are set: they go to no stand-in and into no file
+	// of the run (the agent runs against the stand-in with a dummy key).
+	const secret = "sk-author-own-3f9c1e"
+	env := append(agentEnv(t, agent), "OPENAI_API_KEY="+secret, "GEMINI_API_KEY="+secret)
+	s := runScript(t, fastCLI(t), script, 1, env, "--agent", agent)
+	_ = filepath.WalkDir(s.dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if b, _ := os.ReadFile(p); bytes.Contains(b, []byte(secret)) {
+				t.Errorf("%s holds the author's key", p)
+			}
+		}
+		return nil
+	})
+	for _, q := range s.srv.Requests() {
+		if bytes.Contains(q.Body, []byte(secret)) || strings.Contains(fmt.Sprint(q.Header), secret) {
+			t.Errorf("the stand-in saw the author's key in a %s request", q.Kind)
+		}
+	}
 	want := runScenario(t, fastCLI(t), []string{scripted.PersonaDecaying}, false)
 	if s.code != want.code || s.run.Outcome.Verdict != want.run.Outcome.Verdict || s.run.Outcome.Shape != want.run.Outcome.Shape {
 		t.Errorf("%s: exit %d, verdict %s, shape %s; claude on the same persona: exit %d, %s, %s", agent,
