@@ -200,10 +200,15 @@ func TestDemoCodex(t *testing.T) {
 // A 500 burst at turn 6 that outlasts codex's own retries once: vibe-test
 // reruns the turn on a new process resuming the thread, whose rollout is
 // cut back first to the end of turn 5 (the model sees the prompt once).
+// Then the live thread is compacted before probe 2 (turn 8).
 func TestCodexRerunRewindsTheRollout(t *testing.T) {
 	t.Parallel()
 	script := faultScript(t, scripted.Rule{Kind: scripted.KindAgent, Turns: []int{6}, Pattern: "gaskets", Steps: followAfterError(500, 4)})
-	s := runAgent(t, agents.Codex, script)
+	s := runAgent(t, agents.Codex, script, "--compact-before", "2")
+	if tr := s.run.Conversations[0].TurnAt(8); tr == nil || !tr.AfterCompaction || len(tr.Compactions) != 1 ||
+		tr.Compactions[0].Trigger != "manual" || tr.Compactions[0].PostTokens >= tr.Compactions[0].PreTokens || tr.Result() != judge.Pass {
+		t.Errorf("turn 8 after the compaction: %+v", tr)
+	}
 	c := s.run.Conversations[0]
 	tr := c.TurnAt(6)
 	if s.code != 0 || tr == nil || tr.Status != record.TurnOK || len(tr.Attempts) != 1 || tr.Result() != judge.Pass {
