@@ -126,6 +126,9 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*record.Run, err
 	sessionWide := claude.SessionWide(sk.AllowedTools, o.AllowedTools)
 	if drv != nil {
 		notGranted, sessionWide = drv.NotGranted(tools), nil
+		if len(sk.Hooks) > 0 {
+			sk.Warnings = append(sk.Warnings, fmt.Sprintf("skill %s: its hooks (%s) are Claude Code's; --agent %s does not run them", sk.Name, strings.Join(sk.Hooks, ", "), driven))
+		}
 	}
 	// A paths: skill is listed once a matching file is touched: which
 	// fixture file would do it, and what resume mode loses.
