@@ -160,7 +160,7 @@ func runOptions(c *cli.Context) (RunOptions, error) {
 	if err := scheduleFlags(c, &o.Settings); err != nil {
 		return o, err
 	}
-	if err := engine.CheckCompaction(o.Agent, &plan.Schedule{CompactBefore: o.CompactBefore, CompactAt: o.CompactAt}, o.Settings); err != nil {
+	if err := engine.CheckCompaction(o.Agent, &plan.Schedule{CompactBefore: o.CompactBefore, CompactAt: o.CompactAt}, o.Settings, ""); err != nil {
 		return o, err
 	}
 	if o.Conversations < 1 || o.Conversations > 200 {

@@ -57,11 +57,14 @@ func agentVersion(ctx context.Context, name, binary string, env []string) (versi
 // CheckCompaction refuses a schedule that compacts under an agent that
 // cannot (gemini has no compaction a client can ask for): one line naming
 // the flag or field and the turn.
-func CheckCompaction(name string, s *plan.Schedule, o Settings) error {
+func CheckCompaction(name string, s *plan.Schedule, o Settings, cfgPath string) error {
 	if AgentName(name) != agents.Gemini || !s.Compacts() {
 		return nil
 	}
-	what := "the config's schedule"
+	what := cfgPath + ": field \"schedule.compact_before\""
+	if len(s.CompactBefore) == 0 {
+		what = cfgPath + ": field \"schedule.compact_at\""
+	}
 	if o.CompactBefore != nil || o.CompactAt > 0 {
 		what = "--compact-before"
 		if o.CompactAt > 0 {

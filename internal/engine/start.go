@@ -33,7 +33,7 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*record.Run, err
 	}
 	sk, cfg, cfgPath, reviewed, sched, pool := inp.skill, inp.cfg, inp.cfgPath, inp.rubric, inp.sched, inp.pool
 	driven, judgeAgent := AgentName(o.Agent), JudgeAgentName(o.JudgeAgent, o.Agent, stdio.Env)
-	if err := CheckCompaction(driven, sched, o); err != nil {
+	if err := CheckCompaction(driven, sched, o, cfgPath); err != nil {
 		return nil, err
 	}
 	// Claude's binary is the driven agent's or the judge's, when either is
