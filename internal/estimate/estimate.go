@@ -450,7 +450,9 @@ func (e *Estimate) Write(w io.Writer, clean func(string) string) {
 	default:
 		fmt.Fprintf(&b, "estimated cost: none: the price table does not know %s (give --model/--judge-model with a model id to get one)\n", clean(strings.Join(e.Unpriced, " and ")))
 	}
-	fmt.Fprintf(&b, "prices: list prices read %s\n", PricesRead)
+	if e.Agents == "" {
+		fmt.Fprintf(&b, "prices: list prices read %s\n", PricesRead)
+	}
 	fmt.Fprintf(&b, "assumptions: text is %d characters a token; the CLI adds %d characters to an agent session's first request and %d to a cold call's (measured on its recorded requests); "+
 		"each request writes what is new to the prompt cache and reads the rest, and a session's first request writes all of it (an upper bound); "+
 		"a judged turn is the Skill call, %d tool calls of %d result tokens each and an answer of %d tokens (%d per tool-call request, thinking included); a filler is answered in %d tokens; "+
