@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/vibe-test/vibe-test/internal/agents"
 	"github.com/vibe-test/vibe-test/internal/claude"
 	"github.com/vibe-test/vibe-test/internal/jail"
 	"github.com/vibe-test/vibe-test/internal/judge"
@@ -201,6 +202,7 @@ func populated() *record.Run {
 			VibeTest: "v0.3.0", Claude: "2.1.330 (Claude Code)", ClaudeVerified: "2.1.328", ClaudeMismatch: true,
 			RubricPrompt: rubric.PromptVersion, JudgePrompt: judge.PromptVersion, RunSchema: record.SchemaVersion,
 			ClaudeParserMsg: "claude 2.1.330 differs from 2.1.328",
+			Agent:           "0.171.0", AgentVerified: "0.171.0",
 		},
 		Skill: record.Skill{Name: "stock-ledger", DeclaredName: "Stock Ledger", Path: "/home/dev/skills/stock-ledger/SKILL.md", Hash: "sha256:9f2c4e",
 			Warnings:        []string{`SKILL.md:2: frontmatter field "name": "Stock Ledger" breaks the Agent Skills spec`},
@@ -208,7 +210,7 @@ func populated() *record.Run {
 		Config: record.Config{
 			Conversations: 3, Concurrency: 2, Model: "claude-sonnet-5-5", ModelSource: "flag", ModelAsked: "sonnet", JudgeModel: "sonnet", NoBaselineGate: true,
 			AllowedTools: []string{"Bash", "Read", "Edit", "Write", "Glob", "Grep", "Skill", "Bash(git diff:*)", "WebFetch"}, SessionWideTools: []string{"WebFetch"},
-			SessionMode: "interactive",
+			SessionMode: "interactive", Agent: "codex", JudgeAgent: "claude", CostEstimated: true,
 			TurnTimeout: "10m0s", MaxRetries: 2, ConfigFile: "/home/dev/skills/stock-ledger/vibe-test.yaml",
 			RubricFile: "/home/dev/skills/stock-ledger/rubric.json", FillersDir: "/home/dev/fillers", KeepSandbox: true,
 			MaxBudgetUSD: 5, PassEnv: []string{"HTTP_PROXY"}, Alpha: 0.1,
@@ -792,6 +794,7 @@ func TestEnumsMatchGo(t *testing.T) {
 		}
 	}
 	want := map[string][]string{
+		"agentName":          agents.Names,
 		"runStatus":          runStatuses,
 		"conversationStatus": append(slices.Clone(runStatuses), "pending"),
 		"turnStatus":         {record.TurnOK, record.TurnError, record.TurnTimedOut, record.TurnPromptTooLong},

@@ -14,6 +14,7 @@ package agents
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -215,4 +216,37 @@ func envValue(env []string, key string) string {
 func isExecutable(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
+}
+
+// ParseTurn reads a saved transcript of name's CLI back into a turn (for
+// rejudge and resume): each CLI prints its own events.
+func ParseTurn(name string, r io.Reader) (claude.Turn, error) {
+	switch name {
+	case Codex:
+		return codex.ParseTurn(r)
+	case Gemini:
+		return gemini.ParseTurn(r)
+	}
+	return claude.ParseTurn(r)
+}
+
+// Failure says why a turn of name's CLI failed, or "" when it succeeded,
+// in that CLI's terms (codex's success is a completed turn and exit 0).
+func Failure(name string, t claude.Turn, exitCode int) string {
+	if name == Codex {
+		return codex.Failure(t, exitCode)
+	}
+	return t.Failure(exitCode)
+}
+
+// DefaultModel is the model a non-claude agent runs when --model names
+// none (claude's is the CLI's own default, resolved once).
+func DefaultModel(name string) string {
+	switch name {
+	case Codex:
+		return codex.DefaultModel
+	case Gemini:
+		return gemini.DefaultModel
+	}
+	return ""
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/vibe-test/vibe-test/internal/agents"
 	"github.com/vibe-test/vibe-test/internal/claude"
 	"github.com/vibe-test/vibe-test/internal/demo"
 	"github.com/vibe-test/vibe-test/internal/engine"
@@ -25,6 +26,7 @@ func demoFlags() []cli.Flag {
 		&cli.StringFlag{Name: "out", Category: catOutput, Usage: "the run `folder`", DefaultText: "./vibe-runs/<UTC time>-stock-ledger"},
 		&cli.StringFlag{Name: "personas", Category: catAgent, Value: "decaying,steady", Usage: "the scripted agent's persona per conversation: steady, decaying, never, escaping, noisy"},
 		&cli.BoolFlag{Name: "keep-sandbox", Category: catAgent, Usage: "keep each conversation's sandbox folder"},
+		&cli.StringFlag{Name: "agent", Category: catAgent, Usage: "the CLI the scripted model plays to: `claude|codex|gemini` (the judge calls go through it too)", DefaultText: agents.Claude},
 		&cli.StringFlag{Name: "session", Category: catAgent, Value: claude.DefaultSessionMode, Usage: "`interactive|resume`: as for a run"},
 		&cli.BoolFlag{Name: "cases", Category: catInput, Usage: "the eval demo instead: a bundled case set, a baseline, then a shorter and a broken version of its skill against it (vibe-test eval)"},
 	}
@@ -36,6 +38,9 @@ type DemoOptions struct {
 	Personas    []string // the scripted agent's, one per conversation
 	KeepSandbox bool
 	SessionMode string
+	// Agent is the CLI driven (claude, codex, gemini); the judge calls go
+	// through the same one.
+	Agent string
 	// Cases runs the eval demo (vibe-test eval) instead of the decay demo.
 	Cases bool
 }
@@ -44,6 +49,15 @@ func demoOptions(c *cli.Context) (DemoOptions, error) {
 	o := DemoOptions{
 		Out: c.String("out"), Personas: strings.Split(c.String("personas"), ","),
 		KeepSandbox: c.Bool("keep-sandbox"), SessionMode: c.String("session"), Cases: c.Bool("cases"),
+		Agent: c.String("agent"),
+	}
+	if c.IsSet("agent") {
+		if err := agents.Check("agent", o.Agent); err != nil {
+			return o, exit.With(exit.Tool, err)
+		}
+	}
+	if o.Cases && o.Agent != "" && o.Agent != agents.Claude {
+		return o, exit.Errorf(exit.Tool, "--agent is the decay demo's; the eval demo (--cases) runs claude")
 	}
 	if o.Cases && c.IsSet("personas") {
 		return o, exit.Errorf(exit.Tool, "--personas is the decay demo's; the eval demo (--cases) plays its own: a baseline, a shorter and a broken version")
@@ -63,15 +77,21 @@ func runDemo(ctx context.Context, o DemoOptions, stdio IO) error {
 		return runDemoCases(ctx, o, stdio)
 	}
 	personas := o.Personas
-	claudePath, claudeHow, err := engine.LocateClaude(stdio.Env, engine.PinnedDirs())
-	if err != nil {
-		return exit.Errorf(exit.Tool, "the demo runs the real claude CLI: %v", err)
+	var claudePath, claudeHow string
+	var err error
+	if o.Agent == "" || o.Agent == agents.Claude {
+		claudePath, claudeHow, err = engine.LocateClaude(stdio.Env, engine.PinnedDirs())
+		if err != nil {
+			return exit.Errorf(exit.Tool, "the demo runs the real claude CLI: %v", err)
+		}
+	} else if claudePath, err = engine.FindAgent(o.Agent, stdio.Env); err != nil {
+		return exit.Errorf(exit.Tool, "the demo runs the real %s CLI: %v", o.Agent, err)
 	}
 	// The script is built to check the personas; Serve builds it again.
 	if _, err := demo.Script(personas, false); err != nil {
 		return exit.With(exit.Tool, fmt.Errorf("--personas: %w", err))
 	}
-	srv, err := demo.Serve(personas)
+	srv, err := demo.ServeFor(engine.AgentName(o.Agent), personas)
 	if err != nil {
 		return exit.With(exit.Tool, fmt.Errorf("starting the scripted model: %w", err))
 	}
@@ -94,6 +114,7 @@ func runDemo(ctx context.Context, o DemoOptions, stdio IO) error {
 		TurnTimeout: demoTurnTimeout, Grace: engine.DefaultGrace, MaxRetries: 1, Seed: 1,
 		TurnRetries: 1, RetryBackoff: time.Second,
 		KeepSandbox: o.KeepSandbox, CacheDir: dir + "/cache", SessionMode: o.SessionMode,
+		Agent: o.Agent, JudgeAgent: o.Agent,
 	}, Output{}, IO{Env: env, Stdout: stdio.Stdout, Stderr: stdio.Stderr, Styled: stdio.Styled})
 	if exit.Code(err) == exit.Interrupted {
 		// The demo's skill and scripted model die with this process, so
@@ -108,6 +129,11 @@ func runDemo(ctx context.Context, o DemoOptions, stdio IO) error {
 		return exit.Errorf(exit.Tool, "the demo did not run as designed: %v", err)
 	}
 	fmt.Fprintf(stdio.Stdout, "\nThe demo ran as designed. A real run with these results would exit %d: %s\n", r.Outcome.Exit, term.Line(r.Outcome.Sentence))
+	if o.Agent != "" && o.Agent != agents.Claude {
+		fmt.Fprintf(stdio.Stdout, "(The costs are estimated from the scripted model's token counts at vibe-test's pinned %s prices; nothing was billed.)\n", o.Agent)
+		fmt.Fprintf(stdio.Stdout, "\nNext, on your own skill: %s ./path/to/your-skill --agent %s (with %s set)\n%s: %s\n", stdio.prog(), o.Agent, agentKeyVar(o.Agent), o.Agent, claudePath)
+		return nil
+	}
 	fmt.Fprintln(stdio.Stdout, "(The costs are what the CLI computes for the scripted model's token counts at list prices; nothing was billed.)")
 	fmt.Fprint(stdio.Stdout, nextSteps(stdio.prog(), claudePath, pinnedHow(claudePath, claudeHow)))
 	return nil
@@ -142,3 +168,11 @@ func pinnedHow(path, how string) string {
 // DemoEnv is demo.Env, for the tests and benchmarks that run vibe-test
 // against the scripted model.
 func DemoEnv(base []string, url string) []string { return demo.Env(base, url) }
+
+// agentKeyVar names the key a real run of agent needs.
+func agentKeyVar(agent string) string {
+	if agent == agents.Gemini {
+		return "GEMINI_API_KEY"
+	}
+	return "OPENAI_API_KEY"
+}

@@ -64,3 +64,19 @@ func TestDryRunCallsNothing(t *testing.T) {
 		t.Error("a plan call counted although the config gives the tasks")
 	}
 }
+
+// Another agent's dry run counts the calls but prints no cost: the price
+// table is claude's.
+func TestDryRunOtherAgentHasNoPrices(t *testing.T) {
+	t.Parallel()
+	paths, err := demo.Materialize(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := Main(context.Background(), []string{"vibe-test", paths.Skill, "--config", paths.Config, "--dry-run", "--seed", "7", "--agent", "codex"},
+		IO{Env: DemoEnv(os.Environ(), "http://127.0.0.1:9"), Stdout: &stdout, Stderr: &stderr})
+	if code != exit.OK || !strings.Contains(stdout.String(), "estimated cost: none: prices: claude only (this run goes through codex;") || strings.Contains(stdout.String(), "estimated cost: $") {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout.String(), stderr.String())
+	}
+}

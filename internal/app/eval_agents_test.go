@@ -14,7 +14,6 @@ import (
 	"github.com/vibe-test/vibe-test/internal/eval"
 	"github.com/vibe-test/vibe-test/internal/jail"
 	"github.com/vibe-test/vibe-test/internal/scripted"
-	"github.com/vibe-test/vibe-test/internal/testenv"
 )
 
 // `vibe-test eval --agent codex|gemini` on the real pinned CLIs, against
@@ -74,21 +73,9 @@ func TestEvalOnGemini(t *testing.T) {
 	_, _ = evalOnAgent(t, agents.Gemini, agents.Codex, demo.VersionShorter, -1)
 }
 
-// agentBinary is the pinned CLI of a non-claude agent, as vibe-test finds
-// it from the repository (make tools); missing, it skips locally and
-// fails where CI=true.
-func agentBinary(t *testing.T, name string) string {
-	t.Helper()
-	p := filepath.Join(testenv.RepoRoot(t), "tools", "node_modules", ".bin", name)
-	if _, err := os.Stat(p); err != nil {
-		testenv.Missing(t, "the "+name+" CLI is not installed: run `make tools`")
-	}
-	return p
-}
-
-// agentEnv is the author's environment without any model credentials or
+// evalAgentEnv is the author's environment without any model credentials or
 // stand-in URLs, then each named agent pointed at srv.
-func agentEnv(t *testing.T, srv *scripted.Server, names ...string) []string {
+func evalAgentEnv(t *testing.T, srv *scripted.Server, names ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
@@ -143,7 +130,7 @@ func evalOnAgent(t *testing.T, name, judge, candidate string, wantExit int) (str
 		flags = append(flags, "--judge-agent", judge)
 		wantJudge = judge
 	}
-	env := agentEnv(t, srv, names...)
+	env := evalAgentEnv(t, srv, names...)
 	main := func(args ...string) (int, string, string) {
 		var stdout, stderr bytes.Buffer
 		code := Main(context.Background(), append([]string{"vibe-test", "eval"}, args...), IO{Env: env, Stdout: &stdout, Stderr: &stderr})

@@ -93,6 +93,12 @@ func TestRunFlags(t *testing.T) {
 			want: runWith(skill, func(o *RunOptions) {
 				o.ConfigPath, o.RubricPath, o.Model, o.JudgeModel, o.SessionMode = "c.yaml", "r.json", "opus", "haiku", "resume"
 			})},
+		{name: "agents", args: flags("--agent", "codex", "--judge-agent", "gemini"),
+			want: runWith(skill, func(o *RunOptions) { o.Agent, o.JudgeAgent = "codex", "gemini" })},
+		{name: "an unknown agent", args: flags("--agent", "cursor"), wantErr: `--agent "cursor": expected one of claude, codex, gemini`},
+		{name: "an unknown judge agent", args: flags("--judge-agent", "gpt"), wantErr: `--judge-agent "gpt": expected one of claude, codex, gemini`},
+		{name: "gemini cannot compact", args: flags("--agent", "gemini", "--compact-before", "2"),
+			wantErr: "--compact-before asks for a compaction (before turn 8, probe 2), but --agent gemini cannot compact a session: drop it, or use --agent claude or codex"},
 		{name: "tools kept whole", args: flags("--allowed-tools", "Bash(git add,commit:*) WebFetch", "--allowed-tools", "Read", "--pass-env", "HTTP_PROXY"),
 			want: runWith(skill, func(o *RunOptions) {
 				o.AllowedTools, o.PassEnv = []string{"Bash(git add,commit:*)", "WebFetch", "Read"}, []string{"HTTP_PROXY"}
@@ -163,6 +169,8 @@ func TestDemoFlags(t *testing.T) {
 		{name: "defaults", args: []string{"demo"}, want: DemoOptions{Personas: []string{"decaying", "steady"}, SessionMode: claude.DefaultSessionMode}},
 		{name: "all flags", args: []string{"demo", "--personas", "never,noisy,steady", "--out", "o", "--keep-sandbox", "--session", "resume"},
 			want: DemoOptions{Out: "o", Personas: []string{"never", "noisy", "steady"}, KeepSandbox: true, SessionMode: "resume"}},
+		{name: "another agent", args: []string{"demo", "--agent", "gemini"}, want: DemoOptions{Personas: []string{"decaying", "steady"}, SessionMode: claude.DefaultSessionMode, Agent: "gemini"}},
+		{name: "an unknown agent", args: []string{"demo", "--agent", "aider"}, wantErr: `--agent "aider": expected one of claude, codex, gemini`},
 		{name: "session mode", args: []string{"demo", "--session", "sometimes"}, wantErr: `--session: "sometimes", expected "interactive" or "resume"`},
 		{name: "a run's flag", args: []string{"demo", "--conversations", "3"}, wantErr: "flag provided but not defined: -conversations (see vibe-test demo --help)"},
 	})

@@ -15,6 +15,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/vibe-test/vibe-test/internal/agents"
 	"github.com/vibe-test/vibe-test/internal/chart"
 	"github.com/vibe-test/vibe-test/internal/claude"
 	"github.com/vibe-test/vibe-test/internal/conversation"
@@ -48,6 +49,8 @@ func runFlagSet() []cli.Flag {
 		&cli.StringFlag{Name: "out", Category: catOutput, Usage: "the run `folder` (a suite's folder for several skills)", DefaultText: "./vibe-runs/<UTC time>-<skill> (or -suite)"},
 		&cli.IntFlag{Name: "conversations", Category: catDilution, Value: 2, Usage: "independent conversations to run"},
 		&cli.IntFlag{Name: "concurrency", Category: catDilution, Usage: "conversations run at once", DefaultText: "all"},
+		&cli.StringFlag{Name: "agent", Category: catAgent, Usage: "the coding-agent CLI to drive: `claude|codex|gemini` (see README, \"Agents\")", DefaultText: agents.Claude},
+		&cli.StringFlag{Name: "judge-agent", Category: catVerdict, Usage: "the CLI of the rubric, plan and judge calls: `claude|codex|gemini`", DefaultText: "the --agent when its key is set, else the first with one (claude first)"},
 		&cli.StringFlag{Name: "model", Category: catAgent, Usage: "the agent's model, resolved once and pinned for the run", DefaultText: "the config's, else the CLI's"},
 		&cli.StringFlag{Name: "session", Category: catAgent, Value: claude.DefaultSessionMode, Usage: "how a conversation reaches the CLI: `interactive|resume` (one long-lived process per conversation, each turn one message, as a person's session; or one `claude -p --resume` process per turn, which re-sends the whole skill on every invocation: see README, \"Session modes\")"},
 		&cli.StringSliceFlag{Name: "allowed-tools", Category: catAgent, Usage: "also let the agent use these `tools` (space- or comma-separated, patterns such as \"Bash(git diff:*)\" kept whole; repeatable)"},
@@ -139,11 +142,25 @@ func runOptions(c *cli.Context) (RunOptions, error) {
 		Effect:       c.Float64("effect"),
 		MaxBudgetUSD: c.Float64("max-budget-usd"), TurnRetries: c.Int("turn-retries"), RetryBackoff: c.Duration("retry-backoff"),
 		Isolation: c.String("isolation"), Grace: engine.DefaultGrace,
+		Agent: c.String("agent"), JudgeAgent: c.String("judge-agent"),
 	}, Output: outputFrom(c), SeedSet: c.IsSet("seed"), DryRun: c.Bool("dry-run")}
+	if c.IsSet("agent") {
+		if err := agents.Check("agent", o.Agent); err != nil {
+			return o, err
+		}
+	}
+	if c.IsSet("judge-agent") {
+		if err := agents.Check("judge-agent", o.JudgeAgent); err != nil {
+			return o, err
+		}
+	}
 	if err := claude.CheckSessionMode(o.SessionMode); err != nil {
 		return o, err
 	}
 	if err := scheduleFlags(c, &o.Settings); err != nil {
+		return o, err
+	}
+	if err := engine.CheckCompaction(o.Agent, &plan.Schedule{CompactBefore: o.CompactBefore, CompactAt: o.CompactAt}, o.Settings, ""); err != nil {
 		return o, err
 	}
 	if o.Conversations < 1 || o.Conversations > 200 {

@@ -271,14 +271,17 @@ func suiteDryRun(o RunOptions, stdio IO) error {
 	if err != nil {
 		return err
 	}
-	total, priced := 0.0, true
+	total, priced, others := 0.0, true, ""
 	for _, e := range ests {
 		e.Write(stdio.Stdout, term.Line)
 		fmt.Fprintln(stdio.Stdout)
 		total += e.Total
 		priced = priced && e.AllPriced
+		others = e.Agents
 	}
 	switch {
+	case others != "":
+		fmt.Fprintf(stdio.Stdout, "suite: %s, estimated cost: none: prices: claude only (this suite goes through %s)\n", summary.Count(len(ests), "skill"), others)
 	case priced:
 		fmt.Fprintf(stdio.Stdout, "suite: %s, estimated cost $%.2f in all\n", summary.Count(len(ests), "skill"), total)
 	default:

@@ -92,11 +92,11 @@ func libraryScript(t *testing.T) scripted.Script {
 	demoRules := demo.JudgeRules(false)
 	var pass scripted.Rule
 	for _, r := range demoRules {
-		if r.Kind == scripted.KindJudge && strings.Contains(r.Contains, "census.sh") {
+		if r.Kind == scripted.KindJudge && strings.Contains(r.Contains+r.Pattern, "census") {
 			pass = r
 		}
 	}
-	if pass.Contains == "" {
+	if pass.Contains == "" && pass.Pattern == "" {
 		t.Fatal("the demo's judge has no rule for a trace that ran the census")
 	}
 	var s scripted.Script
@@ -104,6 +104,7 @@ func libraryScript(t *testing.T) scripted.Script {
 		p := renamed(t, demo.Procedure(), sk.name)
 		judgePass := pass
 		judgePass.Contains = strings.ReplaceAll(pass.Contains, demo.SkillName, sk.name)
+		judgePass.Pattern = strings.ReplaceAll(pass.Pattern, demo.SkillName, sk.name)
 		s.Rules = append(s.Rules, judgePass)
 		agent := func(turns []int, steps []scripted.Step) scripted.Rule {
 			return scripted.Rule{Kind: scripted.KindAgent, Pattern: sk.pattern, Turns: turns, Steps: steps}

@@ -277,9 +277,15 @@ func (p *parser) call(id, name string, input any) int {
 	if i, ok := p.byID[id]; ok && id != "" {
 		return i
 	}
-	b, err := json.Marshal(input)
-	if err != nil {
-		b = []byte("{}")
+	// Unescaped, as the model wrote it: a rubric check's pattern (">>
+	// ledger.log") reads the input as claude's raw JSON, where Marshal's
+	// \u003e would hide it.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	b := []byte("{}")
+	if err := enc.Encode(input); err == nil {
+		b = bytes.TrimRight(buf.Bytes(), "\n")
 	}
 	p.t.Calls = append(p.t.Calls, ToolCall{ID: id, Name: name, Input: b})
 	p.byID[id] = len(p.t.Calls) - 1

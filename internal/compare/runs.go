@@ -131,6 +131,8 @@ func Runs(bases []Sample, cand Sample, alpha float64) *Comparison {
 		what string
 		get  func(*record.Run) string
 	}{
+		{"agent CLI", func(r *record.Run) string { return record.AgentOf(r.Config) }},
+		{"judge CLI", func(r *record.Run) string { return record.JudgeAgentOf(r.Config) }},
 		{"agent model", func(r *record.Run) string { return r.Config.Model }},
 		{"judge model", func(r *record.Run) string { return r.Config.JudgeModel }},
 		// A resumed process re-reads the whole skill at each invocation; a

@@ -26,6 +26,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vibe-test/vibe-test/internal/agent"
+	"github.com/vibe-test/vibe-test/internal/agents"
 	"github.com/vibe-test/vibe-test/internal/claude"
 	"github.com/vibe-test/vibe-test/internal/fillers"
 	"github.com/vibe-test/vibe-test/internal/jail"
@@ -60,7 +62,14 @@ var ErrCredentials = claude.ErrCredentials
 
 // Driver holds what every conversation of a run shares.
 type Driver struct {
-	Binary          string
+	Binary string
+	// Agent, when set, is the CLI driven instead of claude (codex,
+	// gemini): its skill folder, its home, its turns (agent.go). nil is
+	// claude's own path, unchanged.
+	Agent agent.Agent
+	// BaseURL is the stand-in model server Agent talks to ("" for its
+	// vendor's API); claude reads its own from the environment.
+	BaseURL         string
 	BaseEnv         []string // the author's environment, filtered by allowlist per turn
 	PassEnv         []string
 	Hermetic        bool
@@ -456,10 +465,19 @@ func (d *Driver) sandboxOptions() sandbox.Options {
 	if d.Plan.Source != "drafted" {
 		exclude = append(exclude, d.Plan.Source) // the config file
 	}
-	return sandbox.Options{
+	o := sandbox.Options{
 		Skill: d.Skill, Fixture: d.Plan.Fixture, Files: d.Plan.Files,
 		Hermetic: d.Hermetic, AuthorConfigDir: d.AuthorConfigDir, Exclude: exclude,
 	}
+	if d.Agent != nil {
+		// Another CLI reads only its own home (always a fresh one) and
+		// finds the skill in its own project folder.
+		o.Hermetic = true
+		if d.Skill != nil {
+			o.SkillDir = d.Agent.SkillDir(d.Skill.Name)
+		}
+	}
+	return o
 }
 
 // transcriptName names a turn's transcript, relative to the run folder. A
@@ -537,7 +555,7 @@ func (d *Driver) runTurn(ctx context.Context, sb *sandbox.Sandbox, resume string
 		t := out.Turn
 		switch status := t.APIErrorStatus; {
 		case status == 401 || status == 403:
-			d.Fatal(fmt.Errorf("%w (HTTP %d) at turn %d: %s; then `vibe-test resume %s`", ErrCredentials, status, rec.Turn, claude.CredentialsAdvice, d.RunDir))
+			d.Fatal(fmt.Errorf("%w (HTTP %d) at turn %d: %s; then `vibe-test resume %s`", ErrCredentials, status, rec.Turn, agents.CredentialsAdvice(d.agentName()), d.RunDir))
 			return out
 		case rec.Status == record.TurnTimedOut:
 			timeouts++
@@ -746,9 +764,12 @@ func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string
 	start := time.Now()
 	var out claude.Outcome
 	var runErr error
-	if live != nil {
+	switch {
+	case d.Agent != nil:
+		out, runErr = d.agentRun(ctx, sb, resume, rec.Prompt, rec.Kind == "compact", w, live)
+	case live != nil:
 		out, runErr = live.send(ctx, inv, resume, d, rec.Prompt)
-	} else {
+	default:
 		out, runErr = claude.Run(ctx, inv)
 	}
 	// The CLI's Bash child can outlive a killed CLI: the CLI starts it with setsid.
@@ -763,7 +784,8 @@ func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string
 		runErr = fmt.Errorf("syncing transcript: %w", err)
 	}
 	t := out.Turn
-	cost := turnCost(t.CostUSD, costBefore)
+	total := d.sessionCost(t.CostUSD, costBefore)
+	cost := turnCost(total, costBefore)
 	d.Budget.Spend(cost)
 	rec.ExitCode = out.ExitCode
 	rec.ToolCalls = record.CallsOf(t)
@@ -776,7 +798,12 @@ func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string
 	// Only a successful call of the skill under test counts; a denied one
 	// is its own signal (the agent wanted the skill and was refused it).
 	rec.SkillInvoked, rec.SkillDenied = false, false
-	if d.Skill != nil {
+	if d.Skill != nil && d.Agent != nil {
+		// The agent's own signal (a read of SKILL.md, activate_skill).
+		for _, name := range []string{d.Skill.Name, d.Skill.DeclaredName} {
+			rec.SkillInvoked = rec.SkillInvoked || (name != "" && d.Agent.SkillLoaded(t, name))
+		}
+	} else if d.Skill != nil {
 		for _, name := range []string{d.Skill.Name, d.Skill.DeclaredName} {
 			if name == "" {
 				continue
@@ -802,7 +829,7 @@ func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string
 	rec.APICalls = t.APICalls
 	rec.SubagentAPICalls, rec.SubagentModels = t.SubagentAPICalls, t.SubagentModels
 	rec.ContextTokens = t.ContextTokens
-	rec.CostUSD, rec.SessionCostUSD = cost, t.CostUSD
+	rec.CostUSD, rec.SessionCostUSD = cost, total
 	rec.Retries = t.Retries
 	if runErr != nil {
 		return out, runErr
@@ -812,7 +839,7 @@ func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string
 	case out.TimedOut:
 		rec.Status, rec.Error = record.TurnTimedOut, fmt.Sprintf("timed out after %s", d.TurnTimeout)
 	default:
-		if f := t.Failure(out.ExitCode); f != "" {
+		if f := agents.Failure(d.agentName(), t, out.ExitCode); f != "" {
 			rec.Status, rec.Error = record.TurnError, d.Redactor.String(f)
 		}
 	}
@@ -873,13 +900,7 @@ func (d *Driver) judgeTurn(ctx context.Context, conv *record.Conversation, idx i
 
 // judgeSaved judges a completed turn from its saved transcript (resume).
 func (d *Driver) judgeSaved(ctx context.Context, conv *record.Conversation, idx int) bool {
-	f, err := os.Open(filepath.Join(d.RunDir, conv.Turns[idx].Transcript))
-	if err != nil {
-		d.Fatal(fmt.Errorf("reading a saved transcript: %w", err))
-		return false
-	}
-	defer f.Close()
-	t, err := claude.ParseTurn(f)
+	t, err := d.parseSaved(filepath.Join(d.RunDir, conv.Turns[idx].Transcript))
 	if err != nil {
 		d.Fatal(fmt.Errorf("reading a saved transcript: %w", err))
 		return false

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 
+	"github.com/vibe-test/vibe-test/internal/agent"
 	"github.com/vibe-test/vibe-test/internal/claude"
 	"github.com/vibe-test/vibe-test/internal/sandbox"
 )
@@ -22,6 +23,9 @@ var sessionID = regexp.MustCompile(`^[0-9a-fA-F-]{1,64}$`)
 // sandbox's own; otherwise the author's, and in it only the project folder
 // of this sandbox (never a path recorded in run.json).
 func (d *Driver) sessionFile(sb *sandbox.Sandbox, id string) (string, error) {
+	if d.Agent != nil {
+		return d.agentSessionFile(sb, id)
+	}
 	if !sessionID.MatchString(id) {
 		return "", fmt.Errorf("session id %q is not one the CLI makes", id)
 	}
@@ -104,6 +108,7 @@ func rewindSession(path string, keep int64) (removedBytes int64, removedLines in
 // Only the conversation's goroutine uses it.
 type liveSession struct {
 	s *claude.Session
+	a agent.Live // another agent's live process (Driver.Agent)
 }
 
 // send writes prompt to the live process, starting one first when there is
@@ -137,7 +142,7 @@ func (l *liveSession) rewindOnStart(rewind func(reason string) error) func(reaso
 		return rewind
 	}
 	return func(reason string) error {
-		if l.s != nil {
+		if l.s != nil || l.a != nil {
 			return nil
 		}
 		return rewind(reason)
@@ -149,5 +154,9 @@ func (l *liveSession) close() {
 	if l != nil && l.s != nil {
 		l.s.Close()
 		l.s = nil
+	}
+	if l != nil && l.a != nil {
+		l.a.Close()
+		l.a = nil
 	}
 }

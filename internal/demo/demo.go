@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 
 	"github.com/vibe-test/vibe-test/internal/scripted"
 )
@@ -109,6 +111,12 @@ const (
 	improvised = `{"command":"awk -F,`
 )
 
+// ranCensusPattern is ranCensus wherever the agent's CLI keeps the skill:
+// codex and gemini find it under .agents/skills/ (the scripted model
+// moves the path there for them).
+var ranCensusPattern = regexp.QuoteMeta(ranCensus[:strings.Index(ranCensus, ".claude/")]) + `\.(?:claude|agents)` +
+	regexp.QuoteMeta(ranCensus[strings.Index(ranCensus, ".claude/")+len(".claude"):])
+
 func allCriteria(result string, call int) []map[string]any {
 	var out []map[string]any
 	for _, c := range Rubric()["criteria"].([]map[string]any) {
@@ -133,7 +141,7 @@ func JudgeRules(overCall bool) []scripted.Rule {
 		return []scripted.Step{{ToolUses: []scripted.ToolUse{{Name: "StructuredOutput", Input: v}}}}
 	}
 	return []scripted.Rule{
-		{Kind: scripted.KindJudge, Contains: ranCensus, Steps: answer(pass)},
+		{Kind: scripted.KindJudge, Pattern: ranCensusPattern, Steps: answer(pass)},
 		{Kind: scripted.KindJudge, Contains: improvised, Steps: answer(escape)},
 		{Kind: scripted.KindJudge, Steps: answer(fail)},
 		{Kind: scripted.KindRubric, Steps: answer(Rubric())},
@@ -147,9 +155,45 @@ func JudgeRules(overCall bool) []scripted.Rule {
 // Script is the scripted model for a run whose agent sessions get the given
 // personas in turn (steady, decaying, never, escaping).
 func Script(personas []string, overCall bool) (scripted.Script, error) {
+	return ScriptFor("claude", personas, overCall)
+}
+
+// geminiLedger is the ledger step for the Gemini CLI, which refuses a
+// shell command with $(...) in it as an injection: the same line, built
+// with a pipe.
+const geminiLedger = `date +%F | sed 's/$/ | stock question | answered from census/' >> ledger.log`
+
+// ProcedureFor is Procedure as agent's CLI can carry it out.
+func ProcedureFor(agent string) scripted.Procedure {
+	p := Procedure()
+	if agent == "gemini" {
+		follow := append([]scripted.Step{}, p.Follow...)
+		for i, st := range follow {
+			for k, u := range st.ToolUses {
+				old, _ := u.Input.(map[string]any)
+				if c, _ := old["command"].(string); strings.HasSuffix(c, ">> ledger.log") {
+					in := map[string]any{}
+					for key, v := range old {
+						in[key] = v
+					}
+					in["command"] = geminiLedger
+					uses := append([]scripted.ToolUse{}, st.ToolUses...)
+					uses[k].Input = in
+					follow[i].ToolUses = uses
+				}
+			}
+		}
+		p.Follow = follow
+	}
+	return p
+}
+
+// ScriptFor is Script for the agent CLI that plays it (claude, codex,
+// gemini).
+func ScriptFor(agent string, personas []string, overCall bool) (scripted.Script, error) {
 	// Whatever the persona, an agent that was never shown the skill (the
 	// no-skill control) answers from memory.
-	p := Procedure()
+	p := ProcedureFor(agent)
 	// Conversations take the personas in turn; fresh sessions (which start
 	// with a probe, not the base task) play the one persona all
 	// conversations share, else the steady agent (decaying and escaping
@@ -176,7 +220,7 @@ func Script(personas []string, overCall bool) (scripted.Script, error) {
 			continue
 		}
 		seen[p] = true
-		rules, err := scripted.PersonaRules(p, Procedure())
+		rules, err := scripted.PersonaRules(p, ProcedureFor(agent))
 		if err != nil {
 			return s, err
 		}

@@ -13,7 +13,12 @@ import (
 // Serve starts the scripted model for a demo whose conversations play the
 // personas in turn.
 func Serve(personas []string) (*scripted.Server, error) {
-	script, err := Script(personas, false)
+	return ServeFor("claude", personas)
+}
+
+// ServeFor is Serve for agent's CLI (claude, codex, gemini).
+func ServeFor(agent string, personas []string) (*scripted.Server, error) {
+	script, err := ScriptFor(agent, personas, false)
 	if err != nil {
 		return nil, err
 	}
@@ -27,12 +32,16 @@ func Env(base []string, url string) []string {
 	var env []string
 	for _, kv := range base {
 		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "ANTHROPIC_") || k == "CLAUDE_CODE_OAUTH_TOKEN" || k == "CLAUDE_CONFIG_DIR" {
+		if strings.HasPrefix(k, "ANTHROPIC_") || k == "CLAUDE_CODE_OAUTH_TOKEN" || k == "CLAUDE_CONFIG_DIR" ||
+			strings.HasPrefix(k, "OPENAI_") || strings.HasPrefix(k, "GEMINI_") || strings.HasPrefix(k, "GOOGLE_") || k == "CODEX_HOME" {
 			continue
 		}
 		env = append(env, kv)
 	}
-	return append(env, "ANTHROPIC_BASE_URL="+url, "ANTHROPIC_API_KEY=sk-offline-placeholder")
+	// The same server speaks the Responses API (codex) and the Gemini API;
+	// codex and gemini get a stand-in key of vibe-test's own for it.
+	return append(env, "ANTHROPIC_BASE_URL="+url, "ANTHROPIC_API_KEY=sk-offline-placeholder",
+		"OPENAI_BASE_URL="+url, "GOOGLE_GEMINI_BASE_URL="+url)
 }
 
 // Check says whether the run did what its personas script: each

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vibe-test/vibe-test/internal/agent"
+	"github.com/vibe-test/vibe-test/internal/agents"
 	"github.com/vibe-test/vibe-test/internal/claude"
 	"github.com/vibe-test/vibe-test/internal/conversation"
 	"github.com/vibe-test/vibe-test/internal/exit"
@@ -31,6 +33,10 @@ type driveInput struct {
 	env      []string
 	hermetic bool
 	jail     *jail.Spec // nil: no jail
+	// agent is the driven CLI when not claude (nil: claude); cold the
+	// rubric, plan and judge calls' CLI.
+	agent    agent.Agent
+	cold     coldParts
 	skill    *skill.Skill
 	plan     *plan.Plan
 	picks    [][]fillers.Passage // per conversation
@@ -49,8 +55,10 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 	run, o := s.run, in.opts
 	ctx, stop := context.WithCancelCause(parent)
 	defer stop(nil)
-	caller := ColdCaller(in.binary, in.env, in.hermetic, o.MaxRetries, o.TurnTimeout, o.Grace)
-	caller.Jail = in.jail
+	caller, claudeCaller, err := in.cold.caller(in.env, o.PassEnv, o.MaxRetries, o.TurnTimeout, o.Grace)
+	if err != nil {
+		return nil, exit.With(exit.Tool, err)
+	}
 	budget := &conversation.Budget{Limit: o.MaxBudgetUSD}
 	if o.Shared != nil {
 		budget = o.Shared.Budget // the suite's: every skill's spending counts
@@ -89,8 +97,14 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 		defer close(rubricReady)
 		defer func() {
 			if rubricErr == nil && rb != nil {
-				judges = claude.NewPool(caller, judge.Schema, run.Config.JudgeModel, ready, min(limit, claude.PoolIdleMax))
-				theJudge = &judge.Judge{Caller: judges, Rubric: rb, Model: run.Config.JudgeModel, Repeats: run.Config.JudgeRepeats}
+				// Claude's judge calls share a pool of processes; another
+				// agent's are one process each.
+				var jc judge.Caller = caller
+				if claudeCaller != nil {
+					judges = claude.NewPool(*claudeCaller, judge.Schema, run.Config.JudgeModel, ready, min(limit, claude.PoolIdleMax))
+					jc = judges
+				}
+				theJudge = &judge.Judge{Caller: jc, Rubric: rb, Model: run.Config.JudgeModel, Repeats: run.Config.JudgeRepeats}
 			}
 		}()
 		s.view(func() { rb = run.Rubric })
@@ -101,7 +115,13 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 			return
 		}
 		var u rubric.Usage
-		rb, u, rubricErr = rubric.Extract(ctx, caller, in.skill, run.Config.JudgeModel, in.cacheDir)
+		// Another judge agent's rubrics are cached apart: claude's cache
+		// (and so its calibrated runs) never gets one extracted elsewhere.
+		cacheDir := in.cacheDir
+		if in.cold.agent != agents.Claude && cacheDir != "" {
+			cacheDir = filepath.Join(cacheDir, in.cold.agent)
+		}
+		rb, u, rubricErr = rubric.Extract(ctx, caller, in.skill, run.Config.JudgeModel, cacheDir)
 		budget.Spend(u.Cost)
 		s.update(func() {
 			run.Costs.Rubric += u.Cost
@@ -135,12 +155,13 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 		s.update(func() { run.Config.AllowedTools = claude.AgentTools(in.skill.AllowedTools, nil) })
 	}
 	driver := &conversation.Driver{
+		Agent: in.agent, BaseURL: agents.BaseURL(record.AgentOf(run.Config), in.env),
 		Binary: in.binary, BaseEnv: in.env, PassEnv: o.PassEnv, Hermetic: in.hermetic,
 		AuthorConfigDir: claude.AuthorConfigDir(), Jail: in.jail, Skill: in.skill, Plan: in.plan, Judge: judgeFor,
 		RunDir: s.dir, Model: run.Config.Model, Tools: run.Config.AllowedTools, SessionWide: run.Config.SessionWideTools, SessionMode: record.SessionModeOf(run.Config), TurnTimeout: o.TurnTimeout, Grace: o.Grace,
 		MaxRetries: o.MaxRetries, TurnRetries: o.TurnRetries, RetryBackoff: o.RetryBackoff,
 		NoGate: run.Config.NoBaselineGate, KeepSandbox: o.KeepSandbox, Exclude: []string{o.RubricPath, in.cacheDir},
-		Redactor: redact.FromEnv(in.env, slices.Concat(claude.CredentialVars, o.PassEnv)), Budget: budget,
+		Redactor: redact.FromEnv(in.env, slices.Concat(agents.CredentialVars(), o.PassEnv)), Budget: budget,
 		Update: s.update, View: s.view, Flush: s.flush, Fatal: func(err error) { stop(err) },
 	}
 	if h.Progress != nil {

@@ -3,6 +3,7 @@ package engine
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/vibe-test/vibe-test/internal/claude"
@@ -78,7 +79,15 @@ func DryRun(o Settings, env []string, exactSeed bool) (*estimate.Estimate, error
 		}
 		in.Fillers = [][]fillers.Passage{{avg}}
 	}
-	return estimate.Make(in), nil
+	e := estimate.Make(in)
+	var others []string
+	for _, name := range []string{AgentName(o.Agent), JudgeAgentName(o.JudgeAgent, o.Agent, env)} {
+		if name != "claude" && !slices.Contains(others, name) {
+			others = append(others, name)
+		}
+	}
+	e.Agents = strings.Join(others, " and ")
+	return e, nil
 }
 
 // fillersPerConversation is how many filler turns the schedule has.

@@ -66,6 +66,11 @@ type Settings struct {
 	MaxBudgetUSD float64
 	TurnRetries  int
 	RetryBackoff time.Duration
+	// Agent is --agent: the CLI driven, claude (also "") , codex or
+	// gemini. JudgeAgent is --judge-agent: the CLI of the rubric, plan
+	// and judge calls ("": agents.DefaultJudge).
+	Agent      string
+	JudgeAgent string
 	// Isolation is --isolation: "jail", "none", or "" for the jail where
 	// bubblewrap works.
 	Isolation string

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/vibe-test/vibe-test/internal/agent"
+	"github.com/vibe-test/vibe-test/internal/agents"
 	"github.com/vibe-test/vibe-test/internal/claude"
 	"github.com/vibe-test/vibe-test/internal/conversation"
 	"github.com/vibe-test/vibe-test/internal/exit"
@@ -114,6 +116,21 @@ func Resume(ctx context.Context, dir string, r *record.Run, rs ResumeSettings, s
 	WarnNoJail(stdio.Stderr, jailKind, jailNote)
 	spec := JailSpec(jailKind, stdio.Env, binary, hermetic, claude.AuthorConfigDir(),
 		absDir(dir), sk.Dir, filepath.Dir(r.Config.ConfigFile), CacheDir("", stdio.Env))
+	// The run's own agents: the driven one, and the judge's.
+	driven, judgeAgent := record.AgentOf(r.Config), record.JudgeAgentOf(r.Config)
+	var drv agent.Agent
+	if driven != agents.Claude {
+		drv = agents.For(driven, r.Config.MaxRetries)
+	}
+	cold := coldParts{agent: judgeAgent, binary: binary, hermetic: hermetic, jail: spec}
+	if judgeAgent != driven {
+		if cold.binary, err = FindAgent(judgeAgent, stdio.Env); err != nil {
+			return nil, exit.With(exit.Tool, err)
+		}
+		cold.hermetic = judgeAgent != agents.Claude || claude.HasCredentials(stdio.Env)
+		cold.jail = JailSpec(jailKind, stdio.Env, cold.binary, cold.hermetic, claude.AuthorConfigDir(),
+			absDir(dir), sk.Dir, filepath.Dir(r.Config.ConfigFile), CacheDir("", stdio.Env))
+	}
 	sess := openJournal(r, dir)
 	defer sess.close()
 	_ = sess.commit(func() { r.Status, r.Error, r.Jail, r.JailNote = record.StatusRunning, "", jailKind, jailNote })
@@ -121,7 +138,7 @@ func Resume(ctx context.Context, dir string, r *record.Run, rs ResumeSettings, s
 	// resume, and goes on that way.
 	fmt.Fprintf(stdio.Stderr, "vibe-test: resuming %s (session %s, as recorded)\n", dir, record.SessionModeOf(r.Config))
 	r, err = drive(ctx, sess, driveInput{
-		binary: binary, env: stdio.Env, hermetic: hermetic, jail: spec, skill: sk, plan: r.Plan, picks: picks,
+		binary: binary, env: stdio.Env, hermetic: hermetic, jail: spec, agent: drv, cold: cold, skill: sk, plan: r.Plan, picks: picks,
 		cacheDir: CacheDir("", stdio.Env), opts: o, pool: pool, seed: r.Plan.FillerSeed,
 	}, stdio, h)
 	if err != nil {
@@ -134,11 +151,16 @@ func Resume(ctx context.Context, dir string, r *record.Run, rs ResumeSettings, s
 // CLI, the run's isolation (the same credentials must be set, or the
 // sessions and config dirs would not match), and its turn timeout.
 func SavedRunSetup(dir string, r *record.Run, env []string, purpose string) (binary string, hermetic bool, timeout time.Duration, err error) {
-	if binary, err = FindClaude(env); err != nil {
+	name := record.AgentOf(r.Config)
+	if err := agents.Check("agent", name); err != nil {
+		return "", false, 0, exit.Errorf(exit.Tool, "%s: run.json config.agent: %v", dir, err)
+	}
+	if binary, err = FindAgent(name, env); err != nil {
 		return "", false, 0, exit.With(exit.Tool, err)
 	}
 	hermetic = r.Isolation == "hermetic"
-	if hermetic != claude.HasCredentials(env) {
+	// Another agent always ran with a fresh home, whatever keys are set.
+	if name == agents.Claude && hermetic != claude.HasCredentials(env) {
 		return "", false, 0, exit.Errorf(exit.Tool, "%s: the run used isolation %q; set the same credentials (ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN, or neither) to %s", dir, r.Isolation, purpose)
 	}
 	timeout, perr := time.ParseDuration(r.Config.TurnTimeout)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vibe-test/vibe-test/internal/agent"
+	"github.com/vibe-test/vibe-test/internal/agents"
 	"github.com/vibe-test/vibe-test/internal/claude"
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/fillers"
@@ -30,16 +32,36 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*record.Run, err
 		return nil, err
 	}
 	sk, cfg, cfgPath, reviewed, sched, pool := inp.skill, inp.cfg, inp.cfgPath, inp.rubric, inp.sched, inp.pool
-	binary, err := FindClaude(stdio.Env)
-	if err != nil {
-		return nil, exit.With(exit.Tool, err)
+	driven, judgeAgent := AgentName(o.Agent), JudgeAgentName(o.JudgeAgent, o.Agent, stdio.Env)
+	if err := CheckCompaction(driven, sched, o, cfgPath); err != nil {
+		return nil, err
 	}
-	version, err := claude.Version(ctx, binary, claude.Env(stdio.Env, claude.EnvOptions{}))
-	if err != nil {
-		return nil, beforeRun(ctx, exit.Errorf(exit.Tool, "checking the claude CLI: %v", err))
+	// Claude's binary is the driven agent's or the judge's, when either is
+	// claude; another agent's is found through the registry.
+	var binary, version, otherBinary, otherVersion, otherVerified string
+	if driven == agents.Claude || judgeAgent == agents.Claude {
+		if binary, err = FindClaude(stdio.Env); err != nil {
+			return nil, exit.With(exit.Tool, err)
+		}
+		version, err = claude.Version(ctx, binary, claude.Env(stdio.Env, claude.EnvOptions{}))
+		if err != nil {
+			return nil, beforeRun(ctx, exit.Errorf(exit.Tool, "checking the claude CLI: %v", err))
+		}
+		if claude.OlderThan(version, claude.MinVersion) {
+			return nil, exit.Errorf(exit.Tool, "%s is claude %s, too old for the flags vibe-test needs (%s or newer): install the pinned version with `npm install -g @anthropic-ai/claude-code@%s`", binary, version, claude.MinVersion, claude.VerifiedVersion)
+		}
 	}
-	if claude.OlderThan(version, claude.MinVersion) {
-		return nil, exit.Errorf(exit.Tool, "%s is claude %s, too old for the flags vibe-test needs (%s or newer): install the pinned version with `npm install -g @anthropic-ai/claude-code@%s`", binary, version, claude.MinVersion, claude.VerifiedVersion)
+	other := driven
+	if other == agents.Claude {
+		other = judgeAgent
+	}
+	if other != agents.Claude {
+		if otherBinary, err = FindAgent(other, stdio.Env); err != nil {
+			return nil, exit.With(exit.Tool, err)
+		}
+		if otherVersion, otherVerified, err = agentVersion(ctx, other, otherBinary, stdio.Env); err != nil {
+			return nil, beforeRun(ctx, exit.Errorf(exit.Tool, "checking the %s CLI: %v", other, err))
+		}
 	}
 	jailKind, jailNote, err := ChooseJail(ctx, o.Isolation, stdio.Env)
 	if err != nil {
@@ -49,26 +71,47 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*record.Run, err
 	model, judgeModel := o.Model, o.JudgeModel
 	modelSource := "flag"
 	if cfg != nil {
-		if model == "" && cfg.Model != "" {
+		// The config's models are claude's names: another agent runs its
+		// own default unless --model names one.
+		if model == "" && cfg.Model != "" && driven == agents.Claude {
 			model, modelSource = cfg.Model, "config"
 		}
-		if judgeModel == "" {
+		if judgeModel == "" && judgeAgent == agents.Claude {
 			judgeModel = cfg.JudgeModel
 		}
 	}
 	if model == "" {
 		modelSource = "cli-default"
 	}
+	// The turns' parts: claude's, or the other agent's (always with a
+	// fresh home of its own: it signs in from the environment alone).
+	turnBinary, turnHermetic := binary, hermetic
+	var drv agent.Agent
+	if driven != agents.Claude {
+		turnBinary, turnHermetic, drv = otherBinary, true, agents.For(driven, o.MaxRetries)
+	}
+	cold := coldParts{agent: judgeAgent, binary: binary, hermetic: hermetic}
+	if judgeAgent != agents.Claude {
+		cold.binary, cold.hermetic = otherBinary, true
+	}
 	// Pin the agent model once: every turn passes the resolved name, so a
 	// default that moves between turns (a new default, a plan limit) cannot
 	// change the agent mid-run. Resolving makes no model call.
 	// Resolved in the jail the run will use (the run folder does not exist
 	// yet, so it has nothing to hide).
-	resolver := ColdCaller(binary, stdio.Env, hermetic, o.MaxRetries, time.Minute, o.Grace)
-	resolver.Jail = JailSpec(jailKind, stdio.Env, binary, hermetic, claude.AuthorConfigDir(), sk.Dir, filepath.Dir(cfgPath), CacheDir(o.CacheDir, stdio.Env))
-	resolved, err := resolver.ResolveModel(ctx, model)
-	if err != nil {
-		return nil, beforeRun(ctx, exit.Errorf(exit.Tool, "resolving the agent model (%s): %v", ModelName(model), err))
+	// Another agent's model is the one named, else vibe-test's pinned
+	// default for it (its CLI's own may route per prompt).
+	resolved := model
+	if drv != nil {
+		if resolved == "" {
+			resolved = agents.DefaultModel(driven)
+		}
+	} else {
+		resolver := ColdCaller(binary, stdio.Env, hermetic, o.MaxRetries, time.Minute, o.Grace)
+		resolver.Jail = JailSpec(jailKind, stdio.Env, binary, hermetic, claude.AuthorConfigDir(), sk.Dir, filepath.Dir(cfgPath), CacheDir(o.CacheDir, stdio.Env))
+		if resolved, err = resolver.ResolveModel(ctx, model); err != nil {
+			return nil, beforeRun(ctx, exit.Errorf(exit.Tool, "resolving the agent model (%s): %v", ModelName(model), err))
+		}
 	}
 	modelAsked := ""
 	if model != "" && model != resolved {
@@ -80,6 +123,13 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*record.Run, err
 		sessionMode = claude.DefaultSessionMode
 	}
 	notGranted := claude.NotGranted(append(append([]string{}, sk.AllowedTools...), o.AllowedTools...))
+	sessionWide := claude.SessionWide(sk.AllowedTools, o.AllowedTools)
+	if drv != nil {
+		notGranted, sessionWide = drv.NotGranted(tools), nil
+		if len(sk.Hooks) > 0 {
+			sk.Warnings = append(sk.Warnings, fmt.Sprintf("skill %s: its hooks (%s) are Claude Code's; --agent %s does not run them", sk.Name, strings.Join(sk.Hooks, ", "), driven))
+		}
+	}
 	// A paths: skill is listed once a matching file is touched: which
 	// fixture file would do it, and what resume mode loses.
 	if len(sk.Hooks) > 0 && jailKind == jail.None {
@@ -100,8 +150,13 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*record.Run, err
 	if err != nil {
 		return nil, exit.With(exit.Tool, err)
 	}
-	spec := JailSpec(jailKind, stdio.Env, binary, hermetic, claude.AuthorConfigDir(),
+	spec := JailSpec(jailKind, stdio.Env, turnBinary, turnHermetic, claude.AuthorConfigDir(),
 		outDir, sk.Dir, filepath.Dir(cfgPath), CacheDir(o.CacheDir, stdio.Env))
+	cold.jail = spec
+	if cold.binary != turnBinary || cold.hermetic != turnHermetic {
+		cold.jail = JailSpec(jailKind, stdio.Env, cold.binary, cold.hermetic, claude.AuthorConfigDir(),
+			outDir, sk.Dir, filepath.Dir(cfgPath), CacheDir(o.CacheDir, stdio.Env))
+	}
 	run := &record.Run{
 		SchemaVersion: record.SchemaVersion,
 		Status:        record.StatusRunning,
@@ -115,15 +170,30 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*record.Run, err
 			Warnings: sk.Warnings, ToolsNotGranted: notGranted},
 		Config: record.Config{
 			Conversations: o.Conversations, Concurrency: o.Concurrency, Model: resolved, ModelSource: modelSource, ModelAsked: modelAsked,
-			JudgeModel: judgeModel, AllowedTools: tools, SessionWideTools: claude.SessionWide(sk.AllowedTools, o.AllowedTools), SessionMode: sessionMode,
+			JudgeModel: judgeModel, AllowedTools: tools, SessionWideTools: sessionWide, SessionMode: sessionMode,
 			NoBaselineGate: o.NoBaselineGate, TurnTimeout: o.TurnTimeout.String(), MaxRetries: o.MaxRetries,
 			ConfigFile: cfgPath, RubricFile: o.RubricPath, FillersDir: o.FillersDir, KeepSandbox: o.KeepSandbox,
 			MaxBudgetUSD: o.MaxBudgetUSD, PassEnv: o.PassEnv, Rule: o.Rule, Alpha: o.Alpha, Effect: o.Effect, JudgeRepeats: o.JudgeRepeats, Controls: o.Controls, Args: o.Args,
 		},
 		Isolation: "author-config", Jail: jailKind, JailNote: jailNote,
 	}
-	if hermetic {
+	if turnHermetic {
 		run.Isolation = "hermetic"
+	}
+	if drv != nil {
+		run.Config.Agent, run.Config.CostEstimated = driven, !drv.CostExact()
+		run.Versions.Agent, run.Versions.AgentVerified = otherVersion, otherVerified
+	}
+	if judgeAgent != agents.Claude {
+		run.Config.JudgeAgent = judgeAgent
+		run.Versions.Agent, run.Versions.AgentVerified = otherVersion, otherVerified
+	}
+	if binary == "" {
+		// Claude took no part: no version of it to stamp.
+		run.Versions.ClaudeVerified, run.Versions.ClaudeMismatch = "", false
+	}
+	if otherVersion != "" && otherVersion != otherVerified {
+		fmt.Fprintf(stdio.Stderr, "warning: %s %s differs from %s, the version vibe-test's parser was verified on; results may be misread\n", other, otherVersion, otherVerified)
 	}
 	WarnNoJail(stdio.Stderr, jailKind, jailNote)
 	if run.Versions.ClaudeMismatch {
@@ -158,8 +228,10 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*record.Run, err
 		pl = plan.FromConfig(cfgPath, cfg)
 	} else {
 		fmt.Fprintln(stdio.Stderr, "vibe-test: no vibe-test.yaml beside the skill: drafting the base task and probes with one model call")
-		caller := ColdCaller(binary, stdio.Env, hermetic, o.MaxRetries, o.TurnTimeout, o.Grace)
-		caller.Jail = spec
+		caller, _, err := cold.caller(stdio.Env, o.PassEnv, o.MaxRetries, o.TurnTimeout, o.Grace)
+		if err != nil {
+			return fail(err)
+		}
 		var turn claude.Turn
 		pl, turn, err = plan.Draft(ctx, caller, sk, judgeModel)
 		sess.update(func() { run.Costs.Plan += turn.CostUSD })
@@ -206,7 +278,7 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*record.Run, err
 		return fail(err)
 	}
 	return drive(ctx, sess, driveInput{
-		binary: binary, env: stdio.Env, hermetic: hermetic, jail: spec, skill: sk, plan: pl, picks: picks,
+		binary: turnBinary, env: stdio.Env, hermetic: turnHermetic, jail: spec, agent: drv, cold: cold, skill: sk, plan: pl, picks: picks,
 		cacheDir: CacheDir(o.CacheDir, stdio.Env), opts: o, pool: pool, seed: o.Seed,
 	}, stdio, h)
 }

@@ -122,6 +122,10 @@ type Line struct {
 
 // Estimate is the dry run's answer.
 type Estimate struct {
+	// Agents, when set, names the CLIs other than claude the run would
+	// use (--agent, --judge-agent): the price table is claude's, so no
+	// cost is printed rather than a wrong one.
+	Agents     string
 	Skill      string
 	SkillChars int
 	Lines      []Line
@@ -421,7 +425,9 @@ func (e *Estimate) Write(w io.Writer, clean func(string) string) {
 			model = "CLI default"
 		}
 		cost := "no price"
-		if l.Priced {
+		if e.Agents != "" {
+			cost = "-"
+		} else if l.Priced {
 			cost = fmt.Sprintf("$%.4f", l.Cost)
 		}
 		fmt.Fprintf(&b, "  %-50s %7d %9d %9d  %-20s %10s\n", l.What, l.Calls, l.Processes, l.Requests, clean(model), cost)
@@ -435,6 +441,8 @@ func (e *Estimate) Write(w io.Writer, clean func(string) string) {
 	}
 	b.WriteString("\n")
 	switch {
+	case e.Agents != "":
+		fmt.Fprintf(&b, "estimated cost: none: prices: claude only (this run goes through %s; the calls and requests above are claude's shape, a guide to the count only)\n", e.Agents)
 	case e.AllPriced:
 		fmt.Fprintf(&b, "estimated cost: $%.2f\n", e.Total)
 	case e.Total > 0:
@@ -442,7 +450,9 @@ func (e *Estimate) Write(w io.Writer, clean func(string) string) {
 	default:
 		fmt.Fprintf(&b, "estimated cost: none: the price table does not know %s (give --model/--judge-model with a model id to get one)\n", clean(strings.Join(e.Unpriced, " and ")))
 	}
-	fmt.Fprintf(&b, "prices: list prices read %s\n", PricesRead)
+	if e.Agents == "" {
+		fmt.Fprintf(&b, "prices: list prices read %s\n", PricesRead)
+	}
 	fmt.Fprintf(&b, "assumptions: text is %d characters a token; the CLI adds %d characters to an agent session's first request and %d to a cold call's (measured on its recorded requests); "+
 		"each request writes what is new to the prompt cache and reads the rest, and a session's first request writes all of it (an upper bound); "+
 		"a judged turn is the Skill call, %d tool calls of %d result tokens each and an answer of %d tokens (%d per tool-call request, thinking included); a filler is answered in %d tokens; "+

@@ -166,8 +166,7 @@ func (l *Live) Send(ctx context.Context, prompt string, stdout io.Writer, timeou
 		out.ExitCode = code
 	}
 	end.Retries = countRetries(l.Stderr())
-	b, _ := json.Marshal(end)
-	save(append(b, '\n'))
+	save(end.line())
 	turn, perr := ParseTurn(bytes.NewReader(buf.Bytes()))
 	if turn.SessionID == "" {
 		turn.SessionID = l.sessionID

@@ -128,8 +128,7 @@ func (a Agent) Run(ctx context.Context, spec agent.TurnSpec) (agent.Outcome, err
 	code := res.exitCode
 	end.ExitCode = &code
 	end.Retries = countRetries(res.stderr)
-	line, _ := json.Marshal(end)
-	line = append(line, '\n')
+	line := end.line()
 	raw.Write(line)
 	if spec.Stdout != nil {
 		if _, err := spec.Stdout.Write(line); err != nil {

@@ -25,6 +25,18 @@ const maxLine = 64 << 20
 // the session file's records of the turn's model calls (see TurnEnd).
 const turnEndType = "turn_end"
 
+// line is the turn_end line, newline-terminated, with the session
+// records' text as the CLI wrote it: Marshal would write ">" in a tool's
+// arguments as \u003e, which a rubric check's pattern (">> ledger.log")
+// reading the call's input as raw JSON would miss.
+func (e TurnEnd) line() []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(e) // ends the line
+	return buf.Bytes()
+}
+
 // TurnEnd is the turn_end line: what the CLI did not print.
 type TurnEnd struct {
 	Type      string `json:"type"`
@@ -301,8 +313,12 @@ func acpInput(native string, u gjson.Result) json.RawMessage {
 	default:
 		return json.RawMessage("{}")
 	}
-	b, _ := json.Marshal(v)
-	return b
+	// Unescaped, as the CLI showed it (see TurnEnd.line).
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	return bytes.TrimRight(buf.Bytes(), "\n")
 }
 
 func (p *parser) modelOutput() {

@@ -104,6 +104,11 @@ type Versions struct {
 	JudgePrompt     string `json:"judge_prompt"`
 	RunSchema       int    `json:"run_schema"`
 	ClaudeParserMsg string `json:"claude_warning,omitempty"`
+	// Agent and AgentVerified are the other CLI's version (codex,
+	// gemini: config.agent or config.judge_agent) and the one its parser
+	// was verified on; absent when only claude ran.
+	Agent         string `json:"agent,omitempty"`
+	AgentVerified string `json:"agent_verified,omitempty"`
 }
 
 // Skill identifies the skill measured.
@@ -150,7 +155,17 @@ type Config struct {
 	// user message) or "resume" (one `claude -p --resume` process per
 	// turn). Empty in runs from before the modes, which ran as resume:
 	// read it with SessionModeOf.
-	SessionMode    string   `json:"session_mode,omitempty"`
+	SessionMode string `json:"session_mode,omitempty"`
+	// Agent is the CLI driven (--agent): "codex" or "gemini"; empty for
+	// claude, the reference (so its records stay as they were). Read it
+	// with AgentOf.
+	Agent string `json:"agent,omitempty"`
+	// JudgeAgent is the CLI of the rubric, plan and judge calls
+	// (--judge-agent); empty for claude. Read it with JudgeAgentOf.
+	JudgeAgent string `json:"judge_agent,omitempty"`
+	// CostEstimated: the agent's costs are estimated from token counts
+	// (codex, gemini), not the CLI's own figure.
+	CostEstimated  bool     `json:"cost_estimated,omitempty"`
 	NoBaselineGate bool     `json:"no_baseline_gate"`
 	TurnTimeout    string   `json:"turn_timeout"`
 	MaxRetries     int      `json:"claude_max_retries"`
@@ -596,4 +611,20 @@ func SessionModeOf(c Config) string {
 		return "resume"
 	}
 	return c.SessionMode
+}
+
+// AgentOf is the CLI a run drove: its config's agent, or claude.
+func AgentOf(c Config) string {
+	if c.Agent == "" {
+		return "claude"
+	}
+	return c.Agent
+}
+
+// JudgeAgentOf is the CLI a run's judge calls went through, or claude.
+func JudgeAgentOf(c Config) string {
+	if c.JudgeAgent == "" {
+		return "claude"
+	}
+	return c.JudgeAgent
 }

@@ -78,6 +78,9 @@ type SuiteEntry struct {
 	// GateBypassed: a baseline failed under --no-baseline-gate; every
 	// artifact of the suite stamps it, as the skill's own do.
 	GateBypassed bool `json:"gate_bypassed,omitempty"`
+	// CostEstimated: the skill's agent costs are estimated from token
+	// counts (config.cost_estimated: codex, gemini).
+	CostEstimated bool `json:"cost_estimated,omitempty"`
 }
 
 // Rate is how many judged probes passed of how many.
@@ -112,6 +115,7 @@ func EntryOf(e SuiteEntry, r *Run) SuiteEntry {
 	e.CostUSD = r.Costs.Total
 	e.EffectiveTurn = r.Outcome.Stats.EffectiveTurn
 	e.GateBypassed = r.GateBypassed
+	e.CostEstimated = r.Config.CostEstimated
 	return e
 }
 

@@ -19,6 +19,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/vibe-test/vibe-test/internal/agents"
 	"github.com/vibe-test/vibe-test/internal/atomicfile"
 	"github.com/vibe-test/vibe-test/internal/claude"
 	"github.com/vibe-test/vibe-test/internal/demo"
@@ -159,10 +160,15 @@ func Run(ctx context.Context, dir string, s Settings, stdio engine.IO) error {
 	if err != nil {
 		return err
 	}
-	j := &judge.Judge{
-		Caller: engine.ColdCaller(binary, stdio.Env, hermetic, r.Config.MaxRetries, timeout, engine.DefaultGrace),
-		Rubric: rb, Model: judgeModel,
+	var caller judge.Caller = engine.ColdCaller(binary, stdio.Env, hermetic, r.Config.MaxRetries, timeout, engine.DefaultGrace)
+	if record.AgentOf(r.Config) != agents.Claude || record.JudgeAgentOf(r.Config) != agents.Claude {
+		// The run's judge agent, found again here.
+		if caller, err = engine.SavedCold(r, stdio.Env, nil, timeout); err != nil {
+			return err
+		}
 	}
+	j := &judge.Judge{Caller: caller, Rubric: rb, Model: judgeModel}
+	parser := record.AgentOf(r.Config)
 	fmt.Fprintf(stdio.Stderr, "vibe-test: judging %d turns of %s again (rubric %s, judge model %s)\n",
 		len(targets), dir, rubricName(rb, s.Rubric != ""), engine.ModelName(judgeModel))
 
@@ -184,7 +190,7 @@ func Run(ctx context.Context, dir string, s Settings, stdio engine.IO) error {
 			if jctx.Err() != nil {
 				return
 			}
-			verdicts[i] = judgeTranscript(jctx, j, filepath.Join(dir, tg.turn.Transcript), tg.turn.Prompt)
+			verdicts[i] = judgeTranscript(jctx, j, parser, filepath.Join(dir, tg.turn.Transcript), tg.turn.Prompt)
 			if strings.Contains(verdicts[i].Error, claude.ErrCredentials.Error()) {
 				refusedOnce.Do(func() { refused = verdicts[i].Error })
 				refuse()
@@ -257,13 +263,13 @@ func Run(ctx context.Context, dir string, s Settings, stdio engine.IO) error {
 
 // judgeTranscript judges one saved turn; a transcript that cannot be read
 // is a judge error, never a pass or a fail.
-func judgeTranscript(ctx context.Context, j *judge.Judge, path, task string) judge.Verdict {
+func judgeTranscript(ctx context.Context, j *judge.Judge, agent, path, task string) judge.Verdict {
 	f, err := os.Open(path)
 	if err != nil {
 		return judge.Verdict{Result: judge.JudgeError, Error: fmt.Sprintf("reading the saved transcript: %v", err), Model: j.Model}
 	}
 	defer f.Close()
-	t, err := claude.ParseTurn(f)
+	t, err := agents.ParseTurn(agent, f) // the CLI that printed it
 	if err != nil {
 		return judge.Verdict{Result: judge.JudgeError, Error: fmt.Sprintf("reading the saved transcript %s: %v", path, err), Model: j.Model}
 	}

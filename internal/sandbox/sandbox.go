@@ -30,9 +30,9 @@ type Options struct {
 	// Skill is installed as .claude/skills/<name>/; nil installs none (the
 	// no-skill control).
 	Skill *skill.Skill
-	// SkillDir is where, relative to the workspace, Skill is installed:
-	// "" is Claude Code's .claude/skills/<name>; another agent's own
-	// (agent.Agent.SkillDir) otherwise.
+	// SkillDir, when set, is where the skill is installed instead,
+	// relative to the working folder (another agent's project skill
+	// folder, agent.Agent.SkillDir).
 	SkillDir string
 	// Fixture is a folder copied into the workspace ("" for none).
 	Fixture string
@@ -150,6 +150,9 @@ func New(o Options) (sb *Sandbox, err error) {
 		to := filepath.Join(".claude", "skills", o.Skill.Name)
 		if o.SkillDir != "" {
 			to = filepath.Clean(o.SkillDir)
+			if !filepath.IsLocal(to) {
+				return nil, fmt.Errorf("installing skill %s: %q is not a folder inside the sandbox", o.Skill.Name, o.SkillDir)
+			}
 		}
 		for _, f := range o.Skill.Files {
 			stop := f.Root

@@ -432,3 +432,28 @@ func TestInstallCopiesLinksLeavingTheSkill(t *testing.T) {
 		t.Errorf("a write in the sandbox reached the link's target: %q", b)
 	}
 }
+
+// SkillDir installs the skill where another agent's CLI finds it (and
+// only there); a folder outside the sandbox is refused.
+func TestSkillDirInstallsElsewhere(t *testing.T) {
+	skillDir := t.TempDir()
+	os.WriteFile(filepath.Join(skillDir, "SKILL.md"), []byte("---\nname: demo-skill\ndescription: d\n---\nbody\n"), 0o644)
+	sk, err := skill.Load(skillDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := New(Options{Skill: sk, SkillDir: filepath.Join(".agents", "skills", "demo-skill"), Hermetic: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Remove()
+	if _, err := os.Stat(filepath.Join(sb.Dir, ".agents/skills/demo-skill/SKILL.md")); err != nil {
+		t.Error(err)
+	}
+	if _, err := os.Stat(filepath.Join(sb.Dir, ".claude")); err == nil {
+		t.Error("the skill went to .claude/ as well")
+	}
+	if _, err := New(Options{Skill: sk, SkillDir: "../outside", Hermetic: true}); err == nil || !strings.Contains(err.Error(), "not a folder inside the sandbox") {
+		t.Errorf("a skill folder outside the sandbox: %v", err)
+	}
+}

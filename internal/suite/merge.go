@@ -217,6 +217,12 @@ func differs(a, b *record.Run) string {
 		return "skill hash"
 	case a.Versions.Claude != b.Versions.Claude:
 		return fmt.Sprintf("CLI version (%s, not %s)", b.Versions.Claude, a.Versions.Claude)
+	case a.Versions.Agent != b.Versions.Agent:
+		name := b.Config.Agent
+		if name == "" {
+			name = b.Config.JudgeAgent
+		}
+		return fmt.Sprintf("%s version (%s, not %s)", name, b.Versions.Agent, a.Versions.Agent)
 	case !sameJSON(criteria(a), criteria(b)):
 		return "rubric (extracted differently: put a reviewed rubric.json beside the SKILL.md for every shard)"
 	case !sameJSON(measured(a), measured(b)):

@@ -264,7 +264,7 @@ func Run(ctx context.Context, s Settings, stdio engine.IO, h Hooks) (*record.Sui
 			}
 		}
 	}
-	if _, err := engine.FindClaude(stdio.Env); err != nil {
+	if _, err := engine.FindAgent(s.Agent, stdio.Env); err != nil {
 		return nil, "", exit.With(exit.Tool, err)
 	}
 	if err := engine.CheckOutDir(s.Out); err != nil {

@@ -21,7 +21,11 @@ func agentLine(r *record.Run) string {
 	}
 	switch r.Config.ModelSource {
 	case "cli-default":
-		model += " (the CLI's default, pinned for the run)"
+		if r.Config.Agent != "" {
+			model += " (vibe-test's default for " + r.Config.Agent + ", pinned for the run)"
+		} else {
+			model += " (the CLI's default, pinned for the run)"
+		}
 	case "config":
 		model += " (from vibe-test.yaml)"
 	}
@@ -29,6 +33,13 @@ func agentLine(r *record.Run) string {
 		model += " (asked as " + r.Config.ModelAsked + ")"
 	}
 	line := "agent: model " + model
+	if a := r.Config.Agent; a != "" {
+		// Another CLI than claude: its name and version lead the line.
+		line = "agent: " + a + " " + r.Versions.Agent + ", model " + model
+		if j := record.JudgeAgentOf(r.Config); j != a {
+			line += " (judge: " + j + ")"
+		}
+	}
 	if len(r.Config.AllowedTools) > 0 {
 		line += "; tools " + strings.Join(r.Config.AllowedTools, " ")
 	}
@@ -110,10 +121,14 @@ func convAlerts(c *record.Conversation) []string {
 
 // SessionModeText names a run's session mode with what it means.
 func SessionModeText(c record.Config) string {
-	switch m := record.SessionModeOf(c); m {
-	case "interactive":
+	switch m := record.SessionModeOf(c); {
+	case c.Agent != "" && m == "interactive":
+		return m + " (one " + c.Agent + " process per conversation, each turn one message)"
+	case c.Agent != "" && m == "resume":
+		return m + " (one " + c.Agent + " process per turn, resuming the session)"
+	case m == "interactive":
 		return m + " (one claude process per conversation, each turn one message)"
-	case "resume":
+	case m == "resume":
 		return m + " (one claude -p --resume process per turn)"
 	default:
 		return m

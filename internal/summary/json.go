@@ -29,7 +29,11 @@ type JSONSummary struct {
 	GateBypassed bool   `json:"gate_bypassed"`
 	// SessionMode is how the conversations reached the CLI: interactive or
 	// resume (run.json's config.session_mode; resume for older runs).
-	SessionMode   string             `json:"session_mode"`
+	SessionMode string `json:"session_mode"`
+	// Agent is the CLI driven when not claude (run.json's config.agent);
+	// CostEstimated says its costs are estimated from token counts.
+	Agent         string             `json:"agent,omitempty"`
+	CostEstimated bool               `json:"cost_estimated,omitempty"`
 	Outcome       JSONOutcome        `json:"outcome"`
 	Conversations []JSONConversation `json:"conversations"`
 	Costs         record.Costs       `json:"costs"`
@@ -105,6 +109,7 @@ func Summarize(r *record.Run) JSONSummary {
 		Status:        r.Status,
 		GateBypassed:  r.GateBypassed,
 		SessionMode:   record.SessionModeOf(r.Config),
+		Agent:         r.Config.Agent, CostEstimated: r.Config.CostEstimated,
 		Outcome: JSONOutcome{
 			Verdict: o.Verdict, ExitCode: o.Exit, Sentence: o.Sentence, Rule: o.Rule,
 			DilutedPopulation: o.Stats.DilutedPopulation,

@@ -46,7 +46,9 @@ func SuiteTable(w io.Writer, s *record.Suite, dir string, styled bool) {
 	b.WriteString(title + "\n")
 	var rows [][]string
 	var total float64
+	estimated := false
 	for _, e := range s.Skills {
+		estimated = estimated || e.CostEstimated
 		verdict := e.Verdict
 		if verdict == "" {
 			verdict = e.Status
@@ -79,7 +81,11 @@ func SuiteTable(w io.Writer, s *record.Suite, dir string, styled bool) {
 			fmt.Fprintf(&b, "%s: %s\n", clean(e.Name), clean(e.Error))
 		}
 	}
-	fmt.Fprintf(&b, "cost: $%.4f in all\n", total)
+	if estimated {
+		fmt.Fprintf(&b, "cost (estimated): $%.4f in all\n", total)
+	} else {
+		fmt.Fprintf(&b, "cost: $%.4f in all\n", total)
+	}
 	if s.Shard != nil {
 		fmt.Fprintf(&b, "shard exit code %d (3 or 130 only when the shard could not finish: `vibe-test merge` decides)\n", s.ExitCode)
 	} else {

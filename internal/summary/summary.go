@@ -168,7 +168,7 @@ func Summary(w io.Writer, r *record.Run, styled bool) {
 		fmt.Fprintf(&b, "stopped consulting (from the raw trace, judge-free): %s\n", clean(s))
 	}
 	c := r.Costs
-	fmt.Fprintf(&b, "\ncost: $%.4f (agent $%.4f, rubric $%.4f, plan $%.4f, judge $%.4f)\n", c.Total, c.Agent, c.Rubric, c.Plan, c.Judge)
+	fmt.Fprintf(&b, "\n%s: $%.4f (agent $%.4f, rubric $%.4f, plan $%.4f, judge $%.4f)\n", costWord(r), c.Total, c.Agent, c.Rubric, c.Plan, c.Judge)
 	for _, n := range o.Notes {
 		if n == BypassBanner {
 			continue // already the first line
@@ -445,4 +445,13 @@ func Count(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// costWord labels a run's cost: "cost", or "cost (estimated)" when the
+// agent's figures come from token counts at a pinned price table.
+func costWord(r *record.Run) string {
+	if r.Config.CostEstimated {
+		return "cost (estimated)"
+	}
+	return "cost"
 }
