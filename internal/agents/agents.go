@@ -84,11 +84,12 @@ func HasCredentials(name string, env []string) bool {
 
 // DefaultJudge is the agent the rubric, plan and judge calls go through
 // when --judge-agent is not given: the driven agent when the author has
-// credentials for it (one key is enough), else the first of Names they
-// have credentials for (claude's judge prompts are the calibrated ones),
-// else the driven agent, whose call then fails with its credentials advice.
-// Claude with the author's own login (no key in the environment) counts:
-// it is how most people run it.
+// credentials for it in the environment (one key is enough), else the
+// first of Names they have such credentials for (claude's judge prompts
+// are the calibrated ones), else claude: with no key in the environment
+// Claude Code signs in with the author's own login, how most people run
+// it (and without one its call fails with claude's credentials advice).
+// Driving claude, the judge is claude.
 func DefaultJudge(driven string, env []string) string {
 	if driven == Claude || HasCredentials(driven, env) {
 		return driven
@@ -98,7 +99,7 @@ func DefaultJudge(driven string, env []string) string {
 			return n
 		}
 	}
-	return driven
+	return Claude
 }
 
 // CredentialsAdvice says what to do when name's key is refused.

@@ -30,8 +30,8 @@ func TestDefaultJudge(t *testing.T) {
 		{Codex, []string{"ANTHROPIC_API_KEY=k"}, Claude},
 		{Gemini, []string{"OPENAI_API_KEY=k"}, Codex},
 		{Gemini, []string{"GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:1"}, Gemini},
-		{Gemini, nil, Gemini},
-		{Codex, []string{"OPENAI_API_KEY="}, Codex},
+		{Gemini, nil, Claude}, // the author's own claude login
+		{Codex, []string{"OPENAI_API_KEY="}, Claude},
 	} {
 		if got := DefaultJudge(c.driven, c.env); got != c.want {
 			t.Errorf("DefaultJudge(%s, %v) = %s, want %s", c.driven, c.env, got, c.want)
