@@ -137,7 +137,7 @@ func evalOnAgent(t *testing.T, name, judge, candidate string, wantExit int) (str
 		return code, stdout.String(), stderr.String()
 	}
 	cand := filepath.Join(root, "out", "candidate")
-	decide, cells := []string{"--against", "demo"}, 3*8*4+8*4 // two baselines, the control, the candidate
+	decide, cells := []string{"--against", "demo"}, 4*8 // two baselines, the control, the candidate: 8 cases, 1 repeat
 	if wantExit < 0 {
 		decide, cells, wantExit = []string{"--repeats", "1"}, 8, 0
 	} else {
