@@ -36,6 +36,13 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*record.Run, err
 	if err := CheckCompaction(driven, sched, o, cfgPath); err != nil {
 		return nil, err
 	}
+	// Another agent signs in from the environment alone (its home is
+	// hermetic): without its key or a stand-in, stop before any call.
+	for i, name := range []string{driven, judgeAgent} {
+		if flag := []string{"--agent", "--judge-agent"}[i]; name != agents.Claude && !agents.HasCredentials(name, stdio.Env) {
+			return nil, exit.Errorf(exit.Tool, "%s %s: no credentials: %s (or set %s to a stand-in server)", flag, name, agents.CredentialsAdvice(name), agents.BaseURLVar[name])
+		}
+	}
 	// Claude's binary is the driven agent's or the judge's, when either is
 	// claude; another agent's is found through the registry.
 	var binary, version, otherBinary, otherVersion, otherVerified string

@@ -440,6 +440,21 @@ func (tc *tools) versions() Versions {
 func startTools(ctx context.Context, s Settings, stdio IO, set *cases.Set, sk *skill.Skill, pinned *Config) (*tools, error) {
 	tc := &tools{agent: firstNonEmpty(s.Agent, agents.Claude), judgeAgent: firstNonEmpty(s.JudgeAgent, agents.Claude), cliVersions: map[string]string{}}
 	var err error
+	// Another agent without credentials is named first: the fix it needs
+	// says more than a missing claude would.
+	for _, name := range []string{tc.agent, tc.judgeAgent} {
+		if name != agents.Claude && !agents.HasCredentials(name, stdio.Env) {
+			flag := "--agent"
+			if name != tc.agent {
+				flag = "--judge-agent"
+			}
+			if pinned != nil {
+				// A resume or a rejudge: the agents are the eval's.
+				flag = map[string]string{"--agent": "the eval's agent", "--judge-agent": "the eval's judge agent"}[flag]
+			}
+			return nil, exit.Errorf(exit.Tool, "%s %s: no credentials: %s (or set %s to a stand-in server)", flag, name, agents.CredentialsAdvice(name), agents.BaseURLVar[name])
+		}
+	}
 	needClaude := tc.agent == agents.Claude || tc.judgeAgent == agents.Claude
 	if needClaude {
 		if tc.binary, err = engine.FindClaude(stdio.Env); err != nil {
@@ -464,9 +479,6 @@ func startTools(ctx context.Context, s Settings, stdio IO, set *cases.Set, sk *s
 		if pinned != nil {
 			// A resume or a rejudge: the agents are the eval's.
 			flag = map[string]string{"--agent": "the eval's agent", "--judge-agent": "the eval's judge agent"}[flag]
-		}
-		if !agents.HasCredentials(name, stdio.Env) {
-			return nil, exit.Errorf(exit.Tool, "%s %s: no credentials: %s (or set %s to a stand-in server)", flag, name, agents.CredentialsAdvice(name), agents.BaseURLVar[name])
 		}
 		bin, err := agents.FindBinary(name, stdio.Env, engine.PinnedDirs())
 		if err != nil {
