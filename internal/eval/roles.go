@@ -133,24 +133,16 @@ func (g *generator) once(ctx context.Context, c *cases.Case, v version, transcri
 		// The skill text sits beside the workspace, not in it: the agent's
 		// tools see the workspace, the CLI reads the file at start. The
 		// control gets an empty file: the same call, no skill.
-		dir, err := os.MkdirTemp(filepath.Dir(sb.Dir), "sys-")
-		if err != nil {
-			return claude.Turn{}, err
-		}
-		sysFile = filepath.Join(dir, "SKILL.md")
-		if err := os.WriteFile(sysFile, []byte(v.text), 0o600); err != nil {
+		if sysFile, err = systemFile(sb, v.text); err != nil {
 			return claude.Turn{}, err
 		}
 		readOnly = append(readOnly, sysFile)
 	} else if v.skill != nil && !contains(tools, "Skill") {
 		tools = append(append([]string{}, tools...), "Skill")
 	}
-	if err := os.MkdirAll(filepath.Dir(transcript), 0o700); err != nil {
-		return claude.Turn{}, err
-	}
-	f, err := os.OpenFile(transcript, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := createTranscript(transcript)
 	if err != nil {
-		return claude.Turn{}, fmt.Errorf("creating transcript: %w", err)
+		return claude.Turn{}, err
 	}
 	defer f.Close()
 	w := g.redactor.NewWriter(f)
@@ -190,11 +182,23 @@ func (g *generator) once(ctx context.Context, c *cases.Case, v version, transcri
 	if err := w.Flush(); err != nil && runErr == nil {
 		runErr = fmt.Errorf("writing transcript: %w", err)
 	}
+	return g.settle(out, runErr, out.Turn.Failure(out.ExitCode), claude.CredentialsAdvice, info)
+}
+
+// settle records what a generator turn did into info and says whether it
+// gave a message: a run error, a timeout, refused credentials (advice says
+// what to do), a transient API error (tried again), another failure
+// (failure, in the agent's own terms) or an empty message is an error of
+// the cell, never a grade.
+func (g *generator) settle(out claude.Outcome, runErr error, failure, advice string, info *GenInfo) (claude.Turn, error) {
 	t := out.Turn
 	info.APICalls = t.APICalls
 	info.ToolCalls = nil
 	for _, call := range t.Calls {
 		info.ToolCalls = append(info.ToolCalls, call.Name)
+	}
+	if g.drv != nil {
+		info.Model = t.Model // another agent's turn names its model; claude's answered_by does
 	}
 	if len(t.AnsweredBy) > 0 {
 		info.Model = t.AnsweredBy[len(t.AnsweredBy)-1]
@@ -202,19 +206,45 @@ func (g *generator) once(ctx context.Context, c *cases.Case, v version, transcri
 	if runErr != nil {
 		return t, runErr
 	}
-	switch f := t.Failure(out.ExitCode); {
+	switch {
 	case out.TimedOut:
 		return t, fmt.Errorf("the generator timed out after %s", g.timeout)
 	case t.APIErrorStatus == 401 || t.APIErrorStatus == 403:
-		return t, fmt.Errorf("%w (HTTP %d): %s", claude.ErrCredentials, t.APIErrorStatus, claude.CredentialsAdvice)
-	case f != "" && transient(t):
-		return t, fmt.Errorf("%w: %s", errTransient, g.redactor.String(f))
-	case f != "":
-		return t, errors.New(g.redactor.String(f))
+		return t, fmt.Errorf("%w (HTTP %d): %s", claude.ErrCredentials, t.APIErrorStatus, advice)
+	case failure != "" && transient(t):
+		return t, fmt.Errorf("%w: %s", errTransient, g.redactor.String(failure))
+	case failure != "":
+		return t, errors.New(g.redactor.String(failure))
 	case strings.TrimSpace(t.Text) == "":
 		return t, errors.New("the generator ended its turn with no message")
 	}
 	return t, nil
+}
+
+// systemFile writes the skill text for --deliver system-prompt beside the
+// workspace, not in it: the agent's tools see the workspace, the CLI
+// reads the file at start. The control's is empty: the same call, no
+// skill.
+func systemFile(sb *sandbox.Sandbox, text string) (string, error) {
+	dir, err := os.MkdirTemp(filepath.Dir(sb.Dir), "sys-")
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "SKILL.md")
+	return path, os.WriteFile(path, []byte(text), 0o600)
+}
+
+// createTranscript makes a generator's transcript file anew (O_EXCL: a
+// transcript is never written over).
+func createTranscript(path string) (*os.File, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("creating transcript: %w", err)
+	}
+	return f, nil
 }
 
 // transient: an API error a later try may pass.

@@ -2,11 +2,7 @@ package eval
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/vibe-test/vibe-test/internal/agent"
@@ -44,23 +40,15 @@ func (g *generator) onceAgent(ctx context.Context, c *cases.Case, v version, tra
 	if g.deliver != cases.DeliverSkill {
 		// Beside the workspace, as for claude; the agent package reads it
 		// into the home before the CLI starts. The control's is empty.
-		dir, err := os.MkdirTemp(filepath.Dir(sb.Dir), "sys-")
-		if err != nil {
-			return claude.Turn{}, err
-		}
-		sysFile = filepath.Join(dir, "SKILL.md")
-		if err := os.WriteFile(sysFile, []byte(v.text), 0o600); err != nil {
+		if sysFile, err = systemFile(sb, v.text); err != nil {
 			return claude.Turn{}, err
 		}
 	} else if v.skill != nil && !contains(tools, "Skill") {
 		tools = append(append([]string{}, tools...), "Skill")
 	}
-	if err := os.MkdirAll(filepath.Dir(transcript), 0o700); err != nil {
-		return claude.Turn{}, err
-	}
-	f, err := os.OpenFile(transcript, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := createTranscript(transcript)
 	if err != nil {
-		return claude.Turn{}, fmt.Errorf("creating transcript: %w", err)
+		return claude.Turn{}, err
 	}
 	defer f.Close()
 	w := g.redactor.NewWriter(f)
@@ -85,30 +73,5 @@ func (g *generator) onceAgent(ctx context.Context, c *cases.Case, v version, tra
 	if err := w.Flush(); err != nil && runErr == nil {
 		runErr = fmt.Errorf("writing transcript: %w", err)
 	}
-	t := out.Turn
-	info.APICalls = t.APICalls
-	info.ToolCalls = nil
-	for _, call := range t.Calls {
-		info.ToolCalls = append(info.ToolCalls, call.Name)
-	}
-	info.Model = t.Model
-	if len(t.AnsweredBy) > 0 {
-		info.Model = t.AnsweredBy[len(t.AnsweredBy)-1]
-	}
-	if runErr != nil {
-		return t, runErr
-	}
-	switch f := agents.Failure(g.agent, t, out.ExitCode); {
-	case out.TimedOut:
-		return t, fmt.Errorf("the generator timed out after %s", g.timeout)
-	case t.APIErrorStatus == 401 || t.APIErrorStatus == 403:
-		return t, fmt.Errorf("%w (HTTP %d): %s", claude.ErrCredentials, t.APIErrorStatus, agents.CredentialsAdvice(g.agent))
-	case f != "" && transient(t):
-		return t, fmt.Errorf("%w: %s", errTransient, g.redactor.String(f))
-	case f != "":
-		return t, errors.New(g.redactor.String(f))
-	case strings.TrimSpace(t.Text) == "":
-		return t, errors.New("the generator ended its turn with no message")
-	}
-	return t, nil
+	return g.settle(out, runErr, agents.Failure(g.agent, out.Turn, out.ExitCode), agents.CredentialsAdvice(g.agent), info)
 }
