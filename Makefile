@@ -34,6 +34,7 @@ demo: build
 vet:
 	go vet ./...
 	go vet -tags recordruns ./internal/app
+	go vet -tags recordfixtures ./internal/codex
 	@test -z "$$(gofmt -l . | tee /dev/stderr)" || (echo "gofmt: files above need formatting" >&2; exit 1)
 
 # The calibration simulations (internal/calibrate/) run without the race detector:
@@ -70,7 +71,7 @@ test: assets
 # (internal/codex/testdata, internal/scripted/testdata/responses).
 fixtures: tools
 	go run ./internal/scripted/cmd/record -claude $(TOOLS_BIN)/claude
-	go test ./internal/codex -run '^TestRecordFixtures$$' -record -count=1
+	go test -tags recordfixtures ./internal/codex -run '^TestRecordFixtures$$' -count=1
 
 # Each fuzz target for FUZZTIME (default 60s).
 FUZZTIME ?= 60s

@@ -1,10 +1,11 @@
+//go:build recordfixtures
+
 package codex
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -20,10 +21,11 @@ import (
 	"github.com/vibe-test/vibe-test/internal/testenv"
 )
 
-// -record remakes testdata/ (transcripts, rollouts) and
+// TestRecordFixtures remakes testdata/ (transcripts, rollouts) and
 // ../scripted/testdata/responses (the request bodies the stand-in got)
-// with the pinned CLI against the scripted server: `make fixtures`.
-var record = flag.Bool("record", false, "record the codex fixtures with the pinned CLI")
+// with the pinned CLI against the scripted server: `make fixtures`. It is
+// behind the build tag recordfixtures, so make test never lists it as a
+// skip; `make vet` vets it.
 
 // recordSchema is the structured call's schema; its title routes it to
 // the scripted judge.
@@ -189,9 +191,6 @@ func promptHas(s string, step int) func(scripted.Request) bool {
 }
 
 func TestRecordFixtures(t *testing.T) {
-	if !*record {
-		t.Skip("run with -record (make fixtures) to record the codex fixtures")
-	}
 	bin := codexBinary(t)
 	v, err := Version(context.Background(), bin)
 	if err != nil {
@@ -297,7 +296,7 @@ func TestRecordFixtures(t *testing.T) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	idx, _ := json.MarshalIndent(map[string]any{"codex_version": v, "made_by": "make fixtures (go test ./internal/codex -run TestRecordFixtures -record)", "transcripts": r.index}, "", "  ")
+	idx, _ := json.MarshalIndent(map[string]any{"codex_version": v, "made_by": "make fixtures (go test -tags recordfixtures ./internal/codex -run TestRecordFixtures)", "transcripts": r.index}, "", "  ")
 	r.write("internal/codex/testdata/transcripts/index.json", append(idx, '\n'))
 	var reqNames []string
 	for n, b := range r.reqSave {
@@ -305,24 +304,6 @@ func TestRecordFixtures(t *testing.T) {
 		reqNames = append(reqNames, n)
 	}
 	sort.Strings(reqNames)
-	ri, _ := json.MarshalIndent(map[string]any{"codex_version": v, "made_by": "make fixtures (go test ./internal/codex -run TestRecordFixtures -record)", "requests": reqNames}, "", "  ")
+	ri, _ := json.MarshalIndent(map[string]any{"codex_version": v, "made_by": "make fixtures (go test -tags recordfixtures ./internal/codex -run TestRecordFixtures)", "requests": reqNames}, "", "  ")
 	r.write("internal/scripted/testdata/responses/index.json", append(ri, '\n'))
-}
-
-// watch passes writes to w and calls fire once what was written holds on.
-type watch struct {
-	w    io.Writer
-	on   string
-	seen bytes.Buffer
-	fire func()
-	done bool
-}
-
-func (w *watch) Write(p []byte) (int, error) {
-	w.seen.Write(p)
-	if !w.done && strings.Contains(w.seen.String(), w.on) {
-		w.done = true
-		w.fire()
-	}
-	return w.w.Write(p)
 }
