@@ -41,17 +41,15 @@ func FindAgent(name string, env []string) (string, error) {
 	return agents.FindBinary(name, env, PinnedDirs())
 }
 
-// agentVersion is a non-claude CLI's version, and its verified one.
+// agentVersion is a non-claude CLI's version (agents.Version), and the
+// version vibe-test verified it on.
 func agentVersion(ctx context.Context, name, binary string, env []string) (version, verified string, err error) {
-	switch name {
-	case agents.Codex:
-		version, err = codex.Version(ctx, binary)
-		return version, codex.VerifiedVersion, err
-	case agents.Gemini:
-		version, err = gemini.Version(ctx, binary, env)
-		return version, gemini.VerifiedVersion, err
+	verified = map[string]string{agents.Codex: codex.VerifiedVersion, agents.Gemini: gemini.VerifiedVersion}[name]
+	if verified == "" {
+		return "", "", fmt.Errorf("no version check for %s", name)
 	}
-	return "", "", fmt.Errorf("no version check for %s", name)
+	version, err = agents.Version(ctx, name, binary, env)
+	return version, verified, err
 }
 
 // CheckCompaction refuses a schedule that compacts under an agent that
