@@ -216,6 +216,13 @@ func (d *Driver) Converse(ctx context.Context, conv *record.Conversation, passag
 		// does one stopped by a transient error (rate limits, overload, a
 		// timeout): resume continues its session rather than restarting it.
 		if !keep && conv.Status != record.StatusInterrupted {
+			// run.json must say how the conversation ended before its
+			// sandbox goes: a SIGKILL between the two would otherwise
+			// leave a record of a running conversation whose session
+			// is gone, which resume can only restart from turn 1.
+			if d.Flush != nil {
+				d.Flush()
+			}
 			sb.Remove()
 			d.Update(func() { conv.Sandbox, conv.Home, conv.Tmp = "", "", "" })
 		}

@@ -183,6 +183,13 @@ func New(o Options) (sb *Sandbox, err error) {
 // record says; otherwise configDir is the author's.
 func Open(dir, home, configDir string, hermetic bool) (*Sandbox, error) {
 	sb := &Sandbox{Dir: dir, Home: home, ConfigDir: configDir, Hermetic: hermetic}
+	// A root that no longer exists is a sandbox gone (removed, or the
+	// machine's temp folder cleared), not one vibe-test did not make.
+	if filepath.IsAbs(dir) {
+		if _, err := os.Lstat(filepath.Dir(dir)); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("sandbox %s is gone", dir)
+		}
+	}
 	if err := sb.check(); err != nil {
 		return nil, err
 	}
