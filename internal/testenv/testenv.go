@@ -155,7 +155,9 @@ func buildFake(root string) (string, error) {
 // binary beside a file naming the real one (fakeclaude.AgentCLIFile), in
 // $TMPDIR/cli-<hash>. The jail shows the agent only the binary's own
 // install folder; where it would hide the real CLI's install (under a home
-// or temp folder, as on most CI runners), the real CLI itself is returned.
+// or temp folder, as on most CI runners), the hybrid goes inside the real
+// CLI's npm tree (node_modules/.cli-<hash>), which the jail shows whole;
+// a real CLI outside any npm tree is then returned itself.
 func HybridClaude(t testing.TB) string {
 	t.Helper()
 	return hybrid(t, false)
@@ -182,15 +184,23 @@ func hybrid(t testing.TB, liveOnly bool) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if hiddenInJail(resolved) {
-		return real
-	}
 	key := fake + "\x00" + resolved
 	if liveOnly {
 		key += "\x00live-only"
 	}
 	sum := sha256.Sum256([]byte(key))
-	dir := filepath.Join(os.TempDir(), "cli-"+hex.EncodeToString(sum[:])[:16])
+	name := "cli-" + hex.EncodeToString(sum[:])[:16]
+	dir := filepath.Join(os.TempDir(), name)
+	if hiddenInJail(resolved) {
+		// The jail shows the agent its CLI's whole npm tree (the outermost
+		// node_modules above the binary): a hybrid made inside the real
+		// CLI's tree is shown with it, wherever the clone lies.
+		root := nodeModulesRoot(resolved)
+		if root == "" {
+			return real
+		}
+		dir = filepath.Join(root, "."+name)
+	}
 	bin := filepath.Join(dir, "claude")
 	if _, err := os.Stat(bin); err == nil {
 		return bin
@@ -215,6 +225,17 @@ func hybrid(t testing.TB, liveOnly bool) string {
 		t.Fatal(err)
 	}
 	return bin
+}
+
+// nodeModulesRoot is the outermost node_modules folder above p, or "".
+func nodeModulesRoot(p string) string {
+	root := ""
+	for d := filepath.Dir(p); d != filepath.Dir(d); d = filepath.Dir(d) {
+		if filepath.Base(d) == "node_modules" {
+			root = d
+		}
+	}
+	return root
 }
 
 // hiddenInJail: whether the jail (package jail) hides p: it lies under a
