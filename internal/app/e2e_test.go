@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/claude"
 	"github.com/vibe-test/vibe-test/internal/demo"
 	"github.com/vibe-test/vibe-test/internal/judge"
+	"github.com/vibe-test/vibe-test/internal/plan"
 	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/scripted"
 )
@@ -169,8 +171,18 @@ func TestNeverStopsAtGate(t *testing.T) {
 		t.Fatalf("exit %d, want 2", s.code)
 	}
 	c := s.run.Conversations[0]
-	if len(c.Turns) != 1 || c.Status != record.StatusBaselineFailed || s.run.Status != record.StatusBaselineFailed {
+	// The filler after the baseline runs while the baseline is judged;
+	// nothing after it, and no probe, once the gate has ruled.
+	if len(c.Turns) != 2 || c.Turns[1].Kind != plan.KindFiller || c.Status != record.StatusBaselineFailed || s.run.Status != record.StatusBaselineFailed {
 		t.Fatalf("turns %d, status %s/%s", len(c.Turns), c.Status, s.run.Status)
+	}
+	if !slices.ContainsFunc(c.Notes, func(n string) bool { return strings.Contains(n, "ran while the baseline was judged") }) {
+		t.Errorf("notes %q: the filler that overlapped the gate is not explained", c.Notes)
+	}
+	for _, r := range s.srv.Requests() {
+		if r.Kind == scripted.KindAgent && r.Turn > 2 {
+			t.Errorf("an agent request of turn %d after the gate stopped the conversation", r.Turn)
+		}
 	}
 	if !strings.Contains(c.Error, "decay curve from it is meaningless") || s.run.GateBypassed {
 		t.Errorf("gate message %q, bypassed %v", c.Error, s.run.GateBypassed)

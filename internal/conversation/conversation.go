@@ -269,13 +269,33 @@ func (d *Driver) Converse(ctx context.Context, conv *record.Conversation, passag
 		}
 	}
 
+	// The gate's judgement of the baseline, while it is pending: the
+	// filler after the baseline runs meanwhile (see settleGate).
+	var gate *pendingGate
+	defer func() {
+		if gate != nil && !d.settleGate(ctx, conv, gate, setStatus) && gate.verdict.Result == judge.Fail {
+			// A return while the filler ran: the gate still rules, and a
+			// conversation it stopped is never resumed.
+			keep = d.KeepSandbox
+		}
+	}()
 	sched := d.Plan.Schedule
 	for {
 		var st standing
 		d.view(func() { st = standingOf(conv.Turns) })
 		step, more := sched.Next(st.Progress)
+		if gate != nil && (!more || gate.overlapped || step.Kind != plan.KindFiller || step.Compact) {
+			g := gate
+			gate = nil
+			if !d.settleGate(ctx, conv, g, setStatus) {
+				return
+			}
+		}
 		if !more {
 			break
+		}
+		if gate != nil {
+			gate.overlapped = true
 		}
 		turn := step.Turn
 		if ctx.Err() != nil {
@@ -361,20 +381,15 @@ func (d *Driver) Converse(ctx context.Context, conv *record.Conversation, passag
 		})
 		switch {
 		case rec.Kind == plan.KindBase:
-			// The gate needs the baseline's verdict before turn 2.
-			v, ok := d.judgeTurn(ctx, conv, idx, rec.Prompt, out.Turn)
-			if !ok {
-				setStatus(stopped(ctx))
-				return
-			}
-			if v.Result == judge.JudgeError {
-				setStatus(record.StatusError, "judging the baseline failed: "+v.Error)
-				return
-			}
-			if v.Result == judge.Fail && !d.NoGate {
-				setStatus(record.StatusBaselineFailed, gateMessage(&v))
-				return
-			}
+			// The gate needs the baseline's verdict before any probe; the
+			// next filler runs while it is judged.
+			gate = &pendingGate{done: make(chan struct{})}
+			judging.Add(1)
+			go func(g *pendingGate, idx int, prompt string, t claude.Turn) {
+				defer judging.Done()
+				defer close(g.done)
+				g.verdict, g.ok = d.judgeTurn(ctx, conv, idx, prompt, t)
+			}(gate, idx, rec.Prompt, out.Turn)
 		case rec.Kind == plan.KindProbe:
 			// Judge while the next turn runs.
 			judging.Add(1)
@@ -393,6 +408,42 @@ func (d *Driver) Converse(ctx context.Context, conv *record.Conversation, passag
 		return
 	}
 	setStatus(record.StatusCompleted, "")
+}
+
+// pendingGate is the baseline's judgement on its way. The gate only has to
+// rule before the first probe: the filler after the baseline asks nothing of
+// the skill, so it runs while the baseline is judged rather than after, and
+// the judge call leaves the conversation's critical path. A failing baseline
+// still stops the conversation before any probe; it costs that one filler.
+type pendingGate struct {
+	done    chan struct{}
+	verdict judge.Verdict
+	ok      bool // false: stopped before a verdict (resume judges it)
+	// overlapped: a turn ran while the judgement was pending.
+	overlapped bool
+}
+
+// settleGate waits for the baseline's judgement and applies the gate:
+// whether the conversation goes on. A stop sets its status, whatever an
+// overlapping filler did: a failed baseline is what stopped it.
+func (d *Driver) settleGate(ctx context.Context, conv *record.Conversation, g *pendingGate, setStatus func(status, msg string)) bool {
+	<-g.done
+	switch {
+	case !g.ok:
+		setStatus(stopped(ctx))
+	case g.verdict.Result == judge.JudgeError:
+		setStatus(record.StatusError, "judging the baseline failed: "+g.verdict.Error)
+	case g.verdict.Result == judge.Fail && !d.NoGate:
+		if g.overlapped {
+			d.Update(func() {
+				conv.Notes = append(conv.Notes, "turn 2 (a filler) ran while the baseline was judged; no probe was asked after the baseline failed")
+			})
+		}
+		setStatus(record.StatusBaselineFailed, gateMessage(&g.verdict))
+	default:
+		return true
+	}
+	return false
 }
 
 // standing is where a conversation stands after its completed turns: what
