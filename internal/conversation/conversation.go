@@ -83,9 +83,12 @@ type Driver struct {
 	// while turn 1 runs); an error stops the run.
 	Judge  func(ctx context.Context) (*judge.Judge, error)
 	RunDir string
-	// Model is the agent model resolved once for the run; every agent turn
-	// passes it with --model, so no turn falls back to a default of its own.
+	// Model is the agent model every turn passes with --model, so no turn
+	// falls back to a default of its own; Pin, when set, holds it instead:
+	// the model as asked until the run's first session reports the one it
+	// stands for (claude's turns).
 	Model string
+	Pin   *ModelPin
 	// Tools is the agent's --allowedTools list; SessionWide those of them
 	// the CLI would grant only while the skill runs (claude.SessionWide),
 	// whose uses outside that window each turn records.
@@ -408,6 +411,14 @@ func (d *Driver) Converse(ctx context.Context, conv *record.Conversation, passag
 		return
 	}
 	setStatus(record.StatusCompleted, "")
+}
+
+// model is the --model value of a turn starting now.
+func (d *Driver) model() string {
+	if d.Pin != nil && d.Agent == nil {
+		return d.Pin.Arg()
+	}
+	return d.Model
 }
 
 // pendingGate is the baseline's judgement on its way. The gate only has to
@@ -805,7 +816,7 @@ func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string
 	}
 	inv := claude.Invocation{
 		Binary:  d.Binary,
-		Args:    d.agentArgs(claude.AgentArgs(rec.Prompt, resume, d.Model, d.Tools)),
+		Args:    d.agentArgs(claude.AgentArgs(rec.Prompt, resume, d.model(), d.Tools)),
 		Env:     claude.Env(d.BaseEnv, envOpts),
 		Dir:     sb.Dir,
 		Stdout:  w,
@@ -899,6 +910,10 @@ func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string
 	default:
 		if f := agents.Failure(d.agentName(), t, out.ExitCode); f != "" {
 			rec.Status, rec.Error = record.TurnError, d.Redactor.String(f)
+		} else if d.Agent == nil {
+			if err := d.Pin.check(t.Model); err != nil {
+				rec.Status, rec.Error = record.TurnError, err.Error()
+			}
 		}
 	}
 	return out, nil

@@ -118,7 +118,7 @@ type liveSession struct {
 // would fold its prompt into the next message).
 func (l *liveSession) send(ctx context.Context, inv claude.Invocation, resume string, d *Driver, prompt string) (claude.Outcome, error) {
 	if l.s == nil {
-		inv.Args = d.agentArgs(claude.InteractiveArgs(resume, d.Model, d.Tools))
+		inv.Args = d.agentArgs(claude.InteractiveArgs(resume, d.model(), d.Tools))
 		s, err := claude.StartSession(inv)
 		if err != nil {
 			return claude.Outcome{}, err

@@ -164,6 +164,24 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 		Redactor: redact.FromEnv(in.env, slices.Concat(agents.CredentialVars(), o.PassEnv)), Budget: budget,
 		Update: s.update, View: s.view, Flush: s.flush, Fatal: func(err error) { stop(err) },
 	}
+	if in.agent == nil {
+		driver.Pin = conversation.NewModelPin(run.Config.ModelAsked, run.Config.Model, func(model string) {
+			var p plan.Plan
+			s.update(func() {
+				run.Config.Model = model
+				if run.Config.ModelAsked == model {
+					run.Config.ModelAsked = ""
+				}
+				if run.Plan != nil {
+					run.Plan.Model = model
+					p = *run.Plan
+				}
+			})
+			if p.Model != "" {
+				_ = record.WriteJSON(filepath.Join(s.dir, "plan.json"), &p) // run.json holds it too
+			}
+		})
+	}
 	if h.Progress != nil {
 		driver.Progress = h.Progress.Event
 	}

@@ -101,28 +101,20 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*record.Run, err
 	if judgeAgent != agents.Claude {
 		cold.binary, cold.hermetic = otherBinary, true
 	}
-	// Pin the agent model once: every turn passes the resolved name, so a
-	// default that moves between turns (a new default, a plan limit) cannot
-	// change the agent mid-run. Resolving makes no model call.
-	// Resolved in the jail the run will use (the run folder does not exist
-	// yet, so it has nothing to hide).
+	// The agent model is pinned for the run: every turn passes the same
+	// name, so a default that moves between turns (a new default, a plan
+	// limit) cannot change the agent mid-run. Claude's is pinned by the
+	// run's first session, which reports the name its CLI resolved
+	// (conversation.ModelPin); until then it is the model as asked.
 	// Another agent's model is the one named, else vibe-test's pinned
 	// default for it (its CLI's own may route per prompt).
-	resolved := model
+	resolved, modelAsked := model, ""
 	if drv != nil {
 		if resolved == "" {
 			resolved = agents.DefaultModel(driven)
 		}
 	} else {
-		resolver := ColdCaller(binary, stdio.Env, hermetic, o.MaxRetries, time.Minute, o.Grace)
-		resolver.Jail = JailSpec(jailKind, stdio.Env, binary, hermetic, claude.AuthorConfigDir(), sk.Dir, filepath.Dir(cfgPath), CacheDir(o.CacheDir, stdio.Env))
-		if resolved, err = resolver.ResolveModel(ctx, model); err != nil {
-			return nil, beforeRun(ctx, exit.Errorf(exit.Tool, "resolving the agent model (%s): %v", ModelName(model), err))
-		}
-	}
-	modelAsked := ""
-	if model != "" && model != resolved {
-		modelAsked = model
+		resolved, modelAsked = "", model
 	}
 	tools := claude.AgentTools(sk.AllowedTools, o.AllowedTools)
 	sessionMode := o.SessionMode

@@ -136,10 +136,9 @@ type Estimate struct {
 }
 
 // SetupProcesses are the claude processes a run starts before its first
-// model call, which make none: `claude --version`, and `claude -p /cost`,
-// which resolves the agent model (an alias or the CLI's default) to the name
-// pinned for the run.
-const SetupProcesses = 2
+// model call, which make none: `claude --version` (the agent model is pinned
+// by the run's first session, with no process of its own).
+const SetupProcesses = 1
 
 // session follows one CLI session's context and prices its requests as the
 // prompt cache bills them.
@@ -433,7 +432,7 @@ func (e *Estimate) Write(w io.Writer, clean func(string) string) {
 		fmt.Fprintf(&b, "  %-50s %7d %9d %9d  %-20s %10s\n", l.What, l.Calls, l.Processes, l.Requests, clean(model), cost)
 		calls, procs, reqs = calls+l.Calls, procs+l.Processes, reqs+l.Requests
 	}
-	fmt.Fprintf(&b, "  %-50s %7d %9d %9d\n", "version check, agent model lookup (no model call)", 0, SetupProcesses, 0)
+	fmt.Fprintf(&b, "  %-50s %7d %9d %9d\n", "version check (no model call)", 0, SetupProcesses, 0)
 	procs += SetupProcesses
 	fmt.Fprintf(&b, "  %-50s %7d %9d %9d\n", "total", calls, procs, reqs)
 	for _, n := range e.Notes {

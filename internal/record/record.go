@@ -131,8 +131,9 @@ type Skill struct {
 type Config struct {
 	Conversations int `json:"conversations"`
 	Concurrency   int `json:"concurrency"`
-	// Model is the agent's model as the CLI resolved it once for the run,
-	// passed with --model on every agent turn.
+	// Model is the agent's model as the CLI resolved it for the run's
+	// first session (conversation.ModelPin), passed with --model on every
+	// agent turn after it; "" until a session has reported it.
 	Model string `json:"model,omitempty"`
 	// ModelSource says where Model came from: "flag" (--model), "config"
 	// (vibe-test.yaml) or "cli-default" (the CLI's default, resolved once).
