@@ -11,10 +11,11 @@ import (
 	"github.com/vibe-test/vibe-test/internal/eval"
 )
 
-// `vibe-test demo --cases` on the real CLI (its generator calls; the
-// reader's and grader's cold calls on the stand-in, as the real tier
-// does): the control below the baseline, the shorter version accepted,
-// the broken one rejected, no credentials.
+// `vibe-test demo --cases`: the control below the baseline, the shorter
+// version accepted, the broken one rejected, no credentials. On the
+// stand-in: its forty generator calls on the real CLI proved nothing that
+// internal/eval's TestDemoPersonasOnTheRealCLI (the demo's personas answer
+// the real CLI's generator requests as the stand-in's) does not.
 func TestDemoCases(t *testing.T) {
 	t.Parallel()
 	out := filepath.Join(t.TempDir(), "demo")
@@ -24,7 +25,7 @@ func TestDemoCases(t *testing.T) {
 			env = append(env, kv)
 		}
 	}
-	env = append(env, "VIBE_TEST_CLAUDE="+realCLI(t))
+	env = append(env, "VIBE_TEST_CLAUDE="+fastCLI(t))
 	var stdout, stderr bytes.Buffer
 	code := Main(context.Background(), []string{"vibe-test", "demo", "--cases", "--out", out}, IO{Env: env, Stdout: &stdout, Stderr: &stderr})
 	if code != 0 {

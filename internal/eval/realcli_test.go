@@ -164,3 +164,63 @@ func TestRealCLIGeneratorAndJail(t *testing.T) {
 		}
 	}
 }
+
+// The eval demo's scripted personas answer the real CLI's generator
+// requests as they answer the stand-in's: for one case, each version of the
+// demo skill and the empty-skill control get the same message through the
+// real CLI (its --append-system-prompt-file, its tools) as through the
+// stand-in. So the demo's whole flow, which TestFlow and internal/app's
+// TestDemoCases check on the stand-in, is what `vibe-test demo --cases`
+// shows a user on the real CLI, at four real generator calls instead of
+// the demo's forty.
+func TestDemoPersonasOnTheRealCLI(t *testing.T) {
+	messages := func(cli string) map[string]string {
+		f := newFlow(t, cli)
+		keep := "bolts"
+		entries, err := os.ReadDir(f.paths.Cases)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if e.IsDir() && e.Name() != keep {
+				if err := os.RemoveAll(filepath.Join(f.paths.Cases, e.Name())); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		got := map[string]string{}
+		for _, v := range []string{demo.VersionBaseline, demo.VersionShorter, demo.VersionBroken} {
+			s := f.settings(v, "run-"+v)
+			s.Repeats, s.Control = 1, v == demo.VersionBaseline
+			res, err := f.start(t, s)
+			if err != nil {
+				t.Fatalf("%s on %s: %v", v, cli, err)
+			}
+			for _, r := range res.Runs {
+				for _, c := range r.Main {
+					if c.Status != eval.CellOK || c.Message == "" {
+						t.Fatalf("%s on %s, %s: cell %s (%s)", v, cli, r.Info.Label, c.Status, c.Error)
+					}
+					got[r.Info.Label+" of "+v] = c.Message
+				}
+			}
+		}
+		return got
+	}
+	real, stand := messages(testenv.HybridClaude(t)), messages(testenv.FakeClaude(t))
+	if len(real) != 4 || len(stand) != 4 {
+		t.Fatalf("messages: real CLI %q, stand-in %q; want the control and three versions each", real, stand)
+	}
+	for k, m := range stand {
+		if real[k] != m {
+			t.Errorf("%s: the real CLI got %q, the stand-in %q", k, real[k], m)
+		}
+	}
+	distinct := map[string]bool{}
+	for _, m := range real {
+		distinct[m] = true
+	}
+	if len(distinct) != 4 {
+		t.Errorf("the personas did not tell the versions apart on the real CLI: %q", real)
+	}
+}
