@@ -51,7 +51,7 @@ func runAgent(t *testing.T, agent string, script scripted.Script, flags ...strin
 
 func TestCodexRun(t *testing.T) {
 	t.Parallel()
-	s := checkAgentRun(t, agents.Codex)
+	s := checkAgentRun(t, agents.Codex, "")
 	// rejudge reads the run's codex transcripts with codex's parser: the
 	// deterministic checks see the same calls, so every verdict stands.
 	env := append(DemoEnv(os.Environ(), s.srv.URL()), agentEnv(t, agents.Codex)...)
@@ -75,17 +75,43 @@ func TestCodexRun(t *testing.T) {
 	}
 }
 
+// Gemini's rubric and judge calls go to claude (--judge-agent; the
+// stand-in CLI), though gemini's stand-in URL would make gemini the
+// default judge: the flag routes them, and each gemini process costs some
+// 1.8 CPU-seconds to start. Gemini's own structured calls are proven on
+// its real CLI by internal/gemini's TestStructured (the judge's schema)
+// and, as an eval's reader and grader, by internal/eval's
+// TestCodexAndGeminiRoles; codex's run keeps its default judge (itself).
 func TestGeminiRun(t *testing.T) {
 	t.Parallel()
-	checkAgentRun(t, agents.Gemini)
+	s := checkAgentRun(t, agents.Gemini, agents.Claude)
+	judged := 0
+	for _, q := range s.srv.Requests() {
+		fromGemini := strings.Contains(q.Header.Get("User-Agent"), "GeminiCLI")
+		switch q.Kind {
+		case scripted.KindAgent:
+			if !fromGemini {
+				t.Errorf("an agent call came from %q, not the gemini CLI", q.Header.Get("User-Agent"))
+			}
+		case scripted.KindJudge, scripted.KindRubric:
+			judged++
+			if fromGemini {
+				t.Errorf("a %s call went through gemini, not --judge-agent claude", q.Kind)
+			}
+		}
+	}
+	if judged == 0 {
+		t.Error("no judge call reached the model")
+	}
 }
 
 // checkAgentRun runs one decaying conversation on agent and checks what
 // the record holds against claude's run of the same persona (on the
 // stand-in CLI): turns with tool calls, the skill-loaded signal, the
 // context of every turn, the estimated cost labelled, the same verdict
-// and exit code.
-func checkAgentRun(t *testing.T, agent string) scenario {
+// and exit code. judgeAgent is --judge-agent ("": the default, agent itself,
+// whose stand-in URL is set).
+func checkAgentRun(t *testing.T, agent, judgeAgent string) scenario {
 	t.Helper()
 	script, err := demo.ScriptFor(agent, []string{scripted.PersonaDecaying}, false)
 	if err != nil {
@@ -95,7 +121,11 @@ func checkAgentRun(t *testing.T, agent string) scenario {
 	// of the run (the agent runs against the stand-in with a dummy key).
 	const secret = "sk-author-own-3f9c1e"
 	env := append(agentEnv(t, agent), "OPENAI_API_KEY="+secret, "GEMINI_API_KEY="+secret)
-	s := runScript(t, fastCLI(t), script, 1, env, "--agent", agent)
+	flags, wantJudge := []string{"--agent", agent}, agent
+	if judgeAgent != "" {
+		flags, wantJudge = append(flags, "--judge-agent", judgeAgent), judgeAgent
+	}
+	s := runScript(t, fastCLI(t), script, 1, env, flags...)
 	_ = filepath.WalkDir(s.dir, func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
 			if b, _ := os.ReadFile(p); bytes.Contains(b, []byte(secret)) {
@@ -115,8 +145,8 @@ func checkAgentRun(t *testing.T, agent string) scenario {
 			s.code, s.run.Outcome.Verdict, s.run.Outcome.Shape, want.code, want.run.Outcome.Verdict, want.run.Outcome.Shape)
 	}
 	c := s.run.Config
-	if c.Agent != agent || c.JudgeAgent != agent || !c.CostEstimated || s.run.Versions.Agent == "" {
-		t.Errorf("config agent %q judge %q estimated %v, version %q", c.Agent, c.JudgeAgent, c.CostEstimated, s.run.Versions.Agent)
+	if c.Agent != agent || record.JudgeAgentOf(c) != wantJudge || !c.CostEstimated || s.run.Versions.Agent == "" {
+		t.Errorf("config agent %q judge %q estimated %v, version %q", c.Agent, record.JudgeAgentOf(c), c.CostEstimated, s.run.Versions.Agent)
 	}
 	if !strings.Contains(s.stdout, "cost (estimated): $") {
 		t.Errorf("the summary does not label the cost estimated:\n%s", s.stdout)

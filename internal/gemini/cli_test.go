@@ -15,6 +15,8 @@ import (
 
 	"github.com/vibe-test/vibe-test/internal/agent"
 	"github.com/vibe-test/vibe-test/internal/claude"
+	"github.com/vibe-test/vibe-test/internal/judge"
+	"github.com/vibe-test/vibe-test/internal/rubric"
 	"github.com/vibe-test/vibe-test/internal/scripted"
 	"github.com/vibe-test/vibe-test/internal/testenv"
 )
@@ -306,18 +308,24 @@ func TestKillLeavesNoProcess(t *testing.T) {
 	}
 }
 
+// The cold calls on the real CLI, with the schemas a run's judge and
+// rubric calls send (internal/app's TestGeminiRun sends its own to
+// claude: --judge-agent).
 func TestStructured(t *testing.T) {
 	t.Parallel()
 	bin := testenv.Gemini(t)
+	verdict := map[string]any{"criteria": []map[string]any{{"id": "keeps-notes", "result": "pass", "evidence": "call 1", "call": 1}}, "escape_hatch": false, "escape_reason": ""}
 	srv := startScript(t, append([]scripted.Rule{
 		{Kind: scripted.KindCold, Contains: "@@e401@@", Steps: []scripted.Step{{Error: &scripted.HTTPError{Status: 401, Count: 100}}}},
+		{Kind: scripted.KindJudge, Contains: "kept the notes", Steps: []scripted.Step{{ToolUses: []scripted.ToolUse{{Name: "StructuredOutput", Input: verdict}}}}},
+		{Kind: scripted.KindRubric, Contains: "@@badjson@@", Steps: []scripted.Step{{Text: `{"verdict": "maybe"}`}}},
 	}, recordRules()...)...)
 	c := Caller{Binary: bin, BaseEnv: baseEnv(), BaseURL: srv.URL(), Timeout: time.Minute, MaxAttempts: 1}
-	turn, err := c.Structured(t.Context(), "Judge this: bob@example.com kept the notes.", judgeSchema, "")
+	turn, err := c.Structured(t.Context(), "Judge this: bob@example.com kept the notes.", judge.Schema, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if gjson.GetBytes(turn.StructuredOutput, "verdict").String() != "pass" || gjson.GetBytes(turn.StructuredOutput, "score").Int() != 7 || turn.CostUSD <= 0 {
+	if gjson.GetBytes(turn.StructuredOutput, "criteria.0.result").String() != "pass" || gjson.GetBytes(turn.StructuredOutput, "criteria.0.call").Int() != 1 || turn.CostUSD <= 0 {
 		t.Errorf("answer %s, cost %v", turn.StructuredOutput, turn.CostUSD)
 	}
 	reqs := srv.Requests()
@@ -331,10 +339,16 @@ func TestStructured(t *testing.T) {
 		t.Error("the agent's system prompt was sent, not the short one")
 	}
 
-	untitled := `{"type":"object","properties":{"verdict":{"type":"string","enum":["pass","fail"]}},"required":["verdict"]}`
-	if _, err := c.Structured(t.Context(), "@@badjson@@ judge", untitled, ""); err == nil || !strings.Contains(err.Error(), "does not match the schema") {
+	// The rubric's schema reaches the model as sent; an answer outside it
+	// is refused here (the CLI checks nothing).
+	if _, err := c.Structured(t.Context(), "@@badjson@@ extract the rubric", rubric.Schema, ""); err == nil || !strings.Contains(err.Error(), "does not match the schema") {
 		t.Errorf("an answer outside the schema: %v", err)
 	}
+	reqs = srv.Requests()
+	if last := reqs[len(reqs)-1]; last.Kind != scripted.KindRubric || gjson.GetBytes(last.Body, "generationConfig.responseJsonSchema.properties.criteria.minItems").Int() != 5 {
+		t.Errorf("the rubric call: kind %s, config %s", last.Kind, gjson.GetBytes(last.Body, "generationConfig").Raw)
+	}
+	untitled := `{"type":"object","properties":{"verdict":{"type":"string","enum":["pass","fail"]}},"required":["verdict"]}`
 	if _, err := c.Structured(t.Context(), "@@e401@@ judge", untitled, ""); !errors.Is(err, claude.ErrCredentials) {
 		t.Errorf("a refused key: %v", err)
 	}
