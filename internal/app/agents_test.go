@@ -208,9 +208,16 @@ func TestCodexServerErrorIsAnErroredTurn(t *testing.T) {
 	}
 }
 
-// `vibe-test demo --agent codex` runs as designed: exit 0. (Gemini's
-// demo, the same code with slower processes, is left to TestGeminiRun's
-// decaying persona: some 30 s more of CLI start-ups would buy little.)
+// `vibe-test demo --agent codex` runs as designed: exit 0, the command's
+// own path (its scripted model for codex, codex judging, the estimated
+// cost, the next step). One never-following conversation: its baseline
+// fails at turn 1, the fresh triple runs, a real run would exit 2. The
+// default personas' conversations on codex are the other tests' here:
+// decaying in TestCodexRun (the demo's own script for codex), steady
+// under the fault tests. (Gemini's demo, the same code with slower
+// processes, is left to TestGeminiRun's decaying persona on the demo's
+// script for gemini: some 15 CPU-seconds of CLI start-ups would buy
+// little.)
 func TestDemoCodex(t *testing.T) {
 	t.Parallel()
 	env := agentEnv(t, agents.Codex)
@@ -220,9 +227,9 @@ func TestDemoCodex(t *testing.T) {
 		}
 	}
 	var stdout, stderr bytes.Buffer
-	code := Main(context.Background(), []string{"vibe-test", "demo", "--agent", agents.Codex, "--out", filepath.Join(t.TempDir(), "demo")},
+	code := Main(context.Background(), []string{"vibe-test", "demo", "--agent", agents.Codex, "--personas", scripted.PersonaNever, "--out", filepath.Join(t.TempDir(), "demo")},
 		IO{Env: env, Stdout: &stdout, Stderr: &stderr})
-	if code != 0 || !strings.Contains(stdout.String(), "The demo ran as designed.") || !strings.Contains(stdout.String(), "estimated") {
+	if code != 0 || !strings.Contains(stdout.String(), "The demo ran as designed. A real run with these results would exit 2") || !strings.Contains(stdout.String(), "estimated") {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout.String(), stderr.String())
 	}
 }
