@@ -42,11 +42,12 @@ func agentEnv(t *testing.T, agent string) []string {
 }
 
 // runAgent runs the bundled skill on agent's CLI against script, one
-// conversation; the judge calls go through the same CLI (its stand-in URL
-// is set, so it is the default judge).
+// conversation, for a test whose subject is the conversation: the rubric
+// and judge calls go to claude's stand-in CLI (--judge-agent), for a
+// verdict at no CLI start. TestCodexRun keeps codex's default judge.
 func runAgent(t *testing.T, agent string, script scripted.Script, flags ...string) scenario {
 	t.Helper()
-	return runScript(t, fastCLI(t), script, 1, agentEnv(t, agent), append([]string{"--agent", agent}, flags...)...)
+	return runScript(t, fastCLI(t), script, 1, agentEnv(t, agent), append([]string{"--agent", agent, "--judge-agent", agents.Claude}, flags...)...)
 }
 
 func TestCodexRun(t *testing.T) {
@@ -192,7 +193,7 @@ func TestCodexServerErrorIsAnErroredTurn(t *testing.T) {
 	if a := c.Abandoned[0]; a.Turn != 2 || a.Status != record.TurnError || a.Verdict != nil || !strings.Contains(a.Error, "500") {
 		t.Errorf("turn 2: status %s, error %q, verdict %v", a.Status, a.Error, a.Verdict)
 	}
-	env := append(DemoEnv(os.Environ(), s.srv.URL()), agentEnv(t, agents.Codex)...)
+	env := append(DemoEnv(os.Environ(), s.srv.URL()), append(agentEnv(t, agents.Codex), "VIBE_TEST_CLAUDE="+fastCLI(t))...)
 	var stdout, stderr bytes.Buffer
 	code := Main(context.Background(), []string{"vibe-test", "resume", s.dir}, IO{Env: env, Stdout: &stdout, Stderr: &stderr})
 	r, err := record.Load(s.dir)
