@@ -338,6 +338,11 @@ func TestStructured(t *testing.T) {
 	if !strings.HasPrefix(body.Get("systemInstruction.parts.0.text").String(), "You answer the user's request in one JSON value") {
 		t.Error("the agent's system prompt was sent, not the short one")
 	}
+	// The CLI names its version in every request, the one `--version`
+	// prints: Version reads the same from the package without a process.
+	if ua, v := last.Header.Get("User-Agent"), packageVersion(bin, baseEnv()); v == "" || !strings.HasPrefix(ua, "GeminiCLI") || !strings.Contains(ua, "/"+v+"/") {
+		t.Errorf("User-Agent %q; the package's version %q", ua, v)
+	}
 
 	// The rubric's schema reaches the model as sent; an answer outside it
 	// is refused here (the CLI checks nothing).
