@@ -138,9 +138,27 @@ func TestLiveConversation(t *testing.T) {
 		}
 		outs, trs = append(outs, out), append(trs, tr.String())
 	}
-	l.Close()
 	checkConversation(t, d, outs, trs)
-	// One process: every request of the three turns in one session.
+	file, err := SessionFile(d.home, outs[0].Turn.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// A fourth turn stopped in the middle of its shell command (the live
+	// case of TestKillLeavesNoProcess, on this process): it fails, and no
+	// process is left in the sandbox.
+	killed := holdAndStop(t, d, func(ctx context.Context, w *watchWriter) (agent.Outcome, error) {
+		return l.Send(ctx, "@@hold@@ wait", w, 2*time.Minute)
+	})
+	l.Close()
+	if killed.Turn.Failure(killed.ExitCode) == "" || len(killed.Turn.Calls) != 1 || killed.Turn.Calls[0].Name != "Bash" {
+		t.Errorf("the stopped turn: failure %q, calls %+v", killed.Turn.Failure(killed.ExitCode), killed.Turn.Calls)
+	}
+	// One process: every request of the four turns in one session.
 	sessions := map[string]bool{}
 	for _, r := range srv.Requests() {
 		sessions[r.SessionID] = true
@@ -155,9 +173,16 @@ func TestLiveConversation(t *testing.T) {
 		t.Errorf("processes left in the sandbox: %v", left)
 	}
 
-	// A new process resuming the session (as after a failed turn), within
-	// the minute the session began: the history is loaded, its replay is
-	// not taken for the turn.
+	// A new process resuming the session after the failed turn, its file
+	// cut back to the end of turn 3 as a rerun cuts it, within the minute
+	// the session began: the history is loaded, its replay is not taken
+	// for the turn.
+	if b, err := os.ReadFile(file); err != nil || len(b) <= len(kept) || !bytes.HasPrefix(b, kept) {
+		t.Fatalf("the stopped turn did not append to the session file (%v): %d bytes, %d after turn 3", err, len(b), len(kept))
+	}
+	if err := os.WriteFile(file, kept, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	spec.Resume = outs[0].Turn.SessionID
 	l, err = a.StartLive(spec)
 	if err != nil {
@@ -251,14 +276,37 @@ func TestFaults(t *testing.T) {
 	})
 }
 
+// holdAndStop runs a turn (send) whose scripted model holds a shell
+// command (@@hold@@) and stops it once the command's sleep runs in d.
+func holdAndStop(t *testing.T, d cliDirs, send func(context.Context, *watchWriter) (agent.Outcome, error)) agent.Outcome {
+	t.Helper()
+	w := newWatch("exec sleep 300")
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go func() {
+		<-w.seen
+		// The call is in the stream; stop once its sleep runs.
+		for !sleeping(d.work) && ctx.Err() == nil {
+			time.Sleep(20 * time.Millisecond)
+		}
+		cancel()
+	}()
+	out, err := send(ctx, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // A turn stopped in the middle of a shell command leaves no process,
 // jailed (the PID namespace ends) or not (the runner kills the shell's own
-// session, which the CLI does not), in either session mode.
+// session, which the CLI does not). A live session's turn is stopped the
+// same way in TestLiveConversation.
 func TestKillLeavesNoProcess(t *testing.T) {
 	t.Parallel()
 	bin := testenv.Gemini(t)
 	srv := startScript(t, recordRules()...)
-	for _, mode := range []string{"jailed", "unjailed", "live"} {
+	for _, mode := range []string{"jailed", "unjailed"} {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
 			d := newDirs(t)
@@ -267,34 +315,10 @@ func TestKillLeavesNoProcess(t *testing.T) {
 			if mode == "unjailed" {
 				spec.Jail = nil
 			}
-			w := newWatch("exec sleep 300")
-			ctx, cancel := context.WithCancel(t.Context())
-			defer cancel()
-			go func() {
-				<-w.seen
-				// The call is in the stream; stop once its sleep runs.
-				for !sleeping(d.work) && ctx.Err() == nil {
-					time.Sleep(20 * time.Millisecond)
-				}
-				cancel()
-			}()
-			var out agent.Outcome
-			var err error
-			if mode == "live" {
-				var l agent.Live
-				l, err = a.StartLive(spec)
-				if err != nil {
-					t.Fatal(err)
-				}
-				out, err = l.Send(ctx, "@@hold@@ wait", w, 2*time.Minute)
-				l.Close()
-			} else {
+			out := holdAndStop(t, d, func(ctx context.Context, w *watchWriter) (agent.Outcome, error) {
 				spec.Prompt, spec.Stdout = "@@hold@@ wait", w
-				out, err = a.Run(ctx, spec)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
+				return a.Run(ctx, spec)
+			})
 			if out.Turn.Failure(out.ExitCode) == "" {
 				t.Error("a killed turn passed")
 			}
