@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/vibe-test/vibe-test/internal/agents"
@@ -140,10 +141,10 @@ func checkAgentRun(t *testing.T, agent, judgeAgent string) scenario {
 			t.Errorf("the stand-in saw the author's key in a %s request", q.Kind)
 		}
 	}
-	want := runScenario(t, fastCLI(t), []string{scripted.PersonaDecaying}, false)
-	if s.code != want.code || s.run.Outcome.Verdict != want.run.Outcome.Verdict || s.run.Outcome.Shape != want.run.Outcome.Shape {
+	want := claudeDecaying(t)
+	if s.code != want.code || s.run.Outcome.Verdict != want.verdict || s.run.Outcome.Shape != want.shape {
 		t.Errorf("%s: exit %d, verdict %s, shape %s; claude on the same persona: exit %d, %s, %s", agent,
-			s.code, s.run.Outcome.Verdict, s.run.Outcome.Shape, want.code, want.run.Outcome.Verdict, want.run.Outcome.Shape)
+			s.code, s.run.Outcome.Verdict, s.run.Outcome.Shape, want.code, want.verdict, want.shape)
 	}
 	c := s.run.Config
 	if c.Agent != agent || record.JudgeAgentOf(c) != wantJudge || !c.CostEstimated || s.run.Versions.Agent == "" {
@@ -171,6 +172,32 @@ func checkAgentRun(t *testing.T, agent, judgeAgent string) scenario {
 		}
 	}
 	return s
+}
+
+// claudeOutcome is what claude's run of a persona ended with.
+type claudeOutcome struct {
+	code           int
+	verdict, shape string
+}
+
+var claudeDecayingOnce struct {
+	sync.Mutex
+	done bool
+	out  claudeOutcome
+}
+
+// claudeDecaying is claude's run of the decaying persona on the stand-in
+// CLI, made once for every agent's run to be checked against.
+func claudeDecaying(t *testing.T) claudeOutcome {
+	t.Helper()
+	c := &claudeDecayingOnce
+	c.Lock()
+	defer c.Unlock()
+	if !c.done {
+		s := runScenario(t, fastCLI(t), []string{scripted.PersonaDecaying}, false)
+		c.out, c.done = claudeOutcome{s.code, s.run.Outcome.Verdict, s.run.Outcome.Shape}, true
+	}
+	return c.out
 }
 
 // A model that answers HTTP 500 at turn 2 for as long as codex retries
