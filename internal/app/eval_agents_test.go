@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,10 +19,10 @@ import (
 
 // `vibe-test eval --agent codex|gemini` with the generator on the real
 // pinned CLIs, against the eval demo's case set and scripted model (its
-// personas answer on the Responses and Gemini APIs too): on codex the
-// baseline's instrument checks out and the candidate is decided as
-// claude's demo decides it (the broken version rejected, exit 1); gemini
-// makes one plain eval of one case. The reader and grader are the judge
+// personas answer on the Responses and Gemini APIs too): on codex, over
+// three of its cases, the baseline's instrument checks out and the
+// candidate is decided as claude's demo decides it (the broken version
+// rejected, exit 1); gemini makes one plain eval of one case. The reader and grader are the judge
 // agent's (--judge-agent): codex's on claude's stand-in CLI (some 70
 // calls; the real codex reads and grades by default in internal/eval's
 // TestCodexAndGeminiRoles, gemini there too), gemini's on codex, which
@@ -113,8 +114,7 @@ const (
 // evalOnAgent makes the demo's baseline on agent name, decides candidate
 // against it and returns the candidate's eval folder and environment. With
 // wantExit -1 it makes no baseline: one plain eval of candidate on one
-// case (bolts; the others are removed from the case set), one repeat,
-// which exits 0. The holdout is removed either way.
+// case (bolts), one repeat, which exits 0.
 func evalOnAgent(t *testing.T, name, judge, candidate string, wantExit int) (string, []string) {
 	script, err := demo.CasesScript()
 	if err != nil {
@@ -149,28 +149,30 @@ func evalOnAgent(t *testing.T, name, judge, candidate string, wantExit int) (str
 		return code, stdout.String(), stderr.String()
 	}
 	cand := filepath.Join(root, "out", "candidate")
-	// The holdout runs and is decided as the main cases are, by code that
-	// does not depend on the agent (claude's eval demo has it), so the
-	// baseline and candidate run the 6 main cases, 1 repeat.
-	drop := func(keep string) {
-		entries, err := os.ReadDir(paths.Cases)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range entries {
-			if e.IsDir() && (e.Name() == "holdout" || keep != "" && e.Name() != keep) {
-				if err := os.RemoveAll(filepath.Join(paths.Cases, e.Name())); err != nil {
-					t.Fatal(err)
-				}
+	// The case set is cut to the cases this eval needs: the holdout runs
+	// and is decided as the main cases are, by code that does not depend
+	// on the agent (claude's eval demo has the whole set), and the
+	// scripted broken version is wrong on every case, so three (bolts and
+	// the widgets pair) reject it as decisively as six.
+	keep := []string{"bolts", "widgets", "widgets-restocked"}
+	decide, cells, caseID := []string{"--against", "demo"}, 4*len(keep), "widgets" // two baselines, the control, the candidate; 1 repeat
+	plain := wantExit < 0
+	if plain {
+		keep = []string{"bolts"}
+		decide, cells, caseID, wantExit = []string{"--repeats", "1"}, 1, "bolts", 0
+	}
+	entries, err := os.ReadDir(paths.Cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.IsDir() && !slices.Contains(keep, e.Name()) {
+			if err := os.RemoveAll(filepath.Join(paths.Cases, e.Name())); err != nil {
+				t.Fatal(err)
 			}
 		}
 	}
-	decide, cells, caseID := []string{"--against", "demo"}, 4*6, "widgets" // two baselines, the control, the candidate
-	if wantExit < 0 {
-		decide, cells, caseID, wantExit = []string{"--repeats", "1"}, 1, "bolts", 0
-		drop(caseID)
-	} else {
-		drop("")
+	if !plain {
 		base := filepath.Join(root, "out", "baseline")
 		if code, out, errs := main(append([]string{paths.Skills[demo.VersionBaseline], "--baseline", "demo", "--out", base}, flags...)...); code != 0 {
 			t.Fatalf("--baseline: exit %d, want 0 (the instrument checks out)\n%s\n%s", code, out, errs)
