@@ -23,9 +23,9 @@ import (
 // error, never a pass or a fail) while the other case is read and graded
 // by codex, the default judge when only its stand-in is set; a skill
 // delivered as a project skill is read where codex finds it; gemini can
-// read and grade what codex generated (--judge-agent gemini, one case: a
-// gemini process costs some 1.8 CPU-seconds to start); a refused key
-// stops the eval with codex's advice.
+// read and grade what codex generated (--judge-agent gemini: a gemini
+// process costs some 1.8 CPU-seconds to start); a refused key stops the
+// eval with codex's advice. Only the burst needs a second case.
 func TestCodexAndGeminiRoles(t *testing.T) {
 	t.Parallel()
 	bin := filepath.Join(testenv.RepoRoot(t), "tools", "node_modules", ".bin", "codex")
@@ -135,16 +135,16 @@ func TestCodexAndGeminiRoles(t *testing.T) {
 	t.Run("skill delivered", func(t *testing.T) {
 		// --deliver skill: installed at codex's .agents/skills/<name>, and
 		// the scripted model's Skill step reads it there.
-		res, stderr, err := run(t, set, "skill", "skill", "",
+		res, stderr, err := run(t, one, "skill", "skill", "",
 			scripted.Step{ToolUses: []scripted.ToolUse{{Name: "Skill", Input: map[string]any{"skill": "reorder-ruling"}}}},
 			scripted.Step{Text: "REORDER widgets."})
 		if err != nil {
 			t.Fatalf("%v\n%s", err, stderr)
 		}
+		if len(res.Runs[0].Main) != 1 {
+			t.Fatalf("%d cells, want c1's", len(res.Runs[0].Main))
+		}
 		for _, c := range res.Runs[0].Main {
-			if c.Case != "c1" {
-				continue
-			}
 			f, err := os.Open(filepath.Join(res.Dir, c.Generator.Transcript))
 			if err != nil {
 				t.Fatal(err)
@@ -159,7 +159,7 @@ func TestCodexAndGeminiRoles(t *testing.T) {
 	})
 	t.Run("gemini judges", func(t *testing.T) {
 		// The reader and the grader on the real gemini CLI (its cold
-		// calls in JSON mode), the generator on codex: one case.
+		// calls in JSON mode), the generator on codex.
 		res, stderr, err := run(t, one, "judged", "", agents.Gemini, scripted.Step{Text: "REORDER widgets: 12 left."})
 		if err != nil {
 			t.Fatalf("%v\n%s", err, stderr)
@@ -174,7 +174,7 @@ func TestCodexAndGeminiRoles(t *testing.T) {
 		}
 	})
 	t.Run("refused key", func(t *testing.T) {
-		_, stderr, err := run(t, set, "refused", "", "", scripted.Step{Error: &scripted.HTTPError{Status: 401, Count: 1000}, Text: "REORDER widgets."})
+		_, stderr, err := run(t, one, "refused", "", "", scripted.Step{Error: &scripted.HTTPError{Status: 401, Count: 1000}, Text: "REORDER widgets."})
 		if exit.Code(err) != exit.Tool || err == nil || !strings.Contains(err.Error(), codex.CredentialsAdvice) {
 			t.Fatalf("error %v (exit %d), want exit 3 with codex's advice\n%s", err, exit.Code(err), stderr)
 		}
