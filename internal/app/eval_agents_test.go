@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,17 +17,20 @@ import (
 	"github.com/vibe-test/vibe-test/internal/scripted"
 )
 
-// `vibe-test eval --agent codex|gemini` on the real pinned CLIs, against
-// the eval demo's case set and scripted model (its personas answer on the
-// Responses and Gemini APIs too): the baseline's instrument checks out,
-// and the candidate is decided as claude's demo decides it (codex: the
-// broken version rejected, exit 1; gemini: the shorter one accepted,
-// exit 0). Gemini's reader and grader run on codex (--judge-agent), which
-// also proves the two roles can be different CLIs; codex's are codex's by
-// default. No credentials: each CLI talks to the stand-in only.
+// `vibe-test eval --agent codex|gemini` with the generator on the real
+// pinned CLIs, against the eval demo's case set and scripted model (its
+// personas answer on the Responses and Gemini APIs too): on codex, over
+// three of its cases, the baseline's instrument checks out and the
+// candidate is decided as claude's demo decides it (the broken version
+// rejected, exit 1); gemini makes one plain eval of one case. The reader and grader are the judge
+// agent's (--judge-agent): codex's on claude's stand-in CLI (some 70
+// calls; the real codex reads and grades by default in internal/eval's
+// TestCodexAndGeminiRoles, gemini there too), gemini's on codex, which
+// proves the two roles can be two other CLIs. No credentials: each CLI
+// talks to the stand-in only.
 func TestEvalOnCodex(t *testing.T) {
 	t.Parallel()
-	cand, env := evalOnAgent(t, agents.Codex, "", demo.VersionBroken, 1)
+	cand, env := evalOnAgent(t, agents.Codex, agents.Claude, demo.VersionBroken, 1)
 	main := func(env []string, args ...string) (int, string) {
 		var stdout, stderr bytes.Buffer
 		code := Main(context.Background(), append([]string{"vibe-test"}, args...), IO{Env: env, Stdout: &stdout, Stderr: &stderr})
@@ -36,10 +40,11 @@ func TestEvalOnCodex(t *testing.T) {
 	if code, out := main([]string{"PATH=" + t.TempDir()}, "report", cand); code != 1 {
 		t.Errorf("report: exit %d, want 1\n%s", code, out)
 	}
-	// rejudge: the record's judge agent (codex; no claude anywhere) grades
-	// the candidate again, the baseline's cells kept as they were graded.
-	if code, out := main(env, "rejudge", cand); code != 1 || !strings.Contains(out, "agent codex, judge agent codex") {
-		t.Errorf("rejudge: exit %d, want 1 on codex\n%s", code, out)
+	// rejudge: the record's judge agent (claude, not the generator's
+	// codex) grades the candidate again, the baseline's cells kept as
+	// they were graded.
+	if code, out := main(env, "rejudge", cand); code != 1 || !strings.Contains(out, "agent codex, judge agent claude") {
+		t.Errorf("rejudge: exit %d, want 1, judged on claude\n%s", code, out)
 	}
 	// resume: an interrupted eval's missing cell is made again on codex.
 	rec, err := eval.LoadRecord(cand)
@@ -68,13 +73,16 @@ func TestEvalOnGemini(t *testing.T) {
 	t.Parallel()
 	// No baseline here: codex's test proves the decision through another
 	// agent; gemini's CLI costs seconds of CPU per start, so one plain run
-	// of one repeat (8 cells) proves its generator, its transcripts and
-	// the record, and codex grading what gemini wrote.
+	// of one case, one repeat (one cell) proves its generator, its
+	// transcript and the record, and codex reading and grading what
+	// gemini wrote.
 	_, _ = evalOnAgent(t, agents.Gemini, agents.Codex, demo.VersionShorter, -1)
 }
 
 // evalAgentEnv is the author's environment without any model credentials or
-// stand-in URLs, then each named agent pointed at srv.
+// stand-in URLs, then each named agent pointed at srv: codex and gemini
+// their pinned CLIs, claude the stand-in CLI (with the stand-in key
+// demo.Env gives it).
 func evalAgentEnv(t *testing.T, srv *scripted.Server, names ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
@@ -87,6 +95,10 @@ func evalAgentEnv(t *testing.T, srv *scripted.Server, names ...string) []string 
 		env = append(env, kv)
 	}
 	for _, n := range names {
+		if n == agents.Claude {
+			env = append(env, agents.BaseURLVar[n]+"="+srv.URL(), "ANTHROPIC_API_KEY=sk-offline-placeholder", agents.BinaryVar[n]+"="+fastCLI(t))
+			continue
+		}
 		env = append(env, agents.BaseURLVar[n]+"="+srv.URL(), agents.BinaryVar[n]+"="+agentBinary(t, n))
 	}
 	// The author's keys: a stand-in never gets them, and no artifact may
@@ -101,8 +113,8 @@ const (
 
 // evalOnAgent makes the demo's baseline on agent name, decides candidate
 // against it and returns the candidate's eval folder and environment. With
-// wantExit -1 it makes no baseline: one plain eval of candidate, one
-// repeat, which exits 0.
+// wantExit -1 it makes no baseline: one plain eval of candidate on one
+// case (bolts), one repeat, which exits 0.
 func evalOnAgent(t *testing.T, name, judge, candidate string, wantExit int) (string, []string) {
 	script, err := demo.CasesScript()
 	if err != nil {
@@ -137,10 +149,30 @@ func evalOnAgent(t *testing.T, name, judge, candidate string, wantExit int) (str
 		return code, stdout.String(), stderr.String()
 	}
 	cand := filepath.Join(root, "out", "candidate")
-	decide, cells := []string{"--against", "demo"}, 4*8 // two baselines, the control, the candidate: 8 cases, 1 repeat
-	if wantExit < 0 {
-		decide, cells, wantExit = []string{"--repeats", "1"}, 8, 0
-	} else {
+	// The case set is cut to the cases this eval needs: the holdout runs
+	// and is decided as the main cases are, by code that does not depend
+	// on the agent (claude's eval demo has the whole set), and the
+	// scripted broken version is wrong on every case, so three (bolts and
+	// the widgets pair) reject it as decisively as six.
+	keep := []string{"bolts", "widgets", "widgets-restocked"}
+	decide, cells, caseID := []string{"--against", "demo"}, 4*len(keep), "widgets" // two baselines, the control, the candidate; 1 repeat
+	plain := wantExit < 0
+	if plain {
+		keep = []string{"bolts"}
+		decide, cells, caseID, wantExit = []string{"--repeats", "1"}, 1, "bolts", 0
+	}
+	entries, err := os.ReadDir(paths.Cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.IsDir() && !slices.Contains(keep, e.Name()) {
+			if err := os.RemoveAll(filepath.Join(paths.Cases, e.Name())); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if !plain {
 		base := filepath.Join(root, "out", "baseline")
 		if code, out, errs := main(append([]string{paths.Skills[demo.VersionBaseline], "--baseline", "demo", "--out", base}, flags...)...); code != 0 {
 			t.Fatalf("--baseline: exit %d, want 0 (the instrument checks out)\n%s\n%s", code, out, errs)
@@ -172,7 +204,7 @@ func evalOnAgent(t *testing.T, name, judge, candidate string, wantExit int) (str
 	if jail.Find(os.Getenv("PATH")) != "" && rec.Jail != "bubblewrap" {
 		t.Errorf("eval.json: jail %q (%s), want bubblewrap where it is installed", rec.Jail, rec.JailNote)
 	}
-	if rec.Agent != name || rec.JudgeAgent != wantJudge || !rec.CostEstimated || rec.Versions.Claude != "" {
+	if rec.Agent != name || rec.JudgeAgent != wantJudge || !rec.CostEstimated || (rec.Versions.Claude != "") != (wantJudge == agents.Claude) {
 		t.Errorf("eval.json: agent %q, judge agent %q, cost estimated %v, claude %q", rec.Agent, rec.JudgeAgent, rec.CostEstimated, rec.Versions.Claude)
 	}
 	if rec.Costs.Generator <= 0 || rec.Costs.Reader <= 0 {
@@ -224,7 +256,7 @@ func evalOnAgent(t *testing.T, name, judge, candidate string, wantExit int) (str
 		if run.Stored {
 			continue
 		}
-		cell, err := os.ReadFile(filepath.Join(cand, run.Dir, "widgets", "1.json"))
+		cell, err := os.ReadFile(filepath.Join(cand, run.Dir, caseID, "1.json"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -20,10 +20,12 @@ import (
 // Codex and gemini in an eval's roles, on the real CLIs against the
 // stand-in: a burst of HTTP 500s that outlasts codex's retries and
 // vibe-test's is recorded as the cell's error (every measure a grade
-// error, never a pass or a fail) while the other case is graded; a skill
+// error, never a pass or a fail) while the other case is read and graded
+// by codex, the default judge when only its stand-in is set; a skill
 // delivered as a project skill is read where codex finds it; gemini can
-// read and grade what codex generated; a refused key stops the eval with
-// codex's advice.
+// read and grade what codex generated (--judge-agent gemini: a gemini
+// process costs some 1.8 CPU-seconds to start); a refused key stops the
+// eval with codex's advice. Only the burst needs a second case.
 func TestCodexAndGeminiRoles(t *testing.T) {
 	t.Parallel()
 	bin := filepath.Join(testenv.RepoRoot(t), "tools", "node_modules", ".bin", "codex")
@@ -35,16 +37,21 @@ func TestCodexAndGeminiRoles(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(root) })
-	set := filepath.Join(root, "cases")
+	// Two case sets: c1 and c2, and c1 alone.
+	set, one := filepath.Join(root, "cases"), filepath.Join(root, "one-case")
+	setYAML := "goal: I rule right away.\nmeasures:\n  - {id: M1, name: Right decision, question: Is the ruling right?, uses: [correct]}\ndefaults: {repeats: 1}\n"
 	for rel, content := range map[string]string{
-		"cases.yaml":                       "goal: I rule right away.\nmeasures:\n  - {id: M1, name: Right decision, question: Is the ruling right?, uses: [correct]}\ndefaults: {repeats: 1}\n",
-		"c1/case.yaml":                     "prompt: Should we reorder widgets?\n",
-		"c1/key.json":                      `{"correct": ["REORDER"]}`,
-		"c2/case.yaml":                     "prompt: Should we reorder clamps?\n",
-		"c2/key.json":                      `{"correct": ["HOLD"]}`,
-		"../skill/reorder-ruling/SKILL.md": "---\nname: reorder-ruling\ndescription: Rule whether to reorder an item.\n---\nRule by the count.\n",
+		"cases/cases.yaml":              setYAML,
+		"cases/c1/case.yaml":            "prompt: Should we reorder widgets?\n",
+		"cases/c1/key.json":             `{"correct": ["REORDER"]}`,
+		"cases/c2/case.yaml":            "prompt: Should we reorder clamps?\n",
+		"cases/c2/key.json":             `{"correct": ["HOLD"]}`,
+		"one-case/cases.yaml":           setYAML,
+		"one-case/c1/case.yaml":         "prompt: Should we reorder widgets?\n",
+		"one-case/c1/key.json":          `{"correct": ["REORDER"]}`,
+		"skill/reorder-ruling/SKILL.md": "---\nname: reorder-ruling\ndescription: Rule whether to reorder an item.\n---\nRule by the count.\n",
 	} {
-		p := filepath.Join(set, rel)
+		p := filepath.Join(root, rel)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -60,8 +67,10 @@ func TestCodexAndGeminiRoles(t *testing.T) {
 		{Kind: scripted.KindGrader, Contains: "REORDER widgets", Steps: answer(map[string]any{"grades": []map[string]any{{"id": "M1", "result": "pass", "quote": "REORDER widgets"}}})},
 		{Kind: scripted.KindGrader, Steps: answer(map[string]any{"grades": []map[string]any{{"id": "M1", "result": "pass", "quote": "HOLD clamps"}}})},
 	}
-	run := func(t *testing.T, out, deliver, judge string, widgets ...scripted.Step) (*eval.Result, string, error) {
-		srv, err := scripted.Start(scripted.Script{Rules: append([]scripted.Rule{
+	var srv *scripted.Server
+	run := func(t *testing.T, set, out, deliver, judge string, widgets ...scripted.Step) (*eval.Result, string, error) {
+		var err error
+		srv, err = scripted.Start(scripted.Script{Rules: append([]scripted.Rule{
 			{Kind: scripted.KindAgent, Contains: "reorder widgets", Steps: widgets},
 			{Kind: scripted.KindAgent, Contains: "reorder clamps", Steps: []scripted.Step{{Text: "HOLD clamps: 40 on the shelf."}}},
 		}, judging...)})
@@ -81,12 +90,29 @@ func TestCodexAndGeminiRoles(t *testing.T) {
 		return res, stderr.String(), err
 	}
 	t.Run("500 burst", func(t *testing.T) {
-		res, stderr, err := run(t, "burst", "", "", scripted.Step{Error: &scripted.HTTPError{Status: 500, Count: 1000}, Text: "REORDER widgets."})
+		res, stderr, err := run(t, set, "burst", "", "", scripted.Step{Error: &scripted.HTTPError{Status: 500, Count: 1000}, Text: "REORDER widgets."})
 		if err != nil {
 			t.Fatalf("%v\n%s", err, stderr)
 		}
 		if res.CellErrors != 1 {
 			t.Fatalf("%d cell errors, want 1 (the widgets case): %s\n%s", res.CellErrors, res.Sentence, stderr)
+		}
+		// No --judge-agent: the reader and grader are codex's, the agent
+		// whose stand-in is set.
+		if res.Record.JudgeAgent != agents.Codex || res.Record.Versions.Claude != "" {
+			t.Errorf("judge agent %q, claude %q: want codex's reader and grader, no claude", res.Record.JudgeAgent, res.Record.Versions.Claude)
+		}
+		judged := 0
+		for _, r := range srv.Requests() {
+			if r.Kind == scripted.KindReader || r.Kind == scripted.KindGrader {
+				judged++
+				if !strings.Contains(r.Header.Get("User-Agent"), "codex") {
+					t.Errorf("a %s call came from %q, not the codex CLI", r.Kind, r.Header.Get("User-Agent"))
+				}
+			}
+		}
+		if judged < 2 {
+			t.Errorf("%d reader and grader calls, want the graded case's two", judged)
 		}
 		for _, c := range res.Runs[0].Main {
 			switch c.Case {
@@ -109,16 +135,16 @@ func TestCodexAndGeminiRoles(t *testing.T) {
 	t.Run("skill delivered", func(t *testing.T) {
 		// --deliver skill: installed at codex's .agents/skills/<name>, and
 		// the scripted model's Skill step reads it there.
-		res, stderr, err := run(t, "skill", "skill", "",
+		res, stderr, err := run(t, one, "skill", "skill", "",
 			scripted.Step{ToolUses: []scripted.ToolUse{{Name: "Skill", Input: map[string]any{"skill": "reorder-ruling"}}}},
 			scripted.Step{Text: "REORDER widgets."})
 		if err != nil {
 			t.Fatalf("%v\n%s", err, stderr)
 		}
+		if len(res.Runs[0].Main) != 1 {
+			t.Fatalf("%d cells, want c1's", len(res.Runs[0].Main))
+		}
 		for _, c := range res.Runs[0].Main {
-			if c.Case != "c1" {
-				continue
-			}
 			f, err := os.Open(filepath.Join(res.Dir, c.Generator.Transcript))
 			if err != nil {
 				t.Fatal(err)
@@ -134,11 +160,11 @@ func TestCodexAndGeminiRoles(t *testing.T) {
 	t.Run("gemini judges", func(t *testing.T) {
 		// The reader and the grader on the real gemini CLI (its cold
 		// calls in JSON mode), the generator on codex.
-		res, stderr, err := run(t, "judged", "", agents.Gemini, scripted.Step{Text: "REORDER widgets: 12 left."})
+		res, stderr, err := run(t, one, "judged", "", agents.Gemini, scripted.Step{Text: "REORDER widgets: 12 left."})
 		if err != nil {
 			t.Fatalf("%v\n%s", err, stderr)
 		}
-		if res.Record.JudgeAgent != agents.Gemini || res.Record.Versions.Gemini == "" || res.CellErrors != 0 {
+		if res.Record.JudgeAgent != agents.Gemini || res.Record.Versions.Gemini == "" || res.CellErrors != 0 || len(res.Runs[0].Main) != 1 {
 			t.Fatalf("judge agent %q, gemini %q, %d cell errors: %s\n%s", res.Record.JudgeAgent, res.Record.Versions.Gemini, res.CellErrors, res.Sentence, stderr)
 		}
 		for _, c := range res.Runs[0].Main {
@@ -148,7 +174,7 @@ func TestCodexAndGeminiRoles(t *testing.T) {
 		}
 	})
 	t.Run("refused key", func(t *testing.T) {
-		_, stderr, err := run(t, "refused", "", "", scripted.Step{Error: &scripted.HTTPError{Status: 401, Count: 1000}, Text: "REORDER widgets."})
+		_, stderr, err := run(t, one, "refused", "", "", scripted.Step{Error: &scripted.HTTPError{Status: 401, Count: 1000}, Text: "REORDER widgets."})
 		if exit.Code(err) != exit.Tool || err == nil || !strings.Contains(err.Error(), codex.CredentialsAdvice) {
 			t.Fatalf("error %v (exit %d), want exit 3 with codex's advice\n%s", err, exit.Code(err), stderr)
 		}

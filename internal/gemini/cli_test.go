@@ -15,6 +15,8 @@ import (
 
 	"github.com/vibe-test/vibe-test/internal/agent"
 	"github.com/vibe-test/vibe-test/internal/claude"
+	"github.com/vibe-test/vibe-test/internal/judge"
+	"github.com/vibe-test/vibe-test/internal/rubric"
 	"github.com/vibe-test/vibe-test/internal/scripted"
 	"github.com/vibe-test/vibe-test/internal/testenv"
 )
@@ -25,9 +27,12 @@ import (
 // second of start-up, a live process five.
 
 // checkConversation asserts what both session modes must report: the
-// skill loaded at turns 1 and 3 (and its procedure run), the environment
-// turn without the author's secret or any API key, one session, context
-// and estimated cost on every turn.
+// skill loaded at both turns, the second time in a session that already
+// had it (and its procedure run each time), the environment listed at
+// turn 1 without the author's secret or any API key, one session, context
+// and estimated cost on every turn. (A turn of a session that loaded the
+// skill before but does not load it now is not counted as loading it:
+// TestParseResumedTurn, on the pinned CLI's recording.)
 func checkConversation(t *testing.T, d cliDirs, turns []agent.Outcome, transcripts []string) {
 	t.Helper()
 	a := Agent{}
@@ -46,14 +51,12 @@ func checkConversation(t *testing.T, d cliDirs, turns []agent.Outcome, transcrip
 		if turn.ContextTokens <= 0 || turn.CostUSD <= 0 || a.CostExact() {
 			t.Errorf("turn %d: context %d, estimated cost %v", i+1, turn.ContextTokens, turn.CostUSD)
 		}
-		if loaded := a.SkillLoaded(turn, skillName); loaded != (i != 1) {
-			t.Errorf("turn %d: skill loaded %v", i+1, loaded)
+		if !a.SkillLoaded(turn, skillName) {
+			t.Errorf("turn %d: the skill was not loaded", i+1)
 		}
-	}
-	for _, i := range []int{0, 2} {
-		calls := turns[i].Turn.Calls
-		if len(calls) != 2 || calls[1].Name != "Bash" || gjson.GetBytes(calls[1].Input, "command").String() != "echo noted >> notes.log" || calls[1].IsError {
-			t.Errorf("turn %d: calls %+v", i+1, calls)
+		calls := turn.Calls
+		if n := len(calls); n != 3-i || calls[n-1].Name != "Bash" || gjson.GetBytes(calls[n-1].Input, "command").String() != "echo noted >> notes.log" || calls[n-1].IsError {
+			t.Fatalf("turn %d: calls %+v", i+1, calls)
 		}
 		if !strings.Contains(calls[0].Result, skillBody) {
 			t.Errorf("turn %d: the skill's body did not reach the model: %q", i+1, calls[0].Result)
@@ -62,11 +65,11 @@ func checkConversation(t *testing.T, d cliDirs, turns []agent.Outcome, transcrip
 	if b, _ := os.ReadFile(filepath.Join(d.work, "notes.log")); string(b) != "noted\nnoted\n" {
 		t.Errorf("notes.log %q: the commands ran in the sandbox", b)
 	}
-	env := turns[1].Turn.Calls
-	if len(env) != 1 || !strings.Contains(env[0].Result, "GEMINI_CLI=1") || !strings.Contains(env[0].Result, "PATH=") {
-		t.Fatalf("env turn: %+v", env)
+	env := turns[0].Turn.Calls[1]
+	if env.Name != "Bash" || !strings.Contains(env.Result, "GEMINI_CLI=1") || !strings.Contains(env.Result, "PATH=") {
+		t.Fatalf("the environment: %+v", env)
 	}
-	if strings.Contains(env[0].Result, "GEMINI_API_KEY") {
+	if strings.Contains(env.Result, "GEMINI_API_KEY") {
 		t.Error("the shell commands see the API key: the CLI's redaction is off")
 	}
 	for i, tr := range transcripts {
@@ -78,7 +81,9 @@ func checkConversation(t *testing.T, d cliDirs, turns []agent.Outcome, transcrip
 	}
 }
 
-var conversationPrompts = []string{"@@skill@@ note the first thing", "@@env@@ show the environment", "@@skill@@ note the next thing"}
+// Turn 1 loads the skill and lists the environment; turn 2 loads the
+// skill again.
+var conversationPrompts = []string{"@@skillenv@@ note the first thing, then show the environment", "@@skill@@ note the next thing"}
 
 func TestResumeConversation(t *testing.T) {
 	t.Parallel()
@@ -106,8 +111,8 @@ func TestResumeConversation(t *testing.T) {
 		spec.Resume = out.Turn.SessionID
 	}
 	checkConversation(t, d, outs, trs)
-	if outs[2].Turn.ContextTokens <= outs[0].Turn.ContextTokens {
-		t.Errorf("context %d then %d: the resumed history is sent", outs[0].Turn.ContextTokens, outs[2].Turn.ContextTokens)
+	if outs[1].Turn.ContextTokens <= outs[0].Turn.ContextTokens {
+		t.Errorf("context %d then %d: the resumed history is sent", outs[0].Turn.ContextTokens, outs[1].Turn.ContextTokens)
 	}
 	if _, err := SessionFile(d.home, spec.Resume); err != nil {
 		t.Error(err)
@@ -136,8 +141,26 @@ func TestLiveConversation(t *testing.T) {
 		}
 		outs, trs = append(outs, out), append(trs, tr.String())
 	}
-	l.Close()
 	checkConversation(t, d, outs, trs)
+	file, err := SessionFile(d.home, outs[0].Turn.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// A third turn stopped in the middle of its shell command (the live
+	// case of TestKillLeavesNoProcess, on this process): it fails, and no
+	// process is left in the sandbox.
+	killed := holdAndStop(t, d, func(ctx context.Context, w *watchWriter) (agent.Outcome, error) {
+		return l.Send(ctx, "@@hold@@ wait", w, 2*time.Minute)
+	})
+	l.Close()
+	if killed.Turn.Failure(killed.ExitCode) == "" || len(killed.Turn.Calls) != 1 || killed.Turn.Calls[0].Name != "Bash" {
+		t.Errorf("the stopped turn: failure %q, calls %+v", killed.Turn.Failure(killed.ExitCode), killed.Turn.Calls)
+	}
 	// One process: every request of the three turns in one session.
 	sessions := map[string]bool{}
 	for _, r := range srv.Requests() {
@@ -153,9 +176,16 @@ func TestLiveConversation(t *testing.T) {
 		t.Errorf("processes left in the sandbox: %v", left)
 	}
 
-	// A new process resuming the session (as after a failed turn), within
-	// the minute the session began: the history is loaded, its replay is
-	// not taken for the turn.
+	// A new process resuming the session after the failed turn, its file
+	// cut back to the end of turn 2 as a rerun cuts it, within the minute
+	// the session began: the history is loaded, its replay is not taken
+	// for the turn.
+	if b, err := os.ReadFile(file); err != nil || len(b) <= len(kept) || !bytes.HasPrefix(b, kept) {
+		t.Fatalf("the stopped turn did not append to the session file (%v): %d bytes, %d after turn 2", err, len(b), len(kept))
+	}
+	if err := os.WriteFile(file, kept, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	spec.Resume = outs[0].Turn.SessionID
 	l, err = a.StartLive(spec)
 	if err != nil {
@@ -209,30 +239,29 @@ func sleeping(dir string) bool {
 
 // API errors are retried (MaxAttempts 2) and then end the turn as an
 // error with the status; a silent server is cut by the turn's timeout.
+// A 429 runs here, the CLI's rate-limit path; a 500 goes through the same
+// runner (the exit status mod 256, the retries counted from the same
+// "Attempt N failed with status S" lines), and what the pinned CLI does
+// with it is in the recorded err500 transcript (TestParseAPIErrors).
 func TestFaults(t *testing.T) {
 	t.Parallel()
 	bin := testenv.Gemini(t)
 	srv := startScript(t, recordRules()...)
-	for _, c := range []struct {
-		prompt string
-		status int
-	}{{"@@e429@@ now", 429}, {"@@e500@@ now", 500}} {
-		t.Run(strconv.Itoa(c.status), func(t *testing.T) {
-			t.Parallel()
-			d := newDirs(t)
-			a := Agent{MaxAttempts: 2}
-			spec := turnSpec(t, a, bin, d, srv, baseEnv())
-			spec.Prompt = c.prompt
-			out, err := a.Run(t.Context(), spec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			turn := out.Turn
-			if !turn.IsError || turn.APIErrorStatus != c.status || turn.Retries != 1 || out.ExitCode != c.status-256 || turn.Failure(out.ExitCode) == "" {
-				t.Errorf("status %d retries %d exit %d failure %q", turn.APIErrorStatus, turn.Retries, out.ExitCode, turn.Failure(out.ExitCode))
-			}
-		})
-	}
+	t.Run("429", func(t *testing.T) {
+		t.Parallel()
+		d := newDirs(t)
+		a := Agent{MaxAttempts: 2}
+		spec := turnSpec(t, a, bin, d, srv, baseEnv())
+		spec.Prompt = "@@e429@@ now"
+		out, err := a.Run(t.Context(), spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		turn := out.Turn
+		if !turn.IsError || turn.APIErrorStatus != 429 || turn.Retries != 1 || out.ExitCode != 429-256 || turn.Failure(out.ExitCode) == "" {
+			t.Errorf("status %d retries %d exit %d failure %q", turn.APIErrorStatus, turn.Retries, out.ExitCode, turn.Failure(out.ExitCode))
+		}
+	})
 	t.Run("hang", func(t *testing.T) {
 		t.Parallel()
 		d := newDirs(t)
@@ -249,14 +278,37 @@ func TestFaults(t *testing.T) {
 	})
 }
 
+// holdAndStop runs a turn (send) whose scripted model holds a shell
+// command (@@hold@@) and stops it once the command's sleep runs in d.
+func holdAndStop(t *testing.T, d cliDirs, send func(context.Context, *watchWriter) (agent.Outcome, error)) agent.Outcome {
+	t.Helper()
+	w := newWatch("exec sleep 300")
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go func() {
+		<-w.seen
+		// The call is in the stream; stop once its sleep runs.
+		for !sleeping(d.work) && ctx.Err() == nil {
+			time.Sleep(20 * time.Millisecond)
+		}
+		cancel()
+	}()
+	out, err := send(ctx, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // A turn stopped in the middle of a shell command leaves no process,
 // jailed (the PID namespace ends) or not (the runner kills the shell's own
-// session, which the CLI does not), in either session mode.
+// session, which the CLI does not). A live session's turn is stopped the
+// same way in TestLiveConversation.
 func TestKillLeavesNoProcess(t *testing.T) {
 	t.Parallel()
 	bin := testenv.Gemini(t)
 	srv := startScript(t, recordRules()...)
-	for _, mode := range []string{"jailed", "unjailed", "live"} {
+	for _, mode := range []string{"jailed", "unjailed"} {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
 			d := newDirs(t)
@@ -265,34 +317,10 @@ func TestKillLeavesNoProcess(t *testing.T) {
 			if mode == "unjailed" {
 				spec.Jail = nil
 			}
-			w := newWatch("exec sleep 300")
-			ctx, cancel := context.WithCancel(t.Context())
-			defer cancel()
-			go func() {
-				<-w.seen
-				// The call is in the stream; stop once its sleep runs.
-				for !sleeping(d.work) && ctx.Err() == nil {
-					time.Sleep(20 * time.Millisecond)
-				}
-				cancel()
-			}()
-			var out agent.Outcome
-			var err error
-			if mode == "live" {
-				var l agent.Live
-				l, err = a.StartLive(spec)
-				if err != nil {
-					t.Fatal(err)
-				}
-				out, err = l.Send(ctx, "@@hold@@ wait", w, 2*time.Minute)
-				l.Close()
-			} else {
+			out := holdAndStop(t, d, func(ctx context.Context, w *watchWriter) (agent.Outcome, error) {
 				spec.Prompt, spec.Stdout = "@@hold@@ wait", w
-				out, err = a.Run(ctx, spec)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
+				return a.Run(ctx, spec)
+			})
 			if out.Turn.Failure(out.ExitCode) == "" {
 				t.Error("a killed turn passed")
 			}
@@ -306,18 +334,24 @@ func TestKillLeavesNoProcess(t *testing.T) {
 	}
 }
 
+// The cold calls on the real CLI, with the schemas a run's judge and
+// rubric calls send (internal/app's TestGeminiRun sends its own to
+// claude: --judge-agent).
 func TestStructured(t *testing.T) {
 	t.Parallel()
 	bin := testenv.Gemini(t)
+	verdict := map[string]any{"criteria": []map[string]any{{"id": "keeps-notes", "result": "pass", "evidence": "call 1", "call": 1}}, "escape_hatch": false, "escape_reason": ""}
 	srv := startScript(t, append([]scripted.Rule{
 		{Kind: scripted.KindCold, Contains: "@@e401@@", Steps: []scripted.Step{{Error: &scripted.HTTPError{Status: 401, Count: 100}}}},
+		{Kind: scripted.KindJudge, Contains: "kept the notes", Steps: []scripted.Step{{ToolUses: []scripted.ToolUse{{Name: "StructuredOutput", Input: verdict}}}}},
+		{Kind: scripted.KindRubric, Contains: "@@badjson@@", Steps: []scripted.Step{{Text: `{"verdict": "maybe"}`}}},
 	}, recordRules()...)...)
 	c := Caller{Binary: bin, BaseEnv: baseEnv(), BaseURL: srv.URL(), Timeout: time.Minute, MaxAttempts: 1}
-	turn, err := c.Structured(t.Context(), "Judge this: bob@example.com kept the notes.", judgeSchema, "")
+	turn, err := c.Structured(t.Context(), "Judge this: bob@example.com kept the notes.", judge.Schema, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if gjson.GetBytes(turn.StructuredOutput, "verdict").String() != "pass" || gjson.GetBytes(turn.StructuredOutput, "score").Int() != 7 || turn.CostUSD <= 0 {
+	if gjson.GetBytes(turn.StructuredOutput, "criteria.0.result").String() != "pass" || gjson.GetBytes(turn.StructuredOutput, "criteria.0.call").Int() != 1 || turn.CostUSD <= 0 {
 		t.Errorf("answer %s, cost %v", turn.StructuredOutput, turn.CostUSD)
 	}
 	reqs := srv.Requests()
@@ -330,11 +364,22 @@ func TestStructured(t *testing.T) {
 	if !strings.HasPrefix(body.Get("systemInstruction.parts.0.text").String(), "You answer the user's request in one JSON value") {
 		t.Error("the agent's system prompt was sent, not the short one")
 	}
+	// The CLI names its version in every request, the one `--version`
+	// prints: Version reads the same from the package without a process.
+	if ua, v := last.Header.Get("User-Agent"), packageVersion(bin, baseEnv()); v == "" || !strings.HasPrefix(ua, "GeminiCLI") || !strings.Contains(ua, "/"+v+"/") {
+		t.Errorf("User-Agent %q; the package's version %q", ua, v)
+	}
 
-	untitled := `{"type":"object","properties":{"verdict":{"type":"string","enum":["pass","fail"]}},"required":["verdict"]}`
-	if _, err := c.Structured(t.Context(), "@@badjson@@ judge", untitled, ""); err == nil || !strings.Contains(err.Error(), "does not match the schema") {
+	// The rubric's schema reaches the model as sent; an answer outside it
+	// is refused here (the CLI checks nothing).
+	if _, err := c.Structured(t.Context(), "@@badjson@@ extract the rubric", rubric.Schema, ""); err == nil || !strings.Contains(err.Error(), "does not match the schema") {
 		t.Errorf("an answer outside the schema: %v", err)
 	}
+	reqs = srv.Requests()
+	if last := reqs[len(reqs)-1]; last.Kind != scripted.KindRubric || gjson.GetBytes(last.Body, "generationConfig.responseJsonSchema.properties.criteria.minItems").Int() != 5 {
+		t.Errorf("the rubric call: kind %s, config %s", last.Kind, gjson.GetBytes(last.Body, "generationConfig").Raw)
+	}
+	untitled := `{"type":"object","properties":{"verdict":{"type":"string","enum":["pass","fail"]}},"required":["verdict"]}`
 	if _, err := c.Structured(t.Context(), "@@e401@@ judge", untitled, ""); !errors.Is(err, claude.ErrCredentials) {
 		t.Errorf("a refused key: %v", err)
 	}

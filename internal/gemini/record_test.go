@@ -53,6 +53,12 @@ func recordRules() []scripted.Rule {
 			{Text: "Following the notes skill.", ToolUses: []scripted.ToolUse{bash("echo noted >> notes.log")}},
 			{Text: "Noted, as the skill says."},
 		}},
+		{Kind: scripted.KindAgent, Contains: "@@skillenv@@", Steps: []scripted.Step{
+			{ToolUses: []scripted.ToolUse{{Name: "Skill", Input: map[string]any{"skill": skillName}}}},
+			{Text: "Following the notes skill; the environment first.", ToolUses: []scripted.ToolUse{bash("env | sort")}},
+			{ToolUses: []scripted.ToolUse{bash("echo noted >> notes.log")}},
+			{Text: "Noted, as the skill says."},
+		}},
 		{Kind: scripted.KindAgent, Contains: "@@env@@", Steps: []scripted.Step{
 			{ToolUses: []scripted.ToolUse{bash("env | sort")}},
 			{Text: "That is the environment."},

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
@@ -286,9 +287,59 @@ func isExit(err error) bool {
 
 var versionRE = regexp.MustCompile(`\d+\.\d+\.\d+`)
 
-// Version asks the binary for its version ("0.61.0"); it takes the CLI 1
-// to 3 seconds.
+// Version is the CLI's version ("0.61.0"). When binary is the npm
+// package's own script (bundle/gemini.js, or a link to it such as
+// node_modules/.bin/gemini) and env's PATH has the node that runs it, it
+// is the version in the package's package.json: the CLI prints a constant
+// its build took from there, and asking it takes a node process of 1 to 3
+// CPU-seconds. Otherwise it asks the binary (AskVersion).
 func Version(ctx context.Context, binary string, env []string) (string, error) {
+	if v := packageVersion(binary, env); v != "" {
+		return v, nil
+	}
+	return AskVersion(ctx, binary, env)
+}
+
+// packageName is the npm package the CLI is installed from.
+const packageName = "@google/gemini-cli"
+
+// packageVersion is the version in the package.json of the npm install
+// binary is the script of, or "" when binary is not (a wrapper, another
+// build), the file says another package or no version, or env's PATH has
+// no node to run the script with.
+func packageVersion(binary string, env []string) string {
+	script, err := filepath.EvalSymlinks(binary)
+	if err != nil || filepath.Base(script) != "gemini.js" || filepath.Base(filepath.Dir(script)) != "bundle" {
+		return ""
+	}
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(filepath.Dir(script)), "package.json"))
+	if err != nil {
+		return ""
+	}
+	var pkg struct{ Name, Version string }
+	if json.Unmarshal(b, &pkg) != nil || pkg.Name != packageName || versionRE.FindString(pkg.Version) != pkg.Version {
+		return ""
+	}
+	path, ok := os.Getenv("PATH"), env == nil
+	for _, kv := range env {
+		if v, found := strings.CutPrefix(kv, "PATH="); found {
+			path, ok = v, true
+		}
+	}
+	if !ok {
+		return ""
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if st, err := os.Stat(filepath.Join(dir, "node")); dir != "" && err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return pkg.Version
+		}
+	}
+	return ""
+}
+
+// AskVersion runs `binary --version`; it takes the CLI 1 to 3
+// CPU-seconds.
+func AskVersion(ctx context.Context, binary string, env []string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, "--version")

@@ -164,12 +164,17 @@ func TestParseSkillLoad(t *testing.T) {
 	}
 }
 
-// A resumed turn reports its own call only, in the same session.
+// A resumed turn reports its own call only, in the same session: the
+// skill its session loaded at the turn before is not loaded by it.
 func TestParseResumedTurn(t *testing.T) {
 	first, _ := fixture(t, "plain")
+	skill, _ := fixture(t, "skill")
 	turn, e := fixture(t, "resumed")
-	if turn.SessionID != first.SessionID {
-		t.Errorf("session %q, the resumed one is %q", turn.SessionID, first.SessionID)
+	if turn.SessionID != first.SessionID || skill.SessionID != first.SessionID {
+		t.Errorf("session %q, the resumed ones are %q and %q", first.SessionID, skill.SessionID, turn.SessionID)
+	}
+	if a := (Agent{}); !a.SkillLoaded(skill, skillName) || a.SkillLoaded(turn, skillName) {
+		t.Errorf("skill loaded: at the skill turn %v, at the next %v", a.SkillLoaded(skill, skillName), a.SkillLoaded(turn, skillName))
 	}
 	if turn.APICalls != 1 || turn.ContextTokens != e.Context || turn.ContextTokens <= first.ContextTokens {
 		t.Errorf("api calls %d, context %d (server %d, first turn %d)", turn.APICalls, turn.ContextTokens, e.Context, first.ContextTokens)
