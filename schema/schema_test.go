@@ -202,7 +202,7 @@ func populated() *record.Run {
 			VibeTest: "v0.3.0", Claude: "2.1.330 (Claude Code)", ClaudeVerified: "2.1.328", ClaudeMismatch: true,
 			RubricPrompt: rubric.PromptVersion, JudgePrompt: judge.PromptVersion, RunSchema: record.SchemaVersion,
 			ClaudeParserMsg: "claude 2.1.330 differs from 2.1.328",
-			Agent:           "0.171.0", AgentVerified: "0.171.0",
+			Agent:           "0.171.0", AgentVerified: "0.171.0", JudgeAgent: "0.61.0", JudgeAgentVerified: "0.61.0",
 		},
 		Skill: record.Skill{Name: "stock-ledger", DeclaredName: "Stock Ledger", Path: "/home/dev/skills/stock-ledger/SKILL.md", Hash: "sha256:9f2c4e",
 			Warnings:        []string{`SKILL.md:2: frontmatter field "name": "Stock Ledger" breaks the Agent Skills spec`},

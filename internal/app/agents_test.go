@@ -77,28 +77,33 @@ func TestCodexRun(t *testing.T) {
 	}
 }
 
-// Gemini's rubric and judge calls go to claude (--judge-agent; the
-// stand-in CLI), though gemini's stand-in URL would make gemini the
-// default judge: the flag routes them, and each gemini process costs some
-// 1.8 CPU-seconds to start. Gemini's own structured calls are proven on
-// its real CLI by internal/gemini's TestStructured (the judge's schema)
-// and, as an eval's reader and grader, by internal/eval's
-// TestCodexAndGeminiRoles; codex's run keeps its default judge (itself).
+// Gemini's rubric and judge calls go to codex (--judge-agent), though
+// gemini's stand-in URL would make gemini the default judge: the flag
+// routes them, each to its own CLI (two other CLIs in one run: the judge
+// was once started as the driven agent's binary with the judge's
+// arguments), at codex's cheap start rather than gemini's 1.8
+// CPU-seconds. Gemini's own structured calls are proven on its real CLI
+// by internal/gemini's TestStructured (the judge's schema) and, as an
+// eval's reader and grader, by internal/eval's TestCodexAndGeminiRoles;
+// codex's run keeps its default judge (itself).
 func TestGeminiRun(t *testing.T) {
 	t.Parallel()
-	s := checkAgentRun(t, agents.Gemini, agents.Claude)
+	s := checkAgentRun(t, agents.Gemini, agents.Codex)
+	if v := s.run.Versions; v.JudgeAgent == "" || v.JudgeAgent == v.Agent || v.JudgeAgentVerified == "" {
+		t.Errorf("versions: agent %q, judge agent %q (verified %q); want codex's recorded beside gemini's", v.Agent, v.JudgeAgent, v.JudgeAgentVerified)
+	}
 	judged := 0
 	for _, q := range s.srv.Requests() {
-		fromGemini := strings.Contains(q.Header.Get("User-Agent"), "GeminiCLI")
+		ua := q.Header.Get("User-Agent")
 		switch q.Kind {
 		case scripted.KindAgent:
-			if !fromGemini {
-				t.Errorf("an agent call came from %q, not the gemini CLI", q.Header.Get("User-Agent"))
+			if !strings.Contains(ua, "GeminiCLI") {
+				t.Errorf("an agent call came from %q, not the gemini CLI", ua)
 			}
 		case scripted.KindJudge, scripted.KindRubric:
 			judged++
-			if fromGemini {
-				t.Errorf("a %s call went through gemini, not --judge-agent claude", q.Kind)
+			if !strings.Contains(ua, "codex") {
+				t.Errorf("a %s call came from %q, not --judge-agent codex", q.Kind, ua)
 			}
 		}
 	}
@@ -123,6 +128,9 @@ func checkAgentRun(t *testing.T, agent, judgeAgent string) scenario {
 	// of the run (the agent runs against the stand-in with a dummy key).
 	const secret = "sk-author-own-3f9c1e"
 	env := append(agentEnv(t, agent), "OPENAI_API_KEY="+secret, "GEMINI_API_KEY="+secret)
+	if judgeAgent != "" && judgeAgent != agents.Claude && judgeAgent != agent {
+		env = append(env, agentEnv(t, judgeAgent)...)
+	}
 	flags, wantJudge := []string{"--agent", agent}, agent
 	if judgeAgent != "" {
 		flags, wantJudge = append(flags, "--judge-agent", judgeAgent), judgeAgent

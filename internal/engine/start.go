@@ -97,9 +97,20 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*record.Run, err
 	if driven != agents.Claude {
 		turnBinary, turnHermetic, drv = otherBinary, true, agents.For(driven, o.MaxRetries)
 	}
+	// Two other CLIs (--agent codex --judge-agent gemini, say): the
+	// judge's is found and checked on its own.
+	judgeBinary, judgeVersion, judgeVerified := otherBinary, "", ""
+	if judgeAgent != agents.Claude && judgeAgent != other {
+		if judgeBinary, err = FindAgent(judgeAgent, stdio.Env); err != nil {
+			return nil, exit.With(exit.Tool, err)
+		}
+		if judgeVersion, judgeVerified, err = agentVersion(ctx, judgeAgent, judgeBinary, stdio.Env); err != nil {
+			return nil, beforeRun(ctx, exit.Errorf(exit.Tool, "checking the %s CLI: %v", judgeAgent, err))
+		}
+	}
 	cold := coldParts{agent: judgeAgent, binary: binary, hermetic: hermetic}
 	if judgeAgent != agents.Claude {
-		cold.binary, cold.hermetic = otherBinary, true
+		cold.binary, cold.hermetic = judgeBinary, true
 	}
 	// The agent model is pinned for the run: every turn passes the same
 	// name, so a default that moves between turns (a new default, a plan
@@ -186,6 +197,7 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*record.Run, err
 	if judgeAgent != agents.Claude {
 		run.Config.JudgeAgent = judgeAgent
 		run.Versions.Agent, run.Versions.AgentVerified = otherVersion, otherVerified
+		run.Versions.JudgeAgent, run.Versions.JudgeAgentVerified = judgeVersion, judgeVerified
 	}
 	if binary == "" {
 		// Claude took no part: no version of it to stamp.
@@ -193,6 +205,9 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*record.Run, err
 	}
 	if otherVersion != "" && otherVersion != otherVerified {
 		fmt.Fprintf(stdio.Stderr, "warning: %s %s differs from %s, the version vibe-test's parser was verified on; results may be misread\n", other, otherVersion, otherVerified)
+	}
+	if judgeVersion != "" && judgeVersion != judgeVerified {
+		fmt.Fprintf(stdio.Stderr, "warning: %s %s differs from %s, the version vibe-test's parser was verified on; results may be misread\n", judgeAgent, judgeVersion, judgeVerified)
 	}
 	WarnNoJail(stdio.Stderr, jailKind, jailNote)
 	if run.Versions.ClaudeMismatch {

@@ -109,6 +109,10 @@ type Versions struct {
 	// was verified on; absent when only claude ran.
 	Agent         string `json:"agent,omitempty"`
 	AgentVerified string `json:"agent_verified,omitempty"`
+	// JudgeAgent and JudgeAgentVerified are the judge's CLI's when it is
+	// a third one (--agent codex --judge-agent gemini, say).
+	JudgeAgent         string `json:"judge_agent,omitempty"`
+	JudgeAgentVerified string `json:"judge_agent_verified,omitempty"`
 }
 
 // Skill identifies the skill measured.

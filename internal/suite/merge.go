@@ -223,6 +223,8 @@ func differs(a, b *record.Run) string {
 			name = b.Config.JudgeAgent
 		}
 		return fmt.Sprintf("%s version (%s, not %s)", name, b.Versions.Agent, a.Versions.Agent)
+	case a.Versions.JudgeAgent != b.Versions.JudgeAgent:
+		return fmt.Sprintf("%s version (%s, not %s)", b.Config.JudgeAgent, b.Versions.JudgeAgent, a.Versions.JudgeAgent)
 	case !sameJSON(criteria(a), criteria(b)):
 		return "rubric (extracted differently: put a reviewed rubric.json beside the SKILL.md for every shard)"
 	case !sameJSON(measured(a), measured(b)):
