@@ -1,0 +1,72 @@
+package scripted
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fixtureNames lists the recorded request bodies of one testdata folder.
+func fixtureNames(b *testing.B, dir string) []string {
+	b.Helper()
+	files, err := filepath.Glob(filepath.Join("testdata", dir, "*.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var names []string
+	for _, f := range files {
+		if name := filepath.Base(f); name != "index.json" {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		b.Fatalf("no fixtures in testdata/%s", dir)
+	}
+	return names
+}
+
+// The classification of each request body the real CLIs sent: the work
+// the server does per request before it routes, on bodies that carry a
+// whole conversation.
+func BenchmarkClassify(b *testing.B) {
+	for _, name := range fixtureNames(b, "requests") {
+		body := capturedBody(b, name)
+		b.Run(strings.TrimSuffix(name, "-request.json"), func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			for b.Loop() {
+				if _, err := classify(body); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkClassifyResponses(b *testing.B) {
+	for _, name := range fixtureNames(b, "responses") {
+		body := responsesBody(b, name)
+		b.Run(strings.TrimSuffix(name, ".json"), func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			for b.Loop() {
+				if _, _, err := classifyResponses(body); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkClassifyGemini(b *testing.B) {
+	for _, name := range fixtureNames(b, "gemini") {
+		name = strings.TrimSuffix(name, ".json")
+		body := geminiBody(b, name)
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			for b.Loop() {
+				if _, err := classifyGemini("gemini-2.5-flash", "streamGenerateContent", body); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
