@@ -95,6 +95,15 @@ const deferredPlaceholder = "DeferredToolPlaceholder"
 
 // classify parses a request body and derives kind, turn, step and prompt.
 func classify(body []byte) (classified, error) {
+	if c, ok := classifyFast(body); ok {
+		return c, nil
+	}
+	return classifyDecoded(body)
+}
+
+// classifyDecoded is classify by encoding/json: the reference the fast
+// reader (classifyFast) is held to, and the way of the bodies it declines.
+func classifyDecoded(body []byte) (classified, error) {
 	var req wireRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		return classified{}, fmt.Errorf("request body is not valid JSON: %v", err)
@@ -130,6 +139,203 @@ func classify(body []byte) (classified, error) {
 		}
 	}
 	return c, nil
+}
+
+// The fields of the Messages API request that classifyDecoded decodes,
+// for the fast reader (jsonscan.go).
+var (
+	requestFields = []string{"model", "stream", "system", "messages", "tools"}
+	messageFields = []string{"role", "content"}
+	blockFields   = []string{"type", "text"}
+	toolFields    = []string{"name", "input_schema"}
+	titleFields   = []string{"title"}
+)
+
+// classifyFast is classifyDecoded without decoding the body: it reads the
+// fields classification needs and skips the rest. ok is false for a body
+// it cannot answer for as classifyDecoded would (invalid JSON, a field of
+// another type, a field set twice, ...).
+func classifyFast(body []byte) (c classified, ok bool) {
+	s := string(body)
+	if !validJSON(s) {
+		return c, false
+	}
+	obj := topValue(s)
+	if obj[0] != '{' {
+		return c, false
+	}
+	var f [5]string
+	if !fields(obj, requestFields, f[:]) {
+		return c, false
+	}
+	model, stream, system, messages, tools := f[0], f[1], f[2], f[3], f[4]
+	c = classified{Body: body, Stream: true}
+	if model != "" {
+		if c.Model, ok = stringOrNull(model); !ok {
+			return c, false
+		}
+	}
+	switch stream {
+	case "", "null", "true":
+	case "false":
+		c.Stream = false
+	default:
+		return c, false
+	}
+	wt, ok := toolsOf(tools)
+	if !ok {
+		return c, false
+	}
+	c.Kind = kindOf(wt)
+	if c.Subagent, ok = subagentOf(system); !ok {
+		return c, false
+	}
+	switch {
+	case messages == "" || messages == "null":
+		return c, true
+	case messages[0] != '[':
+		return c, false
+	}
+	for m := range elements(messages) {
+		var mf [2]string
+		if m[0] != '{' || !fields(m, messageFields, mf[:]) {
+			return c, false
+		}
+		role := ""
+		if mf[0] != "" {
+			if role, ok = stringOrNull(mf[0]); !ok {
+				return c, false
+			}
+		}
+		switch role {
+		case "assistant":
+			c.Step++
+		case "user":
+			texts, isPrompt, ok := contentPrompt(mf[1])
+			if !ok {
+				return c, false
+			}
+			if isPrompt {
+				c.Turn++
+				c.Step = 0
+				c.Prompt = newestText(texts)
+			}
+		}
+	}
+	return c, true
+}
+
+// toolsOf reads the tools' names and input schemas' titles.
+func toolsOf(raw string) ([]wireTool, bool) {
+	switch {
+	case raw == "" || raw == "null":
+		return nil, true
+	case raw[0] != '[':
+		return nil, false
+	}
+	var tools []wireTool
+	for t := range elements(raw) {
+		var tf [2]string
+		if t[0] != '{' || !fields(t, toolFields, tf[:]) {
+			return nil, false
+		}
+		var w wireTool
+		var ok bool
+		if tf[0] != "" {
+			if w.Name, ok = stringOrNull(tf[0]); !ok {
+				return nil, false
+			}
+		}
+		switch schema := tf[1]; {
+		case schema == "" || schema == "null":
+		case schema[0] == '{':
+			var sf [1]string
+			if !fields(schema, titleFields, sf[:]) {
+				return nil, false
+			}
+			if sf[0] != "" {
+				w.InputSchema.Title = json.RawMessage(sf[0])
+			}
+		default:
+			return nil, false
+		}
+		tools = append(tools, w)
+	}
+	return tools, true
+}
+
+// subagentOf is isSubagent on the raw system field: false for a field that
+// does not decode into text blocks.
+func subagentOf(raw string) (subagent, ok bool) {
+	if raw == "" || raw[0] != '[' {
+		return false, true // absent, null or not an array: no blocks
+	}
+	first, typed := "", true
+	n := 0
+	for b := range elements(raw) {
+		var bf [2]string
+		switch {
+		case b[0] != '{':
+			if b != "null" {
+				typed = false
+				continue
+			}
+			return false, false
+		case !fields(b, blockFields, bf[:]):
+			return false, false
+		}
+		for _, v := range bf {
+			if v != "" && v != "null" && v[0] != '"' {
+				typed = false
+			}
+		}
+		if n == 0 && bf[1] != "" && bf[1][0] == '"' {
+			first = unquote(bf[1])
+		}
+		n++
+	}
+	return typed && n > 0 && strings.Contains(first, SubagentMark), true
+}
+
+// contentPrompt is promptTexts on a user message's raw content.
+func contentPrompt(raw string) (texts []string, isPrompt, ok bool) {
+	switch {
+	case raw == "" || raw == "null":
+		return nil, false, true
+	case raw[0] == '"':
+		texts, isPrompt = userPrompt([]string{unquote(raw)}, false)
+		return texts, isPrompt, true
+	case raw[0] != '[':
+		return nil, false, false
+	}
+	results := false
+	for b := range elements(raw) {
+		var bf [2]string
+		if b[0] != '{' || !fields(b, blockFields, bf[:]) {
+			return nil, false, false
+		}
+		typ, ok := "", true
+		if bf[0] != "" {
+			if typ, ok = stringOrNull(bf[0]); !ok {
+				return nil, false, false
+			}
+		}
+		if text := bf[1]; text != "" && text != "null" && text[0] != '"' {
+			return nil, false, false
+		}
+		switch typ {
+		case "tool_result":
+			results = true
+		case "text":
+			text := ""
+			if bf[1] != "" {
+				text, _ = stringOrNull(bf[1])
+			}
+			texts = append(texts, text)
+		}
+	}
+	texts, isPrompt = userPrompt(texts, results)
+	return texts, isPrompt, true
 }
 
 // kindOf tells an agent turn from structured and cold calls by the tools sent.
@@ -174,6 +380,7 @@ func promptTexts(m wireMessage) ([]string, bool, error) {
 		return nil, false, nil
 	}
 	var texts []string
+	results := false
 	content := bytes.TrimSpace(m.Content)
 	switch {
 	case len(content) == 0 || bytes.Equal(content, []byte("null")):
@@ -189,7 +396,6 @@ func promptTexts(m wireMessage) ([]string, bool, error) {
 		if err := json.Unmarshal(content, &blocks); err != nil {
 			return nil, false, err
 		}
-		results := false
 		for _, b := range blocks {
 			switch b.Type {
 			case "tool_result":
@@ -198,26 +404,33 @@ func promptTexts(m wireMessage) ([]string, bool, error) {
 				texts = append(texts, b.Text)
 			}
 		}
-		if results {
-			for _, t := range texts {
-				if strings.HasPrefix(strings.TrimSpace(t), SummaryRequest) {
-					return []string{t}, true, nil
-				}
+	}
+	texts, isPrompt := userPrompt(texts, results)
+	return texts, isPrompt, nil
+}
+
+// userPrompt is promptTexts' judgement on a user message's text blocks and
+// whether it carries tool results.
+func userPrompt(texts []string, results bool) ([]string, bool) {
+	if results {
+		for _, t := range texts {
+			if strings.HasPrefix(strings.TrimSpace(t), SummaryRequest) {
+				return []string{t}, true
 			}
-			return nil, false, nil
 		}
+		return nil, false
 	}
 	meaningful := 0
 	for _, t := range texts {
 		trimmed := strings.TrimSpace(t)
 		if strings.HasPrefix(trimmed, enforcePrefix) {
-			return nil, false, nil
+			return nil, false
 		}
 		if trimmed != "" && trimmed != noContent {
 			meaningful++
 		}
 	}
-	return texts, meaningful > 0, nil
+	return texts, meaningful > 0
 }
 
 // newestText picks the prompt out of a prompt message: the last text block.

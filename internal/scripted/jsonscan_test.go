@@ -1,0 +1,171 @@
+package scripted
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// Bodies of odd shapes that the fast readers must read as encoding/json
+// does: escapes, surrogates, malformed UTF-8, nulls, values of other types
+// where the decoder keeps going.
+var readBodies = []string{
+	`{}`, ` {"model":"m"} `,
+	`{"model":"m","messages":[{"role":"user","content":"hi \u00e9 \ud83d\ude00 \ud83d x \\ \/ \" \b\f\n\r\t"}]}`,
+	`{"messages":[{"role":"user","content":"lone \udc00 low, \ud800\u0041 broken pair"}]}`,
+	"{\"messages\":[{\"role\":\"user\",\"content\":\"bad \xff utf8 \xed\xa0\x80 \xe2\x82\"}]}",
+	`{"messages":[{"r\u006fle":"user","content":"escaped key"}]}`,
+	`{"messages":[{"role":"assistant","content":5},{"role":"user","content":"x"}]}`,
+	`{"messages":[{"role":"user","content":[{"type":"text","text":null}]}]}`,
+	`{"messages":[{"role":null,"content":"x"},{"role":"user","content":null},{"role":"user"}]}`,
+	`{"messages":null}`, `{"stream":false}`, `{"stream":null}`, `{"model":null}`,
+	`{"tools":[{"name":"StructuredOutput","input_schema":{"title":"verdict"}}]}`,
+	`{"tools":[{"name":"StructuredOutput","input_schema":{"title":5}}]}`,
+	`{"tools":[{"name":"StructuredOutput","input_schema":{"title":null}}]}`,
+	`{"tools":[{"name":"StructuredOutput","input_schema":{"title":"r\u0075bric"}}]}`,
+	`{"tools":[{"name":"StructuredOutput","input_schema":null}]}`,
+	`{"system":[{"type":"text","text":"x-anthropic-billing-header: cc_is_subagent=true;"}]}`,
+	`{"system":[{"type":"text","text":"cc_is_subagent=true"},5]}`,
+	`{"system":[{"type":"text","text":"cc_is_subagent=true"},{"text":5}]}`,
+	`{"system":[{"type":"text","text":"cc_is\u005fsubagent=true"}]}`,
+	`{"system":"cc_is_subagent=true"}`, `{"system":{"text":"cc_is_subagent=true"}}`, `{"system":[]}`, `{"system":null}`,
+	`{"messages":[{"role":"user","content":[{"type":"tool_result","content":[{"type":"text","text":"{\"a\":[1,2]}"}]},{"type":"text","text":"CRITICAL: Respond with TEXT ONLY. Do NOT call any tools. sum"}]}]}`,
+	`{"n":-0.5e+10,"m":[1E3,0,-1,true,false,null,{"a":{}}],"messages":[{"role":"user","content":"x"}]}`,
+	`{"x":` + strings.Repeat(`{"y":`, maxDepth-1) + `1` + strings.Repeat(`}`, maxDepth),
+}
+
+// oddBodies adds those the fast readers leave to encoding/json: invalid
+// JSON, keys set twice or in another case (U+017F folds to s), null
+// elements, values of another type where the decoder fails.
+var oddBodies = append([]string{
+	`null`, `[]`, `"x"`, `3`, `{"model":"m"}x`, `{"model":"m",}`, `{"model" "m"}`,
+	"{\"messages\":[{\"role\":\"user\",\"content\":\"ctl \x01\"}]}",
+	`{"messages":[{"role":"user","content":"bad \x escape"}]}`,
+	`{"messages":[{"role":"user","content":"short \u12"}]}`,
+	`{"model":"a","model":"b","messages":[{"role":"user","content":"x"}]}`,
+	`{"Model":"a","messages":[{"role":"user","content":"x"}]}`,
+	`{"MESSAGES":[{"role":"user","content":"x"}]}`,
+	"{\"me\u017f\u017fages\":[{\"role\":\"user\",\"content\":\"x\"}]}",
+	`{"messages":[{"role":"user","Content":"x"}]}`,
+	`{"messages":[{"role":"user","role":"assistant","content":"x"}]}`,
+	`{"messages":[{"role":"user","content":[{"type":"text","TEXT":"upper"}]}]}`,
+	`{"messages":[{"role":"user","content":[{"type":"text","text":"a","text":"b"}]}]}`,
+	`{"messages":[{"role":"user","content":[null,{"type":"text","text":"after null"}]}]}`,
+	`{"messages":[null,{"role":"user","content":"after null"}]}`,
+	`{"messages":[{"role":5,"content":"x"}]}`,
+	`{"messages":[{"role":"user","content":5}]}`,
+	`{"messages":[{"role":"user","content":{"type":"text"}}]}`,
+	`{"messages":[{"role":"user","content":[{"type":"text","text":5}]}]}`,
+	`{"messages":[{"role":"user","content":[{"type":5,"text":"x"}]}]}`,
+	`{"messages":[{"role":"user","content":[{"type":"tool_result","text":5}]}]}`,
+	`{"messages":{},"model":"m"}`, `{"messages":"x"}`, `{"messages":[1]}`,
+	`{"stream":"false"}`, `{"stream":0}`, `{"model":1}`,
+	`{"tools":[{"name":"StructuredOutput","input_schema":{"title":"verdict","title":"plan"}}]}`,
+	`{"tools":[{"name":"StructuredOutput","input_schema":{"Title":"plan"}}]}`,
+	`{"tools":[{"name":"StructuredOutput","input_schema":[]}]}`,
+	`{"tools":[{"name":"StructuredOutput"},{"name":5}]}`,
+	`{"tools":[{"name":"Bash"},null]}`, `{"tools":{}}`, `{"tools":"Bash"}`, `{"tools":[{"Name":"Bash"}]}`,
+	`{"system":[{"type":"text","text":"cc_is_subagent=true"},null]}`,
+	`{"system":[null,{"type":"text","text":"cc_is_subagent=true"}]}`,
+	`{"system":[{"type":"text","text":"cc_is_subagent=true","text":"no"}]}`,
+	`{"system":[{"type":"text","Text":"cc_is_subagent=true"}]}`,
+	`{"n":01}`, `{"n":1.}`, `{"n":-}`, `{"n":1e}`, `{"n":.5}`, `{"t":tru}`, `{"a":[1 2]}`, `{"a":[1,]}`, `[`, `{`, ``, ` `,
+	strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth),
+	strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1),
+}, readBodies...)
+
+func TestValidJSONAsEncodingJSON(t *testing.T) {
+	for _, s := range oddBodies {
+		if got, want := validJSON(s), json.Valid([]byte(s)); got != want {
+			t.Errorf("validJSON(%.80q) = %v, json.Valid %v", s, got, want)
+		}
+	}
+}
+
+func FuzzValidJSON(f *testing.F) {
+	for _, s := range oddBodies {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := validJSON(s), json.Valid([]byte(s)); got != want {
+			t.Errorf("validJSON(%q) = %v, json.Valid %v", s, got, want)
+		}
+	})
+}
+
+// unquote decodes every JSON string as encoding/json does.
+func FuzzUnquote(f *testing.F) {
+	for _, s := range []string{"", "plain", "é \U0001F600", `\u00e9\ud83d\ude00`, `\ud83d`, `\ud83dx`, `\udc00\ud800`, `\ud800\u0041`,
+		`\ud800\ud800\udc00`, `\ud800\u12`, `\"\\\/\b\f\n\r\t`, "\xff\xed\xa0\x80\xe2\x82", `a\u0000b`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, inner string) {
+		raw := `"` + inner + `"`
+		if !validJSON(raw) {
+			return
+		}
+		var want string
+		if err := json.Unmarshal([]byte(raw), &want); err != nil {
+			t.Fatalf("%q: valid, but %v", raw, err)
+		}
+		if got := unquote(raw); got != want {
+			t.Errorf("unquote(%q) = %q, want %q", raw, got, want)
+		}
+		if !utf8.ValidString(unquote(raw)) {
+			t.Errorf("unquote(%q) is not UTF-8", raw)
+		}
+	})
+}
+
+// sameClassification holds classifyFast to classifyDecoded on one body:
+// where the fast reader answers, the decoder answers the same and no error.
+func sameClassification(t *testing.T, body []byte) (fast bool) {
+	t.Helper()
+	got, ok := classifyFast(body)
+	want, err := classifyDecoded(body)
+	if !ok {
+		return false
+	}
+	if err != nil {
+		t.Fatalf("%.200q: the fast reader answered %+v, the decoder %v", body, got, err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%.200q:\n fast    %+v\n decoded %+v", body, got, want)
+	}
+	return true
+}
+
+// The fast reader answers for every body the real CLI sent, as the decoder.
+func TestClassifyFastOnRecordedBodies(t *testing.T) {
+	for _, name := range []string{"append-system-prompt-file-request.json", "compact-continued-request.json",
+		"compact-summary-request.json", "fork-skill-subagent-request.json", "json-schema-enforce-request.json",
+		"skill-invoked-followup-request.json", "skill-listing-first-request.json", "slash-skill-prompt-request.json"} {
+		if !sameClassification(t, capturedBody(t, name)) {
+			t.Errorf("%s: the fast reader declined a body the CLI sent", name)
+		}
+	}
+}
+
+func TestClassifyFastOnOddBodies(t *testing.T) {
+	for _, b := range oddBodies {
+		sameClassification(t, []byte(b))
+	}
+	for _, b := range readBodies {
+		if !sameClassification(t, []byte(b)) {
+			t.Errorf("the fast reader declined %.80q", b)
+		}
+	}
+}
+
+func FuzzClassify(f *testing.F) {
+	for _, b := range oddBodies {
+		f.Add([]byte(b))
+	}
+	f.Add(capturedBody(f, "json-schema-enforce-request.json"))
+	f.Add(capturedBody(f, "compact-summary-request.json"))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		sameClassification(t, body)
+	})
+}
