@@ -161,51 +161,50 @@ func classifyFast(body []byte) (c classified, ok bool) {
 		return c, false
 	}
 	obj := topValue(s)
-	if obj[0] != '{' {
-		return c, false
-	}
 	var f [5]string
-	if !fields(obj, requestFields, f[:]) {
+	if obj[0] != '{' || !fields(obj, requestFields, f[:]) {
 		return c, false
 	}
 	model, stream, system, messages, tools := f[0], f[1], f[2], f[3], f[4]
-	c = classified{Body: body, Stream: true}
-	if model != "" {
-		if c.Model, ok = stringOrNull(model); !ok {
-			return c, false
-		}
-	}
-	switch stream {
-	case "", "null", "true":
-	case "false":
-		c.Stream = false
-	default:
+	c = classified{Body: body, Stream: stream != "false"}
+	if c.Model, ok = stringOrNull(model); !ok {
 		return c, false
 	}
-	wt, ok := toolsOf(tools)
-	if !ok {
+	if _, ok = boolOrNull(stream); !ok {
+		return c, false
+	}
+	var wt []wireTool
+	if !forObjects(tools, func(t string) bool {
+		var w wireTool
+		var tf [2]string
+		if !fields(t, toolFields, tf[:]) {
+			return false
+		}
+		if w.Name, ok = stringOrNull(tf[0]); !ok {
+			return false
+		}
+		wt = append(wt, w)
+		return inObject(tf[1], titleFields, func(sf []string) bool {
+			if sf[0] != "" {
+				wt[len(wt)-1].InputSchema.Title = json.RawMessage(sf[0])
+			}
+			return true
+		})
+	}) {
 		return c, false
 	}
 	c.Kind = kindOf(wt)
 	if c.Subagent, ok = subagentOf(system); !ok {
 		return c, false
 	}
-	switch {
-	case messages == "" || messages == "null":
-		return c, true
-	case messages[0] != '[':
-		return c, false
-	}
-	for m := range elements(messages) {
+	if !forObjects(messages, func(m string) bool {
 		var mf [2]string
-		if m[0] != '{' || !fields(m, messageFields, mf[:]) {
-			return c, false
+		if !fields(m, messageFields, mf[:]) {
+			return false
 		}
-		role := ""
-		if mf[0] != "" {
-			if role, ok = stringOrNull(mf[0]); !ok {
-				return c, false
-			}
+		role, ok := stringOrNull(mf[0])
+		if !ok {
+			return false
 		}
 		switch role {
 		case "assistant":
@@ -213,55 +212,19 @@ func classifyFast(body []byte) (c classified, ok bool) {
 		case "user":
 			texts, isPrompt, ok := contentPrompt(mf[1])
 			if !ok {
-				return c, false
+				return false
 			}
 			if isPrompt {
 				c.Turn++
-				c.Step = 0
+				c.Step = 0 // Step counts the assistant messages after the newest prompt
 				c.Prompt = newestText(texts)
 			}
 		}
+		return true
+	}) {
+		return c, false
 	}
 	return c, true
-}
-
-// toolsOf reads the tools' names and input schemas' titles.
-func toolsOf(raw string) ([]wireTool, bool) {
-	switch {
-	case raw == "" || raw == "null":
-		return nil, true
-	case raw[0] != '[':
-		return nil, false
-	}
-	var tools []wireTool
-	for t := range elements(raw) {
-		var tf [2]string
-		if t[0] != '{' || !fields(t, toolFields, tf[:]) {
-			return nil, false
-		}
-		var w wireTool
-		var ok bool
-		if tf[0] != "" {
-			if w.Name, ok = stringOrNull(tf[0]); !ok {
-				return nil, false
-			}
-		}
-		switch schema := tf[1]; {
-		case schema == "" || schema == "null":
-		case schema[0] == '{':
-			var sf [1]string
-			if !fields(schema, titleFields, sf[:]) {
-				return nil, false
-			}
-			if sf[0] != "" {
-				w.InputSchema.Title = json.RawMessage(sf[0])
-			}
-		default:
-			return nil, false
-		}
-		tools = append(tools, w)
-	}
-	return tools, true
 }
 
 // subagentOf is isSubagent on the raw system field: false for a field that
@@ -270,27 +233,22 @@ func subagentOf(raw string) (subagent, ok bool) {
 	if raw == "" || raw[0] != '[' {
 		return false, true // absent, null or not an array: no blocks
 	}
-	first, typed := "", true
-	n := 0
+	first, typed, n := "", true, 0
 	for b := range elements(raw) {
 		var bf [2]string
 		switch {
+		case b == "null":
+			b = "{}"
 		case b[0] != '{':
-			if b != "null" {
-				typed = false
-				continue
-			}
-			return false, false
-		case !fields(b, blockFields, bf[:]):
+			typed = false
+			continue
+		}
+		if !fields(b, blockFields, bf[:]) {
 			return false, false
 		}
-		for _, v := range bf {
-			if v != "" && v != "null" && v[0] != '"' {
-				typed = false
-			}
-		}
-		if n == 0 && bf[1] != "" && bf[1][0] == '"' {
-			first = unquote(bf[1])
+		typed = typed && stringsOrNull(bf[:]...)
+		if n == 0 && stringsOrNull(bf[1]) {
+			first, _ = stringOrNull(bf[1])
 		}
 		n++
 	}
@@ -305,34 +263,23 @@ func contentPrompt(raw string) (texts []string, isPrompt, ok bool) {
 	case raw[0] == '"':
 		texts, isPrompt = userPrompt([]string{unquote(raw)}, false)
 		return texts, isPrompt, true
-	case raw[0] != '[':
-		return nil, false, false
 	}
 	results := false
-	for b := range elements(raw) {
+	if !forObjects(raw, func(b string) bool {
 		var bf [2]string
-		if b[0] != '{' || !fields(b, blockFields, bf[:]) {
-			return nil, false, false
+		if !fields(b, blockFields, bf[:]) || !stringsOrNull(bf[:]...) {
+			return false
 		}
-		typ, ok := "", true
-		if bf[0] != "" {
-			if typ, ok = stringOrNull(bf[0]); !ok {
-				return nil, false, false
-			}
-		}
-		if text := bf[1]; text != "" && text != "null" && text[0] != '"' {
-			return nil, false, false
-		}
-		switch typ {
+		switch typ, _ := stringOrNull(bf[0]); typ {
 		case "tool_result":
 			results = true
 		case "text":
-			text := ""
-			if bf[1] != "" {
-				text, _ = stringOrNull(bf[1])
-			}
+			text, _ := stringOrNull(bf[1])
 			texts = append(texts, text)
 		}
+		return true
+	}) {
+		return nil, false, false
 	}
 	texts, isPrompt = userPrompt(texts, results)
 	return texts, isPrompt, true

@@ -374,17 +374,41 @@ func hex4(s string) rune {
 	return r
 }
 
-// stringOrNull reads a value encoding/json would decode into a string
-// field: a string, or null for "". ok is false for any other value, which
-// encoding/json answers with an error.
+// The helpers below read a raw value as encoding/json decodes it into a
+// field of a fresh struct; "" stands for a field the body does not have.
+// ok false means the decoder would fail, or decode in a way they do not
+// follow (see fields).
+
+// stringOrNull reads a string field: a string, or "" for null or none.
 func stringOrNull(raw string) (s string, ok bool) {
 	switch {
-	case raw == "null":
+	case raw == "" || raw == "null":
 		return "", true
 	case raw[0] == '"':
 		return unquote(raw), true
 	}
 	return "", false
+}
+
+// stringsOrNull tells whether each value would decode into a string field.
+func stringsOrNull(raws ...string) bool {
+	for _, r := range raws {
+		if r != "" && r != "null" && r[0] != '"' {
+			return false
+		}
+	}
+	return true
+}
+
+// boolOrNull reads a bool field.
+func boolOrNull(raw string) (b, ok bool) {
+	switch raw {
+	case "", "null", "false":
+		return false, true
+	case "true":
+		return true, true
+	}
+	return false, false
 }
 
 // fields maps an object's members onto the names a struct decodes, as
@@ -412,6 +436,42 @@ func fields(obj string, names []string, vals []string) bool {
 			if strings.EqualFold(key, n) {
 				return false
 			}
+		}
+	}
+	return true
+}
+
+// inObject reads a struct field: fn gets the values of names in the
+// object (fields); an absent or null field leaves the struct as it is.
+func inObject(raw string, names []string, fn func(vals []string) bool) bool {
+	switch {
+	case raw == "" || raw == "null":
+		return true
+	case raw[0] != '{':
+		return false
+	}
+	vals := make([]string, len(names))
+	return fields(raw, names, vals) && fn(vals)
+}
+
+// forObjects reads a slice-of-structs field: fn gets each element, "{}"
+// for a null one (which leaves a fresh element as {} does).
+func forObjects(raw string, fn func(elem string) bool) bool {
+	switch {
+	case raw == "" || raw == "null":
+		return true
+	case raw[0] != '[':
+		return false
+	}
+	for e := range elements(raw) {
+		switch {
+		case e == "null":
+			e = "{}"
+		case e[0] != '{':
+			return false
+		}
+		if !fn(e) {
+			return false
 		}
 	}
 	return true

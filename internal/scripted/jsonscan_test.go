@@ -169,3 +169,76 @@ func FuzzClassify(f *testing.F) {
 		sameClassification(t, body)
 	})
 }
+
+// Responses API bodies of odd shapes (see readBodies and oddBodies).
+var respReadBodies = []string{
+	`{}`, `{"input":null,"tools":null,"text":null}`,
+	`{"model":"m","stream":false,"prompt_cache_key":"k\u00e9","input":[{"type":"message","role":"user","content":"hi"}]}`,
+	`{"prompt_cache_key":5,"input":[{"role":"user","content":[{"type":"input_text","text":"a"},{"type":"input_text","text":"<environment_context>x"}]}]}`,
+	`{"input":[null,{"type":"message","role":"user","content":[null,{"type":"text","text":"b"},{"type":"input_image","text":null,"image_url":"x"}]}]}`,
+	`{"input":[{"role":"user","content":"first"},{"type":"function_call","name":"x"},{"type":"function_call_output"},{"type":"message","role":"assistant","content":5},{"type":"reasoning"}]}`,
+	`{"input":[{"role":"user","content":"You are performing a CONTEXT CHECKPOINT COMPACTION. x"}]}`,
+	`{"input":[{"role":"user","content":"Another language model started to solve this problem and produced a summary of its thinking process. x"},{"role":"user","content":"next"}]}`,
+	`{"tools":[{"type":"custom","name":"apply_patch"},null,{"name":null}],"input":[]}`,
+	`{"text":{"format":{"type":"json_schema","schema":{"title":"verdict"}}}}`,
+	`{"text":{"format":{"type":"json_schema","schema":{"title":5}}}}`,
+	`{"text":{"format":{"type":"json_schema","schema":null}}}`,
+	`{"text":{"format":{"type":"json_schema"}}}`,
+	`{"text":{"format":{"type":"text","schema":{"title":"plan"}}}}`,
+	`{"text":{"format":null,"verbosity":"low"}}`,
+}
+
+var respOddBodies = append([]string{
+	`[]`, `null`, `{"input":{}}`, `{"input":[1]}`, `{"input":[{"role":5}]}`, `{"input":[{"role":"assistant","type":5}]}`,
+	`{"input":[{"role":"user","content":5}]}`, `{"input":[{"role":"user","content":[1]}]}`,
+	`{"input":[{"role":"user","content":[{"type":"text","text":5}]}]}`,
+	`{"input":[{"role":"user","Content":"x"}]}`, `{"Input":[]}`, `{"input":[],"input":[]}`,
+	`{"prompt_cache_key":"a","prompt_cache_key":"b"}`, `{"Prompt_Cache_Key":"a"}`,
+	`{"tools":[{"name":5}]}`, `{"tools":[5]}`, `{"tools":{}}`, `{"text":5}`, `{"text":{"format":5}}`,
+	`{"text":{"format":{"type":5}}}`, `{"text":{"format":{"type":"json_schema","schema":5}}}`,
+	`{"text":{"format":{"type":"json_schema","schema":{"Title":"plan"}}}}`, `{"stream":1}`, `{"model":[]}`,
+}, respReadBodies...)
+
+func sameResponsesClassification(t *testing.T, body []byte) (fast bool) {
+	t.Helper()
+	got, gx, ok := classifyResponsesFast(body)
+	want, wx, err := classifyResponsesDecoded(body)
+	if !ok {
+		return false
+	}
+	if err != nil {
+		t.Fatalf("%.200q: the fast reader answered %+v, the decoder %v", body, got, err)
+	}
+	if !reflect.DeepEqual(got, want) || gx != wx {
+		t.Errorf("%.200q:\n fast    %+v %+v\n decoded %+v %+v", body, got, gx, want, wx)
+	}
+	return true
+}
+
+func TestClassifyResponsesFast(t *testing.T) {
+	for _, name := range []string{"apply-patch-followup.json", "compact-continued-request.json", "compact-summary-request.json",
+		"first-request.json", "resumed-turn-request.json", "skill-dollar-request.json", "skill-read-followup.json",
+		"structured-request.json", "tool-output-followup.json"} {
+		if !sameResponsesClassification(t, responsesBody(t, name)) {
+			t.Errorf("%s: the fast reader declined a body codex sent", name)
+		}
+	}
+	for _, b := range respOddBodies {
+		sameResponsesClassification(t, []byte(b))
+	}
+	for _, b := range respReadBodies {
+		if !sameResponsesClassification(t, []byte(b)) {
+			t.Errorf("the fast reader declined %.80q", b)
+		}
+	}
+}
+
+func FuzzClassifyResponses(f *testing.F) {
+	for _, b := range respOddBodies {
+		f.Add([]byte(b))
+	}
+	f.Add(responsesBody(f, "structured-request.json"))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		sameResponsesClassification(t, body)
+	})
+}
