@@ -242,3 +242,76 @@ func FuzzClassifyResponses(f *testing.F) {
 		sameResponsesClassification(t, body)
 	})
 }
+
+// Gemini API bodies of odd shapes (see readBodies and oddBodies).
+var geminiReadBodies = []string{
+	`{}`, `{"contents":null,"systemInstruction":null,"tools":null,"generationConfig":null}`,
+	`{"contents":[{"role":"user","parts":[{"text":"<session_context>\nday\n- **Directory Structure:**\ntree"},{"text":"hi \u00e9"}]}]}`,
+	`{"contents":[{"role":"user","parts":[{"text":"no context"}]},{"role":"model","parts":[{"text":"x","thought":true},{"functionCall":{"name":"f"}}]},{"role":"user","parts":[{"functionResponse":null}]}]}`,
+	`{"contents":[null,{"role":"user","parts":[null,{"text":null},{"text":"  "},{"text":"p","thought":false}]},{"role":"model","parts":[{"text":"Got it. Thanks for the additional context!"}]}]}`,
+	`{"contents":[{"role":"user","parts":[{"text":"a","functionResponse":{"r":1}}]}],"tools":[{"functionDeclarations":[{"name":"x"},null,{}]},null,{}]}`,
+	`{"systemInstruction":{"parts":[{"text":"<state_snapshot>"},{"text":"<skill> <name>n</name> <description>d</description>"}]},"contents":[{"role":"user","parts":[{"text":"sum"}]}]}`,
+	`{"systemInstruction":{"role":"user","parts":null}}`,
+	`{"generationConfig":{"responseJsonSchema":{"title":"verdict"},"temperature":0}}`,
+	`{"generationConfig":{"responseJsonSchema":null},"tools":[{"functionDeclarations":[{"name":"x"}]}]}`,
+	`{"generationConfig":{"responseSchema":{"properties":{"next_speaker":{}}}}}`,
+	`{"generationConfig":{"responseJsonSchema":{"title":"plan"},"responseSchema":{"title":"rubric"}}}`,
+	`{"generationConfig":{"responseJsonSchema":5}}`,
+}
+
+var geminiOddBodies = append([]string{
+	`[]`, `null`, `{"contents":{}}`, `{"contents":[1]}`, `{"contents":[{"role":5}]}`, `{"contents":[{"parts":{}}]}`,
+	`{"contents":[{"parts":[{"text":5}]}]}`, `{"contents":[{"parts":[{"thought":"yes"}]}]}`, `{"contents":[{"parts":[5]}]}`,
+	`{"Contents":[]}`, `{"contents":[{"Parts":[]}]}`, `{"contents":[{"parts":[{"Text":"x"}]}]}`,
+	`{"contents":[{"parts":[{"text":"a","text":"b"}]}]}`, `{"systemInstruction":"x"}`, `{"systemInstruction":[]}`,
+	`{"tools":{}}`, `{"tools":[{"functionDeclarations":{}}]}`, `{"tools":[{"functionDeclarations":[{"name":5}]}]}`,
+	`{"tools":[5]}`, `{"generationConfig":5}`, `{"generationConfig":{"ResponseJsonSchema":{}}}`,
+}, geminiReadBodies...)
+
+func sameGeminiClassification(t *testing.T, body []byte) (fast bool) {
+	t.Helper()
+	seen, ok := geminiSeenFast(body)
+	want, err := geminiSeenDecoded(body)
+	if !ok {
+		return false
+	}
+	if err != nil {
+		t.Fatalf("%.200q: the fast reader answered %+v, the decoder %v", body, seen, err)
+	}
+	if (seen.first == nil) != (want.first == nil) || seen.first != nil && string(seen.first()) != string(want.first()) {
+		t.Errorf("%.200q: the first content differs", body)
+	}
+	for _, method := range []string{"streamGenerateContent", "generateContent"} {
+		got, want := classifyGeminiSeen("m", method, body, seen), classifyGeminiSeen("m", method, body, want)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%.200q:\n fast    %+v\n decoded %+v", body, got, want)
+		}
+	}
+	return true
+}
+
+func TestClassifyGeminiFast(t *testing.T) {
+	for _, name := range []string{"plain-first", "resumed-history", "skill-activated-followup", "skill-listing-resumed", "structured-judge"} {
+		if !sameGeminiClassification(t, geminiBody(t, name)) {
+			t.Errorf("%s: the fast reader declined a body the CLI sent", name)
+		}
+	}
+	for _, b := range geminiOddBodies {
+		sameGeminiClassification(t, []byte(b))
+	}
+	for _, b := range geminiReadBodies {
+		if !sameGeminiClassification(t, []byte(b)) {
+			t.Errorf("the fast reader declined %.80q", b)
+		}
+	}
+}
+
+func FuzzClassifyGemini(f *testing.F) {
+	for _, b := range geminiOddBodies {
+		f.Add([]byte(b))
+	}
+	f.Add(geminiBody(f, "structured-judge"))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		sameGeminiClassification(t, body)
+	})
+}
