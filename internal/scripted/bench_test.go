@@ -70,3 +70,28 @@ func BenchmarkClassifyGemini(b *testing.B) {
 		})
 	}
 }
+
+// Matching the rules of every persona against a filler prompt, as route
+// does at each step of a filler turn (the demo's task pattern, a
+// case-insensitive alternation, over a passage of a few KB).
+func BenchmarkRuleMatch(b *testing.B) {
+	var rules []Rule
+	for _, persona := range []string{PersonaSteady, PersonaDecaying, PersonaNever, PersonaEscaping, PersonaNoisy, PersonaForgetting} {
+		rs, err := PersonaRules(persona, Procedure{TaskPattern: `(?i)in stock|widgets|gaskets|hinges`})
+		if err != nil {
+			b.Fatal(err)
+		}
+		rules = append(rules, rs...)
+	}
+	compiled, err := compile(rules)
+	if err != nil {
+		b.Fatal(err)
+	}
+	prompt := strings.Repeat("Read this passage about the harbour's history and tell me what you make of it. ", 50)
+	c := classified{Kind: KindAgent, Turn: 3, Step: 1, Prompt: prompt, Body: []byte(`{}`)}
+	for b.Loop() {
+		for i := range compiled {
+			compiled[i].matches(c, PersonaForgetting)
+		}
+	}
+}
