@@ -224,6 +224,8 @@ func classifyFast(body []byte) (c classified, ok bool) {
 	}) {
 		return c, false
 	}
+	// Both may be parts of s, which they would keep alive in the records.
+	c.Model, c.Prompt = strings.Clone(c.Model), strings.Clone(c.Prompt)
 	return c, true
 }
 

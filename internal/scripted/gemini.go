@@ -148,7 +148,9 @@ func classifyGemini(model, method string, body []byte) (geminiCall, error) {
 			return geminiCall{}, err
 		}
 	}
-	return classifyGeminiSeen(model, method, body, seen), nil
+	g := classifyGeminiSeen(model, method, body, seen)
+	g.Prompt = strings.Clone(g.Prompt) // not a part of the body's string copy, kept in the records
+	return g, nil
 }
 
 // geminiSeenDecoded reads a request by encoding/json: the reference of

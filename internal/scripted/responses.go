@@ -305,6 +305,8 @@ func classifyResponsesFast(body []byte) (c classified, x respExtra, ok bool) {
 		return c, x, false
 	}
 	c.Step = respSteps(items[newest+1:])
+	// Parts of s, which they would keep alive in the records.
+	c.Model, c.Prompt, x.cacheKey = strings.Clone(c.Model), strings.Clone(c.Prompt), strings.Clone(x.cacheKey)
 	return respCompaction(c, s), x, true
 }
 
