@@ -349,7 +349,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	defer s.inflight.Add(-1)
 	ctx := r.Context()
 
-	body, readErr := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	body, readErr := readBody(r)
 	idx := s.record(body, r.Header)
 
 	if r.Method == http.MethodPost && r.URL.Path == "/v1/responses" && readErr == nil {
@@ -426,6 +426,31 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		writeSSE(ctx, w, msg)
 	} else {
 		writeJSON(w, msg)
+	}
+}
+
+// readBody is io.ReadAll(io.LimitReader(r.Body, maxBody)) into a buffer of
+// the length the request announces: the CLI's bodies are tens of KB, which
+// ReadAll reaches by doubling from 512 bytes, copying each time.
+func readBody(r *http.Request) ([]byte, error) {
+	n := int64(512)
+	if r.ContentLength > 0 && r.ContentLength < maxBody {
+		n = r.ContentLength + 1 // room for the read that meets EOF
+	}
+	lr := io.LimitReader(r.Body, maxBody)
+	b := make([]byte, 0, n)
+	for {
+		m, err := lr.Read(b[len(b):cap(b)])
+		b = b[:len(b)+m]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
 	}
 }
 
