@@ -95,3 +95,21 @@ func BenchmarkRuleMatch(b *testing.B) {
 		}
 	}
 }
+
+// The data of one answer's stream events: sseEvents against the maps
+// marshalled through reflection that writeSSE sent before it.
+func BenchmarkSSEEvents(b *testing.B) {
+	m := message{ID: "msg_scripted_000042", Model: "claude-opus-5-5", Text: "Running the census first.",
+		Uses:  []toolUse{{Name: "Bash", Input: []byte(`{"command":"bash .claude/skills/stock-ledger/scripts/census.sh","description":"Run the stock census"}`)}},
+		Usage: Usage{Input: 40, CacheCreation: 2100, CacheRead: 14000, Output: 40}, Seq: 42}
+	b.Run("direct", func(b *testing.B) {
+		for b.Loop() {
+			m.sseEvents()
+		}
+	})
+	b.Run("maps", func(b *testing.B) {
+		for b.Loop() {
+			marshalledEvents(b, m)
+		}
+	})
+}
