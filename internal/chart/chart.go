@@ -334,7 +334,7 @@ func Render(w io.Writer, d Data) error {
 	if !HasScript() {
 		return ErrNoScript
 	}
-	if err := checkInlineable(echartsScript); err != nil {
+	if err := checkScript(echartsScript); err != nil {
 		return err
 	}
 	line, err := build(d)
