@@ -97,6 +97,14 @@ func validValue(s string, i, depth int) (int, bool) {
 
 func validString(s string, i int) (int, bool) {
 	for i++; i < len(s); i++ {
+		// Eight bytes at a time while none ends the string, escapes or
+		// must not be in it: most of a body is text inside strings.
+		for i+8 <= len(s) && !special(le64(s[i:i+8])) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		switch c := s[i]; {
 		case c == '"':
 			return i + 1, true
@@ -124,6 +132,22 @@ func validString(s string, i int) (int, bool) {
 		}
 	}
 	return i, false
+}
+
+// le64 is the eight bytes of s as a little-endian word.
+func le64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// special tells whether a byte of x is a quote, a backslash or below
+// 0x20 (the word tricks of "Bit Twiddling Hacks": a byte is zero, a byte
+// is less than n; both are exact about whether there is one).
+func special(x uint64) bool {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	zero := func(v uint64) uint64 { return (v - lo) & ^v & hi }
+	return (zero(x^(lo*'"')) | zero(x^(lo*'\\')) | (x-lo*' ')&^x&hi) != 0
 }
 
 func isHex(c byte) bool {

@@ -315,3 +315,18 @@ func FuzzClassifyGemini(f *testing.F) {
 		sameGeminiClassification(t, body)
 	})
 }
+
+// special finds a quote, a backslash or a control character at any of the
+// eight places, and passes every other byte.
+func TestSpecialWord(t *testing.T) {
+	for c := range 256 {
+		want := c == '"' || c == '\\' || c < ' '
+		for at := range 8 {
+			w := []byte("abcdefgh")
+			w[at] = byte(c)
+			if got := special(le64(string(w))); got != want {
+				t.Errorf("byte %#x at %d: special = %v", c, at, got)
+			}
+		}
+	}
+}
