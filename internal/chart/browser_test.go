@@ -269,10 +269,11 @@ c.dispatchAction({type: "showTip", seriesIndex: s, dataIndex: 1});
 	})
 }
 
-// openPage renders d, opens it in the browser with an alert trap and,
-// after the chart, the given showTip action; returns the DOM and saves a
-// screenshot named shot in artifacts. With plainShot, it also saves one
-// without the tooltip, which covers part of the chart.
+// openPage renders d, opens it in the browser with an alert trap, saves
+// a screenshot of it as it opens (plainShot in artifacts), then runs the
+// given showTip action on the chart and returns the DOM and saves a
+// screenshot named shot, with the tooltip, which covers part of the
+// chart. One page load for both.
 func openPage(t *testing.T, browser *testenv.Browser, d Data, artifacts, showTip, shot, plainShot string) string {
 	t.Helper()
 	var page bytes.Buffer
@@ -280,34 +281,23 @@ func openPage(t *testing.T, browser *testenv.Browser, d Data, artifacts, showTip
 		t.Fatal(err)
 	}
 	// The harness around the page: an alert that leaves a mark in the DOM,
-	// before anything else runs; and after the chart, a tooltip.
-	plain := strings.Replace(page.String(), "<head>",
+	// before anything else runs.
+	html := strings.Replace(page.String(), "<head>",
 		`<head><script>window.alert = function () { document.documentElement.setAttribute("data-alerted", "yes") }</script>`, 1)
-	html := plain + `<script>
-echarts.getInstanceByDom(document.getElementById("decay")).dispatchAction(` + showTip + `);
-</script>`
-	dir := t.TempDir()
-	file := filepath.Join(dir, "chart.html")
+	file := filepath.Join(t.TempDir(), "chart.html")
 	if err := os.WriteFile(file, []byte(html), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	dom := dumpAndShoot(t, browser, file, filepath.Join(artifacts, shot), 1100, 1300)
-	if plainShot != "" {
-		plainFile := filepath.Join(dir, "plain.html")
-		if err := os.WriteFile(plainFile, []byte(plain), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		screenshot(t, browser, plainFile, filepath.Join(artifacts, plainShot))
-	}
-	return dom
-}
-
-// screenshot saves a PNG of the page in file, tall enough for the chart
-// and the top of the report, and logs where.
-func screenshot(t *testing.T, browser *testenv.Browser, file, path string) {
-	t.Helper()
-	browser.Open(t, "file://"+file, 1100, 1300, path)
+	tab := browser.Load(t, "file://"+file, 1100, 1300)
+	defer tab.Close()
+	path := filepath.Join(artifacts, plainShot)
+	tab.Screenshot(t, path)
 	checkShot(t, path)
+	tab.Run(t, `echarts.getInstanceByDom(document.getElementById("decay")).dispatchAction(`+showTip+`)`)
+	path = filepath.Join(artifacts, shot)
+	tab.Screenshot(t, path)
+	checkShot(t, path)
+	return tab.DOM(t)
 }
 
 // dumpAndShoot opens the page in file once (drawing a chart costs about a

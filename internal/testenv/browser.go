@@ -197,132 +197,203 @@ func (b *Browser) call(ctx context.Context, session, method string, params any) 
 	}
 }
 
-// Open loads url in a new tab of width×height pixels (0×0: Chromium's
-// default window), lets its timers run for 5 s of virtual time after the
-// load, and returns its DOM as --dump-dom prints it; with shot, it saves a
-// PNG of the tab there. An uncaught error of the page fails the test.
+// Open loads url in a new tab (Load), returns its DOM and, with shot,
+// saves a PNG of it there, then closes the tab.
 func (b *Browser) Open(t testing.TB, url string, width, height int, shot string) string {
 	t.Helper()
-	dom, err := b.open(t, url, width, height, shot)
-	if err != nil {
-		t.Fatalf("chromium, %s: %v\nstderr:\n%s", url, err, Tail(b.stderr.String(), 3000))
+	tab := b.Load(t, url, width, height)
+	defer tab.Close()
+	if shot != "" {
+		tab.Screenshot(t, shot)
 	}
-	return dom
+	return tab.DOM(t)
 }
 
-func (b *Browser) open(t testing.TB, url string, width, height int, shot string) (string, error) {
+// Tab is a page open in the browser, for one test.
+type Tab struct {
+	b       *Browser
+	t       testing.TB
+	ctx     context.Context
+	cancel  context.CancelFunc
+	target  string
+	session string
+	events  chan cdpMessage
+}
+
+// Load opens url in a new tab of width×height pixels (0×0: Chromium's
+// default window) and lets its timers run for 5 s of virtual time after
+// the load. An uncaught error of the page, then or later, fails the test.
+// The caller closes the tab.
+func (b *Browser) Load(t testing.TB, url string, width, height int) *Tab {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
-	defer cancel()
+	tab := &Tab{b: b, t: t, ctx: ctx, cancel: cancel, events: make(chan cdpMessage, 256)}
+	tab.check(tab.load(url, width, height))
+	return tab
+}
+
+func (tab *Tab) load(url string, width, height int) error {
 	var target struct{ TargetID string }
-	if res, err := b.call(ctx, "", "Target.createTarget", map[string]any{"url": "about:blank"}); err != nil {
-		return "", err
-	} else if err := json.Unmarshal(res, &target); err != nil {
-		return "", err
+	if err := tab.browserCall("Target.createTarget", map[string]any{"url": "about:blank"}, &target); err != nil {
+		return err
 	}
-	defer func() {
-		_, _ = b.call(context.Background(), "", "Target.closeTarget", map[string]any{"targetId": target.TargetID})
-	}()
+	tab.target = target.TargetID
 	var attached struct{ SessionID string }
-	if res, err := b.call(ctx, "", "Target.attachToTarget", map[string]any{"targetId": target.TargetID, "flatten": true}); err != nil {
-		return "", err
-	} else if err := json.Unmarshal(res, &attached); err != nil {
-		return "", err
+	if err := tab.browserCall("Target.attachToTarget", map[string]any{"targetId": tab.target, "flatten": true}, &attached); err != nil {
+		return err
 	}
-	s := attached.SessionID
-	events := make(chan cdpMessage, 256)
-	b.mu.Lock()
-	b.events[s] = events
-	b.mu.Unlock()
-	defer func() {
-		b.mu.Lock()
-		delete(b.events, s)
-		b.mu.Unlock()
-	}()
-	for _, c := range []struct {
-		method string
-		params any
-	}{
-		{"Page.enable", nil},
-		{"Runtime.enable", nil},
-	} {
-		if _, err := b.call(ctx, s, c.method, c.params); err != nil {
-			return "", err
+	tab.session = attached.SessionID
+	tab.b.mu.Lock()
+	tab.b.events[tab.session] = tab.events
+	tab.b.mu.Unlock()
+	for _, method := range []string{"Page.enable", "Runtime.enable"} {
+		if err := tab.call(method, nil, nil); err != nil {
+			return err
 		}
 	}
 	if width > 0 {
-		if _, err := b.call(ctx, s, "Emulation.setDeviceMetricsOverride",
-			map[string]any{"width": width, "height": height, "deviceScaleFactor": 1, "mobile": false}); err != nil {
-			return "", err
+		if err := tab.call("Emulation.setDeviceMetricsOverride",
+			map[string]any{"width": width, "height": height, "deviceScaleFactor": 1, "mobile": false}, nil); err != nil {
+			return err
 		}
 	}
-	if _, err := b.call(ctx, s, "Page.navigate", map[string]any{"url": url}); err != nil {
-		return "", err
+	if err := tab.call("Page.navigate", map[string]any{"url": url}, nil); err != nil {
+		return err
 	}
-	// wait reads the tab's events until one named method, failing the
-	// test on each uncaught error on the way.
-	wait := func(method string) error {
-		for {
-			select {
-			case m := <-events:
-				switch m.Method {
-				case method:
-					return nil
-				case "Runtime.exceptionThrown":
-					threw(t, m)
-				}
-			case <-b.closed:
-				return b.err
-			case <-ctx.Done():
-				return fmt.Errorf("waiting for %s: %w", method, ctx.Err())
-			}
-		}
+	if err := tab.wait("Page.loadEventFired"); err != nil {
+		return err
 	}
-	if err := wait("Page.loadEventFired"); err != nil {
-		return "", err
+	return tab.runTimers()
+}
+
+// runTimers lets 5 s of virtual time run, as --virtual-time-budget=5000
+// does: echarts defers some drawing.
+func (tab *Tab) runTimers() error {
+	if err := tab.call("Emulation.setVirtualTimePolicy",
+		map[string]any{"policy": "pauseIfNetworkFetchesPending", "budget": 5000}, nil); err != nil {
+		return err
 	}
-	if _, err := b.call(ctx, s, "Emulation.setVirtualTimePolicy",
-		map[string]any{"policy": "pauseIfNetworkFetchesPending", "budget": 5000}); err != nil {
-		return "", err
+	return tab.wait("Emulation.virtualTimeBudgetExpired")
+}
+
+// Run evaluates a script in the page, then lets its timers run as Load
+// does.
+func (tab *Tab) Run(t testing.TB, script string) {
+	t.Helper()
+	var res struct {
+		ExceptionDetails *struct{ Text string }
 	}
-	if err := wait("Emulation.virtualTimeBudgetExpired"); err != nil {
-		return "", err
+	err := tab.call("Runtime.evaluate", map[string]any{"expression": script}, &res)
+	if err == nil && res.ExceptionDetails != nil {
+		err = fmt.Errorf("the script threw: %s", res.ExceptionDetails.Text)
 	}
+	if err == nil {
+		err = tab.runTimers()
+	}
+	tab.check(err)
+}
+
+// DOM returns the page as --dump-dom prints it: the doctype, then the
+// document element's outer HTML.
+func (tab *Tab) DOM(t testing.TB) string {
+	t.Helper()
 	var dom struct {
 		Result struct{ Value string }
 	}
-	if res, err := b.call(ctx, s, "Runtime.evaluate", map[string]any{"returnByValue": true,
-		"expression": `(document.doctype ? new XMLSerializer().serializeToString(document.doctype) + "\n" : "") + document.documentElement.outerHTML`}); err != nil {
-		return "", err
-	} else if err := json.Unmarshal(res, &dom); err != nil {
-		return "", err
+	tab.check(tab.call("Runtime.evaluate", map[string]any{"returnByValue": true,
+		"expression": `(document.doctype ? new XMLSerializer().serializeToString(document.doctype) + "\n" : "") + document.documentElement.outerHTML`}, &dom))
+	tab.drain()
+	return dom.Result.Value + "\n"
+}
+
+// Screenshot saves a PNG of the tab at path.
+func (tab *Tab) Screenshot(t testing.TB, path string) {
+	t.Helper()
+	var png struct{ Data string }
+	err := tab.call("Page.captureScreenshot", map[string]any{"format": "png"}, &png)
+	var data []byte
+	if err == nil {
+		data, err = base64.StdEncoding.DecodeString(png.Data)
 	}
-	if shot != "" {
-		var png struct{ Data string }
-		if res, err := b.call(ctx, s, "Page.captureScreenshot", map[string]any{"format": "png"}); err != nil {
-			return "", err
-		} else if err := json.Unmarshal(res, &png); err != nil {
-			return "", err
-		}
-		data, err := base64.StdEncoding.DecodeString(png.Data)
-		if err != nil {
-			return "", err
-		}
-		if len(data) == 0 {
-			return "", errors.New("an empty screenshot")
-		}
-		if err := os.WriteFile(shot, data, 0o644); err != nil {
-			return "", err
-		}
+	if err == nil && len(data) == 0 {
+		err = errors.New("an empty screenshot")
 	}
-	// Errors the page threw by the end.
+	if err == nil {
+		err = os.WriteFile(path, data, 0o644)
+	}
+	tab.check(err)
+}
+
+// Close closes the tab, failing the test on the errors its page threw.
+func (tab *Tab) Close() {
+	tab.drain()
+	tab.b.mu.Lock()
+	delete(tab.b.events, tab.session)
+	tab.b.mu.Unlock()
+	if tab.target != "" {
+		_, _ = tab.b.call(context.Background(), "", "Target.closeTarget", map[string]any{"targetId": tab.target})
+	}
+	tab.cancel()
+}
+
+// check fails the test on err, with the browser's stderr.
+func (tab *Tab) check(err error) {
+	if err != nil {
+		tab.t.Helper()
+		tab.Close()
+		tab.t.Fatalf("chromium: %v\nstderr:\n%s", err, Tail(tab.b.stderr.String(), 3000))
+	}
+}
+
+// browserCall and call send a command to the browser, or to the tab, and
+// decode its result into out (when not nil).
+func (tab *Tab) browserCall(method string, params, out any) error {
+	return decode(tab.b.call(tab.ctx, "", method, params))(out)
+}
+
+func (tab *Tab) call(method string, params, out any) error {
+	return decode(tab.b.call(tab.ctx, tab.session, method, params))(out)
+}
+
+func decode(res json.RawMessage, err error) func(out any) error {
+	return func(out any) error {
+		if err != nil || out == nil {
+			return err
+		}
+		return json.Unmarshal(res, out)
+	}
+}
+
+// wait reads the tab's events until one named method, failing the test on
+// each uncaught error on the way.
+func (tab *Tab) wait(method string) error {
 	for {
 		select {
-		case m := <-events:
+		case m := <-tab.events:
+			switch m.Method {
+			case method:
+				return nil
+			case "Runtime.exceptionThrown":
+				threw(tab.t, m)
+			}
+		case <-tab.b.closed:
+			return tab.b.err
+		case <-tab.ctx.Done():
+			return fmt.Errorf("waiting for %s: %w", method, tab.ctx.Err())
+		}
+	}
+}
+
+// drain fails the test on the errors the page threw since the last wait.
+func (tab *Tab) drain() {
+	for {
+		select {
+		case m := <-tab.events:
 			if m.Method == "Runtime.exceptionThrown" {
-				threw(t, m)
+				threw(tab.t, m)
 			}
 		default:
-			return dom.Result.Value + "\n", nil
+			return
 		}
 	}
 }
