@@ -88,6 +88,7 @@ func StartBrowser(t testing.TB, dir string) *Browser {
 	b.cmd.ExtraFiles = []*os.File{cmdR, outW} // fds 3 and 4
 	b.cmd.Stderr = &b.stderr
 	b.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	b.cmd.WaitDelay = 10 * time.Second // a helper left holding stderr
 	if err := b.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -99,10 +100,10 @@ func StartBrowser(t testing.TB, dir string) *Browser {
 		defer cancel()
 		_, _ = b.call(ctx, "", "Browser.close", nil)
 		select {
-		case <-b.closed:
+		case <-b.closed: // it closed the pipe on its way out
 		case <-ctx.Done():
+			_ = syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL) // its helpers too
 		}
-		_ = syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL) // its helpers too
 		_ = b.cmd.Wait()
 		cmdW.Close()
 	})
