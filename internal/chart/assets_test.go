@@ -42,9 +42,26 @@ func TestScriptInlinedOnce(t *testing.T) {
 	if bytes.Contains(page, []byte(scriptSlot)) {
 		t.Error("the script's slot is still in the page")
 	}
+	if bytes.Contains(page, []byte(optionSlot)) {
+		t.Error("the option's slot is still in the page")
+	}
 	at, option := bytes.Index(page, echartsScript), bytes.Index(page, []byte("let option_decay"))
 	if option < 0 || at > option {
 		t.Errorf("the script (at %d) must come before the option (at %d)", at, option)
+	}
+}
+
+// The option goes into its one slot; a page without one, or with two,
+// is an error rather than a page without a chart.
+func TestWithOption(t *testing.T) {
+	got, err := withOption([]byte("let o = "+optionSlot+";"), []byte(`{"a":1}`))
+	if err != nil || string(got) != `let o = {"a":1};` {
+		t.Errorf("withOption = %q, %v", got, err)
+	}
+	for _, page := range []string{"let o = ;", optionSlot + optionSlot} {
+		if _, err := withOption([]byte(page), []byte(`{}`)); err == nil {
+			t.Errorf("%q: no error", page)
+		}
 	}
 }
 

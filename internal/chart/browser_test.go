@@ -44,8 +44,9 @@ func TestBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Each page is its own Chromium run; they run side by side. Nothing
-	// here changes package state.
+	// One Chromium opens every page, each in its own tab; they run side
+	// by side. Nothing here changes package state.
+	browser := testenv.StartBrowser(t, t.TempDir())
 	t.Run("bypassed-hostile", func(t *testing.T) {
 		t.Parallel()
 		d := plantHostile(run(true))
@@ -58,7 +59,7 @@ func TestBrowser(t *testing.T) {
 		d.Facts.SkillName += `<img src=x onerror="alert(12)">`
 		// Conv 1's turn 6 is data index 1 of series 0 (turns 1, 6, 10 are
 		// its judged points); its tooltip carries every planted criterion.
-		dom := openPage(t, d, artifacts, `{type: "showTip", seriesIndex: 0, dataIndex: 1}`, "chart-bypassed-tooltip.png", "chart-bypassed.png")
+		dom := openPage(t, browser, d, artifacts, `{type: "showTip", seriesIndex: 0, dataIndex: 1}`, "chart-bypassed-tooltip.png", "chart-bypassed.png")
 
 		if regexp.MustCompile(`<html[^>]*data-alerted`).MatchString(dom) {
 			t.Error("a planted payload ran: alert was called")
@@ -103,7 +104,7 @@ func TestBrowser(t *testing.T) {
 		t.Parallel()
 		// The tooltip of conv 1's turn 6: failed criteria with their
 		// evidence. chart.png is the page as it opens, without it.
-		dom := openPage(t, run(false), artifacts, `{type: "showTip", seriesIndex: 0, dataIndex: 1}`, "chart-tooltip.png", "chart.png")
+		dom := openPage(t, browser, run(false), artifacts, `{type: "showTip", seriesIndex: 0, dataIndex: 1}`, "chart-tooltip.png", "chart.png")
 		checkDrawn(t, dom)
 		if strings.Contains(dom, "BYPASSED") {
 			t.Error("the stamp or the banner is shown for a run that did not bypass the gate")
@@ -145,9 +146,11 @@ c.dispatchAction({type: "showTip", seriesIndex: s, dataIndex: 1});
 		if err := os.WriteFile(file, []byte(html), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		dom := dumpAndShoot(t, dir, file, filepath.Join(artifacts, "chart-by-context.png"), "1100,1500")
+		dom := dumpAndShoot(t, browser, file, filepath.Join(artifacts, "chart-by-context.png"), 1100, 1500)
 
-		root := dom[:strings.Index(dom, ">")]
+		// The <html> element's start tag, where the marks go.
+		root := dom[strings.Index(dom, "<html"):]
+		root = root[:strings.Index(root, ">")]
 		for _, mark := range []string{"data-alerted", "data-page-error", "data-console-error"} {
 			if strings.Contains(root, mark) {
 				t.Errorf("the page left %s: %s", mark, root)
@@ -214,7 +217,7 @@ c.dispatchAction({type: "showTip", seriesIndex: s, dataIndex: 1});
 		if err := os.WriteFile(file, []byte(page), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		dom := testenv.Chromium(t, t.TempDir(), "--dump-dom", "file://"+file)
+		dom := browser.Open(t, "file://"+file, 0, 0, "")
 		if regexp.MustCompile(`<html[^>]*data-alerted`).MatchString(dom) {
 			t.Error("a planted payload ran on the suite page")
 		}
@@ -251,7 +254,7 @@ c.dispatchAction({type: "showTip", seriesIndex: s, dataIndex: 1});
 		if err := os.WriteFile(file, []byte(html), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		dom := dumpAndShoot(t, dir, file, filepath.Join(artifacts, "report-no-javascript.png"), "1100,2400")
+		dom := dumpAndShoot(t, browser, file, filepath.Join(artifacts, "report-no-javascript.png"), 1100, 2400)
 		if strings.Contains(dom, "<svg") {
 			t.Error("an SVG was drawn with scripts forbidden: the test did not stop them")
 		}
@@ -266,53 +269,43 @@ c.dispatchAction({type: "showTip", seriesIndex: s, dataIndex: 1});
 	})
 }
 
-// openPage renders d, opens it in Chromium with an alert trap and, after
-// the chart, the given showTip action; returns the DOM and saves a
-// screenshot named shot in artifacts. With plainShot, it also saves one
-// without the tooltip, which covers part of the chart.
-func openPage(t *testing.T, d Data, artifacts, showTip, shot, plainShot string) string {
+// openPage renders d, opens it in the browser with an alert trap, saves
+// a screenshot of it as it opens (plainShot in artifacts), then runs the
+// given showTip action on the chart and returns the DOM and saves a
+// screenshot named shot, with the tooltip, which covers part of the
+// chart. One page load for both.
+func openPage(t *testing.T, browser *testenv.Browser, d Data, artifacts, showTip, shot, plainShot string) string {
 	t.Helper()
 	var page bytes.Buffer
 	if err := Render(&page, d); err != nil {
 		t.Fatal(err)
 	}
 	// The harness around the page: an alert that leaves a mark in the DOM,
-	// before anything else runs; and after the chart, a tooltip.
-	plain := strings.Replace(page.String(), "<head>",
+	// before anything else runs.
+	html := strings.Replace(page.String(), "<head>",
 		`<head><script>window.alert = function () { document.documentElement.setAttribute("data-alerted", "yes") }</script>`, 1)
-	html := plain + `<script>
-echarts.getInstanceByDom(document.getElementById("decay")).dispatchAction(` + showTip + `);
-</script>`
-	dir := t.TempDir()
-	file := filepath.Join(dir, "chart.html")
+	file := filepath.Join(t.TempDir(), "chart.html")
 	if err := os.WriteFile(file, []byte(html), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	dom := dumpAndShoot(t, dir, file, filepath.Join(artifacts, shot), "1100,1300")
-	if plainShot != "" {
-		plainFile := filepath.Join(dir, "plain.html")
-		if err := os.WriteFile(plainFile, []byte(plain), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		screenshot(t, dir, plainFile, filepath.Join(artifacts, plainShot))
-	}
-	return dom
-}
-
-// screenshot saves a PNG of the page in file, tall enough for the chart
-// and the top of the report, and logs where.
-func screenshot(t *testing.T, dir, file, path string) {
-	t.Helper()
-	testenv.Chromium(t, dir, "--window-size=1100,1300", "--screenshot="+path, "file://"+file)
+	tab := browser.Load(t, "file://"+file, 1100, 1300)
+	defer tab.Close()
+	path := filepath.Join(artifacts, plainShot)
+	tab.Screenshot(t, path)
 	checkShot(t, path)
+	tab.Run(t, `echarts.getInstanceByDom(document.getElementById("decay")).dispatchAction(`+showTip+`)`)
+	path = filepath.Join(artifacts, shot)
+	tab.Screenshot(t, path)
+	checkShot(t, path)
+	return tab.DOM(t)
 }
 
-// dumpAndShoot opens the page in file once (a Chromium start costs some
-// two CPU-seconds) for both its DOM, which it returns, and a PNG of the
-// given window size at path.
-func dumpAndShoot(t *testing.T, dir, file, path, size string) string {
+// dumpAndShoot opens the page in file once (drawing a chart costs about a
+// CPU-second) for both its DOM, which it returns, and a PNG of the given
+// window size at path.
+func dumpAndShoot(t *testing.T, browser *testenv.Browser, file, path string, width, height int) string {
 	t.Helper()
-	dom := testenv.Chromium(t, dir, "--window-size="+size, "--screenshot="+path, "--dump-dom", "file://"+file)
+	dom := browser.Open(t, "file://"+file, width, height, path)
 	checkShot(t, path)
 	return dom
 }

@@ -334,7 +334,7 @@ func Render(w io.Writer, d Data) error {
 	if !HasScript() {
 		return ErrNoScript
 	}
-	if err := checkInlineable(echartsScript); err != nil {
+	if err := checkScript(echartsScript); err != nil {
 		return err
 	}
 	line, err := build(d)
@@ -405,9 +405,28 @@ type safePage struct {
 	option []byte
 }
 
-// JSONNotEscaped returns the option as marshalled by optionJSON, where
-// < > & are \u003c \u003e \u0026, so it cannot end the script element.
-func (p safePage) JSONNotEscaped() template.HTML { return template.HTML(p.option) }
+// JSONNotEscaped returns the slot the option goes into once go-echarts has
+// rendered (withOption).
+func (p safePage) JSONNotEscaped() template.HTML { return optionSlot }
+
+// optionSlot stands in for a chart's option while go-echarts renders, as
+// scriptSlot does for the script: its template pass runs a regular
+// expression over all it wrote (three times over a snippet's option), and
+// the option of a long run is most of that. The pass deletes "__f__",
+// which optionJSON never writes (it spells it with a JSON escape) and
+// which cannot span the option's edges ({ and }), so the option put in
+// after it is what the pass would have left.
+const optionSlot = "/* vibe-chart: the chart's option goes here */"
+
+// withOption puts the option, as marshalled by optionJSON (< > & are
+// \u003c \u003e \u0026, so it cannot end the script element), into the
+// one slot of rendered.
+func withOption(rendered []byte, option []byte) ([]byte, error) {
+	if n := bytes.Count(rendered, []byte(optionSlot)); n != 1 {
+		return nil, fmt.Errorf("rendering chart.html: %d slots for the chart's option, want 1", n)
+	}
+	return bytes.Replace(rendered, []byte(optionSlot), option, 1), nil
+}
 
 // renderPage runs go-echarts' page template into memory, so that a failure
 // leaves w untouched. go-echarts panics when its template fails; that would
@@ -423,7 +442,7 @@ func renderPage(p safePage) (page []byte, err error) {
 	if err := render.NewChartRender(p).Render(&buf); err != nil {
 		return nil, fmt.Errorf("rendering chart.html: %w", err)
 	}
-	return buf.Bytes(), nil
+	return withOption(buf.Bytes(), p.option)
 }
 
 // renderSnippet runs go-echarts' templates for a chart's element and script
@@ -436,7 +455,7 @@ func renderSnippet(p safePage) (snippet []byte, err error) {
 		}
 	}()
 	s := render.NewChartRender(p).RenderSnippet()
-	return []byte("\n" + s.Element + "\n" + s.Script + "\n"), nil
+	return withOption([]byte("\n"+s.Element+"\n"+s.Script+"\n"), p.option)
 }
 
 // optionJSON marshals the chart's option the safe way: encoding/json escapes

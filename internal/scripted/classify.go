@@ -95,6 +95,15 @@ const deferredPlaceholder = "DeferredToolPlaceholder"
 
 // classify parses a request body and derives kind, turn, step and prompt.
 func classify(body []byte) (classified, error) {
+	if c, ok := classifyFast(body); ok {
+		return c, nil
+	}
+	return classifyDecoded(body)
+}
+
+// classifyDecoded is classify by encoding/json: the reference the fast
+// reader (classifyFast) is held to, and the way of the bodies it declines.
+func classifyDecoded(body []byte) (classified, error) {
 	var req wireRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		return classified{}, fmt.Errorf("request body is not valid JSON: %v", err)
@@ -130,6 +139,152 @@ func classify(body []byte) (classified, error) {
 		}
 	}
 	return c, nil
+}
+
+// The fields of the Messages API request that classifyDecoded decodes,
+// for the fast reader (jsonscan.go).
+var (
+	requestFields = []string{"model", "stream", "system", "messages", "tools"}
+	messageFields = []string{"role", "content"}
+	blockFields   = []string{"type", "text"}
+	toolFields    = []string{"name", "input_schema"}
+	titleFields   = []string{"title"}
+)
+
+// classifyFast is classifyDecoded without decoding the body: it reads the
+// fields classification needs and skips the rest. ok is false for a body
+// it cannot answer for as classifyDecoded would (invalid JSON, a field of
+// another type, a field set twice, ...).
+func classifyFast(body []byte) (c classified, ok bool) {
+	s := string(body)
+	if !validJSON(s) {
+		return c, false
+	}
+	obj := topValue(s)
+	var f [5]string
+	if obj[0] != '{' || !fields(obj, requestFields, f[:]) {
+		return c, false
+	}
+	model, stream, system, messages, tools := f[0], f[1], f[2], f[3], f[4]
+	c = classified{Body: body, Stream: stream != "false"}
+	if c.Model, ok = stringOrNull(model); !ok {
+		return c, false
+	}
+	if _, ok = boolOrNull(stream); !ok {
+		return c, false
+	}
+	var wt []wireTool
+	if !forObjects(tools, func(t string) bool {
+		var w wireTool
+		var tf [2]string
+		if !fields(t, toolFields, tf[:]) {
+			return false
+		}
+		if w.Name, ok = stringOrNull(tf[0]); !ok {
+			return false
+		}
+		wt = append(wt, w)
+		return inObject(tf[1], titleFields, func(sf []string) bool {
+			if sf[0] != "" {
+				wt[len(wt)-1].InputSchema.Title = json.RawMessage(sf[0])
+			}
+			return true
+		})
+	}) {
+		return c, false
+	}
+	c.Kind = kindOf(wt)
+	if c.Subagent, ok = subagentOf(system); !ok {
+		return c, false
+	}
+	if !forObjects(messages, func(m string) bool {
+		var mf [2]string
+		if !fields(m, messageFields, mf[:]) {
+			return false
+		}
+		role, ok := stringOrNull(mf[0])
+		if !ok {
+			return false
+		}
+		switch role {
+		case "assistant":
+			c.Step++
+		case "user":
+			texts, isPrompt, ok := contentPrompt(mf[1])
+			if !ok {
+				return false
+			}
+			if isPrompt {
+				c.Turn++
+				c.Step = 0 // Step counts the assistant messages after the newest prompt
+				c.Prompt = newestText(texts)
+			}
+		}
+		return true
+	}) {
+		return c, false
+	}
+	// Both may be parts of s, which they would keep alive in the records.
+	c.Model, c.Prompt = strings.Clone(c.Model), strings.Clone(c.Prompt)
+	return c, true
+}
+
+// subagentOf is isSubagent on the raw system field: false for a field that
+// does not decode into text blocks.
+func subagentOf(raw string) (subagent, ok bool) {
+	if raw == "" || raw[0] != '[' {
+		return false, true // absent, null or not an array: no blocks
+	}
+	first, typed, n := "", true, 0
+	for b := range elements(raw) {
+		var bf [2]string
+		switch {
+		case b == "null":
+			b = "{}"
+		case b[0] != '{':
+			typed = false
+			continue
+		}
+		if !fields(b, blockFields, bf[:]) {
+			return false, false
+		}
+		typed = typed && stringsOrNull(bf[:]...)
+		if n == 0 && stringsOrNull(bf[1]) {
+			first, _ = stringOrNull(bf[1])
+		}
+		n++
+	}
+	return typed && n > 0 && strings.Contains(first, SubagentMark), true
+}
+
+// contentPrompt is promptTexts on a user message's raw content.
+func contentPrompt(raw string) (texts []string, isPrompt, ok bool) {
+	switch {
+	case raw == "" || raw == "null":
+		return nil, false, true
+	case raw[0] == '"':
+		texts, isPrompt = userPrompt([]string{unquote(raw)}, false)
+		return texts, isPrompt, true
+	}
+	results := false
+	if !forObjects(raw, func(b string) bool {
+		var bf [2]string
+		if !fields(b, blockFields, bf[:]) || !stringsOrNull(bf[:]...) {
+			return false
+		}
+		switch typ, _ := stringOrNull(bf[0]); typ {
+		case "tool_result":
+			results = true
+		case "text":
+			text, _ := stringOrNull(bf[1])
+			texts = append(texts, text)
+		}
+		return true
+	}) {
+		return nil, false, false
+	}
+	texts, isPrompt = userPrompt(texts, results)
+	return texts, isPrompt, true
 }
 
 // kindOf tells an agent turn from structured and cold calls by the tools sent.
@@ -174,6 +329,7 @@ func promptTexts(m wireMessage) ([]string, bool, error) {
 		return nil, false, nil
 	}
 	var texts []string
+	results := false
 	content := bytes.TrimSpace(m.Content)
 	switch {
 	case len(content) == 0 || bytes.Equal(content, []byte("null")):
@@ -189,7 +345,6 @@ func promptTexts(m wireMessage) ([]string, bool, error) {
 		if err := json.Unmarshal(content, &blocks); err != nil {
 			return nil, false, err
 		}
-		results := false
 		for _, b := range blocks {
 			switch b.Type {
 			case "tool_result":
@@ -198,26 +353,33 @@ func promptTexts(m wireMessage) ([]string, bool, error) {
 				texts = append(texts, b.Text)
 			}
 		}
-		if results {
-			for _, t := range texts {
-				if strings.HasPrefix(strings.TrimSpace(t), SummaryRequest) {
-					return []string{t}, true, nil
-				}
+	}
+	texts, isPrompt := userPrompt(texts, results)
+	return texts, isPrompt, nil
+}
+
+// userPrompt is promptTexts' judgement on a user message's text blocks and
+// whether it carries tool results.
+func userPrompt(texts []string, results bool) ([]string, bool) {
+	if results {
+		for _, t := range texts {
+			if strings.HasPrefix(strings.TrimSpace(t), SummaryRequest) {
+				return []string{t}, true
 			}
-			return nil, false, nil
 		}
+		return nil, false
 	}
 	meaningful := 0
 	for _, t := range texts {
 		trimmed := strings.TrimSpace(t)
 		if strings.HasPrefix(trimmed, enforcePrefix) {
-			return nil, false, nil
+			return nil, false
 		}
 		if trimmed != "" && trimmed != noContent {
 			meaningful++
 		}
 	}
-	return texts, meaningful > 0, nil
+	return texts, meaningful > 0
 }
 
 // newestText picks the prompt out of a prompt message: the last text block.

@@ -122,28 +122,181 @@ type geminiCall struct {
 
 var skillListingRE = regexp.MustCompile(`(?s)<skill>\s*<name>(.*?)</name>\s*<description>(.*?)</description>`)
 
+// geminiSeen is what classifyGemini reads of a request.
+type geminiSeen struct {
+	contents []geminiTexts
+	system   string // the system instruction's texts, joined by newlines
+	tools    int    // function declarations
+	schema   json.RawMessage
+	first    func() []byte // contents[0] as json.Marshal writes it
+}
+
+// geminiTexts is a content's role, text parts that are not thoughts, and
+// whether it carries a functionResponse.
+type geminiTexts struct {
+	role      string
+	texts     []string
+	responses bool
+}
+
 // classifyGemini derives the rules' view of a Gemini API request.
 func classifyGemini(model, method string, body []byte) (geminiCall, error) {
+	seen, ok := geminiSeenFast(body)
+	if !ok {
+		var err error
+		if seen, err = geminiSeenDecoded(body); err != nil {
+			return geminiCall{}, err
+		}
+	}
+	g := classifyGeminiSeen(model, method, body, seen)
+	g.Prompt = strings.Clone(g.Prompt) // not a part of the body's string copy, kept in the records
+	return g, nil
+}
+
+// geminiSeenDecoded reads a request by encoding/json: the reference of
+// geminiSeenFast and the way of the bodies it declines.
+func geminiSeenDecoded(body []byte) (geminiSeen, error) {
 	var req geminiRequest
 	if err := json.Unmarshal(body, &req); err != nil {
-		return geminiCall{}, fmt.Errorf("request body is not valid JSON: %v", err)
+		return geminiSeen{}, fmt.Errorf("request body is not valid JSON: %v", err)
 	}
+	var seen geminiSeen
+	for _, c := range req.Contents {
+		texts, responses := c.texts()
+		seen.contents = append(seen.contents, geminiTexts{role: c.Role, texts: texts, responses: responses})
+	}
+	if req.SystemInstruction != nil {
+		texts, _ := req.SystemInstruction.texts()
+		seen.system = strings.Join(texts, "\n")
+	}
+	for _, t := range req.Tools {
+		seen.tools += len(t.FunctionDeclarations)
+	}
+	seen.schema = req.GenerationConfig.ResponseJSONSchema
+	if len(seen.schema) == 0 {
+		seen.schema = req.GenerationConfig.ResponseSchema
+	}
+	if len(req.Contents) > 0 {
+		seen.first = func() []byte {
+			b, _ := json.Marshal(req.Contents[0])
+			return b
+		}
+	}
+	return seen, nil
+}
+
+// The fields of a Gemini request that geminiSeenDecoded decodes.
+var (
+	geminiFields        = []string{"contents", "systemInstruction", "tools", "generationConfig"}
+	geminiContentFields = []string{"role", "parts"}
+	geminiPartFields    = []string{"text", "thought", "functionCall", "functionResponse"}
+	geminiToolFields    = []string{"functionDeclarations"}
+	geminiDeclFields    = []string{"name"}
+	geminiConfigFields  = []string{"responseJsonSchema", "responseSchema"}
+)
+
+// geminiSeenFast is geminiSeenDecoded reading only the fields it needs
+// (jsonscan.go); ok is false for a body it leaves to the decoder.
+func geminiSeenFast(body []byte) (seen geminiSeen, ok bool) {
+	s := string(body)
+	if !validJSON(s) {
+		return seen, false
+	}
+	obj := topValue(s)
+	var f [4]string
+	if obj[0] != '{' || !fields(obj, geminiFields, f[:]) {
+		return seen, false
+	}
+	contents, system, tools, config := f[0], f[1], f[2], f[3]
+	first := ""
+	if !forObjects(contents, func(c string) bool {
+		t, ok := geminiTextsOf(c)
+		if first == "" {
+			first = c
+		}
+		seen.contents = append(seen.contents, t)
+		return ok
+	}) {
+		return seen, false
+	}
+	if first != "" {
+		seen.first = func() []byte {
+			var c geminiContent
+			_ = json.Unmarshal([]byte(first), &c)
+			b, _ := json.Marshal(c)
+			return b
+		}
+	}
+	switch {
+	case system == "" || system == "null":
+	case system[0] != '{':
+		return seen, false
+	default:
+		t, ok := geminiTextsOf(system)
+		if !ok {
+			return seen, false
+		}
+		seen.system = strings.Join(t.texts, "\n")
+	}
+	if !forObjects(tools, func(t string) bool {
+		var tf [1]string
+		return fields(t, geminiToolFields, tf[:]) && forObjects(tf[0], func(d string) bool {
+			var df [1]string
+			seen.tools++
+			return fields(d, geminiDeclFields, df[:]) && stringsOrNull(df[0])
+		})
+	}) {
+		return seen, false
+	}
+	if !inObject(config, geminiConfigFields, func(cf []string) bool {
+		if seen.schema = json.RawMessage(cf[0]); cf[0] == "" {
+			seen.schema = json.RawMessage(cf[1])
+		}
+		return true
+	}) {
+		return seen, false
+	}
+	if len(seen.schema) == 0 {
+		seen.schema = nil
+	}
+	return seen, true
+}
+
+// geminiTextsOf reads a content object as geminiContent.texts does.
+func geminiTextsOf(raw string) (t geminiTexts, ok bool) {
+	var cf [2]string
+	if !fields(raw, geminiContentFields, cf[:]) {
+		return t, false
+	}
+	if t.role, ok = stringOrNull(cf[0]); !ok {
+		return t, false
+	}
+	ok = forObjects(cf[1], func(p string) bool {
+		var pf [4]string
+		if !fields(p, geminiPartFields, pf[:]) || !stringsOrNull(pf[0]) {
+			return false
+		}
+		thought, ok := boolOrNull(pf[1])
+		switch {
+		case !ok:
+			return false
+		case pf[3] != "": // a functionResponse, even null
+			t.responses = true
+		case pf[0] != "" && pf[0] != "null" && !thought:
+			t.texts = append(t.texts, unquote(pf[0]))
+		}
+		return true
+	})
+	return t, ok
+}
+
+// classifyGeminiSeen derives the rules' view from what was read of a
+// request.
+func classifyGeminiSeen(model, method string, body []byte, req geminiSeen) geminiCall {
 	g := geminiCall{method: method}
 	g.Model = model
 	g.Stream = method == "streamGenerateContent"
-	system := ""
-	if req.SystemInstruction != nil {
-		texts, _ := req.SystemInstruction.texts()
-		system = strings.Join(texts, "\n")
-	}
-	tools := 0
-	for _, t := range req.Tools {
-		tools += len(t.FunctionDeclarations)
-	}
-	schema := req.GenerationConfig.ResponseJSONSchema
-	if len(schema) == 0 {
-		schema = req.GenerationConfig.ResponseSchema
-	}
+	system, tools, schema := req.system, req.tools, req.schema
 	compression := strings.Contains(system, geminiSnapshotSystem) && tools == 0
 	switch {
 	case compression:
@@ -158,18 +311,17 @@ func classifyGemini(model, method string, body []byte) (geminiCall, error) {
 
 	newest := -1
 	compressed := false
-	for i, c := range req.Contents {
-		if c.Role == "model" {
-			if texts, _ := c.texts(); len(texts) > 0 && strings.TrimSpace(texts[0]) == geminiCompressedAck {
+	for i, c := range req.contents {
+		if c.role == "model" {
+			if len(c.texts) > 0 && strings.TrimSpace(c.texts[0]) == geminiCompressedAck {
 				compressed = true
 			}
 			continue
 		}
-		texts, responses := c.texts()
-		if c.Role != "user" || responses || len(texts) == 0 {
+		if c.role != "user" || c.responses || len(c.texts) == 0 {
 			continue
 		}
-		prompt, ok := geminiPrompt(texts)
+		prompt, ok := geminiPrompt(c.texts)
 		if !ok {
 			continue
 		}
@@ -177,21 +329,20 @@ func classifyGemini(model, method string, body []byte) (geminiCall, error) {
 		newest = i
 		g.Prompt = prompt
 	}
-	if len(req.Contents) > 0 {
-		if texts, _ := req.Contents[0].texts(); len(texts) > 0 && strings.HasPrefix(texts[0], geminiSessionContext) {
+	if len(req.contents) > 0 {
+		if texts := req.contents[0].texts; len(texts) > 0 && strings.HasPrefix(texts[0], geminiSessionContext) {
 			// Up to the folder tree, which a resumed CLI writes anew.
 			head, _, _ := strings.Cut(texts[0], geminiTreeHeading)
 			g.session = hashOf(head)
 		} else {
-			b, _ := json.Marshal(req.Contents[0])
-			g.session = hashOf(string(b))
+			g.session = hashOf(string(req.first()))
 		}
 	}
 	if compression {
 		g.Prompt = SummaryRequest + "\n" + g.Prompt
 	} else {
-		for _, c := range req.Contents[newest+1:] {
-			if c.Role == "model" {
+		for _, c := range req.contents[newest+1:] {
+			if c.role == "model" {
 				g.Step++
 			}
 		}
@@ -207,7 +358,7 @@ func classifyGemini(model, method string, body []byte) (geminiCall, error) {
 		view.WriteString("\n" + Continuation)
 	}
 	g.Body = view.Bytes()
-	return g, nil
+	return g
 }
 
 // geminiPrompt is the prompt of a user content's text parts: the first

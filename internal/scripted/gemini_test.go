@@ -14,7 +14,7 @@ import (
 
 // geminiBody loads a request body the real Gemini CLI sent, recorded in
 // testdata/gemini by the gemini package's TestRecord -record.
-func geminiBody(t *testing.T, name string) []byte {
+func geminiBody(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "gemini", name+".json"))
 	if err != nil {

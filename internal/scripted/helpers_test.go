@@ -20,7 +20,7 @@ import (
 
 // capturedBody loads the body of a request the real CLI sent, recorded in
 // testdata/requests by `make fixtures` (scripted/cmd/record).
-func capturedBody(t *testing.T, name string) []byte {
+func capturedBody(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "requests", name))
 	if err != nil {

@@ -98,16 +98,33 @@ func outputItem(typ, role string) bool {
 	return false
 }
 
+// respExtra is what serveResponses needs of a Responses request beside
+// the rules' view.
+type respExtra struct {
+	hasPatch bool   // an apply_patch tool is declared
+	cacheKey string // prompt_cache_key, the session when no Session-Id header came
+}
+
 // classifyResponses derives kind, turn, step and prompt from a Responses
 // request. The turn counts user messages that carry a prompt (a part that
 // is not codex's context); the step counts the responses after the newest
 // one, each a run of output items (a response's message and calls are
 // stored together, their outputs after them), which survives codex's
 // retries and resumes: it resends the whole history every time.
-func classifyResponses(body []byte) (classified, respRequest, error) {
+func classifyResponses(body []byte) (classified, respExtra, error) {
+	if c, x, ok := classifyResponsesFast(body); ok {
+		return c, x, nil
+	}
+	return classifyResponsesDecoded(body)
+}
+
+// classifyResponsesDecoded is classifyResponses by encoding/json, the
+// reference of classifyResponsesFast and the way of the bodies it
+// declines.
+func classifyResponsesDecoded(body []byte) (classified, respExtra, error) {
 	var req respRequest
 	if err := json.Unmarshal(body, &req); err != nil {
-		return classified{}, req, fmt.Errorf("request body is not valid JSON: %v", err)
+		return classified{}, respExtra{}, fmt.Errorf("request body is not valid JSON: %v", err)
 	}
 	c := classified{
 		Body:   body,
@@ -116,36 +133,22 @@ func classifyResponses(body []byte) (classified, respRequest, error) {
 		Kind:   KindAgent,
 	}
 	if req.Text.Format.Type == "json_schema" {
-		c.Kind = KindCold
-		var title string
-		if len(req.Text.Format.Schema.Title) > 0 && json.Unmarshal(req.Text.Format.Schema.Title, &title) == nil {
-			switch title {
-			case "rubric":
-				c.Kind = KindRubric
-			case "verdict":
-				c.Kind = KindJudge
-			case "plan":
-				c.Kind = KindPlan
-			case "reading":
-				c.Kind = KindReader
-			case "grades":
-				c.Kind = KindGrader
-			}
-		}
+		c.Kind = schemaTitleKind(req.Text.Format.Schema.Title)
 	}
 	items := make([]respItem, len(req.Input))
-	newest := -1
 	for i, raw := range req.Input {
 		if err := json.Unmarshal(raw, &items[i]); err != nil {
-			return classified{}, req, fmt.Errorf("input[%d]: %v", i, err)
+			return classified{}, respExtra{}, fmt.Errorf("input[%d]: %v", i, err)
 		}
-		it := items[i]
+	}
+	newest := -1
+	for i, it := range items {
 		if (it.Type != "message" && it.Type != "") || it.Role != "user" {
 			continue
 		}
 		prompt, ok, err := respPrompt(it.Content)
 		if err != nil {
-			return classified{}, req, fmt.Errorf("input[%d]: %v", i, err)
+			return classified{}, respExtra{}, fmt.Errorf("input[%d]: %v", i, err)
 		}
 		if ok {
 			c.Turn++
@@ -153,22 +156,183 @@ func classifyResponses(body []byte) (classified, respRequest, error) {
 			c.Prompt = prompt
 		}
 	}
-	// The script's view of a compaction (see CodexSummaryRequest).
-	if strings.HasPrefix(strings.TrimSpace(c.Prompt), CodexSummaryRequest) {
-		c.Prompt = SummaryRequest + "\n" + c.Prompt
+	var x respExtra
+	for _, t := range req.Tools {
+		if t.Name == "apply_patch" {
+			x.hasPatch = true
+		}
 	}
-	if strings.Contains(string(body), jsonText(CodexContinuation)) {
-		c.Body = append(append([]byte{}, body...), "\n"+Continuation...)
+	var k struct {
+		Key string `json:"prompt_cache_key"`
 	}
-	inRun := false
-	for _, it := range items[newest+1:] {
+	_ = json.Unmarshal(body, &k)
+	x.cacheKey = k.Key
+	c.Step = respSteps(items[newest+1:])
+	return respCompaction(c, string(body)), x, nil
+}
+
+// schemaTitleKind is the kind of a json_schema call by its schema's title.
+func schemaTitleKind(title json.RawMessage) CallKind {
+	var t string
+	if len(title) > 0 && json.Unmarshal(title, &t) == nil {
+		switch t {
+		case "rubric":
+			return KindRubric
+		case "verdict":
+			return KindJudge
+		case "plan":
+			return KindPlan
+		case "reading":
+			return KindReader
+		case "grades":
+			return KindGrader
+		}
+	}
+	return KindCold
+}
+
+// respSteps counts the responses among the items after the newest prompt.
+func respSteps(items []respItem) int {
+	steps, inRun := 0, false
+	for _, it := range items {
 		out := outputItem(it.Type, it.Role)
 		if out && !inRun {
-			c.Step++
+			steps++
 		}
 		inRun = out
 	}
-	return c, req, nil
+	return steps
+}
+
+// respCompaction shows the script codex's compaction as claude's (see
+// CodexSummaryRequest); body is c.Body as a string.
+func respCompaction(c classified, body string) classified {
+	if strings.HasPrefix(strings.TrimSpace(c.Prompt), CodexSummaryRequest) {
+		c.Prompt = SummaryRequest + "\n" + c.Prompt
+	}
+	if strings.Contains(body, jsonText(CodexContinuation)) {
+		c.Body = append(append([]byte{}, c.Body...), "\n"+Continuation...)
+	}
+	return c
+}
+
+// The fields of a Responses request that classifyResponsesDecoded decodes.
+var (
+	respFields       = []string{"model", "stream", "input", "tools", "text", "prompt_cache_key"}
+	respItemFields   = []string{"type", "role", "content"}
+	respToolFields   = []string{"type", "name"}
+	respTextFields   = []string{"format"}
+	respFormatFields = []string{"type", "schema"}
+)
+
+// classifyResponsesFast is classifyResponsesDecoded reading only the
+// fields it needs (jsonscan.go); ok is false for a body it leaves to the
+// decoder.
+func classifyResponsesFast(body []byte) (c classified, x respExtra, ok bool) {
+	s := string(body)
+	if !validJSON(s) {
+		return c, x, false
+	}
+	obj := topValue(s)
+	var f [6]string
+	if obj[0] != '{' || !fields(obj, respFields, f[:]) {
+		return c, x, false
+	}
+	model, stream, input, tools, text, cacheKey := f[0], f[1], f[2], f[3], f[4], f[5]
+	c = classified{Body: body, Stream: stream != "false", Kind: KindAgent}
+	if c.Model, ok = stringOrNull(model); !ok {
+		return c, x, false
+	}
+	if _, ok = boolOrNull(stream); !ok {
+		return c, x, false
+	}
+	if stringsOrNull(cacheKey) {
+		x.cacheKey, _ = stringOrNull(cacheKey) // another type leaves it "", as the decoder does
+	}
+	if !forObjects(tools, func(t string) bool {
+		var tf [2]string
+		if !fields(t, respToolFields, tf[:]) || !stringsOrNull(tf[:]...) {
+			return false
+		}
+		if name, _ := stringOrNull(tf[1]); name == "apply_patch" {
+			x.hasPatch = true
+		}
+		return true
+	}) {
+		return c, x, false
+	}
+	var formatType, title string
+	if !inObject(text, respTextFields, func(tf []string) bool {
+		return inObject(tf[0], respFormatFields, func(ff []string) bool {
+			var ok bool
+			formatType, ok = stringOrNull(ff[0])
+			return ok && inObject(ff[1], titleFields, func(sf []string) bool {
+				title = sf[0]
+				return true
+			})
+		})
+	}) {
+		return c, x, false
+	}
+	if formatType == "json_schema" {
+		c.Kind = schemaTitleKind(json.RawMessage(title))
+	}
+	var items []respItem
+	newest := -1
+	if !forObjects(input, func(raw string) bool {
+		var itf [3]string
+		if !fields(raw, respItemFields, itf[:]) || !stringsOrNull(itf[:2]...) {
+			return false
+		}
+		var it respItem
+		it.Type, _ = stringOrNull(itf[0])
+		it.Role, _ = stringOrNull(itf[1])
+		items = append(items, it)
+		if (it.Type != "message" && it.Type != "") || it.Role != "user" {
+			return true
+		}
+		parts, ok := respParts(itf[2])
+		if !ok {
+			return false
+		}
+		if prompt, ok := respPromptOf(parts); ok {
+			c.Turn++
+			newest = len(items) - 1
+			c.Prompt = prompt
+		}
+		return true
+	}) {
+		return c, x, false
+	}
+	c.Step = respSteps(items[newest+1:])
+	// Parts of s, which they would keep alive in the records.
+	c.Model, c.Prompt, x.cacheKey = strings.Clone(c.Model), strings.Clone(c.Prompt), strings.Clone(x.cacheKey)
+	return respCompaction(c, s), x, true
+}
+
+// respParts reads a user message's content as respPrompt decodes it.
+func respParts(raw string) ([]respPart, bool) {
+	switch {
+	case raw == "" || raw == "null":
+		return nil, true
+	case raw[0] == '"':
+		return []respPart{{Type: "input_text", Text: unquote(raw)}}, true
+	}
+	var parts []respPart
+	ok := forObjects(raw, func(p string) bool {
+		var pf [2]string
+		if !fields(p, blockFields, pf[:]) || !stringsOrNull(pf[:]...) {
+			return false
+		}
+		var part respPart
+		part.Type, _ = stringOrNull(pf[0])
+		if part.Type == "input_text" || part.Type == "text" {
+			part.Text, _ = stringOrNull(pf[1])
+		}
+		parts = append(parts, part)
+		return true
+	})
+	return parts, ok
 }
 
 // respPrompt is the prompt of a user message: its last part that is not
@@ -186,6 +350,11 @@ func respPrompt(content json.RawMessage) (string, bool, error) {
 			return "", false, err
 		}
 	}
+	prompt, ok := respPromptOf(parts)
+	return prompt, ok, nil
+}
+
+func respPromptOf(parts []respPart) (string, bool) {
 	for i := len(parts) - 1; i >= 0; i-- {
 		p := parts[i]
 		if p.Type != "input_text" && p.Type != "text" {
@@ -194,16 +363,16 @@ func respPrompt(content json.RawMessage) (string, bool, error) {
 		if strings.TrimSpace(p.Text) == "" || isCodexContext(p.Text) {
 			continue
 		}
-		return p.Text, true, nil
+		return p.Text, true
 	}
-	return "", false, nil
+	return "", false
 }
 
 // serveResponses answers one POST /v1/responses (serveHTTP has recorded
 // it at idx).
 func (s *Server) serveResponses(w http.ResponseWriter, r *http.Request, idx int, body []byte) {
 	ctx := r.Context()
-	c, req, err := classifyResponses(body)
+	c, x, err := classifyResponses(body)
 	if err != nil {
 		if sleep(ctx, s.script.Latency) {
 			s.answerRespError(w, idx, http.StatusBadRequest, "invalid_request_error", err.Error(), "")
@@ -212,11 +381,7 @@ func (s *Server) serveResponses(w http.ResponseWriter, r *http.Request, idx int,
 	}
 	sid := r.Header.Get("Session-Id")
 	if sid == "" {
-		var k struct {
-			Key string `json:"prompt_cache_key"`
-		}
-		_ = json.Unmarshal(body, &k)
-		sid = k.Key
+		sid = x.cacheKey
 	}
 	s.mu.Lock()
 	s.requests[idx].SessionID = sid
@@ -247,16 +412,10 @@ func (s *Server) serveResponses(w http.ResponseWriter, r *http.Request, idx int,
 	if step.Model != "" {
 		model = step.Model
 	}
-	hasPatch := false
-	for _, t := range req.Tools {
-		if t.Name == "apply_patch" {
-			hasPatch = true
-		}
-	}
 	resp := response{
 		ID:    fmt.Sprintf("resp_scripted_%06d", seq),
 		Model: model,
-		Items: responsesItems(seq, step.Text, step.uses, hasPatch),
+		Items: responsesItems(seq, step.Text, step.uses, x.hasPatch),
 		Usage: u,
 	}
 	if c.Stream {

@@ -15,7 +15,7 @@ import (
 // responsesBody loads a request body the real Codex CLI sent to this
 // server, recorded in testdata/responses by `make fixtures`
 // (internal/codex's TestRecordFixtures).
-func responsesBody(t *testing.T, name string) []byte {
+func responsesBody(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "responses", name))
 	if err != nil {

@@ -184,8 +184,13 @@ type Server struct {
 
 type compiledRule struct {
 	Rule
-	re     *regexp.Regexp
-	inputs [][]json.RawMessage // per step, per tool use: the marshalled input
+	re *regexp.Regexp
+	// matched remembers re's answer per prompt: the same prompt comes back
+	// at every step of its turn and in every session that sends it, and a
+	// case-insensitive alternation over a long prompt is not cheap. Guarded
+	// by the server's mu (route).
+	matched map[string]bool
+	inputs  [][]json.RawMessage // per step, per tool use: the marshalled input
 }
 
 type errKey struct {
@@ -251,6 +256,7 @@ func compile(rules []Rule) ([]compiledRule, error) {
 				return nil, fmt.Errorf("scripted: rule %d: pattern: %w", i, err)
 			}
 			c.re = re
+			c.matched = map[string]bool{}
 		}
 		// Marshal inputs up front so a bad input is a Start error, not a
 		// broken stream in the middle of a test.
@@ -343,7 +349,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	defer s.inflight.Add(-1)
 	ctx := r.Context()
 
-	body, readErr := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	body, readErr := readBody(r)
 	idx := s.record(body, r.Header)
 
 	if r.Method == http.MethodPost && r.URL.Path == "/v1/responses" && readErr == nil {
@@ -420,6 +426,31 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		writeSSE(ctx, w, msg)
 	} else {
 		writeJSON(w, msg)
+	}
+}
+
+// readBody is io.ReadAll(io.LimitReader(r.Body, maxBody)) into a buffer of
+// the length the request announces: the CLI's bodies are tens of KB, which
+// ReadAll reaches by doubling from 512 bytes, copying each time.
+func readBody(r *http.Request) ([]byte, error) {
+	n := int64(512)
+	if r.ContentLength > 0 && r.ContentLength < maxBody {
+		n = r.ContentLength + 1 // room for the read that meets EOF
+	}
+	lr := io.LimitReader(r.Body, maxBody)
+	b := make([]byte, 0, n)
+	for {
+		m, err := lr.Read(b[len(b):cap(b)])
+		b = b[:len(b)+m]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
 	}
 }
 
@@ -574,7 +605,7 @@ func (r *compiledRule) matches(c classified, persona string) bool {
 	if r.Contains != "" && !strings.Contains(c.Prompt, r.Contains) {
 		return false
 	}
-	if r.re != nil && !r.re.MatchString(c.Prompt) {
+	if r.re != nil && !r.matchPrompt(c.Prompt) {
 		return false
 	}
 	if r.BodyLacks != "" && bytes.Contains(c.Body, []byte(r.BodyLacks)) {
@@ -584,6 +615,16 @@ func (r *compiledRule) matches(c classified, persona string) bool {
 		return false
 	}
 	return true
+}
+
+// matchPrompt is re.MatchString(prompt), each prompt matched once.
+func (r *compiledRule) matchPrompt(prompt string) bool {
+	m, ok := r.matched[prompt]
+	if !ok {
+		m = r.re.MatchString(prompt)
+		r.matched[prompt] = m
+	}
+	return m
 }
 
 // usage makes figures that grow like a real conversation: the previous call's

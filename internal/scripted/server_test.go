@@ -531,3 +531,34 @@ func TestSubagentRequests(t *testing.T) {
 		t.Errorf("recorded %+v / %+v", reqs[0], reqs[1])
 	}
 }
+
+// A body is recorded whole whether its length is announced or not
+// (chunked), and whatever its size against the buffer readBody starts with.
+func TestBodyReadWhole(t *testing.T) {
+	srv := startServer(t, Script{})
+	var sent [][]byte
+	for i, n := range []int{0, 511, 512, 513, 70_000} {
+		body := []byte(`{"model":"m","messages":[{"role":"user","content":"` + strings.Repeat("x", n) + `"}]}`)
+		sent = append(sent, body, body)
+		for _, r := range []io.Reader{strings.NewReader(string(body)), struct{ io.Reader }{strings.NewReader(string(body))}} {
+			resp, err := http.Post(srv.URL()+"/v1/messages", "application/json", r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Errorf("body %d: status %d", i, resp.StatusCode)
+			}
+		}
+	}
+	reqs := srv.Requests()
+	if len(reqs) != len(sent) {
+		t.Fatalf("%d requests recorded, %d sent", len(reqs), len(sent))
+	}
+	for i, r := range reqs {
+		if string(r.Body) != string(sent[i]) || r.Prompt != string(sent[i][51:len(sent[i])-4]) {
+			t.Errorf("request %d: body of %d bytes recorded as %d, prompt of %d", i, len(sent[i]), len(r.Body), len(r.Prompt))
+		}
+	}
+}

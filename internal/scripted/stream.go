@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 )
 
 // message is one scripted answer, ready to be written as SSE or JSON.
@@ -41,6 +42,66 @@ func (m message) startUsage() map[string]int64 {
 	}
 }
 
+// sseEvent is one event of a Messages API stream.
+type sseEvent struct {
+	name string
+	data []byte
+}
+
+// sseEvents are the message's stream as the Messages API sends it:
+// message_start, a start, delta and stop per content block (the text, then
+// each tool use with its input whole in one input_json_delta),
+// message_delta with the stop reason and output tokens, message_stop.
+// The data is what json.Marshal writes for the events as maps (keys in
+// order, strings escaped as it escapes them; TestSSEEventsAsMarshalled),
+// without marshalling maps through reflection at every event.
+func (m message) sseEvents() []sseEvent {
+	var evs []sseEvent
+	add := func(name string, parts ...string) {
+		n := 0
+		for _, p := range parts {
+			n += len(p)
+		}
+		data := make([]byte, 0, n)
+		for _, p := range parts {
+			data = append(data, p...)
+		}
+		evs = append(evs, sseEvent{name, data})
+	}
+	u := m.startUsage()
+	add("message_start", `{"message":{"content":[],"id":`, jsonString(m.ID), `,"model":`, jsonString(m.Model),
+		`,"role":"assistant","stop_reason":null,"stop_sequence":null,"type":"message","usage":{"cache_creation_input_tokens":`,
+		itoa(u["cache_creation_input_tokens"]), `,"cache_read_input_tokens":`, itoa(u["cache_read_input_tokens"]),
+		`,"input_tokens":`, itoa(u["input_tokens"]), `,"output_tokens":`, itoa(u["output_tokens"]), `}},"type":"message_start"}`)
+	idx := 0
+	block := func(start, delta string) {
+		i := itoa(int64(idx))
+		add("content_block_start", `{"content_block":`, start, `,"index":`, i, `,"type":"content_block_start"}`)
+		add("content_block_delta", `{"delta":`, delta, `,"index":`, i, `,"type":"content_block_delta"}`)
+		add("content_block_stop", `{"index":`, i, `,"type":"content_block_stop"}`)
+		idx++
+	}
+	if m.Text != "" {
+		block(`{"text":"","type":"text"}`, `{"text":`+jsonString(m.Text)+`,"type":"text_delta"}`)
+	}
+	for i, u := range m.Uses {
+		block(`{"id":`+jsonString(m.toolID(i))+`,"input":{},"name":`+jsonString(u.Name)+`,"type":"tool_use"}`,
+			`{"partial_json":`+jsonString(string(u.Input))+`,"type":"input_json_delta"}`)
+	}
+	add("message_delta", `{"delta":{"stop_reason":`, jsonString(m.stopReason()), `,"stop_sequence":null},"type":"message_delta","usage":{"output_tokens":`,
+		itoa(m.Usage.Output), `}}`)
+	add("message_stop", `{"type":"message_stop"}`)
+	return evs
+}
+
+// jsonString is s as json.Marshal writes a string.
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
 // writeSSE streams the message as the Messages API does. It stops at the
 // first failed write or when ctx ends, so a killed CLI frees the handler.
 func writeSSE(ctx context.Context, w http.ResponseWriter, m message) {
@@ -50,64 +111,17 @@ func writeSSE(ctx context.Context, w http.ResponseWriter, m message) {
 	h.Set("Request-Id", "req_scripted_"+m.ID[len("msg_scripted_"):])
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
-
-	send := func(event string, data any) bool {
+	for _, ev := range m.sseEvents() {
 		if ctx.Err() != nil {
-			return false
+			return
 		}
-		b, err := json.Marshal(data)
-		if err != nil {
-			return false
+		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev.name, ev.data); err != nil {
+			return
 		}
-		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b); err != nil {
-			return false
-		}
-		return rc.Flush() == nil
-	}
-
-	if !send("message_start", map[string]any{
-		"type": "message_start",
-		"message": map[string]any{
-			"id":            m.ID,
-			"type":          "message",
-			"role":          "assistant",
-			"model":         m.Model,
-			"content":       []any{},
-			"stop_reason":   nil,
-			"stop_sequence": nil,
-			"usage":         m.startUsage(),
-		},
-	}) {
-		return
-	}
-	idx := 0
-	block := func(start, delta map[string]any) bool {
-		ok := send("content_block_start", map[string]any{"type": "content_block_start", "index": idx, "content_block": start}) &&
-			send("content_block_delta", map[string]any{"type": "content_block_delta", "index": idx, "delta": delta}) &&
-			send("content_block_stop", map[string]any{"type": "content_block_stop", "index": idx})
-		idx++
-		return ok
-	}
-	if m.Text != "" {
-		if !block(map[string]any{"type": "text", "text": ""},
-			map[string]any{"type": "text_delta", "text": m.Text}) {
+		if rc.Flush() != nil {
 			return
 		}
 	}
-	for i, u := range m.Uses {
-		if !block(map[string]any{"type": "tool_use", "id": m.toolID(i), "name": u.Name, "input": map[string]any{}},
-			map[string]any{"type": "input_json_delta", "partial_json": string(u.Input)}) {
-			return
-		}
-	}
-	if !send("message_delta", map[string]any{
-		"type":  "message_delta",
-		"delta": map[string]any{"stop_reason": m.stopReason(), "stop_sequence": nil},
-		"usage": map[string]int64{"output_tokens": m.Usage.Output},
-	}) {
-		return
-	}
-	send("message_stop", map[string]any{"type": "message_stop"})
 }
 
 // writeJSON answers a request that asked for "stream": false.

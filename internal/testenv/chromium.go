@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
@@ -26,18 +25,12 @@ func Chromium(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
-	args = append([]string{
-		"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir=" + filepath.Join(dir, "profile"),
-		// No host resolves: the page must draw with no network at all.
-		"--host-resolver-rules=MAP * ~NOTFOUND",
+	args = append(append(chromiumFlags(dir),
 		// Console messages, uncaught errors included, go to stderr.
 		"--enable-logging=stderr",
 		// Let timers run (echarts defers some drawing) before the dump.
 		"--virtual-time-budget=5000",
-		"--hide-scrollbars",
-	}, args...)
+	), args...)
 	cmd := exec.CommandContext(ctx, ChromiumPath, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }

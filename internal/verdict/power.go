@@ -373,6 +373,10 @@ func (w world) runs(n int) []simulated {
 // of the simulated runs of n conversations like this one; +Inf when even
 // a collapse is not caught that often.
 func (w world) minDetectableDrop(n int) float64 {
+	return remember(fmt.Sprint("minDetectableDrop", w, n), func() float64 { return w.simulatedMinDrop(n) })
+}
+
+func (w world) simulatedMinDrop(n int) float64 {
 	sims := w.runs(n)
 	crit := make([]float64, len(sims))
 	for i := range sims {
@@ -407,6 +411,10 @@ func (w world) share(sims []simulated, n int, drop float64) float64 {
 // the given size, then bisects on the first conversations of the runs it
 // drew at the upper end.
 func (w world) conversationsFor(drop float64, from int) int {
+	return int(remember(fmt.Sprint("conversationsFor", w, drop, from), func() float64 { return float64(w.searchConversations(drop, from)) }))
+}
+
+func (w world) searchConversations(drop float64, from int) int {
 	lo := max(from, stats.MinUnitsPerArm)
 	if w.powerAt(lo, drop) >= PowerTarget {
 		return lo
@@ -443,19 +451,7 @@ func (w world) conversationsFor(drop float64, from int) int {
 // looks asks again what recording them asked, and the world is the key,
 // so a changed record (a rejudged turn) is simulated afresh.
 func (w world) reachesPower(n int, drop float64) (bool, float64) {
-	key := fmt.Sprint(w, n, drop)
-	memo.Lock()
-	p, ok := memo.m[key]
-	memo.Unlock()
-	if !ok {
-		p = w.sequentialPower(n, drop)
-		memo.Lock()
-		if len(memo.m) >= memoSize {
-			clear(memo.m) // a bound, not a policy: the next look fills it again
-		}
-		memo.m[key] = p
-		memo.Unlock()
-	}
+	p := remember(fmt.Sprint(w, n, drop), func() float64 { return w.sequentialPower(n, drop) })
 	return p >= PowerTarget, p
 }
 
@@ -481,7 +477,28 @@ func (w world) sequentialPower(n int, drop float64) float64 {
 	}
 }
 
-// memo holds reachesPower's figures.
+// remember returns the figure of key, simulating it (figure) once: every
+// figure is a function of the world and its arguments, the simulation
+// being seeded, and a run is decided again and again (for its summary,
+// its chart page and report, a suite's merge, each look it replays).
+func remember(key string, figure func() float64) float64 {
+	memo.Lock()
+	p, ok := memo.m[key]
+	memo.Unlock()
+	if !ok {
+		p = figure()
+		memo.Lock()
+		if len(memo.m) >= memoSize {
+			clear(memo.m) // a bound, not a policy: the next look fills it again
+		}
+		memo.m[key] = p
+		memo.Unlock()
+	}
+	return p
+}
+
+// memo holds the figures remember simulated (reachesPower's, keyed by
+// world, n and drop; the others by their name first).
 var memo = struct {
 	sync.Mutex
 	m map[string]float64
