@@ -93,6 +93,7 @@ func TestEvalFalseRejectRate(t *testing.T) {
 	worst, worstAt, sum, accept := 0.0, "", 0.0, 0.0
 	for i, w := range grid {
 		r := results[i]
+		dump(t, describeEval(w), r)
 		fr := r.Rate(exit.Decay)
 		sum += fr
 		accept += r.Rate(exit.OK)
@@ -129,6 +130,7 @@ func TestEvalFalseRejectRate(t *testing.T) {
 	far := make([]EvalResult, len(beyond))
 	Each(len(beyond), func(i int) { far[i] = EvalRun(beyond[i], runs/4, base+25000+uint64(i)) })
 	for i, w := range beyond {
+		dump(t, "beyond "+describeEval(w), far[i])
 		t.Logf("beyond the grid: %s: false-reject rate %.4f (%d runs)", describeEval(w), far[i].Rate(exit.Decay), runs/4)
 	}
 }
@@ -186,6 +188,9 @@ func TestEvalPower(t *testing.T) {
 		fmt.Fprintf(&b, " %.3f", results[i].Rate(exit.Decay))
 	}
 	t.Log(b.String())
+	for i, c := range grid {
+		dump(t, describeEval(c.w), results[i])
+	}
 	at := func(d, s int) float64 { return results[d*len(sizes)+s].Rate(exit.Decay) }
 	if p := at(3, 4); p < 0.8 {
 		t.Errorf("a 20-point drop on every measure at 30 cases x 3 repeats was caught in %.3f of runs, expected at least 0.8", p)
@@ -240,6 +245,7 @@ func TestSeedRuleFalseRejectRate(t *testing.T) {
 	results := make([]EvalResult, len(grid))
 	Each(len(grid), func(i int) { results[i] = EvalRun(grid[i].w, runs, base+40000+uint64(i)) })
 	for i, c := range grid {
+		dump(t, c.name+" "+describeEval(c.w), results[i])
 		t.Logf("%-32s false-reject rate %.3f (%d runs; %s)", c.name, results[i].Rate(exit.Decay), runs, describeEval(c.w))
 	}
 	// The seed rule is far above alpha on the main set.
@@ -264,6 +270,7 @@ func TestSeedRuleFalseRejectRate(t *testing.T) {
 	for _, s := range sds {
 		mean += s / float64(len(sds))
 	}
+	dump(t, "seed world sd", mean)
 	t.Logf("seed world, 16 cases: mean sd of the 6 base repeat totals %.4f (seed 000: 0.052)", mean)
 	if mean < 0.04 || mean > 0.065 {
 		t.Errorf("the seed world's sd of repeat totals is %.4f, expected near seed 000's 0.052", mean)
@@ -275,6 +282,7 @@ func TestSeedRuleFalseRejectRate(t *testing.T) {
 	w := SeedWorld(16)
 	w.Opts = evalstats.Options{Rule: evalstats.RuleSeed, SeedSims: 400}
 	printed := EvalRun(w, 60, base+40100)
+	dump(t, "printed", printed)
 	t.Logf("seed rule, 16 cases: printed false-reject rate %.3f on average, measured %.3f", printed.SeedFalseReject, results[0].Rate(exit.Decay))
 	if d := math.Abs(printed.SeedFalseReject - results[0].Rate(exit.Decay)); d > 0.12 {
 		t.Errorf("the seed rule prints a false-reject rate of %.3f on average, the world's is %.3f", printed.SeedFalseReject, results[0].Rate(exit.Decay))
