@@ -12,6 +12,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/plan"
 	"github.com/vibe-test/vibe-test/internal/record"
+	"github.com/vibe-test/vibe-test/internal/verdict"
 )
 
 // TestMain lets the heap grow before collecting: the simulations make
@@ -337,4 +338,29 @@ func TestFalseAlarmRateOnSchedules(t *testing.T) {
 		t.Errorf("a 50-point drop on the schedule was caught in %.2f of runs, expected at least 0.8", hit.Rate(exit.Decay))
 	}
 	t.Logf("%d cells x %d runs on %+v; a 50-point drop at n=12 caught in %.2f", len(grid), runs, *onSchedule(), hit.Rate(exit.Decay))
+}
+
+// BenchmarkRun is the unit of a fixed-size grid's cost: simulating a run
+// of 16 conversations (everything at once: correlation, noise, errors,
+// uncertain turns) and deciding it.
+func BenchmarkRun(b *testing.B) {
+	s := Scenario{Q: 0.9, N: 16, Rho: 0.3, Offsets: [3]float64{0.05, -0.1, 0}, JudgeNoise: 0.05, TurnErrors: 0.02, JudgeErrors: 0.02, Uncertain: 0.03}
+	rng := rand.New(rand.NewPCG(1, 2))
+	sim := newSimulator(s)
+	b.Run("simulate", func(b *testing.B) {
+		for b.Loop() {
+			sim.run(rng)
+		}
+	})
+	records := make([]*record.Run, 64)
+	for i := range records {
+		records[i] = simulateRun(rng, s)
+	}
+	b.Run("decide", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			verdict.DecideWith(records[i%len(records)], verdict.Options{ExitOnly: true})
+			i++
+		}
+	})
 }
