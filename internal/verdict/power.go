@@ -68,20 +68,23 @@ type world struct {
 
 // worldOf reads the world from the first upTo conversations and fresh
 // triples of a run (0: all).
-func worldOf(r *record.Run, upTo int, alpha float64) world {
+func worldOf(r *record.Run, ix *runIndex, upTo int, alpha float64) world {
 	w := world{freshPass: make([]float64, probeCount), freshFail: make([]float64, probeCount),
 		missDiluted: make([]float64, probeCount), missFresh: make([]float64, probeCount),
 		gate: !r.Config.NoBaselineGate, alpha: alpha}
-	d, f, _ := Arms(r, upTo)
+	d, f, _ := arms(r, ix, upTo)
 	var dilutedAsked, freshAsked float64
-	var convs []convResults
+	convs := make([]convResults, 0, len(r.Conversations))
+	room := make([]int8, len(r.Conversations)*probeCount)
 	for i := range r.Conversations {
 		c := &r.Conversations[i]
 		if upTo > 0 && c.Index > upTo {
 			continue
 		}
-		cr := convResults{base: stats.Missing, probes: make(stats.ProbeUnit, probeCount)}
-		if pass, ok := judgedResult(c, 0); ok {
+		j := &ix.convs[i]
+		cr := convResults{base: stats.Missing, probes: stats.ProbeUnit(room[:probeCount:probeCount])}
+		room = room[probeCount:]
+		if pass, ok := j.result(0); ok {
 			cr.base = stats.Fail
 			if pass {
 				w.basePass++
@@ -90,10 +93,10 @@ func worldOf(r *record.Run, upTo int, alpha float64) world {
 				w.baseFail++
 			}
 		}
-		inArm := inDilutedArm(c, !w.gate)
+		inArm := j.inArm(!w.gate)
 		for k := 1; k <= probeCount; k++ {
 			cr.probes[k-1] = stats.Missing
-			if pass, ok := judgedResult(c, k); ok && inArm {
+			if pass, ok := j.result(k); ok && inArm {
 				cr.probes[k-1] = stats.Fail
 				if pass {
 					cr.probes[k-1] = stats.Pass
