@@ -147,15 +147,18 @@ func newSimulator(s Scenario) *simulator {
 	return m
 }
 
-// next is the schedule's step after the progress p.
-func (m *simulator) next(p plan.Progress) (plan.Step, bool) {
+// next is the schedule's step after the progress p (in buf, when the
+// schedule is asked).
+func (m *simulator) next(p *plan.Progress, buf *plan.Step) (*plan.Step, bool) {
 	if m.steps == nil {
-		return m.s.Schedule.Next(p)
+		var more bool
+		*buf, more = m.s.Schedule.Next(*p)
+		return buf, more
 	}
 	if p.Turns < len(m.steps) {
-		return m.steps[p.Turns], true
+		return &m.steps[p.Turns], true
 	}
-	return plan.Step{}, false
+	return nil, false
 }
 
 // takeTurns is room for n turns (length 0, capacity n). Storage that ran
@@ -278,15 +281,15 @@ func gamma(rng *rand.Rand, k float64) float64 {
 
 func clamp(p float64) float64 { return math.Min(1, math.Max(0, p)) }
 
-// judged is one judged turn's record: status, and a verdict as the judge
-// (with its noise, errors and disagreements) would give it. ok is false
-// when the turn itself ended in an error.
-func (m *simulator) judged(rng *rand.Rand, turn int, kind string, rate float64) (record.Turn, bool) {
+// judged sets t to one judged turn's record: status, and a verdict as the
+// judge (with its noise, errors and disagreements) would give it. It says
+// false when the turn itself ended in an error.
+func (m *simulator) judged(rng *rand.Rand, t *record.Turn, turn int, kind string, rate float64) bool {
 	s := &m.s
-	t := record.Turn{Turn: turn, Kind: kind, Status: record.TurnOK, ToolCallCount: 3}
+	*t = record.Turn{Turn: turn, Kind: kind, Status: record.TurnOK, ToolCallCount: 3}
 	if rng.Float64() < s.TurnErrors {
 		t.Status, t.Error = record.TurnError, "simulated error"
-		return t, false
+		return false
 	}
 	v := m.verdict()
 	v.Result = judge.Fail
@@ -324,7 +327,27 @@ func (m *simulator) judged(rng *rand.Rand, turn int, kind string, rate float64) 
 		v.Result = judge.Uncertain
 	}
 	t.Verdict = v
-	return t, true
+	return true
+}
+
+// grow is c's next turn, made room for at the end of its Turns (a record
+// is built in place: a turn is 432 bytes).
+func grow(c *record.Conversation) *record.Turn {
+	if k := len(c.Turns); k < cap(c.Turns) {
+		c.Turns = c.Turns[:k+1]
+	} else {
+		c.Turns = append(c.Turns, record.Turn{})
+	}
+	return &c.Turns[len(c.Turns)-1]
+}
+
+// abandon moves c's last turn, which ended in an error, to its Abandoned
+// and stops the conversation.
+func (m *simulator) abandon(c *record.Conversation) {
+	k := len(c.Turns) - 1
+	c.Abandoned = append(m.takeTurns(1), c.Turns[k])
+	c.Turns = c.Turns[:k]
+	c.Status, c.Error = record.StatusError, "simulated error"
 }
 
 func (m *simulator) conversation(rng *rand.Rand, index int) record.Conversation {
@@ -339,10 +362,11 @@ func (m *simulator) conversation(rng *rand.Rand, index int) record.Conversation 
 	c := record.Conversation{Index: index, Status: record.StatusCompleted, Turns: m.takeTurns(room)}
 	own := draw(rng, s.Q, s.Rho)
 	var p plan.Progress
+	var buf plan.Step
 	var ctx int64
 	compacted := false
 	for {
-		step, more := m.next(p)
+		step, more := m.next(&p, &buf)
 		if !more {
 			return c
 		}
@@ -353,14 +377,14 @@ func (m *simulator) conversation(rng *rand.Rand, index int) record.Conversation 
 			ctx += 2000 + rng.Int64N(6000)
 		}
 		if step.Kind == plan.KindFiller {
-			f := record.Turn{Turn: step.Turn, Kind: step.Kind, Status: record.TurnOK}
+			f := grow(&c)
+			*f = record.Turn{Turn: step.Turn, Kind: step.Kind, Status: record.TurnOK}
 			if step.Compact {
 				compacted, p.Compacted = true, true
 				f.Compactions = []record.Compaction{{Trigger: "manual", PreTokens: ctx, PostTokens: 6000}}
 				ctx = 6000
 			}
 			f.ContextTokens, f.AfterCompaction = ctx, compacted
-			c.Turns = append(c.Turns, f)
 			p.Fillers++
 			p.Context = ctx
 			continue
@@ -369,7 +393,8 @@ func (m *simulator) conversation(rng *rand.Rand, index int) record.Conversation 
 		if step.Kind == plan.KindProbe {
 			rate = clamp(own + s.Offsets[step.Probe-1] - s.Drop)
 		}
-		t, ok := m.judged(rng, step.Turn, step.Kind, rate)
+		t := grow(&c)
+		ok := m.judged(rng, t, step.Turn, step.Kind, rate)
 		if ok && step.Kind == plan.KindProbe && s.DilutedProbeErrors > 0 && rng.Float64() < s.DilutedProbeErrors {
 			t.Status, t.Error, t.Verdict, ok = record.TurnError, "simulated error", nil, false
 		}
@@ -381,11 +406,9 @@ func (m *simulator) conversation(rng *rand.Rand, index int) record.Conversation 
 		}
 		t.ContextTokens, t.AfterCompaction = ctx, compacted
 		if !ok {
-			c.Abandoned = append(m.takeTurns(1), t)
-			c.Status, c.Error = record.StatusError, "simulated error"
+			m.abandon(&c)
 			return c
 		}
-		c.Turns = append(c.Turns, t)
 		p.Fillers, p.Context = 0, ctx
 		if step.Kind == plan.KindProbe {
 			p.Probes++
@@ -408,14 +431,13 @@ func (m *simulator) freshTriple(rng *rand.Rand, index int) record.Conversation {
 	c := record.Conversation{Index: index, Control: record.ArmFresh, Status: record.StatusCompleted, Turns: m.takeTurns(len(plan.ProbeTurns))}
 	for k, turn := range plan.ProbeTurns {
 		// Each fresh probe is its own session: its own draw.
-		t, ok := m.judged(rng, turn, plan.KindProbe, clamp(draw(rng, s.Q, s.Rho)+s.Offsets[k]))
+		t := grow(&c)
+		ok := m.judged(rng, t, turn, plan.KindProbe, clamp(draw(rng, s.Q, s.Rho)+s.Offsets[k]))
 		t.Probe = k + 1
 		if !ok {
-			c.Abandoned = append(m.takeTurns(1), t)
-			c.Status, c.Error = record.StatusError, "simulated error"
+			m.abandon(&c)
 			return c
 		}
-		c.Turns = append(c.Turns, t)
 	}
 	return c
 }
