@@ -57,21 +57,25 @@ func CompareProbes(diluted, fresh []ProbeUnit) TwoArm {
 	var use [MaxProbes]bool
 	var pooledPass, pooledN [MaxProbes]float64
 	var dn, fn [MaxProbes]int
+	// The loops over units are written without branches on the results
+	// (which are as good as random): adding 0 to a sum leaves it as it was.
+	valid := true
 	for _, u := range diluted {
 		for k, y := range u {
-			if y != Missing {
-				dn[k]++
-				pooledPass[k] += float64(y)
-			}
+			valid = valid && y >= Missing && y <= Pass
+			dn[k] += judgedCount(y)
+			pooledPass[k] += float64(max(y, 0))
 		}
 	}
 	for _, u := range fresh {
 		for k, y := range u {
-			if y != Missing {
-				fn[k]++
-				pooledPass[k] += float64(y)
-			}
+			valid = valid && y >= Missing && y <= Pass
+			fn[k] += judgedCount(y)
+			pooledPass[k] += float64(max(y, 0))
 		}
+	}
+	if !valid {
+		panic("stats: a probe result other than Missing, Fail or Pass")
 	}
 	r := TwoArm{P: 1}
 	var passed, judged float64
@@ -141,15 +145,22 @@ func summarizeProbes(units []ProbeUnit, use *[MaxProbes]bool, probes, used int, 
 	w := 1 / float64(used)
 	var n, pass [MaxProbes]float64
 	var shareSum, shareSq float64
+	// in[k] is 1 for a probe in use, else 0: a result counts when both it
+	// and judgedCount are 1 (CompareProbes checked the results).
+	var in [MaxProbes]int
+	for k := range probes {
+		if use[k] {
+			in[k] = 1
+		}
+	}
 	for _, u := range units {
 		p, j := 0, 0
 		for k, y := range u {
-			if use[k] && y != Missing {
-				j++
-				p += int(y)
-				n[k]++
-				pass[k] += float64(y)
-			}
+			c := in[k] * judgedCount(y)
+			j += c
+			p += c * int(y)
+			n[k] += float64(c)
+			pass[k] += float64(c * int(y))
 		}
 		if j == 0 {
 			continue
@@ -178,18 +189,23 @@ func summarizeProbes(units []ProbeUnit, use *[MaxProbes]bool, probes, used int, 
 		mean := shareSum / m
 		s.SampleSD = math.Sqrt(math.Max(0, (shareSq-m*mean*mean)/(m-1)))
 	}
+	// A unit's psi adds, per probe in use it has judged, the term of its
+	// result, term[k][y+1] (0 for a probe not in use or not judged): the
+	// same numbers, computed once. A unit with none adds psi = 0 to ss.
+	var term [MaxProbes][3]float64
+	for k := range probes {
+		if use[k] && n[k] > 0 {
+			term[k][Fail+1] = w * (float64(Fail) - rate[k]) / n[k]
+			term[k][Pass+1] = w * (float64(Pass) - rate[k]) / n[k]
+		}
+	}
 	var ss float64
 	for _, u := range units {
-		psi, j := 0.0, 0
+		psi := 0.0
 		for k, y := range u {
-			if use[k] && y != Missing {
-				j++
-				psi += w * (float64(y) - rate[k]) / n[k]
-			}
+			psi += term[k][y+1]
 		}
-		if j > 0 {
-			ss += psi * psi
-		}
+		ss += psi * psi
 	}
 	v := 0.0
 	if s.Units > 1 {
@@ -200,6 +216,11 @@ func summarizeProbes(units []ProbeUnit, use *[MaxProbes]bool, probes, used int, 
 	}
 	s.Var = v * m
 	return s, v
+}
+
+// judgedCount is 1 for a judged result (Fail or Pass), 0 for Missing.
+func judgedCount(y int8) int {
+	return int(y-Missing+1) >> 1
 }
 
 func boolInt(b bool) int {
