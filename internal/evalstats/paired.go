@@ -136,7 +136,12 @@ func welch(v1 float64, df1 int, v2 float64, df2 int) float64 {
 // runs this is (δ² − s²(run1_c − run2_c)/n)/2, δ the runs' mean difference.
 func driftVar(l *scored, runs []scoredRun, j int) float64 {
 	k := len(runs)
-	ys := make([]float64, 0, len(l.cases)*k) // n rows of k
+	// n rows of k, then the k run means and n case means: one array kept
+	// by l for every score's call.
+	if need := len(l.cases)*(k+1) + k; cap(l.buf) < need {
+		l.buf = make([]float64, need)
+	}
+	ys := l.buf[: 0 : len(l.cases)*k]
 	for c := range l.cases {
 		ok := true
 		for _, r := range runs {
@@ -152,8 +157,10 @@ func driftVar(l *scored, runs []scoredRun, j int) float64 {
 	if n < 2 || k < 2 {
 		return 0
 	}
-	runMean := make([]float64, k)
-	caseMean := make([]float64, n)
+	runMean := l.buf[len(l.cases)*k : len(l.cases)*k+k]
+	caseMean := l.buf[len(l.cases)*k+k : len(l.cases)*k+k+n]
+	clear(runMean)
+	clear(caseMean)
 	grand := 0.0
 	for c := range n {
 		for r := range k {

@@ -43,6 +43,8 @@ type scored struct {
 	// the candidate's new ones.
 	cases []string
 	runs  []scoredRun
+	// buf is driftVar's room.
+	buf []float64
 }
 
 // scoredRun is one run's scores.
@@ -85,12 +87,22 @@ func (l *scored) index(i int) int {
 // case listed twice, a cell whose grades do not match the run's measures,
 // a grade that is none of the four.
 func checkRun(r Run) string {
-	seen := make(map[string]struct{}, len(r.Cases))
-	for _, c := range r.Cases {
-		if _, ok := seen[c.ID]; ok {
-			return fmt.Sprintf("run %q: case %q appears twice", r.Label, c.ID)
+	// Case ids in increasing order (as runs nearly always list them) have
+	// no repeat: then no set of them is needed.
+	var seen map[string]struct{}
+	for i := 1; i < len(r.Cases); i++ {
+		if r.Cases[i].ID <= r.Cases[i-1].ID {
+			seen = make(map[string]struct{}, len(r.Cases))
+			break
 		}
-		seen[c.ID] = struct{}{}
+	}
+	for _, c := range r.Cases {
+		if seen != nil {
+			if _, ok := seen[c.ID]; ok {
+				return fmt.Sprintf("run %q: case %q appears twice", r.Label, c.ID)
+			}
+			seen[c.ID] = struct{}{}
+		}
 		for k, cell := range c.Cells {
 			if len(cell.Grades) != len(r.Measures) {
 				return fmt.Sprintf("run %q: case %q repeat %d has %d grades for %d measures", r.Label, c.ID, k+1, len(cell.Grades), len(r.Measures))
@@ -155,16 +167,27 @@ func score(runs []Run) *scored {
 			rowOf[ri][i] = k
 		}
 	}
+	// Every run's arrays at once: a calibration grid scores hundreds of
+	// thousands of comparisons.
+	nc := len(l.cases)
+	accs := make([]acc, len(runs)*(nc+1)*(m+1))
+	ints := make([]int, len(runs)*(nc+nc*m+m))
+	rows := make([][]acc, len(runs)*nc)
+	l.runs = make([]scoredRun, 0, len(runs))
 	for ri, r := range runs {
-		idx := make([]int, m)
+		idx := ints[:m:m]
+		ints = ints[m:]
 		for i, name := range l.measures {
 			idx[i] = slices.Index(r.Measures, name)
 		}
-		sr := scoredRun{label: r.Label, counts: make([]acc, m+1), ncells: make([]int, len(l.cases)), na: make([]int, len(l.cases)*m)}
-		sr.cells = make([][]acc, len(l.cases))
-		flat := make([]acc, len(l.cases)*(m+1))
+		sr := scoredRun{label: r.Label, counts: accs[: m+1 : m+1], ncells: ints[:nc:nc], na: ints[nc : nc+nc*m : nc+nc*m]}
+		accs, ints = accs[m+1:], ints[nc+nc*m:]
+		sr.cells = rows[:nc:nc]
+		rows = rows[nc:]
+		flat := accs[:nc*(m+1)]
+		accs = accs[nc*(m+1):]
 		for c := range sr.cells {
-			sr.cells[c] = flat[c*(m+1) : (c+1)*(m+1)]
+			sr.cells[c] = flat[c*(m+1) : (c+1)*(m+1) : (c+1)*(m+1)]
 		}
 		for i, c := range r.Cases {
 			ci := rowOf[ri][i]
@@ -174,26 +197,24 @@ func score(runs []Run) *scored {
 				if k >= len(sr.repeats) {
 					sr.repeats = append(sr.repeats, acc{})
 				}
-				pass, graded, bad := 0, 0, false
+				// What each grade adds, without branches on the grades
+				// (checkRun let only the four through): a pass adds 1, a
+				// fail 0 to the measure's values, and adding 0 leaves a
+				// sum as it was.
+				pass, graded, errs := 0, 0, 0
 				for i, j := range idx {
-					switch cell.Grades[j] {
-					case Pass:
-						a[i].add(1)
-						pass++
-						graded++
-					case Fail:
-						a[i].add(0)
-						graded++
-					case Error:
-						sr.errors++
-						sr.grades++
-						bad = true
-					case NA:
-						sr.na[ci*m+i]++
-					}
+					t := &gradeCounts[cell.Grades[j]]
+					a[i].s += float64(t.pass)
+					a[i].ss += float64(t.pass)
+					a[i].m += t.graded
+					pass += t.pass
+					graded += t.graded
+					errs += t.err
+					sr.na[ci*m+i] += t.na
 				}
-				sr.grades += graded
-				if bad {
+				sr.errors += errs
+				sr.grades += graded + errs
+				if errs > 0 {
 					sr.errorCells++
 				}
 				if graded > 0 {
@@ -215,6 +236,15 @@ func score(runs []Run) *scored {
 		l.runs = append(l.runs, sr)
 	}
 	return l
+}
+
+// gradeCounts is what a grade counts: a graded value (pass 1, fail 0),
+// an error, an n/a.
+var gradeCounts = [Error + 1]struct{ pass, graded, err, na int }{
+	NA:    {na: 1},
+	Pass:  {pass: 1, graded: 1},
+	Fail:  {graded: 1},
+	Error: {err: 1},
 }
 
 // sideCase is case c's values on score j pooled over runs.
