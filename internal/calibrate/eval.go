@@ -3,7 +3,6 @@ package calibrate
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"strings"
 
 	"github.com/vibe-test/vibe-test/internal/evalstats"
@@ -90,12 +89,12 @@ type EvalResult struct {
 // EvalRun simulates runs comparisons in world w (deterministic for a seed)
 // and counts what evalstats.Decide made of each.
 func EvalRun(w EvalWorld, runs int, seed uint64) EvalResult {
-	rng := rand.New(rand.NewPCG(seed, seed^0x2545f4914f6cdd1d))
+	src := newSource(seed, seed^0x2545f4914f6cdd1d)
 	res := EvalResult{Result: Result{Runs: runs, Exits: map[int]int{}}}
 	sim := newEvalSim(w)
 	printed := 0.0
 	for range runs {
-		base, cand := sim.draw(rng)
+		base, cand := sim.draw(src)
 		d := evalstats.Decide(base, cand, w.Opts)
 		res.Exits[d.Exit]++
 		printed += d.SeedFalseReject
@@ -107,7 +106,9 @@ func EvalRun(w EvalWorld, runs int, seed uint64) EvalResult {
 // evalSim holds one world's buffers: a grid makes hundreds of thousands
 // of comparisons, and Decide keeps nothing it is given.
 type evalSim struct {
-	w     EvalWorld
+	w EvalWorld
+	// rates is each measure's rate on the logit scale.
+	rates []float64
 	logit [][]float64 // case × measure
 	apply [][]bool
 	drops []float64 // per measure, the candidate's loss
@@ -117,6 +118,9 @@ type evalSim struct {
 func newEvalSim(w EvalWorld) *evalSim {
 	s := &evalSim{w: w}
 	m := len(w.Rates)
+	for _, r := range w.Rates {
+		s.rates = append(s.rates, math.Log(r/(1-r)))
+	}
 	s.drops = make([]float64, m)
 	for j := range m {
 		if w.DropOn == nil {
@@ -178,39 +182,42 @@ var logisticTable = func() []float64 {
 
 // draw makes a fresh case set and its runs: the base runs, then the
 // candidate.
-func (s *evalSim) draw(rng *rand.Rand) ([]evalstats.Run, evalstats.Run) {
-	w := s.w
+func (s *evalSim) draw(src source) ([]evalstats.Run, evalstats.Run) {
+	w := &s.w
+	rng := src.rng
 	for c := range w.Cases {
-		for j, r := range w.Rates {
-			s.logit[c][j] = math.Log(r/(1-r)) + w.Spread*rng.NormFloat64()
-			s.apply[c][j] = rng.Float64() >= w.NA
+		logit, apply := s.logit[c], s.apply[c]
+		for j, r := range s.rates {
+			logit[j] = r + w.Spread*rng.NormFloat64()
+			apply[j] = unit(src.pcg.Uint64()) >= w.NA
 		}
 	}
 	for r := range s.runs {
 		cand := r == w.BaseRuns
 		shift := w.Drift * rng.NormFloat64()
 		for c := range w.Cases {
+			logit, apply := s.logit[c], s.apply[c]
 			for k := range w.Repeats {
 				g := s.runs[r].Cases[c].Cells[k].Grades
 				quality := w.Message * rng.NormFloat64()
-				failed := w.CellErrors > 0 && rng.Float64() < w.CellErrors
+				failed := w.CellErrors > 0 && unit(src.pcg.Uint64()) < w.CellErrors
 				for j := range g {
 					switch {
-					case !s.apply[c][j]:
+					case !apply[j]:
 						g[j] = evalstats.NA
 					case failed:
 						g[j] = evalstats.Error
-					case w.CellNA > 0 && rng.Float64() < w.CellNA:
+					case w.CellNA > 0 && unit(src.pcg.Uint64()) < w.CellNA:
 						g[j] = evalstats.NA
-					case w.GradeErrors > 0 && rng.Float64() < w.GradeErrors:
+					case w.GradeErrors > 0 && unit(src.pcg.Uint64()) < w.GradeErrors:
 						g[j] = evalstats.Error
 					default:
-						p := logistic(s.logit[c][j]+quality) + shift
+						p := logistic(logit[j]+quality) + shift
 						if cand {
 							p -= s.drops[j]
 						}
-						pass := rng.Float64() < p
-						if w.Noise > 0 && rng.Float64() < w.Noise {
+						pass := unit(src.pcg.Uint64()) < p
+						if w.Noise > 0 && unit(src.pcg.Uint64()) < w.Noise {
 							pass = !pass
 						}
 						g[j] = evalstats.Fail

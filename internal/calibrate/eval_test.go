@@ -3,7 +3,6 @@ package calibrate
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -259,11 +258,11 @@ func TestSeedRuleFalseRejectRate(t *testing.T) {
 	}
 
 	// The world is the seed's: the sd of the six base repeat totals.
-	rng := rand.New(rand.NewPCG(base, 7))
+	src := newSource(base, 7)
 	sim := newEvalSim(SeedWorld(16))
 	var sds []float64
 	for range 2000 {
-		b, _ := sim.draw(rng)
+		b, _ := sim.draw(src)
 		sds = append(sds, stats.SD(repeatTotals(b)))
 	}
 	mean := 0.0
@@ -318,7 +317,7 @@ func TestEvalSimulator(t *testing.T) {
 	w := EvalWorld{Cases: 40, Repeats: 5, BaseRuns: 2, Rates: spreadRates, Spread: 0.01,
 		Noise: 0, CellErrors: 0.05, GradeErrors: 0.02, NA: 0.2, Drop: 0.2, DropOn: []int{2}}
 	sim := newEvalSim(w)
-	rng := rand.New(rand.NewPCG(1, 2))
+	src := newSource(1, 2)
 	count := func(runs []evalstats.Run, j int) (pass, graded, errs, na, all int) {
 		for _, r := range runs {
 			for _, c := range r.Cases {
@@ -342,7 +341,7 @@ func TestEvalSimulator(t *testing.T) {
 	}
 	var bp, bg, cp, cg, errs, na, all [6]int
 	for range 50 {
-		b, c := sim.draw(rng)
+		b, c := sim.draw(src)
 		for j := range 6 {
 			p, g, e, n, a := count(b, j)
 			bp[j], bg[j], errs[j], na[j], all[j] = bp[j]+p, bg[j]+g, errs[j]+e, na[j]+n, all[j]+a
@@ -379,7 +378,7 @@ func TestEvalSimulator(t *testing.T) {
 	sim = newEvalSim(w)
 	var diffs []float64
 	for range 400 {
-		b, _ := sim.draw(rng)
+		b, _ := sim.draw(src)
 		p1, g1, _, _, _ := count(b[:1], 0)
 		p2, g2, _, _, _ := count(b[1:], 0)
 		diffs = append(diffs, float64(p1)/float64(g1)-float64(p2)/float64(g2))
@@ -402,13 +401,13 @@ func TestEvalSimulator(t *testing.T) {
 func BenchmarkEvalDecide(b *testing.B) {
 	w := SeedWorld(30)
 	sim := newEvalSim(w)
-	rng := rand.New(rand.NewPCG(1, 2))
+	src := newSource(1, 2)
 	b.Run("simulate", func(b *testing.B) {
 		for b.Loop() {
-			sim.draw(rng)
+			sim.draw(src)
 		}
 	})
-	base, cand := sim.draw(rng)
+	base, cand := sim.draw(src)
 	b.Run("decide", func(b *testing.B) {
 		for b.Loop() {
 			evalstats.Decide(base, cand, w.Opts)

@@ -323,21 +323,22 @@ func (w world) draw(src source, n int, s *simulated) {
 	rho := rhoGrid[pick(rng, w.rhoWeight)]
 	for i := range n {
 		own := ownDraw(src, mean, rho)
-		s.gatePass[i] = !w.gate || src.float64() < own+baseOffset
+		s.gatePass[i] = !w.gate || unit(src.pcg.Uint64()) < own+baseOffset
 		s.own[i] = own - mean
 		for k := range probeCount {
 			j := i*probeCount + k
-			s.dU[j] = src.float64()
-			s.dMiss[j] = src.float64() < w.missDiluted[k]
-			s.fPass[j] = src.float64() < s.fresh[k]
-			s.fMiss[j] = src.float64() < w.missFresh[k]
+			s.dU[j] = unit(src.pcg.Uint64())
+			s.dMiss[j] = unit(src.pcg.Uint64()) < w.missDiluted[k]
+			s.fPass[j] = unit(src.pcg.Uint64()) < s.fresh[k]
+			s.fMiss[j] = unit(src.pcg.Uint64()) < w.missFresh[k]
 		}
 	}
 }
 
 // source is a simulation's random numbers: rng, and its generator for the
 // uniforms drawn by the million (the same numbers rng.Float64 gives,
-// without its indirect call).
+// without its indirect call: unit(src.pcg.Uint64()), which the compiler
+// inlines whole where a method wrapping it would be too large to inline).
 type source struct {
 	pcg *rand.PCG
 	rng *rand.Rand
@@ -348,8 +349,9 @@ func newSource(seed1, seed2 uint64) source {
 	return source{pcg: pcg, rng: rand.New(pcg)}
 }
 
-// float64 is rng.Float64.
-func (s source) float64() float64 { return float64(s.pcg.Uint64()<<11>>11) / (1 << 53) }
+// unit is rand.Rand.Float64's uniform in [0, 1) from the generator's
+// next number.
+func unit(x uint64) float64 { return float64(x<<11>>11) / (1 << 53) }
 
 // decays says whether the rule says decay on the first n conversations of
 // a simulated run whose diluted probes lose drop from their rate: the
@@ -573,10 +575,10 @@ func betaDraw(rng *rand.Rand, a, b float64) float64 {
 // makes millions); its tails are heavier than a Beta's, which only lowers
 // the power it credits.
 func ownDraw(src source, mean, rho float64) float64 {
-	if rho <= 0 || src.float64() >= rho {
+	if rho <= 0 || unit(src.pcg.Uint64()) >= rho {
 		return mean
 	}
-	if src.float64() < mean {
+	if unit(src.pcg.Uint64()) < mean {
 		return 1
 	}
 	return 0
