@@ -93,9 +93,13 @@ func EvalRun(w EvalWorld, runs int, seed uint64) EvalResult {
 	res := EvalResult{Result: Result{Runs: runs, Exits: map[int]int{}}}
 	sim := newEvalSim(w)
 	printed := 0.0
+	// The exit code is all a grid counts: what only reports a decision is
+	// skipped (TestEvalExitOnly checks it changes no decision).
+	opts := w.Opts
+	opts.ExitOnly = true
 	for range runs {
 		base, cand := sim.draw(src)
-		d := evalstats.Decide(base, cand, w.Opts)
+		d := evalstats.Decide(base, cand, opts)
 		res.Exits[d.Exit]++
 		printed += d.SeedFalseReject
 	}

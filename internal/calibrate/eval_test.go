@@ -396,6 +396,65 @@ func TestEvalSimulator(t *testing.T) {
 	}
 }
 
+// TestEvalExitOnly: evalstats.Options.ExitOnly, which EvalRun sets,
+// skips only what reports a decision. Over every world of the false-reject
+// grid and the power grid, on simulated comparisons, it reaches the same
+// verdict and exit code, and the same P, adjusted P and reject for every
+// measure, as the decision `vibe-test eval --against` makes.
+func TestEvalExitOnly(t *testing.T) {
+	const runs = 40
+	worlds := evalGrid()
+	for _, drop := range []struct {
+		drop float64
+		on   []int
+	}{{0.1, []int{2}}, {0.2, []int{2}}, {0.1, nil}, {0.2, nil}, {0.4, nil}} {
+		for _, size := range [][2]int{{8, 3}, {12, 2}, {16, 3}, {24, 1}, {30, 3}, {40, 5}} {
+			w := instruments[0]
+			w.Cases, w.Repeats, w.BaseRuns, w.Drift, w.Rates = size[0], size[1], 2, 0.015, spreadRates
+			w.Drop, w.DropOn = drop.drop, drop.on
+			worlds = append(worlds, w)
+		}
+	}
+	type tally struct{ exits [4]int }
+	out := make([]tally, len(worlds))
+	bad := make([]string, len(worlds))
+	Each(len(worlds), func(i int) {
+		w := worlds[i]
+		sim := newEvalSim(w)
+		src := newSource(uint64(i), 31)
+		only := w.Opts
+		only.ExitOnly = true
+		for range runs {
+			base, cand := sim.draw(src)
+			full, fast := evalstats.Decide(base, cand, w.Opts), evalstats.Decide(base, cand, only)
+			out[i].exits[full.Exit]++
+			same := full.Exit == fast.Exit && full.Verdict == fast.Verdict && full.Drift == fast.Drift &&
+				full.GradeErrors == fast.GradeErrors && len(full.Measures) == len(fast.Measures)
+			for m := range full.Measures {
+				a, b := full.Measures[m], fast.Measures[m]
+				same = same && a.P == b.P && a.Adjusted == b.Adjusted && a.Reject == b.Reject && a.Drop == b.Drop && a.Cases == b.Cases
+			}
+			if !same && bad[i] == "" {
+				bad[i] = fmt.Sprintf("%s: full %+v, exit-only %+v", describeEval(w), full, fast)
+			}
+		}
+	})
+	var all [4]int
+	for i := range worlds {
+		if bad[i] != "" {
+			t.Error(bad[i])
+		}
+		for e, n := range out[i].exits {
+			all[e] += n
+		}
+	}
+	// The check means something only if every decision was made.
+	if all[exit.OK] == 0 || all[exit.Decay] == 0 || all[exit.Indeterminate] == 0 {
+		t.Errorf("exit codes over the worlds: %v, expected accepts, rejects and not-enough", all)
+	}
+	t.Logf("%d worlds x %d comparisons, exits %v: the same decisions with ExitOnly", len(worlds), runs, all)
+}
+
 // BenchmarkEvalDecide is one simulated comparison at seed 000's size:
 // the unit of the grid's cost.
 func BenchmarkEvalDecide(b *testing.B) {

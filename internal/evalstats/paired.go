@@ -35,8 +35,9 @@ const DriftFloor = 0.03
 
 // paired compares the base runs with the candidate on score j (a measure,
 // or the total). shared is a drift variance the score must count at least
-// (the total's, for a measure: a run's shift moves every measure).
-func paired(l *scored, base, cand []scoredRun, j int, alpha, shared float64) pairedStat {
+// (the total's, for a measure: a run's shift moves every measure). Without
+// bound it leaves upper 0.
+func paired(l *scored, base, cand []scoredRun, j int, alpha, shared float64, bound bool) pairedStat {
 	ps := pairedStat{k: len(base), p: 1}
 	n := 0
 	sum, sumsq := 0.0, 0.0
@@ -80,7 +81,9 @@ func paired(l *scored, base, cand []scoredRun, j int, alpha, shared float64) pai
 	default:
 		ps.p = 1 - tCDF(ps.d/ps.se, ps.df)
 	}
-	ps.upper = ps.d + studentQuantile(1-alpha, ps.df)*ps.se
+	if bound {
+		ps.upper = ps.d + studentQuantile(1-alpha, ps.df)*ps.se
+	}
 	return ps
 }
 
