@@ -131,6 +131,9 @@ type simulator struct {
 	fresh    []record.Conversation
 	rec      record.Run
 	plan     plan.Plan
+	// root is the last Criteria-th root judged took, of rootOf.
+	rootOf, root float64
+	rooted       bool
 }
 
 func newSimulator(s Scenario) *simulator {
@@ -297,7 +300,12 @@ func (m *simulator) judged(rng *rand.Rand, t *record.Turn, turn int, kind string
 	if s.Criteria > 0 {
 		// Each criterion on its own; the turn passes when all of them do.
 		pass = true
-		each := math.Pow(rate, 1/float64(s.Criteria))
+		// A conversation's judged turns share its rate when the probes do
+		// not differ: the root is taken once for them.
+		if rate != m.rootOf || !m.rooted {
+			m.rootOf, m.root, m.rooted = rate, math.Pow(rate, 1/float64(s.Criteria)), true
+		}
+		each := m.root
 		v.Criteria = m.takeCriteria(s.Criteria)
 		for c := range s.Criteria {
 			ok := rng.Float64() < each
