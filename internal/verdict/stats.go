@@ -144,6 +144,8 @@ func arms(r *record.Run, ix *runIndex, upTo int) (diluted, fresh []stats.ProbeUn
 	// One array holds every unit's probes: a decision makes them by the
 	// million in a calibration grid.
 	room := make([]int8, (len(r.Conversations)+len(r.Fresh))*probeCount)
+	diluted = make([]stats.ProbeUnit, 0, len(r.Conversations))
+	fresh = make([]stats.ProbeUnit, 0, len(r.Fresh))
 	unit := func(arm int, j *judgedTurns) (stats.ProbeUnit, int) {
 		u := stats.ProbeUnit(room[:probeCount:probeCount])
 		room = room[probeCount:]
@@ -246,6 +248,7 @@ func computeStats(r *record.Run, ix *runIndex, alpha, effect float64, report boo
 	// The medians' lists, one pair of arrays reused for every turn.
 	turns := make([]int64, 0, max(len(r.Conversations), len(r.Fresh)))
 	contexts := make([]int64, 0, max(len(r.Conversations), len(r.Fresh)))
+	s.PerTurn = make([]record.TurnStat, 0, 2*probeCount+1)
 	for k := 0; k <= probeCount; k++ {
 		ts := record.TurnStat{Probe: k, Arm: "diluted", Population: s.DilutedPopulation}
 		if k == 0 {
@@ -348,6 +351,9 @@ func computeStats(r *record.Run, ix *runIndex, alpha, effect float64, report boo
 		}
 		if pc.DilutedN > 0 && report {
 			pc.P = stats.FisherLess(pc.DilutedPass, pc.DilutedN-pc.DilutedPass, pc.FreshPass, pc.FreshN-pc.FreshPass)
+		}
+		if s.Probes == nil {
+			s.Probes = make([]record.ProbeComparison, 0, probeCount)
 		}
 		s.Probes = append(s.Probes, pc)
 	}
