@@ -195,21 +195,34 @@ func (w world) rhoPosterior(convs []convResults) []float64 {
 	}
 	var known [patterns]bool
 	var logLik [patterns]float64
+	var us, ws [gridPoints]float64
+	// The chance of each result at each point of the grid, by result
+	// (Fail, Pass): the baseline's, and each probe's.
+	var baseAt [gridPoints][2]float64
+	var probeAt [probeCount][gridPoints][2]float64
 	for g, rho := range rhoGrid {
-		us, ws := ownGrid(mean, rho)
+		points := ownGrid(mean, rho, &us, &ws)
+		for j, u := range us[:points] {
+			for y := stats.Fail; y <= stats.Pass; y++ {
+				baseAt[j][y] = bernoulli(y, u+baseOffset)
+				for k := range probeCount {
+					probeAt[k][j][y] = bernoulli(y, u+fresh[k]-mean)
+				}
+			}
+		}
 		known = [patterns]bool{}
 		for i, c := range convs {
 			code := codes[i]
 			if !known[code] {
 				var lik float64
-				for j, u := range us {
+				for j := range points {
 					l := ws[j]
 					if c.base != stats.Missing {
-						l *= bernoulli(c.base, u+baseOffset)
+						l *= baseAt[j][c.base]
 					}
 					for k, y := range c.probes {
 						if y != stats.Missing {
-							l *= bernoulli(y, u+fresh[k]-mean)
+							l *= probeAt[k][j][y]
 						}
 					}
 					lik += l
@@ -243,29 +256,41 @@ func bernoulli(y int8, p float64) float64 {
 
 // ownGrid is a conversation's own rate on a grid of 16 points with the
 // weights of a Beta with this mean and intra-class correlation (all the
-// weight on the mean at rho 0).
-func ownGrid(mean, rho float64) (us, ws []float64) {
+// weight on the mean at rho 0): it fills the first points entries of us
+// and ws and returns points.
+func ownGrid(mean, rho float64, us, ws *[gridPoints]float64) (points int) {
 	if rho <= 0 {
-		return []float64{mean}, []float64{1}
+		us[0], ws[0] = mean, 1
+		return 1
 	}
 	a, b := mean*(1-rho)/rho, (1-mean)*(1-rho)/rho
-	const points = 16
-	us, ws = make([]float64, points), make([]float64, points)
 	var sum float64
-	for j := range points {
-		// Equal steps of the Beta's CDF would be exact; equal steps of the
-		// rate with the density at their middle are close enough to weigh
-		// correlations, and need no inverse.
-		u := (float64(j) + 0.5) / points
-		us[j] = u
-		ws[j] = math.Exp((a-1)*math.Log(u) + (b-1)*math.Log(1-u))
+	for j := range gridPoints {
+		us[j] = gridU[j]
+		ws[j] = math.Exp((a-1)*gridLogU[j] + (b-1)*gridLog1mU[j])
 		sum += ws[j]
 	}
 	for j := range ws {
 		ws[j] /= sum
 	}
-	return us, ws
+	return gridPoints
 }
+
+// gridPoints is how many points ownGrid weighs.
+const gridPoints = 16
+
+// gridU are ownGrid's points, with their logarithms and those of their
+// complements (the same for every world).
+var gridU, gridLogU, gridLog1mU = func() (u, logU, log1mU [gridPoints]float64) {
+	for j := range gridPoints {
+		// Equal steps of the Beta's CDF would be exact; equal steps of the
+		// rate with the density at their middle are close enough to weigh
+		// correlations, and need no inverse.
+		u[j] = (float64(j) + 0.5) / gridPoints
+		logU[j], log1mU[j] = math.Log(u[j]), math.Log(1-u[j])
+	}
+	return u, logU, log1mU
+}()
 
 // simulated is one simulated run's draws, fixed so that the same run can
 // be decided at any drop (larger drops turn more of the same diluted
