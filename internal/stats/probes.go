@@ -56,22 +56,23 @@ func CompareProbes(diluted, fresh []ProbeUnit) TwoArm {
 	}
 	var use [MaxProbes]bool
 	var pooledPass, pooledN [MaxProbes]float64
-	var dn, fn [MaxProbes]int
+	var dn, fn, passes [MaxProbes]int
 	// The loops over units are written without branches on the results
-	// (which are as good as random): adding 0 to a sum leaves it as it was.
+	// (which are as good as random), and count in integers: a sum of ones
+	// and zeros is the same whole number in floating point.
 	valid := true
 	for _, u := range diluted {
 		for k, y := range u {
 			valid = valid && y >= Missing && y <= Pass
 			dn[k] += judgedCount(y)
-			pooledPass[k] += float64(max(y, 0))
+			passes[k] += int(max(y, 0))
 		}
 	}
 	for _, u := range fresh {
 		for k, y := range u {
 			valid = valid && y >= Missing && y <= Pass
 			fn[k] += judgedCount(y)
-			pooledPass[k] += float64(max(y, 0))
+			passes[k] += int(max(y, 0))
 		}
 	}
 	if !valid {
@@ -82,6 +83,7 @@ func CompareProbes(diluted, fresh []ProbeUnit) TwoArm {
 	var used int
 	var pooled [MaxProbes]float64
 	for k := range probes {
+		pooledPass[k] = float64(passes[k])
 		pooledN[k] = float64(dn[k] + fn[k])
 		use[k] = dn[k] > 0 && fn[k] > 0
 		if pooledN[k] > 0 {
@@ -143,7 +145,9 @@ func summarizeProbes(units []ProbeUnit, use *[MaxProbes]bool, probes, used int, 
 		return s, 0
 	}
 	w := 1 / float64(used)
-	var n, pass [MaxProbes]float64
+	// Per probe, judged results and passes (counted in integers: the same
+	// whole numbers as sums of ones in floating point).
+	var n, pass [MaxProbes]int
 	var shareSum, shareSq float64
 	// in[k] is 1 for a probe in use, else 0: a result counts when both it
 	// and judgedCount are 1 (CompareProbes checked the results).
@@ -159,8 +163,8 @@ func summarizeProbes(units []ProbeUnit, use *[MaxProbes]bool, probes, used int, 
 			c := in[k] * judgedCount(y)
 			j += c
 			p += c * int(y)
-			n[k] += float64(c)
-			pass[k] += float64(c * int(y))
+			n[k] += c
+			pass[k] += c * int(y)
 		}
 		if j == 0 {
 			continue
@@ -179,9 +183,9 @@ func summarizeProbes(units []ProbeUnit, use *[MaxProbes]bool, probes, used int, 
 	var floor float64
 	for k := range probes {
 		if use[k] && n[k] > 0 {
-			rate[k] = pass[k] / n[k]
+			rate[k] = float64(pass[k]) / float64(n[k])
 			s.Mean += w * rate[k]
-			floor += w * w * pooled[k] * (1 - pooled[k]) / n[k]
+			floor += w * w * pooled[k] * (1 - pooled[k]) / float64(n[k])
 		}
 	}
 	m := float64(s.Units)
@@ -195,8 +199,8 @@ func summarizeProbes(units []ProbeUnit, use *[MaxProbes]bool, probes, used int, 
 	var term [MaxProbes][3]float64
 	for k := range probes {
 		if use[k] && n[k] > 0 {
-			term[k][Fail+1] = w * (float64(Fail) - rate[k]) / n[k]
-			term[k][Pass+1] = w * (float64(Pass) - rate[k]) / n[k]
+			term[k][Fail+1] = w * (float64(Fail) - rate[k]) / float64(n[k])
+			term[k][Pass+1] = w * (float64(Pass) - rate[k]) / float64(n[k])
 		}
 	}
 	var ss float64
