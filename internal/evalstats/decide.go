@@ -64,8 +64,8 @@ func Decide(base []Run, cand Run, opts Options) Decision {
 		return fail("the candidate and the baseline runs share no measure")
 	}
 	bs, cs := l.runs[:len(base)], l.runs[len(base):]
-	for _, r := range l.runs {
-		d.GradeErrors += r.errorCells
+	for r := range l.runs {
+		d.GradeErrors += l.runs[r].errorCells
 	}
 	if be, ce := errorShare(bs), errorShare(cs); be > MaxErrorShare || ce > MaxErrorShare {
 		return fail("%.0f%% of the baseline's grades and %.0f%% of the candidate's are errors (at most %.0f%% can be decided on)", 100*be, 100*ce, 100*MaxErrorShare)

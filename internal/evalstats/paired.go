@@ -147,12 +147,12 @@ func driftVar(l *scored, runs []scoredRun, j int) float64 {
 	ys := l.buf[: 0 : len(l.cases)*k]
 	for c := range l.cases {
 		ok := true
-		for _, r := range runs {
-			ok = ok && r.cells[c][j].m > 0
+		for r := range runs { // by index: a scoredRun is too large to copy
+			ok = ok && runs[r].cells[c][j].m > 0
 		}
 		if ok {
-			for _, r := range runs {
-				ys = append(ys, r.cells[c][j].mean())
+			for r := range runs {
+				ys = append(ys, runs[r].cells[c][j].mean())
 			}
 		}
 	}

@@ -174,6 +174,11 @@ func score(runs []Run) *scored {
 	ints := make([]int, len(runs)*(nc+nc*m+m))
 	rows := make([][]acc, len(runs)*nc)
 	l.runs = make([]scoredRun, 0, len(runs))
+	// A case's passes and graded grades per measure, counted in integers
+	// and added to its values when the case is done: a sum of ones and
+	// zeros is the same whole number in floating point.
+	counted := make([]int, 2*m)
+	passes, judged := counted[:m], counted[m:]
 	for ri, r := range runs {
 		idx := ints[:m:m]
 		ints = ints[m:]
@@ -192,25 +197,24 @@ func score(runs []Run) *scored {
 		for i, c := range r.Cases {
 			ci := rowOf[ri][i]
 			a := sr.cells[ci]
+			na := sr.na[ci*m : (ci+1)*m]
 			sr.ncells[ci] = len(c.Cells)
+			clear(counted)
 			for k, cell := range c.Cells {
 				if k >= len(sr.repeats) {
 					sr.repeats = append(sr.repeats, acc{})
 				}
 				// What each grade adds, without branches on the grades
-				// (checkRun let only the four through): a pass adds 1, a
-				// fail 0 to the measure's values, and adding 0 leaves a
-				// sum as it was.
+				// (checkRun let only the four through).
 				pass, graded, errs := 0, 0, 0
 				for i, j := range idx {
 					t := &gradeCounts[cell.Grades[j]]
-					a[i].s += float64(t.pass)
-					a[i].ss += float64(t.pass)
-					a[i].m += t.graded
+					passes[i] += t.pass
+					judged[i] += t.graded
 					pass += t.pass
 					graded += t.graded
 					errs += t.err
-					sr.na[ci*m+i] += t.na
+					na[i] += t.na
 				}
 				sr.errors += errs
 				sr.grades += graded + errs
@@ -222,6 +226,13 @@ func score(runs []Run) *scored {
 				}
 				sr.repeats[k].s += float64(pass)
 				sr.repeats[k].m += graded
+			}
+			// A pass adds 1 to a measure's sum and to its sum of squares,
+			// a fail 0 to both.
+			for i := range m {
+				a[i].s += float64(passes[i])
+				a[i].ss += float64(passes[i])
+				a[i].m += judged[i]
 			}
 		}
 		for c := range sr.cells {
@@ -250,8 +261,8 @@ var gradeCounts = [Error + 1]struct{ pass, graded, err, na int }{
 // sideCase is case c's values on score j pooled over runs.
 func sideCase(runs []scoredRun, c, j int) acc {
 	var a acc
-	for _, r := range runs {
-		a = a.plus(r.cells[c][j])
+	for r := range runs { // by index: a scoredRun is too large to copy
+		a = a.plus(runs[r].cells[c][j])
 	}
 	return a
 }
@@ -259,9 +270,9 @@ func sideCase(runs []scoredRun, c, j int) acc {
 // sideRate is the pooled pass rate of runs on score j, with its interval.
 func sideRate(runs []scoredRun, j int) Rate {
 	passed, graded := 0, 0
-	for _, r := range runs {
-		passed += int(r.counts[j].s + 0.5)
-		graded += r.counts[j].m
+	for r := range runs {
+		passed += int(runs[r].counts[j].s + 0.5)
+		graded += runs[r].counts[j].m
 	}
 	return rate(passed, graded)
 }
@@ -269,9 +280,9 @@ func sideRate(runs []scoredRun, j int) Rate {
 // errorShare is the share of the runs' non-n/a grades that are errors.
 func errorShare(runs []scoredRun) float64 {
 	errs, all := 0, 0
-	for _, r := range runs {
-		errs += r.errors
-		all += r.grades
+	for r := range runs {
+		errs += runs[r].errors
+		all += runs[r].grades
 	}
 	if all == 0 {
 		return 0
