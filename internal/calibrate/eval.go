@@ -75,6 +75,9 @@ func describeEval(w EvalWorld) string {
 		w.Cases, w.Repeats, w.BaseRuns, w.Drift, w.Noise, w.CellErrors, w.GradeErrors, w.NA, w.CellNA, w.Spread, w.Message, strings.Join(rates, ","), w.Drop, on)
 }
 
+// The grade arithmetic below needs Pass right before Fail.
+var _ = [1]struct{}{}[evalstats.Fail-evalstats.Pass-1]
+
 // evalMeasures names the simulated measures.
 var evalMeasures = []string{"M1", "M2", "M3", "M4", "M5", "M6", "M7", "M8"}
 
@@ -147,11 +150,16 @@ func newEvalSim(w EvalWorld) *evalSim {
 			label = names[r%len(names)]
 		}
 		run := evalstats.Run{Label: label, Measures: evalMeasures[:m], Cases: make([]evalstats.Case, w.Cases)}
+		// A run's cells and grades in one array each, in the order they
+		// are drawn and read.
+		cells := make([]evalstats.Cell, w.Cases*w.Repeats)
+		grades := make([]evalstats.Grade, w.Cases*w.Repeats*m)
 		for c := range w.Cases {
 			run.Cases[c].ID = fmt.Sprintf("case-%02d", c+1)
-			run.Cases[c].Cells = make([]evalstats.Cell, w.Repeats)
+			run.Cases[c].Cells = cells[c*w.Repeats : (c+1)*w.Repeats : (c+1)*w.Repeats]
 			for k := range w.Repeats {
-				run.Cases[c].Cells[k].Grades = make([]evalstats.Grade, m)
+				g := (c*w.Repeats + k) * m
+				run.Cases[c].Cells[k].Grades = grades[g : g+m : g+m]
 			}
 		}
 		s.runs = append(s.runs, run)
@@ -189,6 +197,9 @@ var logisticTable = func() []float64 {
 func (s *evalSim) draw(src source) ([]evalstats.Run, evalstats.Run) {
 	w := &s.w
 	rng := src.rng
+	// The world's figures, read once: the loops below store grades, which
+	// the compiler cannot tell apart from the world's fields.
+	cellErrors, cellNA, gradeErrors, noise := w.CellErrors, w.CellNA, w.GradeErrors, w.Noise
 	for c := range w.Cases {
 		logit, apply := s.logit[c], s.apply[c]
 		for j, r := range s.rates {
@@ -204,16 +215,16 @@ func (s *evalSim) draw(src source) ([]evalstats.Run, evalstats.Run) {
 			for k := range w.Repeats {
 				g := s.runs[r].Cases[c].Cells[k].Grades
 				quality := w.Message * rng.NormFloat64()
-				failed := w.CellErrors > 0 && unit(src.pcg.Uint64()) < w.CellErrors
+				failed := cellErrors > 0 && unit(src.pcg.Uint64()) < cellErrors
 				for j := range g {
 					switch {
 					case !apply[j]:
 						g[j] = evalstats.NA
 					case failed:
 						g[j] = evalstats.Error
-					case w.CellNA > 0 && unit(src.pcg.Uint64()) < w.CellNA:
+					case cellNA > 0 && unit(src.pcg.Uint64()) < cellNA:
 						g[j] = evalstats.NA
-					case w.GradeErrors > 0 && unit(src.pcg.Uint64()) < w.GradeErrors:
+					case gradeErrors > 0 && unit(src.pcg.Uint64()) < gradeErrors:
 						g[j] = evalstats.Error
 					default:
 						p := logistic(logit[j]+quality) + shift
@@ -221,13 +232,13 @@ func (s *evalSim) draw(src source) ([]evalstats.Run, evalstats.Run) {
 							p -= s.drops[j]
 						}
 						pass := unit(src.pcg.Uint64()) < p
-						if w.Noise > 0 && unit(src.pcg.Uint64()) < w.Noise {
-							pass = !pass
+						flip := noise > 0 && unit(src.pcg.Uint64()) < noise
+						// Fail or Pass without a branch on the draw.
+						passed := 0
+						if pass != flip {
+							passed = 1
 						}
-						g[j] = evalstats.Fail
-						if pass {
-							g[j] = evalstats.Pass
-						}
+						g[j] = evalstats.Fail - evalstats.Grade(passed)
 					}
 				}
 			}

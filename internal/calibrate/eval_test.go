@@ -467,9 +467,11 @@ func BenchmarkEvalDecide(b *testing.B) {
 		}
 	})
 	base, cand := sim.draw(src)
+	opts := w.Opts
+	opts.ExitOnly = true // as EvalRun decides
 	b.Run("decide", func(b *testing.B) {
 		for b.Loop() {
-			evalstats.Decide(base, cand, w.Opts)
+			evalstats.Decide(base, cand, opts)
 		}
 	})
 }
