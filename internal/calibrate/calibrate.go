@@ -116,8 +116,8 @@ func Run(s Scenario, runs int, seed uint64) Result {
 // of records and decides each before making the next, so the simulator
 // keeps their storage (turns, verdicts, conversations, the run itself)
 // and hands it out again for each run: a record is valid until the next
-// run is made. Every field of what it hands out is set afresh, so a
-// record is the same as one made in new memory.
+// run is made. The storage is cleared (in bulk) before it is handed out
+// again, so a record is the same as one made in new memory.
 type simulator struct {
 	s Scenario
 	// steps is the fixed schedule's step after each number of completed
@@ -182,9 +182,7 @@ func (m *simulator) verdict() *judge.Verdict {
 		m.verdicts, k = make([]judge.Verdict, 0, max(2*cap(m.verdicts), 64)), 0
 	}
 	m.verdicts = m.verdicts[:k+1]
-	v := &m.verdicts[k]
-	*v = judge.Verdict{}
-	return v
+	return &m.verdicts[k]
 }
 
 // takeCriteria is room for n criterion verdicts (length 0, capacity n).
@@ -207,6 +205,12 @@ func simulateRun(rng *rand.Rand, s Scenario) *record.Run {
 // is valid until the next call.
 func (m *simulator) run(rng *rand.Rand) *record.Run {
 	s := m.s
+	// The last run's storage, zero again: what is handed out below is
+	// zero, and only its non-zero fields are set.
+	clear(m.turns)
+	clear(m.verdicts)
+	clear(m.convs)
+	clear(m.fresh)
 	m.turns, m.verdicts, m.criteria = m.turns[:0], m.verdicts[:0], m.criteria[:0]
 	alpha := s.Alpha
 	if alpha == 0 {
@@ -218,15 +222,16 @@ func (m *simulator) run(rng *rand.Rand) *record.Run {
 		Plan:   &m.plan}
 	r := &m.rec
 	size := max(s.N, s.Max)
-	if cap(m.convs) < size {
-		m.convs, m.fresh = make([]record.Conversation, 0, size), make([]record.Conversation, 0, size)
+	if len(m.convs) < size {
+		m.convs, m.fresh = make([]record.Conversation, size), make([]record.Conversation, size)
 	}
 	r.Conversations, r.Fresh = m.convs[:0], m.fresh[:0]
 	add := func(k int) {
 		for range k {
-			i := len(r.Conversations) + 1
-			r.Conversations = append(r.Conversations, m.conversation(rng, i))
-			r.Fresh = append(r.Fresh, m.freshTriple(rng, i))
+			i := len(r.Conversations)
+			r.Conversations, r.Fresh = r.Conversations[:i+1], r.Fresh[:i+1]
+			m.conversation(rng, &r.Conversations[i], i+1)
+			m.freshTriple(rng, &r.Fresh[i], i+1)
 		}
 	}
 	if s.Max == 0 {
@@ -282,14 +287,16 @@ func gamma(rng *rand.Rand, k float64) float64 {
 	}
 }
 
-func clamp(p float64) float64 { return math.Min(1, math.Max(0, p)) }
+// clamp is math.Min(1, math.Max(0, p)): the builtins give the same for
+// every p (NaN and -0 included), inline.
+func clamp(p float64) float64 { return min(1, max(0, p)) }
 
-// judged sets t to one judged turn's record: status, and a verdict as the
-// judge (with its noise, errors and disagreements) would give it. It says
-// false when the turn itself ended in an error.
+// judged makes t, a zero turn, one judged turn's record: status, and a
+// verdict as the judge (with its noise, errors and disagreements) would
+// give it. It says false when the turn itself ended in an error.
 func (m *simulator) judged(rng *rand.Rand, t *record.Turn, turn int, kind string, rate float64) bool {
 	s := &m.s
-	*t = record.Turn{Turn: turn, Kind: kind, Status: record.TurnOK, ToolCallCount: 3}
+	t.Turn, t.Kind, t.Status, t.ToolCallCount = turn, kind, record.TurnOK, 3
 	if rng.Float64() < s.TurnErrors {
 		t.Status, t.Error = record.TurnError, "simulated error"
 		return false
@@ -338,8 +345,8 @@ func (m *simulator) judged(rng *rand.Rand, t *record.Turn, turn int, kind string
 	return true
 }
 
-// grow is c's next turn, made room for at the end of its Turns (a record
-// is built in place: a turn is 432 bytes).
+// grow is c's next turn, zero, made room for at the end of its Turns (a
+// record is built in place: a turn is 432 bytes).
 func grow(c *record.Conversation) *record.Turn {
 	if k := len(c.Turns); k < cap(c.Turns) {
 		c.Turns = c.Turns[:k+1]
@@ -358,7 +365,8 @@ func (m *simulator) abandon(c *record.Conversation) {
 	c.Status, c.Error = record.StatusError, "simulated error"
 }
 
-func (m *simulator) conversation(rng *rand.Rand, index int) record.Conversation {
+// conversation makes c, a zero conversation, conversation index.
+func (m *simulator) conversation(rng *rand.Rand, c *record.Conversation, index int) {
 	s := &m.s
 	fixed := s.Schedule.Fixed()
 	// Room for every turn at once: a grid makes millions of records, and
@@ -367,7 +375,7 @@ func (m *simulator) conversation(rng *rand.Rand, index int) record.Conversation 
 	if !fixed {
 		room = 32
 	}
-	c := record.Conversation{Index: index, Status: record.StatusCompleted, Turns: m.takeTurns(room)}
+	c.Index, c.Status, c.Turns = index, record.StatusCompleted, m.takeTurns(room)
 	own := draw(rng, s.Q, s.Rho)
 	var p plan.Progress
 	var buf plan.Step
@@ -376,7 +384,7 @@ func (m *simulator) conversation(rng *rand.Rand, index int) record.Conversation 
 	for {
 		step, more := m.next(&p, &buf)
 		if !more {
-			return c
+			return
 		}
 		p.Turns++
 		if !fixed {
@@ -385,8 +393,8 @@ func (m *simulator) conversation(rng *rand.Rand, index int) record.Conversation 
 			ctx += 2000 + rng.Int64N(6000)
 		}
 		if step.Kind == plan.KindFiller {
-			f := grow(&c)
-			*f = record.Turn{Turn: step.Turn, Kind: step.Kind, Status: record.TurnOK}
+			f := grow(c)
+			f.Turn, f.Kind, f.Status = step.Turn, step.Kind, record.TurnOK
 			if step.Compact {
 				compacted, p.Compacted = true, true
 				f.Compactions = []record.Compaction{{Trigger: "manual", PreTokens: ctx, PostTokens: 6000}}
@@ -401,7 +409,7 @@ func (m *simulator) conversation(rng *rand.Rand, index int) record.Conversation 
 		if step.Kind == plan.KindProbe {
 			rate = clamp(own + s.Offsets[step.Probe-1] - s.Drop)
 		}
-		t := grow(&c)
+		t := grow(c)
 		ok := m.judged(rng, t, step.Turn, step.Kind, rate)
 		if ok && step.Kind == plan.KindProbe && s.DilutedProbeErrors > 0 && rng.Float64() < s.DilutedProbeErrors {
 			t.Status, t.Error, t.Verdict, ok = record.TurnError, "simulated error", nil, false
@@ -414,8 +422,8 @@ func (m *simulator) conversation(rng *rand.Rand, index int) record.Conversation 
 		}
 		t.ContextTokens, t.AfterCompaction = ctx, compacted
 		if !ok {
-			m.abandon(&c)
-			return c
+			m.abandon(c)
+			return
 		}
 		p.Fillers, p.Context = 0, ctx
 		if step.Kind == plan.KindProbe {
@@ -425,29 +433,29 @@ func (m *simulator) conversation(rng *rand.Rand, index int) record.Conversation 
 			// The driver stops a conversation whose baseline could not be
 			// judged.
 			c.Status = record.StatusError
-			return c
+			return
 		}
 		if step.Turn == 1 && t.Verdict.Result == judge.Fail && !s.Bypass {
 			c.Status = record.StatusBaselineFailed
-			return c
+			return
 		}
 	}
 }
 
-func (m *simulator) freshTriple(rng *rand.Rand, index int) record.Conversation {
+// freshTriple makes c, a zero conversation, fresh triple index.
+func (m *simulator) freshTriple(rng *rand.Rand, c *record.Conversation, index int) {
 	s := &m.s
-	c := record.Conversation{Index: index, Control: record.ArmFresh, Status: record.StatusCompleted, Turns: m.takeTurns(len(plan.ProbeTurns))}
+	c.Index, c.Control, c.Status, c.Turns = index, record.ArmFresh, record.StatusCompleted, m.takeTurns(len(plan.ProbeTurns))
 	for k, turn := range plan.ProbeTurns {
 		// Each fresh probe is its own session: its own draw.
-		t := grow(&c)
+		t := grow(c)
 		ok := m.judged(rng, t, turn, plan.KindProbe, clamp(draw(rng, s.Q, s.Rho)+s.Offsets[k]))
 		t.Probe = k + 1
 		if !ok {
-			m.abandon(&c)
-			return c
+			m.abandon(c)
+			return
 		}
 	}
-	return c
 }
 
 // criterionIDs are the simulated rubric's criterion names, made once: a

@@ -247,7 +247,7 @@ func (w world) rhoPosterior(convs []convResults) []float64 {
 // bernoulli is the chance of result y at pass rate p (clamped to [0.001,
 // 0.999], so no result is impossible).
 func bernoulli(y int8, p float64) float64 {
-	p = math.Min(0.999, math.Max(0.001, p))
+	p = min(0.999, max(0.001, p)) // as math.Min and math.Max, inline
 	if y == stats.Pass {
 		return p
 	}
