@@ -97,6 +97,7 @@ func decidePaired(d Decision, l *scored, bs, cs []scoredRun, total pairedStat, o
 		}
 	}
 	adj := holm(p)
+	d.Measures = make([]Measure, 0, len(names))
 	tested, rejects := 0, 0
 	var rejected []string
 	for i, name := range names {
