@@ -51,7 +51,11 @@ func dump(t *testing.T, what string, v any) {
 // TestDumpOutcomes (only with VIBE_TEST_CALIBRATION_DUMP) decides a few
 // simulated runs of every world the grids use with full verdict.Decide,
 // the path `vibe-test` itself takes, and dumps a hash of each whole record
-// afterwards: outcome, sentences, notes, power figures, shapes, looks.
+// afterwards: outcome, sentences, notes, power figures, shapes, looks. It
+// also decides the same records as Run does (Options.ExitOnly), and
+// fails if an exit code differs: the grids count what vibe-test would
+// exit with. (The verdict word may differ: without the simulated power,
+// a run that is held says not enough evidence, exit 0 both.)
 func TestDumpOutcomes(t *testing.T) {
 	if os.Getenv("VIBE_TEST_CALIBRATION_DUMP") == "" {
 		t.Skip("VIBE_TEST_CALIBRATION_DUMP is not set")
@@ -81,12 +85,17 @@ func TestDumpOutcomes(t *testing.T) {
 	}
 	const runs = 3
 	sums := make([]string, len(grid))
+	differ := make([]string, len(grid))
 	Each(len(grid), func(i int) {
-		rng := rand.New(rand.NewPCG(uint64(i), 99))
+		rng, same := rand.New(rand.NewPCG(uint64(i), 99)), rand.New(rand.NewPCG(uint64(i), 99))
 		h := sha256.New()
 		for range runs {
-			r := simulateRun(rng, grid[i])
+			r, fast := simulateRun(rng, grid[i]), simulateRun(same, grid[i])
 			verdict.Decide(r)
+			verdict.DecideWith(fast, verdict.Options{ExitOnly: true})
+			if r.Outcome.Exit != fast.Outcome.Exit && differ[i] == "" {
+				differ[i] = fmt.Sprintf("%s: exit %d (%s), %d (%s) with ExitOnly", describeErrors(grid[i]), r.Outcome.Exit, r.Outcome.Verdict, fast.Outcome.Exit, fast.Outcome.Verdict)
+			}
 			b, err := json.Marshal(r)
 			if err != nil {
 				panic(err)
@@ -97,6 +106,9 @@ func TestDumpOutcomes(t *testing.T) {
 		sums[i] = fmt.Sprintf("%x", h.Sum(nil))
 	})
 	for i, s := range grid {
+		if differ[i] != "" {
+			t.Error(differ[i])
+		}
 		dump(t, fmt.Sprintf("%s schedule=%v rule=%q criteria=%d base=%.1f drop=%.2f",
 			describeErrors(s), s.Schedule != nil, s.Rule, s.Criteria, s.BaseOffset, s.Drop), sums[i])
 	}
