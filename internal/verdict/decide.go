@@ -126,14 +126,16 @@ func (f *facts) power() bool {
 	return true
 }
 
-// Options change what Decide computes, never what it concludes.
+// Options change what Decide computes, never the exit code it sets.
 type Options struct {
 	// ExitOnly skips what only words or reports the verdict: the simulated
-	// power figures of an exit-0 verdict (held, or not enough evidence: the
-	// exit code is the same), the per-probe exact tests and the controls'.
-	// Never the power a sequential look's decision needs (an early "held"
-	// stops a run). The calibrate package, which counts exit codes over
-	// hundreds of thousands of runs, sets it.
+	// power figures of an exit-0 verdict, the per-probe exact tests and
+	// the controls'. Without the power figures a fixed-size run that would
+	// be held says not enough evidence instead: exit 0 both. Never the
+	// power a sequential look's decision needs (an early "held" stops a
+	// run). The calibrate package, which counts exit codes over hundreds
+	// of thousands of runs, sets it (its TestDumpOutcomes checks the exit
+	// codes are those of Decide).
 	ExitOnly bool
 }
 
