@@ -98,9 +98,10 @@ func (r Result) MCError(p float64) float64 { return math.Sqrt(p * (1 - p) / floa
 func Run(s Scenario, runs int, seed uint64) Result {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	res := Result{Runs: runs, Exits: map[int]int{}}
+	sim := newSimulator(s)
 	total := 0
 	for range runs {
-		r := simulateRun(rng, s)
+		r := sim.run(rng)
 		// The exit code is all a grid counts: the simulated power that
 		// words an exit-0 verdict is skipped (it cannot change the code).
 		verdict.DecideWith(r, verdict.Options{ExitOnly: true})
@@ -111,24 +112,126 @@ func Run(s Scenario, runs int, seed uint64) Result {
 	return res
 }
 
-// simulateRun makes one run record: fixed-n, or batch by batch through
-// verdict.Observe exactly as the engine's --until-decided loop does.
+// simulator makes the run records of one scenario. A grid makes millions
+// of records and decides each before making the next, so the simulator
+// keeps their storage (turns, verdicts, conversations, the run itself)
+// and hands it out again for each run: a record is valid until the next
+// run is made. The storage is cleared (in bulk) before it is handed out
+// again, so a record is the same as one made in new memory.
+type simulator struct {
+	s Scenario
+	// steps is the fixed schedule's step after each number of completed
+	// turns, asked of the schedule once (its steps depend on nothing
+	// else); nil for a schedule that reads the progress.
+	steps    []plan.Step
+	turns    []record.Turn
+	verdicts []judge.Verdict
+	criteria []judge.CriterionVerdict
+	convs    []record.Conversation
+	fresh    []record.Conversation
+	rec      record.Run
+	plan     plan.Plan
+	// root is the last Criteria-th root judged took, of rootOf.
+	rootOf, root float64
+	rooted       bool
+}
+
+func newSimulator(s Scenario) *simulator {
+	m := &simulator{s: s}
+	if sc := s.Schedule; sc.Fixed() && (sc == nil || sc.CompactAt == 0) {
+		for p := (plan.Progress{}); ; p.Turns++ {
+			step, more := sc.Next(p)
+			if !more {
+				break
+			}
+			m.steps = append(m.steps, step)
+		}
+	}
+	return m
+}
+
+// next is the schedule's step after the progress p (in buf, when the
+// schedule is asked).
+func (m *simulator) next(p *plan.Progress, buf *plan.Step) (*plan.Step, bool) {
+	if m.steps == nil {
+		var more bool
+		*buf, more = m.s.Schedule.Next(*p)
+		return buf, more
+	}
+	if p.Turns < len(m.steps) {
+		return &m.steps[p.Turns], true
+	}
+	return nil, false
+}
+
+// takeTurns is room for n turns (length 0, capacity n). Storage that ran
+// out is replaced, not copied: the records made so far keep theirs.
+func (m *simulator) takeTurns(n int) []record.Turn {
+	k := len(m.turns)
+	if k+n > cap(m.turns) {
+		m.turns, k = make([]record.Turn, 0, max(2*cap(m.turns), n, 256)), 0
+	}
+	m.turns = m.turns[:k+n]
+	return m.turns[k : k : k+n]
+}
+
+// verdict is a zero verdict.
+func (m *simulator) verdict() *judge.Verdict {
+	k := len(m.verdicts)
+	if k == cap(m.verdicts) {
+		m.verdicts, k = make([]judge.Verdict, 0, max(2*cap(m.verdicts), 64)), 0
+	}
+	m.verdicts = m.verdicts[:k+1]
+	return &m.verdicts[k]
+}
+
+// takeCriteria is room for n criterion verdicts (length 0, capacity n).
+func (m *simulator) takeCriteria(n int) []judge.CriterionVerdict {
+	k := len(m.criteria)
+	if k+n > cap(m.criteria) {
+		m.criteria, k = make([]judge.CriterionVerdict, 0, max(2*cap(m.criteria), n, 256)), 0
+	}
+	m.criteria = m.criteria[:k+n]
+	return m.criteria[k : k : k+n]
+}
+
+// simulateRun makes one run record in memory of its own.
 func simulateRun(rng *rand.Rand, s Scenario) *record.Run {
+	return newSimulator(s).run(rng)
+}
+
+// run makes one run record: fixed-n, or batch by batch through
+// verdict.Observe exactly as the engine's --until-decided loop does. It
+// is valid until the next call.
+func (m *simulator) run(rng *rand.Rand) *record.Run {
+	s := m.s
+	// The last run's storage, zero again: what is handed out below is
+	// zero, and only its non-zero fields are set.
+	clear(m.turns)
+	clear(m.verdicts)
+	clear(m.convs)
+	clear(m.fresh)
+	m.turns, m.verdicts, m.criteria = m.turns[:0], m.verdicts[:0], m.criteria[:0]
 	alpha := s.Alpha
 	if alpha == 0 {
 		alpha = 0.05
 	}
-	r := &record.Run{SchemaVersion: record.SchemaVersion,
+	m.plan = plan.Plan{Schedule: s.Schedule}
+	m.rec = record.Run{SchemaVersion: record.SchemaVersion,
 		Config: record.Config{Alpha: alpha, Effect: record.DefaultEffect, NoBaselineGate: s.Bypass, Rule: s.Rule},
-		Plan:   &plan.Plan{Schedule: s.Schedule}}
+		Plan:   &m.plan}
+	r := &m.rec
 	size := max(s.N, s.Max)
-	r.Conversations = make([]record.Conversation, 0, size)
-	r.Fresh = make([]record.Conversation, 0, size)
+	if len(m.convs) < size {
+		m.convs, m.fresh = make([]record.Conversation, size), make([]record.Conversation, size)
+	}
+	r.Conversations, r.Fresh = m.convs[:0], m.fresh[:0]
 	add := func(k int) {
 		for range k {
-			i := len(r.Conversations) + 1
-			r.Conversations = append(r.Conversations, simulateConversation(rng, s, i))
-			r.Fresh = append(r.Fresh, simulateFresh(rng, s, i))
+			i := len(r.Conversations)
+			r.Conversations, r.Fresh = r.Conversations[:i+1], r.Fresh[:i+1]
+			m.conversation(rng, &r.Conversations[i], i+1)
+			m.freshTriple(rng, &r.Fresh[i], i+1)
 		}
 	}
 	if s.Max == 0 {
@@ -170,30 +273,47 @@ func gamma(rng *rand.Rand, k float64) float64 {
 			continue
 		}
 		v = v * v * v
-		if math.Log(rng.Float64()) < 0.5*x*x+d-d*v+d*math.Log(v) {
+		u := rng.Float64()
+		// Marsaglia and Tsang's squeeze: u below it passes the test
+		// below, which then need not take two logarithms. It is held a
+		// hair (1e-9) inside, far beyond the rounding of either side, so
+		// that it accepts only what the test accepts.
+		if x2 := x * x; d < 1e5 && u < (1-0.0331*x2*x2)*(1-1e-9) {
+			return d * v
+		}
+		if math.Log(u) < 0.5*x*x+d-d*v+d*math.Log(v) {
 			return d * v
 		}
 	}
 }
 
-func clamp(p float64) float64 { return math.Min(1, math.Max(0, p)) }
+// clamp is math.Min(1, math.Max(0, p)): the builtins give the same for
+// every p (NaN and -0 included), inline.
+func clamp(p float64) float64 { return min(1, max(0, p)) }
 
-// judged is one judged turn's record: status, and a verdict as the judge
-// (with its noise, errors and disagreements) would give it. ok is false
-// when the turn itself ended in an error.
-func judged(rng *rand.Rand, s Scenario, turn int, kind string, rate float64) (record.Turn, bool) {
-	t := record.Turn{Turn: turn, Kind: kind, Status: record.TurnOK, ToolCallCount: 3}
+// judged makes t, a zero turn, one judged turn's record: status, and a
+// verdict as the judge (with its noise, errors and disagreements) would
+// give it. It says false when the turn itself ended in an error.
+func (m *simulator) judged(rng *rand.Rand, t *record.Turn, turn int, kind string, rate float64) bool {
+	s := &m.s
+	t.Turn, t.Kind, t.Status, t.ToolCallCount = turn, kind, record.TurnOK, 3
 	if rng.Float64() < s.TurnErrors {
 		t.Status, t.Error = record.TurnError, "simulated error"
-		return t, false
+		return false
 	}
-	v := judge.Verdict{Result: judge.Fail}
+	v := m.verdict()
+	v.Result = judge.Fail
 	var pass bool
 	if s.Criteria > 0 {
 		// Each criterion on its own; the turn passes when all of them do.
 		pass = true
-		each := math.Pow(rate, 1/float64(s.Criteria))
-		v.Criteria = make([]judge.CriterionVerdict, 0, s.Criteria)
+		// A conversation's judged turns share its rate when the probes do
+		// not differ: the root is taken once for them.
+		if rate != m.rootOf || !m.rooted {
+			m.rootOf, m.root, m.rooted = rate, math.Pow(rate, 1/float64(s.Criteria)), true
+		}
+		each := m.root
+		v.Criteria = m.takeCriteria(s.Criteria)
 		for c := range s.Criteria {
 			ok := rng.Float64() < each
 			if rng.Float64() < s.JudgeNoise {
@@ -221,42 +341,66 @@ func judged(rng *rand.Rand, s Scenario, turn int, kind string, rate float64) (re
 	case u < s.JudgeErrors+s.Uncertain:
 		v.Result = judge.Uncertain
 	}
-	t.Verdict = &v
-	return t, true
+	t.Verdict = v
+	return true
 }
 
-func simulateConversation(rng *rand.Rand, s Scenario, index int) record.Conversation {
+// grow is c's next turn, zero, made room for at the end of its Turns (a
+// record is built in place: a turn is 432 bytes).
+func grow(c *record.Conversation) *record.Turn {
+	if k := len(c.Turns); k < cap(c.Turns) {
+		c.Turns = c.Turns[:k+1]
+	} else {
+		c.Turns = append(c.Turns, record.Turn{})
+	}
+	return &c.Turns[len(c.Turns)-1]
+}
+
+// abandon moves c's last turn, which ended in an error, to its Abandoned
+// and stops the conversation.
+func (m *simulator) abandon(c *record.Conversation) {
+	k := len(c.Turns) - 1
+	c.Abandoned = append(m.takeTurns(1), c.Turns[k])
+	c.Turns = c.Turns[:k]
+	c.Status, c.Error = record.StatusError, "simulated error"
+}
+
+// conversation makes c, a zero conversation, conversation index.
+func (m *simulator) conversation(rng *rand.Rand, c *record.Conversation, index int) {
+	s := &m.s
+	fixed := s.Schedule.Fixed()
 	// Room for every turn at once: a grid makes millions of records, and
 	// growing the slice turn by turn was a third of its time.
 	room := plan.Turns
-	if !s.Schedule.Fixed() {
+	if !fixed {
 		room = 32
 	}
-	c := record.Conversation{Index: index, Status: record.StatusCompleted, Turns: make([]record.Turn, 0, room)}
+	c.Index, c.Status, c.Turns = index, record.StatusCompleted, m.takeTurns(room)
 	own := draw(rng, s.Q, s.Rho)
 	var p plan.Progress
+	var buf plan.Step
 	var ctx int64
 	compacted := false
 	for {
-		step, more := s.Schedule.Next(p)
+		step, more := m.next(&p, &buf)
 		if !more {
-			return c
+			return
 		}
 		p.Turns++
-		if !s.Schedule.Fixed() {
+		if !fixed {
 			// Only a schedule that reads the context draws it, so the
 			// seed's schedule simulates exactly as it always has.
 			ctx += 2000 + rng.Int64N(6000)
 		}
 		if step.Kind == plan.KindFiller {
-			f := record.Turn{Turn: step.Turn, Kind: step.Kind, Status: record.TurnOK}
+			f := grow(c)
+			f.Turn, f.Kind, f.Status = step.Turn, step.Kind, record.TurnOK
 			if step.Compact {
 				compacted, p.Compacted = true, true
 				f.Compactions = []record.Compaction{{Trigger: "manual", PreTokens: ctx, PostTokens: 6000}}
 				ctx = 6000
 			}
 			f.ContextTokens, f.AfterCompaction = ctx, compacted
-			c.Turns = append(c.Turns, f)
 			p.Fillers++
 			p.Context = ctx
 			continue
@@ -265,7 +409,8 @@ func simulateConversation(rng *rand.Rand, s Scenario, index int) record.Conversa
 		if step.Kind == plan.KindProbe {
 			rate = clamp(own + s.Offsets[step.Probe-1] - s.Drop)
 		}
-		t, ok := judged(rng, s, step.Turn, step.Kind, rate)
+		t := grow(c)
+		ok := m.judged(rng, t, step.Turn, step.Kind, rate)
 		if ok && step.Kind == plan.KindProbe && s.DilutedProbeErrors > 0 && rng.Float64() < s.DilutedProbeErrors {
 			t.Status, t.Error, t.Verdict, ok = record.TurnError, "simulated error", nil, false
 		}
@@ -277,11 +422,9 @@ func simulateConversation(rng *rand.Rand, s Scenario, index int) record.Conversa
 		}
 		t.ContextTokens, t.AfterCompaction = ctx, compacted
 		if !ok {
-			c.Abandoned = append(c.Abandoned, t)
-			c.Status, c.Error = record.StatusError, "simulated error"
-			return c
+			m.abandon(c)
+			return
 		}
-		c.Turns = append(c.Turns, t)
 		p.Fillers, p.Context = 0, ctx
 		if step.Kind == plan.KindProbe {
 			p.Probes++
@@ -290,29 +433,29 @@ func simulateConversation(rng *rand.Rand, s Scenario, index int) record.Conversa
 			// The driver stops a conversation whose baseline could not be
 			// judged.
 			c.Status = record.StatusError
-			return c
+			return
 		}
 		if step.Turn == 1 && t.Verdict.Result == judge.Fail && !s.Bypass {
 			c.Status = record.StatusBaselineFailed
-			return c
+			return
 		}
 	}
 }
 
-func simulateFresh(rng *rand.Rand, s Scenario, index int) record.Conversation {
-	c := record.Conversation{Index: index, Control: record.ArmFresh, Status: record.StatusCompleted, Turns: make([]record.Turn, 0, len(plan.ProbeTurns))}
+// freshTriple makes c, a zero conversation, fresh triple index.
+func (m *simulator) freshTriple(rng *rand.Rand, c *record.Conversation, index int) {
+	s := &m.s
+	c.Index, c.Control, c.Status, c.Turns = index, record.ArmFresh, record.StatusCompleted, m.takeTurns(len(plan.ProbeTurns))
 	for k, turn := range plan.ProbeTurns {
 		// Each fresh probe is its own session: its own draw.
-		t, ok := judged(rng, s, turn, plan.KindProbe, clamp(draw(rng, s.Q, s.Rho)+s.Offsets[k]))
+		t := grow(c)
+		ok := m.judged(rng, t, turn, plan.KindProbe, clamp(draw(rng, s.Q, s.Rho)+s.Offsets[k]))
 		t.Probe = k + 1
 		if !ok {
-			c.Abandoned = append(c.Abandoned, t)
-			c.Status, c.Error = record.StatusError, "simulated error"
-			return c
+			m.abandon(c)
+			return
 		}
-		c.Turns = append(c.Turns, t)
 	}
-	return c
 }
 
 // criterionIDs are the simulated rubric's criterion names, made once: a
@@ -346,12 +489,15 @@ func CompareAA(s Scenario, pairs int, seed uint64) Result {
 	if alpha == 0 {
 		alpha = 0.05
 	}
+	cs := s
+	if s.CandidateN > 0 {
+		cs.N = s.CandidateN
+	}
+	// Two simulators: the base run's record must outlive the candidate's
+	// making.
+	bsim, csim := newSimulator(s), newSimulator(cs)
 	for range pairs {
-		cs := s
-		if s.CandidateN > 0 {
-			cs.N = s.CandidateN
-		}
-		base, cand := simulateRun(rng, s), simulateRun(rng, cs)
+		base, cand := bsim.run(rng), csim.run(rng)
 		d := compare.Decide(compare.Score(base), compare.Score(cand), ids, alpha)
 		switch {
 		case d.Undecided != "":
@@ -364,6 +510,24 @@ func CompareAA(s Scenario, pairs int, seed uint64) Result {
 	}
 	return res
 }
+
+// source is a simulation's random numbers: rng, and its generator for the
+// uniforms drawn by the hundred million (the same numbers rng.Float64
+// gives, without its indirect call: unit(src.pcg.Uint64()), which the compiler
+// inlines whole where a method wrapping it would be too large to inline).
+type source struct {
+	pcg *rand.PCG
+	rng *rand.Rand
+}
+
+func newSource(seed1, seed2 uint64) source {
+	pcg := rand.NewPCG(seed1, seed2)
+	return source{pcg: pcg, rng: rand.New(pcg)}
+}
+
+// unit is rand.Rand.Float64's uniform in [0, 1) from the generator's
+// next number.
+func unit(x uint64) float64 { return float64(x<<11>>11) / (1 << 53) }
 
 // Each calls f(0), ..., f(n-1) on every core. The cells of a grid are
 // independent and each has its own seed, so what f computes does not

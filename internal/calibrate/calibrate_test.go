@@ -12,6 +12,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/plan"
 	"github.com/vibe-test/vibe-test/internal/record"
+	"github.com/vibe-test/vibe-test/internal/verdict"
 )
 
 // TestMain lets the heap grow before collecting: the simulations make
@@ -89,6 +90,7 @@ func TestFalseAlarmRate(t *testing.T) {
 	Each(len(grid), func(i int) { results[i] = Run(grid[i], runs, base+uint64(i)) })
 	for i, s := range grid {
 		res := results[i]
+		dump(t, describe(s), res)
 		fa := res.Rate(exit.Decay)
 		sum += fa
 		cells++
@@ -137,6 +139,7 @@ func TestFalseAlarmRateWithErroredTurns(t *testing.T) {
 	Each(len(grid), func(i int) { results[i] = Run(grid[i], runs, base+uint64(i)) })
 	worst, worstAt := 0.0, ""
 	for i, s := range grid {
+		dump(t, describeErrors(s), results[i])
 		fa := results[i].Rate(exit.Decay)
 		if fa > worst {
 			worst, worstAt = fa, describeErrors(s)
@@ -179,6 +182,7 @@ func TestSequentialFalseAlarmRate(t *testing.T) {
 	results := make([]Result, len(grid))
 	Each(len(grid), func(i int) { results[i] = Run(grid[i], runs, seeds[i]) })
 	for i, s := range grid {
+		dump(t, describe(s), results[i])
 		if fa, limit := results[i].Rate(exit.Decay), 0.05+3*results[i].MCError(0.05); fa > limit {
 			t.Errorf("%s: sequential false-alarm rate %.4f > %.4f (replay: VIBE_TEST_SEED=%d)", describe(s), fa, limit, base)
 		}
@@ -198,6 +202,7 @@ func TestSeedRuleFiresAsPrinted(t *testing.T) {
 	}{{0.9, 16}, {0.8, 16}, {0.95, 5}} {
 		s := Scenario{Q: c.q, N: c.n, Rule: record.RuleAnyProbeFailed}
 		res := Run(s, runs, seed(t)+uint64(i))
+		dump(t, describe(s), res)
 		want := 1 - math.Pow(1-c.q*(1-math.Pow(c.q, 3)), float64(c.n))
 		got := res.Rate(exit.Decay)
 		if math.Abs(got-want) > 4*res.MCError(want)+0.005 {
@@ -222,6 +227,7 @@ func TestPower(t *testing.T) {
 	}{{0.6, 10, 0.9}, {0.3, 30, 0.6}} {
 		s := Scenario{Q: 0.9, N: c.n, Rho: 0.1, Drop: c.drop}
 		res := Run(s, runs, seed(t)+uint64(i))
+		dump(t, describe(s), res)
 		if p := res.Rate(exit.Decay); p < c.min {
 			t.Errorf("drop %.1f at n=%d: power %.3f, expected at least %.2f", c.drop, c.n, p, c.min)
 		}
@@ -251,6 +257,7 @@ func TestCompareAA(t *testing.T) {
 	Each(len(grid), func(i int) { results[i] = CompareAA(grid[i], runs, base+uint64(1000+i)) })
 	worst, worstAt := 0.0, ""
 	for i, s := range grid {
+		dump(t, fmt.Sprintf("%s criteria=%d candidate n=%d", describe(s), s.Criteria, s.CandidateN), results[i])
 		r := results[i].Rate(1)
 		if r > worst {
 			worst, worstAt = r, fmt.Sprintf("%s criteria=%d candidate n=%d", describe(s), s.Criteria, s.CandidateN)
@@ -292,6 +299,7 @@ func TestFalseAlarmRateOnSchedules(t *testing.T) {
 	Each(len(grid), func(i int) { results[i] = Run(grid[i], runs, base+7000+uint64(i)) })
 	worst, worstAt, sum := 0.0, "", 0.0
 	for i, s := range grid {
+		dump(t, describe(s), results[i])
 		fa := results[i].Rate(exit.Decay)
 		sum += fa
 		if fa > worst {
@@ -325,8 +333,34 @@ func TestFalseAlarmRateOnSchedules(t *testing.T) {
 
 	// And it still catches a real drop there.
 	hit := Run(Scenario{Q: 0.9, N: 12, Rho: 0.3, Drop: 0.5, Schedule: onSchedule()}, runs, base+7999)
+	dump(t, "hit", hit)
 	if hit.Rate(exit.Decay) < 0.8 {
 		t.Errorf("a 50-point drop on the schedule was caught in %.2f of runs, expected at least 0.8", hit.Rate(exit.Decay))
 	}
 	t.Logf("%d cells x %d runs on %+v; a 50-point drop at n=12 caught in %.2f", len(grid), runs, *onSchedule(), hit.Rate(exit.Decay))
+}
+
+// BenchmarkRun is the unit of a fixed-size grid's cost: simulating a run
+// of 16 conversations (everything at once: correlation, noise, errors,
+// uncertain turns) and deciding it.
+func BenchmarkRun(b *testing.B) {
+	s := Scenario{Q: 0.9, N: 16, Rho: 0.3, Offsets: [3]float64{0.05, -0.1, 0}, JudgeNoise: 0.05, TurnErrors: 0.02, JudgeErrors: 0.02, Uncertain: 0.03}
+	rng := rand.New(rand.NewPCG(1, 2))
+	sim := newSimulator(s)
+	b.Run("simulate", func(b *testing.B) {
+		for b.Loop() {
+			sim.run(rng)
+		}
+	})
+	records := make([]*record.Run, 64)
+	for i := range records {
+		records[i] = simulateRun(rng, s)
+	}
+	b.Run("decide", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			verdict.DecideWith(records[i%len(records)], verdict.Options{ExitOnly: true})
+			i++
+		}
+	})
 }

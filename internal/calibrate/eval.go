@@ -3,7 +3,6 @@ package calibrate
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"strings"
 
 	"github.com/vibe-test/vibe-test/internal/evalstats"
@@ -76,6 +75,9 @@ func describeEval(w EvalWorld) string {
 		w.Cases, w.Repeats, w.BaseRuns, w.Drift, w.Noise, w.CellErrors, w.GradeErrors, w.NA, w.CellNA, w.Spread, w.Message, strings.Join(rates, ","), w.Drop, on)
 }
 
+// The grade arithmetic below needs Pass right before Fail.
+var _ = [1]struct{}{}[evalstats.Fail-evalstats.Pass-1]
+
 // evalMeasures names the simulated measures.
 var evalMeasures = []string{"M1", "M2", "M3", "M4", "M5", "M6", "M7", "M8"}
 
@@ -90,13 +92,17 @@ type EvalResult struct {
 // EvalRun simulates runs comparisons in world w (deterministic for a seed)
 // and counts what evalstats.Decide made of each.
 func EvalRun(w EvalWorld, runs int, seed uint64) EvalResult {
-	rng := rand.New(rand.NewPCG(seed, seed^0x2545f4914f6cdd1d))
+	src := newSource(seed, seed^0x2545f4914f6cdd1d)
 	res := EvalResult{Result: Result{Runs: runs, Exits: map[int]int{}}}
 	sim := newEvalSim(w)
 	printed := 0.0
+	// The exit code is all a grid counts: what only reports a decision is
+	// skipped (TestEvalExitOnly checks it changes no decision).
+	opts := w.Opts
+	opts.ExitOnly = true
 	for range runs {
-		base, cand := sim.draw(rng)
-		d := evalstats.Decide(base, cand, w.Opts)
+		base, cand := sim.draw(src)
+		d := evalstats.Decide(base, cand, opts)
 		res.Exits[d.Exit]++
 		printed += d.SeedFalseReject
 	}
@@ -107,7 +113,9 @@ func EvalRun(w EvalWorld, runs int, seed uint64) EvalResult {
 // evalSim holds one world's buffers: a grid makes hundreds of thousands
 // of comparisons, and Decide keeps nothing it is given.
 type evalSim struct {
-	w     EvalWorld
+	w EvalWorld
+	// rates is each measure's rate on the logit scale.
+	rates []float64
 	logit [][]float64 // case × measure
 	apply [][]bool
 	drops []float64 // per measure, the candidate's loss
@@ -117,6 +125,9 @@ type evalSim struct {
 func newEvalSim(w EvalWorld) *evalSim {
 	s := &evalSim{w: w}
 	m := len(w.Rates)
+	for _, r := range w.Rates {
+		s.rates = append(s.rates, math.Log(r/(1-r)))
+	}
 	s.drops = make([]float64, m)
 	for j := range m {
 		if w.DropOn == nil {
@@ -139,11 +150,16 @@ func newEvalSim(w EvalWorld) *evalSim {
 			label = names[r%len(names)]
 		}
 		run := evalstats.Run{Label: label, Measures: evalMeasures[:m], Cases: make([]evalstats.Case, w.Cases)}
+		// A run's cells and grades in one array each, in the order they
+		// are drawn and read.
+		cells := make([]evalstats.Cell, w.Cases*w.Repeats)
+		grades := make([]evalstats.Grade, w.Cases*w.Repeats*m)
 		for c := range w.Cases {
 			run.Cases[c].ID = fmt.Sprintf("case-%02d", c+1)
-			run.Cases[c].Cells = make([]evalstats.Cell, w.Repeats)
+			run.Cases[c].Cells = cells[c*w.Repeats : (c+1)*w.Repeats : (c+1)*w.Repeats]
 			for k := range w.Repeats {
-				run.Cases[c].Cells[k].Grades = make([]evalstats.Grade, m)
+				g := (c*w.Repeats + k) * m
+				run.Cases[c].Cells[k].Grades = grades[g : g+m : g+m]
 			}
 		}
 		s.runs = append(s.runs, run)
@@ -178,45 +194,51 @@ var logisticTable = func() []float64 {
 
 // draw makes a fresh case set and its runs: the base runs, then the
 // candidate.
-func (s *evalSim) draw(rng *rand.Rand) ([]evalstats.Run, evalstats.Run) {
-	w := s.w
+func (s *evalSim) draw(src source) ([]evalstats.Run, evalstats.Run) {
+	w := &s.w
+	rng := src.rng
+	// The world's figures, read once: the loops below store grades, which
+	// the compiler cannot tell apart from the world's fields.
+	cellErrors, cellNA, gradeErrors, noise := w.CellErrors, w.CellNA, w.GradeErrors, w.Noise
 	for c := range w.Cases {
-		for j, r := range w.Rates {
-			s.logit[c][j] = math.Log(r/(1-r)) + w.Spread*rng.NormFloat64()
-			s.apply[c][j] = rng.Float64() >= w.NA
+		logit, apply := s.logit[c], s.apply[c]
+		for j, r := range s.rates {
+			logit[j] = r + w.Spread*rng.NormFloat64()
+			apply[j] = unit(src.pcg.Uint64()) >= w.NA
 		}
 	}
 	for r := range s.runs {
 		cand := r == w.BaseRuns
 		shift := w.Drift * rng.NormFloat64()
 		for c := range w.Cases {
+			logit, apply := s.logit[c], s.apply[c]
 			for k := range w.Repeats {
 				g := s.runs[r].Cases[c].Cells[k].Grades
 				quality := w.Message * rng.NormFloat64()
-				failed := w.CellErrors > 0 && rng.Float64() < w.CellErrors
+				failed := cellErrors > 0 && unit(src.pcg.Uint64()) < cellErrors
 				for j := range g {
 					switch {
-					case !s.apply[c][j]:
+					case !apply[j]:
 						g[j] = evalstats.NA
 					case failed:
 						g[j] = evalstats.Error
-					case w.CellNA > 0 && rng.Float64() < w.CellNA:
+					case cellNA > 0 && unit(src.pcg.Uint64()) < cellNA:
 						g[j] = evalstats.NA
-					case w.GradeErrors > 0 && rng.Float64() < w.GradeErrors:
+					case gradeErrors > 0 && unit(src.pcg.Uint64()) < gradeErrors:
 						g[j] = evalstats.Error
 					default:
-						p := logistic(s.logit[c][j]+quality) + shift
+						p := logistic(logit[j]+quality) + shift
 						if cand {
 							p -= s.drops[j]
 						}
-						pass := rng.Float64() < p
-						if w.Noise > 0 && rng.Float64() < w.Noise {
-							pass = !pass
+						pass := unit(src.pcg.Uint64()) < p
+						flip := noise > 0 && unit(src.pcg.Uint64()) < noise
+						// Fail or Pass without a branch on the draw.
+						passed := 0
+						if pass != flip {
+							passed = 1
 						}
-						g[j] = evalstats.Fail
-						if pass {
-							g[j] = evalstats.Pass
-						}
+						g[j] = evalstats.Fail - evalstats.Grade(passed)
 					}
 				}
 			}

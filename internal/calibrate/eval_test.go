@@ -3,7 +3,6 @@ package calibrate
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -93,6 +92,7 @@ func TestEvalFalseRejectRate(t *testing.T) {
 	worst, worstAt, sum, accept := 0.0, "", 0.0, 0.0
 	for i, w := range grid {
 		r := results[i]
+		dump(t, describeEval(w), r)
 		fr := r.Rate(exit.Decay)
 		sum += fr
 		accept += r.Rate(exit.OK)
@@ -129,6 +129,7 @@ func TestEvalFalseRejectRate(t *testing.T) {
 	far := make([]EvalResult, len(beyond))
 	Each(len(beyond), func(i int) { far[i] = EvalRun(beyond[i], runs/4, base+25000+uint64(i)) })
 	for i, w := range beyond {
+		dump(t, "beyond "+describeEval(w), far[i])
 		t.Logf("beyond the grid: %s: false-reject rate %.4f (%d runs)", describeEval(w), far[i].Rate(exit.Decay), runs/4)
 	}
 }
@@ -186,6 +187,9 @@ func TestEvalPower(t *testing.T) {
 		fmt.Fprintf(&b, " %.3f", results[i].Rate(exit.Decay))
 	}
 	t.Log(b.String())
+	for i, c := range grid {
+		dump(t, describeEval(c.w), results[i])
+	}
 	at := func(d, s int) float64 { return results[d*len(sizes)+s].Rate(exit.Decay) }
 	if p := at(3, 4); p < 0.8 {
 		t.Errorf("a 20-point drop on every measure at 30 cases x 3 repeats was caught in %.3f of runs, expected at least 0.8", p)
@@ -240,6 +244,7 @@ func TestSeedRuleFalseRejectRate(t *testing.T) {
 	results := make([]EvalResult, len(grid))
 	Each(len(grid), func(i int) { results[i] = EvalRun(grid[i].w, runs, base+40000+uint64(i)) })
 	for i, c := range grid {
+		dump(t, c.name+" "+describeEval(c.w), results[i])
 		t.Logf("%-32s false-reject rate %.3f (%d runs; %s)", c.name, results[i].Rate(exit.Decay), runs, describeEval(c.w))
 	}
 	// The seed rule is far above alpha on the main set.
@@ -253,17 +258,18 @@ func TestSeedRuleFalseRejectRate(t *testing.T) {
 	}
 
 	// The world is the seed's: the sd of the six base repeat totals.
-	rng := rand.New(rand.NewPCG(base, 7))
+	src := newSource(base, 7)
 	sim := newEvalSim(SeedWorld(16))
 	var sds []float64
 	for range 2000 {
-		b, _ := sim.draw(rng)
+		b, _ := sim.draw(src)
 		sds = append(sds, stats.SD(repeatTotals(b)))
 	}
 	mean := 0.0
 	for _, s := range sds {
 		mean += s / float64(len(sds))
 	}
+	dump(t, "seed world sd", mean)
 	t.Logf("seed world, 16 cases: mean sd of the 6 base repeat totals %.4f (seed 000: 0.052)", mean)
 	if mean < 0.04 || mean > 0.065 {
 		t.Errorf("the seed world's sd of repeat totals is %.4f, expected near seed 000's 0.052", mean)
@@ -275,6 +281,7 @@ func TestSeedRuleFalseRejectRate(t *testing.T) {
 	w := SeedWorld(16)
 	w.Opts = evalstats.Options{Rule: evalstats.RuleSeed, SeedSims: 400}
 	printed := EvalRun(w, 60, base+40100)
+	dump(t, "printed", printed)
 	t.Logf("seed rule, 16 cases: printed false-reject rate %.3f on average, measured %.3f", printed.SeedFalseReject, results[0].Rate(exit.Decay))
 	if d := math.Abs(printed.SeedFalseReject - results[0].Rate(exit.Decay)); d > 0.12 {
 		t.Errorf("the seed rule prints a false-reject rate of %.3f on average, the world's is %.3f", printed.SeedFalseReject, results[0].Rate(exit.Decay))
@@ -310,7 +317,7 @@ func TestEvalSimulator(t *testing.T) {
 	w := EvalWorld{Cases: 40, Repeats: 5, BaseRuns: 2, Rates: spreadRates, Spread: 0.01,
 		Noise: 0, CellErrors: 0.05, GradeErrors: 0.02, NA: 0.2, Drop: 0.2, DropOn: []int{2}}
 	sim := newEvalSim(w)
-	rng := rand.New(rand.NewPCG(1, 2))
+	src := newSource(1, 2)
 	count := func(runs []evalstats.Run, j int) (pass, graded, errs, na, all int) {
 		for _, r := range runs {
 			for _, c := range r.Cases {
@@ -334,7 +341,7 @@ func TestEvalSimulator(t *testing.T) {
 	}
 	var bp, bg, cp, cg, errs, na, all [6]int
 	for range 50 {
-		b, c := sim.draw(rng)
+		b, c := sim.draw(src)
 		for j := range 6 {
 			p, g, e, n, a := count(b, j)
 			bp[j], bg[j], errs[j], na[j], all[j] = bp[j]+p, bg[j]+g, errs[j]+e, na[j]+n, all[j]+a
@@ -371,7 +378,7 @@ func TestEvalSimulator(t *testing.T) {
 	sim = newEvalSim(w)
 	var diffs []float64
 	for range 400 {
-		b, _ := sim.draw(rng)
+		b, _ := sim.draw(src)
 		p1, g1, _, _, _ := count(b[:1], 0)
 		p2, g2, _, _, _ := count(b[1:], 0)
 		diffs = append(diffs, float64(p1)/float64(g1)-float64(p2)/float64(g2))
@@ -389,21 +396,82 @@ func TestEvalSimulator(t *testing.T) {
 	}
 }
 
+// TestEvalExitOnly: evalstats.Options.ExitOnly, which EvalRun sets,
+// skips only what reports a decision. Over every world of the false-reject
+// grid and the power grid, on simulated comparisons, it reaches the same
+// verdict and exit code, and the same P, adjusted P and reject for every
+// measure, as the decision `vibe-test eval --against` makes.
+func TestEvalExitOnly(t *testing.T) {
+	const runs = 40
+	worlds := evalGrid()
+	for _, drop := range []struct {
+		drop float64
+		on   []int
+	}{{0.1, []int{2}}, {0.2, []int{2}}, {0.1, nil}, {0.2, nil}, {0.4, nil}} {
+		for _, size := range [][2]int{{8, 3}, {12, 2}, {16, 3}, {24, 1}, {30, 3}, {40, 5}} {
+			w := instruments[0]
+			w.Cases, w.Repeats, w.BaseRuns, w.Drift, w.Rates = size[0], size[1], 2, 0.015, spreadRates
+			w.Drop, w.DropOn = drop.drop, drop.on
+			worlds = append(worlds, w)
+		}
+	}
+	type tally struct{ exits [4]int }
+	out := make([]tally, len(worlds))
+	bad := make([]string, len(worlds))
+	Each(len(worlds), func(i int) {
+		w := worlds[i]
+		sim := newEvalSim(w)
+		src := newSource(uint64(i), 31)
+		only := w.Opts
+		only.ExitOnly = true
+		for range runs {
+			base, cand := sim.draw(src)
+			full, fast := evalstats.Decide(base, cand, w.Opts), evalstats.Decide(base, cand, only)
+			out[i].exits[full.Exit]++
+			same := full.Exit == fast.Exit && full.Verdict == fast.Verdict && full.Drift == fast.Drift &&
+				full.GradeErrors == fast.GradeErrors && len(full.Measures) == len(fast.Measures)
+			for m := range full.Measures {
+				a, b := full.Measures[m], fast.Measures[m]
+				same = same && a.P == b.P && a.Adjusted == b.Adjusted && a.Reject == b.Reject && a.Drop == b.Drop && a.Cases == b.Cases
+			}
+			if !same && bad[i] == "" {
+				bad[i] = fmt.Sprintf("%s: full %+v, exit-only %+v", describeEval(w), full, fast)
+			}
+		}
+	})
+	var all [4]int
+	for i := range worlds {
+		if bad[i] != "" {
+			t.Error(bad[i])
+		}
+		for e, n := range out[i].exits {
+			all[e] += n
+		}
+	}
+	// The check means something only if every decision was made.
+	if all[exit.OK] == 0 || all[exit.Decay] == 0 || all[exit.Indeterminate] == 0 {
+		t.Errorf("exit codes over the worlds: %v, expected accepts, rejects and not-enough", all)
+	}
+	t.Logf("%d worlds x %d comparisons, exits %v: the same decisions with ExitOnly", len(worlds), runs, all)
+}
+
 // BenchmarkEvalDecide is one simulated comparison at seed 000's size:
 // the unit of the grid's cost.
 func BenchmarkEvalDecide(b *testing.B) {
 	w := SeedWorld(30)
 	sim := newEvalSim(w)
-	rng := rand.New(rand.NewPCG(1, 2))
+	src := newSource(1, 2)
 	b.Run("simulate", func(b *testing.B) {
 		for b.Loop() {
-			sim.draw(rng)
+			sim.draw(src)
 		}
 	})
-	base, cand := sim.draw(rng)
+	base, cand := sim.draw(src)
+	opts := w.Opts
+	opts.ExitOnly = true // as EvalRun decides
 	b.Run("decide", func(b *testing.B) {
 		for b.Loop() {
-			evalstats.Decide(base, cand, w.Opts)
+			evalstats.Decide(base, cand, opts)
 		}
 	})
 }

@@ -102,6 +102,7 @@ func TestPowerFiguresAreReal(t *testing.T) {
 	var all []float64
 	for i, s := range grid {
 		c := out[i]
+		dump(t, fmt.Sprintf("%s base offset %.1f", describe(s), s.BaseOffset), c)
 		t.Logf("%s base offset %.1f: %d runs; true power at the drop claimed for 80%%: %.2f (%d runs); held %d, true power at the effect %.2f; at the conversations claimed: %.2f (%d runs)",
 			describe(s), s.BaseOffset, runs, mean(c.mdd), len(c.mdd), c.heldRuns, mean(c.held), mean(c.need), len(c.need))
 		all = append(all, c.mdd...)
@@ -116,7 +117,9 @@ func TestPowerFiguresAreReal(t *testing.T) {
 		}
 		// Held says the effect would have been caught with 80% power:
 		// where the truth is far below, few runs may say it.
-		if truth := tpAtEffect(grid[i], t); truth < 0.7 && float64(c.heldRuns) > 0.3*float64(runs) {
+		truth := tpAtEffect(grid[i], t)
+		dump(t, fmt.Sprintf("%s base offset %.1f truth", describe(s), s.BaseOffset), truth)
+		if truth < 0.7 && float64(c.heldRuns) > 0.3*float64(runs) {
 			t.Errorf("%s base offset %.1f: %d of %d runs said held, but the rule catches the effect in %.2f of runs", describe(s), s.BaseOffset, c.heldRuns, runs, truth)
 		}
 	}

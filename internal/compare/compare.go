@@ -47,7 +47,8 @@ func Score(r *record.Run) []Scored {
 		c := &r.Conversations[i]
 		sc := Scored{}
 		total := stats.Unit{}
-		for _, t := range c.Turns {
+		for k := range c.Turns {
+			t := &c.Turns[k] // a turn is large: not copied
 			if t.Kind == plan.KindFiller || t.Verdict == nil {
 				continue
 			}

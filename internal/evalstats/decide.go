@@ -64,13 +64,13 @@ func Decide(base []Run, cand Run, opts Options) Decision {
 		return fail("the candidate and the baseline runs share no measure")
 	}
 	bs, cs := l.runs[:len(base)], l.runs[len(base):]
-	for _, r := range l.runs {
-		d.GradeErrors += r.errorCells
+	for r := range l.runs {
+		d.GradeErrors += l.runs[r].errorCells
 	}
 	if be, ce := errorShare(bs), errorShare(cs); be > MaxErrorShare || ce > MaxErrorShare {
 		return fail("%.0f%% of the baseline's grades and %.0f%% of the candidate's are errors (at most %.0f%% can be decided on)", 100*be, 100*ce, 100*MaxErrorShare)
 	}
-	total := paired(l, bs, cs, l.total(), opts.Alpha, 0)
+	total := paired(l, bs, cs, l.total(), opts.Alpha, 0, true)
 	d.Drift = total.sigmaA
 	if total.n < 2 {
 		return fail("only %d case(s) have a graded total on both sides; a paired comparison needs at least 2", total.n)
@@ -89,7 +89,7 @@ func decidePaired(d Decision, l *scored, bs, cs []scoredRun, total pairedStat, o
 		if i == 0 {
 			ps[i] = total
 		} else {
-			ps[i] = paired(l, bs, cs, l.index(i), opts.Alpha, total.driftEstimate())
+			ps[i] = paired(l, bs, cs, l.index(i), opts.Alpha, total.driftEstimate(), !opts.ExitOnly)
 		}
 		p[i] = -1
 		if ps[i].n >= 2 {
@@ -97,12 +97,15 @@ func decidePaired(d Decision, l *scored, bs, cs []scoredRun, total pairedStat, o
 		}
 	}
 	adj := holm(p)
-	tested := 0
+	d.Measures = make([]Measure, 0, len(names))
+	tested, rejects := 0, 0
 	var rejected []string
 	for i, name := range names {
 		j := l.index(i)
 		m := Measure{Name: name, Cases: ps[i].n, P: 1, Adjusted: 1}
-		m.Base, m.Candidate = sideRate(bs, j), sideRate(cs, j)
+		if !opts.ExitOnly {
+			m.Base, m.Candidate = sideRate(bs, j), sideRate(cs, j)
+		}
 		m.Drop = ps[i].d
 		if ps[i].n >= 2 {
 			tested++
@@ -113,9 +116,24 @@ func decidePaired(d Decision, l *scored, bs, cs []scoredRun, total pairedStat, o
 			m.Margin = opts.Margin
 		}
 		if m.Reject {
-			rejected = append(rejected, fmt.Sprintf("%s (drop %.3f, adjusted p %s)", label(name), m.Drop, pString(m.Adjusted)))
+			rejects++
+			if !opts.ExitOnly {
+				rejected = append(rejected, fmt.Sprintf("%s (drop %.3f, adjusted p %s)", label(name), m.Drop, pString(m.Adjusted)))
+			}
 		}
 		d.Measures = append(d.Measures, m)
+	}
+	if opts.ExitOnly {
+		// The switch below, without its words.
+		switch {
+		case rejects > 0:
+			d.Verdict, d.Exit = Reject, exit.Decay
+		case d.Measures[0].Upper < opts.Margin:
+			d.Verdict, d.Exit = Accept, exit.OK
+		default:
+			d.Verdict, d.Exit = NotEnuf, exit.Indeterminate
+		}
+		return d
 	}
 	how := fmt.Sprintf("paired over %d cases with a run-to-run drift of %.3f counted, Holm over the total and %d measures at alpha %.3g", total.n, total.sigmaA, tested-1, opts.Alpha)
 	t := d.Measures[0]

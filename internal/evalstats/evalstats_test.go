@@ -60,7 +60,7 @@ func TestPairedByHand(t *testing.T) {
 	b2 := mkRun("base 2", m1, "c1: P F", "c2: P P", "c3: P P", "c4: P F")
 	c := mkRun("candidate", m1, "c1: F P", "c2: F F", "c3: P F", "c4: F F")
 	l := score([]Run{b1, b2, c})
-	ps := paired(l, l.runs[:2], l.runs[2:], 0, 0.05, 0)
+	ps := paired(l, l.runs[:2], l.runs[2:], 0, 0.05, 0, true)
 	near(t, "D", ps.d, 0.4375, 1e-12)
 	near(t, "s²", ps.perCase, 0.171875/3, 1e-12)
 	near(t, "V_e", ps.ve, 0.171875/12, 1e-12)
@@ -100,7 +100,7 @@ func TestDriftByHand(t *testing.T) {
 	c := mkRun("candidate", m1, "c1: P F", "c2: P F", "c3: P F", "c4: P F")
 	l := score([]Run{b1, b2, c})
 	near(t, "drift variance", driftVar(l, l.runs[:2], 0), 0.1875, 1e-12)
-	ps := paired(l, l.runs[:2], l.runs[2:], 0, 0.05, 0)
+	ps := paired(l, l.runs[:2], l.runs[2:], 0, 0.05, 0, true)
 	if ps.driftDF != 1 {
 		t.Errorf("drift df = %d, want 1 (two base runs)", ps.driftDF)
 	}
@@ -114,10 +114,10 @@ func TestDriftByHand(t *testing.T) {
 	near(t, "df", ps.df, (ve+va)*(ve+va)/(ve*ve/3+va*va/1), 1e-9)
 
 	// A measure counts at least the drift the total shows.
-	shared := paired(l, l.runs[:2], l.runs[2:], 0, 0.05, 0.5)
+	shared := paired(l, l.runs[:2], l.runs[2:], 0, 0.05, 0.5, true)
 	near(t, "shared drift", shared.va, 0.5*1.5, 1e-12)
 	// One base run cannot show it: the floor, doubled (1 + 1/1).
-	one := paired(score([]Run{b1, c}), score([]Run{b1, c}).runs[:1], score([]Run{b1, c}).runs[1:], 0, 0.05, 0)
+	one := paired(score([]Run{b1, c}), score([]Run{b1, c}).runs[:1], score([]Run{b1, c}).runs[1:], 0, 0.05, 0, true)
 	near(t, "one base run's drift part", one.va, 2*DriftFloor*DriftFloor, 1e-15)
 }
 

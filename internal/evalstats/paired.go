@@ -35,8 +35,9 @@ const DriftFloor = 0.03
 
 // paired compares the base runs with the candidate on score j (a measure,
 // or the total). shared is a drift variance the score must count at least
-// (the total's, for a measure: a run's shift moves every measure).
-func paired(l *scored, base, cand []scoredRun, j int, alpha, shared float64) pairedStat {
+// (the total's, for a measure: a run's shift moves every measure). Without
+// bound it leaves upper 0.
+func paired(l *scored, base, cand []scoredRun, j int, alpha, shared float64, bound bool) pairedStat {
 	ps := pairedStat{k: len(base), p: 1}
 	n := 0
 	sum, sumsq := 0.0, 0.0
@@ -80,7 +81,9 @@ func paired(l *scored, base, cand []scoredRun, j int, alpha, shared float64) pai
 	default:
 		ps.p = 1 - tCDF(ps.d/ps.se, ps.df)
 	}
-	ps.upper = ps.d + studentQuantile(1-alpha, ps.df)*ps.se
+	if bound {
+		ps.upper = ps.d + studentQuantile(1-alpha, ps.df)*ps.se
+	}
 	return ps
 }
 
@@ -136,15 +139,20 @@ func welch(v1 float64, df1 int, v2 float64, df2 int) float64 {
 // runs this is (δ² − s²(run1_c − run2_c)/n)/2, δ the runs' mean difference.
 func driftVar(l *scored, runs []scoredRun, j int) float64 {
 	k := len(runs)
-	ys := make([]float64, 0, len(l.cases)*k) // n rows of k
+	// n rows of k, then the k run means and n case means: one array kept
+	// by l for every score's call.
+	if need := len(l.cases)*(k+1) + k; cap(l.buf) < need {
+		l.buf = make([]float64, need)
+	}
+	ys := l.buf[: 0 : len(l.cases)*k]
 	for c := range l.cases {
 		ok := true
-		for _, r := range runs {
-			ok = ok && r.cells[c][j].m > 0
+		for r := range runs { // by index: a scoredRun is too large to copy
+			ok = ok && runs[r].cells[c][j].m > 0
 		}
 		if ok {
-			for _, r := range runs {
-				ys = append(ys, r.cells[c][j].mean())
+			for r := range runs {
+				ys = append(ys, runs[r].cells[c][j].mean())
 			}
 		}
 	}
@@ -152,8 +160,10 @@ func driftVar(l *scored, runs []scoredRun, j int) float64 {
 	if n < 2 || k < 2 {
 		return 0
 	}
-	runMean := make([]float64, k)
-	caseMean := make([]float64, n)
+	runMean := l.buf[len(l.cases)*k : len(l.cases)*k+k]
+	caseMean := l.buf[len(l.cases)*k+k : len(l.cases)*k+k+n]
+	clear(runMean)
+	clear(caseMean)
 	grand := 0.0
 	for c := range n {
 		for r := range k {

@@ -43,6 +43,8 @@ type scored struct {
 	// the candidate's new ones.
 	cases []string
 	runs  []scoredRun
+	// buf is driftVar's room.
+	buf []float64
 }
 
 // scoredRun is one run's scores.
@@ -85,12 +87,22 @@ func (l *scored) index(i int) int {
 // case listed twice, a cell whose grades do not match the run's measures,
 // a grade that is none of the four.
 func checkRun(r Run) string {
-	seen := make(map[string]struct{}, len(r.Cases))
-	for _, c := range r.Cases {
-		if _, ok := seen[c.ID]; ok {
-			return fmt.Sprintf("run %q: case %q appears twice", r.Label, c.ID)
+	// Case ids in increasing order (as runs nearly always list them) have
+	// no repeat: then no set of them is needed.
+	var seen map[string]struct{}
+	for i := 1; i < len(r.Cases); i++ {
+		if r.Cases[i].ID <= r.Cases[i-1].ID {
+			seen = make(map[string]struct{}, len(r.Cases))
+			break
 		}
-		seen[c.ID] = struct{}{}
+	}
+	for _, c := range r.Cases {
+		if seen != nil {
+			if _, ok := seen[c.ID]; ok {
+				return fmt.Sprintf("run %q: case %q appears twice", r.Label, c.ID)
+			}
+			seen[c.ID] = struct{}{}
+		}
 		for k, cell := range c.Cells {
 			if len(cell.Grades) != len(r.Measures) {
 				return fmt.Sprintf("run %q: case %q repeat %d has %d grades for %d measures", r.Label, c.ID, k+1, len(cell.Grades), len(r.Measures))
@@ -155,45 +167,58 @@ func score(runs []Run) *scored {
 			rowOf[ri][i] = k
 		}
 	}
+	// Every run's arrays at once: a calibration grid scores hundreds of
+	// thousands of comparisons.
+	nc := len(l.cases)
+	accs := make([]acc, len(runs)*(nc+1)*(m+1))
+	ints := make([]int, len(runs)*(nc+nc*m+m))
+	rows := make([][]acc, len(runs)*nc)
+	l.runs = make([]scoredRun, 0, len(runs))
+	// A case's passes and graded grades per measure, counted in integers
+	// and added to its values when the case is done: a sum of ones and
+	// zeros is the same whole number in floating point.
+	counted := make([]int, 2*m)
+	passes, judged := counted[:m], counted[m:]
 	for ri, r := range runs {
-		idx := make([]int, m)
+		idx := ints[:m:m]
+		ints = ints[m:]
 		for i, name := range l.measures {
 			idx[i] = slices.Index(r.Measures, name)
 		}
-		sr := scoredRun{label: r.Label, counts: make([]acc, m+1), ncells: make([]int, len(l.cases)), na: make([]int, len(l.cases)*m)}
-		sr.cells = make([][]acc, len(l.cases))
-		flat := make([]acc, len(l.cases)*(m+1))
+		sr := scoredRun{label: r.Label, counts: accs[: m+1 : m+1], ncells: ints[:nc:nc], na: ints[nc : nc+nc*m : nc+nc*m]}
+		accs, ints = accs[m+1:], ints[nc+nc*m:]
+		sr.cells = rows[:nc:nc]
+		rows = rows[nc:]
+		flat := accs[:nc*(m+1)]
+		accs = accs[nc*(m+1):]
 		for c := range sr.cells {
-			sr.cells[c] = flat[c*(m+1) : (c+1)*(m+1)]
+			sr.cells[c] = flat[c*(m+1) : (c+1)*(m+1) : (c+1)*(m+1)]
 		}
 		for i, c := range r.Cases {
 			ci := rowOf[ri][i]
 			a := sr.cells[ci]
+			na := sr.na[ci*m : (ci+1)*m]
 			sr.ncells[ci] = len(c.Cells)
+			clear(counted)
 			for k, cell := range c.Cells {
 				if k >= len(sr.repeats) {
 					sr.repeats = append(sr.repeats, acc{})
 				}
-				pass, graded, bad := 0, 0, false
+				// What each grade adds, without branches on the grades
+				// (checkRun let only the four through).
+				pass, graded, errs := 0, 0, 0
 				for i, j := range idx {
-					switch cell.Grades[j] {
-					case Pass:
-						a[i].add(1)
-						pass++
-						graded++
-					case Fail:
-						a[i].add(0)
-						graded++
-					case Error:
-						sr.errors++
-						sr.grades++
-						bad = true
-					case NA:
-						sr.na[ci*m+i]++
-					}
+					t := &gradeCounts[cell.Grades[j]]
+					passes[i] += t.pass
+					judged[i] += t.graded
+					pass += t.pass
+					graded += t.graded
+					errs += t.err
+					na[i] += t.na
 				}
-				sr.grades += graded
-				if bad {
+				sr.errors += errs
+				sr.grades += graded + errs
+				if errs > 0 {
 					sr.errorCells++
 				}
 				if graded > 0 {
@@ -201,6 +226,13 @@ func score(runs []Run) *scored {
 				}
 				sr.repeats[k].s += float64(pass)
 				sr.repeats[k].m += graded
+			}
+			// A pass adds 1 to a measure's sum and to its sum of squares,
+			// a fail 0 to both.
+			for i := range m {
+				a[i].s += float64(passes[i])
+				a[i].ss += float64(passes[i])
+				a[i].m += judged[i]
 			}
 		}
 		for c := range sr.cells {
@@ -217,11 +249,20 @@ func score(runs []Run) *scored {
 	return l
 }
 
+// gradeCounts is what a grade counts: a graded value (pass 1, fail 0),
+// an error, an n/a.
+var gradeCounts = [Error + 1]struct{ pass, graded, err, na int }{
+	NA:    {na: 1},
+	Pass:  {pass: 1, graded: 1},
+	Fail:  {graded: 1},
+	Error: {err: 1},
+}
+
 // sideCase is case c's values on score j pooled over runs.
 func sideCase(runs []scoredRun, c, j int) acc {
 	var a acc
-	for _, r := range runs {
-		a = a.plus(r.cells[c][j])
+	for r := range runs { // by index: a scoredRun is too large to copy
+		a = a.plus(runs[r].cells[c][j])
 	}
 	return a
 }
@@ -229,9 +270,9 @@ func sideCase(runs []scoredRun, c, j int) acc {
 // sideRate is the pooled pass rate of runs on score j, with its interval.
 func sideRate(runs []scoredRun, j int) Rate {
 	passed, graded := 0, 0
-	for _, r := range runs {
-		passed += int(r.counts[j].s + 0.5)
-		graded += r.counts[j].m
+	for r := range runs {
+		passed += int(runs[r].counts[j].s + 0.5)
+		graded += runs[r].counts[j].m
 	}
 	return rate(passed, graded)
 }
@@ -239,9 +280,9 @@ func sideRate(runs []scoredRun, j int) Rate {
 // errorShare is the share of the runs' non-n/a grades that are errors.
 func errorShare(runs []scoredRun) float64 {
 	errs, all := 0, 0
-	for _, r := range runs {
-		errs += r.errors
-		all += r.grades
+	for r := range runs {
+		errs += runs[r].errors
+		all += runs[r].grades
 	}
 	if all == 0 {
 		return 0

@@ -77,7 +77,7 @@ func decideSeed(d Decision, l *scored, bs, cs []scoredRun, drift float64, opts O
 	}
 	// Cases each measure was compared on, as the paired rule counts them.
 	for i := range r.measures {
-		r.measures[i].Cases = paired(l, bs, cs, l.index(i), opts.Alpha, 0).n
+		r.measures[i].Cases = paired(l, bs, cs, l.index(i), opts.Alpha, 0, false).n
 	}
 	d.Measures = r.measures
 	var below []string

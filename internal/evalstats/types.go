@@ -141,6 +141,14 @@ type Options struct {
 	// Decision.SeedFalseReject: 0 means 2000, negative means none (package
 	// calibrate measures the rule itself and needs it fast).
 	SeedSims int
+	// ExitOnly (RulePaired) skips what only reports a decision: the
+	// measures' upper bounds (the total's decides, so it stays) and
+	// rates, the rejected measures' words, Need and the sentence. Verdict,
+	// Exit, Drift, GradeErrors and each measure's P, Adjusted and Reject
+	// are what they are without it: package calibrate, which decides
+	// hundreds of thousands of simulated comparisons, sets it, and
+	// TestEvalExitOnly checks them over its grids.
+	ExitOnly bool
 }
 
 // Measure is one measure's comparison of the candidate with the base.

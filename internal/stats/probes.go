@@ -56,28 +56,34 @@ func CompareProbes(diluted, fresh []ProbeUnit) TwoArm {
 	}
 	var use [MaxProbes]bool
 	var pooledPass, pooledN [MaxProbes]float64
-	var dn, fn [MaxProbes]int
+	var dn, fn, passes [MaxProbes]int
+	// The loops over units are written without branches on the results
+	// (which are as good as random), and count in integers: a sum of ones
+	// and zeros is the same whole number in floating point.
+	valid := true
 	for _, u := range diluted {
 		for k, y := range u {
-			if y != Missing {
-				dn[k]++
-				pooledPass[k] += float64(y)
-			}
+			valid = valid && y >= Missing && y <= Pass
+			dn[k] += judgedCount(y)
+			passes[k] += int(max(y, 0))
 		}
 	}
 	for _, u := range fresh {
 		for k, y := range u {
-			if y != Missing {
-				fn[k]++
-				pooledPass[k] += float64(y)
-			}
+			valid = valid && y >= Missing && y <= Pass
+			fn[k] += judgedCount(y)
+			passes[k] += int(max(y, 0))
 		}
+	}
+	if !valid {
+		panic("stats: a probe result other than Missing, Fail or Pass")
 	}
 	r := TwoArm{P: 1}
 	var passed, judged float64
 	var used int
 	var pooled [MaxProbes]float64
 	for k := range probes {
+		pooledPass[k] = float64(passes[k])
 		pooledN[k] = float64(dn[k] + fn[k])
 		use[k] = dn[k] > 0 && fn[k] > 0
 		if pooledN[k] > 0 {
@@ -139,17 +145,26 @@ func summarizeProbes(units []ProbeUnit, use *[MaxProbes]bool, probes, used int, 
 		return s, 0
 	}
 	w := 1 / float64(used)
-	var n, pass [MaxProbes]float64
+	// Per probe, judged results and passes (counted in integers: the same
+	// whole numbers as sums of ones in floating point).
+	var n, pass [MaxProbes]int
 	var shareSum, shareSq float64
+	// in[k] is 1 for a probe in use, else 0: a result counts when both it
+	// and judgedCount are 1 (CompareProbes checked the results).
+	var in [MaxProbes]int
+	for k := range probes {
+		if use[k] {
+			in[k] = 1
+		}
+	}
 	for _, u := range units {
 		p, j := 0, 0
 		for k, y := range u {
-			if use[k] && y != Missing {
-				j++
-				p += int(y)
-				n[k]++
-				pass[k] += float64(y)
-			}
+			c := in[k] * judgedCount(y)
+			j += c
+			p += c * int(y)
+			n[k] += c
+			pass[k] += c * int(y)
 		}
 		if j == 0 {
 			continue
@@ -168,9 +183,9 @@ func summarizeProbes(units []ProbeUnit, use *[MaxProbes]bool, probes, used int, 
 	var floor float64
 	for k := range probes {
 		if use[k] && n[k] > 0 {
-			rate[k] = pass[k] / n[k]
+			rate[k] = float64(pass[k]) / float64(n[k])
 			s.Mean += w * rate[k]
-			floor += w * w * pooled[k] * (1 - pooled[k]) / n[k]
+			floor += w * w * pooled[k] * (1 - pooled[k]) / float64(n[k])
 		}
 	}
 	m := float64(s.Units)
@@ -178,18 +193,23 @@ func summarizeProbes(units []ProbeUnit, use *[MaxProbes]bool, probes, used int, 
 		mean := shareSum / m
 		s.SampleSD = math.Sqrt(math.Max(0, (shareSq-m*mean*mean)/(m-1)))
 	}
+	// A unit's psi adds, per probe in use it has judged, the term of its
+	// result, term[k][y+1] (0 for a probe not in use or not judged): the
+	// same numbers, computed once. A unit with none adds psi = 0 to ss.
+	var term [MaxProbes][3]float64
+	for k := range probes {
+		if use[k] && n[k] > 0 {
+			term[k][Fail+1] = w * (float64(Fail) - rate[k]) / float64(n[k])
+			term[k][Pass+1] = w * (float64(Pass) - rate[k]) / float64(n[k])
+		}
+	}
 	var ss float64
 	for _, u := range units {
-		psi, j := 0.0, 0
+		psi := 0.0
 		for k, y := range u {
-			if use[k] && y != Missing {
-				j++
-				psi += w * (float64(y) - rate[k]) / n[k]
-			}
+			psi += term[k][y+1]
 		}
-		if j > 0 {
-			ss += psi * psi
-		}
+		ss += psi * psi
 	}
 	v := 0.0
 	if s.Units > 1 {
@@ -200,6 +220,11 @@ func summarizeProbes(units []ProbeUnit, use *[MaxProbes]bool, probes, used int, 
 	}
 	s.Var = v * m
 	return s, v
+}
+
+// judgedCount is 1 for a judged result (Fail or Pass), 0 for Missing.
+func judgedCount(y int8) int {
+	return int(y-Missing+1) >> 1
 }
 
 func boolInt(b bool) int {

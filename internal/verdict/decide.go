@@ -3,6 +3,7 @@ package verdict
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/vibe-test/vibe-test/internal/judge"
@@ -14,7 +15,8 @@ import (
 // ShapeOf names a conversation's sequence of pass/fail over its judged turns
 // (judge errors and turns not run are left out).
 func ShapeOf(c *record.Conversation) string {
-	var seq []bool
+	var room [plan.Turns]bool // a conversation's turns, without an allocation
+	seq := room[:0]
 	for i := range c.Turns {
 		switch c.Turns[i].Result() {
 		case judge.Pass:
@@ -85,10 +87,13 @@ type facts struct {
 	decayed, probesJudged, probesFailed        int
 	judgeErrors, uncertain, overCalls, escapes int
 	// setup lists "conversation N turn T: output" of set-up problems.
-	setup             []string
-	shapes            map[string]int
+	setup []string
+	// shapes counts the conversations of each shape, in shapeOrder.
+	shapes            [len(shapeOrder)]int
 	stoppedConsulting []string
 	stats             record.Stats
+	// ix is the record's judged turns.
+	ix *runIndex
 	// seq is the replayed --until-decided looks, when the run has them.
 	seq *seqResult
 	// exitOnly skips the simulated power figures (Options.ExitOnly);
@@ -108,7 +113,7 @@ func (f *facts) power() bool {
 	}
 	if !f.powered {
 		f.powered = true
-		w := worldOf(f.r, 0, f.alpha)
+		w := worldOf(f.r, f.ix, 0, f.alpha)
 		if f.cmp().Testable {
 			if mdd := w.minDetectableDrop(f.n); !math.IsInf(mdd, 1) {
 				f.stats.MinDetectableDrop = mdd
@@ -121,14 +126,16 @@ func (f *facts) power() bool {
 	return true
 }
 
-// Options change what Decide computes, never what it concludes.
+// Options change what Decide computes, never the exit code it sets.
 type Options struct {
 	// ExitOnly skips what only words or reports the verdict: the simulated
-	// power figures of an exit-0 verdict (held, or not enough evidence: the
-	// exit code is the same), the per-probe exact tests and the controls'.
-	// Never the power a sequential look's decision needs (an early "held"
-	// stops a run). The calibrate package, which counts exit codes over
-	// hundreds of thousands of runs, sets it.
+	// power figures of an exit-0 verdict, the per-probe exact tests and
+	// the controls'. Without the power figures a fixed-size run that would
+	// be held says not enough evidence instead: exit 0 both. Never the
+	// power a sequential look's decision needs (an early "held" stops a
+	// run). The calibrate package, which counts exit codes over hundreds
+	// of thousands of runs, sets it (its TestDumpOutcomes checks the exit
+	// codes are those of Decide).
 	ExitOnly bool
 }
 
@@ -182,7 +189,7 @@ func DecideWith(r *record.Run, opts Options) {
 // gather counts the facts of a record, and sets each conversation's shape.
 func gather(r *record.Run, opts Options) *facts {
 	f := &facts{r: r, rule: r.Config.Rule, alpha: r.Config.Alpha, effect: r.Config.Effect,
-		n: len(r.Conversations), fresh: len(r.Fresh), shapes: map[string]int{}, exitOnly: opts.ExitOnly}
+		n: len(r.Conversations), fresh: len(r.Fresh), exitOnly: opts.ExitOnly, ix: indexRun(r)}
 	if f.rule == "" {
 		f.rule = record.RuleDilutedVsFresh
 	}
@@ -196,10 +203,10 @@ func gather(r *record.Run, opts Options) *facts {
 		c := &r.Conversations[i]
 		c.Shape = ShapeOf(c)
 		if c.Shape != "" {
-			f.shapes[c.Shape]++
+			f.shapes[shapeIndex(c.Shape)]++
 		}
 		f.countStatus(c.Status)
-		base := c.TurnAt(1)
+		base := f.ix.convs[i].at[0]
 		baseResult := ""
 		if base != nil {
 			baseResult = base.Result()
@@ -244,7 +251,7 @@ func gather(r *record.Run, opts Options) *facts {
 		if convDecayed {
 			f.decayed++
 		}
-		if c.Status == record.StatusCompleted && c.ProbeAt(probeCount) == nil {
+		if c.Status == record.StatusCompleted && f.ix.convs[i].at[probeCount] == nil {
 			f.incomplete++
 		}
 	}
@@ -257,9 +264,9 @@ func gather(r *record.Run, opts Options) *facts {
 			f.countVerdict("fresh triple", c.Index, &c.Turns[k])
 		}
 	}
-	f.stats = computeStats(r, f.alpha, f.effect, !f.exitOnly)
+	f.stats = computeStats(r, f.ix, f.alpha, f.effect, !f.exitOnly)
 	if f.rule == record.RuleDilutedVsFresh && r.Sequential != nil && len(r.Sequential.Looks) > 0 {
-		look, decided := replay(r.Sequential, r, !f.exitOnly)
+		look, decided := replay(r.Sequential, r, f.ix, !f.exitOnly)
 		f.seq = &seqResult{look: look, decided: decided}
 	}
 	return f
@@ -311,21 +318,37 @@ func runStatus(f *facts) string {
 	return record.StatusCompleted
 }
 
+// shapeOrder is every shape ShapeOf names, in the order a mix lists them.
+var shapeOrder = [...]string{record.ShapeHeld, record.ShapeDecayed, record.ShapeNeverWorked, record.ShapeUnstable, record.ShapeBaselineFailed}
+
+// shapeIndex is a shape's place in shapeOrder.
+func shapeIndex(shape string) int {
+	i := slices.Index(shapeOrder[:], shape)
+	if i < 0 {
+		panic("verdict: unknown shape " + shape)
+	}
+	return i
+}
+
 // shapeWords names the run's shape: the one shape every conversation has,
 // or the mix.
-func shapeWords(shapes map[string]int) string {
-	if len(shapes) == 0 {
-		return ""
-	}
-	if len(shapes) == 1 {
-		for s := range shapes {
-			return s
+func shapeWords(shapes [len(shapeOrder)]int) string {
+	kinds, one := 0, ""
+	for i, n := range shapes {
+		if n > 0 {
+			kinds, one = kinds+1, shapeOrder[i]
 		}
 	}
+	switch kinds {
+	case 0:
+		return ""
+	case 1:
+		return one
+	}
 	var parts []string
-	for _, s := range []string{record.ShapeHeld, record.ShapeDecayed, record.ShapeNeverWorked, record.ShapeUnstable, record.ShapeBaselineFailed} {
-		if shapes[s] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", shapes[s], s))
+	for i, s := range shapeOrder {
+		if shapes[i] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", shapes[i], s))
 		}
 	}
 	return "mixed: " + strings.Join(parts, ", ")

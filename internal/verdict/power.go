@@ -68,20 +68,23 @@ type world struct {
 
 // worldOf reads the world from the first upTo conversations and fresh
 // triples of a run (0: all).
-func worldOf(r *record.Run, upTo int, alpha float64) world {
+func worldOf(r *record.Run, ix *runIndex, upTo int, alpha float64) world {
 	w := world{freshPass: make([]float64, probeCount), freshFail: make([]float64, probeCount),
 		missDiluted: make([]float64, probeCount), missFresh: make([]float64, probeCount),
 		gate: !r.Config.NoBaselineGate, alpha: alpha}
-	d, f, _ := Arms(r, upTo)
+	d, f, _ := arms(r, ix, upTo)
 	var dilutedAsked, freshAsked float64
-	var convs []convResults
+	convs := make([]convResults, 0, len(r.Conversations))
+	room := make([]int8, len(r.Conversations)*probeCount)
 	for i := range r.Conversations {
 		c := &r.Conversations[i]
 		if upTo > 0 && c.Index > upTo {
 			continue
 		}
-		cr := convResults{base: stats.Missing, probes: make(stats.ProbeUnit, probeCount)}
-		if pass, ok := judgedResult(c, 0); ok {
+		j := &ix.convs[i]
+		cr := convResults{base: stats.Missing, probes: stats.ProbeUnit(room[:probeCount:probeCount])}
+		room = room[probeCount:]
+		if pass, ok := j.result(0); ok {
 			cr.base = stats.Fail
 			if pass {
 				w.basePass++
@@ -90,10 +93,10 @@ func worldOf(r *record.Run, upTo int, alpha float64) world {
 				w.baseFail++
 			}
 		}
-		inArm := inDilutedArm(c, !w.gate)
+		inArm := j.inArm(!w.gate)
 		for k := 1; k <= probeCount; k++ {
 			cr.probes[k-1] = stats.Missing
-			if pass, ok := judgedResult(c, k); ok && inArm {
+			if pass, ok := j.result(k); ok && inArm {
 				cr.probes[k-1] = stats.Fail
 				if pass {
 					cr.probes[k-1] = stats.Pass
@@ -148,6 +151,19 @@ type convResults struct {
 	probes stats.ProbeUnit
 }
 
+// patterns is how many different results a conversation can have: missing,
+// fail or pass at its baseline and at each probe.
+const patterns = 81 // 3^(1+probeCount)
+
+// pattern numbers the conversation's results, 0 to patterns-1.
+func (c convResults) pattern() int {
+	code := int(c.base + 1)
+	for _, y := range c.probes {
+		code = 3*code + int(y+1)
+	}
+	return code
+}
+
 // rates are the world's point estimates: each probe's fresh rate, their
 // mean, and the baseline's offset from that mean.
 func (w world) rates() (fresh []float64, mean, baseOffset float64) {
@@ -170,23 +186,50 @@ func (w world) rhoPosterior(convs []convResults) []float64 {
 	weights := make([]float64, len(rhoGrid))
 	logs := make([]float64, len(rhoGrid))
 	top := math.Inf(-1)
+	// A conversation's likelihood depends only on its results, of which
+	// there are few patterns: each is computed once per correlation and
+	// added for every conversation that has it, in the same order.
+	codes := make([]int, len(convs))
+	for i, c := range convs {
+		codes[i] = c.pattern()
+	}
+	var known [patterns]bool
+	var logLik [patterns]float64
+	var us, ws [gridPoints]float64
+	// The chance of each result at each point of the grid, by result
+	// (Fail, Pass): the baseline's, and each probe's.
+	var baseAt [gridPoints][2]float64
+	var probeAt [probeCount][gridPoints][2]float64
 	for g, rho := range rhoGrid {
-		us, ws := ownGrid(mean, rho)
-		for _, c := range convs {
-			var lik float64
-			for j, u := range us {
-				l := ws[j]
-				if c.base != stats.Missing {
-					l *= bernoulli(c.base, u+baseOffset)
+		points := ownGrid(mean, rho, &us, &ws)
+		for j, u := range us[:points] {
+			for y := stats.Fail; y <= stats.Pass; y++ {
+				baseAt[j][y] = bernoulli(y, u+baseOffset)
+				for k := range probeCount {
+					probeAt[k][j][y] = bernoulli(y, u+fresh[k]-mean)
 				}
-				for k, y := range c.probes {
-					if y != stats.Missing {
-						l *= bernoulli(y, u+fresh[k]-mean)
-					}
-				}
-				lik += l
 			}
-			logs[g] += math.Log(math.Max(lik, 1e-300))
+		}
+		known = [patterns]bool{}
+		for i, c := range convs {
+			code := codes[i]
+			if !known[code] {
+				var lik float64
+				for j := range points {
+					l := ws[j]
+					if c.base != stats.Missing {
+						l *= baseAt[j][c.base]
+					}
+					for k, y := range c.probes {
+						if y != stats.Missing {
+							l *= probeAt[k][j][y]
+						}
+					}
+					lik += l
+				}
+				known[code], logLik[code] = true, math.Log(math.Max(lik, 1e-300))
+			}
+			logs[g] += logLik[code]
 		}
 		top = math.Max(top, logs[g])
 	}
@@ -204,7 +247,7 @@ func (w world) rhoPosterior(convs []convResults) []float64 {
 // bernoulli is the chance of result y at pass rate p (clamped to [0.001,
 // 0.999], so no result is impossible).
 func bernoulli(y int8, p float64) float64 {
-	p = math.Min(0.999, math.Max(0.001, p))
+	p = min(0.999, max(0.001, p)) // as math.Min and math.Max, inline
 	if y == stats.Pass {
 		return p
 	}
@@ -213,29 +256,41 @@ func bernoulli(y int8, p float64) float64 {
 
 // ownGrid is a conversation's own rate on a grid of 16 points with the
 // weights of a Beta with this mean and intra-class correlation (all the
-// weight on the mean at rho 0).
-func ownGrid(mean, rho float64) (us, ws []float64) {
+// weight on the mean at rho 0): it fills the first points entries of us
+// and ws and returns points.
+func ownGrid(mean, rho float64, us, ws *[gridPoints]float64) (points int) {
 	if rho <= 0 {
-		return []float64{mean}, []float64{1}
+		us[0], ws[0] = mean, 1
+		return 1
 	}
 	a, b := mean*(1-rho)/rho, (1-mean)*(1-rho)/rho
-	const points = 16
-	us, ws = make([]float64, points), make([]float64, points)
 	var sum float64
-	for j := range points {
-		// Equal steps of the Beta's CDF would be exact; equal steps of the
-		// rate with the density at their middle are close enough to weigh
-		// correlations, and need no inverse.
-		u := (float64(j) + 0.5) / points
-		us[j] = u
-		ws[j] = math.Exp((a-1)*math.Log(u) + (b-1)*math.Log(1-u))
+	for j := range gridPoints {
+		us[j] = gridU[j]
+		ws[j] = math.Exp((a-1)*gridLogU[j] + (b-1)*gridLog1mU[j])
 		sum += ws[j]
 	}
 	for j := range ws {
 		ws[j] /= sum
 	}
-	return us, ws
+	return gridPoints
 }
+
+// gridPoints is how many points ownGrid weighs.
+const gridPoints = 16
+
+// gridU are ownGrid's points, with their logarithms and those of their
+// complements (the same for every world).
+var gridU, gridLogU, gridLog1mU = func() (u, logU, log1mU [gridPoints]float64) {
+	for j := range gridPoints {
+		// Equal steps of the Beta's CDF would be exact; equal steps of the
+		// rate with the density at their middle are close enough to weigh
+		// correlations, and need no inverse.
+		u[j] = (float64(j) + 0.5) / gridPoints
+		logU[j], log1mU[j] = math.Log(u[j]), math.Log(1-u[j])
+	}
+	return u, logU, log1mU
+}()
 
 // simulated is one simulated run's draws, fixed so that the same run can
 // be decided at any drop (larger drops turn more of the same diluted
@@ -257,12 +312,33 @@ type simulated struct {
 	dBuf, fBuf []stats.ProbeUnit
 }
 
-// draw makes a simulated run of n conversations and fresh triples.
-func (w world) draw(rng *rand.Rand, n int) simulated {
-	s := simulated{fresh: make([]float64, probeCount), gatePass: make([]bool, n), own: make([]float64, n),
-		dU: make([]float64, n*probeCount), dMiss: make([]bool, n*probeCount),
-		fPass: make([]bool, n*probeCount), fMiss: make([]bool, n*probeCount),
-		units: make([]int8, 2*n*probeCount), dBuf: make([]stats.ProbeUnit, 0, n), fBuf: make([]stats.ProbeUnit, 0, n)}
+// simulatedRuns makes room for count simulated runs of n conversations,
+// in one array per field (a power figure draws hundreds of runs).
+func simulatedRuns(count, n int) []simulated {
+	out := make([]simulated, count)
+	m := n * probeCount
+	fresh := make([]float64, count*probeCount)
+	gatePass := make([]bool, count*n)
+	own := make([]float64, count*n)
+	dU := make([]float64, count*m)
+	flags := make([]bool, 3*count*m)
+	units := make([]int8, 2*count*m)
+	bufs := make([]stats.ProbeUnit, 2*count*n)
+	for i := range out {
+		out[i] = simulated{fresh: fresh[i*probeCount : (i+1)*probeCount : (i+1)*probeCount],
+			gatePass: gatePass[i*n : (i+1)*n : (i+1)*n], own: own[i*n : (i+1)*n : (i+1)*n],
+			dU: dU[i*m : (i+1)*m : (i+1)*m], dMiss: flags[3*i*m : (3*i+1)*m : (3*i+1)*m],
+			fPass: flags[(3*i+1)*m : (3*i+2)*m : (3*i+2)*m], fMiss: flags[(3*i+2)*m : (3*i+3)*m : (3*i+3)*m],
+			units: units[2*i*m : 2*(i+1)*m : 2*(i+1)*m],
+			dBuf:  bufs[2*i*n : 2*i*n : (2*i+1)*n], fBuf: bufs[(2*i+1)*n : (2*i+1)*n : 2*(i+1)*n]}
+	}
+	return out
+}
+
+// draw makes a simulated run of n conversations and fresh triples in s,
+// whose room (simulatedRuns) it overwrites whole.
+func (w world) draw(src source, n int, s *simulated) {
+	rng := src.rng
 	var mean float64
 	for k := range probeCount {
 		s.fresh[k] = betaDraw(rng, w.freshPass[k]+0.5, w.freshFail[k]+0.5)
@@ -271,19 +347,36 @@ func (w world) draw(rng *rand.Rand, n int) simulated {
 	baseOffset := betaDraw(rng, w.basePass+0.5, w.baseFail+0.5) - mean
 	rho := rhoGrid[pick(rng, w.rhoWeight)]
 	for i := range n {
-		own := ownDraw(rng, mean, rho)
-		s.gatePass[i] = !w.gate || rng.Float64() < own+baseOffset
+		own := ownDraw(src, mean, rho)
+		s.gatePass[i] = !w.gate || unit(src.pcg.Uint64()) < own+baseOffset
 		s.own[i] = own - mean
 		for k := range probeCount {
 			j := i*probeCount + k
-			s.dU[j] = rng.Float64()
-			s.dMiss[j] = rng.Float64() < w.missDiluted[k]
-			s.fPass[j] = rng.Float64() < s.fresh[k]
-			s.fMiss[j] = rng.Float64() < w.missFresh[k]
+			s.dU[j] = unit(src.pcg.Uint64())
+			s.dMiss[j] = unit(src.pcg.Uint64()) < w.missDiluted[k]
+			s.fPass[j] = unit(src.pcg.Uint64()) < s.fresh[k]
+			s.fMiss[j] = unit(src.pcg.Uint64()) < w.missFresh[k]
 		}
 	}
-	return s
 }
+
+// source is a simulation's random numbers: rng, and its generator for the
+// uniforms drawn by the million (the same numbers rng.Float64 gives,
+// without its indirect call: unit(src.pcg.Uint64()), which the compiler
+// inlines whole where a method wrapping it would be too large to inline).
+type source struct {
+	pcg *rand.PCG
+	rng *rand.Rand
+}
+
+func newSource(seed1, seed2 uint64) source {
+	pcg := rand.NewPCG(seed1, seed2)
+	return source{pcg: pcg, rng: rand.New(pcg)}
+}
+
+// unit is rand.Rand.Float64's uniform in [0, 1) from the generator's
+// next number.
+func unit(x uint64) float64 { return float64(x<<11>>11) / (1 << 53) }
 
 // decays says whether the rule says decay on the first n conversations of
 // a simulated run whose diluted probes lose drop from their rate: the
@@ -303,15 +396,17 @@ func (s *simulated) decays(n int, drop, alpha float64) bool {
 		}
 		u := next()
 		for k := range probeCount {
+			// Without branches: the draws are random, and a mispredicted
+			// branch per probe was a third of the time here.
 			j := i*probeCount + k
-			switch rate := s.fresh[k] + s.own[i] - drop; {
-			case s.dMiss[j]:
-				u[k] = stats.Missing
-			case s.dU[j] < rate:
-				u[k] = stats.Pass
-			default:
-				u[k] = stats.Fail
+			y := stats.Fail
+			if s.dU[j] < s.fresh[k]+s.own[i]-drop {
+				y = stats.Pass
 			}
+			if s.dMiss[j] {
+				y = stats.Missing
+			}
+			u[k] = y
 		}
 		d = append(d, u)
 	}
@@ -322,14 +417,14 @@ func (s *simulated) decays(n int, drop, alpha float64) bool {
 		u := next()
 		for k := range probeCount {
 			j := i*probeCount + k
-			switch {
-			case s.fMiss[j]:
-				u[k] = stats.Missing
-			case s.fPass[j]:
-				u[k] = stats.Pass
-			default:
-				u[k] = stats.Fail
+			y := stats.Fail
+			if s.fPass[j] {
+				y = stats.Pass
 			}
+			if s.fMiss[j] {
+				y = stats.Missing
+			}
+			u[k] = y
 		}
 		f = append(f, u)
 	}
@@ -361,10 +456,10 @@ func (s *simulated) criticalDrop(n int, alpha float64) float64 {
 
 // runs draws the simulated runs of a world at size n.
 func (w world) runs(n int) []simulated {
-	rng := rand.New(rand.NewPCG(powerSeed, uint64(n)))
-	out := make([]simulated, powerRuns)
+	src := newSource(powerSeed, uint64(n))
+	out := simulatedRuns(powerRuns, n)
 	for i := range out {
-		out[i] = w.draw(rng, n)
+		w.draw(src, n, &out[i])
 	}
 	return out
 }
@@ -460,11 +555,13 @@ func (w world) reachesPower(n int, drop float64) (bool, float64) {
 // three standard errors from PowerTarget: a look far from deciding costs
 // an eighth of one near it.
 func (w world) sequentialPower(n int, drop float64) float64 {
-	rng := rand.New(rand.NewPCG(powerSeed, uint64(n)))
+	src := newSource(powerSeed, uint64(n))
+	// One run's room, drawn over for each run: it is decided at once.
+	s := &simulatedRuns(1, n)[0]
 	hits, drawn := 0, 0
 	for next := powerRuns / 8; ; next = min(2*drawn, powerRuns) {
 		for drawn < next {
-			s := w.draw(rng, n)
+			w.draw(src, n, s)
 			if s.decays(n, drop, w.alpha) {
 				hits++
 			}
@@ -519,11 +616,11 @@ func betaDraw(rng *rand.Rand, a, b float64) float64 {
 // costs two uniforms where a Beta costs two gamma draws (the simulation
 // makes millions); its tails are heavier than a Beta's, which only lowers
 // the power it credits.
-func ownDraw(rng *rand.Rand, mean, rho float64) float64 {
-	if rho <= 0 || rng.Float64() >= rho {
+func ownDraw(src source, mean, rho float64) float64 {
+	if rho <= 0 || unit(src.pcg.Uint64()) >= rho {
 		return mean
 	}
-	if rng.Float64() < mean {
+	if unit(src.pcg.Uint64()) < mean {
 		return 1
 	}
 	return 0
@@ -543,7 +640,15 @@ func gammaDraw(rng *rand.Rand, k float64) float64 {
 			continue
 		}
 		v = v * v * v
-		if math.Log(rng.Float64()) < 0.5*x*x+d-d*v+d*math.Log(v) {
+		u := rng.Float64()
+		// Marsaglia and Tsang's squeeze: u below it passes the test
+		// below, which then need not take two logarithms. It is held a
+		// hair (1e-9) inside, far beyond the rounding of either side, so
+		// that it accepts only what the test accepts: the same draws.
+		if x2 := x * x; d < 1e5 && u < (1-0.0331*x2*x2)*(1-1e-9) {
+			return d * v
+		}
+		if math.Log(u) < 0.5*x*x+d-d*v+d*math.Log(v) {
 			return d * v
 		}
 	}

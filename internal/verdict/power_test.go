@@ -21,7 +21,7 @@ func TestPowerFiguresRemembered(t *testing.T) {
 		r.Conversations = append(r.Conversations, c)
 		r.Fresh = append(r.Fresh, fresh(i, P, P, P))
 	}
-	w := worldOf(r, 0, 0.05)
+	w := worldOf(r, indexRun(r), 0, 0.05)
 	mdd, units := w.simulatedMinDrop(12), w.searchConversations(0.6, 13)
 	for range 2 {
 		if got := w.minDetectableDrop(12); got != mdd {
@@ -38,7 +38,29 @@ func TestPowerFiguresRemembered(t *testing.T) {
 			t.Errorf("not remembered: %.60s", key)
 		}
 	}
-	if _, ok := memo.m[fmt.Sprint("minDetectableDrop", worldOf(r, 8, 0.05), 12)]; ok {
+	if _, ok := memo.m[fmt.Sprint("minDetectableDrop", worldOf(r, indexRun(r), 8, 0.05), 12)]; ok {
 		t.Error("another world's figure is remembered before it was asked")
+	}
+}
+
+// BenchmarkSequentialPower is one simulated power figure of a look at 10
+// conversations (nine of them held, one decayed; one fresh probe failed):
+// the unit of cost of a sequential run's looks, which a calibration grid
+// asks for thousands of times.
+func BenchmarkSequentialPower(b *testing.B) {
+	P, F := judge.Pass, judge.Fail
+	var convs []record.Conversation
+	for i := 1; i <= 10; i++ {
+		if i == 4 {
+			convs = append(convs, conv(i, record.StatusCompleted, P, P, F, F))
+			continue
+		}
+		convs = append(convs, conv(i, record.StatusCompleted, P, P, P, P))
+	}
+	r := withFresh(convs, P, P, P)
+	r.Fresh[2] = fresh(3, P, F, P)
+	w := worldOf(r, indexRun(r), 0, 0.05)
+	for b.Loop() {
+		w.sequentialPower(10, 0.3)
 	}
 }

@@ -47,8 +47,8 @@ func levelAt(s *record.Sequential, n int) float64 {
 // power alone decides between held and not enough evidence, as at a fixed
 // size. wording adds the smallest drop caught at a deciding look, which
 // only the sentences use.
-func evaluate(s *record.Sequential, r *record.Run, n int, wording bool) record.Look {
-	d, f, _ := Arms(r, n)
+func evaluate(s *record.Sequential, r *record.Run, ix *runIndex, n int, wording bool) record.Look {
+	d, f, _ := arms(r, ix, n)
 	cmp := stats.CompareProbes(d, f)
 	look := record.Look{Conversations: n, DilutedUnits: cmp.Diluted.Units, FreshUnits: cmp.Fresh.Units,
 		Drop: cmp.Drop, P: cmp.P, Level: levelAt(s, n)}
@@ -64,7 +64,7 @@ func evaluate(s *record.Sequential, r *record.Run, n int, wording bool) record.L
 		if filtered && stats.MinDetectableDrop(cmp, s.Alpha, PowerTarget) > s.Effect {
 			return false
 		}
-		ok, power := worldOf(r, n, s.Alpha).reachesPower(n, s.Effect)
+		ok, power := worldOf(r, ix, n, s.Alpha).reachesPower(n, s.Effect)
 		look.Power = power
 		return ok
 	}
@@ -81,7 +81,7 @@ func evaluate(s *record.Sequential, r *record.Run, n int, wording bool) record.L
 		look.Decision = record.SeqContinue
 	}
 	if wording && look.Decision != record.SeqContinue && look.Decision != record.SeqDecay && cmp.Testable {
-		if mdd := worldOf(r, n, s.Alpha).minDetectableDrop(n); !math.IsInf(mdd, 1) {
+		if mdd := worldOf(r, ix, n, s.Alpha).minDetectableDrop(n); !math.IsInf(mdd, 1) {
 			look.MinDetectableDrop = mdd
 		}
 	}
@@ -109,7 +109,7 @@ func Observe(s *record.Sequential, r *record.Run) string {
 // ObserveWith is Observe with options (ExitOnly skips the wording's
 // simulated smallest drop, never the power a decision needs).
 func ObserveWith(s *record.Sequential, r *record.Run, opts Options) string {
-	look := evaluate(s, r, len(r.Conversations), !opts.ExitOnly)
+	look := evaluate(s, r, indexRun(r), len(r.Conversations), !opts.ExitOnly)
 	s.Looks = append(s.Looks, look)
 	s.Decision = look.Decision
 	s.Reason = reason(s, look)
@@ -120,12 +120,12 @@ func ObserveWith(s *record.Sequential, r *record.Run, opts Options) string {
 // say) and returns the decision they reach: the first look that decided.
 // Decide uses it, so the exit code always follows from the record.
 func Replay(s *record.Sequential, r *record.Run) (record.Look, bool) {
-	return replay(s, r, true)
+	return replay(s, r, indexRun(r), true)
 }
 
-func replay(s *record.Sequential, r *record.Run, wording bool) (record.Look, bool) {
+func replay(s *record.Sequential, r *record.Run, ix *runIndex, wording bool) (record.Look, bool) {
 	for i, old := range s.Looks {
-		look := evaluate(s, r, old.Conversations, wording)
+		look := evaluate(s, r, ix, old.Conversations, wording)
 		s.Looks[i] = look
 		if look.Decision != record.SeqContinue {
 			s.Looks = s.Looks[:i+1]

@@ -11,7 +11,7 @@ import (
 )
 
 // probeCount is how many probes a conversation asks.
-var probeCount = len(plan.ProbeTurns)
+const probeCount = len(plan.ProbeTurns)
 
 // judgedAt is a conversation's judged turn number k: 0 the baseline, else
 // probe k.
@@ -25,7 +25,12 @@ func judgedAt(c *record.Conversation, k int) *record.Turn {
 // judgedResult is the pass/fail of judged turn k (0: the baseline, else
 // probe k), with ok false when it has neither.
 func judgedResult(c *record.Conversation, k int) (pass, ok bool) {
-	t := judgedAt(c, k)
+	return resultOf(judgedAt(c, k))
+}
+
+// resultOf is a judged turn's pass/fail, with ok false when it has
+// neither (or is nil).
+func resultOf(t *record.Turn) (pass, ok bool) {
 	if t == nil {
 		return false, false
 	}
@@ -38,13 +43,75 @@ func judgedResult(c *record.Conversation, k int) (pass, ok bool) {
 	return false, false
 }
 
+// judgedTurns are a conversation's judged turns, found in one pass over
+// its turns (what a decision reads, many times over): at[0] is TurnAt(1),
+// at[k] is ProbeAt(k), shown[k-1] is ShownProbe(k).
+type judgedTurns struct {
+	at    [probeCount + 1]*record.Turn
+	shown [probeCount]*record.Turn
+}
+
+func judgedOf(c *record.Conversation) judgedTurns {
+	var j judgedTurns
+	for i := range c.Turns {
+		t := &c.Turns[i]
+		if t.Turn == 1 && j.at[0] == nil {
+			j.at[0] = t
+		}
+		if k := t.ProbeNumber(); k >= 1 && k <= probeCount && j.at[k] == nil {
+			j.at[k] = t
+		}
+	}
+	copy(j.shown[:], j.at[1:])
+	for i := len(c.Abandoned) - 1; i >= 0; i-- {
+		t := &c.Abandoned[i]
+		if k := t.ProbeNumber(); k >= 1 && k <= probeCount && j.shown[k-1] == nil {
+			j.shown[k-1] = t
+		}
+	}
+	return j
+}
+
+// result is judgedResult of judged turn k.
+func (j *judgedTurns) result(k int) (pass, ok bool) { return resultOf(j.at[k]) }
+
+// inArm is inDilutedArm.
+func (j *judgedTurns) inArm(bypass bool) bool {
+	if bypass {
+		return true
+	}
+	base, ok := j.result(0)
+	return ok && base
+}
+
+// runIndex is a run's judged turns, per conversation and per fresh triple
+// (in record order). It reads the record as it is when made.
+type runIndex struct {
+	convs, fresh []judgedTurns
+}
+
+func indexRun(r *record.Run) *runIndex {
+	ix := &runIndex{}
+	all := make([]judgedTurns, len(r.Conversations)+len(r.Fresh))
+	ix.convs, ix.fresh = all[:len(r.Conversations)], all[len(r.Conversations):]
+	for i := range r.Conversations {
+		ix.convs[i] = judgedOf(&r.Conversations[i])
+	}
+	for i := range r.Fresh {
+		ix.fresh[i] = judgedOf(&r.Fresh[i])
+	}
+	return ix
+}
+
 // median of a list (0 when empty), the upper middle of an even one. It
 // sorts xs in place.
 func median(xs []int64) int64 {
 	if len(xs) == 0 {
 		return 0
 	}
-	slices.Sort(xs)
+	if !slices.IsSorted(xs) {
+		slices.Sort(xs)
+	}
 	return xs[len(xs)/2]
 }
 
@@ -59,26 +126,40 @@ func inDilutedArm(c *record.Conversation, bypass bool) bool {
 	return ok && base
 }
 
+// Why a probe is left out of the comparison, in the order Arms lists them.
+var dropReasons = [...]string{"not run", "the turn ended in an error", whySetup, "judge error", "uncertain (repeated judgements disagreed)", "not judged"}
+
 // Arms builds the units of the two-arm comparison from the record,
 // counting conversations (diluted) and fresh triples with Index <= upTo
 // (0: all). Dropped says what was left out and why.
 func Arms(r *record.Run, upTo int) (diluted, fresh []stats.ProbeUnit, dropped []record.Dropped) {
+	return arms(r, indexRun(r), upTo)
+}
+
+func arms(r *record.Run, ix *runIndex, upTo int) (diluted, fresh []stats.ProbeUnit, dropped []record.Dropped) {
 	bypass := r.Config.NoBaselineGate
 	var gateStopped, noDilutedProbe, noFreshProbe int
-	probeDrops := map[string]map[string]int{"diluted": {}, "fresh": {}}
-	unit := func(arm string, c *record.Conversation) (stats.ProbeUnit, int) {
-		u := make(stats.ProbeUnit, probeCount)
+	// Per arm (0 diluted, 1 fresh), the probes left out by reason.
+	var probeDrops [2][len(dropReasons)]int
+	// One array holds every unit's probes: a decision makes them by the
+	// million in a calibration grid.
+	room := make([]int8, (len(r.Conversations)+len(r.Fresh))*probeCount)
+	diluted = make([]stats.ProbeUnit, 0, len(r.Conversations))
+	fresh = make([]stats.ProbeUnit, 0, len(r.Fresh))
+	unit := func(arm int, j *judgedTurns) (stats.ProbeUnit, int) {
+		u := stats.ProbeUnit(room[:probeCount:probeCount])
+		room = room[probeCount:]
 		judged := 0
 		for k := 1; k <= probeCount; k++ {
-			t := c.ShownProbe(k)
+			t := j.shown[k-1]
 			u[k-1] = stats.Missing
 			switch {
 			case t == nil:
-				probeDrops[arm]["not run"]++
+				probeDrops[arm][0]++
 			case t.Status != record.TurnOK:
-				probeDrops[arm]["the turn ended in an error"]++
+				probeDrops[arm][1]++
 			case t.Verdict != nil && t.Verdict.SetupProblem != "":
-				probeDrops[arm][whySetup]++
+				probeDrops[arm][2]++
 			case t.Result() == judge.Pass:
 				u[k-1] = stats.Pass
 				judged++
@@ -86,11 +167,11 @@ func Arms(r *record.Run, upTo int) (diluted, fresh []stats.ProbeUnit, dropped []
 				u[k-1] = stats.Fail
 				judged++
 			case t.Result() == judge.JudgeError:
-				probeDrops[arm]["judge error"]++
+				probeDrops[arm][3]++
 			case t.Result() == judge.Uncertain:
-				probeDrops[arm]["uncertain (repeated judgements disagreed)"]++
+				probeDrops[arm][4]++
 			default:
-				probeDrops[arm]["not judged"]++
+				probeDrops[arm][5]++
 			}
 		}
 		return u, judged
@@ -100,11 +181,12 @@ func Arms(r *record.Run, upTo int) (diluted, fresh []stats.ProbeUnit, dropped []
 		if upTo > 0 && c.Index > upTo {
 			continue
 		}
-		if !inDilutedArm(c, bypass) {
+		j := &ix.convs[i]
+		if !j.inArm(bypass) {
 			gateStopped++
 			continue
 		}
-		u, judged := unit("diluted", c)
+		u, judged := unit(0, j)
 		if judged == 0 {
 			noDilutedProbe++
 			continue
@@ -116,7 +198,7 @@ func Arms(r *record.Run, upTo int) (diluted, fresh []stats.ProbeUnit, dropped []
 		if upTo > 0 && c.Index > upTo {
 			continue
 		}
-		u, judged := unit("fresh", c)
+		u, judged := unit(1, &ix.fresh[i])
 		if judged == 0 {
 			noFreshProbe++
 			continue
@@ -131,10 +213,9 @@ func Arms(r *record.Run, upTo int) (diluted, fresh []stats.ProbeUnit, dropped []
 	add("diluted", "conversations", gateStopped, "the baseline did not pass, so the gate stopped them before any probe")
 	add("diluted", "conversations", noDilutedProbe, "no probe was judged pass or fail")
 	add("fresh", "fresh triples", noFreshProbe, "no probe was judged pass or fail")
-	for _, arm := range []string{"diluted", "fresh"} {
-		for _, why := range []string{"not run", "the turn ended in an error", whySetup, "judge error", "uncertain (repeated judgements disagreed)", "not judged"} {
-			n := probeDrops[arm][why]
-			add(arm, "probes", n, why)
+	for a, arm := range []string{"diluted", "fresh"} {
+		for w, why := range dropReasons {
+			add(arm, "probes", probeDrops[a][w], why)
 		}
 	}
 	return diluted, fresh, dropped
@@ -148,31 +229,38 @@ const whySetup = "set-up problem (a required step's call failed in the sandbox)"
 // simulated power figures (MinDetectableDrop, UnitsForEffect), which
 // Decide adds where its sentence needs them (power.go).
 func ComputeStats(r *record.Run, alpha, effect float64) record.Stats {
-	return computeStats(r, alpha, effect, true)
+	return computeStats(r, indexRun(r), alpha, effect, true)
 }
 
 // computeStats is ComputeStats; without report, it leaves out the
 // per-probe exact tests, which only the report reads (Options.ExitOnly).
-func computeStats(r *record.Run, alpha, effect float64, report bool) record.Stats {
+func computeStats(r *record.Run, ix *runIndex, alpha, effect float64, report bool) record.Stats {
 	s := record.Stats{Alpha: alpha, Effect: effect}
 	bypass := r.Config.NoBaselineGate
 	s.DilutedPopulation = record.PopGatePassed
 	if bypass {
 		s.DilutedPopulation = record.PopAll
 	}
+	inArm := make([]bool, len(r.Conversations))
+	for i := range inArm {
+		inArm[i] = ix.convs[i].inArm(bypass)
+	}
+	// The medians' lists, one pair of arrays reused for every turn.
+	turns := make([]int64, 0, max(len(r.Conversations), len(r.Fresh)))
+	contexts := make([]int64, 0, max(len(r.Conversations), len(r.Fresh)))
+	s.PerTurn = make([]record.TurnStat, 0, 2*probeCount+1)
 	for k := 0; k <= probeCount; k++ {
 		ts := record.TurnStat{Probe: k, Arm: "diluted", Population: s.DilutedPopulation}
 		if k == 0 {
 			ts.Population = record.PopAll
 		}
-		turns, contexts := make([]int64, 0, len(r.Conversations)), make([]int64, 0, len(r.Conversations))
+		turns, contexts = turns[:0], contexts[:0]
 		for i := range r.Conversations {
-			c := &r.Conversations[i]
-			if k != 0 && !inDilutedArm(c, bypass) {
+			if k != 0 && !inArm[i] {
 				continue
 			}
-			if pass, ok := judgedResult(c, k); ok {
-				t := judgedAt(c, k)
+			t := ix.convs[i].at[k]
+			if pass, ok := resultOf(t); ok {
 				ts.N++
 				if pass {
 					ts.Passes++
@@ -193,6 +281,12 @@ func computeStats(r *record.Run, alpha, effect float64, report bool) record.Stat
 		}
 		s.PerTurn = append(s.PerTurn, finishRate(ts))
 	}
+	// Fresh triple i nearly always has Index i+1: then conversation c's
+	// triple is found at once rather than by a scan.
+	inOrder := true
+	for i := range r.Fresh {
+		inOrder = inOrder && r.Fresh[i].Index == i+1
+	}
 	for k := 1; k <= probeCount; k++ {
 		ts := record.TurnStat{Turn: plan.ProbeTurns[k-1], Probe: k, Arm: "fresh", Population: record.PopFresh}
 		dil := s.PerTurn[k]
@@ -200,14 +294,15 @@ func computeStats(r *record.Run, alpha, effect float64, report bool) record.Stat
 		if r.Plan != nil {
 			pc.Level = r.Plan.Schedule.Level(k)
 		}
-		contexts := make([]int64, 0, len(r.Fresh))
+		contexts = contexts[:0]
 		for i := range r.Fresh {
-			if pass, ok := judgedResult(&r.Fresh[i], k); ok {
+			t := ix.fresh[i].at[k]
+			if pass, ok := resultOf(t); ok {
 				ts.N++
 				if pass {
 					ts.Passes++
 				}
-				contexts = append(contexts, judgedAt(&r.Fresh[i], k).ContextTokens)
+				contexts = append(contexts, t.ContextTokens)
 			}
 		}
 		if ts.N == 0 {
@@ -217,10 +312,10 @@ func computeStats(r *record.Run, alpha, effect float64, report bool) record.Stat
 		s.PerTurn = append(s.PerTurn, finishRate(ts))
 		for i := range r.Conversations {
 			c := &r.Conversations[i]
-			if !inDilutedArm(c, bypass) {
+			if !inArm[i] {
 				continue
 			}
-			d, ok := judgedResult(c, k)
+			d, ok := ix.convs[i].result(k)
 			if !ok {
 				continue
 			}
@@ -229,15 +324,24 @@ func computeStats(r *record.Run, alpha, effect float64, report bool) record.Stat
 				pc.DilutedPass++
 				continue
 			}
-			for f := range r.Fresh {
-				if fr := &r.Fresh[f]; fr.Index == c.Index {
-					if fp, ok := judgedResult(fr, k); ok {
-						if fp {
-							pc.Decayed++
-						} else {
-							pc.NeverHandled++
-						}
+			count := func(f int) {
+				if fp, ok := ix.fresh[f].result(k); ok {
+					if fp {
+						pc.Decayed++
+					} else {
+						pc.NeverHandled++
 					}
+				}
+			}
+			if inOrder {
+				if f := c.Index - 1; f >= 0 && f < len(r.Fresh) {
+					count(f)
+				}
+				continue
+			}
+			for f := range r.Fresh {
+				if r.Fresh[f].Index == c.Index {
+					count(f)
 				}
 			}
 		}
@@ -247,6 +351,9 @@ func computeStats(r *record.Run, alpha, effect float64, report bool) record.Stat
 		}
 		if pc.DilutedN > 0 && report {
 			pc.P = stats.FisherLess(pc.DilutedPass, pc.DilutedN-pc.DilutedPass, pc.FreshPass, pc.FreshN-pc.FreshPass)
+		}
+		if s.Probes == nil {
+			s.Probes = make([]record.ProbeComparison, 0, probeCount)
 		}
 		s.Probes = append(s.Probes, pc)
 	}
@@ -267,7 +374,7 @@ func computeStats(r *record.Run, alpha, effect float64, report bool) record.Stat
 		}
 	}
 
-	d, f, dropped := Arms(r, 0)
+	d, f, dropped := arms(r, ix, 0)
 	s.Dropped = dropped
 	s.Comparison = stats.CompareProbes(d, f)
 
@@ -287,11 +394,13 @@ func computeStats(r *record.Run, alpha, effect float64, report bool) record.Stat
 		s.NonDiscriminating = nonDiscriminating(r, r.Rubric)
 	}
 	for i := range r.Conversations {
-		for _, t := range r.Conversations[i].Turns {
-			if t.Verdict == nil {
+		turns := r.Conversations[i].Turns
+		for k := range turns {
+			v := turns[k].Verdict
+			if v == nil {
 				continue
 			}
-			for _, cv := range t.Verdict.Criteria {
+			for _, cv := range v.Criteria {
 				if cv.Source != "check" {
 					continue
 				}
