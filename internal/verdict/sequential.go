@@ -45,8 +45,12 @@ func levelAt(s *record.Sequential, n int) float64 {
 // upper bound) and the rule catches the effect at this size in
 // PowerTarget of simulated runs like this one (power.go); at the cap the
 // power alone decides between held and not enough evidence, as at a fixed
-// size. wording adds the smallest drop caught at a deciding look, which
-// only the sentences use.
+// size. The power is the test's at this look's own level (a small share
+// of alpha before the cap, the rest at it), the level the look decides
+// with: the looks before it can only add to it, so the figure is a lower
+// bound of what the rule catches by this look, never more. wording adds
+// the smallest drop caught at a deciding look, which only the sentences
+// use.
 func evaluate(s *record.Sequential, r *record.Run, ix *runIndex, n int, wording bool) record.Look {
 	d, f, _ := arms(r, ix, n)
 	cmp := stats.CompareProbes(d, f)
@@ -61,10 +65,10 @@ func evaluate(s *record.Sequential, r *record.Run, ix *runIndex, n int, wording 
 		// where even it says the effect is out of reach, the simulated
 		// power is lower still. At the cap the power is always simulated,
 		// for the sentence.
-		if filtered && stats.MinDetectableDrop(cmp, s.Alpha, PowerTarget) > s.Effect {
+		if filtered && stats.MinDetectableDrop(cmp, look.Level, PowerTarget) > s.Effect {
 			return false
 		}
-		ok, power := worldOf(r, ix, n, s.Alpha).reachesPower(n, s.Effect)
+		ok, power := worldOf(r, ix, n, look.Level).reachesPower(n, s.Effect)
 		look.Power = power
 		return ok
 	}
@@ -81,7 +85,7 @@ func evaluate(s *record.Sequential, r *record.Run, ix *runIndex, n int, wording 
 		look.Decision = record.SeqContinue
 	}
 	if wording && look.Decision != record.SeqContinue && look.Decision != record.SeqDecay && cmp.Testable {
-		if mdd := worldOf(r, ix, n, s.Alpha).minDetectableDrop(n); !math.IsInf(mdd, 1) {
+		if mdd := worldOf(r, ix, n, look.Level).minDetectableDrop(n); !math.IsInf(mdd, 1) {
 			look.MinDetectableDrop = mdd
 		}
 	}
@@ -146,9 +150,9 @@ func reason(s *record.Sequential, l record.Look) string {
 	case record.SeqDecay:
 		return fmt.Sprintf("after %d conversations the diluted probes passed %.0f points less often than fresh, p = %.3g <= %.3g (this look's share of alpha %.2g)", l.Conversations, 100*l.Drop, l.P, l.Level, s.Alpha)
 	case record.SeqHeld:
-		return fmt.Sprintf("after %d conversations no decay shown (p = %.3g > %.3g); simulated on runs like this one, the rule catches a drop of %.0f points in %.0f%% of runs", l.Conversations, l.P, l.Level, 100*s.Effect, 100*l.Power)
+		return fmt.Sprintf("after %d conversations no decay shown (p = %.3g > %.3g); simulated on runs like this one, this look's test alone catches a drop of %.0f points in %.0f%% of runs (the looks before it only add to that)", l.Conversations, l.P, l.Level, 100*s.Effect, 100*l.Power)
 	case record.SeqNotEnuf:
-		return fmt.Sprintf("reached the cap of %d conversations without showing decay (p = %.3g > %.3g), and the rule catches a drop of %.0f points in only %.0f%% of simulated runs like this one", s.Max, l.P, l.Level, 100*s.Effect, 100*l.Power)
+		return fmt.Sprintf("reached the cap of %d conversations without showing decay (p = %.3g > %.3g), and the test at the cap catches a drop of %.0f points in only %.0f%% of simulated runs like this one", s.Max, l.P, l.Level, 100*s.Effect, 100*l.Power)
 	}
 	return fmt.Sprintf("after %d conversations p = %.3g > %.3g: another batch", l.Conversations, l.P, l.Level)
 }
