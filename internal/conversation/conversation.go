@@ -128,6 +128,11 @@ type Driver struct {
 	Fatal func(error)
 	// Progress, when set, hears what each conversation is doing.
 	Progress func(Event)
+	// BaselineDone, when set, hears once that a conversation has no
+	// baseline turn to run any more (its turn 1 ended, or the
+	// conversation did): its fresh triple starts then, so that on a
+	// machine of few cores the two do not start their CLIs at once.
+	BaselineDone func(conv *record.Conversation)
 }
 
 // Event is one step of a conversation, for live progress.
@@ -208,6 +213,12 @@ func (d *Driver) Converse(ctx context.Context, conv *record.Conversation, passag
 	setStatus := func(status, msg string) {
 		d.Update(func() { conv.Status, conv.Error = status, d.Redactor.String(msg) })
 	}
+	baselineDone := sync.OnceFunc(func() {
+		if d.BaselineDone != nil {
+			d.BaselineDone(conv)
+		}
+	})
+	defer baselineDone()
 	sb, err := d.openSandbox(conv)
 	if err != nil {
 		setStatus(record.StatusError, err.Error())
@@ -246,6 +257,9 @@ func (d *Driver) Converse(ctx context.Context, conv *record.Conversation, passag
 		conv.Turns = conv.Turns[:done]
 		conv.Status, conv.Error = record.StatusRunning, ""
 	})
+	if done > 0 {
+		baselineDone() // a resume past turn 1
+	}
 	// In interactive mode one process carries the turns; it ends with the
 	// conversation, or with the first turn that does not succeed.
 	var live *liveSession
@@ -352,6 +366,7 @@ func (d *Driver) Converse(ctx context.Context, conv *record.Conversation, passag
 		}
 		d.emit(conv, turn, rec.Kind, "agent", 0, "")
 		out := d.runTurn(ctx, sb, resume, costBefore, &rec, rewind, live, step.Compact)
+		baselineDone()
 		d.emit(conv, turn, rec.Kind, "done", rec.ContextTokens, rec.Status)
 		if ctx.Err() != nil && rec.Status != record.TurnOK {
 			// Stopped by the user or a fatal error: the turn is unfinished,

@@ -185,6 +185,28 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 	if h.Progress != nil {
 		driver.Progress = h.Progress.Event
 	}
+	// A fresh triple starts once its conversation's turn 1 has run: their
+	// CLIs starting together would share the cores turn 1 waits on.
+	var baselinesMu sync.Mutex
+	baselines := map[int]chan struct{}{}
+	baselineOf := func(index int) chan struct{} {
+		baselinesMu.Lock()
+		defer baselinesMu.Unlock()
+		if baselines[index] == nil {
+			baselines[index] = make(chan struct{})
+		}
+		return baselines[index]
+	}
+	driver.BaselineDone = func(conv *record.Conversation) {
+		ch := baselineOf(conv.Index)
+		baselinesMu.Lock()
+		defer baselinesMu.Unlock()
+		select {
+		case <-ch: // a resumed run's second drive of it
+		default:
+			close(ch)
+		}
+	}
 	sem := make(chan struct{}, max(limit, 1))
 	if o.Shared != nil {
 		sem = o.Shared.Slots // one --concurrency over every skill of a suite
@@ -211,19 +233,29 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 	startFrom := func(from int) {
 		for i := from; i < len(run.Conversations); i++ {
 			c := &run.Conversations[i]
+			var baseline chan struct{} // nil: no conversation to wait for
 			if c.Status != record.StatusCompleted && c.Status != record.StatusBaselineFailed {
 				passages := in.picks[i]
+				baseline = baselineOf(c.Index)
 				launch(c, func(conv *record.Conversation) { driver.Converse(ctx, conv, passages) })
 			}
 			if i < len(run.Fresh) && run.Fresh[i].Status != record.StatusCompleted {
-				launch(&run.Fresh[i], func(conv *record.Conversation) { driver.Fresh(ctx, conv) })
+				launch(&run.Fresh[i], func(conv *record.Conversation) {
+					if baseline != nil {
+						select {
+						case <-baseline:
+						case <-ctx.Done():
+						}
+					}
+					driver.Fresh(ctx, conv)
+				})
 			}
 		}
 	}
 	startFrom(0)
 	// Controls share the limit; they never decide the exit code.
 	noSkill := *driver
-	noSkill.Skill, noSkill.NoGate = nil, true
+	noSkill.Skill, noSkill.NoGate, noSkill.BaselineDone = nil, true, nil
 	for i := range run.Controls {
 		c := &run.Controls[i]
 		if c.Status == record.StatusCompleted {
@@ -282,7 +314,15 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 	}
 	<-rubricReady
 	if judges != nil {
-		judges.Close() // every conversation has returned: no judge call is left
+		// Every conversation has returned: no judge call is left. The
+		// processes exit while the run is decided and shown; the run
+		// returns once they have.
+		closed := make(chan struct{})
+		go func() {
+			defer close(closed)
+			judges.Close()
+		}()
+		defer func() { <-closed }()
 	}
 
 	if h.Progress != nil {
