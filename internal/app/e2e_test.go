@@ -171,17 +171,22 @@ func TestNeverStopsAtGate(t *testing.T) {
 		t.Fatalf("exit %d, want 2", s.code)
 	}
 	c := s.run.Conversations[0]
-	// The filler after the baseline runs while the baseline is judged;
-	// nothing after it, and no probe, once the gate has ruled.
-	if len(c.Turns) != 2 || c.Turns[1].Kind != plan.KindFiller || c.Status != record.StatusBaselineFailed || s.run.Status != record.StatusBaselineFailed {
+	// The fillers after the baseline run while the baseline is judged (one
+	// at least, as the judge answers); no probe once the gate has ruled.
+	if len(c.Turns) < 2 || c.Status != record.StatusBaselineFailed || s.run.Status != record.StatusBaselineFailed {
 		t.Fatalf("turns %d, status %s/%s", len(c.Turns), c.Status, s.run.Status)
+	}
+	for _, tr := range c.Turns[1:] {
+		if tr.Kind != plan.KindFiller {
+			t.Errorf("turn %d (%s) asked after a failed baseline", tr.Turn, tr.Kind)
+		}
 	}
 	if !slices.ContainsFunc(c.Notes, func(n string) bool { return strings.Contains(n, "ran while the baseline was judged") }) {
 		t.Errorf("notes %q: the filler that overlapped the gate is not explained", c.Notes)
 	}
 	for _, r := range s.srv.Requests() {
-		if r.Kind == scripted.KindAgent && r.Turn > 2 {
-			t.Errorf("an agent request of turn %d after the gate stopped the conversation", r.Turn)
+		if r.Kind == scripted.KindAgent && r.Turn > len(c.Turns) {
+			t.Errorf("an agent request of turn %d after the gate stopped the conversation at turn %d", r.Turn, len(c.Turns))
 		}
 	}
 	if !strings.Contains(c.Error, "decay curve from it is meaningless") || s.run.GateBypassed {

@@ -301,7 +301,7 @@ func (d *Driver) Converse(ctx context.Context, conv *record.Conversation, passag
 		var st standing
 		d.view(func() { st = standingOf(conv.Turns) })
 		step, more := sched.Next(st.Progress)
-		if gate != nil && (!more || gate.overlapped || step.Kind != plan.KindFiller || step.Compact) {
+		if gate != nil && (!more || step.Kind != plan.KindFiller || step.Compact || gate.ruled()) {
 			g := gate
 			gate = nil
 			if !d.settleGate(ctx, conv, g, setStatus) {
@@ -437,16 +437,29 @@ func (d *Driver) model() string {
 }
 
 // pendingGate is the baseline's judgement on its way. The gate only has to
-// rule before the first probe: the filler after the baseline asks nothing of
-// the skill, so it runs while the baseline is judged rather than after, and
-// the judge call leaves the conversation's critical path. A failing baseline
-// still stops the conversation before any probe; it costs that one filler.
+// rule before the first probe: the fillers after the baseline ask nothing
+// of the skill, so they run while the baseline is judged rather than after,
+// and the judge call leaves the conversation's critical path. The gate
+// rules as soon as the verdict is in, and before any probe at the latest:
+// a failing baseline still stops the conversation before any probe, having
+// cost the fillers asked meanwhile (one, when the judge answers within a
+// filler's time).
 type pendingGate struct {
 	done    chan struct{}
 	verdict judge.Verdict
 	ok      bool // false: stopped before a verdict (resume judges it)
 	// overlapped: a turn ran while the judgement was pending.
 	overlapped bool
+}
+
+// ruled says whether the verdict is in, without waiting for it.
+func (g *pendingGate) ruled() bool {
+	select {
+	case <-g.done:
+		return true
+	default:
+		return false
+	}
 }
 
 // settleGate waits for the baseline's judgement and applies the gate:
@@ -462,7 +475,11 @@ func (d *Driver) settleGate(ctx context.Context, conv *record.Conversation, g *p
 	case g.verdict.Result == judge.Fail && !d.NoGate:
 		if g.overlapped {
 			d.Update(func() {
-				conv.Notes = append(conv.Notes, "turn 2 (a filler) ran while the baseline was judged; no probe was asked after the baseline failed")
+				turns := "turn 2 (a filler)"
+				if n := len(conv.Turns); n > 2 {
+					turns = fmt.Sprintf("turns 2-%d (fillers)", n)
+				}
+				conv.Notes = append(conv.Notes, turns+" ran while the baseline was judged; no probe was asked after the baseline failed")
 			})
 		}
 		setStatus(record.StatusBaselineFailed, gateMessage(&g.verdict))
