@@ -30,39 +30,44 @@ demo: build
 	./vibe-test demo
 
 # The recorded run folders' maker (internal/testdata/runs) builds behind the
-# tag recordruns: vetted here, so that it keeps compiling.
+# tag recordruns: vetted here, so that it keeps compiling. VETFLAGS=-race
+# vets the race build of every package (the same files: none is kept from a
+# race build), whose compiled dependencies `make test` has just made; a
+# plain vet compiles every package once more without the race detector.
+VETFLAGS ?=
 vet:
-	go vet ./...
-	go vet -tags recordruns ./internal/app
-	go vet -tags recordfixtures ./internal/codex
-	@test -z "$$(gofmt -l . | tee /dev/stderr)" || (echo "gofmt: files above need formatting" >&2; exit 1)
+	go vet $(VETFLAGS) ./...
+	go vet $(VETFLAGS) -tags recordruns ./internal/app
+	go vet $(VETFLAGS) -tags recordfixtures ./internal/codex
+	@# Not `tee /dev/stderr`: opening it truncates a log file that stderr
+	@# is redirected to, erasing every line the tests wrote before.
+	@unformatted="$$(gofmt -l .)"; test -z "$$unformatted" \
+		|| { echo "$$unformatted" >&2; echo "gofmt: files above need formatting" >&2; exit 1; }
 
-# The calibration simulations (internal/calibrate/) run without the race detector:
-# they are arithmetic over thousands of simulated runs, each grid cell on a
-# goroutine that shares nothing but its own slot of the results (calibrate.Each),
-# which -race would slow tenfold.
-# -parallel 4: an app test waits on its claude processes much of the time, so
-# twice the cores keeps them busy (app/tiers_test.go has the two tiers; 8 ran
-# slower, the CPU-bound tests crowding each other).
-# app is the long pole (some 100 s, much of it waiting on claude processes and
-# turn timeouts), so it starts first, on its own, and every other package, then
-# the calibration, run beside it; the step fails when any of the three did,
-# after all three ended.
-# GORACE=atexit_sleep_ms=0: the race detector's runtime sleeps a second as each
-# test binary exits, for a race in a goroutine still running; the tests end
-# their goroutines, and the 35 packages' seconds (two at a time) were some 13 s
-# of the step's wall clock.
+# One `go test -race` for every package but the calibration, so that each
+# package is compiled once (two go commands side by side compile the
+# packages they share twice), its test binaries two at a time (-p, the
+# cores), internal/app the long pole among them. The calibration
+# simulations (internal/calibrate/) run beside it without the race
+# detector: arithmetic over thousands of simulated runs, each grid cell on
+# a goroutine that shares nothing but its own slot of the results
+# (calibrate.Each), which -race would slow tenfold. vet comes last, on the
+# race build the tests left in the cache. The step fails when any of the
+# three did, after all three ended.
+# -parallel 4: an app test waits on its claude processes much of the time,
+# so twice the cores keeps them busy (app/tiers_test.go has the two tiers;
+# 8 ran slower, the CPU-bound tests crowding each other).
+# GORACE=atexit_sleep_ms=0: the race detector's runtime sleeps a second as
+# each test binary exits, for a race in a goroutine still running; the
+# tests end their goroutines.
 RACE := GORACE=atexit_sleep_ms=0 go test -race -count=1 -parallel 4 -timeout 40m
-# vet runs beside the app tests too, not before them: from a clean Go cache its
-# compile is a minute of wall clock that the app tests' waits can absorb.
 test: assets
 	mkdir -p $(VIBE_TEST_ARTIFACTS)
-	$(RACE) ./internal/app & app=$$!; \
-	$(MAKE) --no-print-directory vet; vet=$$?; \
-	$(RACE) $$(go list ./... | grep -v -e '/calibrate' -e '/app$$'); rest=$$?; \
-	go test -count=1 -timeout 15m ./internal/calibrate/...; cal=$$?; \
-	wait $$app; app=$$?; \
-	test $$app -eq 0 -a $$vet -eq 0 -a $$rest -eq 0 -a $$cal -eq 0
+	go test -count=1 -timeout 15m ./internal/calibrate/... & cal=$$!; \
+	$(RACE) $$(go list ./... | grep -v -e '/calibrate'); race=$$?; \
+	$(MAKE) --no-print-directory vet VETFLAGS=-race; vet=$$?; \
+	wait $$cal; cal=$$?; \
+	test $$race -eq 0 -a $$vet -eq 0 -a $$cal -eq 0
 
 # Re-record the stream-json transcripts and request bodies the parser and
 # classifier tests read (internal/claude/testdata/transcripts, internal/scripted/testdata/requests)
