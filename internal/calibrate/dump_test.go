@@ -48,18 +48,15 @@ func dump(t *testing.T, what string, v any) {
 	}
 }
 
-// TestDumpOutcomes (only with VIBE_TEST_CALIBRATION_DUMP) decides a few
-// simulated runs of every world the grids use with full verdict.Decide,
-// the path `vibe-test` itself takes, and dumps a hash of each whole record
-// afterwards: outcome, sentences, notes, power figures, shapes, looks. It
-// also decides the same records as Run does (Options.ExitOnly), and
-// fails if an exit code differs: the grids count what vibe-test would
-// exit with. (The verdict word may differ: without the simulated power,
-// a run that is held says not enough evidence, exit 0 both.)
+// TestDumpOutcomes decides a few simulated runs of every world the grids
+// use with full verdict.Decide, the path `vibe-test` itself takes, and
+// decides the same records as Run does (Options.ExitOnly): it fails if an
+// exit code differs, since the grids count what vibe-test would exit with.
+// (The verdict word may differ: without the simulated power, a run that is
+// held says not enough evidence, exit 0 both.) With
+// VIBE_TEST_CALIBRATION_DUMP it also dumps a hash of each whole record:
+// outcome, sentences, notes, power figures, shapes, looks.
 func TestDumpOutcomes(t *testing.T) {
-	if os.Getenv("VIBE_TEST_CALIBRATION_DUMP") == "" {
-		t.Skip("VIBE_TEST_CALIBRATION_DUMP is not set")
-	}
 	var grid []Scenario
 	grid = append(grid, noDecayScenarios()...)
 	for _, w := range []Scenario{
