@@ -8,7 +8,6 @@ import (
 
 	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/stats"
-	"github.com/vibe-test/vibe-test/internal/summary"
 )
 
 // What `vibe-test compare` does around the rule: load the runs, score each
@@ -144,7 +143,7 @@ func Runs(bases []Sample, cand Sample, alpha float64) *Comparison {
 			if r.Plan == nil || r.Plan.Schedule.Default() {
 				return "the seed's ten turns"
 			}
-			return summary.ScheduleWords(r.Plan.Schedule)
+			return r.Plan.Schedule.Describe()
 		}},
 	} {
 		for _, r := range all[1:] {

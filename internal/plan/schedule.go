@@ -253,3 +253,34 @@ func FormatTokens(n int64) string {
 	}
 	return strconv.FormatInt(n, 10)
 }
+
+// Describe says in a line what a schedule other than the seed's does
+// (the summary, chart and compare print it).
+func (s *Schedule) Describe() string {
+	var parts []string
+	if s.Fixed() {
+		parts = append(parts, "the seed's ten turns, probes at 6, 8 and 10")
+	} else {
+		var lv []string
+		for _, l := range s.DiluteTo {
+			lv = append(lv, FormatTokens(l))
+		}
+		parts = append(parts, fmt.Sprintf("each probe asked once the context reached %s tokens (at most %d fillers before each)", strings.Join(lv, ", "), s.MaxFillersOrDefault()))
+	}
+	if len(s.CompactBefore) > 0 {
+		var ps []string
+		for _, k := range s.CompactBefore {
+			p := fmt.Sprintf("probe %d", k)
+			if t := s.ProbeTurn(k); t > 0 {
+				p += fmt.Sprintf(" (turn %d)", t)
+			}
+			ps = append(ps, p)
+		}
+		parts = append(parts, "the CLI's /compact before "+strings.Join(ps, " and "))
+	}
+	if s.CompactAt > 0 {
+		parts = append(parts, "the CLI's /compact once the context passed "+FormatTokens(s.CompactAt)+" tokens")
+	}
+	parts = append(parts, s.FillerKind()+" as fillers")
+	return strings.Join(parts, "; ")
+}

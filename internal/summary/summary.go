@@ -94,7 +94,7 @@ func Summary(w io.Writer, r *record.Run, styled bool) {
 
 	headers, rows := turnTable(r, clean)
 	if r.Plan != nil && !r.Plan.Schedule.Default() {
-		b.WriteString("schedule: " + ScheduleWords(r.Plan.Schedule) + "\n")
+		b.WriteString("schedule: " + r.Plan.Schedule.Describe() + "\n")
 	}
 	tbl := table.New().Headers(headers...).Rows(rows...)
 	if !styled {
@@ -268,36 +268,6 @@ func CompactionWords(c record.Compaction) string {
 		who = "the CLI's /compact ran before it"
 	}
 	return fmt.Sprintf("%s: context %s -> about %s tokens (summary plus the latest messages)", who, commas(c.PreTokens), commas(c.PostTokens))
-}
-
-// ScheduleWords says in a line what a schedule other than the seed's does.
-func ScheduleWords(s *plan.Schedule) string {
-	var parts []string
-	if s.Fixed() {
-		parts = append(parts, "the seed's ten turns, probes at 6, 8 and 10")
-	} else {
-		var lv []string
-		for _, l := range s.DiluteTo {
-			lv = append(lv, plan.FormatTokens(l))
-		}
-		parts = append(parts, fmt.Sprintf("each probe asked once the context reached %s tokens (at most %d fillers before each)", strings.Join(lv, ", "), s.MaxFillersOrDefault()))
-	}
-	if len(s.CompactBefore) > 0 {
-		var ps []string
-		for _, k := range s.CompactBefore {
-			p := fmt.Sprintf("probe %d", k)
-			if t := s.ProbeTurn(k); t > 0 {
-				p += fmt.Sprintf(" (turn %d)", t)
-			}
-			ps = append(ps, p)
-		}
-		parts = append(parts, "the CLI's /compact before "+strings.Join(ps, " and "))
-	}
-	if s.CompactAt > 0 {
-		parts = append(parts, "the CLI's /compact once the context passed "+plan.FormatTokens(s.CompactAt)+" tokens")
-	}
-	parts = append(parts, s.FillerKind()+" as fillers")
-	return strings.Join(parts, "; ")
 }
 
 // skillCell is a turn's skill signal: yes when the skill under test loaded,
