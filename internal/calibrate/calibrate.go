@@ -511,24 +511,6 @@ func CompareAA(s Scenario, pairs int, seed uint64) Result {
 	return res
 }
 
-// source is a simulation's random numbers: rng, and its generator for the
-// uniforms drawn by the hundred million (the same numbers rng.Float64
-// gives, without its indirect call: unit(src.pcg.Uint64()), which the compiler
-// inlines whole where a method wrapping it would be too large to inline).
-type source struct {
-	pcg *rand.PCG
-	rng *rand.Rand
-}
-
-func newSource(seed1, seed2 uint64) source {
-	pcg := rand.NewPCG(seed1, seed2)
-	return source{pcg: pcg, rng: rand.New(pcg)}
-}
-
-// unit is rand.Rand.Float64's uniform in [0, 1) from the generator's
-// next number.
-func unit(x uint64) float64 { return float64(x<<11>>11) / (1 << 53) }
-
 // Each calls f(0), ..., f(n-1) on every core. The cells of a grid are
 // independent and each has its own seed, so what f computes does not
 // depend on the order.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/vibe-test/vibe-test/internal/evalstats"
+	"github.com/vibe-test/vibe-test/internal/simrand"
 )
 
 // EvalWorld is one cell of the case-based eval's calibration grid: a case
@@ -92,7 +93,7 @@ type EvalResult struct {
 // EvalRun simulates runs comparisons in world w (deterministic for a seed)
 // and counts what evalstats.Decide made of each.
 func EvalRun(w EvalWorld, runs int, seed uint64) EvalResult {
-	src := newSource(seed, seed^0x2545f4914f6cdd1d)
+	src := simrand.New(seed, seed^0x2545f4914f6cdd1d)
 	res := EvalResult{Result: Result{Runs: runs, Exits: map[int]int{}}}
 	sim := newEvalSim(w)
 	printed := 0.0
@@ -194,9 +195,9 @@ var logisticTable = func() []float64 {
 
 // draw makes a fresh case set and its runs: the base runs, then the
 // candidate.
-func (s *evalSim) draw(src source) ([]evalstats.Run, evalstats.Run) {
+func (s *evalSim) draw(src simrand.Source) ([]evalstats.Run, evalstats.Run) {
 	w := &s.w
-	rng := src.rng
+	rng := src.Rand
 	// The world's figures, read once: the loops below store grades, which
 	// the compiler cannot tell apart from the world's fields.
 	cellErrors, cellNA, gradeErrors, noise := w.CellErrors, w.CellNA, w.GradeErrors, w.Noise
@@ -204,7 +205,7 @@ func (s *evalSim) draw(src source) ([]evalstats.Run, evalstats.Run) {
 		logit, apply := s.logit[c], s.apply[c]
 		for j, r := range s.rates {
 			logit[j] = r + w.Spread*rng.NormFloat64()
-			apply[j] = unit(src.pcg.Uint64()) >= w.NA
+			apply[j] = simrand.Unit(src.PCG.Uint64()) >= w.NA
 		}
 	}
 	for r := range s.runs {
@@ -215,24 +216,24 @@ func (s *evalSim) draw(src source) ([]evalstats.Run, evalstats.Run) {
 			for k := range w.Repeats {
 				g := s.runs[r].Cases[c].Cells[k].Grades
 				quality := w.Message * rng.NormFloat64()
-				failed := cellErrors > 0 && unit(src.pcg.Uint64()) < cellErrors
+				failed := cellErrors > 0 && simrand.Unit(src.PCG.Uint64()) < cellErrors
 				for j := range g {
 					switch {
 					case !apply[j]:
 						g[j] = evalstats.NA
 					case failed:
 						g[j] = evalstats.Error
-					case cellNA > 0 && unit(src.pcg.Uint64()) < cellNA:
+					case cellNA > 0 && simrand.Unit(src.PCG.Uint64()) < cellNA:
 						g[j] = evalstats.NA
-					case gradeErrors > 0 && unit(src.pcg.Uint64()) < gradeErrors:
+					case gradeErrors > 0 && simrand.Unit(src.PCG.Uint64()) < gradeErrors:
 						g[j] = evalstats.Error
 					default:
 						p := logistic(logit[j]+quality) + shift
 						if cand {
 							p -= s.drops[j]
 						}
-						pass := unit(src.pcg.Uint64()) < p
-						flip := noise > 0 && unit(src.pcg.Uint64()) < noise
+						pass := simrand.Unit(src.PCG.Uint64()) < p
+						flip := noise > 0 && simrand.Unit(src.PCG.Uint64()) < noise
 						// Fail or Pass without a branch on the draw.
 						passed := 0
 						if pass != flip {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/vibe-test/vibe-test/internal/evalstats"
 	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/internal/simrand"
 	"github.com/vibe-test/vibe-test/internal/stats"
 )
 
@@ -259,7 +260,7 @@ func TestSeedRuleFalseRejectRate(t *testing.T) {
 	}
 
 	// The world is the seed's: the sd of the six base repeat totals.
-	src := newSource(base, 7)
+	src := simrand.New(base, 7)
 	sim := newEvalSim(SeedWorld(16))
 	var sds []float64
 	for range 2000 {
@@ -318,7 +319,7 @@ func TestEvalSimulator(t *testing.T) {
 	w := EvalWorld{Cases: 40, Repeats: 5, BaseRuns: 2, Rates: spreadRates, Spread: 0.01,
 		Noise: 0, CellErrors: 0.05, GradeErrors: 0.02, NA: 0.2, Drop: 0.2, DropOn: []int{2}}
 	sim := newEvalSim(w)
-	src := newSource(1, 2)
+	src := simrand.New(1, 2)
 	count := func(runs []evalstats.Run, j int) (pass, graded, errs, na, all int) {
 		for _, r := range runs {
 			for _, c := range r.Cases {
@@ -422,7 +423,7 @@ func TestEvalExitOnly(t *testing.T) {
 	Each(len(worlds), func(i int) {
 		w := worlds[i]
 		sim := newEvalSim(w)
-		src := newSource(uint64(i), 31)
+		src := simrand.New(uint64(i), 31)
 		only := w.Opts
 		only.ExitOnly = true
 		for range runs {
@@ -461,7 +462,7 @@ func TestEvalExitOnly(t *testing.T) {
 func BenchmarkEvalDecide(b *testing.B) {
 	w := SeedWorld(30)
 	sim := newEvalSim(w)
-	src := newSource(1, 2)
+	src := simrand.New(1, 2)
 	b.Run("simulate", func(b *testing.B) {
 		for b.Loop() {
 			sim.draw(src)

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/vibe-test/vibe-test/internal/record"
+	"github.com/vibe-test/vibe-test/internal/simrand"
 	"github.com/vibe-test/vibe-test/internal/stats"
 )
 
@@ -337,8 +338,8 @@ func simulatedRuns(count, n int) []simulated {
 
 // draw makes a simulated run of n conversations and fresh triples in s,
 // whose room (simulatedRuns) it overwrites whole.
-func (w world) draw(src source, n int, s *simulated) {
-	rng := src.rng
+func (w world) draw(src simrand.Source, n int, s *simulated) {
+	rng := src.Rand
 	var mean float64
 	for k := range probeCount {
 		s.fresh[k] = betaDraw(rng, w.freshPass[k]+0.5, w.freshFail[k]+0.5)
@@ -348,35 +349,17 @@ func (w world) draw(src source, n int, s *simulated) {
 	rho := rhoGrid[pick(rng, w.rhoWeight)]
 	for i := range n {
 		own := ownDraw(src, mean, rho)
-		s.gatePass[i] = !w.gate || unit(src.pcg.Uint64()) < own+baseOffset
+		s.gatePass[i] = !w.gate || simrand.Unit(src.PCG.Uint64()) < own+baseOffset
 		s.own[i] = own - mean
 		for k := range probeCount {
 			j := i*probeCount + k
-			s.dU[j] = unit(src.pcg.Uint64())
-			s.dMiss[j] = unit(src.pcg.Uint64()) < w.missDiluted[k]
-			s.fPass[j] = unit(src.pcg.Uint64()) < s.fresh[k]
-			s.fMiss[j] = unit(src.pcg.Uint64()) < w.missFresh[k]
+			s.dU[j] = simrand.Unit(src.PCG.Uint64())
+			s.dMiss[j] = simrand.Unit(src.PCG.Uint64()) < w.missDiluted[k]
+			s.fPass[j] = simrand.Unit(src.PCG.Uint64()) < s.fresh[k]
+			s.fMiss[j] = simrand.Unit(src.PCG.Uint64()) < w.missFresh[k]
 		}
 	}
 }
-
-// source is a simulation's random numbers: rng, and its generator for the
-// uniforms drawn by the million (the same numbers rng.Float64 gives,
-// without its indirect call: unit(src.pcg.Uint64()), which the compiler
-// inlines whole where a method wrapping it would be too large to inline).
-type source struct {
-	pcg *rand.PCG
-	rng *rand.Rand
-}
-
-func newSource(seed1, seed2 uint64) source {
-	pcg := rand.NewPCG(seed1, seed2)
-	return source{pcg: pcg, rng: rand.New(pcg)}
-}
-
-// unit is rand.Rand.Float64's uniform in [0, 1) from the generator's
-// next number.
-func unit(x uint64) float64 { return float64(x<<11>>11) / (1 << 53) }
 
 // decays says whether the rule says decay on the first n conversations of
 // a simulated run whose diluted probes lose drop from their rate: the
@@ -456,7 +439,7 @@ func (s *simulated) criticalDrop(n int, alpha float64) float64 {
 
 // runs draws the simulated runs of a world at size n.
 func (w world) runs(n int) []simulated {
-	src := newSource(powerSeed, uint64(n))
+	src := simrand.New(powerSeed, uint64(n))
 	out := simulatedRuns(powerRuns, n)
 	for i := range out {
 		w.draw(src, n, &out[i])
@@ -555,7 +538,7 @@ func (w world) reachesPower(n int, drop float64) (bool, float64) {
 // three standard errors from PowerTarget: a look far from deciding costs
 // an eighth of one near it.
 func (w world) sequentialPower(n int, drop float64) float64 {
-	src := newSource(powerSeed, uint64(n))
+	src := simrand.New(powerSeed, uint64(n))
 	// One run's room, drawn over for each run: it is decided at once.
 	s := &simulatedRuns(1, n)[0]
 	hits, drawn := 0, 0
@@ -616,11 +599,11 @@ func betaDraw(rng *rand.Rand, a, b float64) float64 {
 // costs two uniforms where a Beta costs two gamma draws (the simulation
 // makes millions); its tails are heavier than a Beta's, which only lowers
 // the power it credits.
-func ownDraw(src source, mean, rho float64) float64 {
-	if rho <= 0 || unit(src.pcg.Uint64()) >= rho {
+func ownDraw(src simrand.Source, mean, rho float64) float64 {
+	if rho <= 0 || simrand.Unit(src.PCG.Uint64()) >= rho {
 		return mean
 	}
-	if unit(src.pcg.Uint64()) < mean {
+	if simrand.Unit(src.PCG.Uint64()) < mean {
 		return 1
 	}
 	return 0
