@@ -292,22 +292,7 @@ func kindOf(tools []wireTool) CallKind {
 	real := 0
 	for _, t := range tools {
 		if t.Name == structuredTool {
-			var title string
-			if len(t.InputSchema.Title) > 0 && json.Unmarshal(t.InputSchema.Title, &title) == nil {
-				switch title {
-				case "rubric":
-					return KindRubric
-				case "verdict":
-					return KindJudge
-				case "plan":
-					return KindPlan
-				case "reading":
-					return KindReader
-				case "grades":
-					return KindGrader
-				}
-			}
-			return KindCold
+			return schemaTitleKind(t.InputSchema.Title)
 		}
 		if t.Name != deferredPlaceholder {
 			real++

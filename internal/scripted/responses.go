@@ -171,7 +171,9 @@ func classifyResponsesDecoded(body []byte) (classified, respExtra, error) {
 	return respCompaction(c, string(body)), x, nil
 }
 
-// schemaTitleKind is the kind of a json_schema call by its schema's title.
+// schemaTitleKind is the kind of a structured call by its schema's title
+// (the Messages API's StructuredOutput tool, the Responses API's
+// json_schema format).
 func schemaTitleKind(title json.RawMessage) CallKind {
 	var t string
 	if len(title) > 0 && json.Unmarshal(title, &t) == nil {
