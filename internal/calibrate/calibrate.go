@@ -164,35 +164,21 @@ func (m *simulator) next(p *plan.Progress, buf *plan.Step) (*plan.Step, bool) {
 	return nil, false
 }
 
-// takeTurns is room for n turns (length 0, capacity n). Storage that ran
-// out is replaced, not copied: the records made so far keep theirs.
-func (m *simulator) takeTurns(n int) []record.Turn {
-	k := len(m.turns)
-	if k+n > cap(m.turns) {
-		m.turns, k = make([]record.Turn, 0, max(2*cap(m.turns), n, 256)), 0
+// take is room for n values of an arena (length 0, capacity n). Storage
+// that ran out is replaced, not copied: the values handed out so far keep
+// theirs.
+func take[T any](arena *[]T, n int) []T {
+	k := len(*arena)
+	if k+n > cap(*arena) {
+		*arena, k = make([]T, 0, max(2*cap(*arena), n, 256)), 0
 	}
-	m.turns = m.turns[:k+n]
-	return m.turns[k : k : k+n]
+	*arena = (*arena)[:k+n]
+	return (*arena)[k : k : k+n]
 }
 
 // verdict is a zero verdict.
 func (m *simulator) verdict() *judge.Verdict {
-	k := len(m.verdicts)
-	if k == cap(m.verdicts) {
-		m.verdicts, k = make([]judge.Verdict, 0, max(2*cap(m.verdicts), 64)), 0
-	}
-	m.verdicts = m.verdicts[:k+1]
-	return &m.verdicts[k]
-}
-
-// takeCriteria is room for n criterion verdicts (length 0, capacity n).
-func (m *simulator) takeCriteria(n int) []judge.CriterionVerdict {
-	k := len(m.criteria)
-	if k+n > cap(m.criteria) {
-		m.criteria, k = make([]judge.CriterionVerdict, 0, max(2*cap(m.criteria), n, 256)), 0
-	}
-	m.criteria = m.criteria[:k+n]
-	return m.criteria[k : k : k+n]
+	return &take(&m.verdicts, 1)[:1][0]
 }
 
 // simulateRun makes one run record in memory of its own.
@@ -313,7 +299,7 @@ func (m *simulator) judged(rng *rand.Rand, t *record.Turn, turn int, kind string
 			m.rootOf, m.root, m.rooted = rate, math.Pow(rate, 1/float64(s.Criteria)), true
 		}
 		each := m.root
-		v.Criteria = m.takeCriteria(s.Criteria)
+		v.Criteria = take(&m.criteria, s.Criteria)
 		for c := range s.Criteria {
 			ok := rng.Float64() < each
 			if rng.Float64() < s.JudgeNoise {
@@ -360,7 +346,7 @@ func grow(c *record.Conversation) *record.Turn {
 // and stops the conversation.
 func (m *simulator) abandon(c *record.Conversation) {
 	k := len(c.Turns) - 1
-	c.Abandoned = append(m.takeTurns(1), c.Turns[k])
+	c.Abandoned = append(take(&m.turns, 1), c.Turns[k])
 	c.Turns = c.Turns[:k]
 	c.Status, c.Error = record.StatusError, "simulated error"
 }
@@ -375,7 +361,7 @@ func (m *simulator) conversation(rng *rand.Rand, c *record.Conversation, index i
 	if !fixed {
 		room = 32
 	}
-	c.Index, c.Status, c.Turns = index, record.StatusCompleted, m.takeTurns(room)
+	c.Index, c.Status, c.Turns = index, record.StatusCompleted, take(&m.turns, room)
 	own := draw(rng, s.Q, s.Rho)
 	var p plan.Progress
 	var buf plan.Step
@@ -445,7 +431,7 @@ func (m *simulator) conversation(rng *rand.Rand, c *record.Conversation, index i
 // freshTriple makes c, a zero conversation, fresh triple index.
 func (m *simulator) freshTriple(rng *rand.Rand, c *record.Conversation, index int) {
 	s := &m.s
-	c.Index, c.Control, c.Status, c.Turns = index, record.ArmFresh, record.StatusCompleted, m.takeTurns(len(plan.ProbeTurns))
+	c.Index, c.Control, c.Status, c.Turns = index, record.ArmFresh, record.StatusCompleted, take(&m.turns, len(plan.ProbeTurns))
 	for k, turn := range plan.ProbeTurns {
 		// Each fresh probe is its own session: its own draw.
 		t := grow(c)
