@@ -169,82 +169,89 @@ func ParseTurn(r io.Reader) (Turn, error) {
 				}
 			}
 		case "assistant":
-			msg := ev.Get("message")
+			// Each object read in one pass (pick): a tool call's input can
+			// be a whole file.
+			var e, m [4]gjson.Result
+			pick(ev, assistantKeys, e[:])
+			pick(e[0], messageKeys, m[:])
+			isAPIError, parent, agent := e[1], e[2], e[3]
+			model, id, usage, content := m[0].String(), m[1].String(), m[2], m[3]
 			// Synthetic messages report API errors; they are not model calls.
-			if msg.Get("model").String() == "<synthetic>" || ev.Get("is_api_error_message").Bool() {
+			if model == "<synthetic>" || isAPIError.Bool() {
 				continue
 			}
-			if parent := ev.Get("parent_tool_use_id"); parent.Type == gjson.String && parent.String() != "" {
+			if parent.Type == gjson.String && parent.String() != "" {
 				// A sub-agent's message (a context: fork skill runs as one):
 				// its tool calls are the skill's steps, kept in order and
 				// marked; its texts never reach the stream, and its usage is
 				// not the main agent's context.
 				p := parent.String()
-				if id := msg.Get("id").String(); id != subMsgID[p] {
+				if id != subMsgID[p] {
 					subMsgID[p] = id
 					t.SubagentAPICalls++
-					if m := msg.Get("model").String(); m != "" && !contains(t.SubagentModels, m) {
-						t.SubagentModels = append(t.SubagentModels, m)
+					if model != "" && !contains(t.SubagentModels, model) {
+						t.SubagentModels = append(t.SubagentModels, model)
 					}
 				}
-				for _, block := range msg.Get("content").Array() {
-					if block.Get("type").String() == "tool_use" {
-						byID[block.Get("id").String()] = len(t.Calls)
+				content.ForEach(func(_, block gjson.Result) bool {
+					var b [5]gjson.Result
+					pick(block, contentBlockKeys, b[:])
+					if b[0].String() == "tool_use" {
+						byID[b[2].String()] = len(t.Calls)
 						t.Calls = append(t.Calls, ToolCall{
-							ID:     block.Get("id").String(),
-							Name:   block.Get("name").String(),
-							Input:  json.RawMessage(block.Get("input").Raw),
-							Parent: p,
-							Agent:  ev.Get("subagent_type").String(),
+							ID: b[2].String(), Name: b[3].String(), Input: json.RawMessage(b[4].Raw),
+							Parent: p, Agent: agent.String(),
 						})
 					}
-				}
+					return true
+				})
 				continue
 			}
-			if m := msg.Get("model").String(); m != "" && !contains(t.AnsweredBy, m) {
-				t.AnsweredBy = append(t.AnsweredBy, m)
+			if model != "" && !contains(t.AnsweredBy, model) {
+				t.AnsweredBy = append(t.AnsweredBy, model)
 			}
-			id := msg.Get("id").String()
 			if id != lastMsgID {
 				// A new API call: its text replaces the previous call's as the
 				// candidate final text.
 				t.APICalls++
 				lastMsgID = id
 				lastText.Reset()
-				u := msg.Get("usage")
 				t.LastUsage = Usage{
-					Input:         u.Get("input_tokens").Int(),
-					CacheCreation: u.Get("cache_creation_input_tokens").Int(),
-					CacheRead:     u.Get("cache_read_input_tokens").Int(),
-					Output:        u.Get("output_tokens").Int(),
+					Input:         usage.Get("input_tokens").Int(),
+					CacheCreation: usage.Get("cache_creation_input_tokens").Int(),
+					CacheRead:     usage.Get("cache_read_input_tokens").Int(),
+					Output:        usage.Get("output_tokens").Int(),
 				}
 			}
-			for _, block := range msg.Get("content").Array() {
-				switch block.Get("type").String() {
+			content.ForEach(func(_, block gjson.Result) bool {
+				var b [5]gjson.Result
+				pick(block, contentBlockKeys, b[:])
+				switch b[0].String() {
 				case "text":
-					lastText.WriteString(block.Get("text").String())
+					lastText.WriteString(b[1].String())
 				case "tool_use":
-					byID[block.Get("id").String()] = len(t.Calls)
-					t.Calls = append(t.Calls, ToolCall{
-						ID:    block.Get("id").String(),
-						Name:  block.Get("name").String(),
-						Input: json.RawMessage(block.Get("input").Raw),
-					})
+					byID[b[2].String()] = len(t.Calls)
+					t.Calls = append(t.Calls, ToolCall{ID: b[2].String(), Name: b[3].String(), Input: json.RawMessage(b[4].Raw)})
 				}
-			}
+				return true
+			})
 		case "user":
-			for _, block := range ev.Get("message.content").Array() {
-				if block.Get("type").String() != "tool_result" {
-					continue
+			// A user line carries a tool's whole output (twice: the block
+			// and tool_use_result), so each block is read in one pass.
+			ev.Get("message.content").ForEach(func(_, block gjson.Result) bool {
+				var f [4]gjson.Result
+				pick(block, resultBlockKeys, f[:])
+				typ, id, isError, content := f[0], f[1], f[2], f[3]
+				if typ.Str != "tool_result" {
+					return true
 				}
-				i, ok := byID[block.Get("tool_use_id").String()]
-				if !ok {
-					continue
+				if i, ok := byID[id.String()]; ok {
+					t.Calls[i].HasResult = true
+					t.Calls[i].IsError = isError.Bool()
+					t.Calls[i].Result = resultText(content)
 				}
-				t.Calls[i].HasResult = true
-				t.Calls[i].IsError = block.Get("is_error").Bool()
-				t.Calls[i].Result = resultText(block.Get("content"))
-			}
+				return true
+			})
 		case "result":
 			t.HasResult = true
 			t.IsError = ev.Get("is_error").Bool()
@@ -300,6 +307,31 @@ func ParseTurn(r io.Reader) (Turn, error) {
 	}
 	t.ContextTokens = t.LastUsage.Context()
 	return t, nil
+}
+
+// The keys ParseTurn reads with pick: of an assistant line, of its
+// message, of a block of that message's content, of a user line's content
+// block (a tool result).
+var (
+	assistantKeys    = []string{"message", "is_api_error_message", "parent_tool_use_id", "subagent_type"}
+	messageKeys      = []string{"model", "id", "usage", "content"}
+	contentBlockKeys = []string{"type", "text", "id", "name", "input"}
+	resultBlockKeys  = []string{"type", "tool_use_id", "is_error", "content"}
+)
+
+// pick reads the values of keys in obj into out (out[i] for keys[i]) in
+// one pass: gjson's Get scans the object from its start for each key, over
+// every value before it, however long. A repeated key gives its first
+// value, as Get does.
+func pick(obj gjson.Result, keys []string, out []gjson.Result) {
+	obj.ForEach(func(k, v gjson.Result) bool {
+		for i, key := range keys {
+			if k.Str == key && !out[i].Exists() {
+				out[i] = v
+			}
+		}
+		return true
+	})
 }
 
 // resultText flattens a tool_result content (a string, or an array of blocks).
