@@ -194,14 +194,10 @@ func ParseTurn(r io.Reader) (Turn, error) {
 					}
 				}
 				content.ForEach(func(_, block gjson.Result) bool {
-					var b [5]gjson.Result
-					pick(block, contentBlockKeys, b[:])
-					if b[0].String() == "tool_use" {
-						byID[b[2].String()] = len(t.Calls)
-						t.Calls = append(t.Calls, ToolCall{
-							ID: b[2].String(), Name: b[3].String(), Input: json.RawMessage(b[4].Raw),
-							Parent: p, Agent: agent.String(),
-						})
+					if b := readBlock(block); b.kind == "tool_use" {
+						b.call.Parent, b.call.Agent = p, agent.String()
+						byID[b.call.ID] = len(t.Calls)
+						t.Calls = append(t.Calls, b.call)
 					}
 					return true
 				})
@@ -224,14 +220,12 @@ func ParseTurn(r io.Reader) (Turn, error) {
 				}
 			}
 			content.ForEach(func(_, block gjson.Result) bool {
-				var b [5]gjson.Result
-				pick(block, contentBlockKeys, b[:])
-				switch b[0].String() {
+				switch b := readBlock(block); b.kind {
 				case "text":
-					lastText.WriteString(b[1].String())
+					lastText.WriteString(b.text)
 				case "tool_use":
-					byID[b[2].String()] = len(t.Calls)
-					t.Calls = append(t.Calls, ToolCall{ID: b[2].String(), Name: b[3].String(), Input: json.RawMessage(b[4].Raw)})
+					byID[b.call.ID] = len(t.Calls)
+					t.Calls = append(t.Calls, b.call)
 				}
 				return true
 			})
@@ -332,6 +326,23 @@ func pick(obj gjson.Result, keys []string, out []gjson.Result) {
 		}
 		return true
 	})
+}
+
+// block is one block of an assistant message's content: its type, and
+// its text or its tool call.
+type block struct {
+	kind, text string
+	call       ToolCall
+}
+
+func readBlock(b gjson.Result) block {
+	var f [5]gjson.Result
+	pick(b, contentBlockKeys, f[:])
+	kind, text, id, name, input := f[0], f[1], f[2], f[3], f[4]
+	if kind.String() == "tool_use" {
+		return block{kind: "tool_use", call: ToolCall{ID: id.String(), Name: name.String(), Input: json.RawMessage(input.Raw)}}
+	}
+	return block{kind: kind.String(), text: text.String()}
 }
 
 // resultText flattens a tool_result content (a string, or an array of blocks).
