@@ -186,7 +186,12 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 		driver.Progress = h.Progress.Event
 	}
 	// A fresh triple starts once its conversation's turn 1 has run: their
-	// CLIs starting together would share the cores turn 1 waits on.
+	// CLIs starting together would share the cores turn 1 waits on. Only
+	// where every unit has a slot at once: a triple waits holding its
+	// slot, which under a tighter --concurrency (or a suite's shared
+	// slots) another unit could use, and there the limit spaces the
+	// starts out anyway.
+	stagger := o.Shared == nil && limit >= total
 	var baselinesMu sync.Mutex
 	baselines := map[int]chan struct{}{}
 	baselineOf := func(index int) chan struct{} {
@@ -241,7 +246,7 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 			}
 			if i < len(run.Fresh) && run.Fresh[i].Status != record.StatusCompleted {
 				launch(&run.Fresh[i], func(conv *record.Conversation) {
-					if baseline != nil {
+					if baseline != nil && stagger {
 						select {
 						case <-baseline:
 						case <-ctx.Done():
