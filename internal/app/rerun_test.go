@@ -108,17 +108,25 @@ func everyPromptSentOnce(t *testing.T, mode string) {
 	// before it is there too. (The CLI writes the session file a moment
 	// after it starts a tool: a stop in between leaves nothing to cut back,
 	// which is right, but is not the stop this test is about.)
+	// The folders are read from run.json until they are there, then kept:
+	// decoding it 20 times a second was a twentieth of the package's
+	// in-process CPU under the race detector.
+	var dirs [][2]string // sandbox, config dir
 	held := func(turn int) bool {
-		r, err := record.Load(out)
-		if err != nil {
-			return false // not written yet
+		if dirs == nil {
+			r, err := record.Load(out)
+			if err != nil {
+				return false // not written yet
+			}
+			for _, c := range r.Conversations {
+				if c.Sandbox != "" && c.ConfigDir != "" {
+					dirs = append(dirs, [2]string{c.Sandbox, c.ConfigDir})
+				}
+			}
 		}
 		mark := fmt.Sprintf(".hold-%d", turn)
-		for _, c := range r.Conversations {
-			if c.Sandbox == "" || c.ConfigDir == "" {
-				continue
-			}
-			if _, err := os.Stat(filepath.Join(c.Sandbox, mark)); err == nil && savedInSession(c.ConfigDir, mark) {
+		for _, d := range dirs {
+			if _, err := os.Stat(filepath.Join(d[0], mark)); err == nil && savedInSession(d[1], mark) {
 				return true
 			}
 		}
@@ -128,6 +136,7 @@ func everyPromptSentOnce(t *testing.T, mode string) {
 	// `turn`, then sends sig.
 	stopAt := func(cmd *exec.Cmd, buf *bytes.Buffer, turn int, sig syscall.Signal) {
 		t.Helper()
+		dirs = nil // a resume may open the sandbox elsewhere
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
