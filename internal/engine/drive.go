@@ -207,7 +207,7 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 		baselinesMu.Lock()
 		defer baselinesMu.Unlock()
 		select {
-		case <-ch: // a resumed run's second drive of it
+		case <-ch: // told already (Converse tells once; a second close would panic)
 		default:
 			close(ch)
 		}
