@@ -75,7 +75,9 @@ func judgedOf(c *record.Conversation) judgedTurns {
 // result is judgedResult of judged turn k.
 func (j *judgedTurns) result(k int) (pass, ok bool) { return resultOf(j.at[k]) }
 
-// inArm is inDilutedArm.
+// inArm reports whether the conversation's probes count in the diluted
+// arm: always when the gate was bypassed, else only when its baseline
+// passed (the gate stopped the others before any probe).
 func (j *judgedTurns) inArm(bypass bool) bool {
 	if bypass {
 		return true
@@ -113,17 +115,6 @@ func median(xs []int64) int64 {
 		slices.Sort(xs)
 	}
 	return xs[len(xs)/2]
-}
-
-// inDilutedArm reports whether a conversation's probes count in the
-// diluted arm: always when the gate was bypassed, else only when its
-// baseline passed (the gate stopped the others before any probe).
-func inDilutedArm(c *record.Conversation, bypass bool) bool {
-	if bypass {
-		return true
-	}
-	base, ok := judgedResult(c, 0)
-	return ok && base
 }
 
 // Why a probe is left out of the comparison, in the order Arms lists them.
