@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -204,14 +205,14 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*record.Run, err
 		run.Versions.ClaudeVerified, run.Versions.ClaudeMismatch = "", false
 	}
 	if otherVersion != "" && otherVersion != otherVerified {
-		fmt.Fprintf(stdio.Stderr, "warning: %s %s differs from %s, the version vibe-test's parser was verified on; results may be misread\n", other, otherVersion, otherVerified)
+		warnUnverified(stdio.Stderr, other, otherVersion, otherVerified)
 	}
 	if judgeVersion != "" && judgeVersion != judgeVerified {
-		fmt.Fprintf(stdio.Stderr, "warning: %s %s differs from %s, the version vibe-test's parser was verified on; results may be misread\n", judgeAgent, judgeVersion, judgeVerified)
+		warnUnverified(stdio.Stderr, judgeAgent, judgeVersion, judgeVerified)
 	}
 	WarnNoJail(stdio.Stderr, jailKind, jailNote)
 	if run.Versions.ClaudeMismatch {
-		fmt.Fprintf(stdio.Stderr, "warning: claude %s differs from %s, the version vibe-test's parser was verified on; results may be misread\n", version, claude.VerifiedVersion)
+		warnUnverified(stdio.Stderr, agents.Claude, version, claude.VerifiedVersion)
 	}
 	if o.UntilDecided {
 		run.Sequential = &record.Sequential{Alpha: o.Alpha, Effect: o.Effect,
@@ -386,4 +387,10 @@ func beforeRun(ctx context.Context, err error) error {
 		return exit.Errorf(exit.Interrupted, "interrupted before the run began")
 	}
 	return err
+}
+
+// warnUnverified says that an agent's CLI is not the version its parser
+// was verified on.
+func warnUnverified(w io.Writer, agent, version, verified string) {
+	fmt.Fprintf(w, "warning: %s %s differs from %s, the version vibe-test's parser was verified on; results may be misread\n", agent, version, verified)
 }
