@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -24,6 +23,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/agent"
 	"github.com/vibe-test/vibe-test/internal/claude"
 	"github.com/vibe-test/vibe-test/internal/codex"
+	"github.com/vibe-test/vibe-test/internal/execpath"
 	"github.com/vibe-test/vibe-test/internal/gemini"
 	"github.com/vibe-test/vibe-test/internal/jail"
 )
@@ -142,16 +142,11 @@ func FindBinary(name string, env []string, roots []string) (string, error) {
 	}
 	found := envValue(env, BinaryVar[name])
 	if found == "" {
-		for _, dir := range filepath.SplitList(envValue(env, "PATH")) {
-			if p := filepath.Join(dir, name); isExecutable(p) {
-				found = p
-				break
-			}
-		}
+		found = execpath.Find(name, envValue(env, "PATH"))
 	}
 	if found == "" {
 		for _, root := range roots {
-			if p := filepath.Join(root, pinnedDir, name); isExecutable(p) {
+			if p := filepath.Join(root, pinnedDir, name); execpath.IsExecutable(p) {
 				found = p
 				break
 			}
@@ -212,11 +207,6 @@ func envValue(env []string, key string) string {
 		}
 	}
 	return v
-}
-
-func isExecutable(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
 }
 
 // ParseTurn reads a saved transcript of name's CLI back into a turn (for

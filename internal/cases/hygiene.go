@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/vibe-test/vibe-test/internal/execpath"
 )
 
 // Problem is one thing wrong with a case set that would make its grades
@@ -269,13 +271,7 @@ func lookPath(name string, env []string) string {
 		p, _ := exec.LookPath(name)
 		return p
 	}
-	for _, dir := range filepath.SplitList(path) {
-		p := filepath.Join(dir, name)
-		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-			return p
-		}
-	}
-	return ""
+	return execpath.Find(name, path)
 }
 
 func jsonString(s string) string {

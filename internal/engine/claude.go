@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/vibe-test/vibe-test/internal/claude"
+	"github.com/vibe-test/vibe-test/internal/execpath"
 	"github.com/vibe-test/vibe-test/internal/rubric"
 )
 
@@ -54,25 +55,18 @@ func LocateClaude(env []string, roots []string) (path, how string, err error) {
 	if p := EnvValue(env, "VIBE_TEST_CLAUDE"); p != "" {
 		return p, "VIBE_TEST_CLAUDE", nil
 	}
-	for _, dir := range filepath.SplitList(EnvValue(env, "PATH")) {
-		if p := filepath.Join(dir, "claude"); isExecutable(p) {
-			return p, "PATH", nil
-		}
+	if p := execpath.Find("claude", EnvValue(env, "PATH")); p != "" {
+		return p, "PATH", nil
 	}
 	if p, err := exec.LookPath("claude"); err == nil && EnvValue(env, "PATH") == "" {
 		return p, "PATH", nil
 	}
 	for _, root := range roots {
-		if p := filepath.Join(root, PinnedDir, "claude"); isExecutable(p) {
+		if p := filepath.Join(root, PinnedDir, "claude"); execpath.IsExecutable(p) {
 			return p, "the pinned install in " + filepath.Join(root, "tools"), nil
 		}
 	}
 	return "", "", fmt.Errorf("claude not found on PATH nor in %s (beside vibe-test, or in the vibe-test repository as the working folder): run `make tools` there, or `npm install -g @anthropic-ai/claude-code@%s`, or set VIBE_TEST_CLAUDE to its path", filepath.Join(PinnedDir, "claude"), claude.VerifiedVersion)
-}
-
-func isExecutable(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
 }
 
 // ColdCaller makes rubric, plan and judge calls.

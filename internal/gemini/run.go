@@ -19,6 +19,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/vibe-test/vibe-test/internal/agent"
+	"github.com/vibe-test/vibe-test/internal/execpath"
 	"github.com/vibe-test/vibe-test/internal/jail"
 )
 
@@ -329,12 +330,10 @@ func packageVersion(binary string, env []string) string {
 	if !ok {
 		return ""
 	}
-	for _, dir := range filepath.SplitList(path) {
-		if st, err := os.Stat(filepath.Join(dir, "node")); dir != "" && err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-			return pkg.Version
-		}
+	if execpath.Find("node", path) == "" {
+		return ""
 	}
-	return ""
+	return pkg.Version
 }
 
 // AskVersion runs `binary --version`; it takes the CLI 1 to 3

@@ -37,6 +37,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/vibe-test/vibe-test/internal/execpath"
 )
 
 // What run.json's "jail" says.
@@ -223,13 +225,7 @@ func installRoot(binary string) string {
 
 // Find returns the bwrap binary on path (a PATH list), or "".
 func Find(path string) string {
-	for _, dir := range filepath.SplitList(path) {
-		p := filepath.Join(dir, "bwrap")
-		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-			return p
-		}
-	}
-	return ""
+	return execpath.Find("bwrap", path)
 }
 
 // Probe reports why no jail can be made here, or nil: it starts bwrap with
