@@ -36,7 +36,7 @@ func vibeTestBinary(t *testing.T) string {
 			return
 		}
 		builtBin = filepath.Join(dir, "vibe-test")
-		cmd := exec.Command("go", "build", "-o", builtBin, ".")
+		cmd := exec.Command("go", append(testenv.BuildFlags(), "-o", builtBin, ".")...)
 		cmd.Dir = testenv.RepoRoot(t)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
