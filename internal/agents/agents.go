@@ -224,8 +224,11 @@ func ParseTurn(name string, r io.Reader) (claude.Turn, error) {
 // Failure says why a turn of name's CLI failed, or "" when it succeeded,
 // in that CLI's terms (codex's success is a completed turn and exit 0).
 func Failure(name string, t claude.Turn, exitCode int) string {
-	if name == Codex {
+	switch name {
+	case Codex:
 		return codex.Failure(t, exitCode)
+	case Gemini:
+		return t.FailureOf(Gemini, exitCode)
 	}
 	return t.Failure(exitCode)
 }

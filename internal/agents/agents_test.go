@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vibe-test/vibe-test/internal/claude"
 )
 
 func TestCheck(t *testing.T) {
@@ -69,5 +71,28 @@ func TestFindBinary(t *testing.T) {
 	_, err = FindBinary(Codex, []string{"PATH=/nonexistent"}, []string{t.TempDir()})
 	if err == nil || !strings.Contains(err.Error(), "VIBE_TEST_CODEX") {
 		t.Errorf("FindBinary(codex) with none installed = %v, want advice naming VIBE_TEST_CODEX", err)
+	}
+}
+
+// A failed turn names the CLI that ran it: the Gemini CLI's turns are
+// parsed into claude's Turn, and once said "claude exited with code 3".
+func TestFailureNamesItsCLI(t *testing.T) {
+	for _, c := range []struct {
+		agent string
+		exit  int
+		want  string
+	}{
+		{Claude, 3, "claude exited with code 3 and no result line"},
+		{Gemini, 3, "gemini exited with code 3 and no result line"},
+		{Codex, 3, "codex exited with code 3"},
+	} {
+		got := Failure(c.agent, claude.Turn{}, c.exit)
+		if !strings.HasPrefix(got, c.want) {
+			t.Errorf("Failure(%s, no result, exit %d) = %q, want it to start %q", c.agent, c.exit, got, c.want)
+		}
+	}
+	done := claude.Turn{HasResult: true}
+	if got := Failure(Gemini, done, 41); got != "gemini exited with code 41" {
+		t.Errorf("Failure(gemini, result, exit 41) = %q", got)
 	}
 }

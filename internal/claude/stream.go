@@ -368,12 +368,17 @@ func resultText(c gjson.Result) string {
 // Failure says why a turn failed, or "" when it succeeded: a non-zero exit,
 // is_error, or no result line is a failure; the result's subtype is never
 // trusted (an API error ends with subtype "success" and is_error true).
-func (t Turn) Failure(exitCode int) string {
+func (t Turn) Failure(exitCode int) string { return t.FailureOf("claude", exitCode) }
+
+// FailureOf is Failure for a turn that the CLI named cli ran: the Gemini
+// CLI's turns are parsed into the same Turn, and its exit codes must not be
+// reported as claude's.
+func (t Turn) FailureOf(cli string, exitCode int) string {
 	switch {
 	case !t.HasResult && exitCode == 0:
 		return "the stream ended without a result line"
 	case !t.HasResult:
-		return fmt.Sprintf("claude exited with code %d and no result line", exitCode)
+		return fmt.Sprintf("%s exited with code %d and no result line", cli, exitCode)
 	case t.IsError:
 		reason := t.TerminalReason
 		if reason == "" {
@@ -388,7 +393,7 @@ func (t Turn) Failure(exitCode int) string {
 		}
 		return fmt.Sprintf("%s: %s", reason, msg)
 	case exitCode != 0:
-		return fmt.Sprintf("claude exited with code %d", exitCode)
+		return fmt.Sprintf("%s exited with code %d", cli, exitCode)
 	}
 	return ""
 }

@@ -152,7 +152,7 @@ func compileSchema(text string) (*jsonschema.Schema, error) {
 // coldFailure says why a cold call failed, or nil; a 401 or 403 becomes
 // one line of advice.
 func coldFailure(out agent.Outcome, timeout time.Duration) error {
-	f := out.Turn.Failure(out.ExitCode)
+	f := out.Turn.FailureOf("gemini", out.ExitCode)
 	switch {
 	case f == "":
 		return nil
