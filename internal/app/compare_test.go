@@ -115,13 +115,6 @@ func row(out, label string) string {
 
 const totalLabel = "total (turns passed)"
 
-func wantRow(t *testing.T, out, label, want string) {
-	t.Helper()
-	if got := row(out, label); got != want {
-		t.Errorf("row %s = %q, want %q", label, got, want)
-	}
-}
-
 func mustContain(t *testing.T, s string, wants ...string) {
 	t.Helper()
 	for _, w := range wants {

@@ -80,12 +80,6 @@ func Score(r *record.Run) []Scored {
 	return out
 }
 
-// Units is a run's scores measure by measure: per measure, one unit per
-// conversation scored on it (the table's means and counts).
-func Units(r *record.Run) map[string][]stats.Unit {
-	return ByMeasure(Score(r))
-}
-
 // ByMeasure regroups conversations' scores by measure, in conversation
 // order.
 func ByMeasure(convs []Scored) map[string][]stats.Unit {

@@ -10,13 +10,8 @@ import (
 	"github.com/vibe-test/vibe-test/internal/scripted"
 )
 
-// Serve starts the scripted model for a demo whose conversations play the
-// personas in turn.
-func Serve(personas []string) (*scripted.Server, error) {
-	return ServeFor("claude", personas)
-}
-
-// ServeFor is Serve for agent's CLI (claude, codex, gemini).
+// ServeFor starts the scripted model for a demo of agent's CLI (claude,
+// codex, gemini) whose conversations play the personas in turn.
 func ServeFor(agent string, personas []string) (*scripted.Server, error) {
 	script, err := ScriptFor(agent, personas, false)
 	if err != nil {

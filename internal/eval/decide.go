@@ -144,7 +144,6 @@ func (res *Result) Control() *RunData      { c, _, _ := res.byArm(); return c }
 func (res *Result) Bases() []*RunData      { _, b, _ := res.byArm(); return b }
 func (res *Result) Candidates() []*RunData { _, _, c := res.byArm(); return c }
 func (res *Result) HasHoldout() bool       { return len(res.Record.Cases.Holdout) > 0 }
-func (res *Result) Mode() string           { return res.Record.Mode }
 func mainRuns(rs []*RunData) []evalstats.Run {
 	out := make([]evalstats.Run, len(rs))
 	for i, r := range rs {

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -236,9 +235,4 @@ func newRejudgeDir(dir string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("%s: 999 rejudge folders already", dir)
-}
-
-// IsRejudgeDir says whether dir is a rejudge folder inside an eval's.
-func IsRejudgeDir(dir string) bool {
-	return strings.HasPrefix(filepath.Base(dir), "rejudge-") && IsEvalDir(filepath.Dir(dir))
 }

@@ -20,18 +20,6 @@ func (a acc) plus(b acc) acc { return acc{a.s + b.s, a.ss + b.ss, a.m + b.m} }
 
 func (a acc) mean() float64 { return a.s / float64(a.m) }
 
-// variance is the unbiased sample variance of the values, 0 below 2.
-func (a acc) variance() float64 {
-	if a.m < 2 {
-		return 0
-	}
-	v := (a.ss - a.s*a.s/float64(a.m)) / float64(a.m-1)
-	if v < 0 { // rounding, for values that are all alike
-		return 0
-	}
-	return v
-}
-
 // scored is a comparison's runs reduced to what the rules read. Scores are
 // indexed j = 0 .. len(measures)-1 for the measures and j = len(measures)
 // for the total: a cell's total is the share of its graded measures that

@@ -99,9 +99,6 @@ var claudeNames = func() map[string]string {
 	return m
 }()
 
-// NativeName is the CLI's name of a claude tool name ("" when it has none).
-func NativeName(claudeName string) string { return toolNames[claudeName] }
-
 // ClaudeName is the claude name of one of the CLI's tools; a tool with no
 // counterpart keeps its own name.
 func ClaudeName(native string) string {

@@ -120,13 +120,9 @@ func ObserveWith(s *record.Sequential, r *record.Run, opts Options) string {
 	return s.Decision
 }
 
-// Replay recomputes every recorded look from the record (after a rejudge,
+// replay recomputes every recorded look from the record (after a rejudge,
 // say) and returns the decision they reach: the first look that decided.
 // Decide uses it, so the exit code always follows from the record.
-func Replay(s *record.Sequential, r *record.Run) (record.Look, bool) {
-	return replay(s, r, indexRun(r), true)
-}
-
 func replay(s *record.Sequential, r *record.Run, ix *runIndex, wording bool) (record.Look, bool) {
 	for i, old := range s.Looks {
 		look := evaluate(s, r, ix, old.Conversations, wording)
