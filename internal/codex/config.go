@@ -104,8 +104,14 @@ func configTOML(c Config) string {
 	// Without this an unreachable server is retried forever.
 	b.WriteString("unbounded_connection_retries = false\n")
 	b.WriteString("goals = false\n")
+	// Plugins: with them on, every conversation's fresh home asks GitHub
+	// for the curated marketplace (`git ls-remote
+	// https://github.com/openai/plugins.git`, seen on 0.171.0 in the jail),
+	// a network call the measurement has no use for; none is installed
+	// in a fresh home, so the model sees the same either way.
+	b.WriteString("plugins = false\n")
 	if c.Structured {
-		for _, f := range []string{"shell_tool", "unified_exec", "view_image", "multi_agent", "apps", "plugins"} {
+		for _, f := range []string{"shell_tool", "unified_exec", "view_image", "multi_agent", "apps"} {
 			fmt.Fprintf(&b, "%s = false\n", f)
 		}
 	}

@@ -73,6 +73,8 @@ func TestConfigTOML(t *testing.T) {
 		`model_reasoning_effort = "high"`, `developer_instructions = "Say \"hi\".\n[not a table]\n"`,
 		"unbounded_connection_retries = false", `base_url = "http://127.0.0.1:9/v1"`, `env_key = "LOCAL_MODEL_KEY"`,
 		"request_max_retries = 2", "stream_max_retries = 2", `exclude = ["LOCAL_MODEL_KEY"]`,
+		// No marketplace sync from GitHub at each conversation's start.
+		"plugins = false",
 	} {
 		if !strings.Contains(c, want) {
 			t.Errorf("config lacks %s:\n%s", want, c)
@@ -87,7 +89,7 @@ func TestConfigTOML(t *testing.T) {
 		t.Errorf("OpenAI's config:\n%s", real)
 	}
 	cold := configTOML(Config{BaseURL: "http://x", Structured: true})
-	for _, want := range []string{"shell_tool = false", "include_instructions = false", "include_environment_context = false"} {
+	for _, want := range []string{"shell_tool = false", "plugins = false", "include_instructions = false", "include_environment_context = false"} {
 		if !strings.Contains(cold, want) {
 			t.Errorf("a cold call's config lacks %s", want)
 		}
