@@ -7,16 +7,16 @@ import (
 	"github.com/vibe-test/vibe-test/internal/stats"
 )
 
-// acc accumulates the graded values of one case on one score: their sum,
-// sum of squares and count.
+// acc accumulates the graded values of one case on one score: their sum
+// and count.
 type acc struct {
-	s, ss float64
-	m     int
+	s float64
+	m int
 }
 
-func (a *acc) add(v float64) { a.s += v; a.ss += v * v; a.m++ }
+func (a *acc) add(v float64) { a.s += v; a.m++ }
 
-func (a acc) plus(b acc) acc { return acc{a.s + b.s, a.ss + b.ss, a.m + b.m} }
+func (a acc) plus(b acc) acc { return acc{a.s + b.s, a.m + b.m} }
 
 func (a acc) mean() float64 { return a.s / float64(a.m) }
 
@@ -215,11 +215,9 @@ func score(runs []Run) *scored {
 				sr.repeats[k].s += float64(pass)
 				sr.repeats[k].m += graded
 			}
-			// A pass adds 1 to a measure's sum and to its sum of squares,
-			// a fail 0 to both.
+			// A pass adds 1 to a measure's sum, a fail 0.
 			for i := range m {
 				a[i].s += float64(passes[i])
-				a[i].ss += float64(passes[i])
 				a[i].m += judged[i]
 			}
 		}
