@@ -349,20 +349,19 @@ func (tab *Tab) check(err error) {
 // browserCall and call send a command to the browser, or to the tab, and
 // decode its result into out (when not nil).
 func (tab *Tab) browserCall(method string, params, out any) error {
-	return decode(tab.b.call(tab.ctx, "", method, params))(out)
+	return tab.send("", method, params, out)
 }
 
 func (tab *Tab) call(method string, params, out any) error {
-	return decode(tab.b.call(tab.ctx, tab.session, method, params))(out)
+	return tab.send(tab.session, method, params, out)
 }
 
-func decode(res json.RawMessage, err error) func(out any) error {
-	return func(out any) error {
-		if err != nil || out == nil {
-			return err
-		}
-		return json.Unmarshal(res, out)
+func (tab *Tab) send(session, method string, params, out any) error {
+	res, err := tab.b.call(tab.ctx, session, method, params)
+	if err != nil || out == nil {
+		return err
 	}
+	return json.Unmarshal(res, out)
 }
 
 // wait reads the tab's events until one named method, failing the test on
