@@ -73,7 +73,7 @@ func TestStableButNoisyIsNotDecay(t *testing.T) {
 	// No jail: its subject is the statistics of many conversations, and a
 	// bubblewrap start for each of some 350 claude processes is a third of
 	// its time (the jail has its own tests). The built binary, without the
-	// race detector, runs them in a fifth of the CPU.
+	// race detector, runs them in an eighth of the CPU (vibeTestBinary).
 	s := runScriptBuilt(t, fastCLI(t), script, 20, nil, "--concurrency", "8", "--isolation", "none")
 	if s.code == 1 || s.run.Outcome.Verdict == record.VerdictDecay {
 		t.Fatalf("a stable skill was called decayed: exit %d, %s", s.code, s.run.Outcome.Sentence)

@@ -19,21 +19,6 @@ import (
 	"github.com/vibe-test/vibe-test/internal/atomicfile"
 )
 
-// BuildFlags is the start of a `go build` command line for the vibe-test
-// binary a test runs: with -race when the test binary has it, so that the
-// build links the packages `go test -race` has just compiled instead of
-// compiling the standard library and every dependency once more without
-// the race detector (from a cache holding the race build and the
-// calibration's, 31.2 CPU-seconds against 1.3 with -race). Such a binary
-// sleeps a second as it exits unless GORACE=atexit_sleep_ms=0 (as `make
-// test` sets) reaches it: give it the test's environment.
-func BuildFlags() []string {
-	if raceBuild == "" {
-		return []string{"build"}
-	}
-	return []string{"build", raceBuild}
-}
-
 // InCI reports whether the tests run in CI, where nothing may skip.
 func InCI() bool { return os.Getenv("CI") == "true" }
 
@@ -150,10 +135,11 @@ func buildFake(root string) (string, error) {
 	if p, err := exec.LookPath("go"); err == nil {
 		goBin = p
 	}
-	// Never with -race (BuildFlags): a race-built binary sleeps a second
-	// as it exits unless GORACE says otherwise, and the stand-in runs with
-	// the agent's allowlisted environment, which has no GORACE: every call
-	// would last a second longer (TestDemoCases went from 2 s to 38).
+	// Never with -race, though the tests have it: a race-built binary
+	// sleeps a second as it exits unless GORACE says otherwise, and the
+	// stand-in runs with the agent's allowlisted environment, which has no
+	// GORACE: every call would last a second longer (TestDemoCases went
+	// from 2 s to 38).
 	cmd := exec.Command(goBin, "build", "-o", tmp.Name(), "./internal/fakeclaude/cmd/fakeclaude")
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
