@@ -91,6 +91,7 @@ fuzz: assets
 	go test ./internal/skill -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	go test ./internal/plan -run '^$$' -fuzz FuzzLoadConfig -fuzztime $(FUZZTIME)
 	go test ./internal/judge -run '^$$' -fuzz FuzzParseAnswer -fuzztime $(FUZZTIME)
+	go test ./internal/redact -run '^$$' -fuzz FuzzStringMatchesRegexps -fuzztime $(FUZZTIME)
 
 # GoReleaser, pinned: installed once from the Go module proxy into tools/bin
 # (git-ignored) under a name that holds its version, so changing the pin
