@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/vibe-test/vibe-test/internal/atomicfile"
+	"github.com/vibe-test/vibe-test/internal/execpath"
 )
 
 // InCI reports whether the tests run in CI, where nothing may skip.
@@ -118,7 +119,7 @@ func buildFake(root string) (string, error) {
 	h.Write([]byte(runtime.Version()))
 	dir := filepath.Join(os.TempDir(), "cli-"+hex.EncodeToString(h.Sum(nil))[:16])
 	bin := filepath.Join(dir, "claude")
-	if st, err := os.Stat(bin); err == nil && st.Mode()&0o111 != 0 {
+	if execpath.IsExecutable(bin) {
 		return bin, nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -137,7 +138,7 @@ func buildFake(root string) (string, error) {
 	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
 		return "", err
 	}
-	if st, err := os.Stat(bin); err == nil && st.Mode()&0o111 != 0 {
+	if execpath.IsExecutable(bin) {
 		return bin, nil // built while this one waited
 	}
 	// Build beside the target and rename: a test binary that found it
