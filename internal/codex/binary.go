@@ -3,8 +3,8 @@ package codex
 import (
 	"bytes"
 	"context"
-	"debug/elf"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -63,28 +63,28 @@ func Native(path string) (string, error) {
 	return "", fmt.Errorf("codex binary %s is the npm launcher, but its platform package @openai/%s is not installed beside it (run `make tools`)", path, nt.pkg)
 }
 
-// isNative: an executable file that is not a script.
+// isNative: an executable file that is not a script; on Linux, one that
+// starts with the ELF magic. The magic alone, not debug/elf: that package
+// (with debug/dwarf and the decompressors it imports) was the only reason
+// every binary and test binary above this one compiled them.
 func isNative(p string) bool {
 	st, err := os.Stat(p)
 	if err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
 		return false
-	}
-	if runtime.GOOS == "linux" {
-		f, err := elf.Open(p)
-		if err != nil {
-			return false
-		}
-		f.Close()
-		return true
 	}
 	f, err := os.Open(p)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	head := make([]byte, 2)
-	_, err = f.Read(head)
-	return err == nil && string(head) != "#!"
+	head := make([]byte, 4)
+	if _, err := io.ReadFull(f, head); err != nil {
+		return false
+	}
+	if runtime.GOOS == "linux" {
+		return string(head) == "\x7fELF"
+	}
+	return string(head[:2]) != "#!"
 }
 
 var versionRE = regexp.MustCompile(`\d+\.\d+\.\d+`)
