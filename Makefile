@@ -68,7 +68,7 @@ vet:
 # checks) before running it, and `make vet` runs all of them on the same
 # race build afterwards; from an empty Go cache the compile-and-vet of
 # every test binary then took 133-138 CPU-seconds instead of 156-180
-# (and vet after it 13-15 either way), and a test binary starts as soon
+# (and vet after it 13-19 either way), and a test binary starts as soon
 # as it is linked.
 TESTFLAGS := -ldflags=-w -vet=off
 RACE := GORACE=atexit_sleep_ms=0 go test -race $(TESTFLAGS) -count=1 -parallel 4 -timeout 40m
