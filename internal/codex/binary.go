@@ -12,6 +12,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/vibe-test/vibe-test/internal/execpath"
 )
 
 // VerifiedVersion is the Codex CLI version whose exec stream, app-server
@@ -68,8 +70,7 @@ func Native(path string) (string, error) {
 // (with debug/dwarf and the decompressors it imports) was the only reason
 // every binary and test binary above this one compiled them.
 func isNative(p string) bool {
-	st, err := os.Stat(p)
-	if err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+	if !execpath.IsExecutable(p) {
 		return false
 	}
 	f, err := os.Open(p)
