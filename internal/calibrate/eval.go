@@ -111,6 +111,26 @@ func EvalRun(w EvalWorld, runs int, seed uint64) EvalResult {
 	return res
 }
 
+// EvalHoldoutRun is EvalRun for a case set with holdout cases: the main
+// cases drawn in world main, the holdout's in world hold (their own
+// cases, drift and noise: the two parts share nothing, the worst case for
+// a rule that rejects when either part does), decided together by
+// evalstats.DecideWithHoldout.
+func EvalHoldoutRun(main, hold EvalWorld, runs int, seed uint64) EvalResult {
+	src := simrand.New(seed, seed^0x2545f4914f6cdd1d)
+	res := EvalResult{Result: Result{Runs: runs, Exits: map[int]int{}}}
+	ms, hs := newEvalSim(main), newEvalSim(hold)
+	opts := main.Opts
+	opts.ExitOnly = true
+	for range runs {
+		base, cand := ms.draw(src)
+		holdBase, holdCand := hs.draw(src)
+		h := evalstats.DecideWithHoldout(base, cand, holdBase, holdCand, opts)
+		res.Exits[h.Exit]++
+	}
+	return res
+}
+
 // evalSim holds one world's buffers: a grid makes hundreds of thousands
 // of comparisons, and Decide keeps nothing it is given.
 type evalSim struct {

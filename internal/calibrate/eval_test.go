@@ -136,6 +136,85 @@ func TestEvalFalseRejectRate(t *testing.T) {
 	}
 }
 
+// TestEvalFalseRejectRateSmallSets holds the rule on case sets smaller
+// than the grid's, 2 to 6 cases (a holdout is often that small: the
+// demo's has 2). There the cases' drops take few values, and two of them
+// often drop by exactly as much: read as no spread at all, that made an
+// unchanged skill reject in 0.10 to 0.13 of runs at 2 cases.
+func TestEvalFalseRejectRateSmallSets(t *testing.T) {
+	runs := sims(t, 4500)
+	base := seed(t)
+	rates := [][]float64{seedRates, spreadRates, highRates}
+	var grid []EvalWorld
+	i := 0
+	for _, cases := range []int{2, 3, 4, 6} {
+		for _, repeats := range []int{1, 3, 5} {
+			w := instruments[i%len(instruments)]
+			w.Cases, w.Repeats, w.BaseRuns = cases, repeats, 2
+			w.Drift = driftLevels[(i+i/3)%len(driftLevels)]
+			w.Rates = rates[i%len(rates)]
+			grid = append(grid, w)
+			i++
+		}
+	}
+	results := make([]EvalResult, len(grid))
+	Each(len(grid), func(i int) { results[i] = EvalRun(grid[i], runs, base+27000+uint64(i)) })
+	worst, worstAt := 0.0, ""
+	for i, w := range grid {
+		r := results[i]
+		dump(t, "small "+describeEval(w), r)
+		fr := r.Rate(exit.Decay)
+		if fr > worst {
+			worst, worstAt = fr, describeEval(w)
+		}
+		if limit := 0.05 + 3*r.MCError(0.05); fr > limit {
+			t.Errorf("%s: false-reject rate %.4f > %.4f over %d runs (replay: VIBE_TEST_SEED=%d)", describeEval(w), fr, limit, runs, base)
+		}
+		t.Logf("%-150s reject %.4f accept %.3f not enough %.3f", describeEval(w), fr, r.Rate(exit.OK), r.Rate(exit.Indeterminate))
+	}
+	t.Logf("false rejects over %d small case sets x %d runs: worst %.4f at %s", len(grid), runs, worst, worstAt)
+}
+
+// TestEvalFalseRejectRateWithHoldout is the calibration of the exit code
+// of a case set with holdout cases (evalstats.DecideWithHoldout): the
+// candidate is rejected when either part rejects, so an unchanged skill
+// is rejected at most alpha of the time over both together. The parts are
+// drawn independently (the worst case for such a union) at seed 000's
+// sizes, at the grid's hardest drift with the largest sets, and with the
+// small holdouts a case set often has.
+func TestEvalFalseRejectRateWithHoldout(t *testing.T) {
+	runs := sims(t, 4500)
+	base := seed(t)
+	type pair struct{ main, hold EvalWorld }
+	var grid []pair
+	for k, size := range [][2]int{{16, 14}, {40, 40}, {40, 40}, {30, 8}, {8, 2}, {6, 2}} {
+		w := instruments[k%len(instruments)]
+		w.Cases, w.Repeats, w.BaseRuns, w.Drift, w.Rates = size[0], 3, 2, 0.05, spreadRates
+		switch k {
+		case 0:
+			w = SeedWorld(16)
+		case 1:
+			w = instruments[0] // the grid's worst cell, 0.0387 alone
+			w.Cases, w.Repeats, w.BaseRuns, w.Drift, w.Rates = size[0], 1, 2, 0.05, seedRates
+		}
+		h := w
+		h.Cases = size[1]
+		grid = append(grid, pair{w, h})
+	}
+	results := make([]EvalResult, len(grid))
+	Each(len(grid), func(i int) { results[i] = EvalHoldoutRun(grid[i].main, grid[i].hold, runs, base+28000+uint64(i)) })
+	for i, p := range grid {
+		r := results[i]
+		what := fmt.Sprintf("main %s; holdout cases=%d", describeEval(p.main), p.hold.Cases)
+		dump(t, "holdout "+what, r)
+		fr := r.Rate(exit.Decay)
+		if limit := 0.05 + 3*r.MCError(0.05); fr > limit {
+			t.Errorf("%s: false-reject rate %.4f > %.4f over %d runs (replay: VIBE_TEST_SEED=%d)", what, fr, limit, runs, base)
+		}
+		t.Logf("%-160s reject %.4f accept %.3f not enough %.3f", what, fr, r.Rate(exit.OK), r.Rate(exit.Indeterminate))
+	}
+}
+
 // TestEvalPower logs the power on the grid's sizes (10- and 20-point drops
 // on one measure and on all; the clean instrument with moderate drift) and
 // holds the rule to the few figures a case set of seed 000's size must

@@ -178,17 +178,16 @@ func decide(res *Result) {
 		worst := -1
 		for _, cand := range cands {
 			cmp := &Comparison{Candidate: cand}
-			cmp.Main = evalstats.Decide(mainRuns(bases), cand.MainRun, opts)
-			cmp.Gain = evalstats.Gain(mainRuns(bases), cand.MainRun)
 			cmp.Regressions = evalstats.Regressions(mainRuns(bases), cand.MainRun)
-			cmp.Exit, cmp.Verdict, cmp.Sentence = cmp.Main.Exit, cmp.Main.Verdict, cmp.Main.Sentence
 			if res.HasHoldout() {
-				h := evalstats.Decide(holdoutRuns(bases), cand.HoldoutRun, opts)
-				cmp.Holdout = &h
-				cmp.HoldoutGain = evalstats.Gain(holdoutRuns(bases), cand.HoldoutRun)
-				j := evalstats.JoinHoldout(cmp.Main, h, cmp.Gain, cmp.HoldoutGain)
-				cmp.Joined = &j
+				j := evalstats.DecideWithHoldout(mainRuns(bases), cand.MainRun, holdoutRuns(bases), cand.HoldoutRun, opts)
+				cmp.Main, cmp.Holdout, cmp.Joined = j.Main, &j.Holdout, &j
+				cmp.Gain, cmp.HoldoutGain = j.MainGain, j.HoldoutGain
 				cmp.Exit, cmp.Verdict, cmp.Sentence = j.Exit, j.Verdict, j.Sentence
+			} else {
+				cmp.Main = evalstats.Decide(mainRuns(bases), cand.MainRun, opts)
+				cmp.Gain = evalstats.Gain(mainRuns(bases), cand.MainRun)
+				cmp.Exit, cmp.Verdict, cmp.Sentence = cmp.Main.Exit, cmp.Main.Verdict, cmp.Main.Sentence
 			}
 			res.Comparisons = append(res.Comparisons, cmp)
 			worst = worstExit(worst, cmp.Exit)

@@ -150,6 +150,9 @@ func decidePaired(d Decision, l *scored, bs, cs []scoredRun, total pairedStat, o
 		d.Need = total.need(opts.Margin, opts.Alpha, opts.Alpha/float64(tested))
 		d.Sentence = fmt.Sprintf("Not enough evidence: no measure dropped significantly, but the total may have dropped by up to %.3f (%.0f%% upper bound), not below the margin %.3g; %s. %s",
 			t.Upper, 100*(1-opts.Alpha), opts.Margin, how, needSentence(total, d.Need, opts.Margin))
+		if total.n < minRejectCases {
+			d.Sentence += fmt.Sprintf(" %d cases cannot show a drop: the rule finds a score worse on %d cases or more.", total.n, minRejectCases)
+		}
 	}
 	if len(bs) == 1 {
 		d.Sentence += " " + oneRun

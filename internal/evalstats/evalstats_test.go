@@ -41,20 +41,24 @@ var m1 = []string{"M1"}
 // The paired rule's arithmetic by hand, one measure (so each cell's total
 // is its M1 grade), two base runs of 2 repeats, 4 cases:
 //
-//	case  base 1  base 2  pooled  candidate  drop
-//	c1    PP 1    PF .5   .75     FP .5      .25
-//	c2    PF .5   PP 1    .75     FF 0       .75
-//	c3    PP 1    PP 1    1       PF .5      .5
-//	c4    FF 0    PF .5   .25     FF 0       .25
+//	case  base 1  base 2  pooled  candidate  drop  cells' noise
+//	c1    PP 1    PF .5   .75     FP .5      .25   (.75 + .5)/4 · (1/4 + 1/2) = .234375
+//	c2    PF .5   PP 1    .75     FF 0       .75   (.75 + 0)/4 · .75 = .140625
+//	c3    PP 1    PP 1    1       PF .5      .5    (0 + .5)/4 · .75 = .09375
+//	c4    FF 0    PF .5   .25     FF 0       .25   (.75 + 0)/4 · .75 = .140625
 //
 // D = 1.75/4 = 0.4375; deviations −.1875 .3125 .0625 −.1875, squares sum
-// 0.171875, s² = 0.0572917, V_e = s²/4 = 0.0143229.
+// 0.171875, s² = 0.0572917: less than the cells' own noise makes drops
+// vary (each side's cells about their own mean, sums of squares pooled
+// over 4 + 2 − 2 degrees of freedom, over each side's count), whose mean
+// 0.609375/4 = 0.15234375 counts instead, with 4·4 = 16 degrees of
+// freedom: V_e = 0.15234375/4 = 0.0380859375.
 // Drift: run means .625 and .75 (grand .6875): MS_run = 4·2·.0625² =
 // 0.03125; interaction residuals ±.3125 ±.1875 ±.0625 ±.1875, squares
 // sum 0.34375 over 1·3 df, MS_int = 0.1145833; (MS_run − MS_int)/4 < 0,
 // so the floor counts: 0.03² · (1 + 1/2) = 0.00135, known (no df).
-// Var(D) = 0.0156729, SE = 0.1251915; df = 3·(0.0156729/0.0143229)² =
-// 3.59218 (Welch–Satterthwaite with the floor's part known); t = 3.49465.
+// Var(D) = 0.0394359375, SE = 0.1985848; df = 16·(0.0394359/0.0380859)² =
+// 17.15438 (Welch–Satterthwaite with the floor's part known); t = 2.203089.
 func TestPairedByHand(t *testing.T) {
 	b1 := mkRun("base 1", m1, "c1: P P", "c2: P F", "c3: P P", "c4: F F")
 	b2 := mkRun("base 2", m1, "c1: P F", "c2: P P", "c3: P P", "c4: P F")
@@ -62,23 +66,67 @@ func TestPairedByHand(t *testing.T) {
 	l := score([]Run{b1, b2, c})
 	ps := paired(l, l.runs[:2], l.runs[2:], 0, 0.05, 0, true)
 	near(t, "D", ps.d, 0.4375, 1e-12)
-	near(t, "s²", ps.perCase, 0.171875/3, 1e-12)
-	near(t, "V_e", ps.ve, 0.171875/12, 1e-12)
+	near(t, "per-case variance (the cells' noise)", ps.perCase, 0.609375/4, 1e-12)
+	if ps.noiseDF != 16 {
+		t.Errorf("noise df = %d, want 16 (4 cases of 4 + 2 cells)", ps.noiseDF)
+	}
+	ve := 0.609375 / 16
+	near(t, "V_e", ps.ve, ve, 1e-12)
 	near(t, "drift estimate", driftVar(l, l.runs[:2], 0), 0, 0)
 	near(t, "V_a", ps.va, 0.0009*1.5, 1e-15)
 	if ps.driftDF != 0 || ps.sigmaA != DriftFloor {
 		t.Errorf("the floor should count (drift df 0, sigma %v): got df %d, sigma %v", DriftFloor, ps.driftDF, ps.sigmaA)
 	}
-	v := 0.171875/12 + 0.00135
+	v := ve + 0.00135
 	near(t, "SE", ps.se, math.Sqrt(v), 1e-12)
-	near(t, "SE (hand)", ps.se, 0.1251915, 1e-7)
-	near(t, "df", ps.df, 3*(v/(0.171875/12))*(v/(0.171875/12)), 1e-9)
-	near(t, "df (hand)", ps.df, 3.59218, 1e-5)
-	near(t, "t (hand)", ps.d/ps.se, 3.49465, 1e-5)
+	near(t, "SE (hand)", ps.se, 0.1985848, 1e-7)
+	near(t, "df", ps.df, 16*(v/ve)*(v/ve), 1e-9)
+	near(t, "df (hand)", ps.df, 17.15438, 1e-5)
+	near(t, "t (hand)", ps.d/ps.se, 2.203089, 1e-6)
 	near(t, "p", ps.p, 1-stats.StudentTCDF(0.4375/math.Sqrt(v), ps.df), 1e-12)
 	near(t, "upper", ps.upper, 0.4375+stats.StudentTQuantile(0.95, ps.df)*math.Sqrt(v), 1e-9)
 	if ps.p > 0.05 || ps.p < 0.005 {
 		t.Errorf("p = %v: a drop of 0.44 over 4 cases should be significant at 0.05, not at 0.005", ps.p)
+	}
+
+	// Drops that vary more than the cells' noise: their sample variance
+	// counts, with n − 1 degrees of freedom. c1 and c3 drop by 1, c2 and
+	// c4 by 0, and every side's cells agree within a case (noise 0):
+	// s² = 1/3.
+	b := mkRun("base", m1, "c1: P P", "c2: F F", "c3: P P", "c4: F F")
+	b2 = mkRun("base 2", m1, "c1: P P", "c2: F F", "c3: P P", "c4: F F")
+	c = mkRun("candidate", m1, "c1: F F", "c2: F F", "c3: F F", "c4: F F")
+	l = score([]Run{b, b2, c})
+	ps = paired(l, l.runs[:2], l.runs[2:], 0, 0.05, 0, true)
+	near(t, "s² of drops 1 0 1 0", ps.perCase, 1.0/3, 1e-12)
+	if ps.noiseDF != 0 {
+		t.Errorf("noise df = %d, want 0: the drops' own variance counts", ps.noiseDF)
+	}
+	near(t, "df of drops 1 0 1 0", ps.df, welch(1.0/12, 3, 0.00135, 0), 1e-12)
+}
+
+// Cases that drop by the same lattice step give a sample variance of 0;
+// read as no noise at all, it made an unchanged skill's 2-case holdout
+// reject in 0.10 to 0.13 of runs. The cells' noise counts instead, and 2
+// cases never reject.
+func TestEqualDropsAreNotCertainty(t *testing.T) {
+	// Each case: every base cell passed, one candidate cell of 3 failed.
+	b1 := mkRun("base 1", m1, "c1: P P P", "c2: P P P", "c3: P P P")
+	b2 := mkRun("base 2", m1, "c1: P P P", "c2: P P P", "c3: P P P")
+	c := mkRun("candidate", m1, "c1: P P F", "c2: F P P", "c3: P F P")
+	two := func(r Run) Run { r.Cases = r.Cases[:2]; return r }
+	if d := Decide([]Run{two(b1), two(b2)}, two(c), Options{}); d.Exit == exit.Decay {
+		t.Fatalf("one fail in 3 repeats on each of 2 cases rejected: %s", d.Sentence)
+	} else if !strings.Contains(d.Sentence, "2 cases cannot show a drop") {
+		t.Errorf("the sentence should say why 2 cases do not reject: %s", d.Sentence)
+	}
+	l := score([]Run{b1, b2, c})
+	ps := paired(l, l.runs[:2], l.runs[2:], 0, 0.05, 0, true)
+	// The candidate's cells: 2 of 3 passed, a sum of squares of 2 − 4/3
+	// over 6 + 3 − 2 degrees of freedom, times 1/6 + 1/3.
+	near(t, "per-case variance", ps.perCase, (2-4.0/3)/7*0.5, 1e-12)
+	if ps.noiseDF != 21 {
+		t.Errorf("noise df = %d, want 21 (3 cases of 6 + 3 cells)", ps.noiseDF)
 	}
 }
 
@@ -108,10 +156,15 @@ func TestDriftByHand(t *testing.T) {
 	// Base pooled .5 .75 .25 .75, candidate .5 each: drops 0 .25 −.25 .25,
 	// mean .0625, deviations −.0625 .1875 −.3125 .1875, squares 0.171875.
 	near(t, "D", ps.d, 0.0625, 1e-12)
-	ve := 0.171875 / 3 / 4
+	// Their sample variance, 0.171875/3, is below the cells' noise: each
+	// side's cells about their own mean, c1 base PPFF (1) and PF (.5),
+	// c2 PPPF (.75) and PF, c3 PFFF (.75) and PF, c4 as c2: sums of
+	// squares 1.5 1.25 1.25 1.25 over 4 df each, times 1/4 + 1/2, so
+	// 0.984375/4 with 16 degrees of freedom.
+	ve := 0.984375 / 16
 	near(t, "V_e", ps.ve, ve, 1e-12)
 	va := 0.1875 * 1.5
-	near(t, "df", ps.df, (ve+va)*(ve+va)/(ve*ve/3+va*va/1), 1e-9)
+	near(t, "df", ps.df, (ve+va)*(ve+va)/(ve*ve/16+va*va/1), 1e-9)
 
 	// A measure counts at least the drift the total shows.
 	shared := paired(l, l.runs[:2], l.runs[2:], 0, 0.05, 0.5, true)
@@ -575,4 +628,48 @@ func TestCasesPairByID(t *testing.T) {
 	near(t, "D, shuffled", b.Measures[0].Drop, a.Measures[0].Drop, 1e-12)
 	near(t, "p, shuffled", b.Measures[0].P, a.Measures[0].P, 1e-12)
 	near(t, "D", a.Measures[0].Drop, 0.4375, 1e-12)
+}
+
+// With a holdout, the candidate is rejected when either part rejects, so
+// each part is decided at half of alpha: a drop the main cases show at
+// 0.05 but not at 0.025 no longer rejects.
+func TestDecideWithHoldoutSplitsAlpha(t *testing.T) {
+	ms := []string{"M1", "M2", "M3"}
+	pat := []string{"PPP PPF PPP", "PFP PPP PPP", "PPP PPP FPP", "FPP PPP PPF"}
+	b1 := mkRun("base 1", ms, caseLines(20, func(i int) string { return pat[i%4] })...)
+	b2 := mkRun("base 2", ms, caseLines(20, func(i int) string { return pat[(i+1)%4] })...)
+	hold := mkRun("base 1", ms, caseLines(6, func(i int) string { return pat[i%4] })...)
+	hold2 := mkRun("base 2", ms, caseLines(6, func(i int) string { return pat[(i+1)%4] })...)
+	holdCand := mkRun("candidate", ms, caseLines(6, func(i int) string { return pat[(i+2)%4] })...)
+	// Find a candidate the main part rejects at 0.05 and not at 0.025:
+	// the worse lines added one case at a time.
+	worse := []string{"PPF PFP FPP", "FPF PPP PPF", "PPP FPF PFP", "FPP PFP PPF"}
+	var cand Run
+	found := false
+	for k := 1; k <= 20 && !found; k++ {
+		cand = mkRun("candidate", ms, caseLines(20, func(i int) string {
+			if i < k {
+				return worse[i%4]
+			}
+			return pat[(i+2)%4]
+		})...)
+		at5 := Decide([]Run{b1, b2}, cand, Options{Alpha: 0.05})
+		at25 := Decide([]Run{b1, b2}, cand, Options{Alpha: 0.025})
+		found = at5.Verdict == Reject && at25.Verdict != Reject
+	}
+	if !found {
+		t.Fatal("no candidate between the two levels: the test needs another pattern")
+	}
+	h := DecideWithHoldout([]Run{b1, b2}, cand, []Run{hold, hold2}, holdCand, Options{Alpha: 0.05})
+	if h.Main.Verdict == Reject || h.Verdict == Reject {
+		t.Errorf("a drop significant at 0.05 but not at 0.025 rejected with a holdout: %s", h.Sentence)
+	}
+	if !strings.Contains(h.Main.Sentence, "at alpha 0.025") || !strings.Contains(h.Sentence, "decided at alpha 0.025, half of 0.05") {
+		t.Errorf("the sentences should name the halved level: %s", h.Sentence)
+	}
+	if h.Main.Verdict != Decide([]Run{b1, b2}, cand, Options{Alpha: 0.025}).Verdict {
+		t.Error("the main part is not Decide at half of alpha")
+	}
+	near(t, "main gain", h.MainGain, Gain([]Run{b1, b2}, cand), 1e-12)
+	near(t, "gap", h.Gap, h.MainGain-h.HoldoutGain, 1e-12)
 }

@@ -7,16 +7,16 @@ import (
 	"github.com/vibe-test/vibe-test/internal/stats"
 )
 
-// acc accumulates the graded values of one case on one score: their sum
-// and count.
+// acc accumulates the graded values of one case on one score: their sum,
+// the sum of their squares (the paired rule's noise floor) and count.
 type acc struct {
-	s float64
-	m int
+	s, q float64
+	m    int
 }
 
-func (a *acc) add(v float64) { a.s += v; a.m++ }
+func (a *acc) add(v float64) { a.s += v; a.q += v * v; a.m++ }
 
-func (a acc) plus(b acc) acc { return acc{a.s + b.s, a.m + b.m} }
+func (a acc) plus(b acc) acc { return acc{a.s + b.s, a.q + b.q, a.m + b.m} }
 
 func (a acc) mean() float64 { return a.s / float64(a.m) }
 
@@ -215,9 +215,11 @@ func score(runs []Run) *scored {
 				sr.repeats[k].s += float64(pass)
 				sr.repeats[k].m += graded
 			}
-			// A pass adds 1 to a measure's sum, a fail 0.
+			// A pass adds 1 to a measure's sum (and to its squares'), a
+			// fail 0.
 			for i := range m {
 				a[i].s += float64(passes[i])
+				a[i].q += float64(passes[i])
 				a[i].m += judged[i]
 			}
 		}

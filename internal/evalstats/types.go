@@ -235,7 +235,10 @@ type Holdout struct {
 	Verdict       string
 	Exit          int
 	Sentence      string
-	Gap           float64
+	// MainGain and HoldoutGain are each part's Gain (DecideWithHoldout
+	// leaves them 0 with Options.ExitOnly); Gap is MainGain − HoldoutGain.
+	MainGain, HoldoutGain float64
+	Gap                   float64
 }
 
 // Row is one line of the per-measure table: a measure's pass rate in each
