@@ -47,7 +47,10 @@ type EvalWorld struct {
 	NA, CellNA  float64
 	Drop        float64
 	DropOn      []int
-	Opts        evalstats.Options
+	// Points is how many candidates are decided against the same base
+	// runs (a --grid of generator settings; 0 means 1), each drawn alike.
+	Points int
+	Opts   evalstats.Options
 }
 
 // SeedWorld is seed 000's configuration as its essay reports it: 30 cases
@@ -91,43 +94,53 @@ type EvalResult struct {
 }
 
 // EvalRun simulates runs comparisons in world w (deterministic for a seed)
-// and counts what evalstats.Decide made of each.
+// and counts what evalstats.DecideGrid, the function that sets the exit
+// code, made of each: w.Points candidates (1 unless set) against the base
+// runs.
 func EvalRun(w EvalWorld, runs int, seed uint64) EvalResult {
+	return evalRun(w, nil, runs, seed)
+}
+
+// EvalHoldoutRun is EvalRun for a case set with holdout cases: the main
+// cases drawn in world main, the holdout's in world hold (their own
+// cases, drift and noise: the two parts share nothing, the worst case for
+// a rule that rejects when either part does).
+func EvalHoldoutRun(main, hold EvalWorld, runs int, seed uint64) EvalResult {
+	hold.Points = main.Points
+	return evalRun(main, &hold, runs, seed)
+}
+
+func evalRun(w EvalWorld, hold *EvalWorld, runs int, seed uint64) EvalResult {
 	src := simrand.New(seed, seed^0x2545f4914f6cdd1d)
 	res := EvalResult{Result: Result{Runs: runs, Exits: map[int]int{}}}
 	sim := newEvalSim(w)
+	var hs *evalSim
+	if hold != nil {
+		hs = newEvalSim(*hold)
+	}
+	points := make([]evalstats.Point, max(w.Points, 1))
 	printed := 0.0
 	// The exit code is all a grid counts: what only reports a decision is
 	// skipped (TestEvalExitOnly checks it changes no decision).
 	opts := w.Opts
 	opts.ExitOnly = true
 	for range runs {
-		base, cand := sim.draw(src)
-		d := evalstats.Decide(base, cand, opts)
-		res.Exits[d.Exit]++
-		printed += d.SeedFalseReject
+		base := sim.draw(src)
+		var holdBase []evalstats.Run
+		for i, c := range sim.candidates() {
+			points[i].Main = c
+		}
+		if hs != nil {
+			holdBase = hs.draw(src)
+			for i, c := range hs.candidates() {
+				points[i].Holdout = c
+			}
+		}
+		g := evalstats.DecideGrid(base, holdBase, points, hs != nil, opts)
+		res.Exits[g.Exit]++
+		printed += g.Points[0].Main.SeedFalseReject
 	}
 	res.SeedFalseReject = printed / float64(runs)
-	return res
-}
-
-// EvalHoldoutRun is EvalRun for a case set with holdout cases: the main
-// cases drawn in world main, the holdout's in world hold (their own
-// cases, drift and noise: the two parts share nothing, the worst case for
-// a rule that rejects when either part does), decided together by
-// evalstats.DecideWithHoldout.
-func EvalHoldoutRun(main, hold EvalWorld, runs int, seed uint64) EvalResult {
-	src := simrand.New(seed, seed^0x2545f4914f6cdd1d)
-	res := EvalResult{Result: Result{Runs: runs, Exits: map[int]int{}}}
-	ms, hs := newEvalSim(main), newEvalSim(hold)
-	opts := main.Opts
-	opts.ExitOnly = true
-	for range runs {
-		base, cand := ms.draw(src)
-		holdBase, holdCand := hs.draw(src)
-		h := evalstats.DecideWithHoldout(base, cand, holdBase, holdCand, opts)
-		res.Exits[h.Exit]++
-	}
 	return res
 }
 
@@ -165,8 +178,8 @@ func newEvalSim(w EvalWorld) *evalSim {
 		s.apply[c] = make([]bool, m)
 	}
 	names := []string{"base 1", "base 2", "base 3", "base 4"}
-	for r := range w.BaseRuns + 1 {
-		label := "candidate"
+	for r := range w.BaseRuns + max(w.Points, 1) {
+		label := fmt.Sprintf("candidate %d", r-w.BaseRuns+1)
 		if r < w.BaseRuns {
 			label = names[r%len(names)]
 		}
@@ -213,9 +226,9 @@ var logisticTable = func() []float64 {
 	return t
 }()
 
-// draw makes a fresh case set and its runs: the base runs, then the
-// candidate.
-func (s *evalSim) draw(src simrand.Source) ([]evalstats.Run, evalstats.Run) {
+// draw makes a fresh case set and its runs: the base runs, which it
+// returns, then the candidates.
+func (s *evalSim) draw(src simrand.Source) []evalstats.Run {
 	w := &s.w
 	rng := src.Rand
 	// The world's figures, read once: the loops below store grades, which
@@ -229,7 +242,7 @@ func (s *evalSim) draw(src simrand.Source) ([]evalstats.Run, evalstats.Run) {
 		}
 	}
 	for r := range s.runs {
-		cand := r == w.BaseRuns
+		cand := r >= w.BaseRuns
 		shift := w.Drift * rng.NormFloat64()
 		for c := range w.Cases {
 			logit, apply := s.logit[c], s.apply[c]
@@ -265,5 +278,8 @@ func (s *evalSim) draw(src simrand.Source) ([]evalstats.Run, evalstats.Run) {
 			}
 		}
 	}
-	return s.runs[:w.BaseRuns], s.runs[w.BaseRuns]
+	return s.runs[:w.BaseRuns]
 }
+
+// candidates are the candidate runs of the last draw.
+func (s *evalSim) candidates() []evalstats.Run { return s.runs[s.w.BaseRuns:] }

@@ -215,6 +215,54 @@ func TestEvalFalseRejectRateWithHoldout(t *testing.T) {
 	}
 }
 
+// TestEvalFalseRejectRateOnAGrid is the calibration of a --grid's exit
+// code, the worst of its points': generator settings that all leave the
+// skill's scores as they were, each decided against the same base runs
+// (evalstats.DecideGrid), are rejected at most alpha of the time
+// together. The candidates are drawn independently, the worst case for
+// a rule that rejects when any of them does.
+func TestEvalFalseRejectRateOnAGrid(t *testing.T) {
+	runs := sims(t, 4500)
+	base := seed(t)
+	type cell struct {
+		w    EvalWorld
+		hold int // holdout cases (0: none)
+	}
+	var grid []cell
+	for _, points := range []int{2, 4} {
+		worst := instruments[0] // the grid's worst cell, 0.0396 alone
+		worst.Cases, worst.Repeats, worst.BaseRuns, worst.Drift, worst.Rates = 40, 1, 2, 0.05, seedRates
+		noisy := instruments[2]
+		noisy.Cases, noisy.Repeats, noisy.BaseRuns, noisy.Drift, noisy.Rates = 30, 3, 2, 0.05, spreadRates
+		seedSized := SeedWorld(16)
+		for _, c := range []cell{{worst, 0}, {noisy, 0}, {seedSized, 14}} {
+			c.w.Points = points
+			grid = append(grid, c)
+		}
+	}
+	results := make([]EvalResult, len(grid))
+	Each(len(grid), func(i int) {
+		c := grid[i]
+		if c.hold == 0 {
+			results[i] = EvalRun(c.w, runs, base+29000+uint64(i))
+			return
+		}
+		h := c.w
+		h.Cases = c.hold
+		results[i] = EvalHoldoutRun(c.w, h, runs, base+29000+uint64(i))
+	})
+	for i, c := range grid {
+		r := results[i]
+		what := fmt.Sprintf("%d points: %s; holdout cases=%d", c.w.Points, describeEval(c.w), c.hold)
+		dump(t, "grid "+what, r)
+		fr := r.Rate(exit.Decay)
+		if limit := 0.05 + 3*r.MCError(0.05); fr > limit {
+			t.Errorf("%s: false-reject rate %.4f > %.4f over %d runs (replay: VIBE_TEST_SEED=%d)", what, fr, limit, runs, base)
+		}
+		t.Logf("%-170s reject %.4f accept %.3f not enough %.3f", what, fr, r.Rate(exit.OK), r.Rate(exit.Indeterminate))
+	}
+}
+
 // TestEvalPower logs the power on the grid's sizes (10- and 20-point drops
 // on one measure and on all; the clean instrument with moderate drift) and
 // holds the rule to the few figures a case set of seed 000's size must
@@ -343,7 +391,7 @@ func TestSeedRuleFalseRejectRate(t *testing.T) {
 	sim := newEvalSim(SeedWorld(16))
 	var sds []float64
 	for range 2000 {
-		b, _ := sim.draw(src)
+		b := sim.draw(src)
 		sds = append(sds, stats.SD(repeatTotals(b)))
 	}
 	mean := 0.0
@@ -422,7 +470,8 @@ func TestEvalSimulator(t *testing.T) {
 	}
 	var bp, bg, cp, cg, errs, na, all [6]int
 	for range 50 {
-		b, c := sim.draw(src)
+		b := sim.draw(src)
+		c := sim.candidates()[0]
 		for j := range 6 {
 			p, g, e, n, a := count(b, j)
 			bp[j], bg[j], errs[j], na[j], all[j] = bp[j]+p, bg[j]+g, errs[j]+e, na[j]+n, all[j]+a
@@ -459,7 +508,7 @@ func TestEvalSimulator(t *testing.T) {
 	sim = newEvalSim(w)
 	var diffs []float64
 	for range 400 {
-		b, _ := sim.draw(src)
+		b := sim.draw(src)
 		p1, g1, _, _, _ := count(b[:1], 0)
 		p2, g2, _, _, _ := count(b[1:], 0)
 		diffs = append(diffs, float64(p1)/float64(g1)-float64(p2)/float64(g2))
@@ -506,10 +555,13 @@ func TestEvalExitOnly(t *testing.T) {
 		only := w.Opts
 		only.ExitOnly = true
 		for range runs {
-			base, cand := sim.draw(src)
+			base := sim.draw(src)
+			cand := sim.candidates()[0]
 			full, fast := evalstats.Decide(base, cand, w.Opts), evalstats.Decide(base, cand, only)
+			point := []evalstats.Point{{Main: cand}}
+			grid := evalstats.DecideGrid(base, nil, point, false, only)
 			out[i].exits[full.Exit]++
-			same := full.Exit == fast.Exit && full.Verdict == fast.Verdict && full.Drift == fast.Drift &&
+			same := full.Exit == fast.Exit && full.Exit == grid.Exit && full.Verdict == fast.Verdict && full.Drift == fast.Drift &&
 				full.GradeErrors == fast.GradeErrors && len(full.Measures) == len(fast.Measures)
 			for m := range full.Measures {
 				a, b := full.Measures[m], fast.Measures[m]
@@ -547,7 +599,8 @@ func BenchmarkEvalDecide(b *testing.B) {
 			sim.draw(src)
 		}
 	})
-	base, cand := sim.draw(src)
+	base := sim.draw(src)
+	cand := sim.candidates()[0]
 	opts := w.Opts
 	opts.ExitOnly = true // as EvalRun decides
 	b.Run("decide", func(b *testing.B) {

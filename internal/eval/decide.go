@@ -175,24 +175,22 @@ func decide(res *Result) {
 		res.Instrument = &in
 		res.Exit, res.Verdict, res.Sentence = instrumentVerdict(in)
 	case ModeAgainst:
-		worst := -1
-		for _, cand := range cands {
-			cmp := &Comparison{Candidate: cand}
-			cmp.Regressions = evalstats.Regressions(mainRuns(bases), cand.MainRun)
+		points := make([]evalstats.Point, len(cands))
+		for i, cand := range cands {
+			points[i] = evalstats.Point{Main: cand.MainRun, Holdout: cand.HoldoutRun}
+		}
+		g := evalstats.DecideGrid(mainRuns(bases), holdoutRuns(bases), points, res.HasHoldout(), opts)
+		for i, cand := range cands {
+			j := g.Points[i]
+			cmp := &Comparison{Candidate: cand, Main: j.Main, Gain: j.MainGain,
+				Regressions: evalstats.Regressions(mainRuns(bases), cand.MainRun),
+				Exit:        j.Exit, Verdict: j.Verdict, Sentence: j.Sentence}
 			if res.HasHoldout() {
-				j := evalstats.DecideWithHoldout(mainRuns(bases), cand.MainRun, holdoutRuns(bases), cand.HoldoutRun, opts)
-				cmp.Main, cmp.Holdout, cmp.Joined = j.Main, &j.Holdout, &j
-				cmp.Gain, cmp.HoldoutGain = j.MainGain, j.HoldoutGain
-				cmp.Exit, cmp.Verdict, cmp.Sentence = j.Exit, j.Verdict, j.Sentence
-			} else {
-				cmp.Main = evalstats.Decide(mainRuns(bases), cand.MainRun, opts)
-				cmp.Gain = evalstats.Gain(mainRuns(bases), cand.MainRun)
-				cmp.Exit, cmp.Verdict, cmp.Sentence = cmp.Main.Exit, cmp.Main.Verdict, cmp.Main.Sentence
+				cmp.Holdout, cmp.Joined, cmp.HoldoutGain = &j.Holdout, &g.Points[i], j.HoldoutGain
 			}
 			res.Comparisons = append(res.Comparisons, cmp)
-			worst = worstExit(worst, cmp.Exit)
 		}
-		res.Exit = max(worst, 0)
+		res.Exit = g.Exit
 		if len(res.Comparisons) == 1 {
 			c := res.Comparisons[0]
 			res.Verdict, res.Sentence = c.Verdict, c.Sentence
@@ -228,27 +226,6 @@ func instrumentVerdict(in evalstats.Instrument) (int, string, string) {
 	default:
 		return exit.Indeterminate, "instrument-doubtful", in.Sentence + " These cases cannot tell the skill from no skill: add cases the model fails without it."
 	}
-}
-
-// worstExit orders exit codes as a suite does: 3, then 1, then 2, then 0.
-func worstExit(a, b int) int {
-	rank := func(c int) int {
-		switch c {
-		case exit.Tool:
-			return 4
-		case exit.Decay:
-			return 3
-		case exit.Indeterminate:
-			return 2
-		case exit.OK:
-			return 1
-		}
-		return 0
-	}
-	if rank(b) > rank(a) {
-		return b
-	}
-	return a
 }
 
 func verdictOfExit(code int) string {

@@ -25,6 +25,9 @@ func (o Options) withDefaults() Options {
 	if o.Alpha <= 0 || o.Alpha >= 1 {
 		o.Alpha = DefaultAlpha
 	}
+	if o.RejectAlpha <= 0 || o.RejectAlpha > o.Alpha {
+		o.RejectAlpha = o.Alpha
+	}
 	if o.Margin <= 0 {
 		o.Margin = DefaultMargin
 	}
@@ -32,8 +35,8 @@ func (o Options) withDefaults() Options {
 }
 
 // Decide says whether the candidate run does worse than the base runs,
-// under opts.Rule (RulePaired unless it says RuleSeed). It is the
-// function that sets `vibe-test eval --against`'s exit code. It never
+// under opts.Rule (RulePaired unless it says RuleSeed). DecideGrid, which
+// sets `vibe-test eval --against`'s exit code, calls it. It never
 // fails: a decision it cannot make is Verdict ToolFail, exit 3, with the
 // sentence saying why. That happens when there is no base run, a run is
 // malformed (a cell whose grades do not match its measures, a case twice),
@@ -110,7 +113,7 @@ func decidePaired(d Decision, l *scored, bs, cs []scoredRun, total pairedStat, o
 		if ps[i].n >= 2 {
 			tested++
 			m.P, m.Adjusted, m.Upper = ps[i].p, adj[i], ps[i].upper
-			m.Reject = adj[i] <= opts.Alpha
+			m.Reject = adj[i] <= opts.RejectAlpha
 		}
 		if i == 0 {
 			m.Margin = opts.Margin
@@ -135,7 +138,7 @@ func decidePaired(d Decision, l *scored, bs, cs []scoredRun, total pairedStat, o
 		}
 		return d
 	}
-	how := fmt.Sprintf("paired over %d cases with a run-to-run drift of %.3f counted, Holm over the total and %d measures at alpha %.3g", total.n, total.sigmaA, tested-1, opts.Alpha)
+	how := fmt.Sprintf("paired over %d cases with a run-to-run drift of %.3f counted, Holm over the total and %d measures at alpha %.3g", total.n, total.sigmaA, tested-1, opts.RejectAlpha)
 	t := d.Measures[0]
 	switch {
 	case len(rejected) > 0:
@@ -147,7 +150,7 @@ func decidePaired(d Decision, l *scored, bs, cs []scoredRun, total pairedStat, o
 			math.Max(0, t.Upper), 100*(1-opts.Alpha), opts.Margin, how)
 	default:
 		d.Verdict, d.Exit = NotEnuf, exit.Indeterminate
-		d.Need = total.need(opts.Margin, opts.Alpha, opts.Alpha/float64(tested))
+		d.Need = total.need(opts.Margin, opts.Alpha, opts.RejectAlpha/float64(tested))
 		d.Sentence = fmt.Sprintf("Not enough evidence: no measure dropped significantly, but the total may have dropped by up to %.3f (%.0f%% upper bound), not below the margin %.3g; %s. %s",
 			t.Upper, 100*(1-opts.Alpha), opts.Margin, how, needSentence(total, d.Need, opts.Margin))
 		if total.n < minRejectCases {

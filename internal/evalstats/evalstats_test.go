@@ -631,8 +631,8 @@ func TestCasesPairByID(t *testing.T) {
 }
 
 // With a holdout, the candidate is rejected when either part rejects, so
-// each part is decided at half of alpha: a drop the main cases show at
-// 0.05 but not at 0.025 no longer rejects.
+// each part rejects at half of alpha: a drop the main cases show at 0.05
+// but not at 0.025 no longer rejects.
 func TestDecideWithHoldoutSplitsAlpha(t *testing.T) {
 	ms := []string{"M1", "M2", "M3"}
 	pat := []string{"PPP PPF PPP", "PFP PPP PPP", "PPP PPP FPP", "FPP PPP PPF"}
@@ -654,7 +654,7 @@ func TestDecideWithHoldoutSplitsAlpha(t *testing.T) {
 			return pat[(i+2)%4]
 		})...)
 		at5 := Decide([]Run{b1, b2}, cand, Options{Alpha: 0.05})
-		at25 := Decide([]Run{b1, b2}, cand, Options{Alpha: 0.025})
+		at25 := Decide([]Run{b1, b2}, cand, Options{RejectAlpha: 0.025})
 		found = at5.Verdict == Reject && at25.Verdict != Reject
 	}
 	if !found {
@@ -664,12 +664,42 @@ func TestDecideWithHoldoutSplitsAlpha(t *testing.T) {
 	if h.Main.Verdict == Reject || h.Verdict == Reject {
 		t.Errorf("a drop significant at 0.05 but not at 0.025 rejected with a holdout: %s", h.Sentence)
 	}
-	if !strings.Contains(h.Main.Sentence, "at alpha 0.025") || !strings.Contains(h.Sentence, "decided at alpha 0.025, half of 0.05") {
+	if !strings.Contains(h.Main.Sentence, "at alpha 0.025") || !strings.Contains(h.Sentence, "rejects at alpha 0.025, half of 0.05") {
 		t.Errorf("the sentences should name the halved level: %s", h.Sentence)
 	}
-	if h.Main.Verdict != Decide([]Run{b1, b2}, cand, Options{Alpha: 0.025}).Verdict {
-		t.Error("the main part is not Decide at half of alpha")
+	want := Decide([]Run{b1, b2}, cand, Options{RejectAlpha: 0.025})
+	if h.Main.Verdict != want.Verdict || h.Main.Measures[0].Upper != want.Measures[0].Upper {
+		t.Error("the main part is not Decide rejecting at half of alpha, its bound at 95%")
+	}
+	if at5 := Decide([]Run{b1, b2}, cand, Options{}); h.Main.Measures[0].Upper != at5.Measures[0].Upper {
+		t.Error("the upper bound moved with the reject level")
 	}
 	near(t, "main gain", h.MainGain, Gain([]Run{b1, b2}, cand), 1e-12)
 	near(t, "gap", h.Gap, h.MainGain-h.HoldoutGain, 1e-12)
+}
+
+// A grid's exit is the worst of its points', each rejecting at alpha
+// split over the points; one point is Decide itself.
+func TestDecideGrid(t *testing.T) {
+	ms := []string{"M1", "M2", "M3"}
+	pat := []string{"PPP PPF PPP", "PFP PPP PPP", "PPP PPP FPP", "FPP PPP PPF"}
+	b1 := mkRun("base 1", ms, caseLines(20, func(i int) string { return pat[i%4] })...)
+	b2 := mkRun("base 2", ms, caseLines(20, func(i int) string { return pat[(i+1)%4] })...)
+	same := mkRun("candidate", ms, caseLines(20, func(i int) string { return pat[(i+2)%4] })...)
+	broken := mkRun("candidate", ms, caseLines(20, func(i int) string { return "FFF FFP FPF" })...)
+	base := []Run{b1, b2}
+	one := DecideGrid(base, nil, []Point{{Main: same}}, false, Options{})
+	if d := Decide(base, same, Options{}); one.Exit != d.Exit || one.Points[0].Sentence != d.Sentence {
+		t.Errorf("one point: %d %q, Decide: %d %q", one.Exit, one.Points[0].Sentence, d.Exit, d.Sentence)
+	}
+	g := DecideGrid(base, nil, []Point{{Main: same}, {Main: broken}}, false, Options{})
+	if g.Exit != exit.Decay || g.Verdict != Reject || g.Points[1].Verdict != Reject {
+		t.Errorf("a broken point should reject the grid: exit %d, %s", g.Exit, g.Points[1].Sentence)
+	}
+	for i, c := range []Run{same, broken} {
+		want := Decide(base, c, Options{RejectAlpha: 0.025})
+		if g.Points[i].Main.Verdict != want.Verdict || !strings.Contains(g.Points[i].Sentence, "split over the 2 grid points") {
+			t.Errorf("point %d: %s, want Decide rejecting at 0.025: %s", i, g.Points[i].Sentence, want.Sentence)
+		}
+	}
 }

@@ -6,25 +6,25 @@ import (
 	"github.com/vibe-test/vibe-test/internal/exit"
 )
 
-// DecideWithHoldout decides a candidate on a case set with holdout cases:
-// the function that sets `vibe-test eval --against`'s exit code then. The
-// candidate is rejected when either part rejects, so each part is decided
-// at half of opts.Alpha (Bonferroni): two parts at alpha each rejected an
-// unchanged skill in up to 0.072 of runs (40 and 40 cases, a drift of 5
-// points, alpha 0.05), and halves hold the union at alpha whatever the
-// two parts share. Accepting needs both parts' upper bounds, each at the
-// stricter level too. Package calibrate measures it.
+// DecideWithHoldout decides a candidate on a case set with holdout cases.
+// The candidate is rejected when either part rejects, so each part's
+// rejections are held at half of opts.RejectAlpha (Bonferroni): at alpha
+// each, two parts rejected an unchanged skill in up to 0.072 of runs (40
+// and 40 cases, a drift of 5 points, alpha 0.05), and halves hold the
+// union at alpha whatever the two parts share. Accepting needs both
+// parts' upper bounds below the margin, each at 1 − Alpha. DecideGrid,
+// which sets the exit code, calls it; package calibrate measures it.
 func DecideWithHoldout(base []Run, cand Run, holdBase []Run, holdCand Run, opts Options) Holdout {
 	opts = opts.withDefaults()
 	part := opts
-	part.Alpha = opts.Alpha / 2
+	part.RejectAlpha = opts.RejectAlpha / 2
 	main, hold := Decide(base, cand, part), Decide(holdBase, holdCand, part)
 	if opts.ExitOnly {
 		return JoinHoldout(main, hold, 0, 0)
 	}
 	mainGain, holdGain := Gain(base, cand), Gain(holdBase, holdCand)
 	h := JoinHoldout(main, hold, mainGain, holdGain)
-	h.Sentence += fmt.Sprintf(" Each part was decided at alpha %.3g, half of %.3g: either part's reject rejects the candidate.", part.Alpha, opts.Alpha)
+	h.Sentence += fmt.Sprintf(" Each part rejects at alpha %.3g, half of %.3g: either part's reject rejects the candidate.", part.RejectAlpha, opts.RejectAlpha)
 	return h
 }
 

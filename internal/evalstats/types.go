@@ -134,6 +134,12 @@ const Total = "total"
 type Options struct {
 	Rule  string  // RulePaired (default) or RuleSeed
 	Alpha float64 // the chance of rejecting an unchanged skill (0.05)
+	// RejectAlpha is the level one decision's rejections are held at (0:
+	// Alpha), the upper bounds staying at 1 − Alpha: DecideWithHoldout
+	// and DecideGrid lower it, so that the exit code, which rejects when
+	// any part or point does, rejects an unchanged skill at most Alpha of
+	// the time over all of them.
+	RejectAlpha float64
 	// Margin is the drop in the total worth calling a regression: accept
 	// needs the drop confidently below it (default 0.1).
 	Margin float64
