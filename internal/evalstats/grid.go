@@ -36,7 +36,6 @@ func DecideGrid(base, holdBase []Run, points []Point, holdout bool, opts Options
 		each.RejectAlpha = opts.RejectAlpha / float64(len(points))
 	}
 	g := Grid{Points: make([]Holdout, len(points))}
-	rank := map[string]int{ToolFail: 3, Reject: 2, NotEnuf: 1, Accept: 0}
 	for i, p := range points {
 		var h Holdout
 		if holdout {
@@ -52,7 +51,7 @@ func DecideGrid(base, holdBase []Run, points []Point, holdout bool, opts Options
 			h.Sentence += fmt.Sprintf(" (Rejects at alpha %.3g split over the %d grid points.)", opts.RejectAlpha, len(points))
 		}
 		g.Points[i] = h
-		if i == 0 || rank[h.Verdict] > rank[g.Verdict] {
+		if i == 0 || verdictRank[h.Verdict] > verdictRank[g.Verdict] {
 			g.Verdict, g.Exit = h.Verdict, h.Exit
 		}
 	}

@@ -28,6 +28,10 @@ func DecideWithHoldout(base []Run, cand Run, holdBase []Run, holdCand Run, opts 
 	return h
 }
 
+// verdictRank orders verdicts as the project's exit codes are combined
+// everywhere (a suite, a merge): error, reject, not enough, accept.
+var verdictRank = map[string]int{ToolFail: 3, Reject: 2, NotEnuf: 1, Accept: 0}
+
 // JoinHoldout joins the main set's decision with the holdout set's. The
 // candidate is accepted only when both accept; the worst verdict wins, in
 // the order the project's exit codes are combined everywhere (a suite, a
@@ -44,9 +48,8 @@ func JoinHoldout(main, holdout Decision, mainGain, holdoutGain float64) Holdout 
 		return h
 	}
 	h.MainGain, h.HoldoutGain, h.Gap = mainGain, holdoutGain, mainGain-holdoutGain
-	rank := map[string]int{ToolFail: 3, Reject: 2, NotEnuf: 1, Accept: 0}
 	worst := main
-	if rank[holdout.Verdict] > rank[main.Verdict] {
+	if verdictRank[holdout.Verdict] > verdictRank[main.Verdict] {
 		worst = holdout
 	}
 	h.Verdict = worst.Verdict

@@ -12,7 +12,8 @@ import (
 type pairedStat struct {
 	n int     // cases graded on both sides
 	d float64 // D, the mean drop
-	// perCase is the sample variance of the cases' drops: V_e = perCase/n.
+	// perCase is the sample variance of the cases' drops, or the variance
+	// their cells' noise gives them when that is larger: V_e = perCase/n.
 	perCase float64
 	// noiseDF is perCase's degrees of freedom when the cells' noise set
 	// it (0: the drops' sample variance did, with n-1).
