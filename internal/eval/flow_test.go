@@ -149,6 +149,11 @@ func TestFlow(t *testing.T) {
 		if eval.CostOf(c.Candidate.Main).Generator <= 0 {
 			t.Errorf("%s: no generation cost", c.Candidate.Info.Label)
 		}
+		// The grid exits 1 when any point rejects: each rejects at alpha/2,
+		// each of its two parts (main and holdout) at half of that.
+		if c.Holdout == nil || !strings.Contains(c.Sentence, "Rejects at alpha 0.05 split over the 2 grid points") || !strings.Contains(c.Main.Sentence, "at alpha 0.0125") {
+			t.Errorf("%s: the sentence should say each part rejects at alpha/4: %s", c.Candidate.Info.Label, c.Sentence)
+		}
 	}
 
 	// An interrupted eval (the context ends once a few cells are under
