@@ -161,16 +161,9 @@ func TestEvalFalseRejectRateSmallSets(t *testing.T) {
 	Each(len(grid), func(i int) { results[i] = EvalRun(grid[i], runs, base+27000+uint64(i)) })
 	worst, worstAt := 0.0, ""
 	for i, w := range grid {
-		r := results[i]
-		dump(t, "small "+describeEval(w), r)
-		fr := r.Rate(exit.Decay)
-		if fr > worst {
+		if fr := holdsAlpha(t, "small", describeEval(w), results[i], base); fr > worst {
 			worst, worstAt = fr, describeEval(w)
 		}
-		if limit := 0.05 + 3*r.MCError(0.05); fr > limit {
-			t.Errorf("%s: false-reject rate %.4f > %.4f over %d runs (replay: VIBE_TEST_SEED=%d)", describeEval(w), fr, limit, runs, base)
-		}
-		t.Logf("%-150s reject %.4f accept %.3f not enough %.3f", describeEval(w), fr, r.Rate(exit.OK), r.Rate(exit.Indeterminate))
 	}
 	t.Logf("false rejects over %d small case sets x %d runs: worst %.4f at %s", len(grid), runs, worst, worstAt)
 }
@@ -194,7 +187,7 @@ func TestEvalFalseRejectRateWithHoldout(t *testing.T) {
 		case 0:
 			w = SeedWorld(16)
 		case 1:
-			w = instruments[0] // the grid's worst cell, 0.0387 alone
+			w = instruments[0] // the grid's worst cell, 0.0396 alone
 			w.Cases, w.Repeats, w.BaseRuns, w.Drift, w.Rates = size[0], 1, 2, 0.05, seedRates
 		}
 		h := w
@@ -204,14 +197,7 @@ func TestEvalFalseRejectRateWithHoldout(t *testing.T) {
 	results := make([]EvalResult, len(grid))
 	Each(len(grid), func(i int) { results[i] = EvalHoldoutRun(grid[i].main, grid[i].hold, runs, base+28000+uint64(i)) })
 	for i, p := range grid {
-		r := results[i]
-		what := fmt.Sprintf("main %s; holdout cases=%d", describeEval(p.main), p.hold.Cases)
-		dump(t, "holdout "+what, r)
-		fr := r.Rate(exit.Decay)
-		if limit := 0.05 + 3*r.MCError(0.05); fr > limit {
-			t.Errorf("%s: false-reject rate %.4f > %.4f over %d runs (replay: VIBE_TEST_SEED=%d)", what, fr, limit, runs, base)
-		}
-		t.Logf("%-160s reject %.4f accept %.3f not enough %.3f", what, fr, r.Rate(exit.OK), r.Rate(exit.Indeterminate))
+		holdsAlpha(t, "holdout", fmt.Sprintf("main %s; holdout cases=%d", describeEval(p.main), p.hold.Cases), results[i], base)
 	}
 }
 
@@ -252,15 +238,21 @@ func TestEvalFalseRejectRateOnAGrid(t *testing.T) {
 		results[i] = EvalHoldoutRun(c.w, h, runs, base+29000+uint64(i))
 	})
 	for i, c := range grid {
-		r := results[i]
-		what := fmt.Sprintf("%d points: %s; holdout cases=%d", c.w.Points, describeEval(c.w), c.hold)
-		dump(t, "grid "+what, r)
-		fr := r.Rate(exit.Decay)
-		if limit := 0.05 + 3*r.MCError(0.05); fr > limit {
-			t.Errorf("%s: false-reject rate %.4f > %.4f over %d runs (replay: VIBE_TEST_SEED=%d)", what, fr, limit, runs, base)
-		}
-		t.Logf("%-170s reject %.4f accept %.3f not enough %.3f", what, fr, r.Rate(exit.OK), r.Rate(exit.Indeterminate))
+		holdsAlpha(t, "grid", fmt.Sprintf("%d points: %s; holdout cases=%d", c.w.Points, describeEval(c.w), c.hold), results[i], base)
 	}
+}
+
+// holdsAlpha fails a cell whose false-reject rate exceeds alpha (0.05)
+// beyond 3 Monte Carlo standard errors, logs it and returns the rate.
+func holdsAlpha(t *testing.T, kind, what string, r EvalResult, seed uint64) float64 {
+	t.Helper()
+	dump(t, kind+" "+what, r)
+	fr := r.Rate(exit.Decay)
+	if limit := 0.05 + 3*r.MCError(0.05); fr > limit {
+		t.Errorf("%s: false-reject rate %.4f > %.4f over %d runs (replay: VIBE_TEST_SEED=%d)", what, fr, limit, r.Runs, seed)
+	}
+	t.Logf("%-170s reject %.4f accept %.3f not enough %.3f", what, fr, r.Rate(exit.OK), r.Rate(exit.Indeterminate))
+	return fr
 }
 
 // TestEvalPower logs the power on the grid's sizes (10- and 20-point drops
