@@ -255,6 +255,63 @@ func holdsAlpha(t *testing.T, kind, what string, r EvalResult, seed uint64) floa
 	return fr
 }
 
+// TestEvalAcceptBoundAtTheMargin holds what an accept says, "the total's
+// drop is at most X (95% upper bound)", to its word: in every grid world
+// whose drift is at most the floor the rule assumes (3 points), a
+// candidate whose total drops by exactly the margin is accepted at most
+// 5% of the time beyond Monte Carlo error. The drop that makes the rule's
+// own estimate of the total's drop the margin is found first, by
+// simulation (a grader's flips and unreachable pass rates shrink what a
+// drop of the pass probabilities shows). Beyond the floor (5 points of
+// drift) the bound assumes less drift than there is: logged, not held.
+func TestEvalAcceptBoundAtTheMargin(t *testing.T) {
+	runs := sims(t, 3000)
+	base := seed(t)
+	grid := evalGrid()
+	out := make([]EvalResult, len(grid))
+	Each(len(grid), func(i int) {
+		w := &grid[i]
+		w.Drop = evalstats.DefaultMargin
+		w.Drop *= evalstats.DefaultMargin / meanTotalDrop(*w, runs/2, base+31000+uint64(i))
+		n := runs
+		if w.Drift > evalstats.DriftFloor {
+			n = runs / 3
+		}
+		out[i] = EvalRun(*w, n, base+32000+uint64(i))
+	})
+	worst := 0.0
+	for i, w := range grid {
+		r := out[i]
+		acc := r.Rate(exit.OK)
+		dump(t, "at the margin "+describeEval(w), r)
+		if w.Drift > evalstats.DriftFloor {
+			t.Logf("beyond the floor: %-150s accepted %.4f (%d runs)", describeEval(w), acc, r.Runs)
+			continue
+		}
+		worst = max(worst, acc)
+		if limit := 0.05 + 3*r.MCError(0.05); acc > limit {
+			t.Errorf("%s: a drop of the margin accepted in %.4f > %.4f of %d runs (replay: VIBE_TEST_SEED=%d)", describeEval(w), acc, limit, r.Runs, base)
+		}
+		t.Logf("%-160s accepted %.4f", describeEval(w), acc)
+	}
+	t.Logf("a drop of the margin, drift up to the floor: accepted %.4f at worst", worst)
+}
+
+// meanTotalDrop is the rule's estimate of the total's drop (the paired
+// mean drop) averaged over n comparisons in world w.
+func meanTotalDrop(w EvalWorld, n int, seed uint64) float64 {
+	sim := newEvalSim(w)
+	src := simrand.New(seed, 3)
+	opts := w.Opts
+	opts.ExitOnly = true
+	sum := 0.0
+	for range n {
+		b := sim.draw(src)
+		sum += evalstats.Decide(b, sim.candidates()[0], opts).Measures[0].Drop
+	}
+	return sum / float64(n)
+}
+
 // TestEvalPower logs the power on the grid's sizes (10- and 20-point drops
 // on one measure and on all; the clean instrument with moderate drift) and
 // holds the rule to the few figures a case set of seed 000's size must
