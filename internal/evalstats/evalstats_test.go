@@ -703,3 +703,20 @@ func TestDecideGrid(t *testing.T) {
 		}
 	}
 }
+
+// Under the seed's margins a holdout's sentence bounds the rate over both
+// parts by the sum of the two it printed, and claims no alpha split.
+func TestSeedRuleWithHoldoutSaysTheUnion(t *testing.T) {
+	ms := []string{"M1", "M2", "M3"}
+	pat := []string{"PPP PPF PPP", "PFP PPP PPP", "PPP PPP FPP", "FPP PPP PPF"}
+	run := func(label string, n, shift int) Run {
+		return mkRun(label, ms, caseLines(n, func(i int) string { return pat[(i+shift)%4] })...)
+	}
+	h := DecideWithHoldout([]Run{run("base 1", 12, 0), run("base 2", 12, 1)}, run("candidate", 12, 2),
+		[]Run{run("base 1", 6, 0), run("base 2", 6, 1)}, run("candidate", 6, 2), Options{Rule: RuleSeed, SeedSims: 300})
+	a, b := h.Main.SeedFalseReject, h.Holdout.SeedFalseReject
+	want := fmt.Sprintf("up to %.0f%% of the time over both", 100*min(1, a+b))
+	if a <= 0 || b <= 0 || !strings.Contains(h.Sentence, want) || strings.Contains(h.Sentence, "half of") {
+		t.Errorf("rates %.3f and %.3f; sentence: %s", a, b, h.Sentence)
+	}
+}

@@ -24,6 +24,14 @@ func DecideWithHoldout(base []Run, cand Run, holdBase []Run, holdCand Run, opts 
 	}
 	mainGain, holdGain := Gain(base, cand), Gain(holdBase, holdCand)
 	h := JoinHoldout(main, hold, mainGain, holdGain)
+	if opts.Rule == RuleSeed {
+		// The seed's margins have no level to split: each part prints its
+		// own simulated rate, and either part's reject rejects.
+		if a, b := main.SeedFalseReject, hold.SeedFalseReject; a > 0 && b > 0 {
+			h.Sentence += fmt.Sprintf(" Rejecting when either part does, they reject an unchanged skill up to %.0f%% of the time over both (the two parts' rates added).", 100*min(1, a+b))
+		}
+		return h
+	}
 	h.Sentence += fmt.Sprintf(" Each part rejects at alpha %.3g, half of %.3g: either part's reject rejects the candidate.", part.RejectAlpha, opts.RejectAlpha)
 	return h
 }
