@@ -696,6 +696,10 @@ func TestDecideGrid(t *testing.T) {
 	if g.Exit != exit.Decay || g.Verdict != Reject || g.Points[1].Verdict != Reject {
 		t.Errorf("a broken point should reject the grid: exit %d, %s", g.Exit, g.Points[1].Sentence)
 	}
+	seed := DecideGrid(base, nil, []Point{{Main: same}, {Main: broken}}, false, Options{Rule: RuleSeed, SeedSims: -1})
+	if s := seed.Points[0].Sentence; strings.Contains(s, "split over") || !strings.Contains(s, "no level to split") {
+		t.Errorf("the seed's margins split no alpha over a grid: %s", s)
+	}
 	for i, c := range []Run{same, broken} {
 		want := Decide(base, c, Options{RejectAlpha: 0.025})
 		if g.Points[i].Main.Verdict != want.Verdict || !strings.Contains(g.Points[i].Sentence, "split over the 2 grid points") {
