@@ -181,12 +181,12 @@ func decide(res *Result) {
 		}
 		g := evalstats.DecideGrid(mainRuns(bases), holdoutRuns(bases), points, res.HasHoldout(), opts)
 		for i, cand := range cands {
-			j := g.Points[i]
+			j := &g.Points[i]
 			cmp := &Comparison{Candidate: cand, Main: j.Main, Gain: j.MainGain,
 				Regressions: evalstats.Regressions(mainRuns(bases), cand.MainRun),
 				Exit:        j.Exit, Verdict: j.Verdict, Sentence: j.Sentence}
 			if res.HasHoldout() {
-				cmp.Holdout, cmp.Joined, cmp.HoldoutGain = &j.Holdout, &g.Points[i], j.HoldoutGain
+				cmp.Holdout, cmp.Joined, cmp.HoldoutGain = &j.Holdout, j, j.HoldoutGain
 			}
 			res.Comparisons = append(res.Comparisons, cmp)
 		}

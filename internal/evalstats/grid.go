@@ -47,12 +47,12 @@ func DecideGrid(base, holdBase []Run, points []Point, holdout bool, opts Options
 				h.MainGain = Gain(base, p.Main)
 			}
 		}
-		switch {
-		case len(points) < 2 || opts.ExitOnly:
-		case opts.Rule == RuleSeed:
-			h.Sentence += fmt.Sprintf(" (Any of the %d grid points rejecting rejects the grid; the seed's margins have no level to split.)", len(points))
-		default:
-			h.Sentence += fmt.Sprintf(" (Rejects at alpha %.3g split over the %d grid points.)", opts.RejectAlpha, len(points))
+		if len(points) > 1 && !opts.ExitOnly {
+			if opts.Rule == RuleSeed {
+				h.Sentence += fmt.Sprintf(" (Any of the %d grid points rejecting rejects the grid; the seed's margins have no level to split.)", len(points))
+			} else {
+				h.Sentence += fmt.Sprintf(" (Rejects at alpha %.3g split over the %d grid points.)", opts.RejectAlpha, len(points))
+			}
 		}
 		g.Points[i] = h
 		if i == 0 || verdictRank[h.Verdict] > verdictRank[g.Verdict] {
