@@ -26,6 +26,16 @@ var (
 	buildErr  error
 )
 
+// TestMain removes the binary vibeTestBinary built (some 20 MB): left in
+// the temp folder, every run of the package had added one.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtBin != "" {
+		os.RemoveAll(filepath.Dir(builtBin))
+	}
+	os.Exit(code)
+}
+
 // vibeTestBinary builds the command once for the tests that signal it or
 // run many conversations in a process of their own, without the race
 // detector, which watches the same code in the in-process tests: built
@@ -53,6 +63,20 @@ func vibeTestBinary(t *testing.T) string {
 		t.Fatal(buildErr)
 	}
 	return builtBin
+}
+
+// killedRunTmp is a TMPDIR for a vibe-test process a test kills: its
+// judge processes' folders, which a SIGKILL leaves, go with the test. Not
+// t.TempDir, whose name (the test's) the agent would see in its sandbox's
+// path.
+func killedRunTmp(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "tmp-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
 }
 
 // completedTurn is what must survive an interrupt unchanged.
@@ -128,7 +152,8 @@ func TestInterruptAndResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv, files, paths := startDemo(t, script)
-	env := append(DemoEnv(os.Environ(), srv.URL()), "VIBE_TEST_CLAUDE="+claudeBin, "VIBE_TEST_CACHE_DIR="+filepath.Join(files, "cache"))
+	env := append(DemoEnv(os.Environ(), srv.URL()), "VIBE_TEST_CLAUDE="+claudeBin, "VIBE_TEST_CACHE_DIR="+filepath.Join(files, "cache"),
+		"TMPDIR="+killedRunTmp(t)) // one stop is a SIGKILL
 	command := func(args ...string) (*exec.Cmd, *bytes.Buffer) {
 		cmd := exec.Command(bin, args...)
 		cmd.Env = env

@@ -230,7 +230,8 @@ func TestKillLeavesNoProcess(t *testing.T) {
 	srv, files, paths := startDemo(t, script)
 	cmd := exec.Command(vibeTestBinary(t), paths.Skill, "--config", paths.Config, "--out", filepath.Join(t.TempDir(), "run"),
 		"--conversations", "1", "--max-retries", "1")
-	cmd.Env = append(DemoEnv(os.Environ(), srv.URL()), "VIBE_TEST_CLAUDE="+realConversationCLI(t), "VIBE_TEST_CACHE_DIR="+filepath.Join(files, "cache"))
+	cmd.Env = append(DemoEnv(os.Environ(), srv.URL()), "VIBE_TEST_CLAUDE="+realConversationCLI(t), "VIBE_TEST_CACHE_DIR="+filepath.Join(files, "cache"),
+		"TMPDIR="+killedRunTmp(t))
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	if err := cmd.Start(); err != nil {

@@ -94,7 +94,9 @@ func everyPromptSentOnce(t *testing.T, mode string) {
 	}
 	srv, files, paths := startDemo(t, faultScript(t, faults...))
 	out := filepath.Join(t.TempDir(), "run")
-	env := append(DemoEnv(os.Environ(), srv.URL()), "VIBE_TEST_CLAUDE="+claudeBin, "VIBE_TEST_CACHE_DIR="+filepath.Join(files, "cache"))
+	// The second run is killed (SIGKILL): TMPDIR keeps its leftovers.
+	env := append(DemoEnv(os.Environ(), srv.URL()), "VIBE_TEST_CLAUDE="+claudeBin, "VIBE_TEST_CACHE_DIR="+filepath.Join(files, "cache"),
+		"TMPDIR="+killedRunTmp(t))
 	command := func(args ...string) (*exec.Cmd, *bytes.Buffer) {
 		cmd := exec.Command(bin, args...)
 		cmd.Env = env
