@@ -176,13 +176,27 @@ func notEnoughEvidence(f *facts) (decision, bool) {
 	}
 	more := ""
 	if need := f.stats.UnitsForEffect; need > f.n {
-		more = fmt.Sprintf(" About %d conversations in all (%d more, each with its fresh triple, the gate stopping some as it did here) would catch a drop of %.0f points in %.0f%% of runs (simulated).", need, need-f.n, 100*f.effect, 100*PowerTarget)
+		more = fmt.Sprintf(" About %d conversations in all (%d more, each with its fresh triple%s) would catch a drop of %.0f points in %.0f%% of runs (simulated).", need, need-f.n, gateClause(f), 100*f.effect, 100*PowerTarget)
 	}
 	mdd := "was too small to catch any drop reliably, even a collapse"
 	if f.stats.MinDetectableDrop > 0 {
 		mdd = fmt.Sprintf("catches only a drop of %.0f points or more in %.0f%% of runs like it (simulated)", 100*f.stats.MinDetectableDrop, 100*PowerTarget)
 	}
 	return decision{exit.OK, record.VerdictNotEnough, fmt.Sprintf("Not enough evidence: no decay shown (%s), but this run %s.%s", armRates(f), mdd, more)}, true
+}
+
+// gateClause says how the simulation behind "About M conversations" counts
+// the gate: it draws each baseline's chance from this run's baselines, so
+// a gate that stopped none here may still stop some there; a bypassed gate
+// stops none.
+func gateClause(f *facts) string {
+	switch {
+	case f.r.Config.NoBaselineGate:
+		return ""
+	case f.gateStops > 0:
+		return ", the gate stopping some as it did here"
+	}
+	return ", the gate stopping any whose baseline fails"
 }
 
 // armRates says what each arm passed, for the sentences.

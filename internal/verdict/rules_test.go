@@ -183,6 +183,18 @@ func TestRuleNotEnoughEvidence(t *testing.T) {
 		{"too small for any drop", func(f *facts) {
 			f.exitOnly, f.powered = false, true
 		}, true, exit.OK, record.VerdictNotEnough, "too small to catch any drop reliably"},
+		// How many more conversations: the simulation behind it lets the
+		// gate stop some as this run's baselines say, and none when bypassed.
+		{"the gate stopped some here", func(f *facts) {
+			f.exitOnly, f.powered, f.stats.UnitsForEffect, f.gateStops = false, true, 12, 1
+		}, true, exit.OK, record.VerdictNotEnough, "(8 more, each with its fresh triple, the gate stopping some as it did here)"},
+		{"the gate stopped none here", func(f *facts) {
+			f.exitOnly, f.powered, f.stats.UnitsForEffect = false, true, 12
+		}, true, exit.OK, record.VerdictNotEnough, "(8 more, each with its fresh triple, the gate stopping any whose baseline fails)"},
+		{"the gate bypassed", func(f *facts) {
+			f.exitOnly, f.powered, f.stats.UnitsForEffect, f.gateStops = false, true, 12, 1
+			f.r.Config.NoBaselineGate = true
+		}, true, exit.OK, record.VerdictNotEnough, "(8 more, each with its fresh triple) would catch"},
 	})
 }
 
