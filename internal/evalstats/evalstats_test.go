@@ -130,6 +130,33 @@ func TestEqualDropsAreNotCertainty(t *testing.T) {
 	}
 }
 
+// A measure that went from every cell passing to none can drop by 1 at
+// most: its upper bound says 1, not 1 plus the noise (the demo's broken
+// version printed +1.060).
+func TestUpperBoundIsAPossibleDrop(t *testing.T) {
+	lines := func(g string) []string {
+		var out []string
+		for _, id := range []string{"c1", "c2", "c3", "c4", "c5", "c6"} {
+			out = append(out, id+": "+g)
+		}
+		return out
+	}
+	b1 := mkRun("base 1", m1, lines("P")...)
+	b2 := mkRun("base 2", m1, lines("P")...)
+	c := mkRun("candidate", m1, lines("F")...)
+	d := Decide([]Run{b1, b2}, c, Options{})
+	if d.Exit != exit.Decay {
+		t.Fatalf("all to none not rejected: %s", d.Sentence)
+	}
+	for _, m := range d.Measures {
+		if m.Upper > 1 {
+			t.Errorf("%s: upper bound of the drop %.3f, more than any score can drop", m.Name, m.Upper)
+		}
+	}
+	near(t, "total's drop", d.Measures[0].Drop, 1, 1e-12)
+	near(t, "total's upper bound", d.Measures[0].Upper, 1, 1e-12)
+}
+
 // A drift the base runs do show, by hand: base 1 passes nearly
 // everything, base 2 little.
 //

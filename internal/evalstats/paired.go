@@ -121,7 +121,10 @@ func paired(l *scored, base, cand []scoredRun, j int, alpha, shared float64, bou
 		ps.p = 1 - tCDF(ps.d/ps.se, ps.df)
 	}
 	if bound {
-		ps.upper = ps.d + studentQuantile(1-alpha, ps.df)*ps.se
+		// A score lies in [0, 1], so no drop exceeds 1: a bound past it
+		// (a measure that went from all to none, plus the noise) says
+		// nothing more and would print an impossible drop.
+		ps.upper = min(1, ps.d+studentQuantile(1-alpha, ps.df)*ps.se)
 	}
 	return ps
 }
