@@ -530,6 +530,40 @@ func TestCheckInstrument(t *testing.T) {
 	}
 }
 
+// Two base runs of one repeat on 6 cases have 2^6 = 64 re-splits: every
+// one is decided, once, and the sentence says all, not 200 random draws
+// that would repeat some and miss others.
+func TestResplitsAllWhenFew(t *testing.T) {
+	ms := []string{"M1", "M2"}
+	pat := []string{"PP", "PF", "PP", "FP", "PP", "PP"}
+	b1 := mkRun("base 1", ms, caseLines(6, func(i int) string { return pat[i] })...)
+	b2 := mkRun("base 2", ms, caseLines(6, func(i int) string { return pat[(i+1)%6] })...)
+	in := CheckInstrument([]Run{b1, b2}, nil, Options{})
+	if in.Resplits != 64 {
+		t.Fatalf("%d re-splits decided, want all 64", in.Resplits)
+	}
+	if !strings.Contains(in.Sentence, "(all 64 re-splits)") {
+		t.Errorf("sentence: %s", in.Sentence)
+	}
+	// The share is a count over the 64: a whole number of 64ths.
+	if k := in.ResplitAccept * 64; math.Abs(k-math.Round(k)) > 1e-9 {
+		t.Errorf("accepted share %.6f is not a count of 64", in.ResplitAccept)
+	}
+	for _, c := range []struct{ n, h, want int }{{2, 1, 2}, {3, 1, 3}, {4, 2, 6}, {5, 2, 10}, {6, 3, 20}} {
+		got := choices(c.n, c.h, 1000)
+		seen := map[string]bool{}
+		for _, p := range got {
+			seen[fmt.Sprint(p)] = true
+		}
+		if len(got) != c.want || len(seen) != c.want {
+			t.Errorf("choices(%d, %d): %d (%d distinct), want %d", c.n, c.h, len(got), len(seen), c.want)
+		}
+	}
+	if got := choices(10, 5, 7); len(got) != 7 {
+		t.Errorf("choices stops at its limit: got %d, want 7", len(got))
+	}
+}
+
 func TestJoinHoldout(t *testing.T) {
 	dec := func(v string) Decision {
 		return Decision{Verdict: v, Exit: map[string]int{Accept: 0, Reject: 1, NotEnuf: 2, ToolFail: 3}[v], Sentence: v + "."}

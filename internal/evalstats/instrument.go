@@ -45,7 +45,7 @@ func CheckInstrument(base []Run, control *Run, opts Options) Instrument {
 	}
 	in.ResplitAccept, in.Resplits = resplit(base, opts)
 	if in.Resplits > 0 {
-		fine = append(fine, fmt.Sprintf("re-splits of the baseline's repeats were accepted %.0f%% of the time (%d re-splits)", 100*in.ResplitAccept, in.Resplits))
+		fine = append(fine, fmt.Sprintf("re-splits of the baseline's repeats were accepted %.0f%% of the time (%s)", 100*in.ResplitAccept, resplitCount(in.Resplits)))
 	}
 	switch {
 	case len(problems) == 0:
@@ -56,6 +56,15 @@ func CheckInstrument(base []Run, control *Run, opts Options) Instrument {
 		in.Sentence = "Check the instrument: " + join(problems) + "; " + join(fine) + "."
 	}
 	return in
+}
+
+// resplitCount says how many re-splits were decided: every one there is,
+// or a random Resplits of more.
+func resplitCount(n int) string {
+	if n < Resplits {
+		return fmt.Sprintf("all %d re-splits", n)
+	}
+	return fmt.Sprintf("%d random re-splits", n)
 }
 
 func runName(r Run, fallback string) string {
@@ -117,24 +126,97 @@ func resplit(base []Run, opts Options) (float64, int) {
 		return 0, 0
 	}
 	opts.SeedSims = -1 // the seed rule's own simulation, 200 times over, says nothing here
-	rng := rand.New(rand.NewPCG(0xa1a1, 0x5b117))
-	accepted := 0
-	for range Resplits {
+	// A case's cells split into a first half (its smaller one) and the
+	// rest; a re-split picks one such halving per case.
+	var split []pooled
+	var halvings [][][]int // per splittable case, every choice of its first half
+	distinct := 1
+	for _, c := range cases {
+		if len(c.cells) < 2 {
+			continue
+		}
+		split = append(split, c)
+		ch := choices(len(c.cells), len(c.cells)/2, Resplits+1)
+		halvings = append(halvings, ch)
+		distinct = min(distinct*len(ch), Resplits+1)
+	}
+	// decide decides one re-split: halve(k) is case k's two halves.
+	decide := func(halve func(k int, cells []Cell) (first, rest []Cell)) bool {
 		a := Run{Label: "half 1", Measures: measures}
 		b := Run{Label: "half 2", Measures: measures}
-		for _, c := range cases {
-			if len(c.cells) < 2 {
-				continue
+		for k, c := range split {
+			first, rest := halve(k, c.cells)
+			a.Cases = append(a.Cases, Case{ID: c.id, Cells: first})
+			b.Cases = append(b.Cases, Case{ID: c.id, Cells: rest})
+		}
+		return Decide([]Run{a}, b, opts).Verdict == Accept
+	}
+	accepted := 0
+	if distinct < Resplits {
+		// Few enough to decide every one: 2 cells on each of 6 cases (two
+		// base runs of one repeat) make 64 re-splits, which 200 random
+		// draws would repeat, counting some twice and some not at all.
+		digit := make([]int, len(split))
+		for range distinct {
+			if decide(func(k int, cells []Cell) (first, rest []Cell) {
+				in := make([]bool, len(cells))
+				for _, i := range halvings[k][digit[k]] {
+					in[i] = true
+				}
+				for i, cell := range cells {
+					if in[i] {
+						first = append(first, cell)
+					} else {
+						rest = append(rest, cell)
+					}
+				}
+				return first, rest
+			}) {
+				accepted++
 			}
-			cells := append([]Cell{}, c.cells...)
+			for k := range digit { // the next combination, odometer-wise
+				if digit[k]++; digit[k] < len(halvings[k]) {
+					break
+				}
+				digit[k] = 0
+			}
+		}
+		return float64(accepted) / float64(distinct), distinct
+	}
+	rng := rand.New(rand.NewPCG(0xa1a1, 0x5b117))
+	for range Resplits {
+		if decide(func(_ int, cells []Cell) (first, rest []Cell) {
+			cells = append([]Cell{}, cells...)
 			rng.Shuffle(len(cells), func(i, j int) { cells[i], cells[j] = cells[j], cells[i] })
 			h := len(cells) / 2
-			a.Cases = append(a.Cases, Case{ID: c.id, Cells: cells[:h]})
-			b.Cases = append(b.Cases, Case{ID: c.id, Cells: cells[h:]})
-		}
-		if Decide([]Run{a}, b, opts).Verdict == Accept {
+			return cells[:h], cells[h:]
+		}) {
 			accepted++
 		}
 	}
 	return float64(accepted) / float64(Resplits), Resplits
+}
+
+// choices lists the ways to choose h of n indices (in increasing order),
+// stopping at limit of them: only a count within limit is enumerated.
+func choices(n, h, limit int) [][]int {
+	var out [][]int
+	pick := make([]int, 0, h)
+	var walk func(from int)
+	walk = func(from int) {
+		if len(out) >= limit {
+			return
+		}
+		if len(pick) == h {
+			out = append(out, append([]int{}, pick...))
+			return
+		}
+		for i := from; i <= n-(h-len(pick)); i++ {
+			pick = append(pick, i)
+			walk(i + 1)
+			pick = pick[:len(pick)-1]
+		}
+	}
+	walk(0)
+	return out
 }
