@@ -323,7 +323,7 @@ details{margin:6px 0}summary{cursor:pointer}
 <table><tr><th>measure</th>{{range .Columns}}<th>{{.}}</th>{{end}}</tr>
 {{range .Main}}<tr><td>{{.Label}}</td>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>{{end}}
 <tr><td>mean words</td>{{range .MainWords}}<td>{{.}}</td>{{end}}</tr></table>
-<p class="small">Each rate is the share of graded cells that passed, with its Wilson 95% interval; n/a and grade errors count as neither.</p>
+<p class="small">Each rate is the share of graded cells that passed, with its Wilson 95% interval; n/a and grade errors count as neither. The interval counts the cells as independent, which the cells of one case are not: it describes; the decision below is the rule's, not this interval's.</p>
 
 {{if .HasHoldout}}<h2>Holdout cases ({{.HoldoutCount}}, aggregates only)</h2>
 <table><tr><th>measure</th>{{range .Columns}}<th>{{.}}</th>{{end}}</tr>
