@@ -550,17 +550,17 @@ func TestResplitsAllWhenFew(t *testing.T) {
 		t.Errorf("accepted share %.6f is not a count of 64", in.ResplitAccept)
 	}
 	for _, c := range []struct{ n, h, want int }{{2, 1, 2}, {3, 1, 3}, {4, 2, 6}, {5, 2, 10}, {6, 3, 20}} {
-		got := choices(c.n, c.h, 1000)
+		got := choices(c.n, c.h)
 		seen := map[string]bool{}
 		for _, p := range got {
 			seen[fmt.Sprint(p)] = true
 		}
-		if len(got) != c.want || len(seen) != c.want {
-			t.Errorf("choices(%d, %d): %d (%d distinct), want %d", c.n, c.h, len(got), len(seen), c.want)
+		if len(got) != c.want || len(seen) != c.want || binomialUpTo(c.n, c.h, 1000) != c.want {
+			t.Errorf("choices(%d, %d): %d (%d distinct), binomial %d, want %d", c.n, c.h, len(got), len(seen), binomialUpTo(c.n, c.h, 1000), c.want)
 		}
 	}
-	if got := choices(10, 5, 7); len(got) != 7 {
-		t.Errorf("choices stops at its limit: got %d, want 7", len(got))
+	if got := binomialUpTo(40, 20, Resplits); got != Resplits {
+		t.Errorf("40 choose 20 up to %d: %d", Resplits, got)
 	}
 }
 

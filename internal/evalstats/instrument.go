@@ -129,16 +129,13 @@ func resplit(base []Run, opts Options) (float64, int) {
 	// A case's cells split into a first half (its smaller one) and the
 	// rest; a re-split picks one such halving per case.
 	var split []pooled
-	var halvings [][][]int // per splittable case, every choice of its first half
-	distinct := 1
+	distinct := 1 // how many re-splits there are, counted up to Resplits
 	for _, c := range cases {
 		if len(c.cells) < 2 {
 			continue
 		}
 		split = append(split, c)
-		ch := choices(len(c.cells), len(c.cells)/2, Resplits+1)
-		halvings = append(halvings, ch)
-		distinct = min(distinct*len(ch), Resplits+1)
+		distinct = min(distinct*binomialUpTo(len(c.cells), len(c.cells)/2, Resplits), Resplits)
 	}
 	// decide decides one re-split: halve(k) is case k's two halves.
 	decide := func(halve func(k int, cells []Cell) (first, rest []Cell)) bool {
@@ -156,6 +153,10 @@ func resplit(base []Run, opts Options) (float64, int) {
 		// Few enough to decide every one: 2 cells on each of 6 cases (two
 		// base runs of one repeat) make 64 re-splits, which 200 random
 		// draws would repeat, counting some twice and some not at all.
+		halvings := make([][][]int, len(split)) // per case, every choice of its first half
+		for k, c := range split {
+			halvings[k] = choices(len(c.cells), len(c.cells)/2)
+		}
 		digit := make([]int, len(split))
 		for range distinct {
 			if decide(func(k int, cells []Cell) (first, rest []Cell) {
@@ -197,16 +198,25 @@ func resplit(base []Run, opts Options) (float64, int) {
 	return float64(accepted) / float64(Resplits), Resplits
 }
 
-// choices lists the ways to choose h of n indices (in increasing order),
-// stopping at limit of them: only a count within limit is enumerated.
-func choices(n, h, limit int) [][]int {
+// binomialUpTo is n choose h, or limit when it is limit or more.
+func binomialUpTo(n, h, limit int) int {
+	c := 1
+	for i := 1; i <= h; i++ {
+		c = c * (n - h + i) / i // exact: a product of i consecutive integers over i!
+		if c >= limit {
+			return limit
+		}
+	}
+	return c
+}
+
+// choices lists the ways to choose h of n indices, each in increasing
+// order: n choose h of them, so only for small counts.
+func choices(n, h int) [][]int {
 	var out [][]int
 	pick := make([]int, 0, h)
 	var walk func(from int)
 	walk = func(from int) {
-		if len(out) >= limit {
-			return
-		}
 		if len(pick) == h {
 			out = append(out, append([]int{}, pick...))
 			return
