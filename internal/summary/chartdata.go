@@ -41,7 +41,7 @@ func ChartData(r *record.Run) chart.Data {
 		Subtitle:     chartSubtitle(r),
 		GateBypassed: r.GateBypassed,
 		Facts:        facts(r),
-		Stats:        stats(r.Outcome.Stats),
+		Stats:        chartStats(r.Outcome.Stats),
 	}
 	if r.Plan != nil && !r.Plan.Schedule.Default() {
 		d.Schedule = r.Plan.Schedule.Describe()
@@ -153,7 +153,7 @@ func facts(r *record.Run) *chart.Facts {
 	return f
 }
 
-func stats(s record.Stats) *chart.Stats {
+func chartStats(s record.Stats) *chart.Stats {
 	if len(s.PerTurn) == 0 {
 		return nil // a run decided before statistics existed
 	}

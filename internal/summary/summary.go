@@ -15,6 +15,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/judge"
 	"github.com/vibe-test/vibe-test/internal/plan"
 	"github.com/vibe-test/vibe-test/internal/record"
+	"github.com/vibe-test/vibe-test/internal/stats"
 	"github.com/vibe-test/vibe-test/internal/term"
 	"github.com/vibe-test/vibe-test/internal/verdict"
 )
@@ -160,7 +161,11 @@ func Summary(w io.Writer, r *record.Run, styled bool) {
 	if sq := r.Sequential; sq != nil {
 		fmt.Fprintf(&b, "sequential looks (--until-decided: alpha %.2g spent over the looks, %.3g at each look before the cap of %d, %.3g at the cap; batches of %d):\n", sq.Alpha, verdict.InterimLevel(sq), sq.Max, verdict.FinalLevel(sq), sq.Batch)
 		for _, l := range sq.Looks {
-			fmt.Fprintf(&b, "  after %s: %d diluted and %d fresh units, drop %+.0f points, p = %.3g (level %.3g): %s\n", Count(l.Conversations, "conversation"), l.DilutedUnits, l.FreshUnits, 100*l.Drop, l.P, l.Level, clean(l.Decision))
+			p := fmt.Sprintf("p = %.3g", l.P)
+			if l.DilutedUnits < stats.MinUnitsPerArm || l.FreshUnits < stats.MinUnitsPerArm {
+				p = "not testable yet" // the test needs 2 units a side; its p of 1 says nothing
+			}
+			fmt.Fprintf(&b, "  after %s: %d diluted and %d fresh units, drop %+.0f points, %s (level %.3g): %s\n", Count(l.Conversations, "conversation"), l.DilutedUnits, l.FreshUnits, 100*l.Drop, p, l.Level, clean(l.Decision))
 		}
 		fmt.Fprintf(&b, "  stopped: %s\n", clean(sq.Reason))
 	}
@@ -366,7 +371,7 @@ func writeStats(b *strings.Builder, s record.Stats, byProbe bool) {
 			}
 			b.WriteString("\n")
 		} else {
-			fmt.Fprintf(b, "  not testable: each arm needs at least %d units with a judged probe\n", 2)
+			fmt.Fprintf(b, "  not testable: each arm needs at least %d units with a judged probe\n", stats.MinUnitsPerArm)
 		}
 	}
 	if s.EffectiveTurn > 0 {
