@@ -163,7 +163,7 @@ func Summary(w io.Writer, r *record.Run, styled bool) {
 		for _, l := range sq.Looks {
 			p := fmt.Sprintf("p = %.3g", l.P)
 			if l.DilutedUnits < stats.MinUnitsPerArm || l.FreshUnits < stats.MinUnitsPerArm {
-				p = "not testable yet" // the test needs 2 units a side; its p of 1 says nothing
+				p = "too few units to test" // the test needs stats.MinUnitsPerArm a side; its p of 1 says nothing
 			}
 			fmt.Fprintf(&b, "  after %s: %d diluted and %d fresh units, drop %+.0f points, %s (level %.3g): %s\n", Count(l.Conversations, "conversation"), l.DilutedUnits, l.FreshUnits, 100*l.Drop, p, l.Level, clean(l.Decision))
 		}
