@@ -116,16 +116,6 @@ func resplit(base []Run, opts Options) (float64, int) {
 			}
 		}
 	}
-	splittable := 0
-	for _, c := range cases {
-		if len(c.cells) >= 2 {
-			splittable++
-		}
-	}
-	if splittable < 2 {
-		return 0, 0
-	}
-	opts.SeedSims = -1 // the seed rule's own simulation, 200 times over, says nothing here
 	// A case's cells split into a first half (its smaller one) and the
 	// rest; a re-split picks one such halving per case.
 	var split []pooled
@@ -137,6 +127,10 @@ func resplit(base []Run, opts Options) (float64, int) {
 		split = append(split, c)
 		distinct = min(distinct*binomialUpTo(len(c.cells), len(c.cells)/2, Resplits), Resplits)
 	}
+	if len(split) < 2 {
+		return 0, 0
+	}
+	opts.SeedSims = -1 // the seed rule's own simulation, 200 times over, says nothing here
 	// decide decides one re-split: halve(k) is case k's two halves.
 	decide := func(halve func(k int, cells []Cell) (first, rest []Cell)) bool {
 		a := Run{Label: "half 1", Measures: measures}
