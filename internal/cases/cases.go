@@ -46,6 +46,7 @@ import (
 	"github.com/goccy/go-yaml/parser"
 
 	"github.com/vibe-test/vibe-test/internal/agents"
+	"github.com/vibe-test/vibe-test/internal/jsonerr"
 	"github.com/vibe-test/vibe-test/internal/readfile"
 	"github.com/vibe-test/vibe-test/internal/sandbox"
 	"github.com/vibe-test/vibe-test/internal/yamlerr"
@@ -461,11 +462,7 @@ func loadCase(dir, id string, holdout bool) (*Case, error) {
 		return nil, err
 	}
 	if err := json.Unmarshal(c.KeyRaw, &c.Key); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return nil, fmt.Errorf("%s:%d: %v", kp, lineAt(c.KeyRaw, int(se.Offset)), err)
-		}
-		return nil, fmt.Errorf("%s:1: %v, expected a JSON object", kp, firstLine(err.Error()))
+		return nil, jsonerr.Format(kp, c.KeyRaw, err, "an answer key")
 	}
 	if c.Key == nil {
 		return nil, fmt.Errorf("%s:1: null, expected a JSON object", kp)
@@ -618,16 +615,10 @@ func nodeLine(f *ast.File, path string) int {
 	return 1
 }
 
-// lineAt is the 1-based line of byte offset off in b.
-func lineAt(b []byte, off int) int {
-	off = min(max(off, 0), len(b))
-	return bytes.Count(b[:off], []byte("\n")) + 1
-}
-
 // jsonLine is the line of the first occurrence of needle in b, else 1.
 func jsonLine(b []byte, needle string) int {
 	if i := bytes.Index(b, []byte(needle)); i >= 0 {
-		return lineAt(b, i)
+		return jsonerr.LineAt(b, int64(i))
 	}
 	return 1
 }

@@ -134,8 +134,8 @@ func TestLoadErrors(t *testing.T) {
 		{"case unknown field", map[string]string{"a/case.yaml": "prompt: p\nfixture: x\n"}, `a/case.yaml:2: unknown field "fixture"`},
 		{"file leaves", map[string]string{"a/case.yaml": "prompt: p\nfiles:\n  ../x: y\n"}, `a/case.yaml:3: field "files": "../x", expected a relative path`},
 		{"no key", map[string]string{"c/case.yaml": "prompt: p\n"}, `c/key.json: no such file, expected the case's answer key`},
-		{"bad key", map[string]string{"a/key.json": "{\n  \"correct\": [\"hold\"],\n}\n"}, `a/key.json:3: invalid character '}'`},
-		{"key not object", map[string]string{"a/key.json": `["hold"]`}, `a/key.json:1: json: cannot unmarshal array`},
+		{"bad key", map[string]string{"a/key.json": "{\n  \"correct\": [\"hold\"],\n}\n"}, `a/key.json:3: not an answer key: invalid JSON (invalid character '}'`},
+		{"key not object", map[string]string{"a/key.json": `["hold"]`}, `a/key.json:1: not an answer key: the document is an array, expected an object`},
 		{"not a case", map[string]string{"notes/readme.md": "x"}, `notes/case.yaml: no such file, expected every folder of the case set to be a case`},
 		{"bad id", map[string]string{"a b/case.yaml": "prompt: p\n"}, `a b: folder name "a b", expected a case id`},
 	} {

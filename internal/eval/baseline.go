@@ -16,6 +16,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/agents"
 	"github.com/vibe-test/vibe-test/internal/atomicfile"
 	"github.com/vibe-test/vibe-test/internal/cases"
+	"github.com/vibe-test/vibe-test/internal/jsonerr"
 	"github.com/vibe-test/vibe-test/internal/readfile"
 	"github.com/vibe-test/vibe-test/internal/skill"
 )
@@ -105,7 +106,7 @@ func LoadBaseline(set *cases.Set, name string) (*Baseline, error) {
 	}
 	bl := &Baseline{Dir: dir}
 	if err := json.Unmarshal(b, &bl.Manifest); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+		return nil, jsonerr.Format(path, b, err, "a baseline's manifest")
 	}
 	if bl.Kind != "baseline" || bl.SchemaVersion > SchemaVersion {
 		return nil, fmt.Errorf("%s: kind %q, schema_version %d: expected a baseline this vibe-test reads", path, bl.Kind, bl.SchemaVersion)

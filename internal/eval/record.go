@@ -14,6 +14,7 @@ import (
 
 	"github.com/vibe-test/vibe-test/internal/agents"
 	"github.com/vibe-test/vibe-test/internal/atomicfile"
+	"github.com/vibe-test/vibe-test/internal/jsonerr"
 	"github.com/vibe-test/vibe-test/internal/readfile"
 )
 
@@ -326,7 +327,7 @@ func LoadRecord(dir string) (*Record, error) {
 	}
 	var r Record
 	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+		return nil, jsonerr.Format(path, b, err, "the record of a `vibe-test eval`")
 	}
 	if r.Kind != Kind {
 		return nil, fmt.Errorf("%s: kind %q, expected %q (the record of a `vibe-test eval`)", path, r.Kind, Kind)
@@ -360,7 +361,7 @@ func loadCell(path string) (*Cell, error) {
 	}
 	var c Cell
 	if err := json.Unmarshal(b, &c); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+		return nil, jsonerr.Format(path, b, err, "a graded cell of `vibe-test eval`")
 	}
 	return &c, nil
 }

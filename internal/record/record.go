@@ -7,7 +7,9 @@ package record
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +18,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/atomicfile"
 
 	"github.com/vibe-test/vibe-test/internal/claude"
+	"github.com/vibe-test/vibe-test/internal/jsonerr"
 	"github.com/vibe-test/vibe-test/internal/judge"
 	"github.com/vibe-test/vibe-test/internal/plan"
 	"github.com/vibe-test/vibe-test/internal/rubric"
@@ -558,12 +561,19 @@ func WriteJSON(path string, v any) error {
 func Load(dir string) (*Run, error) {
 	path := filepath.Join(dir, "run.json")
 	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: no such file (expected a vibe-test run folder)", path)
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return nil, fmt.Errorf("%s: %w", path, pe.Err)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w (expected a vibe-test run folder)", path, err)
+		return nil, err
 	}
 	var r Run
 	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("%s: not a run record: %w", path, err)
+		return nil, jsonerr.Format(path, b, err, "a run record")
 	}
 	if r.SchemaVersion == 0 {
 		return nil, fmt.Errorf("%s: field \"schema_version\" is missing, expected a vibe-test run record", path)

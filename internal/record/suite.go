@@ -2,12 +2,15 @@ package record
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/internal/jsonerr"
 )
 
 // SuiteSchemaVersion of suite.json; bump it on any change an older reader
@@ -156,12 +159,19 @@ func SaveSuite(dir string, s *Suite) error {
 func LoadSuite(dir string) (*Suite, error) {
 	path := filepath.Join(dir, SuiteFile)
 	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: no such file (expected the folder of a suite of skills)", path)
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return nil, fmt.Errorf("%s: %w", path, pe.Err)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	var s Suite
 	if err := json.Unmarshal(b, &s); err != nil {
-		return nil, fmt.Errorf("%s: not a suite index: %w", path, err)
+		return nil, jsonerr.Format(path, b, err, "a suite index")
 	}
 	if s.SchemaVersion > SuiteSchemaVersion {
 		return nil, fmt.Errorf("%s: schema_version %d is newer than this vibe-test reads (%d): upgrade vibe-test", path, s.SchemaVersion, SuiteSchemaVersion)

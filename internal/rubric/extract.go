@@ -135,9 +135,9 @@ func Load(path string) (*Rubric, error) {
 		}
 		return nil, err
 	}
-	r, err := Parse(b)
+	r, err := parse(b, path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	r.Source = path
 	return r, nil

@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/vibe-test/vibe-test/internal/jsonerr"
 )
 
 // Kind of a criterion: a must failure fails the turn; a should is reported.
@@ -57,16 +59,25 @@ const Schema = `{"title":"rubric","type":"object","additionalProperties":false,`
 
 var idRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 
-// Parse decodes and validates a rubric (from the model or a file). Errors
-// name the criterion and the field.
+// Parse decodes and validates a rubric from the model. Errors name the
+// criterion and the field.
 func Parse(b []byte) (*Rubric, error) {
+	return parse(b, "")
+}
+
+// parse is Parse of file's bytes: a decoding error then names the file and
+// line, a broken contract the file ("" names none).
+func parse(b []byte, file string) (*Rubric, error) {
 	var r Rubric
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&r); err != nil {
-		return nil, fmt.Errorf("not a rubric: %w", err)
+		return nil, jsonerr.Format(file, b, err, "a rubric")
 	}
 	if err := r.Validate(); err != nil {
+		if file != "" {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
 		return nil, err
 	}
 	return &r, nil

@@ -1,0 +1,133 @@
+// Package jsonerr turns a JSON decoding error into one line in the terms of
+// the file a person reads, as yamlerr does for YAML: "path:LINE: not a run
+// record: field "conversations" is a string, expected an array". It names
+// the line, the field by its JSON name and the kind of JSON value expected;
+// encoding/json's own message names Go types instead ("Go struct field
+// Run.conversations of type []record.Conversation"), which say nothing to
+// someone who did not write vibe-test.
+package jsonerr
+
+import (
+	"bytes"
+	"encoding"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+)
+
+// Format renders err, returned by decoding data into a value, as one line
+// naming file, the line of the fault and what the file was expected to be
+// (what: "a run record"). file "" (bytes that came from a model, not a
+// file) gives "not WHAT: line N: ...".
+func Format(file string, data []byte, err error, what string) error {
+	line, detail := Describe(data, err)
+	if file == "" {
+		return fmt.Errorf("not %s: line %d: %s", what, line, detail)
+	}
+	return fmt.Errorf("%s:%d: not %s: %s", file, line, what, detail)
+}
+
+// Describe is the line of data at which decoding failed and what was wrong
+// there.
+func Describe(data []byte, err error) (line int, detail string) {
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		// A json.Decoder's report of a document cut short (Unmarshal
+		// gives a SyntaxError).
+		return LineAt(data, int64(len(data))), "invalid JSON (unexpected end of JSON input)"
+	case errors.As(err, &syntax):
+		return LineAt(data, syntax.Offset), "invalid JSON (" + syntax.Error() + ")"
+	case errors.As(err, &typ):
+		got := valueKind(typ.Value)
+		if typ.Field == "" {
+			return LineAt(data, typ.Offset), fmt.Sprintf("the document is %s, expected %s", got, Expected(typ.Type))
+		}
+		return LineAt(data, typ.Offset), fmt.Sprintf("field %q is %s, expected %s", typ.Field, got, Expected(typ.Type))
+	}
+	msg := strings.TrimPrefix(firstLine(err.Error()), "json: ")
+	// DisallowUnknownFields' error carries no offset: the field's first
+	// appearance as a key is the best guess of its line.
+	if name, ok := strings.CutPrefix(msg, "unknown field "); ok {
+		if i := bytes.Index(data, []byte(name+":")); i >= 0 {
+			return LineAt(data, int64(i)), msg
+		}
+		if i := bytes.Index(data, []byte(name)); i >= 0 {
+			return LineAt(data, int64(i)), msg
+		}
+	}
+	return 1, msg
+}
+
+// LineAt is the 1-based line of data that byte offset off falls on.
+func LineAt(data []byte, off int64) int {
+	off = min(max(off, 0), int64(len(data)))
+	return bytes.Count(data[:off], []byte("\n")) + 1
+}
+
+// valueKind names the JSON value encoding/json found ("string", "number",
+// "number -1", "bool", "array", "object").
+func valueKind(v string) string {
+	switch {
+	case v == "string":
+		return "a string"
+	case v == "number":
+		return "a number"
+	case strings.HasPrefix(v, "number "):
+		return "the number " + strings.TrimPrefix(v, "number ")
+	case v == "bool":
+		return "true or false"
+	case v == "array":
+		return "an array"
+	case v == "object":
+		return "an object"
+	}
+	return v
+}
+
+var textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+
+// Expected is the JSON value a Go type decodes from, as a person reading
+// the file would name it.
+func Expected(t reflect.Type) string {
+	if t == nil {
+		return "another kind of value"
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if reflect.PointerTo(t).Implements(textUnmarshaler) {
+		return "a string"
+	}
+	switch t.Kind() {
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return "a base64 string"
+		}
+		return "an array"
+	case reflect.Array:
+		return fmt.Sprintf("an array of %d", t.Len())
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "a whole number"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return "a whole number of at least 0"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	}
+	return "another kind of value"
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}

@@ -1,0 +1,78 @@
+package jsonerr
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+type turn struct {
+	Turn   int       `json:"turn"`
+	Tokens uint      `json:"tokens"`
+	Score  float64   `json:"score"`
+	Pass   bool      `json:"pass"`
+	At     time.Time `json:"at"`
+	IDs    [2]int    `json:"ids"`
+}
+
+type doc struct {
+	Name  string `json:"name"`
+	Turns []turn `json:"turns"`
+}
+
+func TestFormat(t *testing.T) {
+	cases := []struct {
+		name, data, want string
+		strict           bool
+	}{
+		{"syntax, its line", "{\n  \"name\": \"a\",\n  oops\n}", `run.json:3: not a record: invalid JSON (invalid character 'o' looking for beginning of object key string)`, false},
+		{"cut short", "{\n  \"name\": ", `run.json:2: not a record: invalid JSON (unexpected end of JSON input)`, false},
+		{"cut short, strict", "{\n  \"name\": ", `run.json:2: not a record: invalid JSON (unexpected end of JSON input)`, true},
+		{"a field's kind", "{\n  \"name\": [1]\n}", `run.json:2: not a record: field "name" is an array, expected a string`, false},
+		{"a nested field's kind", "{\"turns\": [\n {\"turn\": 1},\n {\"turn\": \"two\"}]}", `run.json:3: not a record: field "turns.turn" is a string, expected a whole number`, false},
+		{"a fraction for a count", "{\"turns\": [{\"turn\": 1.5}]}", `field "turns.turn" is the number 1.5, expected a whole number`, false},
+		{"a negative count", "{\"turns\": [{\"tokens\": -3}]}", `field "turns.tokens" is the number -3, expected a whole number of at least 0`, false},
+		{"true for a number", "{\"turns\": [{\"score\": true}]}", `field "turns.score" is true or false, expected a number`, false},
+		{"a number for true", "{\"turns\": [{\"pass\": 1}]}", `field "turns.pass" is a number, expected true or false`, false},
+		{"an object for a list", "{\"turns\": {}}", `field "turns" is an object, expected an array`, false},
+		{"a list of the wrong length", "{\"turns\": [{\"ids\": \"x\"}]}", `field "turns.ids" is a string, expected an array of 2`, false},
+		{"a time", "{\"turns\": [{\"at\": \"yesterday\"}]}", `run.json:1: not a record: parsing time "yesterday"`, false},
+		{"the document itself", "[1, 2]", `run.json:1: not a record: the document is an array, expected an object`, false},
+		{"an unknown field, its line", "{\n\"name\": \"a\",\n\"extra\": 1}", `run.json:3: not a record: unknown field "extra"`, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			// Strict: a json.Decoder, as the rubric's reader; else
+			// json.Unmarshal, as the run records'. The two report a
+			// document cut short differently.
+			var d doc
+			err := json.Unmarshal([]byte(tc.data), &d)
+			if tc.strict {
+				dec := json.NewDecoder(bytes.NewReader([]byte(tc.data)))
+				dec.DisallowUnknownFields()
+				err = dec.Decode(&d)
+			}
+			if err == nil {
+				t.Fatal("no error")
+			}
+			got := Format("run.json", []byte(tc.data), err, "a record").Error()
+			if !strings.Contains(got, tc.want) {
+				t.Errorf("got  %s\nwant %s", got, tc.want)
+			}
+			if strings.Contains(got, "\n") || strings.Contains(got, "Go ") || strings.Contains(got, "jsonerr.") {
+				t.Errorf("not one line in the file's terms: %q", got)
+			}
+		})
+	}
+}
+
+func TestFormatWithoutFile(t *testing.T) {
+	data := []byte("{\"name\": 3}")
+	var d doc
+	err := Format("", data, json.Unmarshal(data, &d), "a rubric")
+	if want := `not a rubric: line 1: field "name" is a number, expected a string`; err.Error() != want {
+		t.Errorf("got %q, want %q", err, want)
+	}
+}
