@@ -39,6 +39,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -60,6 +61,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/readfile"
 	"github.com/vibe-test/vibe-test/internal/redact"
 	"github.com/vibe-test/vibe-test/internal/skill"
+	"github.com/vibe-test/vibe-test/internal/yamlerr"
 )
 
 // Defaults of the settings a flag can change.
@@ -126,14 +128,17 @@ func FindCases(dir string, sk *skill.Skill) (string, error) {
 	}
 	cfg := filepath.Join(sk.Dir, plan.ConfigName)
 	b, err := readfile.Regular(cfg, plan.MaxConfigSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("no case set: pass --cases DIR, or write %s beside SKILL.md with `cases: ../cases` (a folder outside the skill's)", cfg)
+	}
 	if err != nil {
-		return "", fmt.Errorf("no case set: pass --cases DIR, or add `cases: ../cases` to %s beside SKILL.md (%v)", cfg, firstLine(err.Error()))
+		return "", fmt.Errorf("no case set: pass --cases DIR, or fix %s's `cases:` (%v)", cfg, firstLine(err.Error()))
 	}
 	var c struct {
 		Cases string `yaml:"cases"`
 	}
 	if err := yaml.Unmarshal(b, &c); err != nil {
-		return "", fmt.Errorf("%s: %v", cfg, firstLine(err.Error()))
+		return "", yamlerr.Format(cfg, 0, err)
 	}
 	if strings.TrimSpace(c.Cases) == "" {
 		return "", fmt.Errorf("no case set: %s has no `cases:` field; add `cases: ../cases` (a folder outside the skill's) or pass --cases DIR", cfg)
