@@ -12,6 +12,7 @@ import (
 	xterm "github.com/charmbracelet/x/term"
 	"io"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -192,10 +193,10 @@ func newApp(stdio IO, ch *chosen) *cli.App {
 			// command, "help" would be taken as a skill path.
 			helpCommand(),
 		},
-		OnUsageError: usageError("vibe-test --help"),
 	}
+	a.OnUsageError = usageError("vibe-test --help", a.Flags)
 	for _, c := range a.Commands {
-		c.OnUsageError = usageError("vibe-test " + c.Name + " --help")
+		c.OnUsageError = usageError("vibe-test "+c.Name+" --help", c.Flags)
 	}
 	setHelp(a)
 	// urfave/cli adds --help itself only when it adds its help command.
@@ -203,12 +204,65 @@ func newApp(stdio IO, ch *chosen) *cli.App {
 	return a
 }
 
-// usageError makes a flag the parser refuses one line, with the help page
-// that lists the flags.
-func usageError(help string) cli.OnUsageErrorFunc {
+// usageError makes a flag the parser refuses one line, in the words the
+// user typed (--name, not Go's flag package's -name) with the kind of value
+// expected, and the help page that lists the flags.
+func usageError(help string, flags []cli.Flag) cli.OnUsageErrorFunc {
 	return func(_ *cli.Context, err error, _ bool) error {
-		return exit.With(exit.Tool, fmt.Errorf("%w (see %s)", err, help))
+		return exit.With(exit.Tool, fmt.Errorf("%s (see %s)", flagError(err, flags), help))
 	}
+}
+
+var (
+	badValueRE  = regexp.MustCompile(`^invalid (?:boolean )?value "(.*)" for (?:flag )?-([\w-]+): (.*)$`)
+	undefinedRE = regexp.MustCompile(`^flag provided but not defined: -([\w-]+)$`)
+	noValueRE   = regexp.MustCompile(`^flag needs an argument: -([\w-]+)$`)
+)
+
+// flagError rewords the standard flag package's refusals: `invalid value
+// "many" for flag -conversations: parse error` becomes `--conversations:
+// "many", expected a whole number`.
+func flagError(err error, flags []cli.Flag) string {
+	msg := err.Error()
+	if m := undefinedRE.FindStringSubmatch(msg); m != nil {
+		return dashed(m[1]) + ": no such flag"
+	}
+	if m := noValueRE.FindStringSubmatch(msg); m != nil {
+		return dashed(m[1]) + ": no value given, expected one after it"
+	}
+	m := badValueRE.FindStringSubmatch(msg)
+	if m == nil {
+		return msg
+	}
+	value, name, why := m[1], m[2], m[3]
+	switch {
+	case strings.Contains(why, "out of range"):
+		return fmt.Sprintf("%s: %q, out of range", dashed(name), value)
+	case strings.HasPrefix(msg, "invalid boolean value"):
+		return fmt.Sprintf("%s: %q, expected true or false", dashed(name), value)
+	}
+	for _, f := range flags {
+		if !slices.Contains(f.Names(), name) {
+			continue
+		}
+		switch f.(type) {
+		case *cli.IntFlag, *cli.Int64Flag:
+			return fmt.Sprintf("%s: %q, expected a whole number", dashed(name), value)
+		case *cli.Float64Flag:
+			return fmt.Sprintf("%s: %q, expected a number", dashed(name), value)
+		case *cli.DurationFlag:
+			return fmt.Sprintf("%s: %q, expected a duration such as 90s or 10m", dashed(name), value)
+		}
+	}
+	return msg
+}
+
+// dashed is a flag's name as --help lists it: -h, --conversations.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
 }
 
 // reorder moves flags ahead of positional arguments, so

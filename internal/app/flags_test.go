@@ -130,11 +130,17 @@ func TestRunFlags(t *testing.T) {
 		})},
 
 		{name: "no path", args: nil, wantErr: "no skill given: expected a path to a SKILL.md or its folder"},
-		{name: "unknown flag", args: flags("--nope"), wantErr: "flag provided but not defined: -nope (see vibe-test --help)"},
-		{name: "--gate is gone", args: flags("--gate", "any"), wantErr: "flag provided but not defined: -gate (see vibe-test --help)"},
-		{name: "--noise-floor is gone", args: flags("--noise-floor", "0.1"), wantErr: "flag provided but not defined: -noise-floor (see vibe-test --help)"},
-		{name: "--beta is gone", args: flags("--beta", "0.2"), wantErr: "flag provided but not defined: -beta (see vibe-test --help)"},
-		{name: "not a number", args: flags("--conversations", "many"), wantErr: `invalid value "many" for flag -conversations: parse error (see vibe-test --help)`},
+		{name: "unknown flag", args: flags("--nope"), wantErr: "--nope: no such flag (see vibe-test --help)"},
+		{name: "--gate is gone", args: flags("--gate", "any"), wantErr: "--gate: no such flag (see vibe-test --help)"},
+		{name: "--noise-floor is gone", args: flags("--noise-floor", "0.1"), wantErr: "--noise-floor: no such flag (see vibe-test --help)"},
+		{name: "--beta is gone", args: flags("--beta", "0.2"), wantErr: "--beta: no such flag (see vibe-test --help)"},
+		{name: "not a number", args: flags("--conversations", "many"), wantErr: `--conversations: "many", expected a whole number (see vibe-test --help)`},
+		{name: "a fraction", args: flags("--judge-repeats", "1.5"), wantErr: `--judge-repeats: "1.5", expected a whole number (see vibe-test --help)`},
+		{name: "not an amount", args: flags("--max-budget-usd", "$5"), wantErr: `--max-budget-usd: "$5", expected a number (see vibe-test --help)`},
+		{name: "a duration without its unit", args: flags("--turn-timeout", "90"), wantErr: `--turn-timeout: "90", expected a duration such as 90s or 10m (see vibe-test --help)`},
+		{name: "a seed too large", args: flags("--seed", "99999999999999999999"), wantErr: `--seed: "99999999999999999999", out of range (see vibe-test --help)`},
+		{name: "a switch given a word", args: flags("--dry-run=maybe"), wantErr: `--dry-run: "maybe", expected true or false (see vibe-test --help)`},
+		{name: "a flag without its value", args: []string{"--seed"}, wantErr: `--seed: no value given, expected one after it (see vibe-test --help)`},
 		{name: "conversations", args: flags("--conversations", "0"), wantErr: "--conversations: 0, expected 1 to 200"},
 		{name: "concurrency", args: flags("--concurrency", "-1"), wantErr: "--concurrency: -1, expected 0 (all) or more"},
 		{name: "turn timeout", args: flags("--turn-timeout", "0s"), wantErr: "--turn-timeout: 0s, expected a positive duration"},
@@ -172,7 +178,7 @@ func TestDemoFlags(t *testing.T) {
 		{name: "another agent", args: []string{"demo", "--agent", "gemini"}, want: DemoOptions{Personas: []string{"decaying", "steady"}, SessionMode: claude.DefaultSessionMode, Agent: "gemini"}},
 		{name: "an unknown agent", args: []string{"demo", "--agent", "aider"}, wantErr: `--agent "aider": expected one of claude, codex, gemini`},
 		{name: "session mode", args: []string{"demo", "--session", "sometimes"}, wantErr: `--session: "sometimes", expected "interactive" or "resume"`},
-		{name: "a run's flag", args: []string{"demo", "--conversations", "3"}, wantErr: "flag provided but not defined: -conversations (see vibe-test demo --help)"},
+		{name: "a run's flag", args: []string{"demo", "--conversations", "3"}, wantErr: "--conversations: no such flag (see vibe-test demo --help)"},
 	})
 }
 
@@ -192,7 +198,7 @@ func TestReportFlags(t *testing.T) {
 		{name: "defaults", args: []string{"report", "d"}, want: ReportOptions{Dir: "d"}},
 		{name: "output", args: []string{"report", "d", "--junit", "j.xml", "--markdown", "m.md"}, want: ReportOptions{Dir: "d", Output: Output{JUnit: "j.xml", Markdown: "m.md"}}},
 		{name: "no folder", args: []string{"report"}, wantErr: "report: expected one RUN_DIR, got 0 arguments"},
-		{name: "a run's flag", args: []string{"report", "d", "--seed", "1"}, wantErr: "flag provided but not defined: -seed (see vibe-test report --help)"},
+		{name: "a run's flag", args: []string{"report", "d", "--seed", "1"}, wantErr: "--seed: no such flag (see vibe-test report --help)"},
 	})
 }
 
