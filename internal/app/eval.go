@@ -226,6 +226,9 @@ func runEval(ctx context.Context, o EvalOptions, stdio IO) error {
 		e.Write(stdio.Stdout, term.Line)
 		return nil
 	}
+	if err := o.Output.checkFiles(); err != nil {
+		return err
+	}
 	res, err := eval.Start(ctx, o.Settings, eio)
 	if res != nil {
 		if serr := showEval(res, o.Output, stdio); serr != nil && err == nil {

@@ -1,13 +1,18 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 
 	"github.com/vibe-test/vibe-test/internal/atomicfile"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/junit"
 	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/summary"
@@ -34,6 +39,36 @@ type Output struct {
 
 func outputFrom(c *cli.Context) Output {
 	return Output{JSON: c.Bool("json"), JUnit: c.String("junit"), Markdown: c.String("markdown"), NoColor: c.Bool("no-color")}
+}
+
+// checkFiles refuses, before any model call, an output file that could not
+// be written when the run ends: its folder missing or not a folder, the
+// path itself a folder, or one file named twice. Refused at the end it
+// cost the run and left CI without its report. The file is not created
+// here: a run that fails must not leave an empty junit.xml behind.
+func (o Output) checkFiles() error {
+	if o.JUnit != "" && filepath.Clean(o.JUnit) == filepath.Clean(o.Markdown) {
+		return exit.Errorf(exit.Tool, "--junit and --markdown both name %s, expected two files", o.JUnit)
+	}
+	for _, f := range []struct{ flag, path string }{{"--junit", o.JUnit}, {"--markdown", o.Markdown}} {
+		if f.path == "" {
+			continue
+		}
+		if st, err := os.Stat(f.path); err == nil && st.IsDir() {
+			return exit.Errorf(exit.Tool, "%s %s: a folder, expected a file to write", f.flag, f.path)
+		}
+		dir := filepath.Dir(f.path)
+		st, err := os.Stat(dir)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return exit.Errorf(exit.Tool, "%s %s: no folder %s, expected the file's folder to exist", f.flag, f.path, dir)
+		case err != nil:
+			return exit.Errorf(exit.Tool, "%s %s: %v", f.flag, f.path, err)
+		case !st.IsDir():
+			return exit.Errorf(exit.Tool, "%s %s: %s is a file, expected the file's folder", f.flag, f.path, dir)
+		}
+	}
+	return nil
 }
 
 // styled says whether to show colours and rounded borders: on a terminal,

@@ -255,6 +255,9 @@ func runRun(ctx context.Context, o RunOptions, stdio IO) error {
 		e.Write(stdio.Stdout, term.Line)
 		return nil
 	}
+	if err := o.Output.checkFiles(); err != nil {
+		return err
+	}
 	if isSuite {
 		return runSuite(ctx, o, stdio)
 	}
