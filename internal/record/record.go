@@ -560,14 +560,7 @@ func WriteJSON(path string, v any) error {
 // Load reads a run folder's run.json.
 func Load(dir string) (*Run, error) {
 	path := filepath.Join(dir, "run.json")
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: no such file (expected a vibe-test run folder)", path)
-	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return nil, fmt.Errorf("%s: %w", path, pe.Err)
-	}
+	b, err := readRecord(path, "a vibe-test run folder")
 	if err != nil {
 		return nil, err
 	}
@@ -585,6 +578,20 @@ func Load(dir string) (*Run, error) {
 		return nil, fmt.Errorf("%s: schema_version %d was written by a pre-release vibe-test, before each probe was also asked fresh; this version reads %d to %d: run the measurement again", path, r.SchemaVersion, MinSchemaVersion, SchemaVersion)
 	}
 	return &r, nil
+}
+
+// readRecord reads a record file; a missing one is named with the folder
+// it was expected in (want), other errors with the path once.
+func readRecord(path, want string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: no such file (expected %s)", path, want)
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return nil, fmt.Errorf("%s: %w", path, pe.Err)
+	}
+	return b, err
 }
 
 // FreshTriple is the pending record of the fresh triple that goes with

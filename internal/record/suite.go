@@ -2,9 +2,7 @@ package record
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -158,14 +156,7 @@ func SaveSuite(dir string, s *Suite) error {
 // LoadSuite reads dir's suite.json.
 func LoadSuite(dir string) (*Suite, error) {
 	path := filepath.Join(dir, SuiteFile)
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: no such file (expected the folder of a suite of skills)", path)
-	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return nil, fmt.Errorf("%s: %w", path, pe.Err)
-	}
+	b, err := readRecord(path, "the folder of a suite of skills")
 	if err != nil {
 		return nil, err
 	}
