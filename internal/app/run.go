@@ -12,6 +12,7 @@ import (
 
 	"github.com/vibe-test/vibe-test/internal/atomicfile"
 	"github.com/vibe-test/vibe-test/internal/engine"
+	"github.com/vibe-test/vibe-test/internal/estimate"
 
 	"github.com/urfave/cli/v2"
 
@@ -246,13 +247,13 @@ func runRun(ctx context.Context, o RunOptions, stdio IO) error {
 	isSuite := suite.IsSuite(o.Args) || o.Shards > 0
 	if o.DryRun {
 		if isSuite {
-			return suiteDryRun(o, stdio)
+			return suiteDryRun(ctx, o, stdio)
 		}
-		e, err := engine.DryRun(o.Settings, stdio.Env, o.SeedSet)
+		e, err := engine.DryRun(ctx, o.Settings, stdio.Env, o.SeedSet)
 		if err != nil {
 			return err
 		}
-		e.Write(stdio.Stdout, term.Line)
+		writeEstimate(e, stdio)
 		return nil
 	}
 	if err := o.Output.checkFiles(); err != nil {
@@ -266,6 +267,15 @@ func runRun(ctx context.Context, o RunOptions, stdio IO) error {
 		return err
 	}
 	return outcomeError(r)
+}
+
+// writeEstimate shows a dry run: its warnings on stderr, as the run would
+// print them before it starts, and the calls and cost on stdout.
+func writeEstimate(e *estimate.Estimate, stdio IO) {
+	for _, w := range e.Warnings {
+		fmt.Fprintf(stdio.Stderr, "warning: %s\n", term.Line(w))
+	}
+	e.Write(stdio.Stdout, term.Line)
 }
 
 // execute runs a measurement with the engine, showing its progress and the

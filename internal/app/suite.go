@@ -265,18 +265,18 @@ func chartOnly(stdio IO) func(dir string, r *record.Run) error {
 // suiteDryRun prints, for each skill of the suite (or of the shard), what
 // its run would call and cost, then the suite's total: no model call, no
 // claude process, no folder.
-func suiteDryRun(o RunOptions, stdio IO) error {
+func suiteDryRun(ctx context.Context, o RunOptions, stdio IO) error {
 	s := suite.Settings{Settings: o.Settings, Paths: o.Args, Shard: o.Shard, Shards: o.Shards}
 	if err := notForSuite(o, "(and rubric.json) lies beside its SKILL.md"); err != nil {
 		return err
 	}
-	ests, err := suite.DryRun(s, stdio.Env, o.SeedSet)
+	ests, err := suite.DryRun(ctx, s, stdio.Env, o.SeedSet)
 	if err != nil {
 		return err
 	}
 	total, priced, others := 0.0, true, ""
 	for _, e := range ests {
-		e.Write(stdio.Stdout, term.Line)
+		writeEstimate(e, stdio)
 		fmt.Fprintln(stdio.Stdout)
 		total += e.Total
 		priced = priced && e.AllPriced

@@ -1,15 +1,19 @@
 package engine
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/vibe-test/vibe-test/internal/agent"
+	"github.com/vibe-test/vibe-test/internal/agents"
 	"github.com/vibe-test/vibe-test/internal/claude"
 	"github.com/vibe-test/vibe-test/internal/estimate"
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/fillers"
+	"github.com/vibe-test/vibe-test/internal/jail"
 	"github.com/vibe-test/vibe-test/internal/plan"
 	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/rubric"
@@ -19,13 +23,19 @@ import (
 // rubric, the fillers, the rubric cache) and says what the run would call
 // and cost, without starting it: no claude process, no model call, no run
 // folder. exactSeed says whether o.Seed is the user's (--seed) rather than
-// a random one, so the fillers counted are the run's own.
-func DryRun(o Settings, env []string, exactSeed bool) (*estimate.Estimate, error) {
+// a random one, so the fillers counted are the run's own. Its Warnings are
+// the run's own (the jail is probed as the run would: bubblewrap starts
+// `true`).
+func DryRun(ctx context.Context, o Settings, env []string, exactSeed bool) (*estimate.Estimate, error) {
 	inp, err := o.readInputs()
 	if err != nil {
 		return nil, err
 	}
 	sk, cfg, sched, pool := inp.skill, inp.cfg, inp.sched, inp.pool
+	jailKind, jailNote, err := ChooseJail(ctx, o.Isolation, env)
+	if err != nil {
+		return nil, exit.With(exit.Tool, err)
+	}
 	in := estimate.Input{
 		Skill: sk, Config: cfg, Rubric: inp.rubric, Schedule: sched, Conversations: o.Conversations, UntilDecided: o.UntilDecided,
 		SessionMode: o.SessionMode, Model: o.Model, JudgeModel: o.JudgeModel, JudgeRepeats: o.JudgeRepeats,
@@ -87,6 +97,17 @@ func DryRun(o Settings, env []string, exactSeed bool) (*estimate.Estimate, error
 		}
 	}
 	e.Agents = strings.Join(others, " and ")
+	driven := AgentName(o.Agent)
+	var drv agent.Agent
+	if driven != agents.Claude {
+		drv = agents.For(driven, o.MaxRetries)
+	}
+	sessionMode := in.SessionMode
+	warnings, notGranted := skillWarnings(sk, cfg, o, drv, driven, jailKind, sessionMode)
+	if jailKind == jail.None {
+		e.Warnings = append(e.Warnings, "NO JAIL: "+jailNote)
+	}
+	e.Warnings = append(e.Warnings, Warnings(warnings, notGranted)...)
 	return e, nil
 }
 

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,7 +38,7 @@ func TestDryRunSeesTheRubricCache(t *testing.T) {
 	}
 	counts := func(judge string) bool {
 		o := Settings{SkillPath: paths.Skill, ConfigPath: paths.Config, Conversations: 2, JudgeRepeats: 1, CacheDir: cache, JudgeModel: judge}
-		e, err := DryRun(o, nil, false)
+		e, err := DryRun(context.Background(), o, nil, false)
 		if err != nil {
 			t.Fatal(err)
 		}

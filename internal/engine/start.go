@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -133,29 +134,14 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*record.Run, err
 	if sessionMode == "" {
 		sessionMode = claude.DefaultSessionMode
 	}
-	notGranted := claude.NotGranted(append(append([]string{}, sk.AllowedTools...), o.AllowedTools...))
 	sessionWide := claude.SessionWide(sk.AllowedTools, o.AllowedTools)
 	if drv != nil {
-		notGranted, sessionWide = drv.NotGranted(tools), nil
-		if len(sk.Hooks) > 0 {
-			sk.Warnings = append(sk.Warnings, fmt.Sprintf("skill %s: its hooks (%s) are Claude Code's; --agent %s does not run them", sk.Name, strings.Join(sk.Hooks, ", "), driven))
-		}
+		sessionWide = nil
 	}
-	// A paths: skill is listed once a matching file is touched: which
-	// fixture file would do it, and what resume mode loses.
-	if len(sk.Hooks) > 0 && jailKind == jail.None {
-		// Hooks are commands like the agent's Bash: without a jail both run
-		// with the author's rights (the CLI runs them so too).
-		sk.Warnings = append(sk.Warnings, fmt.Sprintf("skill %s: its hooks (%s) run with no jail, with your user's rights and view of this machine, like the agent's own commands", sk.Name, strings.Join(sk.Hooks, ", ")))
-	}
-	if sk.Paths != nil {
-		sk.Warnings = append(sk.Warnings, skill.PathsNotes(sk, startFiles(cfg), sessionMode == claude.SessionResume)...)
-	}
-	for _, w := range sk.Warnings {
-		fmt.Fprintf(stdio.Stderr, "warning: %s\n", w)
-	}
-	for _, t := range notGranted {
-		fmt.Fprintf(stdio.Stderr, "warning: the agent will not have the tool %s; a skill step that needs it will fail\n", t)
+	var notGranted []string
+	sk.Warnings, notGranted = skillWarnings(sk, cfg, o, drv, driven, jailKind, sessionMode)
+	for _, w := range Warnings(sk.Warnings, notGranted) {
+		fmt.Fprintf(stdio.Stderr, "warning: %s\n", term.Line(w))
 	}
 	outDir, err := MakeOutDir(o.OutDir, sk.Name)
 	if err != nil {
@@ -350,6 +336,42 @@ func loadConfig(o Settings, sk *skill.Skill) (*plan.Config, string, error) {
 		return nil, "", err
 	}
 	return cfg, path, nil
+}
+
+// skillWarnings are what a run says about the skill before it starts, and a
+// dry run with it: skill.Load's own, the hooks the driven agent (drv, nil
+// for claude) does not run or that run without a jail, which file lists a
+// paths: skill; and the tools the agent will not have.
+func skillWarnings(sk *skill.Skill, cfg *plan.Config, o Settings, drv agent.Agent, driven, jailKind, sessionMode string) (warnings, notGranted []string) {
+	warnings = slices.Clone(sk.Warnings)
+	notGranted = claude.NotGranted(append(slices.Clone(sk.AllowedTools), o.AllowedTools...))
+	if drv != nil {
+		notGranted = drv.NotGranted(claude.AgentTools(sk.AllowedTools, o.AllowedTools))
+		if len(sk.Hooks) > 0 {
+			warnings = append(warnings, fmt.Sprintf("skill %s: its hooks (%s) are Claude Code's; --agent %s does not run them", sk.Name, strings.Join(sk.Hooks, ", "), driven))
+		}
+	}
+	if len(sk.Hooks) > 0 && jailKind == jail.None {
+		// Hooks are commands like the agent's Bash: without a jail both run
+		// with the author's rights (the CLI runs them so too).
+		warnings = append(warnings, fmt.Sprintf("skill %s: its hooks (%s) run with no jail, with your user's rights and view of this machine, like the agent's own commands", sk.Name, strings.Join(sk.Hooks, ", ")))
+	}
+	// A paths: skill is listed once a matching file is touched: which
+	// fixture file would do it, and what resume mode loses.
+	if sk.Paths != nil {
+		warnings = append(warnings, skill.PathsNotes(sk, startFiles(cfg), sessionMode == claude.SessionResume)...)
+	}
+	return warnings, notGranted
+}
+
+// Warnings are the lines a run prints as "warning: ..." before it starts:
+// the skill's, then a line per tool the agent will not have.
+func Warnings(skillWarnings, notGranted []string) []string {
+	out := slices.Clone(skillWarnings)
+	for _, t := range notGranted {
+		out = append(out, fmt.Sprintf("the agent will not have the tool %s; a skill step that needs it will fail", t))
+	}
+	return out
 }
 
 // startFiles are the paths a sandbox starts with (the fixture's files and

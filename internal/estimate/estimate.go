@@ -133,6 +133,10 @@ type Estimate struct {
 	Total      float64
 	AllPriced  bool
 	Unpriced   []string // models with no price
+	// Warnings are what the run would print as "warning: ..." before it
+	// starts (the skill's, a missing jail, tools not granted); the caller
+	// prints them on stderr, as the run does.
+	Warnings []string
 }
 
 // SetupProcesses are the claude processes a run starts before its first

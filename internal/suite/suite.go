@@ -187,7 +187,7 @@ func ShardUnits(skills []record.ShardSkill, i, n int) []record.Unit {
 
 // DryRun is each skill's engine.DryRun, in name order, with the
 // conversations the suite (or the shard) would give it.
-func DryRun(s Settings, env []string, exactSeed bool) ([]*estimate.Estimate, error) {
+func DryRun(ctx context.Context, s Settings, env []string, exactSeed bool) ([]*estimate.Estimate, error) {
 	skills, err := Discover(s.Paths)
 	if err != nil {
 		return nil, exit.With(exit.Tool, err)
@@ -214,7 +214,7 @@ func DryRun(s Settings, env []string, exactSeed bool) ([]*estimate.Estimate, err
 		set := s.Settings
 		set.SkillPath, set.ConfigPath, set.RubricPath = sk.Path, "", reviewedRubric(sk)
 		set.Conversations = count[sk.Name]
-		e, err := engine.DryRun(set, env, exactSeed)
+		e, err := engine.DryRun(ctx, set, env, exactSeed)
 		if err != nil {
 			return nil, err
 		}
