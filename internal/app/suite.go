@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -275,18 +276,27 @@ func suiteDryRun(ctx context.Context, o RunOptions, stdio IO) error {
 		return err
 	}
 	total, priced, others := 0.0, true, ""
+	var unpriced []string
 	for _, e := range ests {
 		writeEstimate(e, stdio)
 		fmt.Fprintln(stdio.Stdout)
 		total += e.Total
 		priced = priced && e.AllPriced
 		others = e.Agents
+		for _, m := range e.Unpriced {
+			if !slices.Contains(unpriced, m) {
+				unpriced = append(unpriced, m)
+			}
+		}
 	}
 	switch {
 	case others != "":
 		fmt.Fprintf(stdio.Stdout, "suite: %s, estimated cost: none: prices: claude only (this suite goes through %s)\n", summary.Count(len(ests), "skill"), others)
 	case priced:
 		fmt.Fprintf(stdio.Stdout, "suite: %s, estimated cost $%.2f in all\n", summary.Count(len(ests), "skill"), total)
+	case total == 0:
+		// No call was priced: a total of $0.00 would read as free.
+		fmt.Fprintf(stdio.Stdout, "suite: %s, estimated cost: none: the price table does not know %s (give --model/--judge-model with a model id to get one)\n", summary.Count(len(ests), "skill"), term.Line(strings.Join(unpriced, " and ")))
 	default:
 		fmt.Fprintf(stdio.Stdout, "suite: %s, estimated cost $%.2f for the calls priced above (some models have no price: see each skill)\n", summary.Count(len(ests), "skill"), total)
 	}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -501,13 +502,32 @@ func TestSuiteDryRun(t *testing.T) {
 	whole := runIn(context.Background(), env, lib, "--dry-run", "--conversations", "3", "--seed", "1")
 	shard := runIn(context.Background(), env, lib, "--dry-run", "--conversations", "3", "--seed", "1", "--shard", "1/3")
 	for _, r := range []suiteRun{whole, shard} {
-		if r.code != 0 || strings.Count(r.stdout, "dry run: ") != 3 || !strings.Contains(r.stdout, "suite: 3 skills, estimated cost $") {
+		if r.code != 0 || strings.Count(r.stdout, "dry run: ") != 3 || !strings.Contains(r.stdout, "suite: 3 skills, estimated cost") {
 			t.Errorf("want 3 skills' estimates and a total: %s", r)
 		}
 	}
 	// Shard 1/3 of the 9 units holds one conversation of each skill.
 	if strings.Count(whole.stdout, "agent turns: 3 conversations x 10 turns") != 3 || strings.Count(shard.stdout, "agent turns: 1 conversation") != 3 {
 		t.Errorf("want 3 conversations a skill in the suite, 1 in shard 1/3:\n%s\n%s", whole.stdout, shard.stdout)
+	}
+}
+
+// The suite's total: none when no call has a price (no model named: the
+// CLI's default, which the table cannot know), not "$0.00", which reads as
+// free; a sum when every call has one.
+func TestSuiteDryRunTotal(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	lib := makeLibrary(t, dir)
+	env := []string{"PATH=" + filepath.Join(dir, "none"), "VIBE_TEST_CACHE_DIR=" + filepath.Join(dir, "cache")}
+	unpriced := runIn(context.Background(), env, lib, "--dry-run")
+	want := "suite: 3 skills, estimated cost: none: the price table does not know the CLI's default"
+	if unpriced.code != 0 || !strings.Contains(unpriced.stdout, want) || strings.Contains(unpriced.stdout, "$0.00") {
+		t.Errorf("want %q and no $0.00: %s", want, unpriced)
+	}
+	priced := runIn(context.Background(), env, lib, "--dry-run", "--model", "claude-sonnet-4-5", "--judge-model", "claude-haiku-4-5")
+	if priced.code != 0 || !regexp.MustCompile(`(?m)^suite: 3 skills, estimated cost \$[1-9][0-9]*\.[0-9]{2} in all$`).MatchString(priced.stdout) {
+		t.Errorf("want a priced total: %s", priced)
 	}
 }
 
