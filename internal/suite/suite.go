@@ -218,6 +218,7 @@ func DryRun(ctx context.Context, s Settings, env []string, exactSeed bool) ([]*e
 		if err != nil {
 			return nil, err
 		}
+		e.Skill = sk.Name // the suite's name for it: two skills may share one
 		out = append(out, e)
 	}
 	return out, nil

@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -113,5 +114,33 @@ func TestWorstExit(t *testing.T) {
 		if got := record.WorstExit(c.codes...); got != c.want {
 			t.Errorf("WorstExit(%v) = %d, want %d", c.codes, got, c.want)
 		}
+	}
+}
+
+// A suite's dry run names each skill as the suite does: two skills that
+// share a name get the suite's x and x-2, as their run folders will.
+func TestDryRunNamesAsTheSuite(t *testing.T) {
+	dir := t.TempDir()
+	for _, sub := range []string{"a", "b"} {
+		p := filepath.Join(dir, sub, "x", "SKILL.md")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("---\nname: x\ndescription: d\n---\nDo "+sub+".\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := Settings{Paths: []string{filepath.Join(dir, "a"), filepath.Join(dir, "b")}}
+	s.Conversations, s.JudgeRepeats, s.Isolation = 1, 1, "none"
+	ests, err := DryRun(context.Background(), s, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ests {
+		names = append(names, e.Skill)
+	}
+	if !slices.Equal(names, []string{"x", "x-2"}) {
+		t.Errorf("dry-run blocks %v, want x and x-2", names)
 	}
 }
