@@ -428,7 +428,7 @@ const reportSource = `
 <ul class="stats">
 <li>diluted: {{.DilutedUnits}} units, pass rate {{pct .DilutedMean}}; fresh: {{.FreshUnits}} units, pass rate {{pct .FreshMean}}</li>
 <li>{{if .Testable}}drop {{pct .Drop}}, p = {{pval .P}} (alpha {{alpha .Alpha}}){{if .MinDetectableDrop}}; simulated on runs like this one, the rule catches a drop of {{pct .MinDetectableDrop}} in 80% of them{{end}}{{else}}not testable: each arm needs at least 2 units with a judged probe{{end}}</li>
-<li>effective turn: {{if .EffectiveTurn}}<b>{{.EffectiveTurn}}</b> (the last probe whose diluted pass rate is still ≥ 85% of its fresh rate){{else}}none (nothing to compare){{end}}</li>
+<li>effective turn: {{if .EffectiveTurn}}<b>{{.EffectiveTurn}}</b> (the last probe whose diluted pass rate is still ≥ 85% of its fresh rate){{else}}none (no turn is known to hold: no baseline passed, or nothing to compare){{end}}</li>
 {{- if .CheckTotal}}
 <li>the model judge agreed with the deterministic checks on {{.CheckAgreed}} of {{.CheckTotal}} criteria</li>
 {{- end}}

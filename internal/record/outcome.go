@@ -167,7 +167,8 @@ type Stats struct {
 	UnitsForEffect    int     `json:"units_for_effect"`
 	// EffectiveTurn is the last probe turn whose diluted pass rate is still
 	// at least 85% of the same probe's fresh rate (1 when the first probe
-	// already falls below; 0 when nothing can be compared).
+	// already falls below; 0 when nothing can be compared or no
+	// conversation's baseline passed: no turn is known to hold).
 	EffectiveTurn int `json:"effective_turn"`
 	// EffectiveContext is the median context of that probe (0 with
 	// EffectiveTurn 1 or 0).

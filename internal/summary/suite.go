@@ -56,7 +56,7 @@ func SuiteTable(w io.Writer, s *record.Suite, dir string, styled bool) {
 		if e.GateBypassed {
 			verdict += " (gate bypassed)"
 		}
-		turn := ""
+		turn := "-" // no turn known to hold, as in the run's own summary
 		if e.EffectiveTurn > 0 {
 			turn = strconv.Itoa(e.EffectiveTurn)
 		}

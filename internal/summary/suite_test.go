@@ -20,7 +20,7 @@ func TestSuiteTable(t *testing.T) {
 	for _, want := range []string{
 		"vibe-test suite  2 skills, status completed",
 		"|a-skill       |decay  |1   |3/9 (33%)|9/9 (100%)|6        |$1.2500|runs/x-suite/a-skill/chart.html|",
-		"|b]0;titleskill|error  |3   |-        |-         |         |$0.0000|-                              |",
+		"|b]0;titleskill|error  |3   |-        |-         |-        |$0.0000|-                              |",
 		"b]0;titleskill: claude not found",
 		"cost: $1.2500 in all",
 		"suite exit code 1 (the worst of the skills'",

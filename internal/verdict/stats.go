@@ -349,8 +349,10 @@ func computeStats(r *record.Run, ix *runIndex, alpha, effect float64, report boo
 		s.Probes = append(s.Probes, pc)
 	}
 	// Effective turn: like with like, each probe diluted against itself
-	// fresh.
-	if len(s.Probes) > 0 {
+	// fresh. It starts at the baseline only where some conversation's
+	// baseline passed: where none did (the gate stopped them all, or their
+	// judge failed), no turn is known to hold, and "1" would say it did.
+	if len(s.Probes) > 0 && s.PerTurn[0].Passes > 0 {
 		s.EffectiveTurn = 1
 		for _, pc := range s.Probes {
 			if pc.DilutedN == 0 || pc.FreshN == 0 {

@@ -76,3 +76,34 @@ func TestComputeStats(t *testing.T) {
 		}
 	}
 }
+
+// The effective turn claims the turns known to hold. Where no
+// conversation's baseline passed there is none: not 1 (the gate stopped
+// them all), and not 10 (the gate bypassed, every turn failing diluted and
+// fresh alike, so no probe fell below 85% of a fresh rate of 0).
+func TestEffectiveTurnNeedsAPassedBaseline(t *testing.T) {
+	P, F := judge.Pass, judge.Fail
+	cases := []struct {
+		name string
+		run  *record.Run
+		want int
+	}{
+		{"the gate stopped every conversation", &record.Run{
+			Conversations: []record.Conversation{conv(1, record.StatusBaselineFailed, F), conv(2, record.StatusBaselineFailed, F)},
+			Fresh:         []record.Conversation{fresh(1, F, F, F), fresh(2, F, F, F)}}, 0},
+		{"the gate bypassed, a skill that never passed", &record.Run{Config: record.Config{NoBaselineGate: true},
+			Conversations: []record.Conversation{conv(1, record.StatusCompleted, F, F, F, F), conv(2, record.StatusCompleted, F, F, F, F)},
+			Fresh:         []record.Conversation{fresh(1, F, F, F), fresh(2, F, F, F)}}, 0},
+		{"one baseline passed, its first probe fell", &record.Run{
+			Conversations: []record.Conversation{conv(1, record.StatusCompleted, P, F, F, F), conv(2, record.StatusBaselineFailed, F)},
+			Fresh:         []record.Conversation{fresh(1, P, P, P), fresh(2, P, P, P)}}, 1},
+		{"held to the end", &record.Run{
+			Conversations: []record.Conversation{conv(1, record.StatusCompleted, P, P, P, P), conv(2, record.StatusCompleted, P, P, P, P)},
+			Fresh:         []record.Conversation{fresh(1, P, P, P), fresh(2, P, P, P)}}, 10},
+	}
+	for _, tc := range cases {
+		if got := ComputeStats(tc.run, 0.05, 0.3).EffectiveTurn; got != tc.want {
+			t.Errorf("%s: effective turn %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}
