@@ -90,6 +90,7 @@ import (
 	"html/template"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
@@ -230,6 +231,23 @@ type Facts struct {
 // Costs of a run in USD, apart by purpose.
 type Costs struct {
 	Agent, Rubric, Plan, Judge, Total float64
+}
+
+// Breakdown lists the parts of the total, each in money's format: the
+// agent's always, the rubric, plan and judge calls' only when they cost
+// something. "plan $0.0000" read as a call that was free where no call
+// was made (the config held the tasks; the rubric came from the cache).
+func (c Costs) Breakdown(money func(float64) string) string {
+	parts := []string{"agent " + money(c.Agent)}
+	for _, p := range []struct {
+		name string
+		usd  float64
+	}{{"rubric", c.Rubric}, {"plan", c.Plan}, {"judge", c.Judge}} {
+		if p.usd != 0 {
+			parts = append(parts, p.name+" "+money(p.usd))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Criterion is one rubric criterion.

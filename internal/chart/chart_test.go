@@ -860,3 +860,21 @@ func TestUncertain(t *testing.T) {
 		}
 	}
 }
+
+// A part that cost nothing had no call (the config held the tasks, the
+// rubric came from the cache): it is left out, not shown as a free call.
+func TestCostsBreakdown(t *testing.T) {
+	usd := func(x float64) string { return fmt.Sprintf("$%.2f", x) }
+	for _, tc := range []struct {
+		c    Costs
+		want string
+	}{
+		{Costs{Agent: 1, Rubric: 0.5, Plan: 0.25, Judge: 0.125}, "agent $1.00, rubric $0.50, plan $0.25, judge $0.12"},
+		{Costs{Agent: 1, Judge: 0.5}, "agent $1.00, judge $0.50"},
+		{Costs{}, "agent $0.00"},
+	} {
+		if got := tc.c.Breakdown(usd); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.c, got, tc.want)
+		}
+	}
+}

@@ -303,8 +303,11 @@ func timestamp(t time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04:05 UTC")
 }
 
+func usd(x float64) string { return fmt.Sprintf("$%.4f", x) }
+
 var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
-	"usd":          func(x float64) string { return fmt.Sprintf("$%.4f", x) },
+	"usd":          usd,
+	"costParts":    func(c Costs) string { return c.Breakdown(usd) },
 	"pct":          percent,
 	"pval":         func(p float64) string { return fmt.Sprintf("%.3g", p) },
 	"alpha":        func(a float64) string { return fmt.Sprintf("%.2g", a) },
@@ -375,7 +378,7 @@ const reportSource = `
 {{- if .Verdict}}
 <tr><th>verdict</th><td>{{.Verdict}} <span class="muted">(exit {{.ExitCode}})</span></td></tr>
 {{- end}}
-<tr><th>cost</th><td>{{usd .Costs.Total}} <span class="muted">(agent {{usd .Costs.Agent}}, rubric {{usd .Costs.Rubric}}, plan {{usd .Costs.Plan}}, judge {{usd .Costs.Judge}})</span></td></tr>
+<tr><th>cost</th><td>{{usd .Costs.Total}} <span class="muted">({{costParts .Costs}})</span></td></tr>
 {{- if timestamp .StartedAt}}
 <tr><th>started</th><td>{{timestamp .StartedAt}}</td></tr>
 {{- end}}

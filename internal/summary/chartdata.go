@@ -121,7 +121,7 @@ func facts(r *record.Run) *chart.Facts {
 		Status:        r.Status,
 		Verdict:       o.Verdict, Sentence: o.Sentence, ExitCode: o.Exit, Shape: o.Shape,
 		Error:     r.Error,
-		Costs:     chart.Costs{Agent: r.Costs.Agent, Rubric: r.Costs.Rubric, Plan: r.Costs.Plan, Judge: r.Costs.Judge, Total: r.Costs.Total},
+		Costs:     costs(r),
 		StartedAt: r.StartedAt, FinishedAt: r.FinishedAt,
 	}
 	// The plan carries the models a config file chose when no flag did.
@@ -235,3 +235,11 @@ func modelName(r *record.Run) string {
 	}
 	return "default model"
 }
+
+// costs is the run's costs as the chart and the summaries show them.
+func costs(r *record.Run) chart.Costs {
+	c := r.Costs
+	return chart.Costs{Agent: c.Agent, Rubric: c.Rubric, Plan: c.Plan, Judge: c.Judge, Total: c.Total}
+}
+
+func dollars(v float64) string { return fmt.Sprintf("$%.4f", v) }

@@ -172,8 +172,7 @@ func Summary(w io.Writer, r *record.Run, styled bool) {
 	for _, s := range o.StoppedConsulting {
 		fmt.Fprintf(&b, "stopped consulting (from the raw trace, judge-free): %s\n", clean(s))
 	}
-	c := r.Costs
-	fmt.Fprintf(&b, "\n%s: $%.4f (agent $%.4f, rubric $%.4f, plan $%.4f, judge $%.4f)\n", costWord(r), c.Total, c.Agent, c.Rubric, c.Plan, c.Judge)
+	fmt.Fprintf(&b, "\n%s: $%.4f (%s)\n", costWord(r), r.Costs.Total, costs(r).Breakdown(dollars))
 	for _, n := range o.Notes {
 		if n == BypassBanner {
 			continue // already the first line
