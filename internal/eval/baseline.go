@@ -206,7 +206,7 @@ func (b *Baseline) Compatible(set *cases.Set, cfg Config, agent, judgeAgent stri
 
 // Notes say what the comparison is, for the record.
 func (b *Baseline) Notes(set *cases.Set, sk *skill.Skill) []string {
-	n := []string{fmt.Sprintf("baseline %s: skill %s (%s, %d lines), %d repeats, made %s", b.Name, b.Skill.Name, short(b.Skill.Hash), b.Skill.Lines, b.Repeats, b.CreatedAt.Format("2006-01-02"))}
+	n := []string{fmt.Sprintf("baseline %s: skill %s (%s, %d lines), %d %s, made %s", b.Name, b.Skill.Name, short(b.Skill.Hash), b.Skill.Lines, b.Repeats, plural(b.Repeats, "repeat", "repeats"), b.CreatedAt.Format("2006-01-02"))}
 	if sk.Hash == b.Skill.Hash {
 		n = append(n, "the candidate is the baseline's skill itself (same hash): an A/A comparison")
 	}

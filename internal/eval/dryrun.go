@@ -129,7 +129,7 @@ func DryRun(ctx context.Context, s Settings, stdio IO) (*Estimate, error) {
 		e.add(s.JudgeAgent, Line{What: "grader: " + r.label, Calls: cellsPerRun, Model: s.GraderModel}, grade)
 	}
 	e.Notes = append(e.Notes,
-		fmt.Sprintf("%d main and %d holdout cases, %d repeats: %d cells a run, each one generator, one reader and one grader call (a grader call asked again when a quote is not in the message is not counted)", len(set.Cases), len(set.Holdout), s.Repeats, cellsPerRun),
+		fmt.Sprintf("%d main and %d holdout %s, %d %s: %d cells a run, each one generator, one reader and one grader call (a grader call asked again when a quote is not in the message is not counted)", len(set.Cases), len(set.Holdout), plural(len(set.Holdout), "case", "cases"), s.Repeats, plural(s.Repeats, "repeat", "repeats"), cellsPerRun),
 		fmt.Sprintf("the generator is assumed to read %d files (%d tokens each) and answer in %d characters, about %d words", GeneratorToolCalls, estimate.ToolResultTokens, AssumedMessageChars, AssumedMessageChars/6))
 	return e, nil
 }

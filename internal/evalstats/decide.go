@@ -169,9 +169,12 @@ var oneRun = fmt.Sprintf("With one base run the run-to-run drift cannot be seen:
 func needSentence(total pairedStat, need int, margin float64) string {
 	switch {
 	case need > 0 && total.d < margin:
-		return fmt.Sprintf("About %d cases at the same repeats and spread would bring the bound below the margin.", need)
+		return fmt.Sprintf("About %d cases with the same drop, spread and repeats would put the bound below the margin (arithmetic on this run's figures, not the chance that a new run accepts).", need)
 	case need > 0:
-		return fmt.Sprintf("The total dropped %.3f, at least the margin: about %d cases at the same repeats and spread would show whether the drop is real.", total.d, need)
+		// Not "would show whether the drop is real": at the number that
+		// makes the observed drop just significant, a real drop of that
+		// size is found only about half the time.
+		return fmt.Sprintf("The total dropped %.3f, at least the margin: on about %d cases the same drop, spread and repeats would be significant (arithmetic on this run's figures, not the chance that a new run shows it).", total.d, need)
 	default:
 		return fmt.Sprintf("No number of cases up to %d would decide: the run-to-run drift counted (%.3f) alone keeps the bound up.", maxNeed, total.sigmaA)
 	}
