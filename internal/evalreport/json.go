@@ -138,7 +138,10 @@ type DocMeasure struct {
 	Base      DocRate `json:"base"`
 	Candidate DocRate `json:"candidate"`
 	// Drop, Upper, P and Adjusted are null where the rule could not
-	// compute them (no case graded on both sides).
+	// compute them (no case graded on both sides); Upper, P and Adjusted
+	// also under the seed rule, which has none of them, and P and Adjusted
+	// where the paired rule could not test the measure (fewer than 3
+	// cases: evalstats.Measure.Tested).
 	Drop     *float64 `json:"drop"`
 	Upper    *float64 `json:"upper"`
 	P        *float64 `json:"p"`
@@ -255,9 +258,18 @@ func docDecision(v *View, d evalstats.Decision) DocDecision {
 	out := DocDecision{Rule: d.Rule, Verdict: d.Verdict, Exit: d.Exit, Sentence: d.Sentence, Need: d.Need, Drift: finite(d.Drift),
 		SeedFalseReject: finite(d.SeedFalseReject), GradeErrors: d.GradeErrors, Measures: []DocMeasure{}}
 	for _, m := range d.Measures {
-		out.Measures = append(out.Measures, DocMeasure{Measure: m.Name, Label: v.label(m.Name), Base: docRate("base", m.Base),
+		dm := DocMeasure{Measure: m.Name, Label: v.label(m.Name), Base: docRate("base", m.Base),
 			Candidate: docRate("candidate", m.Candidate), Drop: num(m.Drop), Upper: num(m.Upper), P: num(m.P), Adjusted: num(m.Adjusted),
-			Reject: m.Reject, Cases: m.Cases})
+			Reject: m.Reject, Cases: m.Cases}
+		if d.Rule == evalstats.RuleSeed {
+			// The seed rule has no bound and no p-values: its fields hold 0.
+			dm.Upper = nil
+		}
+		if d.Rule == evalstats.RuleSeed || !m.Tested() {
+			// An untested measure's 1 is the rule's, not a test's.
+			dm.P, dm.Adjusted = nil, nil
+		}
+		out.Measures = append(out.Measures, dm)
 	}
 	return out
 }

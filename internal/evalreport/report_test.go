@@ -16,6 +16,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/vibe-test/vibe-test/internal/eval"
+	"github.com/vibe-test/vibe-test/internal/evalstats"
 	"github.com/vibe-test/vibe-test/internal/testenv"
 	"github.com/vibe-test/vibe-test/schema"
 )
@@ -314,5 +315,29 @@ func TestSeedRuleShowsMargins(t *testing.T) {
 	}
 	if res.Comparisons[0].Main.Rule != "seed" {
 		t.Errorf("rule %q", res.Comparisons[0].Main.Rule)
+	}
+	// Its JSON has no bound and no p-values (the rule's fields hold 0,
+	// which would read as p = 0): null, as the schema allows.
+	var j bytes.Buffer
+	if err := JSON(&j, NewView(res)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(j.String(), `"upper":null,"p":null,"adjusted":null`) || strings.Contains(j.String(), `"p":0,`) {
+		t.Errorf("the seed rule's JSON shows a bound or p-values:\n%s", j.String())
+	}
+}
+
+// A measure compared on fewer than 3 cases is not tested: its p of 1 is
+// the rule's, shown as "-", not as a test's result.
+func TestUntestedMeasureShowsNoP(t *testing.T) {
+	d := evalstats.Decision{Rule: evalstats.RulePaired}
+	for _, tc := range []struct {
+		cases int
+		want  string
+	}{{2, "-"}, {3, "1"}} {
+		m := evalstats.Measure{Cases: tc.cases, Upper: 0.394, P: 1, Adjusted: 1}
+		if _, p := boundCols(d, m); p != tc.want {
+			t.Errorf("%d cases: p column %q, want %q", tc.cases, p, tc.want)
+		}
 	}
 }

@@ -153,6 +153,9 @@ func boundCols(d evalstats.Decision, m evalstats.Measure) (string, string) {
 	if d.Rule == evalstats.RuleSeed {
 		return fmt.Sprintf("%.3f", m.Margin), "-"
 	}
+	if !m.Tested() {
+		return fmt.Sprintf("%+.3f", m.Upper), "-"
+	}
 	return fmt.Sprintf("%+.3f", m.Upper), pval(m.Adjusted)
 }
 

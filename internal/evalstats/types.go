@@ -185,6 +185,11 @@ type Measure struct {
 	Cases int
 }
 
+// Tested says whether the rule could have found the measure worse: on
+// fewer than minRejectCases cases its p-values are 1 by rule (so Holm
+// still counts the measure), not a test's result, and are not shown.
+func (m Measure) Tested() bool { return m.Cases >= minRejectCases }
+
 // Rate is a pass rate with its Wilson 95% interval.
 type Rate struct {
 	Passed, Graded int
