@@ -57,6 +57,9 @@ type JSONOutcome struct {
 	FreshProbes       int     `json:"fresh_probes"`
 	Drop              float64 `json:"drop"`
 	P                 float64 `json:"p"`
+	// Testable is false when an arm has fewer than 2 units with a judged
+	// probe: the test was not made, and P (1) says nothing.
+	Testable          bool    `json:"testable"`
 	Alpha             float64 `json:"alpha"`
 	MinDetectableDrop float64 `json:"min_detectable_drop"`
 	// AnyFailureChance: with any-probe-failed, how often that rule fires on
@@ -115,7 +118,7 @@ func Summarize(r *record.Run) JSONSummary {
 			DilutedPopulation: o.Stats.DilutedPopulation,
 			DilutedPassed:     o.Stats.Comparison.Diluted.Passed, DilutedProbes: o.Stats.Comparison.Diluted.Probes,
 			FreshPassed: o.Stats.Comparison.Fresh.Passed, FreshProbes: o.Stats.Comparison.Fresh.Probes,
-			Drop: o.Stats.Comparison.Drop, P: o.Stats.Comparison.P, Alpha: o.Stats.Alpha,
+			Drop: o.Stats.Comparison.Drop, P: o.Stats.Comparison.P, Testable: o.Stats.Comparison.Testable, Alpha: o.Stats.Alpha,
 			MinDetectableDrop: o.Stats.MinDetectableDrop, AnyFailureChance: o.AnyFailureChance,
 			Notes: nonNil(o.Notes), StoppedConsulting: nonNil(o.StoppedConsulting),
 		},

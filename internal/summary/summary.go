@@ -350,13 +350,11 @@ func writeStats(b *strings.Builder, s record.Stats, byProbe bool) {
 	if len(s.Probes) > 0 {
 		b.WriteString("each probe diluted vs fresh (for reading, not the exit code; Fisher's exact test, one-sided):\n")
 		for _, p := range s.Probes {
+			label := fmt.Sprintf("turn %2d", p.Turn)
 			if byProbe {
-				fmt.Fprintf(b, "  %s: diluted %d/%d, fresh %d/%d, drop %+.0f points, p = %.3g; %d failed diluted but passed fresh, %d failed both\n",
-					ProbeLabel(p.Probe, p.Turn, p.ContextTokens, p.AfterCompaction, false), p.DilutedPass, p.DilutedN, p.FreshPass, p.FreshN, 100*p.Drop, p.P, p.Decayed, p.NeverHandled)
-				continue
+				label = ProbeLabel(p.Probe, p.Turn, p.ContextTokens, p.AfterCompaction, false)
 			}
-			fmt.Fprintf(b, "  turn %2d: diluted %d/%d, fresh %d/%d, drop %+.0f points, p = %.3g; %d failed diluted but passed fresh, %d failed both\n",
-				p.Turn, p.DilutedPass, p.DilutedN, p.FreshPass, p.FreshN, 100*p.Drop, p.P, p.Decayed, p.NeverHandled)
+			fmt.Fprintf(b, "  %s: diluted %d/%d, fresh %d/%d, %s\n", label, p.DilutedPass, p.DilutedN, p.FreshPass, p.FreshN, probeTest(p))
 		}
 	}
 	if c := s.Comparison; c.Diluted.Units > 0 || c.Fresh.Units > 0 {
@@ -410,6 +408,19 @@ func jailWords(kind string) string {
 		return ", no jail"
 	}
 	return "" // a run from before the jail
+}
+
+// probeTest is a probe's comparison: its drop and Fisher's p, or why it
+// has none. With no probe judged on one side there is nothing to test,
+// and the p the record holds (0) would read as a certain drop.
+func probeTest(p record.ProbeComparison) string {
+	switch {
+	case p.DilutedN == 0:
+		return "not compared: no probe judged diluted"
+	case p.FreshN == 0:
+		return "not compared: no probe judged fresh"
+	}
+	return fmt.Sprintf("drop %+.0f points, p = %.3g; %d failed diluted but passed fresh, %d failed both", 100*p.Drop, p.P, p.Decayed, p.NeverHandled)
 }
 
 // Count is "1 conversation", "2 conversations": n and a noun whose plural
