@@ -26,8 +26,9 @@ func passCount(convs []record.Conversation, control string, k int) (pass, n int)
 	return pass, n
 }
 
-// ComputeControls compares the run with its controls.
-func ComputeControls(r *record.Run) []record.ControlStat {
+// ComputeControls compares the run with its controls; a lift is read as
+// the skill's only when its one-sided p is at most alpha.
+func ComputeControls(r *record.Run, alpha float64) []record.ControlStat {
 	var out []record.ControlStat
 	kinds := map[string]bool{}
 	for _, c := range r.Controls {
@@ -49,11 +50,18 @@ func ComputeControls(r *record.Run) []record.ControlStat {
 			}
 			s.Lift = float64(s.Passes)/float64(s.N) - float64(s.ControlPass)/float64(s.ControlN)
 			s.P = stats.FisherGreater(s.Passes, s.N-s.Passes, s.ControlPass, s.ControlN-s.ControlPass)
+			// "The skill lifts the pass rate by 100 points" on one
+			// conversation a side (p = 0.5) claimed what chance alone
+			// gives half the time.
 			switch {
-			case s.Lift <= 0:
-				s.Reading = "no lift: the agent does as well without the skill"
-			default:
+			case s.Lift > 0 && s.P <= alpha:
 				s.Reading = fmt.Sprintf("the skill lifts the pass rate by %.0f points", 100*s.Lift)
+			case s.Lift > 0:
+				s.Reading = fmt.Sprintf("a lift of %.0f points, not significant at alpha %.2g: on these counts chance alone could give it", 100*s.Lift, alpha)
+			case s.Lift == 0:
+				s.Reading = "no lift: the same pass rate without the skill"
+			default:
+				s.Reading = fmt.Sprintf("no lift: the agent passed %.0f points more often without the skill", -100*s.Lift)
 			}
 			out = append(out, s)
 		}

@@ -177,7 +177,7 @@ func DecideWith(r *record.Run, opts Options) {
 		Stats: f.stats, StoppedConsulting: f.stoppedConsulting,
 	}
 	if !f.exitOnly {
-		o.Controls = ComputeControls(r)
+		o.Controls = ComputeControls(r, f.alpha)
 	}
 	if f.rule == record.RuleAnyProbeFailed && len(r.Fresh) > 0 && f.cmp().Fresh.Probes > 0 {
 		o.AnyFailureChance = anyFailureChance(f)

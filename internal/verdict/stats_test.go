@@ -3,6 +3,7 @@ package verdict
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/vibe-test/vibe-test/internal/judge"
@@ -104,6 +105,45 @@ func TestEffectiveTurnNeedsAPassedBaseline(t *testing.T) {
 	for _, tc := range cases {
 		if got := ComputeStats(tc.run, 0.05, 0.3).EffectiveTurn; got != tc.want {
 			t.Errorf("%s: effective turn %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}
+
+// A control's reading claims a lift only where the test shows one: one
+// conversation a side passing against failing (p = 0.5) is chance half
+// the time, and a negative lift is not "as well".
+func TestControlReadings(t *testing.T) {
+	P, F := judge.Pass, judge.Fail
+	noSkill := func(idx int, results ...string) record.Conversation {
+		c := conv(idx, record.StatusCompleted, results...)
+		c.Control = record.ControlNoSkill
+		return c
+	}
+	many := func(n int, mk func(i int) record.Conversation) []record.Conversation {
+		var out []record.Conversation
+		for i := 1; i <= n; i++ {
+			out = append(out, mk(i))
+		}
+		return out
+	}
+	cases := []struct {
+		name         string
+		with, contrl []record.Conversation
+		want         string
+	}{
+		{"one a side", []record.Conversation{conv(1, record.StatusCompleted, P, P, P, P)}, []record.Conversation{noSkill(1, F, F, F, F)},
+			"a lift of 100 points, not significant at alpha 0.05"},
+		{"eight a side", many(8, func(i int) record.Conversation { return conv(i, record.StatusCompleted, P, P, P, P) }),
+			many(8, func(i int) record.Conversation { return noSkill(i, F, F, F, F) }), "the skill lifts the pass rate by 100 points"},
+		{"the same", []record.Conversation{conv(1, record.StatusCompleted, P, P, P, P)}, []record.Conversation{noSkill(1, P, P, P, P)},
+			"no lift: the same pass rate without the skill"},
+		{"better without", []record.Conversation{conv(1, record.StatusCompleted, P, F, F, F), conv(2, record.StatusCompleted, P, F, F, F)},
+			[]record.Conversation{noSkill(1, P, P, P, P), noSkill(2, P, P, P, P)}, "no lift: the agent passed 100 points more often without the skill"},
+	}
+	for _, tc := range cases {
+		cs := ComputeControls(&record.Run{Conversations: tc.with, Controls: tc.contrl}, 0.05)
+		if len(cs) < 2 || !strings.HasPrefix(cs[1].Reading, tc.want) {
+			t.Errorf("%s: probe 1's reading %+v, want %q", tc.name, cs, tc.want)
 		}
 	}
 }
