@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/record"
@@ -138,7 +139,20 @@ func errorsLeft(f *facts) (decision, bool) {
 	if f.errored == 0 && f.judgeErrors == 0 && f.incomplete == 0 {
 		return decision{}, false
 	}
-	return decision{exit.Tool, record.VerdictError, fmt.Sprintf("No verdict: %d conversations or fresh triples stopped on an error and %d judged turns ended in judge errors; what was measured did not show decay, but the missing turns count as neither pass nor fail.", f.errored, f.judgeErrors)}, true
+	// Only the kinds that happened: "0 judged turns ended in judge
+	// errors" said nothing, and a conversation short of its last probe
+	// was not named at all.
+	var what []string
+	if f.errored > 0 {
+		what = append(what, plural(f.errored, "conversation or fresh triple", "conversations or fresh triples")+" stopped on an error")
+	}
+	if f.judgeErrors > 0 {
+		what = append(what, plural(f.judgeErrors, "judged turn ended in a judge error", "judged turns ended in judge errors"))
+	}
+	if f.incomplete > 0 {
+		what = append(what, plural(f.incomplete, "conversation", "conversations")+" ended before the last probe")
+	}
+	return decision{exit.Tool, record.VerdictError, fmt.Sprintf("No verdict: %s; what was measured did not show decay, but the missing turns count as neither pass nor fail.", strings.Join(what, ", "))}, true
 }
 
 func noProbeFailed(f *facts) (decision, bool) {

@@ -137,9 +137,11 @@ func TestRuleDecayShown(t *testing.T) {
 func TestRuleErrorsLeft(t *testing.T) {
 	checkRule(t, "errors", errorsLeft, []ruleCase{
 		{"none", nil, false, 0, "", ""},
-		{"an errored conversation", func(f *facts) { f.errored = 1 }, true, exit.Tool, record.VerdictError, "1 conversations or fresh triples stopped on an error"},
+		{"an errored conversation", func(f *facts) { f.errored = 1 }, true, exit.Tool, record.VerdictError, "No verdict: 1 conversation or fresh triple stopped on an error; what"},
 		{"a judge error", func(f *facts) { f.judgeErrors = 2 }, true, exit.Tool, record.VerdictError, "2 judged turns ended in judge errors"},
-		{"a conversation short of its last probe", func(f *facts) { f.incomplete = 1 }, true, exit.Tool, record.VerdictError, "No verdict"},
+		{"a conversation short of its last probe", func(f *facts) { f.incomplete = 1 }, true, exit.Tool, record.VerdictError, "No verdict: 1 conversation ended before the last probe; what"},
+		{"all three", func(f *facts) { f.errored, f.judgeErrors, f.incomplete = 2, 3, 1 }, true, exit.Tool, record.VerdictError,
+			"No verdict: 2 conversations or fresh triples stopped on an error, 3 judged turns ended in judge errors, 1 conversation ended before the last probe; what"},
 	})
 }
 
