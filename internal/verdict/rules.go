@@ -83,7 +83,7 @@ func setupProblem(f *facts) (decision, bool) {
 	if len(f.setup) == 0 {
 		return decision{}, false
 	}
-	return decision{exit.Tool, record.VerdictSetup, fmt.Sprintf("No verdict: the set-up is broken: a required step's call failed in %d judged turns (first: %s); give the sandbox what the skill needs (fixture, files) and run again.", len(f.setup), f.setup[0])}, true
+	return decision{exit.Tool, record.VerdictSetup, fmt.Sprintf("No verdict: the set-up is broken: a required step's call failed in %s (first: %s); give the sandbox what the skill needs (fixture, files) and run again.", plural(len(f.setup), "judged turn", "judged turns"), f.setup[0])}, true
 }
 
 func baselineDoesNotWork(f *facts) (decision, bool) {
@@ -159,7 +159,7 @@ func noProbeFailed(f *facts) (decision, bool) {
 	if f.rule != record.RuleAnyProbeFailed {
 		return decision{}, false
 	}
-	return decision{exit.OK, record.VerdictNoProbeFailed, fmt.Sprintf("No probe failed after a passed baseline (the any-probe-failed rule): %d judged probes in %d conversations.%s", f.probesJudged, f.n, anyChance(f))}, true
+	return decision{exit.OK, record.VerdictNoProbeFailed, fmt.Sprintf("No probe failed after a passed baseline (the any-probe-failed rule): %s in %s.%s", plural(f.probesJudged, "judged probe", "judged probes"), plural(f.n, "conversation", "conversations"), anyChance(f))}, true
 }
 
 // held: no decay shown, and the rule would have caught the effect with
