@@ -360,6 +360,14 @@ func anyFailureChance(f *facts) float64 {
 	return 1 - math.Pow(f.freshRate(), float64(f.probesJudged))
 }
 
+// pronoun is "it" for one conversation, "them" for more.
+func pronoun(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
+}
+
 // plural is "1 probe" or "2 probes".
 func plural(n int, one, many string) string {
 	if n == 1 {

@@ -19,7 +19,7 @@ func notes(f *facts, verdict string) []string {
 		out = append(out, fmt.Sprintf("%d judged turns are uncertain (the repeated judgements disagreed); they are left out of the comparison.", f.uncertain))
 	}
 	if f.gateStops > 0 && !r.Config.NoBaselineGate && verdict != record.VerdictBaselineFailed {
-		out = append(out, fmt.Sprintf("The baseline failed in %d of %s; the gate stopped them, so the diluted arm holds only %s.", f.gateStops, plural(f.n, "conversation", "conversations"), record.PopGatePassed))
+		out = append(out, fmt.Sprintf("The baseline failed in %d of %s; the gate stopped %s, so the diluted arm holds only %s.", f.gateStops, plural(f.n, "conversation", "conversations"), pronoun(f.gateStops), record.PopGatePassed))
 	}
 	for _, d := range f.stats.Dropped {
 		if d.Arm == "diluted" && d.What == "conversations" && d.Reason != "" && !r.Config.NoBaselineGate && f.gateStops > 0 && strings.HasPrefix(d.Reason, "the baseline") {

@@ -201,7 +201,7 @@ func arms(r *record.Run, ix *runIndex, upTo int) (diluted, fresh []stats.ProbeUn
 			dropped = append(dropped, record.Dropped{Arm: arm, What: what, Count: n, Reason: why})
 		}
 	}
-	add("diluted", "conversations", gateStopped, "the baseline did not pass, so the gate stopped them before any probe")
+	add("diluted", "conversations", gateStopped, "the baseline did not pass, so the gate stopped "+pronoun(gateStopped)+" before any probe")
 	add("diluted", "conversations", noDilutedProbe, "no probe was judged pass or fail")
 	add("fresh", "fresh triples", noFreshProbe, "no probe was judged pass or fail")
 	for a, arm := range []string{"diluted", "fresh"} {
