@@ -82,6 +82,7 @@ func DryRun(ctx context.Context, s Settings, stdio IO) (*Estimate, error) {
 		}
 	}
 	s = s.resolved(set, stdio.Env)
+	warnSkill(sk, s, stdio)
 	e := &Estimate{Skill: sk.Path, Cases: len(set.Cases), Holdout: len(set.Holdout), Repeats: s.Repeats}
 	for _, a := range []string{s.Agent, s.JudgeAgent} {
 		if a != agents.Claude && !contains(e.Tables, a) {

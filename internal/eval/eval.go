@@ -61,6 +61,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/readfile"
 	"github.com/vibe-test/vibe-test/internal/redact"
 	"github.com/vibe-test/vibe-test/internal/skill"
+	"github.com/vibe-test/vibe-test/internal/term"
 	"github.com/vibe-test/vibe-test/internal/yamlerr"
 )
 
@@ -171,6 +172,19 @@ func LoadSet(s Settings) (*cases.Set, *skill.Skill, error) {
 		return nil, sk, exit.Errorf(exit.Tool, "%s: the case set is inside the skill's folder %s, expected it outside (the skill's files travel with it, and its keys would reach the agent)", set.Dir, sk.Dir)
 	}
 	return set, sk, nil
+}
+
+// warnSkill prints the skill's warnings (skill.Load's: frontmatter the
+// CLI ignores or reads otherwise) when the generator loads it as a
+// skill, as a run of the decay measurement does; delivered in the system
+// prompt, the CLI never reads its frontmatter.
+func warnSkill(sk *skill.Skill, s Settings, stdio IO) {
+	if s.Deliver != cases.DeliverSkill {
+		return
+	}
+	for _, w := range sk.Warnings {
+		fmt.Fprintf(stdio.Stderr, "warning: %s\n", term.Line(w))
+	}
 }
 
 // CheckHygiene runs the case set's hygiene check and prints each problem
@@ -349,6 +363,7 @@ func Start(ctx context.Context, s Settings, stdio IO) (*Result, error) {
 		return nil, err
 	}
 	s = s.resolved(set, stdio.Env)
+	warnSkill(sk, s, stdio)
 	var base *Baseline
 	if s.Baseline != "" {
 		if _, err := os.Stat(BaselineDir(set, s.Baseline)); err == nil {
