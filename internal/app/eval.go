@@ -19,6 +19,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/skill"
+	"github.com/vibe-test/vibe-test/internal/summary"
 	"github.com/vibe-test/vibe-test/internal/term"
 )
 
@@ -215,8 +216,8 @@ func runEval(ctx context.Context, o EvalOptions, stdio IO) error {
 		if err := eval.CheckHygiene(ctx, set, eio); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdio.Stdout, "case set %s: %d main and %d holdout cases, %d measures, %d diagnostics: no problem found\n",
-			term.Line(set.Dir), len(set.Cases), len(set.Holdout), len(set.Measures), len(set.Diagnostics))
+		fmt.Fprintf(stdio.Stdout, "case set %s: %d main and %s, %s, %s: no problem found\n",
+			term.Line(set.Dir), len(set.Cases), summary.Count(len(set.Holdout), "holdout case"), summary.Count(len(set.Measures), "measure"), summary.Count(len(set.Diagnostics), "diagnostic"))
 		return nil
 	case o.DryRun:
 		e, err := eval.DryRun(ctx, o.Settings, eio)

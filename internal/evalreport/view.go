@@ -188,8 +188,12 @@ func (v *View) Settings() string {
 	if c.Repeats == 1 {
 		repeats = "repeat"
 	}
-	s := fmt.Sprintf("%d main and %d holdout cases, %d %s; generator %s%s (tools %s, skill by %s); reader %s, grader %s",
-		len(v.Rec.Cases.Main), len(v.Rec.Cases.Holdout), c.Repeats, repeats, modelName(c.Model), effort, strings.Join(c.Tools, ","), c.Deliver, modelName(c.ReaderModel), modelName(c.GraderModel))
+	holdout := "cases"
+	if len(v.Rec.Cases.Holdout) == 1 {
+		holdout = "case"
+	}
+	s := fmt.Sprintf("%d main and %d holdout %s, %d %s; generator %s%s (tools %s, skill by %s); reader %s, grader %s",
+		len(v.Rec.Cases.Main), len(v.Rec.Cases.Holdout), holdout, c.Repeats, repeats, modelName(c.Model), effort, strings.Join(c.Tools, ","), c.Deliver, modelName(c.ReaderModel), modelName(c.GraderModel))
 	if a, j := v.Rec.AgentName(), v.Rec.JudgeAgentName(); a != agents.Claude || j != agents.Claude {
 		s = fmt.Sprintf("agent %s, judge agent %s; %s", a, j, s)
 	}
