@@ -60,15 +60,17 @@ func withFresh(convs []record.Conversation, results ...string) *record.Run {
 	return r
 }
 
+// many is n conversations, the i-th (from 1) made by c.
+func many(n int, c func(i int) record.Conversation) []record.Conversation {
+	var out []record.Conversation
+	for i := 1; i <= n; i++ {
+		out = append(out, c(i))
+	}
+	return out
+}
+
 func TestDecideExitCodes(t *testing.T) {
 	P, F, E := judge.Pass, judge.Fail, judge.JudgeError
-	many := func(n int, c func(i int) record.Conversation) []record.Conversation {
-		var out []record.Conversation
-		for i := 1; i <= n; i++ {
-			out = append(out, c(i))
-		}
-		return out
-	}
 	cases := []struct {
 		name string
 		run  *record.Run

@@ -119,13 +119,6 @@ func TestControlReadings(t *testing.T) {
 		c.Control = record.ControlNoSkill
 		return c
 	}
-	many := func(n int, mk func(i int) record.Conversation) []record.Conversation {
-		var out []record.Conversation
-		for i := 1; i <= n; i++ {
-			out = append(out, mk(i))
-		}
-		return out
-	}
 	cases := []struct {
 		name         string
 		with, contrl []record.Conversation
