@@ -102,8 +102,7 @@ func DryRun(ctx context.Context, o Settings, env []string, exactSeed bool) (*est
 	if driven != agents.Claude {
 		drv = agents.For(driven, o.MaxRetries)
 	}
-	sessionMode := in.SessionMode
-	warnings, notGranted := skillWarnings(sk, cfg, o, drv, driven, jailKind, sessionMode)
+	warnings, notGranted := skillWarnings(sk, cfg, o, drv, driven, jailKind, in.SessionMode)
 	if jailKind == jail.None {
 		e.Warnings = append(e.Warnings, "NO JAIL: "+jailNote)
 	}
