@@ -15,6 +15,10 @@ import (
 // percent formats a 0..1 share as a whole percentage.
 func percent(x float64) string { return fmt.Sprintf("%.0f%%", 100*x) }
 
+// points is a difference of two rates, as the summary writes it: "+50
+// points", not "50%", which could be read as half of the fresh rate.
+func points(x float64) string { return fmt.Sprintf("%+.0f points", 100*x) }
+
 func kindName(kind string) string {
 	if kind == plan.KindBase {
 		return "baseline"

@@ -309,6 +309,7 @@ var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap
 	"usd":          usd,
 	"costParts":    func(c Costs) string { return c.Breakdown(usd) },
 	"pct":          percent,
+	"points":       points,
 	"pval":         func(p float64) string { return fmt.Sprintf("%.3g", p) },
 	"alpha":        func(a float64) string { return fmt.Sprintf("%.2g", a) },
 	"thousands":    thousands,
@@ -430,7 +431,7 @@ const reportSource = `
 <p class="muted">Units are conversations (diluted: {{.DilutedPopulation}}) and fresh triples (each probe the first message of its own new session). Each unit's share of probes passed; Welch's one-sided test, with each arm's variance no smaller than a binomial's at the pooled rate.</p>
 <ul class="stats">
 <li>diluted: {{.DilutedUnits}} units, pass rate {{pct .DilutedMean}}; fresh: {{.FreshUnits}} units, pass rate {{pct .FreshMean}}</li>
-<li>{{if .Testable}}drop {{pct .Drop}}, p = {{pval .P}} (alpha {{alpha .Alpha}}){{if .MinDetectableDrop}}; simulated on runs like this one, the rule catches a drop of {{pct .MinDetectableDrop}} in 80% of them{{end}}{{else}}not testable: each arm needs at least 2 units with a judged probe{{end}}</li>
+<li>{{if .Testable}}drop {{points .Drop}}, p = {{pval .P}} (alpha {{alpha .Alpha}}){{if .MinDetectableDrop}}; simulated on runs like this one, the rule catches a drop of {{points .MinDetectableDrop}} in 80% of them{{end}}{{else}}not testable: each arm needs at least 2 units with a judged probe{{end}}</li>
 <li>effective turn: {{if .EffectiveTurn}}<b>{{.EffectiveTurn}}</b> (the last probe whose diluted pass rate is still ≥ 85% of its fresh rate){{else}}none (no turn is known to hold: no baseline passed, or nothing to compare){{end}}</li>
 {{- if .CheckTotal}}
 <li>the model judge agreed with the deterministic checks on {{.CheckAgreed}} of {{.CheckTotal}} criteria</li>
