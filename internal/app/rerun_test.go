@@ -272,8 +272,9 @@ func promptsOnce(t *testing.T, srv *scripted.Server, conv *record.Conversation) 
 			t.Errorf("conversation %d, request %d (turn %d's prompt, step %d) holds %d prompts: a prompt was sent twice", conv.Index, q.Seq, want, q.Step, q.Turn)
 		}
 		seen[want]++
+		texts := userTexts(t, q.Body)
 		for prompt, turn := range turnOf {
-			if n := promptCopies(t, q.Body, prompt); n > 1 {
+			if n := promptCopies(texts, prompt); n > 1 {
 				t.Errorf("conversation %d, request %d: turn %d's prompt appears %d times in its user messages", conv.Index, q.Seq, turn, n)
 			}
 		}
@@ -289,7 +290,19 @@ func promptsOnce(t *testing.T, srv *scripted.Server, conv *record.Conversation) 
 // messages: a prompt the CLI folded into a later message (as it does with
 // a failed one in a live session) shows up twice though the request holds
 // one prompt message per turn.
-func promptCopies(t *testing.T, body []byte, prompt string) int {
+func promptCopies(texts []string, prompt string) int {
+	n := 0
+	for _, text := range texts {
+		n += strings.Count(text, prompt)
+	}
+	return n
+}
+
+// userTexts are the texts of a request's user messages, decoded once per
+// request rather than once per prompt looked for (ten decodes of a whole
+// conversation's history per request were a twentieth of the package's
+// in-process CPU under the race detector).
+func userTexts(t *testing.T, body []byte) []string {
 	t.Helper()
 	var req struct {
 		Messages []struct {
@@ -300,14 +313,14 @@ func promptCopies(t *testing.T, body []byte, prompt string) int {
 	if err := json.Unmarshal(body, &req); err != nil {
 		t.Fatalf("request body: %v", err)
 	}
-	n := 0
+	var texts []string
 	for _, m := range req.Messages {
 		if m.Role != "user" {
 			continue
 		}
 		var text string
 		if json.Unmarshal(m.Content, &text) == nil {
-			n += strings.Count(text, prompt)
+			texts = append(texts, text)
 			continue
 		}
 		var blocks []struct {
@@ -317,9 +330,9 @@ func promptCopies(t *testing.T, body []byte, prompt string) int {
 		_ = json.Unmarshal(m.Content, &blocks)
 		for _, b := range blocks {
 			if b.Type == "text" {
-				n += strings.Count(b.Text, prompt)
+				texts = append(texts, b.Text)
 			}
 		}
 	}
-	return n
+	return texts
 }
