@@ -430,7 +430,7 @@ const reportSource = `
 <h3>Diluted against fresh: the exit code's test</h3>
 <p class="muted">Units are conversations (diluted: {{.DilutedPopulation}}) and fresh triples (each probe the first message of its own new session). Each unit's share of probes passed; Welch's one-sided test, with each arm's variance no smaller than a binomial's at the pooled rate.</p>
 <ul class="stats">
-<li>diluted: {{.DilutedUnits}} units, pass rate {{pct .DilutedMean}}; fresh: {{.FreshUnits}} units, pass rate {{pct .FreshMean}}</li>
+<li>diluted: {{.DilutedUnits}} units, {{if .DilutedUnits}}pass rate {{pct .DilutedMean}}{{else}}no pass rate{{end}}; fresh: {{.FreshUnits}} units, {{if .FreshUnits}}pass rate {{pct .FreshMean}}{{else}}no pass rate{{end}}</li>
 <li>{{if .Testable}}drop {{points .Drop}}, p = {{pval .P}} (alpha {{alpha .Alpha}}){{if .MinDetectableDrop}}; simulated on runs like this one, the rule catches a drop of {{points .MinDetectableDrop}} in 80% of them{{end}}{{else}}not testable: each arm needs at least 2 units with a judged probe{{end}}</li>
 <li>effective turn: {{if .EffectiveTurn}}<b>{{.EffectiveTurn}}</b> (the last probe whose diluted pass rate is still ≥ 85% of its fresh rate){{else}}none (no turn is known to hold: no baseline passed, or nothing to compare){{end}}</li>
 {{- if .CheckTotal}}

@@ -128,8 +128,8 @@ func markdownDetails(b *strings.Builder, e MarkdownEntry) {
 
 	s := o.Stats
 	c := s.Comparison
-	fmt.Fprintf(b, "- diluted: %s over %s, %s, pass rate %.0f%%\n", armWords(c.Diluted), md(s.DilutedPopulation), Count(c.Diluted.Units, "unit"), 100*c.Diluted.Mean)
-	fmt.Fprintf(b, "- fresh: %s over %s, %s, pass rate %.0f%%\n", armWords(c.Fresh), record.PopFresh, Count(c.Fresh.Units, "unit"), 100*c.Fresh.Mean)
+	fmt.Fprintf(b, "- diluted: %s over %s, %s, %s\n", armWords(c.Diluted), md(s.DilutedPopulation), Count(c.Diluted.Units, "unit"), unitRate(c.Diluted))
+	fmt.Fprintf(b, "- fresh: %s over %s, %s, %s\n", armWords(c.Fresh), record.PopFresh, Count(c.Fresh.Units, "unit"), unitRate(c.Fresh))
 	if c.Testable {
 		fmt.Fprintf(b, "- diluted vs fresh (each probe against itself, Welch one-sided on the mean of the per-probe pass rates): drop %+.0f points, p = %.3g, alpha %.2g", 100*c.Drop, c.P, s.Alpha)
 		if s.MinDetectableDrop > 0 {
@@ -172,6 +172,15 @@ func markdownDetails(b *strings.Builder, e MarkdownEntry) {
 	if e.Dir != "" {
 		fmt.Fprintf(b, "- run folder: %s\n", md(e.Dir))
 	}
+}
+
+// unitRate is an arm's mean per-unit pass rate, the test's figure; an arm
+// with no unit has none (its mean of 0 is no measurement).
+func unitRate(a statpkg.ArmSummary) string {
+	if a.Units == 0 {
+		return "no pass rate"
+	}
+	return fmt.Sprintf("pass rate %.0f%%", 100*a.Mean)
 }
 
 func armWords(a statpkg.ArmSummary) string {

@@ -359,8 +359,8 @@ func writeStats(b *strings.Builder, s record.Stats, byProbe bool) {
 	}
 	if c := s.Comparison; c.Diluted.Units > 0 || c.Fresh.Units > 0 {
 		fmt.Fprintf(b, "diluted vs fresh (the exit code's test: units are conversations and fresh triples; each probe against itself, Welch one-sided on the mean of the per-probe pass rates):\n")
-		fmt.Fprintf(b, "  diluted: %s (%s), pass rate %.0f%%; fresh: %s (%s), pass rate %.0f%%\n",
-			Count(c.Diluted.Units, "unit"), s.DilutedPopulation, 100*c.Diluted.Mean, Count(c.Fresh.Units, "unit"), record.PopFresh, 100*c.Fresh.Mean)
+		fmt.Fprintf(b, "  diluted: %s (%s), %s; fresh: %s (%s), %s\n",
+			Count(c.Diluted.Units, "unit"), s.DilutedPopulation, unitRate(c.Diluted), Count(c.Fresh.Units, "unit"), record.PopFresh, unitRate(c.Fresh))
 		if c.Testable {
 			fmt.Fprintf(b, "  drop %+.0f points, p = %.3g (alpha %.2g)", 100*c.Drop, c.P, s.Alpha)
 			if s.MinDetectableDrop > 0 {
