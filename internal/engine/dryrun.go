@@ -104,7 +104,7 @@ func DryRun(ctx context.Context, o Settings, env []string, exactSeed bool) (*est
 	}
 	warnings, notGranted := skillWarnings(sk, cfg, o, drv, driven, jailKind, in.SessionMode)
 	if jailKind == jail.None {
-		e.Warnings = append(e.Warnings, "NO JAIL: "+jailNote)
+		e.Warnings = append(e.Warnings, noJail(jailNote))
 	}
 	e.Warnings = append(e.Warnings, Warnings(warnings, notGranted)...)
 	return e, nil

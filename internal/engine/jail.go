@@ -41,9 +41,13 @@ func ChooseJail(ctx context.Context, mode string, env []string) (kind, note stri
 // jailed.
 func WarnNoJail(w io.Writer, kind, note string) {
 	if kind == jail.None {
-		fmt.Fprintf(w, "warning: NO JAIL: %s\n", note)
+		fmt.Fprintf(w, "warning: %s\n", noJail(note))
 	}
 }
+
+// noJail is the warning of a run without a jail, as the run and its dry
+// run print it.
+func noJail(note string) string { return "NO JAIL: " + note }
 
 // JailSpec is the run's jail (nil for none): what every claude call of the
 // run hides and exposes. named are the folders this run knows of that the
