@@ -303,11 +303,12 @@ func timestamp(t time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04:05 UTC")
 }
 
-func usd(x float64) string { return fmt.Sprintf("$%.4f", x) }
+// USD is a cost as every report prints it: dollars to four places.
+func USD(x float64) string { return fmt.Sprintf("$%.4f", x) }
 
 var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
-	"usd":          usd,
-	"costParts":    func(c Costs) string { return c.Breakdown(usd) },
+	"usd":          USD,
+	"costParts":    func(c Costs) string { return c.Breakdown(USD) },
 	"pct":          percent,
 	"points":       points,
 	"pval":         func(p float64) string { return fmt.Sprintf("%.3g", p) },

@@ -241,5 +241,3 @@ func costs(r *record.Run) chart.Costs {
 	c := r.Costs
 	return chart.Costs{Agent: c.Agent, Rubric: c.Rubric, Plan: c.Plan, Judge: c.Judge, Total: c.Total}
 }
-
-func dollars(v float64) string { return fmt.Sprintf("$%.4f", v) }

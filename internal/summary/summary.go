@@ -11,6 +11,7 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/lipgloss/table"
+	"github.com/vibe-test/vibe-test/internal/chart"
 	"github.com/vibe-test/vibe-test/internal/jail"
 	"github.com/vibe-test/vibe-test/internal/judge"
 	"github.com/vibe-test/vibe-test/internal/plan"
@@ -172,7 +173,7 @@ func Summary(w io.Writer, r *record.Run, styled bool) {
 	for _, s := range o.StoppedConsulting {
 		fmt.Fprintf(&b, "stopped consulting (from the raw trace, judge-free): %s\n", clean(s))
 	}
-	fmt.Fprintf(&b, "\n%s: $%.4f (%s)\n", costWord(r), r.Costs.Total, costs(r).Breakdown(dollars))
+	fmt.Fprintf(&b, "\n%s: %s (%s)\n", costWord(r), chart.USD(r.Costs.Total), costs(r).Breakdown(chart.USD))
 	for _, n := range o.Notes {
 		if n == BypassBanner {
 			continue // already the first line
