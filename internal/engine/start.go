@@ -45,6 +45,18 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*record.Run, err
 			return nil, exit.Errorf(exit.Tool, "%s %s: no credentials: %s (or set %s to a stand-in server)", flag, name, agents.CredentialsAdvice(name), agents.BaseURLVar[name])
 		}
 	}
+	// The jail is tried while the CLIs' versions are checked: each waits
+	// on a process of its own, some 30 ms, and a run starts no sooner
+	// than both. An early return waits for the probe, whose process
+	// outlives nothing.
+	var jailKind, jailNote string
+	var jailErr error
+	jailChosen := make(chan struct{})
+	go func() {
+		defer close(jailChosen)
+		jailKind, jailNote, jailErr = ChooseJail(ctx, o.Isolation, stdio.Env)
+	}()
+	defer func() { <-jailChosen }()
 	// Claude's binary is the driven agent's or the judge's, when either is
 	// claude; another agent's is found through the registry.
 	var binary, version, otherBinary, otherVersion, otherVerified string
@@ -72,9 +84,9 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*record.Run, err
 			return nil, beforeRun(ctx, exit.Errorf(exit.Tool, "checking the %s CLI: %v", other, err))
 		}
 	}
-	jailKind, jailNote, err := ChooseJail(ctx, o.Isolation, stdio.Env)
-	if err != nil {
-		return nil, beforeRun(ctx, exit.With(exit.Tool, err))
+	<-jailChosen
+	if jailErr != nil {
+		return nil, beforeRun(ctx, exit.With(exit.Tool, jailErr))
 	}
 	hermetic := claude.HasCredentials(stdio.Env)
 	model, judgeModel := o.Model, o.JudgeModel
