@@ -84,6 +84,15 @@ RACE := GORACE=atexit_sleep_ms=0 go test -race $(TESTFLAGS) -count=1 -parallel 4
 # packages side by side, each its own copy: from an empty Go cache the
 # three builds at once took 122 CPU-seconds, one after another 73.
 PLAIN_BINARIES := . ./internal/fakeclaude/cmd/fakeclaude
+# GOFLAGS=-trimpath, for every go command of the step and the go builds
+# the tests start: the build cache then keys a package by its import path
+# rather than by the folder it was cloned into, so a fresh clone reuses
+# what an earlier clone compiled where the Go cache is kept (a CI
+# machine's, a developer's). Without it, compiling and linking every test
+# binary of a fresh clone took 69 CPU-seconds with the dependencies
+# already cached, with it 28 (links alone); and `make vet` 20 against 1.
+# From an empty cache it changes nothing.
+test: export GOFLAGS := -trimpath $(GOFLAGS)
 test: assets
 	mkdir -p $(VIBE_TEST_ARTIFACTS)
 	go build $(PLAIN_BINARIES)
