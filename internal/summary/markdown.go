@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/vibe-test/vibe-test/internal/chart"
 	"github.com/vibe-test/vibe-test/internal/jail"
 	"github.com/vibe-test/vibe-test/internal/record"
 	statpkg "github.com/vibe-test/vibe-test/internal/stats"
@@ -98,10 +99,10 @@ func isolationCell(r *record.Run) string {
 	return md(r.Isolation) // a run from before the jail
 }
 
-// usd is a cost in dollars with the sign escaped: two unescaped dollar
-// signs on a line are inline maths to GitHub.
+// usd is a cost as chart.USD writes it, with the sign escaped: two
+// unescaped dollar signs on a line are inline maths to GitHub.
 func usd(v float64) string {
-	return fmt.Sprintf(`\$%.4f`, v)
+	return `\` + chart.USD(v)
 }
 
 func markdownDetails(b *strings.Builder, e MarkdownEntry) {
