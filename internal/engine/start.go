@@ -356,8 +356,9 @@ func loadConfig(o Settings, sk *skill.Skill) (*plan.Config, string, error) {
 // paths: skill; and the tools the agent will not have.
 func skillWarnings(sk *skill.Skill, cfg *plan.Config, o Settings, drv agent.Agent, driven, jailKind, sessionMode string) (warnings, notGranted []string) {
 	warnings = slices.Clone(sk.Warnings)
-	notGranted = claude.NotGranted(append(slices.Clone(sk.AllowedTools), o.AllowedTools...))
-	if drv != nil {
+	if drv == nil {
+		notGranted = claude.NotGranted(append(slices.Clone(sk.AllowedTools), o.AllowedTools...))
+	} else {
 		notGranted = drv.NotGranted(claude.AgentTools(sk.AllowedTools, o.AllowedTools))
 		if len(sk.Hooks) > 0 {
 			warnings = append(warnings, fmt.Sprintf("skill %s: its hooks (%s) are Claude Code's; --agent %s does not run them", sk.Name, strings.Join(sk.Hooks, ", "), driven))
