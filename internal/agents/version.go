@@ -17,5 +17,5 @@ func Version(ctx context.Context, name, binary string, env []string) (string, er
 	case Gemini:
 		return gemini.Version(ctx, binary, env)
 	}
-	return claude.Version(ctx, binary, claude.Env(env, claude.EnvOptions{}))
+	return claude.Version(ctx, binary, env)
 }

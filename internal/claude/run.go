@@ -1,19 +1,16 @@
 package claude
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os/exec"
-	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/vibe-test/vibe-test/internal/jail"
+	"github.com/vibe-test/vibe-test/internal/proc"
 )
 
 // VerifiedVersion is the Claude Code version whose stream-json this package
@@ -68,8 +65,8 @@ func Run(ctx context.Context, inv Invocation) (Outcome, error) {
 
 	cmd := inv.command()
 	cmd.Stdin = nil // /dev/null: the CLI must never wait for input
-	var stderr bytes.Buffer
-	cmd.Stderr = &limitedWriter{w: &stderr, n: 64 << 10}
+	var stderr proc.Stderr
+	cmd.Stderr = &stderr
 	// A helper that outlives the CLI holding its stderr must not keep Wait
 	// (and the run) waiting once the CLI itself has exited.
 	cmd.WaitDelay = 5 * time.Second
@@ -98,13 +95,7 @@ func Run(ctx context.Context, inv Invocation) (Outcome, error) {
 		case <-runCtx.Done():
 		}
 		close(stopped)
-		pgid := cmd.Process.Pid
-		_ = syscall.Kill(-pgid, syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(inv.grace()):
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		}
+		proc.StopGroup(cmd.Process.Pid, done, inv.grace())
 	}()
 
 	var src io.Reader = stdout
@@ -125,8 +116,8 @@ func Run(ctx context.Context, inv Invocation) (Outcome, error) {
 		out.TimedOut = ctx.Err() == nil // our timeout, not the caller's cancel
 	default:
 	}
-	out.ExitCode = exitCode(werr)
-	if werr != nil && !isExit(werr) {
+	out.ExitCode = proc.ExitCode(werr)
+	if werr != nil && !proc.IsExit(werr) {
 		return out, fmt.Errorf("waiting for claude: %w", werr)
 	}
 	if perr != nil {
@@ -135,41 +126,10 @@ func Run(ctx context.Context, inv Invocation) (Outcome, error) {
 	return out, nil
 }
 
-// limitedWriter keeps the first n bytes and drops the rest, so a chatty
-// stderr cannot grow without bound.
-type limitedWriter struct {
-	w io.Writer
-	n int
-}
-
-func (l *limitedWriter) Write(p []byte) (int, error) {
-	if l.n > 0 {
-		k := min(len(p), l.n)
-		l.n -= k
-		_, _ = l.w.Write(p[:k])
-	}
-	return len(p), nil
-}
-
-var versionRE = regexp.MustCompile(`\d+\.\d+\.\d+`)
-
-// Version asks the binary for its version ("2.1.328").
+// Version asks the binary for its version ("2.1.328") in the environment
+// a run gives the CLI (Env of env).
 func Version(ctx context.Context, binary string, env []string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, "--version")
-	cmd.Env = env
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	b, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("%s --version: %w (%s)", binary, err, strings.TrimSpace(stderr.String()))
-	}
-	v := versionRE.FindString(string(b))
-	if v == "" {
-		return "", fmt.Errorf("%s --version printed %q, not a version", binary, strings.TrimSpace(string(b)))
-	}
-	return v, nil
+	return proc.Version(ctx, binary, Env(env, EnvOptions{}))
 }
 
 // MinVersion is the oldest CLI with every flag vibe-test passes
@@ -206,7 +166,7 @@ func (inv Invocation) command() *exec.Cmd {
 	cmd := exec.Command(name, args...)
 	cmd.Env = inv.Env
 	cmd.Dir = inv.Dir
-	cmd.SysProcAttr = sysProcAttr()
+	cmd.SysProcAttr = proc.SysProcAttr()
 	return cmd
 }
 
@@ -216,22 +176,4 @@ func (inv Invocation) grace() time.Duration {
 		return inv.Grace
 	}
 	return 2 * time.Second
-}
-
-// exitCode is a waited process's exit code: 128+signal when a signal
-// ended it, 0 when err is nil or not an exit.
-func exitCode(err error) int {
-	var exitErr *exec.ExitError
-	if !errors.As(err, &exitErr) {
-		return 0
-	}
-	if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return exitErr.ExitCode()
-}
-
-func isExit(err error) bool {
-	var e *exec.ExitError
-	return errors.As(err, &e)
 }

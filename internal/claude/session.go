@@ -1,7 +1,6 @@
 package claude
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -10,11 +9,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/vibe-test/vibe-test/internal/proc"
 )
 
 // The session modes of an agent conversation.
@@ -74,9 +74,8 @@ type Session struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	stdout *os.File
-	lines  chan []byte // stdout, one line each; closed at EOF
-	stderr bytes.Buffer
-	errMu  sync.Mutex
+	lines  <-chan []byte // stdout, one line each; closed at EOF
+	stderr proc.Stderr
 	waited chan struct{} // closed once the process has been waited for
 	werr   error
 	cpu    time.Duration // set before waited is closed
@@ -87,9 +86,9 @@ type Session struct {
 // Stdout and Timeout are per turn and ignored here). The process waits for
 // its first message.
 func StartSession(inv Invocation) (*Session, error) {
-	s := &Session{inv: inv, lines: make(chan []byte, 64), waited: make(chan struct{})}
+	s := &Session{inv: inv, waited: make(chan struct{})}
 	cmd := inv.command()
-	cmd.Stderr = &lockedWriter{mu: &s.errMu, w: &limitedWriter{w: &s.stderr, n: 64 << 10}}
+	cmd.Stderr = &s.stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, fmt.Errorf("claude stdin: %w", err)
@@ -116,19 +115,7 @@ func StartSession(inv Invocation) (*Session, error) {
 	pw.Close()
 	meter.started()
 	s.cmd, s.stdin, s.stdout = cmd, stdin, pr
-	go func() {
-		defer close(s.lines)
-		r := bufio.NewReaderSize(pr, 64<<10)
-		for {
-			line, err := r.ReadBytes('\n')
-			if len(line) > 0 {
-				s.lines <- line
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
+	s.lines = proc.ReadLines(pr, 64)
 	go func() {
 		s.werr = cmd.Wait()
 		s.cpu = meter.used(cmd.ProcessState)
@@ -211,7 +198,7 @@ func (s *Session) Send(ctx context.Context, prompt string, stdout io.Writer, tim
 	if perr != nil {
 		return out, perr
 	}
-	if w := s.werr; w != nil && !isExit(w) {
+	if w := s.werr; w != nil && !proc.IsExit(w) {
 		return out, fmt.Errorf("waiting for claude: %w", w)
 	}
 	return out, nil
@@ -230,52 +217,23 @@ func (s *Session) stop() {
 	}
 	s.dead = true
 	_ = s.stdin.Close()
-	pgid := s.cmd.Process.Pid
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	t := time.NewTimer(s.inv.grace())
-	defer t.Stop()
-	select {
-	case <-s.waited:
-	case <-t.C:
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-	}
+	proc.StopGroup(s.cmd.Process.Pid, s.waited, s.inv.grace())
 }
 
 // collect reads the lines the process printed until its stdout closed. A
 // helper that outlived the CLI could hold the pipe open: once the CLI is
 // gone, what arrives within the grace period is kept and the rest dropped.
 func (s *Session) collect(save func([]byte) error) {
-	waited := s.waited
-	var timeout <-chan time.Time
-	for {
-		select {
-		case line, ok := <-s.lines:
-			if !ok {
-				<-s.waited
-				return
-			}
-			_ = save(line)
-		case <-waited:
-			waited = nil
-			t := time.NewTimer(s.inv.grace())
-			defer t.Stop()
-			timeout = t.C
-		case <-timeout:
-			_ = s.stdout.Close() // the reader ends, and lines closes
-			timeout = nil
-		}
-	}
+	proc.Drain(s.lines, s.waited, s.stdout, s.inv.grace(), func(line []byte) { _ = save(line) })
 }
 
 func (s *Session) exitCode() int {
 	<-s.waited
-	return exitCode(s.werr)
+	return proc.ExitCode(s.werr)
 }
 
 // Stderr is what the process wrote to stderr so far (its first 64 KiB).
 func (s *Session) Stderr() string {
-	s.errMu.Lock()
-	defer s.errMu.Unlock()
 	return s.stderr.String()
 }
 
@@ -331,17 +289,4 @@ func (s *Session) CPU() time.Duration {
 	default:
 		return 0
 	}
-}
-
-// lockedWriter serialises writes to w (the stderr copy, read by Stderr
-// while the process runs).
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }

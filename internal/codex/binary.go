@@ -1,19 +1,15 @@
 package codex
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
-	"strings"
-	"time"
 
 	"github.com/vibe-test/vibe-test/internal/execpath"
+	"github.com/vibe-test/vibe-test/internal/proc"
 )
 
 // VerifiedVersion is the Codex CLI version whose exec stream, app-server
@@ -88,23 +84,7 @@ func isNative(p string) bool {
 	return string(head[:2]) != "#!"
 }
 
-var versionRE = regexp.MustCompile(`\d+\.\d+\.\d+`)
-
-// Version asks the binary for its version ("0.171.0").
+// Version asks the binary for its version ("0.171.0"), with a bare PATH.
 func Version(ctx context.Context, binary string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, "--version")
-	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "TERM=dumb"}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	b, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("%s --version: %w (%s)", binary, err, strings.TrimSpace(stderr.String()))
-	}
-	v := versionRE.FindString(string(b))
-	if v == "" {
-		return "", fmt.Errorf("%s --version printed %q, not a version", binary, strings.TrimSpace(string(b)))
-	}
-	return v, nil
+	return proc.Version(ctx, binary, []string{"PATH=/usr/local/bin:/usr/bin:/bin", "TERM=dumb"})
 }

@@ -1,7 +1,6 @@
 package codex
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -10,13 +9,13 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/vibe-test/vibe-test/internal/agent"
+	"github.com/vibe-test/vibe-test/internal/proc"
 )
 
 // AppServerArgs is the argv of a live conversation's process: codex's
@@ -40,9 +39,8 @@ type Live struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	stdout *os.File
-	lines  chan []byte // stdout, one line each; closed at EOF
-	errMu  sync.Mutex
-	stderr bytes.Buffer
+	lines  <-chan []byte // stdout, one line each; closed at EOF
+	stderr proc.Stderr
 	waited chan struct{}
 	werr   error
 	dead   bool
@@ -67,7 +65,7 @@ func (a Agent) StartLive(spec agent.TurnSpec) (agent.Live, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Live{inv: inv, spec: spec, lines: make(chan []byte, 64), waited: make(chan struct{}), total: -1}
+	l := &Live{inv: inv, spec: spec, waited: make(chan struct{}), total: -1}
 	if spec.Resume != "" {
 		if path, err := RolloutFile(CodexHome(spec.Home), spec.Resume); err == nil {
 			if ro, err := ReadRollout(path); err == nil {
@@ -76,7 +74,7 @@ func (a Agent) StartLive(spec agent.TurnSpec) (agent.Live, error) {
 		}
 	}
 	cmd := inv.command()
-	cmd.Stderr = &lockedWriter{mu: &l.errMu, w: &limitedWriter{w: &l.stderr, n: 64 << 10}}
+	cmd.Stderr = &l.stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, fmt.Errorf("codex stdin: %w", err)
@@ -95,19 +93,7 @@ func (a Agent) StartLive(spec agent.TurnSpec) (agent.Live, error) {
 	}
 	pw.Close()
 	l.cmd, l.stdin, l.stdout = cmd, stdin, pr
-	go func() {
-		defer close(l.lines)
-		r := bufio.NewReaderSize(pr, 64<<10)
-		for {
-			line, err := r.ReadBytes('\n')
-			if len(line) > 0 {
-				l.lines <- line
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
+	l.lines = proc.ReadLines(pr, 64)
 	go func() {
 		l.werr = cmd.Wait()
 		close(l.waited)
@@ -274,12 +260,12 @@ func (l *Live) turn(ctx context.Context, stdout io.Writer, timeout time.Duration
 		turn.Errors = append(turn.Errors, re.Error())
 	}
 	out.Turn = turn
-	out.ExitCode = exitCode(l.werr)
+	out.ExitCode = proc.ExitCode(l.werr)
 	out.Stderr = l.Stderr()
 	if werr != nil {
 		return out, werr
 	}
-	if w := l.werr; w != nil && !isExit(w) {
+	if w := l.werr; w != nil && !proc.IsExit(w) {
 		return out, fmt.Errorf("waiting for codex: %w", w)
 	}
 	return out, nil
@@ -358,39 +344,18 @@ func (l *Live) stop() {
 	}
 	l.dead = true
 	_ = l.stdin.Close()
-	stopGroup(l.cmd.Process.Pid, l.waited, l.inv.grace())
+	proc.StopGroup(l.cmd.Process.Pid, l.waited, l.inv.grace())
 }
 
 // collect reads the lines the process printed until its stdout closed; a
 // helper that outlived it holding the pipe is cut off after the grace
 // period.
 func (l *Live) collect(save func([]byte)) {
-	waited := l.waited
-	var timeout <-chan time.Time
-	for {
-		select {
-		case line, ok := <-l.lines:
-			if !ok {
-				<-l.waited
-				return
-			}
-			save(line)
-		case <-waited:
-			waited = nil
-			t := time.NewTimer(l.inv.grace())
-			defer t.Stop()
-			timeout = t.C
-		case <-timeout:
-			_ = l.stdout.Close()
-			timeout = nil
-		}
-	}
+	proc.Drain(l.lines, l.waited, l.stdout, l.inv.grace(), save)
 }
 
 // Stderr is what the process wrote to stderr so far (its first 64 KiB).
 func (l *Live) Stderr() string {
-	l.errMu.Lock()
-	defer l.errMu.Unlock()
 	return l.stderr.String()
 }
 
@@ -422,16 +387,4 @@ func (l *Live) Close() {
 			t.Reset(l.inv.grace())
 		}
 	}
-}
-
-// lockedWriter serialises writes to w (stderr, read while the process runs).
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }

@@ -1,16 +1,14 @@
 package codex
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os/exec"
-	"syscall"
 	"time"
 
 	"github.com/vibe-test/vibe-test/internal/jail"
+	"github.com/vibe-test/vibe-test/internal/proc"
 )
 
 // Invocation is one run of the CLI.
@@ -47,8 +45,8 @@ func run(ctx context.Context, inv Invocation) (Outcome, error) {
 
 	cmd := inv.command()
 	cmd.Stdin = nil // /dev/null: exec reads stdin to EOF before it starts (PROTOCOL.md §1)
-	var stderr bytes.Buffer
-	cmd.Stderr = &limitedWriter{w: &stderr, n: 64 << 10}
+	var stderr proc.Stderr
+	cmd.Stderr = &stderr
 	// A helper that outlives codex holding its stderr must not keep Wait
 	// (and the turn) waiting once codex itself has exited.
 	cmd.WaitDelay = 5 * time.Second
@@ -69,7 +67,7 @@ func run(ctx context.Context, inv Invocation) (Outcome, error) {
 		case <-runCtx.Done():
 		}
 		close(stopped)
-		stopGroup(cmd.Process.Pid, done, inv.grace())
+		proc.StopGroup(cmd.Process.Pid, done, inv.grace())
 	}()
 
 	var src io.Reader = stdout
@@ -88,24 +86,11 @@ func run(ctx context.Context, inv Invocation) (Outcome, error) {
 		out.TimedOut = ctx.Err() == nil // our timeout, not the caller's cancel
 	default:
 	}
-	out.ExitCode = exitCode(werr)
-	if werr != nil && !isExit(werr) {
+	out.ExitCode = proc.ExitCode(werr)
+	if werr != nil && !proc.IsExit(werr) {
 		return out, fmt.Errorf("waiting for codex: %w", werr)
 	}
 	return out, perr
-}
-
-// stopGroup sends SIGTERM to the process group, then SIGKILL when it has
-// not ended (done closed) within grace.
-func stopGroup(pgid int, done <-chan struct{}, grace time.Duration) {
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	t := time.NewTimer(grace)
-	defer t.Stop()
-	select {
-	case <-done:
-	case <-t.C:
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-	}
 }
 
 // command is the process of inv, inside the jail when there is one, in its
@@ -119,7 +104,7 @@ func (inv Invocation) command() *exec.Cmd {
 	cmd := exec.Command(name, args...)
 	cmd.Env = inv.Env
 	cmd.Dir = inv.Dir
-	cmd.SysProcAttr = sysProcAttr()
+	cmd.SysProcAttr = proc.SysProcAttr()
 	return cmd
 }
 
@@ -128,37 +113,4 @@ func (inv Invocation) grace() time.Duration {
 		return inv.Grace
 	}
 	return 2 * time.Second
-}
-
-// limitedWriter keeps the first n bytes and drops the rest.
-type limitedWriter struct {
-	w io.Writer
-	n int
-}
-
-func (l *limitedWriter) Write(p []byte) (int, error) {
-	if l.n > 0 {
-		k := min(len(p), l.n)
-		l.n -= k
-		_, _ = l.w.Write(p[:k])
-	}
-	return len(p), nil
-}
-
-// exitCode is a waited process's exit code: 128+signal when a signal
-// ended it, 0 when err is nil or not an exit.
-func exitCode(err error) int {
-	var exitErr *exec.ExitError
-	if !errors.As(err, &exitErr) {
-		return 0
-	}
-	if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return exitErr.ExitCode()
-}
-
-func isExit(err error) bool {
-	var e *exec.ExitError
-	return errors.As(err, &e)
 }

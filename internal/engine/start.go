@@ -64,7 +64,7 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*record.Run, err
 		if binary, err = FindClaude(stdio.Env); err != nil {
 			return nil, exit.With(exit.Tool, err)
 		}
-		version, err = claude.Version(ctx, binary, claude.Env(stdio.Env, claude.EnvOptions{}))
+		version, err = claude.Version(ctx, binary, stdio.Env)
 		if err != nil {
 			return nil, beforeRun(ctx, exit.Errorf(exit.Tool, "checking the claude CLI: %v", err))
 		}

@@ -480,7 +480,7 @@ func startTools(ctx context.Context, s Settings, stdio IO, set *cases.Set, sk *s
 		if tc.binary, err = engine.FindClaude(stdio.Env); err != nil {
 			return nil, exit.With(exit.Tool, err)
 		}
-		if tc.version, err = claude.Version(ctx, tc.binary, claude.Env(stdio.Env, claude.EnvOptions{})); err != nil {
+		if tc.version, err = claude.Version(ctx, tc.binary, stdio.Env); err != nil {
 			return nil, beforeRun(ctx, exit.Errorf(exit.Tool, "checking the claude CLI: %v", err))
 		}
 		if claude.OlderThan(tc.version, claude.MinVersion) {

@@ -1,7 +1,6 @@
 package gemini
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -10,12 +9,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"sync"
 	"time"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/vibe-test/vibe-test/internal/agent"
+	"github.com/vibe-test/vibe-test/internal/proc"
 )
 
 // LiveArgs is the argv of a live session: the CLI as an ACP agent
@@ -44,9 +43,8 @@ type Live struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	stdout *os.File
-	lines  chan []byte // the CLI's stdout, a line each; closed at EOF
-	stderr bytes.Buffer
-	errMu  sync.Mutex
+	lines  <-chan []byte // the CLI's stdout, a line each; closed at EOF
+	stderr proc.Stderr
 	waited chan struct{}
 	werr   error
 	dead   bool
@@ -69,9 +67,9 @@ func (a Agent) StartLive(spec agent.TurnSpec) (agent.Live, error) {
 		}
 	}
 	l := &Live{spec: spec, inv: specInvocation(spec, LiveArgs(spec.Model)),
-		lines: make(chan []byte, 256), waited: make(chan struct{}), nextID: 1}
+		waited: make(chan struct{}), nextID: 1}
 	cmd := l.inv.command()
-	cmd.Stderr = &lockedWriter{mu: &l.errMu, w: &limitedWriter{w: &l.stderr, n: 64 << 10}}
+	cmd.Stderr = &l.stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, fmt.Errorf("gemini stdin: %w", err)
@@ -90,19 +88,7 @@ func (a Agent) StartLive(spec agent.TurnSpec) (agent.Live, error) {
 	}
 	pw.Close()
 	l.cmd, l.stdin, l.stdout = cmd, stdin, pr
-	go func() {
-		defer close(l.lines)
-		r := bufio.NewReaderSize(pr, 64<<10)
-		for {
-			line, err := r.ReadBytes('\n')
-			if len(line) > 0 {
-				l.lines <- line
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
+	l.lines = proc.ReadLines(pr, 256)
 	go func() {
 		l.werr = cmd.Wait()
 		close(l.waited)
@@ -347,37 +333,16 @@ func (l *Live) stop() {
 // collect reads the lines the process printed until its stdout closed; a
 // shell child still holding the pipe is given the grace period.
 func (l *Live) collect(save func([]byte)) {
-	waited := l.waited
-	var timeout <-chan time.Time
-	for {
-		select {
-		case line, ok := <-l.lines:
-			if !ok {
-				<-l.waited
-				return
-			}
-			save(line)
-		case <-waited:
-			waited = nil
-			t := time.NewTimer(l.inv.graceOr())
-			defer t.Stop()
-			timeout = t.C
-		case <-timeout:
-			_ = l.stdout.Close()
-			timeout = nil
-		}
-	}
+	proc.Drain(l.lines, l.waited, l.stdout, l.inv.graceOr(), save)
 }
 
 func (l *Live) exitCode() int {
 	<-l.waited
-	return exitCode(l.werr)
+	return proc.ExitCode(l.werr)
 }
 
 // Stderr is what the process wrote to stderr so far (its first 64 KiB).
 func (l *Live) Stderr() string {
-	l.errMu.Lock()
-	defer l.errMu.Unlock()
 	return l.stderr.String()
 }
 
@@ -402,16 +367,4 @@ func (l *Live) Close() {
 		stop(l.cmd.Process.Pid, l.waited, l.inv.graceOr())
 		<-l.waited
 	}
-}
-
-// lockedWriter serialises writes to w (stderr, read while the process runs).
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }

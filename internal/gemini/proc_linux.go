@@ -7,15 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 )
-
-// sysProcAttr starts the CLI (or bwrap with the jail) in a new session:
-// its own process group, which one signal reaches, and no controlling
-// terminal. Pdeathsig kills it if vibe-test dies without stopping it.
-func sysProcAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
-}
 
 // descendants are the processes below pid, read from /proc: the CLI starts
 // each shell command with setsid, so only the parent links find them.

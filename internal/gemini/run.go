@@ -21,6 +21,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/agent"
 	"github.com/vibe-test/vibe-test/internal/execpath"
 	"github.com/vibe-test/vibe-test/internal/jail"
+	"github.com/vibe-test/vibe-test/internal/proc"
 )
 
 // DefaultTimeout bounds a turn whose spec gives no timeout. The CLI's own
@@ -66,7 +67,7 @@ func (inv invocation) command() *exec.Cmd {
 	cmd := exec.Command(name, args...)
 	cmd.Env = inv.env
 	cmd.Dir = inv.dir
-	cmd.SysProcAttr = sysProcAttr()
+	cmd.SysProcAttr = proc.SysProcAttr()
 	return cmd
 }
 
@@ -191,8 +192,8 @@ func runProcess(ctx context.Context, inv invocation, w io.Writer) (processResult
 	defer cancel()
 	cmd := inv.command()
 	cmd.Stdin = nil // /dev/null: -p appends stdin to the prompt
-	var stderr bytes.Buffer
-	cmd.Stderr = &limitedWriter{w: &stderr, n: 64 << 10}
+	var stderr proc.Stderr
+	cmd.Stderr = &stderr
 	// A shell child that outlives the CLI holding its pipes must not keep
 	// Wait (and the turn) waiting once the CLI itself has exited.
 	cmd.WaitDelay = 5 * time.Second
@@ -218,13 +219,13 @@ func runProcess(ctx context.Context, inv invocation, w io.Writer) (processResult
 	werr := cmd.Wait()
 	close(done)
 	res.stderr = stderr.String()
-	res.exitCode = exitCode(werr)
+	res.exitCode = proc.ExitCode(werr)
 	select {
 	case <-stopped:
 		res.timedOut = ctx.Err() == nil // our timeout, not the caller's cancel
 	default:
 	}
-	if werr != nil && !isExit(werr) && !errors.Is(werr, exec.ErrWaitDelay) {
+	if werr != nil && !proc.IsExit(werr) && !errors.Is(werr, exec.ErrWaitDelay) {
 		return res, fmt.Errorf("waiting for gemini: %w", werr)
 	}
 	if cerr != nil {
@@ -243,50 +244,8 @@ func stop(pid int, done <-chan struct{}, grace time.Duration) {
 			_ = syscall.Kill(-pgid, syscall.SIGKILL)
 		}
 	}
-	_ = syscall.Kill(-pid, syscall.SIGTERM)
-	t := time.NewTimer(grace)
-	defer t.Stop()
-	select {
-	case <-done:
-	case <-t.C:
-		_ = syscall.Kill(-pid, syscall.SIGKILL)
-	}
+	proc.StopGroup(pid, done, grace)
 }
-
-// limitedWriter keeps the first n bytes and drops the rest.
-type limitedWriter struct {
-	w io.Writer
-	n int
-}
-
-func (l *limitedWriter) Write(p []byte) (int, error) {
-	if l.n > 0 {
-		k := min(len(p), l.n)
-		l.n -= k
-		_, _ = l.w.Write(p[:k])
-	}
-	return len(p), nil
-}
-
-// exitCode is a waited process's exit code: 128+signal when a signal
-// ended it, 0 when err is nil or not an exit.
-func exitCode(err error) int {
-	var exitErr *exec.ExitError
-	if !errors.As(err, &exitErr) {
-		return 0
-	}
-	if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return exitErr.ExitCode()
-}
-
-func isExit(err error) bool {
-	var e *exec.ExitError
-	return errors.As(err, &e)
-}
-
-var versionRE = regexp.MustCompile(`\d+\.\d+\.\d+`)
 
 // Version is the CLI's version ("0.61.0"). When binary is the npm
 // package's own script (bundle/gemini.js, or a link to it such as
@@ -318,7 +277,7 @@ func packageVersion(binary string, env []string) string {
 		return ""
 	}
 	var pkg struct{ Name, Version string }
-	if json.Unmarshal(b, &pkg) != nil || pkg.Name != packageName || versionRE.FindString(pkg.Version) != pkg.Version {
+	if json.Unmarshal(b, &pkg) != nil || pkg.Name != packageName || proc.FindVersion(pkg.Version) != pkg.Version {
 		return ""
 	}
 	path, ok := os.Getenv("PATH"), env == nil
@@ -339,19 +298,5 @@ func packageVersion(binary string, env []string) string {
 // AskVersion runs `binary --version`; it takes the CLI 1 to 3
 // CPU-seconds.
 func AskVersion(ctx context.Context, binary string, env []string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, "--version")
-	cmd.Env = env
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	b, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("%s --version: %w (%s)", binary, err, strings.TrimSpace(stderr.String()))
-	}
-	v := versionRE.FindString(string(b))
-	if v == "" {
-		return "", fmt.Errorf("%s --version printed %q, not a version", binary, strings.TrimSpace(string(b)))
-	}
-	return v, nil
+	return proc.Version(ctx, binary, env)
 }

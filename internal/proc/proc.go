@@ -1,0 +1,156 @@
+// Package proc is what the drivers of the three agent CLIs (packages
+// claude, codex and gemini) share about running a CLI as a child process:
+// a new session for it (SysProcAttr), a copy of its stderr bounded to its
+// first 64 KiB (Stderr), its stdout as lines (ReadLines, Drain), its exit
+// code, a stop of its whole process group with a grace period, and
+// `binary --version`. What differs between the CLIs (argv, events,
+// sessions, how a turn ends) stays in their packages.
+package proc
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// StderrLimit is how much of a CLI's stderr is kept.
+const StderrLimit = 64 << 10
+
+// Stderr keeps the first StderrLimit bytes written to it and drops the
+// rest, so a chatty CLI cannot grow it without bound. It may be read
+// (String) while the process still writes.
+type Stderr struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (s *Stderr) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if k := min(len(p), StderrLimit-s.buf.Len()); k > 0 {
+		s.buf.Write(p[:k])
+	}
+	return len(p), nil
+}
+
+// String is what was kept so far.
+func (s *Stderr) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
+}
+
+// ReadLines sends every line r yields (with its newline; the last one
+// without, if r ends mid-line) on the channel it returns, which is closed
+// when r ends. buffer is the channel's capacity.
+func ReadLines(r io.Reader, buffer int) <-chan []byte {
+	lines := make(chan []byte, buffer)
+	go func() {
+		defer close(lines)
+		br := bufio.NewReaderSize(r, 64<<10)
+		for {
+			line, err := br.ReadBytes('\n')
+			if len(line) > 0 {
+				lines <- line
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return lines
+}
+
+// Drain passes the lines still coming from a process (ReadLines of its
+// stdout) to save until they end. Once waited is closed (the process was
+// waited for), a child that still holds the pipe is given grace, then
+// stdout is closed, which ends the lines.
+func Drain(lines <-chan []byte, waited <-chan struct{}, stdout io.Closer, grace time.Duration, save func([]byte)) {
+	ended := waited // nil once seen, so the select stops taking it
+	var timeout <-chan time.Time
+	for {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				<-waited
+				return
+			}
+			save(line)
+		case <-ended:
+			ended = nil
+			t := time.NewTimer(grace)
+			defer t.Stop()
+			timeout = t.C
+		case <-timeout:
+			_ = stdout.Close()
+			timeout = nil
+		}
+	}
+}
+
+// StopGroup sends SIGTERM to the process group pgid, then SIGKILL when it
+// has not ended (done closed) within grace.
+func StopGroup(pgid int, done <-chan struct{}, grace time.Duration) {
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	}
+}
+
+// ExitCode is a waited process's exit code: 128+signal when a signal
+// ended it, 0 when err is nil or not an exit.
+func ExitCode(err error) int {
+	var exitErr *exec.ExitError
+	if !errors.As(err, &exitErr) {
+		return 0
+	}
+	if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return exitErr.ExitCode()
+}
+
+// IsExit reports whether err is the process's own ending (an exit code or
+// a signal) rather than a failure to run or wait for it.
+func IsExit(err error) bool {
+	var e *exec.ExitError
+	return errors.As(err, &e)
+}
+
+var versionRE = regexp.MustCompile(`\d+\.\d+\.\d+`)
+
+// FindVersion is the first dotted version (1.2.3) in s, or "".
+func FindVersion(s string) string { return versionRE.FindString(s) }
+
+// Version runs `binary --version` with env (nil: vibe-test's own) and
+// returns the version it prints ("2.1.328"), within 30 seconds.
+func Version(ctx context.Context, binary string, env []string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, "--version")
+	cmd.Env = env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	b, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("%s --version: %w (%s)", binary, err, strings.TrimSpace(stderr.String()))
+	}
+	v := FindVersion(string(b))
+	if v == "" {
+		return "", fmt.Errorf("%s --version printed %q, not a version", binary, strings.TrimSpace(string(b)))
+	}
+	return v, nil
+}
