@@ -86,17 +86,7 @@ func Run(ctx context.Context, inv Invocation) (Outcome, error) {
 
 	// Stop the group on cancellation: SIGTERM first (the CLI then stops its
 	// Bash child), SIGKILL after the grace period.
-	stopped := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-done:
-			return
-		case <-runCtx.Done():
-		}
-		close(stopped)
-		proc.StopGroup(cmd.Process.Pid, done, inv.grace())
-	}()
+	watch := proc.WatchContext(runCtx, func(done <-chan struct{}) { proc.StopGroup(cmd.Process.Pid, done, inv.grace()) })
 
 	var src io.Reader = stdout
 	if inv.Stdout != nil {
@@ -106,16 +96,12 @@ func Run(ctx context.Context, inv Invocation) (Outcome, error) {
 	// Drain whatever is left so the child never blocks on a full pipe.
 	_, _ = io.Copy(io.Discard, src)
 	werr := cmd.Wait()
-	close(done)
+	stopped := watch.Done()
 	out.CPU = meter.used(cmd.ProcessState)
 
 	out.Turn = turn
 	out.Stderr = stderr.String()
-	select {
-	case <-stopped:
-		out.TimedOut = ctx.Err() == nil // our timeout, not the caller's cancel
-	default:
-	}
+	out.TimedOut = stopped && ctx.Err() == nil // our timeout, not the caller's cancel
 	out.ExitCode = proc.ExitCode(werr)
 	if werr != nil && !proc.IsExit(werr) {
 		return out, fmt.Errorf("waiting for claude: %w", werr)

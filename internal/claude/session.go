@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"syscall"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -89,30 +88,16 @@ func StartSession(inv Invocation) (*Session, error) {
 	s := &Session{inv: inv, waited: make(chan struct{})}
 	cmd := inv.command()
 	cmd.Stderr = &s.stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, fmt.Errorf("claude stdin: %w", err)
-	}
-	// A pipe of our own rather than StdoutPipe: Wait must not close the
-	// read end while the last lines of a stopped turn are still in it.
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		return nil, fmt.Errorf("claude stdout: %w", err)
-	}
-	cmd.Stdout = pw
+	// The meter only adds the jail's CPU report pipe to cmd (ExtraFiles).
 	meter, err := inv.meter(cmd)
 	if err != nil {
-		pr.Close()
-		pw.Close()
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
-		pr.Close()
-		pw.Close()
+	stdin, pr, err := proc.StartPiped(cmd, "claude", inv.Binary)
+	if err != nil {
 		meter.close()
-		return nil, fmt.Errorf("starting %s: %w", inv.Binary, err)
+		return nil, err
 	}
-	pw.Close()
 	meter.started()
 	s.cmd, s.stdin, s.stdout = cmd, stdin, pr
 	s.lines = proc.ReadLines(pr, 64)
@@ -247,26 +232,7 @@ func (s *Session) Close() {
 		return
 	}
 	s.dead = true
-	_ = s.stdin.Close()
-	t := time.NewTimer(s.inv.grace())
-	defer t.Stop()
-	sig := syscall.SIGTERM
-	lines := s.lines
-	for {
-		select {
-		case <-s.waited:
-			s.collect(func([]byte) error { return nil })
-			return
-		case _, ok := <-lines:
-			if !ok {
-				lines = nil // closed: wait for the exit alone
-			}
-		case <-t.C:
-			_ = syscall.Kill(-s.cmd.Process.Pid, sig)
-			sig = syscall.SIGKILL
-			t.Reset(s.inv.grace())
-		}
-	}
+	proc.CloseInput(s.stdin, s.stdout, s.lines, s.waited, s.cmd.Process.Pid, s.inv.grace())
 }
 
 // ProcessState is the ended process's state (its CPU time, for the

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"syscall"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -75,23 +74,10 @@ func (a Agent) StartLive(spec agent.TurnSpec) (agent.Live, error) {
 	}
 	cmd := inv.command()
 	cmd.Stderr = &l.stderr
-	stdin, err := cmd.StdinPipe()
+	stdin, pr, err := proc.StartPiped(cmd, "codex", inv.Binary)
 	if err != nil {
-		return nil, fmt.Errorf("codex stdin: %w", err)
+		return nil, err
 	}
-	// A pipe of our own: Wait must not close the read end while the last
-	// lines of a stopped turn are still in it.
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		return nil, fmt.Errorf("codex stdout: %w", err)
-	}
-	cmd.Stdout = pw
-	if err := cmd.Start(); err != nil {
-		pr.Close()
-		pw.Close()
-		return nil, fmt.Errorf("starting %s: %w", inv.Binary, err)
-	}
-	pw.Close()
 	l.cmd, l.stdin, l.stdout = cmd, stdin, pr
 	l.lines = proc.ReadLines(pr, 64)
 	go func() {
@@ -367,24 +353,5 @@ func (l *Live) Close() {
 		return
 	}
 	l.dead = true
-	_ = l.stdin.Close()
-	t := time.NewTimer(l.inv.grace())
-	defer t.Stop()
-	sig := syscall.SIGTERM
-	lines := l.lines
-	for {
-		select {
-		case <-l.waited:
-			l.collect(func([]byte) {})
-			return
-		case _, ok := <-lines:
-			if !ok {
-				lines = nil
-			}
-		case <-t.C:
-			_ = syscall.Kill(-l.cmd.Process.Pid, sig)
-			sig = syscall.SIGKILL
-			t.Reset(l.inv.grace())
-		}
-	}
+	proc.CloseInput(l.stdin, l.stdout, l.lines, l.waited, l.cmd.Process.Pid, l.inv.grace())
 }

@@ -58,17 +58,7 @@ func run(ctx context.Context, inv Invocation) (Outcome, error) {
 		return out, fmt.Errorf("starting %s: %w", inv.Binary, err)
 	}
 
-	stopped := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-done:
-			return
-		case <-runCtx.Done():
-		}
-		close(stopped)
-		proc.StopGroup(cmd.Process.Pid, done, inv.grace())
-	}()
+	watch := proc.WatchContext(runCtx, func(done <-chan struct{}) { proc.StopGroup(cmd.Process.Pid, done, inv.grace()) })
 
 	var src io.Reader = stdout
 	if inv.Stdout != nil {
@@ -77,15 +67,11 @@ func run(ctx context.Context, inv Invocation) (Outcome, error) {
 	turn, perr := ParseTurn(src)
 	_, _ = io.Copy(io.Discard, src) // the child never blocks on a full pipe
 	werr := cmd.Wait()
-	close(done)
+	stopped := watch.Done()
 
 	out.Turn = turn
 	out.Stderr = stderr.String()
-	select {
-	case <-stopped:
-		out.TimedOut = ctx.Err() == nil // our timeout, not the caller's cancel
-	default:
-	}
+	out.TimedOut = stopped && ctx.Err() == nil // our timeout, not the caller's cancel
 	out.ExitCode = proc.ExitCode(werr)
 	if werr != nil && !proc.IsExit(werr) {
 		return out, fmt.Errorf("waiting for codex: %w", werr)

@@ -70,23 +70,10 @@ func (a Agent) StartLive(spec agent.TurnSpec) (agent.Live, error) {
 		waited: make(chan struct{}), nextID: 1}
 	cmd := l.inv.command()
 	cmd.Stderr = &l.stderr
-	stdin, err := cmd.StdinPipe()
+	stdin, pr, err := proc.StartPiped(cmd, "gemini", spec.Binary)
 	if err != nil {
-		return nil, fmt.Errorf("gemini stdin: %w", err)
+		return nil, err
 	}
-	// A pipe of our own rather than StdoutPipe: Wait must not close the
-	// read end while a stopped turn's last lines are still in it.
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		return nil, fmt.Errorf("gemini stdout: %w", err)
-	}
-	cmd.Stdout = pw
-	if err := cmd.Start(); err != nil {
-		pr.Close()
-		pw.Close()
-		return nil, fmt.Errorf("starting %s: %w", spec.Binary, err)
-	}
-	pw.Close()
 	l.cmd, l.stdin, l.stdout = cmd, stdin, pr
 	l.lines = proc.ReadLines(pr, 256)
 	go func() {

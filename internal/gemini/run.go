@@ -204,27 +204,13 @@ func runProcess(ctx context.Context, inv invocation, w io.Writer) (processResult
 	if err := cmd.Start(); err != nil {
 		return res, fmt.Errorf("starting %s: %w", inv.binary, err)
 	}
-	stopped := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-done:
-			return
-		case <-runCtx.Done():
-		}
-		close(stopped)
-		stop(cmd.Process.Pid, done, inv.graceOr())
-	}()
+	watch := proc.WatchContext(runCtx, func(done <-chan struct{}) { stop(cmd.Process.Pid, done, inv.graceOr()) })
 	_, cerr := io.Copy(w, stdout)
 	werr := cmd.Wait()
-	close(done)
+	stopped := watch.Done()
 	res.stderr = stderr.String()
 	res.exitCode = proc.ExitCode(werr)
-	select {
-	case <-stopped:
-		res.timedOut = ctx.Err() == nil // our timeout, not the caller's cancel
-	default:
-	}
+	res.timedOut = stopped && ctx.Err() == nil // our timeout, not the caller's cancel
 	if werr != nil && !proc.IsExit(werr) && !errors.Is(werr, exec.ErrWaitDelay) {
 		return res, fmt.Errorf("waiting for gemini: %w", werr)
 	}

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -47,6 +48,30 @@ func (s *Stderr) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.buf.String()
+}
+
+// StartPiped starts cmd with a pipe to its stdin and one from its stdout,
+// for a long-lived CLI driven a message at a time. The stdout pipe is one
+// of our own rather than cmd.StdoutPipe: Wait must not close the read end
+// while the last lines of a stopped turn are still in it. name is the
+// CLI's, for the errors; binary what was started.
+func StartPiped(cmd *exec.Cmd, name, binary string) (io.WriteCloser, *os.File, error) {
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s stdin: %w", name, err)
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s stdout: %w", name, err)
+	}
+	cmd.Stdout = pw
+	if err := cmd.Start(); err != nil {
+		pr.Close()
+		pw.Close()
+		return nil, nil, fmt.Errorf("starting %s: %w", binary, err)
+	}
+	pw.Close() // the child has its own copy
+	return stdin, pr, nil
 }
 
 // ReadLines sends every line r yields (with its newline; the last one
@@ -95,6 +120,76 @@ func Drain(lines <-chan []byte, waited <-chan struct{}, stdout io.Closer, grace 
 			timeout = nil
 		}
 	}
+}
+
+// CloseInput ends a live process whose work is done: its stdin is closed,
+// which lets it exit by itself, and whatever it still prints is dropped;
+// if it has not exited after grace its group gets SIGTERM, and SIGKILL
+// after each further grace. It returns once the process was waited for
+// (waited closed) and its stdout drained (Drain).
+func CloseInput(stdin io.Closer, stdout io.Closer, lines <-chan []byte, waited <-chan struct{}, pgid int, grace time.Duration) {
+	_ = stdin.Close()
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	sig := syscall.SIGTERM
+	dropped := lines // nil once closed: then the exit is waited for alone
+	for {
+		select {
+		case <-waited:
+			Drain(lines, waited, stdout, grace, func([]byte) {})
+			return
+		case _, ok := <-dropped:
+			if !ok {
+				dropped = nil
+			}
+		case <-t.C:
+			_ = syscall.Kill(-pgid, sig)
+			sig = syscall.SIGKILL
+			t.Reset(grace)
+		}
+	}
+}
+
+// A Watch stops a process once a context ends, until the process was
+// waited for (Done).
+type Watch struct {
+	done            chan struct{}
+	mu              sync.Mutex
+	waited, stopped bool
+}
+
+// WatchContext calls stop (on its own goroutine, with a channel closed by
+// Done) once ctx ends, unless Done was called first: once the process was
+// waited for no stop starts (its group id may be another's by then).
+func WatchContext(ctx context.Context, stop func(done <-chan struct{})) *Watch {
+	w := &Watch{done: make(chan struct{})}
+	go func() {
+		select {
+		case <-w.done:
+			return
+		case <-ctx.Done():
+		}
+		w.mu.Lock()
+		if w.waited {
+			w.mu.Unlock()
+			return
+		}
+		w.stopped = true
+		w.mu.Unlock()
+		stop(w.done)
+	}()
+	return w
+}
+
+// Done is called once the process was waited for; it reports whether the
+// context ended it (stop was called).
+func (w *Watch) Done() (stopped bool) {
+	w.mu.Lock()
+	w.waited = true
+	stopped = w.stopped
+	w.mu.Unlock()
+	close(w.done)
+	return stopped
 }
 
 // StopGroup sends SIGTERM to the process group pgid, then SIGKILL when it

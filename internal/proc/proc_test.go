@@ -1,6 +1,7 @@
 package proc
 
 import (
+	"context"
 	"io"
 	"os"
 	"os/exec"
@@ -122,5 +123,51 @@ func TestVersion(t *testing.T) {
 	}
 	if _, err := Version(t.Context(), write("fails", `echo broken >&2; exit 2`), nil); err == nil || !strings.Contains(err.Error(), "(broken)") {
 		t.Errorf("a failing --version: %v; want its stderr named", err)
+	}
+}
+
+// TestCloseInput closes the stdin of a process that exits at its end
+// (cat), and of one that does not (a shell ignoring SIGTERM, stopped by
+// SIGKILL): both are waited for and their output drained.
+func TestCloseInput(t *testing.T) {
+	for _, c := range []struct {
+		script string
+		want   int
+	}{{"cat", 0}, {`trap "" TERM; cat >/dev/null; echo bye; sleep 30`, 137}} {
+		cmd := exec.Command("sh", "-c", c.script)
+		cmd.SysProcAttr = SysProcAttr()
+		stdin, stdout, err := StartPiped(cmd, "sh", "sh")
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := ReadLines(stdout, 4)
+		waited := make(chan struct{})
+		var werr error
+		go func() { werr = cmd.Wait(); close(waited) }()
+		if _, err := stdin.Write([]byte("hello\n")); err != nil {
+			t.Fatal(err)
+		}
+		CloseInput(stdin, stdout, lines, waited, cmd.Process.Pid, 200*time.Millisecond)
+		if got := ExitCode(werr); got != c.want {
+			t.Errorf("%s: exit %d (%v), want %d", c.script, got, werr, c.want)
+		}
+		if _, ok := <-lines; ok {
+			t.Errorf("%s: lines still open after CloseInput", c.script)
+		}
+	}
+}
+
+func TestWatchContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	called := make(chan struct{})
+	w := WatchContext(ctx, func(done <-chan struct{}) { close(called); <-done })
+	cancel()
+	<-called
+	if !w.Done() {
+		t.Error("Done after the context ended: not stopped")
+	}
+	w = WatchContext(t.Context(), func(<-chan struct{}) { t.Error("stop called though the context never ended") })
+	if w.Done() {
+		t.Error("Done before the context ended: stopped")
 	}
 }
