@@ -2,8 +2,9 @@ package claude
 
 import (
 	"os"
-	"sort"
 	"strings"
+
+	"github.com/vibe-test/vibe-test/internal/proc"
 )
 
 // BaseTools are the tools every agent turn may use without asking. Skill is
@@ -224,17 +225,7 @@ func Env(base []string, o EnvOptions) []string {
 	if o.ConfigDir != "" {
 		vars["CLAUDE_CONFIG_DIR"] = o.ConfigDir
 	}
-	for _, kv := range o.Extra {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			vars[k] = v
-		}
-	}
-	env := make([]string, 0, len(vars))
-	for k, v := range vars {
-		env = append(env, k+"="+v)
-	}
-	sort.Strings(env)
-	return env
+	return proc.Environ(vars, o.Extra)
 }
 
 // HasCredentials reports whether the environment carries an API key or

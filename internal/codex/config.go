@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
+
+	"github.com/vibe-test/vibe-test/internal/proc"
 )
 
 // Config is what the agent's config.toml says beyond the turn's own
@@ -230,17 +231,7 @@ func Env(base []string, o EnvOptions) []string {
 	}
 	vars["HOME"] = o.Home
 	vars["CODEX_HOME"] = CodexHome(o.Home)
-	for _, kv := range o.Extra {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			vars[k] = v
-		}
-	}
-	env := make([]string, 0, len(vars))
-	for k, v := range vars {
-		env = append(env, k+"="+v)
-	}
-	sort.Strings(env)
-	return env
+	return proc.Environ(vars, o.Extra)
 }
 
 // HasCredentials reports whether the environment carries an OpenAI API

@@ -6,12 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/vibe-test/vibe-test/internal/agent"
 	"github.com/vibe-test/vibe-test/internal/claude"
+	"github.com/vibe-test/vibe-test/internal/proc"
 )
 
 // builtinSkills ship inside the CLI (bundle/builtin) and are listed to the
@@ -227,17 +227,7 @@ func Env(spec agent.TurnSpec) []string {
 		// /tmp.
 		vars["TMPDIR"] = filepath.Join(spec.Home, "tmp")
 	}
-	for _, kv := range spec.Extra {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			vars[k] = v
-		}
-	}
-	env := make([]string, 0, len(vars))
-	for k, v := range vars {
-		env = append(env, k+"="+v)
-	}
-	sort.Strings(env)
-	return env
+	return proc.Environ(vars, spec.Extra)
 }
 
 // HasCredentials reports whether the environment carries a Gemini API

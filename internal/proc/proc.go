@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -48,6 +49,23 @@ func (s *Stderr) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.buf.String()
+}
+
+// Environ is vars, with each KEY=VALUE of extra set over them, as a
+// sorted environment list (a child's environment is built as a map of the
+// variables it is allowed, then the caller's additions).
+func Environ(vars map[string]string, extra []string) []string {
+	for _, kv := range extra {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			vars[k] = v
+		}
+	}
+	env := make([]string, 0, len(vars))
+	for k, v := range vars {
+		env = append(env, k+"="+v)
+	}
+	sort.Strings(env)
+	return env
 }
 
 // StartPiped starts cmd with a pipe to its stdin and one from its stdout,

@@ -171,3 +171,11 @@ func TestWatchContext(t *testing.T) {
 		t.Error("Done before the context ended: stopped")
 	}
 }
+
+func TestEnviron(t *testing.T) {
+	got := Environ(map[string]string{"PATH": "/bin", "HOME": "/h"}, []string{"HOME=/other", "EXTRA=a=b", "no-equals"})
+	want := []string{"EXTRA=a=b", "HOME=/other", "PATH=/bin"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("Environ = %q, want %q (extra over vars, sorted, an entry without = dropped)", got, want)
+	}
+}
