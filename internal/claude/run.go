@@ -149,17 +149,10 @@ func (inv Invocation) command() *exec.Cmd {
 	if inv.Jail != nil {
 		name, args = inv.Jail.Measured(inv.Binary, inv.Args)
 	}
-	cmd := exec.Command(name, args...)
-	cmd.Env = inv.Env
-	cmd.Dir = inv.Dir
-	cmd.SysProcAttr = proc.SysProcAttr()
-	return cmd
+	return proc.Command(name, args, inv.Env, inv.Dir)
 }
 
 // grace is how long a stopped process gets between SIGTERM and SIGKILL.
 func (inv Invocation) grace() time.Duration {
-	if inv.Grace > 0 {
-		return inv.Grace
-	}
-	return 2 * time.Second
+	return proc.Grace(inv.Grace)
 }

@@ -87,16 +87,9 @@ func (inv Invocation) command() *exec.Cmd {
 	if inv.Jail != nil {
 		name, args = inv.Jail.Command(inv.Binary, inv.Args)
 	}
-	cmd := exec.Command(name, args...)
-	cmd.Env = inv.Env
-	cmd.Dir = inv.Dir
-	cmd.SysProcAttr = proc.SysProcAttr()
-	return cmd
+	return proc.Command(name, args, inv.Env, inv.Dir)
 }
 
 func (inv Invocation) grace() time.Duration {
-	if inv.Grace > 0 {
-		return inv.Grace
-	}
-	return 2 * time.Second
+	return proc.Grace(inv.Grace)
 }

@@ -64,18 +64,11 @@ func (inv invocation) command() *exec.Cmd {
 	if inv.jail != nil {
 		name, args = inv.jail.Command(inv.binary, inv.args)
 	}
-	cmd := exec.Command(name, args...)
-	cmd.Env = inv.env
-	cmd.Dir = inv.dir
-	cmd.SysProcAttr = proc.SysProcAttr()
-	return cmd
+	return proc.Command(name, args, inv.env, inv.dir)
 }
 
 func (inv invocation) graceOr() time.Duration {
-	if inv.grace > 0 {
-		return inv.grace
-	}
-	return 2 * time.Second
+	return proc.Grace(inv.grace)
 }
 
 func specInvocation(spec agent.TurnSpec, args []string) invocation {

@@ -51,6 +51,29 @@ func (s *Stderr) String() string {
 	return s.buf.String()
 }
 
+// Command is the process of a CLI: name with args (the CLI itself, or
+// bwrap with the jail around it), its environment and folder, in a new
+// session (SysProcAttr).
+func Command(name string, args, env []string, dir string) *exec.Cmd {
+	cmd := exec.Command(name, args...)
+	cmd.Env = env
+	cmd.Dir = dir
+	cmd.SysProcAttr = SysProcAttr()
+	return cmd
+}
+
+// DefaultGrace is how long a stopped CLI gets between SIGTERM and SIGKILL
+// unless its caller says otherwise.
+const DefaultGrace = 2 * time.Second
+
+// Grace is d, or DefaultGrace when d is not set.
+func Grace(d time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return DefaultGrace
+}
+
 // Environ is vars, with each KEY=VALUE of extra set over them, as a
 // sorted environment list (a child's environment is built as a map of the
 // variables it is allowed, then the caller's additions).

@@ -179,3 +179,21 @@ func TestEnviron(t *testing.T) {
 		t.Errorf("Environ = %q, want %q (extra over vars, sorted, an entry without = dropped)", got, want)
 	}
 }
+
+// TestCommand: the CLI runs in its own session (so a group stop reaches
+// its helpers and it has no terminal), with the given environment and
+// folder only.
+func TestCommand(t *testing.T) {
+	dir := t.TempDir()
+	out, err := Command("sh", []string{"-c", `read -r pid comm state ppid pgrp sid rest </proc/$$/stat; echo "$sid $$ $ONLY $(pwd)"`}, []string{"ONLY=set", "PATH=/usr/bin:/bin"}, dir).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(string(out))
+	if len(f) != 4 || f[0] != f[1] || f[2] != "set" || f[3] != dir {
+		t.Errorf("session, pid, $ONLY, folder = %q; want the shell to lead its own session, ONLY=set, %s", f, dir)
+	}
+	if Grace(0) != DefaultGrace || Grace(time.Second) != time.Second {
+		t.Errorf("Grace(0) = %v, Grace(1s) = %v", Grace(0), Grace(time.Second))
+	}
+}
