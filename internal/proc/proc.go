@@ -1,10 +1,13 @@
 // Package proc is what the drivers of the three agent CLIs (packages
 // claude, codex and gemini) share about running a CLI as a child process:
-// a new session for it (SysProcAttr), a copy of its stderr bounded to its
-// first 64 KiB (Stderr), its stdout as lines (ReadLines, Drain), its exit
-// code, a stop of its whole process group with a grace period, and
-// `binary --version`. What differs between the CLIs (argv, events,
-// sessions, how a turn ends) stays in their packages.
+// its environment list (Environ), its command in a new session (Command,
+// SysProcAttr), a copy of its stderr bounded to its first 64 KiB
+// (Stderr), a live process's piped stdin and stdout (StartPiped) with its
+// stdout as lines (ReadLines, Drain), its exit code, a stop of its whole
+// process group with a grace period (StopGroup, on a context's end with
+// WatchContext, after its input with CloseInput; Grace), and `binary
+// --version`. What differs between the CLIs (argv, events, sessions, how
+// a turn ends) stays in their packages.
 package proc
 
 import (
@@ -74,8 +77,8 @@ func Grace(d time.Duration) time.Duration {
 	return DefaultGrace
 }
 
-// Environ is vars, with each KEY=VALUE of extra set over them, as a
-// sorted environment list (a child's environment is built as a map of the
+// Environ is vars, with each KEY=VALUE of extra set over them (in vars
+// itself), as a sorted environment list (a child's environment is built as a map of the
 // variables it is allowed, then the caller's additions).
 func Environ(vars map[string]string, extra []string) []string {
 	for _, kv := range extra {
