@@ -70,7 +70,7 @@ func many(n int, c func(i int) record.Conversation) []record.Conversation {
 }
 
 func TestDecideExitCodes(t *testing.T) {
-	P, F, E := judge.Pass, judge.Fail, judge.JudgeError
+	P, F, E, U := judge.Pass, judge.Fail, judge.JudgeError, judge.Uncertain
 	cases := []struct {
 		name string
 		run  *record.Run
@@ -88,6 +88,12 @@ func TestDecideExitCodes(t *testing.T) {
 		{"judge error is neither", withFresh([]record.Conversation{conv(1, record.StatusCompleted, P, E, P, P), conv(2, record.StatusCompleted, P, P, P, P)}, P, P, P), 3, record.VerdictError},
 		{"conversation error", withFresh([]record.Conversation{conv(1, record.StatusError, P)}, P, P, P), 3, record.VerdictError},
 		{"interrupted", withFresh([]record.Conversation{conv(1, record.StatusInterrupted, P)}, P, P, P), 130, record.VerdictInterrupted},
+		// Judge repeats that disagree on every probe measured nothing: no
+		// verdict, as judge errors there give (it said not enough
+		// evidence, exit 0).
+		{"every probe uncertain", withFresh(many(10, func(i int) record.Conversation { return conv(i, record.StatusCompleted, P, U, U, U) }), U, U, U), 3, record.VerdictError},
+		{"every fresh probe uncertain", withFresh(many(10, func(i int) record.Conversation { return conv(i, record.StatusCompleted, P, P, P, P) }), U, U, U), 3, record.VerdictError},
+		{"some probes uncertain", withFresh(many(12, func(i int) record.Conversation { return conv(i, record.StatusCompleted, P, P, U, P) }), P, U, P), 0, record.VerdictNotEnough},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -40,6 +40,7 @@ var rules = []rule{
 	{"a probe failed (seed 002's rule)", aProbeFailed},
 	{"decay shown", decayShown},
 	{"errors", errorsLeft},
+	{"no probe judged", noProbeJudged},
 	{"no probe failed (seed 002's rule)", noProbeFailed},
 	{"held", held},
 	{"not enough evidence", notEnoughEvidence},
@@ -153,6 +154,36 @@ func errorsLeft(f *facts) (decision, bool) {
 		what = append(what, plural(f.incomplete, "conversation", "conversations")+" ended before the last probe")
 	}
 	return decision{exit.Tool, record.VerdictError, fmt.Sprintf("No verdict: %s; what was measured did not show decay, but the missing turns count as neither pass nor fail.", strings.Join(what, ", "))}, true
+}
+
+// noProbeJudged: an arm has no probe judged pass or fail, because the
+// judge's repeats disagreed on every one (--judge-repeats): the run
+// measured nothing, which "not enough evidence" (exit 0, as a stable
+// skill's small run) would pass in CI. Like a judge error, it leaves the
+// verdict open.
+func noProbeJudged(f *facts) (decision, bool) {
+	if f.uncertain == 0 {
+		return decision{}, false
+	}
+	cmp := f.cmp()
+	diluted := cmp.Diluted.Probes == 0
+	fresh := f.fresh > 0 && cmp.Fresh.Probes == 0
+	if f.rule == record.RuleAnyProbeFailed {
+		// Seed 002's rule reads the diluted probes alone.
+		diluted, fresh = f.probesJudged == 0, false
+	}
+	var arm string
+	switch {
+	case diluted && fresh:
+		arm = "diluted or fresh"
+	case diluted:
+		arm = "diluted"
+	case fresh:
+		arm = "fresh"
+	default:
+		return decision{}, false
+	}
+	return decision{exit.Tool, record.VerdictError, fmt.Sprintf("No verdict: no %s probe was judged pass or fail; %s uncertain (the judge's repeats disagreed), so nothing was measured.", arm, plural(f.uncertain, "judged turn was", "judged turns were"))}, true
 }
 
 func noProbeFailed(f *facts) (decision, bool) {

@@ -134,6 +134,30 @@ func TestRuleDecayShown(t *testing.T) {
 	})
 }
 
+func TestRuleNoProbeJudged(t *testing.T) {
+	noDiluted := func(f *facts) {
+		c := testable(0.5)
+		c.Testable, c.Diluted = false, stats.ArmSummary{}
+		f.stats.Comparison, f.uncertain = c, 12
+	}
+	noFresh := func(f *facts) {
+		c := testable(0.5)
+		c.Testable, c.Fresh = false, stats.ArmSummary{}
+		f.stats.Comparison, f.uncertain = c, 12
+	}
+	checkRule(t, "no probe judged", noProbeJudged, []ruleCase{
+		{"both arms judged", func(f *facts) { f.uncertain = 3 }, false, 0, "", ""},
+		{"no diluted probe, all uncertain", noDiluted, true, exit.Tool, record.VerdictError, "no diluted probe was judged pass or fail; 12 judged turns were uncertain"},
+		{"no fresh probe, all uncertain", noFresh, true, exit.Tool, record.VerdictError, "no fresh probe was judged"},
+		{"neither arm", func(f *facts) {
+			f.stats.Comparison, f.uncertain = stats.TwoArm{}, 1
+		}, true, exit.Tool, record.VerdictError, "no diluted or fresh probe was judged pass or fail; 1 judged turn was uncertain"},
+		{"nothing judged without an uncertain verdict is another rule's", func(f *facts) { noDiluted(f); f.uncertain = 0 }, false, 0, "", ""},
+		{"seed rule: its diluted probes judged", func(f *facts) { noFresh(f); f.rule, f.probesJudged = record.RuleAnyProbeFailed, 8 }, false, 0, "", ""},
+		{"seed rule: none judged", func(f *facts) { noFresh(f); f.rule, f.probesJudged = record.RuleAnyProbeFailed, 0 }, true, exit.Tool, record.VerdictError, "no diluted probe"},
+	})
+}
+
 func TestRuleErrorsLeft(t *testing.T) {
 	checkRule(t, "errors", errorsLeft, []ruleCase{
 		{"none", nil, false, 0, "", ""},
