@@ -57,6 +57,10 @@ func TestPowerFiguresAreReal(t *testing.T) {
 		{Q: 0.9, Rho: 0.1, N: 4}, {Q: 0.9, Rho: 0.1, N: 16},
 		{Q: 0.8, Rho: 0.3, N: 8}, {Q: 0.8, Rho: 0.3, N: 16},
 		{Q: 0.9, Rho: 0.1, BaseOffset: -0.3, N: 8}, {Q: 0.9, Rho: 0.1, BaseOffset: -0.3, N: 16},
+		// The gate bypassed, half the baselines failing: every conversation
+		// is in the diluted arm, and the baseline rule (exit 2 when fewer
+		// than half pass) still takes runs from exit 1.
+		{Q: 0.9, Rho: 0.1, BaseOffset: -0.4, N: 12, Bypass: true}, {Q: 0.9, Rho: 0.1, BaseOffset: -0.4, N: 16, Bypass: true},
 	} {
 		grid = append(grid, w)
 	}

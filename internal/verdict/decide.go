@@ -115,7 +115,16 @@ func (f *facts) power() bool {
 		f.powered = true
 		w := worldOf(f.r, f.ix, 0, f.alpha)
 		if f.cmp().Testable {
-			if mdd := w.minDetectableDrop(f.n); !math.IsInf(mdd, 1) {
+			// A sequential run's figure is its last look's test, at that
+			// look's own level (a small share of alpha before the cap):
+			// the test that decided, not a fixed-size test at alpha, which
+			// caught half the drop for the same conversations.
+			at, n := w, f.n
+			if f.seq != nil && f.seq.look.Conversations > 0 {
+				n = f.seq.look.Conversations
+				at = worldOf(f.r, f.ix, n, f.seq.look.Level)
+			}
+			if mdd := at.minDetectableDrop(n); !math.IsInf(mdd, 1) {
 				f.stats.MinDetectableDrop = mdd
 			}
 		}

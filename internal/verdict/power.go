@@ -299,13 +299,14 @@ var gridU, gridLogU, gridLog1mU = func() (u, logU, log1mU [gridPoints]float64) {
 // probe k, index i*probeCount+k.
 type simulated struct {
 	fresh []float64 // each probe's fresh rate, drawn
-	// Per conversation: whether its baseline passed the gate and its own
-	// rate's offset from the mean; per probe its uniform and whether it
-	// went unjudged.
-	gatePass []bool
-	own      []float64
-	dU       []float64
-	dMiss    []bool
+	// Per conversation: whether its baseline passed, whether its probes
+	// are in the diluted arm (they are when it passed, or when the gate
+	// was bypassed) and its own rate's offset from the mean; per probe its
+	// uniform and whether it went unjudged.
+	basePass, inArm []bool
+	own             []float64
+	dU              []float64
+	dMiss           []bool
 	// Per fresh triple and probe: its result and whether it went unjudged.
 	fPass, fMiss []bool
 	// units, dBuf and fBuf are room for the units a decision builds.
@@ -319,7 +320,7 @@ func simulatedRuns(count, n int) []simulated {
 	out := make([]simulated, count)
 	m := n * probeCount
 	fresh := make([]float64, count*probeCount)
-	gatePass := make([]bool, count*n)
+	convFlags := make([]bool, 2*count*n)
 	own := make([]float64, count*n)
 	dU := make([]float64, count*m)
 	flags := make([]bool, 3*count*m)
@@ -327,8 +328,9 @@ func simulatedRuns(count, n int) []simulated {
 	bufs := make([]stats.ProbeUnit, 2*count*n)
 	for i := range out {
 		out[i] = simulated{fresh: fresh[i*probeCount : (i+1)*probeCount : (i+1)*probeCount],
-			gatePass: gatePass[i*n : (i+1)*n : (i+1)*n], own: own[i*n : (i+1)*n : (i+1)*n],
-			dU: dU[i*m : (i+1)*m : (i+1)*m], dMiss: flags[3*i*m : (3*i+1)*m : (3*i+1)*m],
+			basePass: convFlags[2*i*n : (2*i+1)*n : (2*i+1)*n], inArm: convFlags[(2*i+1)*n : 2*(i+1)*n : 2*(i+1)*n],
+			own: own[i*n : (i+1)*n : (i+1)*n],
+			dU:  dU[i*m : (i+1)*m : (i+1)*m], dMiss: flags[3*i*m : (3*i+1)*m : (3*i+1)*m],
 			fPass: flags[(3*i+1)*m : (3*i+2)*m : (3*i+2)*m], fMiss: flags[(3*i+2)*m : (3*i+3)*m : (3*i+3)*m],
 			units: units[2*i*m : 2*(i+1)*m : 2*(i+1)*m],
 			dBuf:  bufs[2*i*n : 2*i*n : (2*i+1)*n], fBuf: bufs[(2*i+1)*n : (2*i+1)*n : 2*(i+1)*n]}
@@ -349,7 +351,10 @@ func (w world) draw(src simrand.Source, n int, s *simulated) {
 	rho := rhoGrid[pick(rng, w.rhoWeight)]
 	for i := range n {
 		own := ownDraw(src, mean, rho)
-		s.gatePass[i] = !w.gate || simrand.Unit(src.PCG.Uint64()) < own+baseOffset
+		// Drawn with the gate bypassed too: the baseline rule (exit 2
+		// when fewer than half passed) applies either way.
+		s.basePass[i] = simrand.Unit(src.PCG.Uint64()) < own+baseOffset
+		s.inArm[i] = s.basePass[i] || !w.gate
 		s.own[i] = own - mean
 		for k := range probeCount {
 			j := i*probeCount + k
@@ -373,8 +378,12 @@ func (s *simulated) decays(n int, drop, alpha float64) bool {
 		room = room[probeCount:]
 		return u
 	}
+	passed := 0
 	for i := range n {
-		if !s.gatePass[i] {
+		if s.basePass[i] {
+			passed++
+		}
+		if !s.inArm[i] {
 			continue
 		}
 		u := next()
@@ -393,7 +402,7 @@ func (s *simulated) decays(n int, drop, alpha float64) bool {
 		}
 		d = append(d, u)
 	}
-	if float64(len(d)) < BaselineWorksShare*float64(n) {
+	if float64(passed) < BaselineWorksShare*float64(n) {
 		return false
 	}
 	for i := range n {
@@ -448,10 +457,20 @@ func (w world) runs(n int) []simulated {
 }
 
 // minDetectableDrop is the smallest drop the rule catches in PowerTarget
-// of the simulated runs of n conversations like this one; +Inf when even
-// a collapse is not caught that often.
+// of the simulated runs of n conversations like this one, rounded up to a
+// whole point; +Inf when even a collapse is not caught that often. Every
+// output prints it in whole points, and "held" compares it with the
+// effect: rounded to the nearest, a drop of 30.5 points failed "held" at
+// 30 and was printed as 30.
 func (w world) minDetectableDrop(n int) float64 {
-	return remember(fmt.Sprint("minDetectableDrop", w, n), func() float64 { return w.simulatedMinDrop(n) })
+	return pointsUp(remember(fmt.Sprint("minDetectableDrop", w, n), func() float64 { return w.simulatedMinDrop(n) }))
+}
+
+// pointsUp rounds a share up to whole points (hundredths). The bisection
+// behind it steps in 1/512, so a share a hair above a whole point (from
+// the multiplication) is that point.
+func pointsUp(x float64) float64 {
+	return math.Ceil(100*x-1e-9) / 100
 }
 
 func (w world) simulatedMinDrop(n int) float64 {

@@ -146,9 +146,15 @@ func reason(s *record.Sequential, l record.Look) string {
 	case record.SeqDecay:
 		return fmt.Sprintf("after %d conversations the diluted probes passed %.0f points less often than fresh, p = %.3g <= %.3g (this look's share of alpha %.2g)", l.Conversations, 100*l.Drop, l.P, l.Level, s.Alpha)
 	case record.SeqHeld:
-		return fmt.Sprintf("after %d conversations no decay shown (p = %.3g > %.3g); simulated on runs like this one, this look's test alone catches a drop of %.0f points in %.0f%% of runs (the looks before it only add to that)", l.Conversations, l.P, l.Level, 100*s.Effect, 100*l.Power)
+		return fmt.Sprintf("after %d conversations no decay shown (p = %.3g > %.3g); simulated on runs like this one, this look's test alone catches a drop of %.0f points in %.0f%% of runs (the looks before it only add to that)", l.Conversations, l.P, l.Level, 100*s.Effect, percentDown(l.Power))
 	case record.SeqNotEnuf:
-		return fmt.Sprintf("reached the cap of %d conversations without showing decay (p = %.3g > %.3g), and the test at the cap catches a drop of %.0f points in only %.0f%% of simulated runs like this one", s.Max, l.P, l.Level, 100*s.Effect, 100*l.Power)
+		return fmt.Sprintf("reached the cap of %d conversations without showing decay (p = %.3g > %.3g), and the test at the cap catches a drop of %.0f points in only %.0f%% of simulated runs like this one", s.Max, l.P, l.Level, 100*s.Effect, percentDown(l.Power))
 	}
 	return fmt.Sprintf("after %d conversations p = %.3g > %.3g: another batch", l.Conversations, l.P, l.Level)
+}
+
+// percentDown is a power in whole percent, rounded down: a power of
+// 0.7975 is short of PowerTarget and was printed "in only 80%".
+func percentDown(p float64) float64 {
+	return math.Floor(100*p + 1e-9)
 }

@@ -1,6 +1,8 @@
 package verdict
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/vibe-test/vibe-test/internal/judge"
@@ -35,5 +37,49 @@ func TestLookPowerAtItsOwnLevel(t *testing.T) {
 	last := evaluate(s, r, indexRun(r), 20, false)
 	if last.Decision != record.SeqHeld || last.Level != FinalLevel(s) || last.Power < PowerTarget {
 		t.Errorf("at the cap: %s at level %.4f with power %.2f; want held at the final level", last.Decision, last.Level, last.Power)
+	}
+}
+
+// The smallest drop a sequential run's sentences print is its deciding
+// look's, at that look's level: 40 conversations that stop held at the
+// first look (level alpha/50) catch some 20 points in 80% of simulated
+// runs, where a fixed-size test at the whole alpha would catch 10, the
+// figure the held sentence printed before.
+func TestSequentialFiguresAtTheLooksLevel(t *testing.T) {
+	P, F := judge.Pass, judge.Fail
+	r := &record.Run{Config: record.Config{Alpha: 0.05}, Sequential: &record.Sequential{Alpha: 0.05, Max: 100, Batch: 40, Effect: 0.3}}
+	for i := 1; i <= 40; i++ {
+		r.Conversations = append(r.Conversations, conv(i, record.StatusCompleted, P, P, P, P))
+		fr := fresh(i, P, P, P)
+		if i%7 == 0 {
+			fr = fresh(i, P, F, P)
+		}
+		r.Fresh = append(r.Fresh, fr)
+	}
+	if d := Observe(r.Sequential, r); d != record.SeqHeld {
+		t.Fatalf("the first look says %s; the case needs held", d)
+	}
+	look := r.Sequential.Looks[0]
+	Decide(r)
+	o := r.Outcome
+	atAlpha := pointsUp(worldOf(r, indexRun(r), 0, 0.05).simulatedMinDrop(40))
+	if o.Verdict != record.VerdictHeld || o.Stats.MinDetectableDrop != look.MinDetectableDrop {
+		t.Errorf("%s with a smallest drop of %v; the deciding look's (level %.4g) is %v", o.Verdict, o.Stats.MinDetectableDrop, look.Level, look.MinDetectableDrop)
+	}
+	if look.MinDetectableDrop <= atAlpha {
+		t.Errorf("the look's figure %v is not above the whole alpha's %v: the case does not tell the levels apart", look.MinDetectableDrop, atAlpha)
+	}
+	if want := fmt.Sprintf("catches a drop of %.0f points", 100*look.MinDetectableDrop); !strings.Contains(o.Sentence, want) {
+		t.Errorf("the sentence does not say %q: %s", want, o.Sentence)
+	}
+}
+
+// A power short of the target is never printed as the target: 0.7975 was
+// "in only 80%".
+func TestPercentDown(t *testing.T) {
+	for _, tc := range []struct{ p, want float64 }{{0.7975, 79}, {0.8, 80}, {0.81, 81}, {0.999, 99}, {1, 100}, {0, 0}} {
+		if got := percentDown(tc.p); got != tc.want {
+			t.Errorf("percentDown(%v) = %v, want %v", tc.p, got, tc.want)
+		}
 	}
 }
