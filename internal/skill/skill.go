@@ -516,6 +516,10 @@ func folderFiles(dir string) ([]File, []string, error) {
 					}
 				}
 				leaves := !within(real, target) && !within(root, target)
+				if why := neverCopied(target); leaves && why != "" {
+					warn("%s links to %s, %s: vibe-test never copies it into the sandbox, whose copy would hold what vibe-test itself reads there, past the jail", show, target, why)
+					return nil
+				}
 				if leaves {
 					warn("%s links to %s, outside the skill folder: the CLI reads it there; vibe-test copied its content into the sandbox (the skill's users need that file too)", show, target)
 				}
@@ -555,8 +559,44 @@ func folderFiles(dir string) ([]File, []string, error) {
 
 // within reports whether p is dir or lies inside it.
 func within(dir, p string) bool {
+	if dir == string(filepath.Separator) {
+		return filepath.IsAbs(p) // "/" holds every path ("//" prefixed none)
+	}
 	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
 }
+
+// neverCopied says why a file a link leads to outside the skill folder is
+// left out of the sandbox ("" when it is copied). The CLI reads its own
+// there; vibe-test, which reads the link's target itself, outside the
+// jail and with the whole environment the agent is denied, would copy its
+// own: /proc/self/environ is vibe-test's environment, keys and all. So no
+// file of the running system (/proc, /sys, /dev), and none of the places
+// credentials are kept in a home folder.
+func neverCopied(target string) string {
+	for _, sys := range []string{"/proc", "/sys", "/dev"} {
+		if within(sys, target) {
+			return "a file of the running system"
+		}
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return ""
+	}
+	if real, err := filepath.EvalSymlinks(home); err == nil {
+		home = real
+	}
+	for _, c := range credentialPlaces {
+		if within(filepath.Join(home, c), target) {
+			return "where credentials are kept"
+		}
+	}
+	return ""
+}
+
+// credentialPlaces are the places, under a home folder, that tools keep
+// credentials in.
+var credentialPlaces = []string{".ssh", ".aws", ".gnupg", ".kube", ".docker", ".netrc", ".git-credentials", ".npmrc", ".pypirc",
+	filepath.Join(".config", "gcloud"), filepath.Join(".config", "gh"), filepath.Join(".claude", ".credentials.json"), filepath.Join(".codex", "auth.json"), filepath.Join(".gemini", "oauth_creds.json")}
 
 // hashFiles hashes every file's relative path and content, in a fixed order.
 func hashFiles(dir string, files []File) (string, error) {

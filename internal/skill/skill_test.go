@@ -277,6 +277,9 @@ func TestSymlinks(t *testing.T) {
 	// Links that leave the folder are followed and those that lead nowhere
 	// left out, as the CLI reads them (it lists such a skill: FINDINGS §1),
 	// each with a one-line warning naming the link.
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	write(t, home, ".ssh/id_ed25519", "PRIVATE KEY")
 	outside := t.TempDir()
 	write(t, outside, "secret.txt", "outside-file")
 	write(t, outside, "docs/a.md", "outside-dir")
@@ -288,6 +291,15 @@ func TestSymlinks(t *testing.T) {
 		"dir-leaves": {filepath.Join(outside, "docs"), "outside the skill folder: the CLI reads it there", "ref/a.md=outside-dir"},
 		"dangles":    {"nope.txt", "ref is a link to nope.txt, which leads nowhere", ""},
 		"loops":      {"..", "a folder that holds it", ""},
+		// "/" holds the folder too: it was walked whole, and refused as
+		// too big.
+		"root": {"/", "a folder that holds it", ""},
+		// vibe-test reads a link's target itself, outside the jail:
+		// /proc/self/environ would be its own environment, keys and
+		// all, copied where the agent reads it.
+		"environ":     {"/proc/self/environ", "a file of the running system: vibe-test never copies it", ""},
+		"system-dir":  {"/proc/self", "a file of the running system", ""},
+		"credentials": {filepath.Join(home, ".ssh", "id_ed25519"), "where credentials are kept", ""},
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
