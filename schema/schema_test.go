@@ -586,7 +586,7 @@ func TestMidRunRecordsValidate(t *testing.T) {
 	// built without turns (its fillers and turns marshal as null).
 	running := pending
 	running.Conversations = []record.Conversation{
-		{Index: 1, Status: record.StatusRunning, Turns: []record.Turn{{Turn: 1, Kind: "base", Status: record.TurnOK, ToolCalls: record.CallsOf(claude.Turn{})}}},
+		{Index: 1, Status: record.StatusRunning, Turns: []record.Turn{{Turn: 1, Kind: "base", Status: record.TurnOK, ToolCalls: record.CallsOf(claude.Turn{}, nil)}}},
 		{Index: 2, Status: "pending"},
 	}
 	// --until-decided before its first look; controls not started.

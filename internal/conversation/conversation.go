@@ -889,11 +889,7 @@ func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string
 	cost := turnCost(total, costBefore)
 	d.Budget.Spend(cost)
 	rec.ExitCode = out.ExitCode
-	rec.ToolCalls = record.CallsOf(t)
-	for i := range rec.ToolCalls {
-		rec.ToolCalls[i].Result = d.Redactor.String(rec.ToolCalls[i].Result)
-		rec.ToolCalls[i].Input = d.Redactor.Bytes(rec.ToolCalls[i].Input)
-	}
+	rec.ToolCalls = record.CallsOf(t, d.Redactor.Bytes)
 	rec.ToolCallCount = t.OwnCalls()
 	rec.SubagentCallCount = len(t.Calls) - rec.ToolCallCount
 	// Only a successful call of the skill under test counts; a denied one

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/vibe-test/vibe-test/internal/atomicfile"
 
@@ -362,17 +363,31 @@ type Call struct {
 	Agent      string `json:"agent,omitempty"`
 }
 
-// CallsOf converts a parsed turn's calls for run.json.
-func CallsOf(t claude.Turn) []Call {
+// ResultChars is how much of a call's result run.json keeps.
+const ResultChars = 500
+
+// CallsOf converts a parsed turn's calls for run.json, each input and
+// result passed through clean (the run's redactor) before a long result
+// is cut to ResultChars: cut first, a secret across the cut no longer
+// matched its own value, nor a private key its shape without its END
+// line, and its head stayed in run.json.
+func CallsOf(t claude.Turn, clean func([]byte) []byte) []Call {
 	out := make([]Call, 0, len(t.Calls))
 	number := map[string]int{}
 	for i, c := range t.Calls {
 		number[c.ID] = i + 1
-		r := c.Result
-		if len(r) > 500 {
-			r = r[:500] + "…"
+		r, in := c.Result, c.Input
+		if clean != nil {
+			r, in = string(clean([]byte(r))), clean(in)
 		}
-		call := Call{Name: c.Name, Input: c.Input, Result: r, IsError: c.IsError}
+		if len(r) > ResultChars {
+			cut := ResultChars
+			for cut > 0 && !utf8.RuneStart(r[cut]) {
+				cut-- // not inside a character
+			}
+			r = r[:cut] + "…"
+		}
+		call := Call{Name: c.Name, Input: in, Result: r, IsError: c.IsError}
 		if c.Parent != "" {
 			call.SubagentOf, call.Agent = number[c.Parent], c.Agent
 			if call.Agent == "" {

@@ -1,13 +1,16 @@
 package record
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/vibe-test/vibe-test/internal/claude"
 	"github.com/vibe-test/vibe-test/internal/judge"
+	"github.com/vibe-test/vibe-test/internal/redact"
 )
 
 func TestSaveLoad(t *testing.T) {
@@ -50,12 +53,37 @@ func TestCallsOfMarksSubagentCalls(t *testing.T) {
 	calls := CallsOf(claude.Turn{Calls: []claude.ToolCall{
 		{ID: "a", Name: "Read"}, {ID: "s", Name: "Skill"},
 		{ID: "b", Name: "Bash", Parent: "s", Agent: "general-purpose"}, {ID: "c", Name: "Read", Parent: "s"},
-	}})
+	}}, nil)
 	var got []string
 	for _, c := range calls {
 		got = append(got, fmt.Sprintf("%s:%d:%s", c.Name, c.SubagentOf, c.Agent))
 	}
 	if strings.Join(got, " ") != "Read:0: Skill:0: Bash:2:general-purpose Read:2:sub-agent" {
 		t.Errorf("calls %v", got)
+	}
+}
+
+// A result is redacted before it is cut to ResultChars: a secret across
+// the cut, or a private key longer than the cut (its END line past it),
+// is masked whole, not kept as the head the redactor no longer matched.
+func TestCallsOfRedactsBeforeTheCut(t *testing.T) {
+	secret := "Zq8vN3pL1xR7tY2wK9mB4cD6fH0jS5uA"
+	key := "-----BEGIN OPENSSH PRIVATE KEY-----\n" + strings.Repeat("b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n", 14) + "-----END OPENSSH PRIVATE KEY-----"
+	r := redact.New(secret) // the key goes by its shape
+	long := strings.Repeat("x", ResultChars-10) + "password=" + secret
+	calls := CallsOf(claude.Turn{Calls: []claude.ToolCall{
+		{ID: "a", Name: "Bash", Input: json.RawMessage(`{"command":"echo ` + secret + `"}`), Result: long},
+		{ID: "b", Name: "Read", Result: key},
+		{ID: "c", Name: "Read", Result: strings.Repeat("é", ResultChars)},
+	}}, r.Bytes)
+	for _, c := range calls {
+		for _, part := range []string{secret[:8], "b3BlbnNzaC1rZXkt"} {
+			if strings.Contains(c.Result, part) || strings.Contains(string(c.Input), part) {
+				t.Errorf("%s keeps %q: result %q input %s", c.Name, part, c.Result, c.Input)
+			}
+		}
+	}
+	if !utf8.ValidString(calls[2].Result) || len(calls[2].Result) > ResultChars+len("…") {
+		t.Errorf("a long result cut inside a character, or not cut: %d bytes", len(calls[2].Result))
 	}
 }

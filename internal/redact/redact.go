@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"net/url"
 	"os"
 	"regexp"
 	"sort"
@@ -105,6 +106,10 @@ func FromEnv(env []string, names []string) *Redactor {
 		if want[k] || secretName.MatchString(upper) && !notSecretName.MatchString(upper) && !isPath(v) {
 			vals = append(vals, v)
 		}
+		// A URL's password (HTTPS_PROXY=http://user:pass@proxy,
+		// ANTHROPIC_BASE_URL with credentials): the names say URL, not
+		// secret, and the agent's environment carries them.
+		vals = append(vals, urlPasswords(v)...)
 		if k == "ANTHROPIC_CUSTOM_HEADERS" {
 			vals = append(vals, v)
 			for _, line := range strings.Split(v, "\n") {
@@ -115,6 +120,26 @@ func FromEnv(env []string, names []string) *Redactor {
 		}
 	}
 	return New(vals...)
+}
+
+// urlPasswords is the password of a URL with one (scheme://user:pass@host),
+// as written and decoded, and its whole user:pass.
+func urlPasswords(v string) []string {
+	_, rest, ok := strings.Cut(v, "://")
+	if !ok || !strings.Contains(rest, "@") {
+		return nil
+	}
+	u, err := url.Parse(v)
+	if err != nil || u.User == nil {
+		return nil
+	}
+	pass, ok := u.User.Password()
+	if !ok || pass == "" {
+		return nil
+	}
+	userinfo, _, _ := strings.Cut(rest, "@")
+	_, raw, _ := strings.Cut(userinfo, ":")
+	return []string{pass, raw, userinfo}
 }
 
 // keyMarks are substrings every match of keyShapes contains (each of its

@@ -45,6 +45,10 @@ func TestRedactKinds(t *testing.T) {
 		"NODE_EXTRA_CA_CERTS=/etc/hostname", // an existing path
 		"EDITOR=vim-with-plugins",           // not secret-looking
 		"GIT_AUTHOR_NAME=Jane Q. Developer", // AUTHOR is not AUTH
+		// A URL's password: the names say URL or PROXY, not secret.
+		"HTTPS_PROXY=http://alice:hunter2pw@proxy.corp:3128",
+		"ANTHROPIC_BASE_URL=https://gw:Gw%2FPass-123456@llm-gw.corp",
+		"DOCS_URL=https://docs.example.com/a@b", // no password: kept
 	}
 	r := FromEnv(env, []string{"ANTHROPIC_API_KEY", "CUSTOM_PASSED"})
 	for _, tc := range []struct{ kind, secret string }{
@@ -55,6 +59,9 @@ func TestRedactKinds(t *testing.T) {
 		{"private", "privately-held-99"},
 		{"--pass-env value", "passed-by-flag-42"},
 		{"custom header value", "header-secret-777"},
+		{"proxy password", "hunter2pw"},
+		{"base URL password, as written", "Gw%2FPass-123456"},
+		{"base URL password, decoded", "Gw/Pass-123456"},
 		{"second custom header value", "team-header-888"},
 		{"anthropic key shape", "sk-ant-api03-AbCdEfGhIjKlMnOp"},
 		{"github classic token", "ghp_" + strings.Repeat("a1B2", 9)},
@@ -88,7 +95,7 @@ func TestRedactKinds(t *testing.T) {
 	if out := r.String("key: " + pem + " end"); out != "key: "+Mask+" end" {
 		t.Errorf("private key block: %s", out)
 	}
-	for _, kept := range []string{"abc", "/tmp/agent.sock.1", "/etc/hostname", "vim-with-plugins", "Jane Q. Developer"} {
+	for _, kept := range []string{"abc", "/tmp/agent.sock.1", "/etc/hostname", "vim-with-plugins", "Jane Q. Developer", "https://docs.example.com/a@b"} {
 		if out := r.String("x " + kept + " y"); out != "x "+kept+" y" {
 			t.Errorf("%q was masked: %s", kept, out)
 		}
