@@ -99,12 +99,41 @@ var leadingTabs = regexp.MustCompile(`(?m)^\t+`)
 // with it on every case the study probed (fm-* and dmi-*: the same errors
 // and values); a Go reader cannot be byte-exact with Bun's in general.
 func parseYAML(text string) (any, error) {
+	if flowDepth(text) > maxFlowDepth {
+		return nil, errTooDeep
+	}
 	var v any
 	err := yaml.NewDecoder(strings.NewReader(text), yaml.AllowDuplicateMapKey()).Decode(&v)
 	if errors.Is(err, io.EOF) {
 		return nil, nil // an empty or comment-only block: no fields
 	}
 	return v, err
+}
+
+// maxFlowDepth bounds the nesting of [ and { parseYAML decodes: the YAML
+// reader's memory grows with the square of the depth (20,000 levels, a
+// 40 KB SKILL.md, took 674 MB; 50,000 ran the process out of memory, a
+// crash no recover catches). No frontmatter field nests more than a few
+// levels; a block nested past this is dropped as one the reader rejects.
+const maxFlowDepth = 512
+
+// errTooDeep is parseYAML's refusal of a block nested past maxFlowDepth.
+var errTooDeep = fmt.Errorf("values nested more than %d deep ([ or { inside one another)", maxFlowDepth)
+
+// flowDepth is the deepest nesting of [ and { in text, quotes or not (a
+// bracket inside a string counts too: it can only overstate).
+func flowDepth(text string) int {
+	depth, deepest := 0, 0
+	for i := 0; i < len(text); i++ {
+		switch text[i] {
+		case '[', '{':
+			depth++
+			deepest = max(deepest, depth)
+		case ']', '}':
+			depth = max(depth-1, 0)
+		}
+	}
+	return deepest
 }
 
 // The CLI's nu(): a line "key: value" whose key is letters, "_" and "-"

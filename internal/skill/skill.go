@@ -273,7 +273,12 @@ func Parse(file string, raw []byte) (*Skill, error) {
 	}
 	if dropped {
 		what := fmt.Sprintf("%s:%d: the frontmatter is a list or a single value, not a mapping: the CLI ignores all of it", file, fm.line)
-		if fm.dropErr != nil {
+		switch {
+		case errors.Is(fm.dropErr, errTooDeep):
+			// The CLI's reader may take it; vibe-test's would run out of
+			// memory, so here alone the skill runs otherwise than listed.
+			what = fmt.Sprintf("%s:%d: frontmatter %v: vibe-test does not read it and ignores all of it (the CLI may read it: flatten the values)", file, fm.line, errTooDeep)
+		case fm.dropErr != nil:
 			what = fmt.Sprintf("%s: the CLI cannot parse this frontmatter and ignores all of it", yamlerr.Format(file, fm.line-1, fm.dropErr))
 		}
 		lost := "no field"

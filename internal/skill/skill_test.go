@@ -379,6 +379,25 @@ func TestDisableModelInvocationValues(t *testing.T) {
 	}
 }
 
+// Values nested tens of thousands deep ran the YAML reader out of memory
+// (50,000 levels in a 100 KB SKILL.md: a crash, not an error); past
+// maxFlowDepth the block is dropped as unreadable, with the one-line
+// warning, in milliseconds.
+func TestDeepNestingDropped(t *testing.T) {
+	deep := strings.Repeat("[", 50000) + strings.Repeat("]", 50000)
+	s, err := Parse("nest/SKILL.md", []byte("---\nname: nest\ndescription: d\nx: "+deep+"\n---\n\nFirst line.\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Description != "First line." || len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "nest/SKILL.md:2: frontmatter values nested more than 512 deep ([ or { inside one another): vibe-test does not read it") || strings.Contains(s.Warnings[0], "\n") {
+		t.Errorf("description %q warnings %q", s.Description, s.Warnings)
+	}
+	ok, err := Parse("nest/SKILL.md", []byte("---\nname: nest\ndescription: d\nx: "+strings.Repeat("[", 40)+strings.Repeat("]", 40)+"\n---\n\nFirst line.\n"))
+	if err != nil || ok.Description != "d" || len(ok.Warnings) != 0 {
+		t.Errorf("40 levels: %v %q %q", err, ok.Description, ok.Warnings)
+	}
+}
+
 // Frontmatter the CLI cannot parse, even on its second try, is ignored
 // whole (FINDINGS §3): no name, no description, no allowed-tools. The
 // warning says so and what the model sees instead: the body's first line.
