@@ -154,6 +154,13 @@ func New(o Options) (sb *Sandbox, err error) {
 				return nil, fmt.Errorf("installing skill %s: %q is not a folder inside the sandbox", o.Skill.Name, o.SkillDir)
 			}
 		}
+		// A fixture that is the skill's own project holds the skill where
+		// it is installed (.claude/skills/<name>, the usual layout): the
+		// skill measured replaces that copy, which every install refused
+		// as "file exists".
+		if err := dst.RemoveAll(to); err != nil {
+			return nil, fmt.Errorf("installing skill %s: %w", o.Skill.Name, err)
+		}
 		for _, f := range o.Skill.Files {
 			stop := f.Root
 			if stop == "" {

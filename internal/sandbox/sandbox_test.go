@@ -65,6 +65,45 @@ func TestNewInstallsSkillAndFixture(t *testing.T) {
 	}
 }
 
+// A fixture that is the skill's own project holds the skill where it is
+// installed: the skill measured replaces that copy (every install failed
+// with "file exists").
+func TestSkillReplacesTheFixturesCopy(t *testing.T) {
+	fixture := t.TempDir()
+	skillDir := filepath.Join(fixture, ".claude", "skills", "deploy")
+	os.MkdirAll(skillDir, 0o755)
+	os.WriteFile(filepath.Join(skillDir, "SKILL.md"), []byte("---\nname: deploy\ndescription: d\n---\nnew body\n"), 0o644)
+	os.WriteFile(filepath.Join(fixture, "app.go"), []byte("package app\n"), 0o644)
+	sk, err := skill.Load(skillDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The version measured is another folder's (a candidate), not the
+	// project's: the project's copy, with a file the candidate dropped,
+	// must not survive.
+	os.WriteFile(filepath.Join(skillDir, "old.md"), []byte("old"), 0o644)
+	candidate := t.TempDir()
+	os.WriteFile(filepath.Join(candidate, "SKILL.md"), []byte("---\nname: deploy\ndescription: d\n---\ncandidate body\n"), 0o644)
+	if sk, err = skill.Load(candidate); err != nil {
+		t.Fatal(err)
+	}
+	sb, err := New(Options{Skill: sk, Fixture: fixture, Hermetic: true})
+	if err != nil {
+		t.Fatalf("the skill's own project as fixture: %v", err)
+	}
+	defer sb.Remove()
+	b, err := os.ReadFile(filepath.Join(sb.Dir, ".claude/skills/deploy/SKILL.md"))
+	if err != nil || !strings.Contains(string(b), "candidate body") {
+		t.Errorf("installed SKILL.md %q (%v), want the candidate's", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(sb.Dir, ".claude/skills/deploy/old.md")); err == nil {
+		t.Error("the project's copy of the skill survived beside the one measured")
+	}
+	if _, err := os.Stat(filepath.Join(sb.Dir, "app.go")); err != nil {
+		t.Errorf("the rest of the fixture: %v", err)
+	}
+}
+
 func TestRefusesGitRepository(t *testing.T) {
 	parent := t.TempDir()
 	os.Mkdir(filepath.Join(parent, ".git"), 0o755)
