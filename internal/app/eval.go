@@ -216,6 +216,9 @@ func runEval(ctx context.Context, o EvalOptions, stdio IO) error {
 		if err := eval.CheckHygiene(ctx, set, eio); err != nil {
 			return err
 		}
+		for _, n := range eval.DecisionNotes(set) {
+			fmt.Fprintf(stdio.Stderr, "note: %s\n", n)
+		}
 		fmt.Fprintf(stdio.Stdout, "case set %s: %d main and %s, %s, %s: no problem found\n",
 			term.Line(set.Dir), len(set.Cases), summary.Count(len(set.Holdout), "holdout case"), summary.Count(len(set.Measures), "measure"), summary.Count(len(set.Diagnostics), "diagnostic"))
 		return nil

@@ -91,6 +91,24 @@ func Hygiene(ctx context.Context, s *Set, env []string) (problems []Problem, not
 	return problems, notes
 }
 
+// DecisionProblems are what makes a case set one no decision can be made
+// on, though it measures: each part (main, holdout) is decided on its
+// own by a paired rule that needs a spread, so a part of one case gets
+// no verdict. A one-case set still measures (`vibe-test eval` without
+// --baseline or --against); --baseline and --against refuse it before
+// any model call (a holdout of one passed --check, then every --against
+// on its baseline exited 3, after paying for the candidate).
+func DecisionProblems(s *Set) []Problem {
+	var out []Problem
+	if n := len(s.Cases); n < 2 {
+		out = append(out, Problem{File: s.Dir, Msg: fmt.Sprintf("%d main case(s), expected at least 2 to decide on (each part is decided on its own, by a paired rule that needs a spread)", n)})
+	}
+	if len(s.Holdout) == 1 {
+		out = append(out, Problem{File: filepath.Join(s.Dir, HoldoutDir), Msg: "1 holdout case, expected none or at least 2 to decide on (each part is decided on its own, by a paired rule that needs a spread): add one, or move it to the main cases"})
+	}
+	return out
+}
+
 func pairProblems(part []*Case) []Problem {
 	byID := map[string]*Case{}
 	for _, c := range part {

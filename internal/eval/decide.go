@@ -218,6 +218,16 @@ func decide(res *Result) {
 // and the empty-skill control is rejected (evalstats says which check
 // failed); otherwise the eval exits 2, with what to do.
 func instrumentVerdict(in evalstats.Instrument) (int, string, string) {
+	// A check the rule cannot decide (too many grade errors, fewer than
+	// two cases with a graded total) is no verdict, not a doubtful
+	// instrument: more cases or repeats would not mend it, and a baseline
+	// stored from it could decide nothing against it (every --against
+	// exits 3).
+	for _, d := range []evalstats.Decision{in.Second, in.Control} {
+		if d.Verdict == evalstats.ToolFail {
+			return exit.Tool, evalstats.ToolFail, "No verdict: the instrument check cannot be decided: " + strings.TrimPrefix(d.Sentence, "Cannot decide: ") + "; the baseline is not stored."
+		}
+	}
 	switch {
 	case in.SecondAccepted && in.ControlRejected:
 		return exit.OK, "instrument-ok", in.Sentence

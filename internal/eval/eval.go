@@ -203,6 +203,29 @@ func CheckHygiene(ctx context.Context, set *cases.Set, stdio IO) error {
 	return nil
 }
 
+// checkDecidable refuses a case set no decision can be made on
+// (cases.DecisionProblems), each problem on a line of its own, exit 3.
+func checkDecidable(set *cases.Set, stdio IO) error {
+	problems := cases.DecisionProblems(set)
+	for _, p := range problems {
+		fmt.Fprintf(stdio.Stderr, "%s\n", p)
+	}
+	if len(problems) > 0 {
+		return exit.Errorf(exit.Tool, "the case set %s is too small to decide on (above): --baseline and --against need at least 2 cases in each part; without them the eval measures", set.Dir)
+	}
+	return nil
+}
+
+// DecisionNotes are cases.DecisionProblems as --check says them: fine for
+// measuring, refused by --baseline and --against.
+func DecisionNotes(set *cases.Set) []string {
+	var out []string
+	for _, p := range cases.DecisionProblems(set) {
+		out = append(out, p.String()+": it measures, but --baseline and --against refuse it")
+	}
+	return out
+}
+
 // resolved are the settings with the case set's defaults filled in. The
 // case set's models are its agents' (defaults.agent, else claude; and
 // defaults.judge_agent, else that): a run with another agent (or judge
@@ -361,6 +384,11 @@ func Start(ctx context.Context, s Settings, stdio IO) (*Result, error) {
 	}
 	if err := CheckHygiene(ctx, set, stdio); err != nil {
 		return nil, err
+	}
+	if s.Baseline != "" || s.Against != "" {
+		if err := checkDecidable(set, stdio); err != nil {
+			return nil, err
+		}
 	}
 	s = s.resolved(set, stdio.Env)
 	warnSkill(sk, s, stdio)

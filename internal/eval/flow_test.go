@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vibe-test/vibe-test/internal/cases"
 	"github.com/vibe-test/vibe-test/internal/demo"
 	"github.com/vibe-test/vibe-test/internal/engine"
 	"github.com/vibe-test/vibe-test/internal/eval"
@@ -282,4 +283,46 @@ func readJSON[T any](t *testing.T, path string) T {
 		t.Fatalf("%s: %v", path, err)
 	}
 	return v
+}
+
+// A part of one case is never decided (the paired rule needs a spread):
+// --baseline and --against refuse the set before any model call; a
+// holdout of one passed the check, stored its baseline, and every
+// --against on it exited 3 after paying for the candidate.
+func TestTooSmallToDecide(t *testing.T) {
+	f := newFlow(t, testenv.FakeClaude(t))
+	holdout := filepath.Join(f.paths.Cases, "holdout")
+	entries, err := os.ReadDir(holdout)
+	if err != nil || len(entries) < 2 {
+		t.Fatalf("the demo's holdout: %v %v", entries, err)
+	}
+	for _, e := range entries[1:] {
+		os.RemoveAll(filepath.Join(holdout, e.Name()))
+	}
+	s := f.settings(demo.VersionBaseline, "baseline")
+	s.Baseline = "v1"
+	_, err = f.start(t, s)
+	if exit.Code(err) != exit.Tool || !strings.Contains(err.Error(), "too small to decide on") {
+		t.Fatalf("--baseline on a holdout of one: %v (exit %d)", err, exit.Code(err))
+	}
+	if n := len(f.srv.Requests()); n != 0 {
+		t.Errorf("%d model calls before the refusal", n)
+	}
+	if _, err := os.Stat(eval.BaselineDir(mustSet(t, f), "v1")); err == nil {
+		t.Error("a baseline was stored")
+	}
+	// Measuring alone is fine.
+	s = f.settings(demo.VersionBaseline, "measure")
+	if _, err := f.start(t, s); err != nil {
+		t.Errorf("measuring a set with a holdout of one: %v", err)
+	}
+}
+
+func mustSet(t *testing.T, f *flow) *cases.Set {
+	t.Helper()
+	set, _, err := eval.LoadSet(eval.Settings{CasesDir: f.paths.Cases})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
 }
