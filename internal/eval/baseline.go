@@ -148,6 +148,32 @@ func baselineNames(set *cases.Set) []string {
 	return out
 }
 
+// movedCases says which cases of the set changed part (main, holdout)
+// since a record whose cases were then (id → hash) and holdout
+// holdoutThen.
+// Its hash covers its files, not its part: a case moved from the holdout
+// was compared in neither part (the baseline's holdout runs lack it, its
+// main runs too). A case now in the holdout is not named: the holdout is
+// named nowhere an editing agent may read.
+func movedCases(set *cases.Set, then map[string]string, holdoutThen []string) []string {
+	var out []string
+	for _, c := range set.Cases {
+		if slices.Contains(holdoutThen, c.ID) {
+			out = append(out, fmt.Sprintf("case %s moved from the holdout to the main cases", c.ID))
+		}
+	}
+	moved := 0
+	for _, c := range set.Holdout {
+		if _, known := then[c.ID]; known && !slices.Contains(holdoutThen, c.ID) {
+			moved++
+		}
+	}
+	if moved > 0 {
+		out = append(out, fmt.Sprintf("%d main %s moved to the holdout", moved, plural(moved, "case", "cases")))
+	}
+	return out
+}
+
 // Compatible says what differs between the baseline and a run about to be
 // compared with it, or nil: the case set's measures and every case (by
 // hash), the generator's model and effort (not for a grid, whose point is
@@ -173,6 +199,7 @@ func (b *Baseline) Compatible(set *cases.Set, cfg Config, agent, judgeAgent stri
 			diff = append(diff, fmt.Sprintf("case %s changed (its case.yaml, key.json or fixture)", c.ID))
 		}
 	}
+	diff = append(diff, movedCases(set, b.Cases, b.Holdout)...)
 	var gone []string
 	for id := range b.Cases {
 		if _, ok := now[id]; !ok {

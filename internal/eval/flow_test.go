@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -325,4 +326,75 @@ func mustSet(t *testing.T, f *flow) *cases.Set {
 		t.Fatal(err)
 	}
 	return set
+}
+
+// A rejudge after a holdout key changed notes it without naming the case:
+// the notes reach the summary, --json and report.html, which name no
+// holdout case.
+func TestRejudgeNamesNoHoldoutCase(t *testing.T) {
+	f := newFlow(t, testenv.FakeClaude(t))
+	s := f.settings(demo.VersionBaseline, "baseline")
+	s.Baseline = "v1"
+	if _, err := f.start(t, s); err != nil {
+		t.Fatal(err)
+	}
+	s = f.settings(demo.VersionShorter, "shorter")
+	s.Against = "v1"
+	res, err := f.start(t, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := mustSet(t, f)
+	hold, main := set.Holdout[0], set.Cases[0]
+	for _, c := range []*cases.Case{hold, main} {
+		key := filepath.Join(c.Dir, "key.json")
+		b, err := os.ReadFile(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(key, append(b, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stderr bytes.Buffer
+	rj, err := eval.Rejudge(context.Background(), res.Dir, eval.RejudgeSettings{}, eval.IO{Env: f.env, Stderr: &stderr})
+	if err != nil {
+		t.Fatalf("rejudge: %v\n%s", err, stderr.String())
+	}
+	notes := strings.Join(rj.Record.Notes, "\n")
+	if strings.Contains(notes, hold.ID) || !strings.Contains(notes, "1 holdout case changed") || !strings.Contains(notes, "case "+main.ID+" changed") {
+		t.Errorf("notes:\n%s", notes)
+	}
+}
+
+// A case moved between the main cases and the holdout keeps its hash (its
+// files did not change), so --against compared it in neither part; the
+// baseline refuses the run now, naming the case moved to the main cases
+// and counting the one moved to the holdout.
+func TestCaseMovedBetweenParts(t *testing.T) {
+	f := newFlow(t, testenv.FakeClaude(t))
+	s := f.settings(demo.VersionBaseline, "baseline")
+	s.Baseline = "v1"
+	if _, err := f.start(t, s); err != nil {
+		t.Fatal(err)
+	}
+	set := mustSet(t, f)
+	hold, main := set.Holdout[0], set.Cases[0]
+	if err := os.Rename(hold.Dir, filepath.Join(f.paths.Cases, hold.ID)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(main.Dir, filepath.Join(f.paths.Cases, "holdout", main.ID)); err != nil {
+		t.Fatal(err)
+	}
+	s = f.settings(demo.VersionShorter, "shorter")
+	s.Against = "v1"
+	before := len(f.srv.Requests())
+	_, err := f.start(t, s)
+	if exit.Code(err) != exit.Tool || !strings.Contains(fmt.Sprint(err), "case "+hold.ID+" moved from the holdout to the main cases") ||
+		!strings.Contains(fmt.Sprint(err), "1 main case moved to the holdout") || strings.Contains(fmt.Sprint(err), main.ID) {
+		t.Errorf("--against after moving cases: %v", err)
+	}
+	if n := len(f.srv.Requests()) - before; n != 0 {
+		t.Errorf("%d model calls before the refusal", n)
+	}
 }

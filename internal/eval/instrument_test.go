@@ -1,6 +1,8 @@
 package eval
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -25,5 +27,30 @@ func TestInstrumentUndecidedIsNoVerdict(t *testing.T) {
 	}
 	if code, _, _ := instrumentVerdict(evalstats.Instrument{Second: evalstats.Decision{Verdict: evalstats.NotEnuf}}); code != exit.Indeterminate {
 		t.Errorf("a second run not accepted: exit %d, want 2", code)
+	}
+}
+
+// A stored grade that is none of the four results is refused, naming the
+// file and the field: read as n/a, a baseline's "PASS" left its measure
+// out of one side and flipped a verdict to reject (exit 1, not 3).
+func TestCellResultsChecked(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "1.json")
+	write := func(result string) {
+		b := []byte(`{"case": "widgets", "repeat": 1, "status": "ok", "grades": [{"measure": "M1", "result": "pass"}, {"measure": "M2", "result": "` + result + `"}]}`)
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, ok := range []string{ResultPass, ResultFail, ResultNA, ResultError} {
+		write(ok)
+		if _, err := loadCell(path); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+	write("PASS")
+	_, err := loadCell(path)
+	if err == nil || !strings.HasPrefix(err.Error(), path+`: field "grades[1].result": "PASS", expected "pass", "fail", "n/a" or "error"`) || strings.Contains(err.Error(), "\n") {
+		t.Errorf("a stored %q: %v", "PASS", err)
 	}
 }

@@ -363,6 +363,15 @@ func loadCell(path string) (*Cell, error) {
 	if err := json.Unmarshal(b, &c); err != nil {
 		return nil, jsonerr.Format(path, b, err, "a graded cell of `vibe-test eval`")
 	}
+	// A result read as none of these counted as n/a, silently: a stored
+	// "PASS" left the measure out of one side and could flip the verdict.
+	for i, g := range c.Grades {
+		switch g.Result {
+		case ResultPass, ResultFail, ResultNA, ResultError:
+		default:
+			return nil, fmt.Errorf("%s: field \"grades[%d].result\": %q, expected %q, %q, %q or %q", path, i, g.Result, ResultPass, ResultFail, ResultNA, ResultError)
+		}
+	}
 	return &c, nil
 }
 

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -65,10 +67,22 @@ func Rejudge(ctx context.Context, dir string, rs RejudgeSettings, stdio IO) (*Re
 	nrec.Runs = append([]RunInfo{}, rec.Runs...)
 	nrec.Costs = Costs{}
 	nrec.Notes = append(append([]string{}, rec.Notes...), fmt.Sprintf("rejudged from %s with reader %s and grader %s", dir, tc.readerModel, tc.graderModel))
-	for id, h := range rec.Cases.CaseHashes {
-		if now := set.ByID(id); now != nil && now.Hash != h {
+	// The notes reach the summary, --json and report.html, which name no
+	// holdout case (an editing agent may read them): a holdout case is
+	// counted, not named.
+	heldOut := 0
+	for _, id := range slices.Sorted(maps.Keys(rec.Cases.CaseHashes)) {
+		h, now := rec.Cases.CaseHashes[id], set.ByID(id)
+		switch {
+		case now == nil || now.Hash == h:
+		case now.Holdout:
+			heldOut++
+		default:
 			nrec.Notes = append(nrec.Notes, fmt.Sprintf("case %s changed since its messages were made: its key is read as it is now", id))
 		}
+	}
+	if heldOut > 0 {
+		nrec.Notes = append(nrec.Notes, fmt.Sprintf("%d holdout %s changed since its messages were made: its key is read as it is now", heldOut, plural(heldOut, "case", "cases")))
 	}
 	sess := &session{dir: out, set: set, rec: &nrec, stdio: stdio,
 		read:  &reader{caller: tc.cold, model: tc.readerModel},

@@ -43,6 +43,7 @@ func Resume(ctx context.Context, dir string, stdio IO) (*Result, error) {
 			changed = append(changed, "case "+c.ID)
 		}
 	}
+	changed = append(changed, movedCases(set, rec.Cases.CaseHashes, rec.Cases.Holdout)...)
 	if len(set.All()) != len(rec.Cases.CaseHashes) {
 		changed = append(changed, "the set of cases")
 	}
