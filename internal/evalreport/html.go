@@ -177,7 +177,7 @@ func newHTMLView(v *View) htmlView {
 			for _, m := range p.d.Measures {
 				c1, c2 := boundCols(*p.d, m)
 				hp.Rows = append(hp.Rows, htmlMeasure{Label: v.label(m.Name), Base: rate(m.Base), Candidate: rate(m.Candidate),
-					Drop: fmt.Sprintf("%+.3f", m.Drop), Upper: c1, P: c2, Worse: m.Reject})
+					Drop: dropCol(*p.d, m), Upper: c1, P: c2, Worse: m.Reject})
 			}
 			hc.Parts = append(hc.Parts, hp)
 		}

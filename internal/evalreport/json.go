@@ -138,8 +138,8 @@ type DocMeasure struct {
 	Base      DocRate `json:"base"`
 	Candidate DocRate `json:"candidate"`
 	// Drop, Upper, P and Adjusted are null where the rule could not
-	// compute them (no case graded on both sides); Upper, P and Adjusted
-	// also under the seed rule, which has none of them, and P and Adjusted
+	// compute them (no case graded on both sides; Upper from fewer than
+	// 2); Upper, P and Adjusted also under the seed rule, which has none of them, and P and Adjusted
 	// where the paired rule could not test the measure (fewer than 3
 	// cases: evalstats.Measure.Tested).
 	Drop     *float64 `json:"drop"`
@@ -261,9 +261,13 @@ func docDecision(v *View, d evalstats.Decision) DocDecision {
 		dm := DocMeasure{Measure: m.Name, Label: v.label(m.Name), Base: docRate("base", m.Base),
 			Candidate: docRate("candidate", m.Candidate), Drop: num(m.Drop), Upper: num(m.Upper), P: num(m.P), Adjusted: num(m.Adjusted),
 			Reject: m.Reject, Cases: m.Cases}
-		if d.Rule == evalstats.RuleSeed {
-			// The seed rule has no bound and no p-values: its fields hold 0.
+		if d.Rule == evalstats.RuleSeed || m.Cases < 2 {
+			// The seed rule has no bound and no p-values, nor has the
+			// paired rule from fewer than 2 cases: the fields hold 0.
 			dm.Upper = nil
+		}
+		if d.Rule != evalstats.RuleSeed && m.Cases == 0 {
+			dm.Drop = nil // no case compared
 		}
 		if d.Rule == evalstats.RuleSeed || !m.Tested() {
 			// An untested measure's 1 is the rule's, not a test's.

@@ -161,7 +161,7 @@ func compareSuite(v *View, c *eval.Comparison, holdout bool) jsuite {
 	}
 	for _, m := range d.Measures {
 		jc := jcase{Name: term.Line(v.label(m.Name)), Classname: class, Time: "0",
-			SystemOut: fmt.Sprintf("base %s, candidate %s, drop %+.3f", rate(m.Base), rate(m.Candidate), m.Drop)}
+			SystemOut: fmt.Sprintf("base %s, candidate %s, drop %s", rate(m.Base), rate(m.Candidate), dropCol(d, m))}
 		switch {
 		case m.Reject:
 			jc.Failure = &jproblem{Message: fmt.Sprintf("%s: the candidate does worse (%s against %s)", term.Line(v.label(m.Name)), rateShort(m.Candidate), rateShort(m.Base)),

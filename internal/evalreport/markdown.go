@@ -62,7 +62,7 @@ func Markdown(w io.Writer, v *View) error {
 					res = "**worse**"
 				}
 				c1, c2 := boundCols(d, m)
-				fmt.Fprintf(&b, "| %s | %s | %s | %+.3f | %s | %s | %s |\n", md(v.label(m.Name)), rateShort(m.Base), rateShort(m.Candidate), m.Drop, c1, c2, res)
+				fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", md(v.label(m.Name)), rateShort(m.Base), rateShort(m.Candidate), dropCol(d, m), c1, c2, res)
 			}
 			b.WriteString("\n")
 		}

@@ -341,3 +341,32 @@ func TestUntestedMeasureShowsNoP(t *testing.T) {
 		}
 	}
 }
+
+// A measure the paired rule compared on no case has no drop, and on fewer
+// than 2 no bound: "-" and null, not the zeros the rule left in them (an
+// upper bound of +0.000 under a drop of +1.000 for a measure of one case).
+func TestUncomparedMeasureShowsNoFigure(t *testing.T) {
+	d := evalstats.Decision{Rule: evalstats.RulePaired, Measures: []evalstats.Measure{
+		{Name: "M2", Cases: 1, Drop: 1, P: 1, Adjusted: 1},
+		{Name: "M3", Cases: 0, P: 1, Adjusted: 1},
+		{Name: "M4", Cases: 2, Drop: 0.1, Upper: 0.394, P: 1, Adjusted: 1},
+	}}
+	want := []struct{ drop, upper string }{{"+1.000", "-"}, {"-", "-"}, {"+0.100", "+0.394"}}
+	for i, m := range d.Measures {
+		if got, up := dropCol(d, m), first(boundCols(d, m)); got != want[i].drop || up != want[i].upper {
+			t.Errorf("%s: drop %q upper %q, want %q %q", m.Name, got, up, want[i].drop, want[i].upper)
+		}
+	}
+	doc := docDecision(&View{}, d)
+	b, err := json.Marshal(doc.Measures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, frag := range []string{`"measure":"M2","label":"M2"`, `"drop":1,"upper":null`, `"measure":"M3"`, `"drop":null,"upper":null`, `"drop":0.1,"upper":0.394`} {
+		if !strings.Contains(string(b), frag) {
+			t.Errorf("JSON lacks %s:\n%s", frag, b)
+		}
+	}
+}
+
+func first(a, _ string) string { return a }

@@ -135,7 +135,7 @@ func measures(b *strings.Builder, v *View, part string, d evalstats.Decision) {
 			res = "WORSE"
 		}
 		c1, c2 := boundCols(d, m)
-		fmt.Fprintf(tw, "    %s\t%s\t%s\t%+.3f\t%s\t%s\t%s\n", term.Line(v.label(m.Name)), rateShort(m.Base), rateShort(m.Candidate), m.Drop, c1, c2, res)
+		fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\t%s\t%s\t%s\n", term.Line(v.label(m.Name)), rateShort(m.Base), rateShort(m.Candidate), dropCol(d, m), c1, c2, res)
 	}
 	tw.Flush()
 	if part == "main" || d.Verdict != evalstats.Accept {

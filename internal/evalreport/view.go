@@ -153,10 +153,23 @@ func boundCols(d evalstats.Decision, m evalstats.Measure) (string, string) {
 	if d.Rule == evalstats.RuleSeed {
 		return fmt.Sprintf("%.3f", m.Margin), "-"
 	}
+	if m.Cases < 2 {
+		return "-", "-" // no bound from fewer than 2 cases: its 0 is no figure
+	}
 	if !m.Tested() {
 		return fmt.Sprintf("%+.3f", m.Upper), "-"
 	}
 	return fmt.Sprintf("%+.3f", m.Upper), pval(m.Adjusted)
+}
+
+// dropCol is a measure's drop as the tables print it: "-" where the paired
+// rule compared no case (a measure that applied to none on both sides),
+// whose 0 is no figure.
+func dropCol(d evalstats.Decision, m evalstats.Measure) string {
+	if d.Rule != evalstats.RuleSeed && m.Cases == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%+.3f", m.Drop)
 }
 
 func boundHeads(d evalstats.Decision) (string, string) {
