@@ -354,8 +354,11 @@ func computeStats(r *record.Run, ix *runIndex, alpha, effect float64, report boo
 	// judge failed), no turn is known to hold, and "1" would say it did.
 	if len(s.Probes) > 0 && s.PerTurn[0].Passes > 0 {
 		s.EffectiveTurn = 1
-		for _, pc := range s.Probes {
-			if pc.DilutedN == 0 || pc.FreshN == 0 {
+		for i, pc := range s.Probes {
+			// A probe no fresh session judged has no entry: the turn is
+			// unknown from it on, not stepped over (a probe that failed
+			// every diluted conversation was skipped to the next).
+			if pc.Probe != i+1 || pc.DilutedN == 0 || pc.FreshN == 0 {
 				break
 			}
 			fr := float64(pc.FreshPass) / float64(pc.FreshN)

@@ -101,6 +101,11 @@ func TestEffectiveTurnNeedsAPassedBaseline(t *testing.T) {
 		{"held to the end", &record.Run{
 			Conversations: []record.Conversation{conv(1, record.StatusCompleted, P, P, P, P), conv(2, record.StatusCompleted, P, P, P, P)},
 			Fresh:         []record.Conversation{fresh(1, P, P, P), fresh(2, P, P, P)}}, 10},
+		// Probe 2 failed every diluted conversation and was never judged
+		// fresh: the turn is unknown from it on, not stepped over to 10.
+		{"a probe with no fresh rate", &record.Run{
+			Conversations: []record.Conversation{conv(1, record.StatusCompleted, P, P, F, P), conv(2, record.StatusCompleted, P, P, F, P)},
+			Fresh:         []record.Conversation{fresh(1, P, judge.Uncertain, P), fresh(2, P, judge.Uncertain, P)}}, 6},
 	}
 	for _, tc := range cases {
 		if got := ComputeStats(tc.run, 0.05, 0.3).EffectiveTurn; got != tc.want {
