@@ -392,7 +392,7 @@ func writeControls(b *strings.Builder, cs []record.ControlStat) {
 		if i == 0 || cs[i-1].Control != c.Control {
 			switch c.Control {
 			case record.ControlNoSkill:
-				b.WriteString("no-skill control (same turns, no skill installed; Fisher's exact test, one-sided; with the skill: turn 1 over all conversations, the probes over those whose baseline passed; without: all no-skill conversations, which have no gate):\n")
+				b.WriteString("no-skill control (same turns, no skill installed; Fisher's exact test, one-sided; with the skill: turn 1 over all conversations, the probes over those that reached them (whose baseline passed, or all with the gate bypassed); without: all no-skill conversations, which have no gate):\n")
 			}
 		}
 		fmt.Fprintf(b, "  turn %2d: %d/%d with vs %d/%d control, lift %+.0f points, p = %.3g: %s\n",
