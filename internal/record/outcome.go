@@ -68,7 +68,7 @@ const (
 const (
 	// RuleDilutedVsFresh (the default): exit 1 only when the probes pass
 	// significantly less often in the diluted conversations than the same
-	// probes asked fresh (stats.CompareArms at Alpha). Its false-alarm rate
+	// probes asked fresh (stats.CompareProbes at Alpha). Its false-alarm rate
 	// is measured by the calibrate package.
 	RuleDilutedVsFresh = "diluted-vs-fresh"
 	// RuleAnyProbeFailed is seed 002's rule: exit 1 when, in a

@@ -3,13 +3,19 @@
 //
 // What each statistic may claim, in plain words:
 //
-//   - CompareArms (the test behind the exit code): "the probes pass less
-//     often in diluted conversations than the same probes asked fresh".
-//     The units are conversations and fresh triples, each scored by the
-//     share of its probes that passed; Welch's one-sided t-test with each
-//     arm's variance floored at the binomial variance of the pooled rate.
-//     Its false-alarm rate is not argued but measured, by the calibrate
-//     package, through the function that sets the exit code.
+//   - CompareProbes (the test behind the exit code): "the probes pass less
+//     often in diluted conversations than the same probes asked fresh",
+//     each probe against itself: the arms' rates are means of per-probe
+//     rates over the probes both judged, so arms that lost different
+//     probes (errored turns) compare like with like; a conversation or
+//     fresh triple is the cluster of its probes' variance, floored at each
+//     probe's binomial variance; Welch's one-sided t-test. Its false-alarm
+//     rate is not argued but measured, by the calibrate package, through
+//     the function that sets the exit code.
+//   - CompareArms: Welch's test over per-unit shares (each unit scored by
+//     the share of its probes that passed): the means, drop and
+//     testability `vibe-test compare` reports per measure, whose p-value
+//     is its permutation test's (PermuteLower).
 //   - MinDetectableDrop and UnitsForDrop: what a run of this size and
 //     spread would have caught with a given power, and how many units would
 //     catch a given drop. Descriptions of the run, not tests.
