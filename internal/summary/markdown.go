@@ -3,6 +3,7 @@ package summary
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/vibe-test/vibe-test/internal/chart"
@@ -86,7 +87,7 @@ func armCell(a statpkg.ArmSummary) string {
 	if a.Probes == 0 {
 		return "none judged"
 	}
-	return fmt.Sprintf("%d/%d (%.0f%%)", a.Passed, a.Probes, 100*float64(a.Passed)/float64(a.Probes))
+	return fmt.Sprintf("%d/%d (%s)", a.Passed, a.Probes, Percent(float64(a.Passed)/float64(a.Probes)))
 }
 
 func isolationCell(r *record.Run) string {
@@ -175,20 +176,35 @@ func markdownDetails(b *strings.Builder, e MarkdownEntry) {
 	}
 }
 
+// Percent is a share in whole percent, but never 100% for a share below
+// 1 nor 0% for one above 0: there it shows tenths, rounded away from the
+// end (299 of 300 is 99.6%, not "100%" beside an interval that says
+// otherwise).
+func Percent(x float64) string {
+	whole := fmt.Sprintf("%.0f%%", 100*x)
+	switch {
+	case whole == "100%" && x < 1:
+		return fmt.Sprintf("%.1f%%", math.Min(math.Floor(1000*x)/10, 99.9))
+	case whole == "0%" && x > 0:
+		return fmt.Sprintf("%.1f%%", math.Max(math.Ceil(1000*x)/10, 0.1))
+	}
+	return whole
+}
+
 // unitRate is an arm's mean per-unit pass rate, the test's figure; an arm
 // with no unit has none (its mean of 0 is no measurement).
 func unitRate(a statpkg.ArmSummary) string {
 	if a.Units == 0 {
 		return "no pass rate"
 	}
-	return fmt.Sprintf("pass rate %.0f%%", 100*a.Mean)
+	return "pass rate " + Percent(a.Mean)
 }
 
 func armWords(a statpkg.ArmSummary) string {
 	if a.Probes == 0 {
 		return "no probe judged"
 	}
-	return fmt.Sprintf("%d of %d probes passed (%.0f%%)", a.Passed, a.Probes, 100*float64(a.Passed)/float64(a.Probes))
+	return fmt.Sprintf("%d of %d probes passed (%s)", a.Passed, a.Probes, Percent(float64(a.Passed)/float64(a.Probes)))
 }
 
 // md makes text safe inside a Markdown line or table cell: control

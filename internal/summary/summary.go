@@ -346,7 +346,7 @@ func writeStats(b *strings.Builder, s record.Stats, byProbe bool) {
 			fmt.Fprintf(b, "  %s %-9s not judged (%s)\n", label, arm+":", t.Population)
 			continue
 		}
-		fmt.Fprintf(b, "  %s %-9s %d/%d passed (%.0f%%, %.0f%%-%.0f%%) over %s\n", label, arm+":", t.Passes, t.N, 100*t.Rate, 100*t.Lo, 100*t.Hi, t.Population)
+		fmt.Fprintf(b, "  %s %-9s %d/%d passed (%s, %s-%s) over %s\n", label, arm+":", t.Passes, t.N, Percent(t.Rate), Percent(t.Lo), Percent(t.Hi), t.Population)
 	}
 	if len(s.Probes) > 0 {
 		b.WriteString("each probe diluted vs fresh (for reading, not the exit code; Fisher's exact test, one-sided):\n")

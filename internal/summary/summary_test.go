@@ -1,0 +1,16 @@
+package summary
+
+import "testing"
+
+// A share below 1 never prints as 100%, nor one above 0 as 0%: 299 of 300
+// with a Wilson interval of 98%-99.9% printed "100% (98%-100%)".
+func TestPercentNeverRoundsToTheEnds(t *testing.T) {
+	for _, tc := range []struct {
+		x    float64
+		want string
+	}{{1, "100%"}, {0, "0%"}, {299.0 / 300, "99.6%"}, {0.9994, "99.9%"}, {0.99999, "99.9%"}, {0.995, "99.5%"}, {0.994, "99%"}, {0.5, "50%"}, {0.004, "0.4%"}, {0.00001, "0.1%"}, {0.005, "0.5%"}, {0.006, "1%"}} {
+		if got := Percent(tc.x); got != tc.want {
+			t.Errorf("Percent(%v) = %s, want %s", tc.x, got, tc.want)
+		}
+	}
+}
