@@ -335,6 +335,9 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 	}
 	cause := context.Cause(ctx)
 	fatal := cause != nil && !errors.Is(cause, context.Canceled)
+	if fatal {
+		cause = redactCause(cause, driver.Redactor)
+	}
 	saveErr := s.commit(func() {
 		run.FinishedAt = time.Now().UTC()
 		var all []*record.Conversation
@@ -429,3 +432,19 @@ func TallyCosts(run *record.Run) {
 	}
 	c.Total = c.Agent + c.Rubric + c.Plan + c.Judge
 }
+
+// redactCause is what stopped a run as run.json and stderr say it: it may
+// quote a CLI's stderr (a cold call's first line), so it is redacted as
+// the turns are; errors.Is and As still see the error it came from.
+func redactCause(cause error, r *redact.Redactor) error {
+	return redacted{msg: r.String(cause.Error()), err: cause}
+}
+
+// redacted is an error whose text was redacted.
+type redacted struct {
+	msg string
+	err error
+}
+
+func (r redacted) Error() string { return r.msg }
+func (r redacted) Unwrap() error { return r.err }
