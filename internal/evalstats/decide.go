@@ -71,7 +71,7 @@ func Decide(base []Run, cand Run, opts Options) Decision {
 		d.GradeErrors += l.runs[r].errorCells
 	}
 	if be, ce := errorShare(bs), errorShare(cs); be > MaxErrorShare || ce > MaxErrorShare {
-		return fail("%.0f%% of the baseline's grades and %.0f%% of the candidate's are errors (at most %.0f%% can be decided on)", 100*be, 100*ce, 100*MaxErrorShare)
+		return fail("%.1f%% of the baseline's grades and %.1f%% of the candidate's are errors (at most %.0f%% can be decided on)", 100*be, 100*ce, 100*MaxErrorShare)
 	}
 	total := paired(l, bs, cs, l.total(), opts.Alpha, 0, true)
 	d.Drift = total.sigmaA

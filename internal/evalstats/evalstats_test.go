@@ -389,7 +389,7 @@ func TestDecideToolErrors(t *testing.T) {
 		{"malformed cell", []Run{bad}, cand, Options{}, `case "b" repeat 1 has 1 grades for 2 measures`},
 		{"case twice", []Run{twice}, cand, Options{}, `case "a" appears twice`},
 		{"no shared measure", []Run{ok}, other, Options{}, "share no measure"},
-		{"mostly errors", []Run{ok}, errs, Options{}, "are errors"},
+		{"mostly errors", []Run{ok}, errs, Options{}, "83.3% of the candidate's are errors (at most 50% can"},
 		{"one case on both sides", []Run{ok}, one, Options{}, "only 1 case(s) have a graded total"},
 		{"unknown rule", []Run{ok}, cand, Options{Rule: "vibes"}, `unknown rule "vibes"`},
 		{"seed rule, one repeat", []Run{mkRun("base", ms, "a: PP", "b: FP")}, mkRun("c", ms, "a: PP", "b: FP"), Options{Rule: RuleSeed}, "at least 2 baseline repeats"},
