@@ -117,19 +117,20 @@ func LoadBaseline(set *cases.Set, name string) (*Baseline, error) {
 			return nil, err
 		}
 		for _, part := range []struct {
+			dir   string // where the part's cells are, for the errors
 			ids   []string
 			cells []*Cell
-		}{{bl.Main, main}, {bl.Holdout, hold}} {
+		}{{filepath.Join(dir, r.Dir), bl.Main, main}, {filepath.Join(dir, HoldoutCellsDir, r.Dir), bl.Holdout, hold}} {
 			count := map[string]int{}
 			for _, c := range part.cells {
 				if want := bl.Cases[c.Case]; c.CaseHash != want {
-					return nil, fmt.Errorf("%s: a cell of case %s (repeat %d) graded case version %s, but the manifest claims %s: the baseline's files do not match its manifest", filepath.Join(dir, r.Dir), c.Case, c.Repeat, short(c.CaseHash), short(want))
+					return nil, fmt.Errorf("%s: a cell of case %s (repeat %d) graded case version %s, but the manifest claims %s: the baseline's files do not match its manifest", part.dir, c.Case, c.Repeat, short(c.CaseHash), short(want))
 				}
 				count[c.Case]++
 			}
 			for _, id := range part.ids {
 				if count[id] != bl.Repeats {
-					return nil, fmt.Errorf("%s: case %s has %d cells, the manifest claims %d repeats: the baseline's files do not match its manifest", filepath.Join(dir, r.Dir), id, count[id], bl.Repeats)
+					return nil, fmt.Errorf("%s: case %s has %d cells, the manifest claims %d repeats: the baseline's files do not match its manifest", part.dir, id, count[id], bl.Repeats)
 				}
 			}
 		}
@@ -246,7 +247,7 @@ func (b *Baseline) CopyInto(dir string) error {
 	for _, r := range b.Runs {
 		for _, part := range [][2]string{
 			{filepath.Join(b.Dir, r.Dir), filepath.Join(dir, "baseline", r.Dir)},
-			{filepath.Join(b.Dir, "holdout", r.Dir), filepath.Join(dir, "holdout", "baseline", r.Dir)},
+			{filepath.Join(b.Dir, HoldoutCellsDir, r.Dir), filepath.Join(dir, HoldoutCellsDir, "baseline", r.Dir)},
 		} {
 			if _, err := os.Stat(part[0]); errors.Is(err, fs.ErrNotExist) {
 				continue
@@ -328,7 +329,7 @@ func WriteBaseline(set *cases.Set, name, evalDir string, rec *Record) (string, e
 	for _, r := range rec.Runs {
 		for _, part := range [][2]string{
 			{filepath.Join(evalDir, r.Dir), filepath.Join(dir, r.Dir)},
-			{filepath.Join(evalDir, "holdout", r.Dir), filepath.Join(dir, "holdout", r.Dir)},
+			{filepath.Join(evalDir, HoldoutCellsDir, r.Dir), filepath.Join(dir, HoldoutCellsDir, r.Dir)},
 		} {
 			if _, err := os.Stat(part[0]); errors.Is(err, fs.ErrNotExist) {
 				continue

@@ -398,3 +398,26 @@ func TestCaseMovedBetweenParts(t *testing.T) {
 		t.Errorf("%d model calls before the refusal", n)
 	}
 }
+
+// A stored baseline missing a holdout cell is refused naming the folder
+// the cell is missing from (it named the main run's).
+func TestBaselineMissingHoldoutCellNamed(t *testing.T) {
+	f := newFlow(t, testenv.FakeClaude(t))
+	s := f.settings(demo.VersionBaseline, "baseline")
+	s.Baseline = "v1"
+	if _, err := f.start(t, s); err != nil {
+		t.Fatal(err)
+	}
+	set := mustSet(t, f)
+	hold := filepath.Join(eval.BaselineDir(set, "v1"), eval.HoldoutCellsDir, "base-1")
+	cell := filepath.Join(hold, set.Holdout[0].ID, "1.json")
+	if err := os.Remove(cell); err != nil {
+		t.Fatal(err)
+	}
+	s = f.settings(demo.VersionShorter, "shorter")
+	s.Against = "v1"
+	_, err := f.start(t, s)
+	if exit.Code(err) != exit.Tool || !strings.Contains(fmt.Sprint(err), hold+": case ") {
+		t.Errorf("the error does not name %s: %v", hold, err)
+	}
+}

@@ -295,7 +295,7 @@ type DiagResult struct {
 func cellPath(runDir, caseID string, repeat int, holdout bool) string {
 	p := filepath.Join(runDir, caseID, strconv.Itoa(repeat)+".json")
 	if holdout {
-		p = filepath.Join("holdout", p)
+		p = filepath.Join(HoldoutCellsDir, p)
 	}
 	return p
 }
@@ -375,13 +375,16 @@ func loadCell(path string) (*Cell, error) {
 	return &c, nil
 }
 
+// HoldoutCellsDir is the folder, beside a run's own, of its holdout cells.
+const HoldoutCellsDir = "holdout"
+
 // loadRunCells reads every cell of a run below root (the eval folder, or
 // a baseline's), main and holdout, sorted by case and repeat.
 func loadRunCells(root, runDir string) (main, holdout []*Cell, err error) {
 	for _, part := range []struct {
 		dir  string
 		into *[]*Cell
-	}{{filepath.Join(root, runDir), &main}, {filepath.Join(root, "holdout", runDir), &holdout}} {
+	}{{filepath.Join(root, runDir), &main}, {filepath.Join(root, HoldoutCellsDir, runDir), &holdout}} {
 		cases, rerr := os.ReadDir(part.dir)
 		if errors.Is(rerr, fs.ErrNotExist) {
 			continue
