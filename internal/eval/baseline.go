@@ -190,12 +190,19 @@ func (b *Baseline) Compatible(set *cases.Set, cfg Config, agent, judgeAgent stri
 	if MeasuresHash(set) != b.MeasuresHash {
 		diff = append(diff, "cases.yaml's goal or measures changed (questions or the key fields they use)")
 	}
+	// Main cases by id; holdout cases counted, as everywhere an editing
+	// agent may read (its progress lines too).
 	now := map[string]string{}
+	var heldNew, heldChanged, heldGone int
 	for _, c := range set.All() {
 		now[c.ID] = c.Hash
 		switch then, ok := b.Cases[c.ID]; {
+		case !ok && c.Holdout:
+			heldNew++
 		case !ok:
 			diff = append(diff, fmt.Sprintf("case %s is new", c.ID))
+		case then != c.Hash && c.Holdout:
+			heldChanged++
 		case then != c.Hash:
 			diff = append(diff, fmt.Sprintf("case %s changed (its case.yaml, key.json or fixture)", c.ID))
 		}
@@ -204,12 +211,24 @@ func (b *Baseline) Compatible(set *cases.Set, cfg Config, agent, judgeAgent stri
 	var gone []string
 	for id := range b.Cases {
 		if _, ok := now[id]; !ok {
+			if slices.Contains(b.Holdout, id) {
+				heldGone++
+				continue
+			}
 			gone = append(gone, id)
 		}
 	}
 	slices.Sort(gone)
 	for _, id := range gone {
 		diff = append(diff, fmt.Sprintf("case %s is gone", id))
+	}
+	for _, h := range []struct {
+		n    int
+		what string
+	}{{heldNew, "new"}, {heldChanged, "changed (case.yaml, key.json or fixture)"}, {heldGone, "gone"}} {
+		if h.n > 0 {
+			diff = append(diff, fmt.Sprintf("%d holdout %s %s", h.n, plural(h.n, "case", "cases"), h.what))
+		}
 	}
 	if !grid {
 		changed("the generator model", cfg.Model, b.Model)

@@ -36,12 +36,20 @@ func Resume(ctx context.Context, dir string, stdio IO) (*Result, error) {
 	if MeasuresHash(set) != rec.Cases.MeasuresHash {
 		changed = append(changed, "cases.yaml's goal or measures")
 	}
+	held := 0 // holdout cases are counted, not named
 	for _, c := range set.All() {
-		if h, ok := rec.Cases.CaseHashes[c.ID]; !ok {
+		h, ok := rec.Cases.CaseHashes[c.ID]
+		switch {
+		case (!ok || h != c.Hash) && c.Holdout:
+			held++
+		case !ok:
 			changed = append(changed, "case "+c.ID+" (new)")
-		} else if h != c.Hash {
+		case h != c.Hash:
 			changed = append(changed, "case "+c.ID)
 		}
+	}
+	if held > 0 {
+		changed = append(changed, fmt.Sprintf("%d holdout %s (new or changed)", held, plural(held, "case", "cases")))
 	}
 	changed = append(changed, movedCases(set, rec.Cases.CaseHashes, rec.Cases.Holdout)...)
 	if len(set.All()) != len(rec.Cases.CaseHashes) {

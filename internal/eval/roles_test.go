@@ -164,6 +164,24 @@ func TestCompatible(t *testing.T) {
 	if err := b.Compatible(set, cfg, "claude", "claude", Versions{Claude: "2.1.328"}, true); err == nil || strings.Contains(err.Error(), "generator model") {
 		t.Errorf("grid: %v", err)
 	}
+	// Holdout cases are counted, never named (an editing agent may read
+	// stderr): one changed, one new, one gone.
+	hb := *b
+	hb.Cases = map[string]string{"a": "h-a", "b": "h-b", "hold-x": "h-x", "hold-gone": "h-g"}
+	hb.Holdout = []string{"hold-x", "hold-gone"}
+	hset := &cases.Set{Goal: "g", Measures: testMeasures, Cases: []*cases.Case{{ID: "a", Hash: "h-a"}, {ID: "b", Hash: "h-b"}},
+		Holdout: []*cases.Case{{ID: "hold-x", Hash: "h-x2", Holdout: true}, {ID: "hold-new", Hash: "h-n", Holdout: true}}}
+	hcfg := cfg
+	hcfg.Model, hcfg.GraderModel = "claude-sonnet-5-5", "g"
+	herr := hb.Compatible(hset, hcfg, "claude", "claude", Versions{Claude: "2.1.328"}, false)
+	for _, want := range []string{"1 holdout case new", "1 holdout case changed", "1 holdout case gone"} {
+		if herr == nil || !strings.Contains(herr.Error(), want) {
+			t.Errorf("holdout changes: %v\nlacks %q", herr, want)
+		}
+	}
+	if herr != nil && strings.Contains(herr.Error(), "hold-") {
+		t.Errorf("a holdout case is named: %v", herr)
+	}
 	set.Cases = []*cases.Case{{ID: "a", Hash: "h-a"}, {ID: "b", Hash: "h-b"}, {ID: "gone", Hash: "h-g"}}
 	cfg.Model, cfg.GraderModel = "claude-sonnet-5-5", "g"
 	if err := b.Compatible(set, cfg, "claude", "claude", Versions{Claude: "2.1.328"}, false); err != nil {
