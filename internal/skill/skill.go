@@ -154,12 +154,21 @@ func Load(path string) (*Skill, error) {
 	if err != nil {
 		return nil, err
 	}
-	if bytes.IndexByte(raw, 0) >= 0 || !utf8.Valid(raw) {
-		return nil, fmt.Errorf("%s: binary content, expected UTF-8 markdown text", path)
+	if bytes.IndexByte(raw, 0) >= 0 {
+		return nil, fmt.Errorf("%s: binary content (a NUL byte), expected UTF-8 markdown text", path)
+	}
+	invalid := !utf8.Valid(raw)
+	if invalid {
+		// The CLI decodes the file as UTF-8, each byte it cannot read
+		// becoming U+FFFD, and lists the skill (a Latin-1 é, say).
+		raw = replaceInvalid(raw)
 	}
 	s, err := Parse(path, raw)
 	if err != nil {
 		return nil, err
+	}
+	if invalid {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%s: not valid UTF-8 (Latin-1 or another encoding?): the CLI reads each byte it cannot decode as U+FFFD, and so does vibe-test; save it as UTF-8", path))
 	}
 	s.Path = abs
 	s.Dir = filepath.Dir(abs)
@@ -560,6 +569,23 @@ func folderFiles(dir string) ([]File, []string, error) {
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Rel < files[j].Rel })
 	return files, warns, nil
+}
+
+// replaceInvalid is b with each byte that is not part of a UTF-8
+// character replaced by U+FFFD, as a UTF-8 decoder that does not fail
+// reads it.
+func replaceInvalid(b []byte) []byte {
+	out := make([]byte, 0, len(b)+16)
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if r == utf8.RuneError && n == 1 {
+			out = utf8.AppendRune(out, utf8.RuneError)
+		} else {
+			out = append(out, b[:n]...)
+		}
+		b = b[n:]
+	}
+	return out
 }
 
 // within reports whether p is dir or lies inside it.

@@ -379,6 +379,24 @@ func TestDisableModelInvocationValues(t *testing.T) {
 	}
 }
 
+// A SKILL.md in another encoding loads as the CLI decodes it: each byte
+// that is not UTF-8 is U+FFFD, with a warning (it was refused as binary,
+// though the CLI lists it).
+func TestLatin1Decoded(t *testing.T) {
+	dir := t.TempDir()
+	p := write(t, dir, "SKILL.md", "---\nname: latin\ndescription: Caf\xe9 orders\n---\nWrite the caf\xe9 order.\n")
+	s, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Description != "Caf\uFFFD orders" || !strings.Contains(s.Body, "caf\uFFFD order") {
+		t.Errorf("description %q body %q", s.Description, s.Body)
+	}
+	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "not valid UTF-8") {
+		t.Errorf("warnings %q", s.Warnings)
+	}
+}
+
 // Values nested tens of thousands deep ran the YAML reader out of memory
 // (50,000 levels in a 100 KB SKILL.md: a crash, not an error); past
 // maxFlowDepth the block is dropped as unreadable, with the one-line
