@@ -143,8 +143,11 @@ func writeSuitePage(dir string, idx *record.Suite) error {
 func writeSuiteJUnit(path string, idx *record.Suite, dir string) error {
 	var runs []*record.Run
 	for _, e := range idx.Skills {
-		r, err := record.Load(e.Dir(dir))
-		if err != nil || r.Plan == nil {
+		r, err := record.SkillRun(dir, e)
+		if err != nil {
+			return exit.With(exit.Tool, err)
+		}
+		if r == nil {
 			continue // the skill stopped before its run began: suite.json says why
 		}
 		runs = append(runs, r)

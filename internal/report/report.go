@@ -79,8 +79,11 @@ func Suite(dir string, redrawn func(dir string, r *record.Run)) (*record.Suite, 
 	var codes []int
 	for i, e := range idx.Skills {
 		rd := e.Dir(dir)
-		r, err := record.Load(rd)
-		if err != nil || r.Plan == nil {
+		r, err := record.SkillRun(dir, e)
+		if err != nil {
+			return nil, exit.With(exit.Tool, err)
+		}
+		if r == nil {
 			// The skill stopped before its run began: suite.json keeps why.
 			codes = append(codes, e.ExitCode)
 			continue

@@ -1,10 +1,15 @@
 package report
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/record"
+	"github.com/vibe-test/vibe-test/internal/testenv"
 )
 
 // A run that failed while drafting its tasks is redrawn as it was saved:
@@ -25,5 +30,48 @@ func TestRedecideKeepsAnEarlyError(t *testing.T) {
 	Redecide(mid)
 	if mid.Status != record.StatusError {
 		t.Errorf("mid-run error redrawn as %s", mid.Status)
+	}
+}
+
+// A suite's skill whose run.json cannot be read is an error naming it, not
+// a skill that "stopped before its run began" keeping suite.json's old
+// verdict; nor is a run.json gone whose judged probes suite.json records.
+func TestSuiteRefusesALostRunRecord(t *testing.T) {
+	for name, spoil := range map[string]func(dir string) error{
+		"cut short": func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, "run.json"), []byte(`{"schema_version": 3, "status": `), 0o644)
+		},
+		"removed": func(dir string) error { return os.Remove(filepath.Join(dir, "run.json")) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := testenv.CopyOfRun(t, "suite")
+			idx, err := record.LoadSuite(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var e record.SuiteEntry
+			for _, s := range idx.Skills {
+				if s.Diluted.Probes > 0 {
+					e = s
+					break
+				}
+			}
+			if e.Name == "" {
+				t.Fatal("no skill of the recorded suite has judged probes")
+			}
+			if err := spoil(e.Dir(dir)); err != nil {
+				t.Fatal(err)
+			}
+			_, err = Suite(dir, func(string, *record.Run) {})
+			if exit.Code(err) != exit.Tool || !strings.Contains(fmt.Sprint(err), e.Dir(dir)) || strings.Contains(fmt.Sprint(err), "\n") {
+				t.Errorf("%s: %v (exit %d), want one line naming %s, exit 3", name, err, exit.Code(err), e.Dir(dir))
+			}
+		})
+	}
+	// A skill that never had a run.json nor judged probes stopped before
+	// its run began: suite.json keeps why.
+	dir := testenv.CopyOfRun(t, "suite")
+	if _, err := Suite(dir, func(string, *record.Run) {}); err != nil {
+		t.Errorf("the recorded suite: %v", err)
 	}
 }

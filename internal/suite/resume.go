@@ -29,8 +29,11 @@ func Resume(ctx context.Context, dir string, rs engine.ResumeSettings, stdio eng
 	var work []todo
 	for i, e := range idx.Skills {
 		rd := e.Dir(dir)
-		r, err := record.Load(rd)
-		if err != nil || r.Plan == nil || len(r.Conversations) == 0 {
+		r, err := record.SkillRun(dir, e)
+		if err != nil {
+			return nil, exit.With(exit.Tool, err)
+		}
+		if r == nil || len(r.Conversations) == 0 {
 			fmt.Fprintf(stdio.Stderr, "vibe-test: %s stopped before its conversations began, so it cannot be resumed: run it again on its own (%s)\n", term.Line(e.Name), term.Line(e.Path))
 			continue
 		}
