@@ -220,12 +220,12 @@ func mergeOptions(c *cli.Context) (MergeOptions, error) {
 
 // runMerge joins shard folders into one suite folder and exits with the
 // merged suite's code.
-func runMerge(_ context.Context, o MergeOptions, stdio IO) error {
+func runMerge(ctx context.Context, o MergeOptions, stdio IO) error {
 	if err := o.Output.checkFiles(); err != nil {
 		return err
 	}
 	h := suite.Hooks{Show: chartOnly(stdio)}
-	idx, dir, err := suite.Merge(o.Out, o.Shards, h)
+	idx, dir, err := suite.Merge(ctx, o.Out, o.Shards, h)
 	if err != nil {
 		return err
 	}

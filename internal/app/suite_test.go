@@ -17,8 +17,10 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/vibe-test/vibe-test/internal/demo"
+	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/scripted"
+	"github.com/vibe-test/vibe-test/internal/suite"
 	"github.com/vibe-test/vibe-test/internal/testenv"
 	"github.com/vibe-test/vibe-test/schema"
 )
@@ -345,6 +347,37 @@ func TestSuiteShardsMergeAsOne(t *testing.T) {
 	}
 	if r := run("merge", "--out", filepath.Join(dir, "merged-2"), shards[0], shards[1], tampered); r.code != 1 {
 		t.Errorf("merge of shards whose rubrics differ only in source: %s", r)
+	}
+	// A conversation in two shards is refused before the folder is made:
+	// it was refused after the first skills were copied, leaving a
+	// half-written folder (an empty suite.json) a second try could not use.
+	os.WriteFile(rj, b, 0o600)
+	first, err := record.Load(filepath.Join(shards[0], "sprocket-ledger"))
+	if err != nil || len(first.Conversations) == 0 {
+		t.Fatalf("shard 1's sprocket-ledger: %v", err)
+	}
+	dup, err := record.Load(filepath.Join(tampered, "sprocket-ledger"))
+	if err != nil || len(dup.Conversations) == 0 || len(dup.Fresh) == 0 {
+		t.Fatalf("the tampered shard's sprocket-ledger: %v", err)
+	}
+	dup.Conversations[0].Index, dup.Fresh[0].Index = first.Conversations[0].Index, first.Conversations[0].Index
+	if err := record.WriteJSON(rj, dup); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "m")
+	r := run("merge", "--out", out, shards[0], shards[1], tampered)
+	if last := strings.TrimSpace(r.stderr); r.code != 3 || strings.Contains(last, "\n") || !strings.Contains(last, "is in two shards") || !strings.Contains(last, tampered) {
+		t.Errorf("merge of shards sharing a conversation: %s\nwant exit 3, one line naming the shards", r)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("the refused merge left %s (%v)", out, err)
+	}
+	// SIGINT or SIGTERM (the context's end) stops a merge between two
+	// copies, exit 130: it ran to the end whatever the signals.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, _, err := suite.Merge(ctx, filepath.Join(t.TempDir(), "m"), shards, suite.Hooks{}); exit.Code(err) != exit.Interrupted || !strings.Contains(fmt.Sprint(err), "no suite.json") {
+		t.Errorf("a merge whose context ended: %v (exit %d), want exit 130", err, exit.Code(err))
 	}
 }
 

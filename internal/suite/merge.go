@@ -2,6 +2,7 @@ package suite
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/vibe-test/vibe-test/internal/engine"
@@ -30,8 +32,9 @@ type shard struct {
 // union. Shards that disagree on the skill, the measurement's settings,
 // the rubric, the CLI version, the seed or the shard plan are refused
 // (exit 3, naming the folder and what differs), as are missing or
-// duplicated shards.
-func Merge(out string, dirs []string, h Hooks) (*record.Suite, string, error) {
+// duplicated shards, before the folder is made. ctx ending (SIGINT,
+// SIGTERM) stops it between two copies, exit 130.
+func Merge(ctx context.Context, out string, dirs []string, h Hooks) (*record.Suite, string, error) {
 	if len(dirs) == 0 {
 		return nil, "", exit.Errorf(exit.Tool, "merge: no shard folders given, expected every shard's suite folder")
 	}
@@ -75,6 +78,27 @@ func Merge(out string, dirs []string, h Hooks) (*record.Suite, string, error) {
 			}
 		}
 	}
+	// Merge every skill's runs before claiming the folder: a refusal
+	// (a conversation in two shards) left a half-written folder that a
+	// second try could not use.
+	mergedOf := map[string]*record.Run{}
+	for _, sk := range plan0.Skills {
+		ps := parts[sk.Name]
+		if len(ps) == 0 {
+			continue // no conversations at all (not reachable with a whole plan)
+		}
+		var runs []*record.Run
+		var from []string
+		for _, p := range ps {
+			runs = append(runs, p.run)
+			from = append(from, p.dir)
+		}
+		merged, err := mergeRuns(runs)
+		if err != nil {
+			return nil, "", exit.Errorf(exit.Tool, "skill %s (%s): %v", sk.Name, strings.Join(from, ", "), err)
+		}
+		mergedOf[sk.Name] = merged
+	}
 	if err := engine.CheckOutDir(out); err != nil {
 		return nil, "", exit.With(exit.Tool, err)
 	}
@@ -92,17 +116,12 @@ func Merge(out string, dirs []string, h Hooks) (*record.Suite, string, error) {
 	}
 	var codes []int
 	for _, sk := range plan0.Skills {
-		ps := parts[sk.Name]
-		if len(ps) == 0 {
-			continue // no conversations at all (not reachable with a whole plan)
+		ps, merged := parts[sk.Name], mergedOf[sk.Name]
+		if merged == nil {
+			continue
 		}
-		var runs []*record.Run
-		for _, p := range ps {
-			runs = append(runs, p.run)
-		}
-		merged, err := mergeRuns(runs)
-		if err != nil {
-			return nil, dir, exit.Errorf(exit.Tool, "skill %s: %v", sk.Name, err)
+		if ctx.Err() != nil {
+			return nil, dir, interruptedMerge(dir)
 		}
 		rd, err := engine.MakeOutDir(filepath.Join(dir, sk.Name), sk.Name)
 		if err != nil {
@@ -112,6 +131,9 @@ func Merge(out string, dirs []string, h Hooks) (*record.Suite, string, error) {
 			for _, arm := range [][]record.Conversation{p.run.Conversations, p.run.Fresh} {
 				for i := range arm {
 					name := arm[i].DirName()
+					if ctx.Err() != nil {
+						return nil, dir, interruptedMerge(dir)
+					}
 					if err := copyTree(filepath.Join(p.dir, name), filepath.Join(rd, name)); err != nil {
 						return nil, dir, exit.Errorf(exit.Tool, "copying %s's transcripts: %v", filepath.Join(p.dir, name), err)
 					}
@@ -388,4 +410,10 @@ func copyFile(root *os.Root, rel, to string) error {
 		return err
 	}
 	return out.Close()
+}
+
+// interruptedMerge is a merge stopped by SIGINT or SIGTERM between two
+// copies: the folder holds the skills copied so far and no suite.json.
+func interruptedMerge(dir string) error {
+	return exit.Errorf(exit.Interrupted, "interrupted: %s holds part of the merge and no suite.json; remove it and merge again", dir)
 }
