@@ -279,9 +279,16 @@ func (d *Driver) Converse(ctx context.Context, conv *record.Conversation, passag
 			}
 		}
 	}
-	if done >= 1 {
-		if base := &conv.Turns[0]; base.Verdict != nil && base.Verdict.Result == judge.Fail && !d.NoGate {
+	if done >= 1 && !d.NoGate {
+		switch base := &conv.Turns[0]; {
+		case base.Verdict != nil && base.Verdict.Result == judge.Fail:
 			setStatus(record.StatusBaselineFailed, gateMessage(base.Verdict))
+			return
+		case base.Verdict != nil && base.Verdict.Result == judge.JudgeError:
+			// Judged again and failed again: the gate has no verdict to
+			// rule with, as on the first run (it went on to the probes).
+			setStatus(record.StatusError, "judging the baseline failed: "+base.Verdict.Error)
+			keep = true
 			return
 		}
 	}
@@ -290,10 +297,15 @@ func (d *Driver) Converse(ctx context.Context, conv *record.Conversation, passag
 	// filler after the baseline runs meanwhile (see settleGate).
 	var gate *pendingGate
 	defer func() {
-		if gate != nil && !d.settleGate(ctx, conv, gate, setStatus) && gate.verdict.Result == judge.Fail {
-			// A return while the filler ran: the gate still rules, and a
-			// conversation it stopped is never resumed.
-			keep = d.KeepSandbox
+		if gate != nil && !d.settleGate(ctx, conv, gate, setStatus) {
+			switch {
+			case gate.verdict.Result == judge.Fail:
+				// A return while the filler ran: the gate still rules, and
+				// a conversation it stopped is never resumed.
+				keep = d.KeepSandbox
+			case gate.keep:
+				keep = true
+			}
 		}
 	}()
 	sched := d.Plan.Schedule
@@ -305,6 +317,7 @@ func (d *Driver) Converse(ctx context.Context, conv *record.Conversation, passag
 			g := gate
 			gate = nil
 			if !d.settleGate(ctx, conv, g, setStatus) {
+				keep = keep || g.keep
 				return
 			}
 		}
@@ -321,6 +334,10 @@ func (d *Driver) Converse(ctx context.Context, conv *record.Conversation, passag
 		}
 		if d.Budget.Exhausted() {
 			setStatus(record.StatusBudgetExhausted, fmt.Sprintf("budget of $%.2f spent before turn %d", d.Budget.Limit, turn))
+			// `resume --max-budget-usd` with more continues the session:
+			// without its sandbox it restarted from turn 1, paying again
+			// for every turn done.
+			keep = true
 			return
 		}
 		rec := record.Turn{Turn: turn, Kind: step.Kind, Probe: step.Probe, AfterCompaction: st.compacted}
@@ -450,6 +467,9 @@ type pendingGate struct {
 	ok      bool // false: stopped before a verdict (resume judges it)
 	// overlapped: a turn ran while the judgement was pending.
 	overlapped bool
+	// keep: the stop it ruled is one resume continues (a judge error), so
+	// the sandbox stays.
+	keep bool
 }
 
 // ruled says whether the verdict is in, without waiting for it.
@@ -472,6 +492,7 @@ func (d *Driver) settleGate(ctx context.Context, conv *record.Conversation, g *p
 		setStatus(stopped(ctx))
 	case g.verdict.Result == judge.JudgeError:
 		setStatus(record.StatusError, "judging the baseline failed: "+g.verdict.Error)
+		g.keep = true // resume judges the baseline again and goes on
 	case g.verdict.Result == judge.Fail && !d.NoGate:
 		if g.overlapped {
 			d.Update(func() {

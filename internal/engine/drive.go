@@ -63,7 +63,16 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 	if o.Shared != nil {
 		budget = o.Shared.Budget // the suite's: every skill's spending counts
 	}
-	budget.Spend(run.Costs.Total)
+	// What was spent so far, counted from the record: costs.total is
+	// summed only as a run ends, so it held 0 for the plan just drafted,
+	// and for every turn of a run killed before its end (a resume with
+	// --max-budget-usd then spent the budget again).
+	var spent float64
+	s.update(func() {
+		TallyCosts(run)
+		spent = run.Costs.Total
+	})
+	budget.Spend(spent)
 
 	limit := o.Concurrency
 	total := len(run.Conversations) + len(run.Fresh) + len(run.Controls)

@@ -1,0 +1,126 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vibe-test/vibe-test/internal/judge"
+	"github.com/vibe-test/vibe-test/internal/record"
+	"github.com/vibe-test/vibe-test/internal/scripted"
+)
+
+// resumeRun resumes the run folder dir against srv, with flags.
+func resumeRun(t *testing.T, dir string, srv *scripted.Server, flags ...string) (int, *record.Run, string) {
+	t.Helper()
+	env := append(DemoEnv(os.Environ(), srv.URL()), "VIBE_TEST_CLAUDE="+fastCLI(t))
+	var so, se bytes.Buffer
+	code := Main(context.Background(), append([]string{"vibe-test", "resume", dir, "--retry-backoff", "200ms"}, flags...), IO{Env: env, Stdout: &so, Stderr: &se})
+	r, err := record.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return code, r, se.String()
+}
+
+// baseTaskAsked counts the conversation's agent requests that asked the
+// base task again (its first request of turn 1), from request from on.
+func baseTaskAsked(srv *scripted.Server, r *record.Run, from int) int {
+	n := 0
+	for _, q := range srv.Requests()[from:] {
+		if q.Kind == scripted.KindAgent && q.Turn == 1 && q.Step == 0 && strings.Contains(q.Prompt, r.Plan.BaseTask[:20]) {
+			n++
+		}
+	}
+	return n
+}
+
+// A budget stop keeps the conversation's sandbox, so `resume
+// --max-budget-usd` with more continues its session: it removed it, and
+// the resume restarted from turn 1, every turn done moved to abandoned and
+// paid for again.
+func TestBudgetStopResumesTheSession(t *testing.T) {
+	t.Parallel()
+	s := runScript(t, fastCLI(t), faultScript(t), 1, nil, "--max-budget-usd", "0.15")
+	c := s.run.Conversations[0]
+	if c.Status != record.StatusBudgetExhausted || len(c.Turns) == 0 || c.Sandbox == "" {
+		t.Fatalf("first run: conversation %s with %d turns, sandbox %q; want a budget stop that kept it", c.Status, len(c.Turns), c.Sandbox)
+	}
+	done := len(c.Turns)
+	before := len(s.srv.Requests())
+	code, r, stderr := resumeRun(t, s.dir, s.srv, "--max-budget-usd", "5")
+	c = r.Conversations[0]
+	if c.Status != record.StatusCompleted || len(c.Turns) != 10 || len(c.Abandoned) != 0 || baseTaskAsked(s.srv, r, before) != 0 {
+		t.Errorf("resume (exit %d): %s, %d turns, %d abandoned, base task asked %d more times, notes %q; want the %d turns kept\n%s",
+			code, c.Status, len(c.Turns), len(c.Abandoned), baseTaskAsked(s.srv, r, before), c.Notes, done, stderr)
+	}
+}
+
+// A baseline whose judgement failed keeps its sandbox (resume judges it
+// again and goes on from the turns done), and one whose judgement fails
+// again on resume stops there, as the gate did the first time: it went on
+// to the probes with no verdict on the baseline.
+func TestBaselineJudgeErrorOnResume(t *testing.T) {
+	t.Parallel()
+	bad := map[string]any{"criteria": []map[string]any{{"id": "runs-census", "result": "pass", "evidence": "x", "call": 99}}, "escape_hatch": false, "escape_reason": ""}
+	failing := faultScript(t, scripted.Rule{Kind: scripted.KindJudge, Steps: []scripted.Step{{ToolUses: []scripted.ToolUse{{Name: "StructuredOutput", Input: bad}}}}})
+	s := runScript(t, fastCLI(t), failing, 1, nil)
+	c := s.run.Conversations[0]
+	if c.Status != record.StatusError || !strings.Contains(c.Error, "judging the baseline failed") || c.Sandbox == "" {
+		t.Fatalf("first run: %s %q, sandbox %q; want a judge error that kept the sandbox", c.Status, c.Error, c.Sandbox)
+	}
+	done := len(c.Turns)
+
+	// Resumed on the same failing judge: stopped again, no probe asked.
+	code, r, _ := resumeRun(t, s.dir, s.srv)
+	c = r.Conversations[0]
+	if c.Status != record.StatusError || len(c.Turns) != done || c.TurnAt(1).Result() != judge.JudgeError || c.Sandbox == "" {
+		t.Errorf("resume on a failing judge (exit %d): %s %q, %d turns (had %d), baseline %s", code, c.Status, c.Error, len(c.Turns), done, c.TurnAt(1).Result())
+	}
+
+	// Resumed on a judge that works: the session goes on from the turns
+	// done, the base task is not asked again.
+	srv2, err := scripted.Start(faultScript(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv2.Close()
+	code, r, stderr := resumeRun(t, s.dir, srv2)
+	c = r.Conversations[0]
+	if c.Status != record.StatusCompleted || len(c.Turns) != 10 || len(c.Abandoned) != 0 || baseTaskAsked(srv2, r, 0) != 0 || c.TurnAt(1).Result() != judge.Pass {
+		t.Errorf("resume on a working judge (exit %d): %s %q, %d turns, %d abandoned, base task asked %d times, baseline %s\n%s",
+			code, c.Status, c.Error, len(c.Turns), len(c.Abandoned), baseTaskAsked(srv2, r, 0), c.TurnAt(1).Result(), stderr)
+	}
+	if c.Sandbox != "" {
+		os.RemoveAll(filepath.Dir(c.Sandbox))
+	}
+}
+
+// The budget counts what the run spent before its conversations: a plan
+// drafted for $0.013 against --max-budget-usd 0.001 let turn 1 and more
+// run (costs.total, which the budget started from, is summed only as a
+// run ends). A resume starts from every turn recorded, the same way.
+func TestBudgetCountsTheDraftedPlan(t *testing.T) {
+	t.Parallel()
+	srv, files, paths := startDemo(t, faultScript(t))
+	out := filepath.Join(t.TempDir(), "run")
+	env := append(DemoEnv(os.Environ(), srv.URL()), "VIBE_TEST_CLAUDE="+fastCLI(t), "VIBE_TEST_CACHE_DIR="+filepath.Join(files, "cache"))
+	var so, se bytes.Buffer
+	code := Main(context.Background(), []string{"vibe-test", paths.Skill, "--out", out, "--seed", "7", "--conversations", "1", "--concurrency", "1", "--max-budget-usd", "0.001"}, IO{Env: env, Stdout: &so, Stderr: &se})
+	r, err := record.Load(out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, se.String())
+	}
+	agent := 0
+	for _, q := range srv.Requests() {
+		if q.Kind == scripted.KindAgent {
+			agent++
+		}
+	}
+	if r.Costs.Plan <= 0.001 || agent != 0 || code != 3 || r.Conversations[0].Status != record.StatusBudgetExhausted {
+		t.Errorf("exit %d: plan $%.4f, %d agent requests, conversation %s; want no turn once the plan spent the budget\n%s", code, r.Costs.Plan, agent, r.Conversations[0].Status, se.String())
+	}
+}
