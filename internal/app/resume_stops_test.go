@@ -124,3 +124,35 @@ func TestBudgetCountsTheDraftedPlan(t *testing.T) {
 		t.Errorf("exit %d: plan $%.4f, %d agent requests, conversation %s; want no turn once the plan spent the budget\n%s", code, r.Costs.Plan, agent, r.Conversations[0].Status, se.String())
 	}
 }
+
+// A judge error in a finished conversation or fresh triple is judged
+// again by resume, from the saved transcript, with no turn run again: it
+// stayed for good (resume launched only unfinished units), and a second
+// resume said "nothing to resume" and exited 0 while run.json said 3.
+func TestResumeJudgesFinishedUnitsAgain(t *testing.T) {
+	t.Parallel()
+	bad := map[string]any{"criteria": []map[string]any{{"id": "runs-census", "result": "pass", "evidence": "x", "call": 99}}, "escape_hatch": false, "escape_reason": ""}
+	// The last probe's judgement fails, diluted and fresh.
+	failing := faultScript(t, scripted.Rule{Kind: scripted.KindJudge, Contains: "Before I close for the day", Steps: []scripted.Step{{ToolUses: []scripted.ToolUse{{Name: "StructuredOutput", Input: bad}}}}})
+	s := runScript(t, fastCLI(t), failing, 1, nil)
+	c, f := s.run.Conversations[0], s.run.Fresh[0]
+	if s.code != 3 || c.Status != record.StatusCompleted || f.Status != record.StatusCompleted || c.TurnAt(10).Result() != judge.JudgeError || f.ProbeAt(3).Result() != judge.JudgeError {
+		t.Fatalf("first run: exit %d, conversation %s (turn 10 %s), fresh %s (probe 3 %s); want both finished with a judge error", s.code, c.Status, c.TurnAt(10).Result(), f.Status, f.ProbeAt(3).Result())
+	}
+	srv2, err := scripted.Start(faultScript(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv2.Close()
+	code, r, stderr := resumeRun(t, s.dir, srv2)
+	c, f = r.Conversations[0], r.Fresh[0]
+	agent := 0
+	for _, q := range srv2.Requests() {
+		if q.Kind == scripted.KindAgent {
+			agent++
+		}
+	}
+	if code == 3 || c.TurnAt(10).Result() == judge.JudgeError || f.ProbeAt(3).Result() == judge.JudgeError || agent != 0 {
+		t.Errorf("resume: exit %d, turn 10 %s, fresh probe 3 %s, %d agent requests; want both judged again and no turn run\n%s", code, c.TurnAt(10).Result(), f.ProbeAt(3).Result(), agent, stderr)
+	}
+}

@@ -1031,6 +1031,21 @@ func (d *Driver) judgeSaved(ctx context.Context, conv *record.Conversation, idx 
 	return ok
 }
 
+// JudgeLeft judges again, on resume, a completed conversation's judged
+// turns that have no verdict or a judge error (record.Conversation's
+// Unjudged), from their saved transcripts: no turn runs, no sandbox is
+// needed. Without it a judge error in a finished conversation stayed
+// for good, and a second resume said there was nothing to resume.
+func (d *Driver) JudgeLeft(ctx context.Context, conv *record.Conversation) {
+	for i := range conv.Turns {
+		if t := &conv.Turns[i]; t.Kind != plan.KindFiller && (t.Verdict == nil || t.Verdict.Result == judge.JudgeError) {
+			if !d.judgeSaved(ctx, conv, i) {
+				return
+			}
+		}
+	}
+}
+
 // Fresh runs one fresh triple, the fresh arm's unit: each probe task as
 // the first message of its own new session in its own new sandbox, with
 // the skill installed and the probe's setup files written, then judged.

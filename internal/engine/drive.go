@@ -248,12 +248,15 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 		for i := from; i < len(run.Conversations); i++ {
 			c := &run.Conversations[i]
 			var baseline chan struct{} // nil: no conversation to wait for
-			if c.Status != record.StatusCompleted && c.Status != record.StatusBaselineFailed {
+			switch {
+			case c.Status != record.StatusCompleted && c.Status != record.StatusBaselineFailed:
 				passages := in.picks[i]
 				baseline = baselineOf(c.Index)
 				launch(c, func(conv *record.Conversation) { driver.Converse(ctx, conv, passages) })
+			case c.Status == record.StatusCompleted && c.Unjudged():
+				launch(c, func(conv *record.Conversation) { driver.JudgeLeft(ctx, conv) })
 			}
-			if i < len(run.Fresh) && run.Fresh[i].Status != record.StatusCompleted {
+			if i < len(run.Fresh) && (run.Fresh[i].Status != record.StatusCompleted || run.Fresh[i].Unjudged()) {
 				launch(&run.Fresh[i], func(conv *record.Conversation) {
 					if baseline != nil && stagger {
 						select {
@@ -273,6 +276,9 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 	for i := range run.Controls {
 		c := &run.Controls[i]
 		if c.Status == record.StatusCompleted {
+			if c.Unjudged() {
+				launch(c, func(conv *record.Conversation) { noSkill.JudgeLeft(ctx, conv) })
+			}
 			continue
 		}
 		launch(c, func(conv *record.Conversation) {

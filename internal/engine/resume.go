@@ -45,6 +45,9 @@ func Finished(r *record.Run) bool {
 			if c.Status != record.StatusCompleted && c.Status != record.StatusBaselineFailed {
 				return false
 			}
+			if c.Status == record.StatusCompleted && c.Unjudged() {
+				return false // a judge error to judge again
+			}
 		}
 	}
 	return true

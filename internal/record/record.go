@@ -508,6 +508,18 @@ func (c *Conversation) ShownProbe(k int) *Turn {
 	return nil
 }
 
+// Unjudged says whether a completed turn that is judged (not a filler) has
+// no verdict, or a judge error: resume judges it again.
+func (c *Conversation) Unjudged() bool {
+	for i := range c.Turns {
+		t := &c.Turns[i]
+		if t.Kind != plan.KindFiller && (t.Verdict == nil || t.Verdict.Result == judge.JudgeError) {
+			return true
+		}
+	}
+	return false
+}
+
 // LastTurn is the highest turn number the conversation recorded, completed
 // or abandoned.
 func (c *Conversation) LastTurn() int {
