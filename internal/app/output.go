@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/vibe-test/vibe-test/internal/atomicfile"
 
@@ -56,6 +57,9 @@ func (o Output) checkFiles() error {
 		}
 		if st, err := os.Stat(f.path); err == nil && st.IsDir() {
 			return exit.Errorf(exit.Tool, "%s %s: a folder, expected a file to write", f.flag, f.path)
+		}
+		if isRecord(f.path) {
+			return exit.Errorf(exit.Tool, "%s %s: a vibe-test record, expected another file to write (writing over it would lose the run)", f.flag, f.path)
 		}
 		dir := filepath.Dir(f.path)
 		st, err := os.Stat(dir)
@@ -125,4 +129,22 @@ func writeJUnit(path string, r *record.Run) error {
 		return fmt.Errorf("--junit %s: %w", path, err)
 	}
 	return nil
+}
+
+// isRecord says whether path is an existing record of a run, suite or
+// eval folder (run.json, suite.json, eval.json, plan.json, rubric.json,
+// verdicts-N.json, a baseline's manifest.json): --junit or --markdown
+// mistyped as one wrote over it, and the folder was lost to report and
+// resume.
+func isRecord(path string) bool {
+	if _, err := os.Stat(path); err != nil {
+		return false
+	}
+	switch base := filepath.Base(path); {
+	case base == "run.json", base == record.SuiteFile, base == "eval.json", base == "plan.json", base == "rubric.json", base == "manifest.json":
+		return true
+	case strings.HasPrefix(base, "verdicts-") && strings.HasSuffix(base, ".json"):
+		return true
+	}
+	return false
 }
