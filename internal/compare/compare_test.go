@@ -1,10 +1,13 @@
 package compare
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/vibe-test/vibe-test/internal/stats"
+	"github.com/vibe-test/vibe-test/internal/testenv"
 )
 
 // scored makes conversations scored on the total and one criterion "c".
@@ -51,5 +54,30 @@ func TestDecideUndecidedBelowTwoConversations(t *testing.T) {
 	res := Decide(scored([2]int{4, 4}), scored([2]int{0, 4}, [2]int{0, 4}), nil, 0.05)
 	if res.Reject || !strings.Contains(res.Undecided, "at least 2 scored conversations") {
 		t.Errorf("%+v", res)
+	}
+}
+
+// A base run given again through a link, or as a copy, is the same run
+// counted twice: the pooled base then looked twice as precise, and a
+// candidate it accepted (p = 0.123) was rejected (adjusted p = 0.048).
+// The candidate may be a copy of a base run (an A/A check).
+func TestLoadRefusesABaseRunTwice(t *testing.T) {
+	base := testenv.CopyOfRun(t, "not-enough-evidence")
+	cand := testenv.RecordedRun(t, "decay")
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(base, link); err != nil {
+		t.Fatal(err)
+	}
+	cp := filepath.Join(t.TempDir(), "copy")
+	if err := os.CopyFS(cp, os.DirFS(base)); err != nil {
+		t.Fatal(err)
+	}
+	for what, second := range map[string]string{"a link": link, "a copy": cp} {
+		if _, err := Load([]string{base, second, cand}); err == nil || !strings.Contains(err.Error(), "a run counted twice") {
+			t.Errorf("%s of a base run among the base runs: %v", what, err)
+		}
+	}
+	if _, err := Load([]string{base, cp}); err != nil {
+		t.Errorf("a copy of the base run as the candidate (A/A): %v", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/stats"
@@ -20,11 +21,15 @@ import (
 // measured noise.
 func Load(dirs []string) ([]Sample, error) {
 	seen := map[string]string{}
+	sameRun := map[string]string{} // a base run's identity → its folder
 	runs := make([]Sample, 0, len(dirs))
-	for _, dir := range dirs {
+	for i, dir := range dirs {
 		abs, err := filepath.Abs(dir)
 		if err != nil {
 			return nil, fmt.Errorf("compare: %s: %w", dir, err)
+		}
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = real // a link to a folder given already is that folder
 		}
 		if first, ok := seen[abs]; ok {
 			return nil, fmt.Errorf("compare: %s is given twice (also as %s): a run counted twice would shrink the measured noise", dir, first)
@@ -34,9 +39,34 @@ func Load(dirs []string) ([]Sample, error) {
 		if err != nil {
 			return nil, fmt.Errorf("compare: %w", err)
 		}
+		// A copy of a base run among the base runs is the same run
+		// counted twice (it turned an accept into a reject); the
+		// candidate may be one (an A/A check).
+		if id := runIdentity(r); id != "" && i < len(dirs)-1 {
+			if first, ok := sameRun[id]; ok {
+				return nil, fmt.Errorf("compare: %s is a copy of %s (the same start time and sessions): a run counted twice would shrink the measured noise", dir, first)
+			}
+			sameRun[id] = dir
+		}
 		runs = append(runs, SampleOf(dir, r))
 	}
 	return runs, nil
+}
+
+// runIdentity tells one run from another: its start time and its
+// conversations' session ids ("" when it has neither).
+func runIdentity(r *record.Run) string {
+	var b strings.Builder
+	if !r.StartedAt.IsZero() {
+		b.WriteString(r.StartedAt.UTC().Format(time.RFC3339Nano))
+	}
+	for _, c := range r.Conversations {
+		b.WriteString("|" + c.SessionID)
+	}
+	if strings.Trim(b.String(), "|") == "" {
+		return ""
+	}
+	return b.String()
 }
 
 // Sample is one run reduced to what the rule reads.
