@@ -54,16 +54,17 @@ func Load(dirs []string) ([]Sample, error) {
 }
 
 // runIdentity tells one run from another: its start time and its
-// conversations' session ids ("" when it has neither).
+// conversations' session ids, which the CLI makes unique ("" for a run
+// with no session, which no real run is).
 func runIdentity(r *record.Run) string {
 	var b strings.Builder
-	if !r.StartedAt.IsZero() {
-		b.WriteString(r.StartedAt.UTC().Format(time.RFC3339Nano))
-	}
+	b.WriteString(r.StartedAt.UTC().Format(time.RFC3339Nano))
+	sessions := false
 	for _, c := range r.Conversations {
 		b.WriteString("|" + c.SessionID)
+		sessions = sessions || c.SessionID != ""
 	}
-	if strings.Trim(b.String(), "|") == "" {
+	if !sessions {
 		return ""
 	}
 	return b.String()
