@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/stats"
 	"github.com/vibe-test/vibe-test/internal/testenv"
 )
@@ -79,5 +80,39 @@ func TestLoadRefusesABaseRunTwice(t *testing.T) {
 	}
 	if _, err := Load([]string{base, cp}); err != nil {
 		t.Errorf("a copy of the base run as the candidate (A/A): %v", err)
+	}
+}
+
+// A candidate asked other tasks than the base is warned of: it was
+// compared in silence, and called an A/A check when its skill was the
+// same.
+func TestTasksThatDifferAreWarned(t *testing.T) {
+	dir := testenv.CopyOfRun(t, "held")
+	other := testenv.CopyOfRun(t, "held")
+	r, err := record.Load(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Plan.Probes[1].Task = "What is the capital of France?"
+	if err := record.WriteJSON(filepath.Join(other, "run.json"), r); err != nil {
+		t.Fatal(err)
+	}
+	warned := func(cand string) bool {
+		runs, err := Load([]string{dir, cand})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range Runs(runs[:1], runs[1], 0.05).Notes {
+			if strings.Contains(n, "WARNING: the tasks differ") {
+				return true
+			}
+		}
+		return false
+	}
+	if !warned(other) {
+		t.Error("a candidate asked another probe: no warning")
+	}
+	if warned(testenv.RecordedRun(t, "held")) {
+		t.Error("the same tasks: warned")
 	}
 }

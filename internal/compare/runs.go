@@ -3,6 +3,7 @@ package compare
 import (
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -185,6 +186,15 @@ func Runs(bases []Sample, cand Sample, alpha float64) *Comparison {
 			}
 		}
 	}
+	// The tasks are what the skill is measured on: a candidate asked other
+	// ones compares another measurement (it was called an A/A check).
+	for _, r := range all[1:] {
+		if !sameTasks(bases[0].Run, r.Run) {
+			cmp.Notes = append(cmp.Notes, fmt.Sprintf("WARNING: the tasks differ (the base task, a probe, its setup files, or the fixture; %s and %s): the comparison mixes them with the skill change.",
+				bases[0].Dir, r.Dir))
+			break
+		}
+	}
 	for _, r := range all {
 		if r.Run.Status != record.StatusCompleted && r.Run.Status != record.StatusBaselineFailed {
 			cmp.Notes = append(cmp.Notes, fmt.Sprintf("WARNING: %s has status %q: only what it finished is compared.", r.Dir, r.Run.Status))
@@ -247,4 +257,17 @@ func droppedCriteria(all []Sample, shared []string) []string {
 		out = append(out, fmt.Sprintf("%s: not in the rubric of %s", id, strings.Join(lacking, ", ")))
 	}
 	return out
+}
+
+// sameTasks says whether two runs asked the same tasks of the agent: the
+// base task, each probe with its setup files, the fixture's files (by its
+// folder's name: machines keep it in different places) and the files
+// written at the start.
+func sameTasks(a, b *record.Run) bool {
+	if a.Plan == nil || b.Plan == nil {
+		return a.Plan == b.Plan
+	}
+	pa, pb := a.Plan, b.Plan
+	return pa.BaseTask == pb.BaseTask && reflect.DeepEqual(pa.Probes, pb.Probes) &&
+		filepath.Base(pa.Fixture) == filepath.Base(pb.Fixture) && reflect.DeepEqual(pa.Files, pb.Files)
 }
