@@ -702,6 +702,12 @@ func (d *Driver) runTurn(ctx context.Context, sb *sandbox.Sandbox, resume string
 		if rec.Status != record.TurnTimedOut {
 			select {
 			case <-ctx.Done():
+				// Stopped while waiting to try again: the try just kept is
+				// the turn's last, as without a retry. Kept, it was counted
+				// twice (as the turn and its attempt) and the turn named a
+				// transcript that had been renamed.
+				_ = os.Rename(filepath.Join(d.RunDir, kept), filepath.Join(d.RunDir, rec.Transcript))
+				rec.Attempts = rec.Attempts[:len(rec.Attempts)-1]
 				return out
 			case <-time.After(backoff):
 			}

@@ -430,7 +430,12 @@ func TallyCosts(run *record.Run) {
 	for i := range convs {
 		conv := &convs[i]
 		for _, t := range conv.Abandoned {
+			// Its earlier tries too: a turn that failed after retries
+			// spent each of them.
 			c.Agent += t.CostUSD + t.CompactionCost()
+			for _, a := range t.Attempts {
+				c.Agent += a.CostUSD
+			}
 		}
 		for k := range conv.Turns {
 			t := &conv.Turns[k]
