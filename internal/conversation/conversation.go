@@ -1109,7 +1109,7 @@ func (d *Driver) Fresh(ctx context.Context, conv *record.Conversation) {
 			if ctx.Err() != nil {
 				setStatus(stopped(ctx))
 			} else {
-				setStatus(record.StatusError, fmt.Sprintf("probe %d: %s", turn, rec.Error))
+				setStatus(record.StatusError, fmt.Sprintf("probe %d (turn %d): %s", k, turn, rec.Error))
 			}
 			return
 		}
