@@ -604,7 +604,40 @@ func Load(dir string) (*Run, error) {
 	if r.SchemaVersion < MinSchemaVersion {
 		return nil, fmt.Errorf("%s: schema_version %d was written by a pre-release vibe-test, before each probe was also asked fresh; this version reads %d to %d: run the measurement again", path, r.SchemaVersion, MinSchemaVersion, SchemaVersion)
 	}
+	if err := transcriptsInside(path, &r); err != nil {
+		return nil, err
+	}
 	return &r, nil
+}
+
+// transcriptsInside refuses a record whose transcript paths leave the run
+// folder: rejudge, resume and report read them, and a hand-made
+// "../../.ssh/id_rsa" would be read, and sent to the judge.
+func transcriptsInside(path string, r *Run) error {
+	for _, arm := range []struct {
+		name  string
+		units []Conversation
+	}{{"conversations", r.Conversations}, {"fresh", r.Fresh}, {"controls", r.Controls}} {
+		for i := range arm.units {
+			for _, list := range []struct {
+				name  string
+				turns []Turn
+			}{{"turns", arm.units[i].Turns}, {"abandoned", arm.units[i].Abandoned}} {
+				for j, t := range list.turns {
+					paths := []string{t.Transcript}
+					for _, a := range t.Attempts {
+						paths = append(paths, a.Transcript)
+					}
+					for _, p := range paths {
+						if p != "" && !filepath.IsLocal(p) {
+							return fmt.Errorf("%s: field \"%s[%d].%s[%d].transcript\": %q, expected a path inside the run folder", path, arm.name, i, list.name, j, p)
+						}
+					}
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // readRecord reads a record file; a missing one is named with the folder

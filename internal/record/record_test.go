@@ -87,3 +87,19 @@ func TestCallsOfRedactsBeforeTheCut(t *testing.T) {
 		t.Errorf("a long result cut inside a character, or not cut: %d bytes", len(calls[2].Result))
 	}
 }
+
+// A transcript path that leaves the run folder is refused as the record
+// is read: rejudge would read the file it names and send it to the judge.
+func TestTranscriptOutsideRefused(t *testing.T) {
+	dir := t.TempDir()
+	r := &Run{SchemaVersion: SchemaVersion, Status: StatusCompleted, Conversations: []Conversation{{Index: 1, Status: StatusCompleted,
+		Turns: []Turn{{Turn: 1, Kind: "base", Status: TurnOK, Transcript: "conv-1/turn-01.jsonl"}, {Turn: 2, Kind: "filler", Status: TurnOK, Transcript: "../../.ssh/id_rsa"}}}}}
+	if err := Save(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(dir)
+	want := `field "conversations[0].turns[1].transcript": "../../.ssh/id_rsa", expected a path inside the run folder`
+	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+		t.Errorf("Load: %v, want one line with %s", err, want)
+	}
+}
