@@ -6,6 +6,7 @@
 package record
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -363,6 +364,23 @@ type Call struct {
 	Agent      string `json:"agent,omitempty"`
 }
 
+// validInput is a call's input as run.json can hold it: JSON. The
+// redactor masks text, not JSON, so a secret inside a number ({"pin":
+// 31415926535}) became {"pin":[REDACTED]}, which no encoder writes: every
+// later save of run.json failed, and the run's record stopped there. Such
+// an input is kept as one JSON string of its redacted text; a missing one
+// is {}.
+func validInput(in json.RawMessage) json.RawMessage {
+	switch {
+	case len(bytes.TrimSpace(in)) == 0:
+		return json.RawMessage("{}")
+	case json.Valid(in):
+		return in
+	}
+	b, _ := json.Marshal(string(in)) // a string marshals, whatever it holds
+	return b
+}
+
 // ResultChars is how much of a call's result run.json keeps.
 const ResultChars = 500
 
@@ -380,6 +398,7 @@ func CallsOf(t claude.Turn, clean func([]byte) []byte) []Call {
 		if clean != nil {
 			r, in = string(clean([]byte(r))), clean(in)
 		}
+		in = validInput(in)
 		if len(r) > ResultChars {
 			cut := ResultChars
 			for cut > 0 && !utf8.RuneStart(r[cut]) {

@@ -103,3 +103,22 @@ func TestTranscriptOutsideRefused(t *testing.T) {
 		t.Errorf("Load: %v, want one line with %s", err, want)
 	}
 }
+
+// A secret inside a number of a tool call's input is masked without
+// breaking the input's JSON: {"pin":[REDACTED]} made every later save of
+// run.json fail. A missing input is {}.
+func TestCallsOfKeepsInputsJSON(t *testing.T) {
+	r := redact.New("31415926535")
+	calls := CallsOf(claude.Turn{Calls: []claude.ToolCall{
+		{ID: "a", Name: "Bash", Input: json.RawMessage(`{"pin":31415926535}`)},
+		{ID: "b", Name: "Read"},
+	}}, r.Bytes)
+	for _, c := range calls {
+		if !json.Valid(c.Input) || strings.Contains(string(c.Input), "31415926535") {
+			t.Errorf("%s: input %s", c.Name, c.Input)
+		}
+	}
+	if _, err := Encode(&Run{SchemaVersion: SchemaVersion, Conversations: []Conversation{{Turns: []Turn{{ToolCalls: calls}}}}}); err != nil {
+		t.Errorf("run.json with these calls: %v", err)
+	}
+}
