@@ -660,7 +660,7 @@ func (d *Driver) runTurn(ctx context.Context, sb *sandbox.Sandbox, resume string
 				rec.Compactions = append(rec.Compactions, *c)
 			}
 			if err != nil {
-				rec.Status, rec.Error = record.TurnError, err.Error()
+				rec.Status, rec.Error = record.TurnError, d.Redactor.String(err.Error())
 				return claude.Outcome{}
 			}
 			rec.AfterCompaction = true
@@ -668,7 +668,9 @@ func (d *Driver) runTurn(ctx context.Context, sb *sandbox.Sandbox, resume string
 		}
 		out, err := d.attempt(ctx, sb, resume, before, rec, live)
 		if err != nil {
-			rec.Status, rec.Error = record.TurnError, err.Error()
+			// It may quote the CLI (gemini's session handshake error), as a
+			// failed turn's own error does, which is redacted too.
+			rec.Status, rec.Error = record.TurnError, d.Redactor.String(err.Error())
 			return out
 		}
 		if rec.Status == record.TurnOK || ctx.Err() != nil {

@@ -516,6 +516,13 @@ var codeRE = regexp.MustCompile(`"code"\s*:\s*([45]\d\d)\b`)
 // {"error":{"code":500,...}}]"); the 429 message carries none but its
 // advice.
 func apiStatus(msg string) int {
+	// Google refuses a bad key with 400 INVALID_ARGUMENT, reason
+	// API_KEY_INVALID ("API key not valid. Please pass a valid API
+	// key."): a refused credential, as 401 is elsewhere, so the run stops
+	// with the agent's advice instead of erring turn after turn.
+	if strings.Contains(msg, "API_KEY_INVALID") || strings.Contains(msg, "API key not valid") {
+		return 401
+	}
 	if m := codeRE.FindStringSubmatch(msg); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		return n

@@ -358,3 +358,19 @@ func FuzzParseTurn(f *testing.F) {
 		}
 	})
 }
+
+// Google refuses a bad key with 400 INVALID_ARGUMENT, reason
+// API_KEY_INVALID: a refused credential (read as 401), not a plain error
+// (400) nor, with no status at all, a transient one retried each turn.
+func TestRefusedKeyStatus(t *testing.T) {
+	for msg, want := range map[string]int{
+		`[API Error: {"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT","details":[{"reason":"API_KEY_INVALID"}]}}]`: 401,
+		`[API Error: API key not valid. Please pass a valid API key. (Status: INVALID_ARGUMENT)]`:                                                                              401,
+		`[API Error: {"error":{"code":400,"message":"Request contains an invalid argument.","status":"INVALID_ARGUMENT"}}]`:                                                    400,
+		`[API Error: {"error":{"code":500,"message":"Internal error"}}]`:                                                                                                       500,
+	} {
+		if got := apiStatus(msg); got != want {
+			t.Errorf("apiStatus(%.60s…) = %d, want %d", msg, got, want)
+		}
+	}
+}
