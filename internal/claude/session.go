@@ -13,6 +13,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/vibe-test/vibe-test/internal/jsonline"
 	"github.com/vibe-test/vibe-test/internal/proc"
 )
 
@@ -191,7 +192,7 @@ func (s *Session) Send(ctx context.Context, prompt string, stdout io.Writer, tim
 
 func isResult(line []byte) bool {
 	line = bytes.TrimSpace(line)
-	return gjson.ValidBytes(line) && gjson.GetBytes(line, "type").String() == "result"
+	return jsonline.Valid(line) && gjson.GetBytes(line, "type").String() == "result"
 }
 
 // stop ends the process group: SIGTERM, then SIGKILL after the grace

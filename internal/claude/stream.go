@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/vibe-test/vibe-test/internal/jsonline"
 )
 
 // ToolCall is one tool the agent executed, in the order the model asked for it.
@@ -132,7 +134,7 @@ func ParseTurn(r io.Reader) (Turn, error) {
 		if len(line) == 0 {
 			continue
 		}
-		if !gjson.ValidBytes(line) {
+		if !jsonline.Valid(line) {
 			t.BadLines++
 			continue
 		}

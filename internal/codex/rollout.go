@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/vibe-test/vibe-test/internal/jsonline"
 )
 
 // threadID is the form of the thread ids codex makes (UUIDv7); anything
@@ -79,7 +81,7 @@ func parseRollout(r io.Reader) (Rollout, error) {
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	for sc.Scan() {
 		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 || !gjson.ValidBytes(line) {
+		if len(line) == 0 || !jsonline.Valid(line) {
 			continue // a line cut by a kill
 		}
 		ev := gjson.ParseBytes(line)

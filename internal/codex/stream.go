@@ -13,6 +13,7 @@ import (
 
 	"github.com/vibe-test/vibe-test/internal/agent"
 	"github.com/vibe-test/vibe-test/internal/claude"
+	"github.com/vibe-test/vibe-test/internal/jsonline"
 )
 
 // Turn and the rest are the shapes every agent reports (package agent).
@@ -81,7 +82,7 @@ func (p *parser) line(raw []byte) {
 	if len(line) == 0 {
 		return
 	}
-	if !gjson.ValidBytes(line) {
+	if !jsonline.Valid(line) {
 		p.t.BadLines++
 		return
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/vibe-test/vibe-test/internal/agent"
+	"github.com/vibe-test/vibe-test/internal/jsonline"
 	"github.com/vibe-test/vibe-test/internal/proc"
 )
 
@@ -277,7 +278,7 @@ func (l *Live) readUntilResp(ctx context.Context, id int, save func([]byte), res
 			}
 			save(line)
 			msg := bytes.TrimSpace(line)
-			if !gjson.ValidBytes(msg) {
+			if !jsonline.Valid(msg) {
 				continue
 			}
 			m := gjson.ParseBytes(msg)

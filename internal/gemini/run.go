@@ -21,6 +21,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/agent"
 	"github.com/vibe-test/vibe-test/internal/execpath"
 	"github.com/vibe-test/vibe-test/internal/jail"
+	"github.com/vibe-test/vibe-test/internal/jsonline"
 	"github.com/vibe-test/vibe-test/internal/proc"
 )
 
@@ -157,7 +158,7 @@ func initSessionID(stream []byte) string {
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	for sc.Scan() {
 		line := bytes.TrimSpace(sc.Bytes())
-		if gjson.ValidBytes(line) && gjson.GetBytes(line, "type").String() == "init" {
+		if jsonline.Valid(line) && gjson.GetBytes(line, "type").String() == "init" {
 			return gjson.GetBytes(line, "session_id").String()
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"regexp"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/vibe-test/vibe-test/internal/jsonline"
 )
 
 // The CLI keeps each session as JSONL in
@@ -156,7 +158,7 @@ func readFrom(path string, offset int64) (old map[string]bool, recs []json.RawMe
 		start := pos
 		pos += int64(len(line))
 		line = bytes.TrimSpace(line)
-		if len(line) == 0 || !gjson.ValidBytes(line) {
+		if len(line) == 0 || !jsonline.Valid(line) {
 			continue
 		}
 		r := gjson.ParseBytes(line)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/vibe-test/vibe-test/internal/agent"
 	"github.com/vibe-test/vibe-test/internal/claude"
+	"github.com/vibe-test/vibe-test/internal/jsonline"
 )
 
 // maxLine bounds one line; tool results and session records can be large.
@@ -100,7 +101,7 @@ func ParseTurn(r io.Reader) (agent.Turn, error) {
 		if len(line) == 0 {
 			continue
 		}
-		if !gjson.ValidBytes(line) {
+		if !jsonline.Valid(line) {
 			p.t.BadLines++
 			continue
 		}
