@@ -495,3 +495,30 @@ func TestCLIVersion(t *testing.T) {
 		}
 	}
 }
+
+// A resumed turn that never started (stopped before codex printed a line)
+// has no call of its own: it was given the resumed thread's rollout, the
+// previous turn's calls, usage and context.
+func TestTurnThatNeverStartedHasNoCalls(t *testing.T) {
+	t.Parallel()
+	bin := codexBinary(t)
+	srv := startServer(t, conversationScript())
+	c := newConv(t)
+	a := Agent{Retries: 1}
+	s := c.spec(t, bin, srv, false, conversationPrompts[0])
+	if err := a.PrepareHome(s); err != nil {
+		t.Fatal(err)
+	}
+	first, err := a.Run(context.Background(), s)
+	if err != nil || first.Turn.SessionID == "" || first.Turn.APICalls == 0 {
+		t.Fatalf("turn 1: %v, session %q, %d calls", err, first.Turn.SessionID, first.Turn.APICalls)
+	}
+	s = c.spec(t, bin, srv, false, conversationPrompts[1])
+	s.Resume = first.Turn.SessionID
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // stopped before it starts
+	out, _ := a.Run(ctx, s)
+	if out.Turn.APICalls != 0 || out.Turn.ContextTokens != 0 || len(out.Turn.Calls) != 0 {
+		t.Errorf("a turn that never started: %d calls, context %d, %d tool calls (turn 1 had %d, %d)", out.Turn.APICalls, out.Turn.ContextTokens, len(out.Turn.Calls), first.Turn.APICalls, first.Turn.ContextTokens)
+	}
+}

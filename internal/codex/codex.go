@@ -129,11 +129,11 @@ func (a Agent) Run(ctx context.Context, spec agent.TurnSpec) (Outcome, error) {
 		return Outcome{}, err
 	}
 	out, err := run(ctx, inv)
-	thread := out.Turn.SessionID
-	if thread == "" {
-		thread = spec.Resume
-	}
-	if thread != "" {
+	// Only a turn that started (its stream opens with thread.started, a
+	// resumed one too) has a rollout to read: the resumed thread's, read
+	// for a turn that never started, gave it the previous turn's calls,
+	// usage and context.
+	if thread := out.Turn.SessionID; thread != "" {
 		if path, rerr := RolloutFile(CodexHome(spec.Home), thread); rerr == nil {
 			if ro, rerr := ReadRollout(path); rerr == nil {
 				ro.apply(&out.Turn)
