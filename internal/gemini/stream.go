@@ -234,7 +234,11 @@ func (p *parser) acp(ev gjson.Result) {
 		p.t.HasResult = true
 		if r := ev.Get("result.stopReason").String(); r != "end_turn" {
 			p.t.TerminalReason = r
-			if r == "refusal" || r == "cancelled" {
+			// ACP's stop reasons other than end_turn: a refusal, a stop,
+			// output cut at max_tokens or a turn cut at
+			// max_turn_requests are each a turn that did not finish, as
+			// claude's max_turns is an error (it passed as a success).
+			if r == "refusal" || r == "cancelled" || r == "max_tokens" || r == "max_turn_requests" {
 				p.t.IsError = true
 				p.t.Errors = append(p.t.Errors, "the turn ended with stop reason "+r)
 			}

@@ -316,6 +316,13 @@ func TestParseStatusRules(t *testing.T) {
 		{"acp end turn",
 			`{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"ok"}}}}` + "\n" + `{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}`,
 			false, ""},
+		// A turn cut short is not a turn that finished (it passed).
+		{"acp max tokens",
+			`{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"The answer is cut mid-sen"}}}}` + "\n" + `{"jsonrpc":"2.0","id":3,"result":{"stopReason":"max_tokens"}}`,
+			true, "max_tokens"},
+		{"acp max turn requests",
+			`{"jsonrpc":"2.0","id":3,"result":{"stopReason":"max_turn_requests"}}`,
+			true, "max_turn_requests"},
 	}
 	for _, c := range cases {
 		turn, _ := ParseTurn(strings.NewReader(c.stream))
