@@ -319,6 +319,17 @@ func TestTooSmallToDecide(t *testing.T) {
 	}
 }
 
+// storeBaseline stores the demo skill's baseline under name, as
+// `vibe-test eval SKILL --baseline name` does.
+func (f *flow) storeBaseline(t *testing.T, name string) {
+	t.Helper()
+	s := f.settings(demo.VersionBaseline, "baseline")
+	s.Baseline = name
+	if _, err := f.start(t, s); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func mustSet(t *testing.T, f *flow) *cases.Set {
 	t.Helper()
 	set, _, err := eval.LoadSet(eval.Settings{CasesDir: f.paths.Cases})
@@ -333,12 +344,8 @@ func mustSet(t *testing.T, f *flow) *cases.Set {
 // holdout case.
 func TestRejudgeNamesNoHoldoutCase(t *testing.T) {
 	f := newFlow(t, testenv.FakeClaude(t))
-	s := f.settings(demo.VersionBaseline, "baseline")
-	s.Baseline = "v1"
-	if _, err := f.start(t, s); err != nil {
-		t.Fatal(err)
-	}
-	s = f.settings(demo.VersionShorter, "shorter")
+	f.storeBaseline(t, "v1")
+	s := f.settings(demo.VersionShorter, "shorter")
 	s.Against = "v1"
 	res, err := f.start(t, s)
 	if err != nil {
@@ -373,11 +380,7 @@ func TestRejudgeNamesNoHoldoutCase(t *testing.T) {
 // and counting the one moved to the holdout.
 func TestCaseMovedBetweenParts(t *testing.T) {
 	f := newFlow(t, testenv.FakeClaude(t))
-	s := f.settings(demo.VersionBaseline, "baseline")
-	s.Baseline = "v1"
-	if _, err := f.start(t, s); err != nil {
-		t.Fatal(err)
-	}
+	f.storeBaseline(t, "v1")
 	set := mustSet(t, f)
 	hold, main := set.Holdout[0], set.Cases[0]
 	if err := os.Rename(hold.Dir, filepath.Join(f.paths.Cases, hold.ID)); err != nil {
@@ -386,7 +389,7 @@ func TestCaseMovedBetweenParts(t *testing.T) {
 	if err := os.Rename(main.Dir, filepath.Join(f.paths.Cases, "holdout", main.ID)); err != nil {
 		t.Fatal(err)
 	}
-	s = f.settings(demo.VersionShorter, "shorter")
+	s := f.settings(demo.VersionShorter, "shorter")
 	s.Against = "v1"
 	before := len(f.srv.Requests())
 	_, err := f.start(t, s)
@@ -403,18 +406,14 @@ func TestCaseMovedBetweenParts(t *testing.T) {
 // the cell is missing from (it named the main run's).
 func TestBaselineMissingHoldoutCellNamed(t *testing.T) {
 	f := newFlow(t, testenv.FakeClaude(t))
-	s := f.settings(demo.VersionBaseline, "baseline")
-	s.Baseline = "v1"
-	if _, err := f.start(t, s); err != nil {
-		t.Fatal(err)
-	}
+	f.storeBaseline(t, "v1")
 	set := mustSet(t, f)
 	hold := filepath.Join(eval.BaselineDir(set, "v1"), eval.HoldoutCellsDir, "base-1")
 	cell := filepath.Join(hold, set.Holdout[0].ID, "1.json")
 	if err := os.Remove(cell); err != nil {
 		t.Fatal(err)
 	}
-	s = f.settings(demo.VersionShorter, "shorter")
+	s := f.settings(demo.VersionShorter, "shorter")
 	s.Against = "v1"
 	_, err := f.start(t, s)
 	if exit.Code(err) != exit.Tool || !strings.Contains(fmt.Sprint(err), hold+": case ") {
