@@ -272,7 +272,7 @@ func (d *Driver) Converse(ctx context.Context, conv *record.Conversation, passag
 	defer judging.Wait()
 	// Turns completed before a resume but never judged are judged now.
 	for i := 0; i < done; i++ {
-		if t := &conv.Turns[i]; t.Kind != plan.KindFiller && (t.Verdict == nil || t.Verdict.Result == judge.JudgeError) {
+		if conv.Turns[i].NeedsJudging() {
 			if !d.judgeSaved(ctx, conv, i) {
 				setStatus(stopped(ctx))
 				return
@@ -1046,7 +1046,7 @@ func (d *Driver) judgeSaved(ctx context.Context, conv *record.Conversation, idx 
 // for good, and a second resume said there was nothing to resume.
 func (d *Driver) JudgeLeft(ctx context.Context, conv *record.Conversation) {
 	for i := range conv.Turns {
-		if t := &conv.Turns[i]; t.Kind != plan.KindFiller && (t.Verdict == nil || t.Verdict.Result == judge.JudgeError) {
+		if conv.Turns[i].NeedsJudging() {
 			if !d.judgeSaved(ctx, conv, i) {
 				return
 			}

@@ -527,16 +527,21 @@ func (c *Conversation) ShownProbe(k int) *Turn {
 	return nil
 }
 
-// Unjudged says whether a completed turn that is judged (not a filler) has
-// no verdict, or a judge error: resume judges it again.
+// Unjudged says whether a completed turn needs judging (NeedsJudging):
+// resume judges it again.
 func (c *Conversation) Unjudged() bool {
 	for i := range c.Turns {
-		t := &c.Turns[i]
-		if t.Kind != plan.KindFiller && (t.Verdict == nil || t.Verdict.Result == judge.JudgeError) {
+		if c.Turns[i].NeedsJudging() {
 			return true
 		}
 	}
 	return false
+}
+
+// NeedsJudging says whether a turn that is judged (not a filler) has no
+// verdict, or a judge error.
+func (t *Turn) NeedsJudging() bool {
+	return t.Kind != plan.KindFiller && (t.Verdict == nil || t.Verdict.Result == judge.JudgeError)
 }
 
 // LastTurn is the highest turn number the conversation recorded, completed
