@@ -62,6 +62,7 @@ func TestInterruptInTheBackoff(t *testing.T) {
 	t.Parallel()
 	srv, files, paths := startDemo(t, failingTurn2(t))
 	out := filepath.Join(t.TempDir(), "run")
+	removeKeptSandboxes(t, out)
 	env := append(DemoEnv(os.Environ(), srv.URL()), "VIBE_TEST_CLAUDE="+fastCLI(t), "VIBE_TEST_CACHE_DIR="+filepath.Join(files, "cache"))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

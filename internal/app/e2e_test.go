@@ -82,6 +82,7 @@ func runScriptWith(t *testing.T, main func(context.Context, []string, IO) int, b
 	t.Helper()
 	srv, files, paths := startDemo(t, script)
 	out := filepath.Join(t.TempDir(), "run")
+	removeKeptSandboxes(t, out)
 	env := DemoEnv(os.Environ(), srv.URL())
 	env = append(env, "VIBE_TEST_CLAUDE="+bin, "VIBE_TEST_CACHE_DIR="+filepath.Join(files, "cache"))
 	env = append(env, extraEnv...)
@@ -373,4 +374,29 @@ func TestDemoInterrupted(t *testing.T) {
 			}
 		}
 	}
+}
+
+// removeKeptSandboxes removes, once the test ends, the sandboxes the run
+// folder out still names: a conversation stopped by an interrupt, a
+// transient error, the budget or a failed baseline judgement keeps its
+// sandbox for resume, in the machine's temp folder (not the test's,
+// whose name the agent would read), where every test run left it.
+func removeKeptSandboxes(t *testing.T, out string) {
+	t.Cleanup(func() {
+		r, err := record.Load(out)
+		if err != nil {
+			return
+		}
+		for _, arm := range [][]record.Conversation{r.Conversations, r.Fresh, r.Controls} {
+			for _, c := range arm {
+				if c.Sandbox == "" {
+					continue
+				}
+				// The sandbox is repo-* in its own ws-* root.
+				if root := filepath.Dir(c.Sandbox); strings.HasPrefix(filepath.Base(root), "ws-") {
+					os.RemoveAll(root)
+				}
+			}
+		}
+	})
 }

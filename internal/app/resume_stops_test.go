@@ -94,9 +94,6 @@ func TestBaselineJudgeErrorOnResume(t *testing.T) {
 		t.Errorf("resume on a working judge (exit %d): %s %q, %d turns, %d abandoned, base task asked %d times, baseline %s\n%s",
 			code, c.Status, c.Error, len(c.Turns), len(c.Abandoned), baseTaskAsked(srv2, r, 0), c.TurnAt(1).Result(), stderr)
 	}
-	if c.Sandbox != "" {
-		os.RemoveAll(filepath.Dir(c.Sandbox))
-	}
 }
 
 // The budget counts what the run spent before its conversations: a plan
@@ -107,6 +104,7 @@ func TestBudgetCountsTheDraftedPlan(t *testing.T) {
 	t.Parallel()
 	srv, files, paths := startDemo(t, faultScript(t))
 	out := filepath.Join(t.TempDir(), "run")
+	removeKeptSandboxes(t, out)
 	env := append(DemoEnv(os.Environ(), srv.URL()), "VIBE_TEST_CLAUDE="+fastCLI(t), "VIBE_TEST_CACHE_DIR="+filepath.Join(files, "cache"))
 	var so, se bytes.Buffer
 	code := Main(context.Background(), []string{"vibe-test", paths.Skill, "--out", out, "--seed", "7", "--conversations", "1", "--concurrency", "1", "--max-budget-usd", "0.001"}, IO{Env: env, Stdout: &so, Stderr: &se})
