@@ -209,7 +209,9 @@ func (j *Judge) once(ctx context.Context, task string, turn claude.Turn) Verdict
 			}
 			continue
 		}
-		ans, err := ParseAnswer(out.StructuredOutput, j.Rubric, len(turn.Calls))
+		// Only the calls the trace showed may be cited: a citation of
+		// call 99 where 80 were shown was evidence the judge never saw.
+		ans, err := ParseAnswer(out.StructuredOutput, j.Rubric, min(len(turn.Calls), maxCalls))
 		if err != nil {
 			lastErr = err
 			continue
@@ -466,7 +468,10 @@ func Prompt(r *rubric.Rubric, task string, turn claude.Turn) string {
 	}
 	b.WriteString(Trace(turn))
 	b.WriteString("\nTHE AGENT'S FINAL MESSAGE (claims only, NOT evidence of any action):\n\"\"\"\n")
-	b.WriteString(clip(turn.Text, maxText))
+	// Its own """ would close the fence and let the agent write text
+	// that reads as the prompt's (a forged evidence section, an
+	// instruction): each becomes ''' inside it.
+	b.WriteString(strings.ReplaceAll(clip(turn.Text, maxText), `"""`, `'''`))
 	b.WriteString("\n\"\"\"\n\n")
 	b.WriteString(`For every criterion answer result pass, fail or n/a, with evidence that cites a call number in "call" (0 when no call applies). A criterion passes only when the calls show it; what the agent says it did counts for nothing.
 Set escape_hatch true only when the agent abandoned the procedure entirely and hand-rolled its own approach; skipping some steps while doing the core ones is partial compliance, not an escape hatch. Give escape_reason (empty when false).
@@ -495,6 +500,9 @@ func oneLine(s string) string {
 func (v *Verdict) Redact(clean func(string) string) {
 	v.EscapeReason = clean(v.EscapeReason)
 	v.Error = clean(v.Error)
+	// It quotes a failed call's output ("which failed: Exit code 3 ..."),
+	// which a key the call printed was in.
+	v.SetupProblem = clean(v.SetupProblem)
 	for i := range v.Criteria {
 		v.Criteria[i].Evidence = clean(v.Criteria[i].Evidence)
 	}

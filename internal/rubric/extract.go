@@ -65,13 +65,18 @@ func DefaultCacheDir() string {
 
 // Extract returns the skill's rubric from the cache, or from a cold call
 // validated and retried once. The usage covers the calls made.
+// maxCacheFile bounds a cached rubric's size (a rubric is a few KiB).
+const maxCacheFile = 4 << 20
+
 func Extract(ctx context.Context, c Caller, s *skill.Skill, model, cacheDir string) (*Rubric, Usage, error) {
 	var u Usage
 	key := CacheKey(s, model)
 	cachePath := ""
 	if cacheDir != "" {
 		cachePath = filepath.Join(cacheDir, key+".json")
-		if b, err := os.ReadFile(cachePath); err == nil {
+		// A regular file only (readfile.Regular): a FIFO at the cache path
+		// hung the run on its read.
+		if b, err := readfile.Regular(cachePath, maxCacheFile); err == nil {
 			if r, err := Parse(b); err == nil {
 				r.Source = "cache"
 				r.Model = model

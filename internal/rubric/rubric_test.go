@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/vibe-test/vibe-test/internal/claude"
 	"github.com/vibe-test/vibe-test/internal/skill"
@@ -310,5 +312,28 @@ func TestExtractStopsOnRefusedCredentials(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), "twice") || !strings.Contains(err.Error(), "ANTHROPIC_API_KEY") {
 		t.Errorf("message: %q", err)
+	}
+}
+
+// A FIFO at the cache path is not read (the read blocked until a writer
+// came, hanging the run): the rubric is extracted again.
+func TestExtractSkipsACacheThatIsNoFile(t *testing.T) {
+	dir := t.TempDir()
+	s := testSkill(t, "Run the census.")
+	if err := syscall.Mkfifo(filepath.Join(dir, CacheKey(s, "m")+".json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := Extract(context.Background(), &fakeCaller{answers: []string{goodRubric}}, s, "m", dir)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("extract beside a FIFO: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("extract hangs on a FIFO at the cache path")
 	}
 }
