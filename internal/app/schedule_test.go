@@ -268,3 +268,20 @@ func TestCompactAtLevel(t *testing.T) {
 		t.Error("the summary does not give the schedule's compaction")
 	}
 }
+
+// Conversations an --until-decided look adds get their fillers as the
+// first batch's do: a diluting schedule takes the whole pool. They got 6,
+// and under --dilute-to came round to the same fillers again after 6.
+func TestAddedConversationsGetTheWholePool(t *testing.T) {
+	t.Parallel()
+	s := runScenario(t, fastCLI(t), []string{"decaying", "decaying"}, false, "--until-decided", "--max-conversations", "4", "--dilute-to", "16k,19k,25k")
+	f := s.run.Plan.Fillers
+	if len(f) < 3 {
+		t.Fatalf("%d conversations' fillers; the case needs a batch added", len(f))
+	}
+	for i := range f {
+		if len(f[i]) != len(f[0]) {
+			t.Errorf("conversation %d was given %d fillers, conversation 1 %d", i+1, len(f[i]), len(f[0]))
+		}
+	}
+}

@@ -308,7 +308,10 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 		n := min(run.Sequential.Batch, run.Sequential.Max-from)
 		var ids [][]string
 		for i := from; i < from+n; i++ {
-			p, err := fillers.Pick(in.pool, 6, in.seed+int64(i))
+			// As the first batch's (pickFillers): a diluting schedule
+			// takes the whole pool; 6 made the added conversations repeat
+			// their fillers where the first ones did not.
+			p, err := pickFillers(run.Plan.Schedule, in.pool, in.seed+int64(i))
 			if err != nil {
 				stop(fmt.Errorf("choosing fillers: %w", err))
 				break

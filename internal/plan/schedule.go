@@ -189,6 +189,11 @@ func (s *Schedule) Check() error {
 	if s.CompactAt < 0 {
 		return fmt.Errorf("compact_at: %d, expected a positive token count such as 120k", s.CompactAt)
 	}
+	// compact_at compacts once, in a session never compacted before: with
+	// compact_before too it never fired, though the summary announced it.
+	if s.CompactAt > 0 && len(s.CompactBefore) > 0 {
+		return fmt.Errorf("compact_at and compact_before (--compact-at, --compact-before): both given, expected one of them (a session compacts at a context level or before given probes)")
+	}
 	if s.MaxFillers < 0 {
 		return fmt.Errorf("max_fillers: %d, expected a positive number", s.MaxFillers)
 	}
@@ -220,7 +225,10 @@ func ParseTokens(s string) (int64, error) {
 		mult, t = 1e6, strings.TrimSuffix(t, "m")
 	}
 	f, err := strconv.ParseFloat(t, 64)
-	if err != nil || f <= 0 || f*mult > 1e9 {
+	// !(f*mult >= 1) also refuses NaN (every comparison with it is
+	// false) and counts below one token, which rounded to 0 and turned
+	// --compact-at off without a word.
+	if err != nil || !(f*mult >= 1) || f*mult > 1e9 {
 		return 0, fmt.Errorf("%q is not a token count, expected a number such as 50000 or 50k", s)
 	}
 	return int64(f * mult), nil

@@ -115,6 +115,8 @@ func TestScheduleErrors(t *testing.T) {
 		{Schedule{DiluteTo: []int64{5, 5, 6}}, "expected ascending"},
 		{Schedule{CompactBefore: []int{4}}, "probe 4, expected a probe number from 1 to 3"},
 		{Schedule{Fillers: "novels"}, `"novels", expected passages or work`},
+		// The level never fired after a compaction before a probe.
+		{Schedule{CompactBefore: []int{1}, CompactAt: 28000}, "both given, expected one of them"},
 	} {
 		if err := c.s.Check(); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.s, err, c.want)
@@ -123,7 +125,8 @@ func TestScheduleErrors(t *testing.T) {
 	if l, err := ParseLevels("50k, 100K,1.5m"); err != nil || l[0] != 50000 || l[1] != 100000 || l[2] != 1500000 {
 		t.Errorf("ParseLevels: %v %v", l, err)
 	}
-	for _, bad := range []string{"", "k", "-5k", "fifty"} {
+	// NaN and counts below one token passed, and turned --compact-at off.
+	for _, bad := range []string{"", "k", "-5k", "fifty", "nan", "NaN", "0.4", "0.0001k", "inf"} {
 		if _, err := ParseTokens(bad); err == nil {
 			t.Errorf("ParseTokens(%q) accepted", bad)
 		}
