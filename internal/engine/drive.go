@@ -379,7 +379,8 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 		TallyCosts(run)
 		verdict.Decide(run)
 		if fatal {
-			run.Status, run.Error = record.StatusError, cause.Error()
+			run.Error = cause.Error()
+			verdict.StoppedOnError(run)
 		}
 	})
 	if saveErr != nil {

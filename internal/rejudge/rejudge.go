@@ -353,6 +353,7 @@ func outcomeWith(r *record.Run, edit func(*record.Run)) record.Outcome {
 		edit(&cp)
 	}
 	verdict.Decide(&cp)
+	verdict.StoppedOnError(&cp)
 	return cp.Outcome
 }
 

@@ -31,9 +31,7 @@ func Redecide(r *record.Run) {
 		return
 	}
 	verdict.Decide(r)
-	if r.Error != "" {
-		r.Status = record.StatusError
-	}
+	verdict.StoppedOnError(r)
 }
 
 // Gaps lists what this run's record does not hold.

@@ -31,6 +31,18 @@ func TestRedecideKeepsAnEarlyError(t *testing.T) {
 	if mid.Status != record.StatusError {
 		t.Errorf("mid-run error redrawn as %s", mid.Status)
 	}
+	// Its outcome is no verdict, exit 3, as the run exited: Decide alone
+	// said held or decay on conversations that had all finished.
+	held := testenv.CopyOfRun(t, "held")
+	r2, err := record.Load(held)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2.Error = "judging: the API refused the credentials (HTTP 401)"
+	Redecide(r2)
+	if r2.Status != record.StatusError || r2.Outcome.Exit != exit.Tool || r2.Outcome.Verdict != record.VerdictError || !strings.Contains(r2.Outcome.Sentence, "HTTP 401") {
+		t.Errorf("a finished run that stopped on an error: status %s, outcome exit %d %s %q", r2.Status, r2.Outcome.Exit, r2.Outcome.Verdict, r2.Outcome.Sentence)
+	}
 }
 
 // A suite's skill whose run.json cannot be read is an error naming it, not

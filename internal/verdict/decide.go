@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/judge"
 	"github.com/vibe-test/vibe-test/internal/plan"
 	"github.com/vibe-test/vibe-test/internal/record"
@@ -193,6 +194,20 @@ func DecideWith(r *record.Run, opts Options) {
 	}
 	o.Notes = notes(f, o.Verdict)
 	r.Outcome = o
+}
+
+// StoppedOnError gives a run that stopped on an error (run.Error, set when
+// a fatal cause ended it) the outcome of no verdict, exit 3, as the run
+// itself exited, keeping the statistics of what was judged: Decide alone,
+// on conversations that had all finished, said held or decay (exit 0 or
+// 1) in run.json and in every `report` of it, while the run exited 3.
+func StoppedOnError(r *record.Run) {
+	if r.Error == "" {
+		return
+	}
+	r.Status = record.StatusError
+	r.Outcome.Exit, r.Outcome.Verdict = exit.Tool, record.VerdictError
+	r.Outcome.Sentence = "No verdict: the run stopped on an error: " + r.Error
 }
 
 // gather counts the facts of a record, and sets each conversation's shape.
