@@ -150,6 +150,10 @@ func merge(vs []Verdict) Verdict {
 		v.CostUSD += vs[i].CostUSD
 		v.Tokens += vs[i].Tokens
 		v.Attempts += vs[i].Attempts
+		// Any repeat's override of an escape-hatch flag marks the turn,
+		// whichever repeat came first (it followed the first alone).
+		v.Partial = v.Partial || vs[i].Partial
+		v.OverCall = v.OverCall || vs[i].OverCall
 	}
 	if v.Result == JudgeError {
 		return v

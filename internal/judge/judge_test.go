@@ -298,3 +298,15 @@ func TestCitationsStayInTheShownTrace(t *testing.T) {
 		t.Errorf("citing call 80: %s %s", v.Result, v.Error)
 	}
 }
+
+// Repeats merge their partial-compliance and over-call marks whatever
+// their order: they followed the first repeat alone.
+func TestMergeMarksInAnyOrder(t *testing.T) {
+	marked := Verdict{Result: Pass, Partial: true, OverCall: true}
+	clean := Verdict{Result: Pass}
+	for name, vs := range map[string][]Verdict{"marked first": {marked, clean}, "marked last": {clean, marked}} {
+		if v := merge(vs); !v.Partial || !v.OverCall || v.Result != Pass {
+			t.Errorf("%s: %+v", name, v)
+		}
+	}
+}
