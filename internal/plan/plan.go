@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
 	"github.com/vibe-test/vibe-test/internal/claude"
 	"github.com/vibe-test/vibe-test/internal/readfile"
 	"github.com/vibe-test/vibe-test/internal/sandbox"
@@ -89,17 +90,18 @@ type ScheduleConfig struct {
 type Levels []int64
 
 // UnmarshalYAML reads a list of levels, each a number or a string such as
-// "50k".
-func (l *Levels) UnmarshalYAML(unmarshal func(any) error) error {
-	var raw []any
-	if err := unmarshal(&raw); err != nil {
-		return fmt.Errorf("expected a list of token counts such as [50k, 100k, 150k]")
+// "50k". It reads the node itself, so that an error names its line and
+// field as every other field's does (a plain error named the file alone).
+func (l *Levels) UnmarshalYAML(node ast.Node) error {
+	seq, ok := node.(*ast.SequenceNode)
+	if !ok {
+		return nodeError(node, "dilute_to", "expected a list of token counts such as [50k, 100k, 150k]")
 	}
 	*l = nil
-	for _, v := range raw {
-		n, err := ParseTokens(fmt.Sprint(v))
+	for _, v := range seq.Values {
+		n, err := ParseTokens(scalarText(v))
 		if err != nil {
-			return err
+			return nodeError(v, "dilute_to", err.Error())
 		}
 		*l = append(*l, n)
 	}
@@ -109,18 +111,35 @@ func (l *Levels) UnmarshalYAML(unmarshal func(any) error) error {
 // Tokens is one token count, written as a number or as 120k.
 type Tokens int64
 
-// UnmarshalYAML reads a number or a string such as "120k".
-func (n *Tokens) UnmarshalYAML(unmarshal func(any) error) error {
-	var raw any
-	if err := unmarshal(&raw); err != nil {
-		return fmt.Errorf("expected a token count such as 120k")
-	}
-	v, err := ParseTokens(fmt.Sprint(raw))
+// UnmarshalYAML reads a number or a string such as "120k", from the node
+// (as Levels does).
+func (n *Tokens) UnmarshalYAML(node ast.Node) error {
+	v, err := ParseTokens(scalarText(node))
 	if err != nil {
-		return err
+		return nodeError(node, "compact_at", err.Error())
 	}
 	*n = Tokens(v)
 	return nil
+}
+
+// scalarText is a scalar node's text as written ("50k", "120000"), or a
+// description of a node that is none (a list, a mapping), which
+// ParseTokens refuses by name.
+func scalarText(node ast.Node) string {
+	switch node.(type) {
+	case *ast.SequenceNode, *ast.MappingNode, *ast.MappingValueNode:
+		return node.String()
+	}
+	if tk := node.GetToken(); tk != nil {
+		return tk.Value
+	}
+	return ""
+}
+
+// nodeError is an error at node, in the words yamlerr prints with the
+// file and the line: field field, then msg.
+func nodeError(node ast.Node, field, msg string) error {
+	return &yaml.SyntaxError{Message: fmt.Sprintf("field %q: %s", "schedule."+field, msg), Token: node.GetToken()}
 }
 
 // Plan is what the run will do; saved as plan.json.

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -139,6 +140,9 @@ func TestScheduleErrors(t *testing.T) {
 	}
 }
 
+// goodLines is how many lines the config good holds.
+var goodLines = strings.Count(good, "\n")
+
 func TestConfigSchedule(t *testing.T) {
 	p := writeConfig(t, good+"schedule:\n  dilute_to: [30k, 60000, 90k]\n  compact_before: [2]\n  fillers: work\n")
 	c, err := LoadConfig(p)
@@ -150,8 +154,12 @@ func TestConfigSchedule(t *testing.T) {
 		t.Fatalf("schedule %+v", s)
 	}
 	for body, want := range map[string]string{
-		"schedule:\n  dilute_to: [30k, 20k, 90k]\n":  `field "schedule.dilute_to": 20k after 30k, expected ascending levels`,
-		"schedule:\n  dilute_to: [30k, lots, 90k]\n": `"lots" is not a token count`,
+		"schedule:\n  dilute_to: [30k, 20k, 90k]\n": `field "schedule.dilute_to": 20k after 30k, expected ascending levels`,
+		// The file, its line and the field, as for every other field (the
+		// levels' own reader named the file alone).
+		"schedule:\n  dilute_to: [30k, lots, 90k]\n": `:` + fmt.Sprint(goodLines+2) + `: field "schedule.dilute_to": "lots" is not a token count`,
+		"schedule:\n  dilute_to: 50k\n":              `: field "schedule.dilute_to": expected a list of token counts`,
+		"schedule:\n  compact_at: [1]\n":             `:` + fmt.Sprint(goodLines+2) + `: field "schedule.compact_at": "[1]" is not a token count`,
 		"schedule:\n  compact_before: [7]\n":         `field "schedule.compact_before": probe 7`,
 		"schedule:\n  dilute: [1]\n":                 "dilute",
 	} {
