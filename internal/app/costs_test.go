@@ -60,10 +60,7 @@ func TestAbandonedTurnsTriesAreCosted(t *testing.T) {
 // its transcript is there (it named the file the retry had renamed).
 func TestInterruptInTheBackoff(t *testing.T) {
 	t.Parallel()
-	srv, files, paths := startDemo(t, failingTurn2(t))
-	out := filepath.Join(t.TempDir(), "run")
-	removeKeptSandboxes(t, out)
-	env := append(DemoEnv(os.Environ(), srv.URL()), "VIBE_TEST_CLAUDE="+fastCLI(t), "VIBE_TEST_CACHE_DIR="+filepath.Join(files, "cache"))
+	_, paths, out, env := demoRun(t, failingTurn2(t), fastCLI(t))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {

@@ -80,11 +80,7 @@ func builtMain(t *testing.T) func(context.Context, []string, IO) int {
 
 func runScriptWith(t *testing.T, main func(context.Context, []string, IO) int, bin string, script scripted.Script, conversations int, extraEnv []string, flags ...string) scenario {
 	t.Helper()
-	srv, files, paths := startDemo(t, script)
-	out := filepath.Join(t.TempDir(), "run")
-	removeKeptSandboxes(t, out)
-	env := DemoEnv(os.Environ(), srv.URL())
-	env = append(env, "VIBE_TEST_CLAUDE="+bin, "VIBE_TEST_CACHE_DIR="+filepath.Join(files, "cache"))
+	srv, paths, out, env := demoRun(t, script, bin)
 	env = append(env, extraEnv...)
 	args := []string{"vibe-test", paths.Skill, "--config", paths.Config, "--out", out, "--seed", "7",
 		"--conversations", itoa(conversations), "--concurrency", "1", "--max-retries", "1", "--retry-backoff", "200ms"}
@@ -374,6 +370,18 @@ func TestDemoInterrupted(t *testing.T) {
 			}
 		}
 	}
+}
+
+// demoRun readies a run of the bundled skill against script on the CLI
+// bin: the scripted server, the skill's paths, a run folder whose kept
+// sandboxes go with the test, and the run's environment.
+func demoRun(t *testing.T, script scripted.Script, bin string) (srv *scripted.Server, paths demo.Paths, out string, env []string) {
+	t.Helper()
+	srv, files, paths := startDemo(t, script)
+	out = filepath.Join(t.TempDir(), "run")
+	removeKeptSandboxes(t, out)
+	env = append(DemoEnv(os.Environ(), srv.URL()), "VIBE_TEST_CLAUDE="+bin, "VIBE_TEST_CACHE_DIR="+filepath.Join(files, "cache"))
+	return srv, paths, out, env
 }
 
 // removeKeptSandboxes removes, once the test ends, the sandboxes the run

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -102,10 +101,7 @@ func TestBaselineJudgeErrorOnResume(t *testing.T) {
 // run ends). A resume starts from every turn recorded, the same way.
 func TestBudgetCountsTheDraftedPlan(t *testing.T) {
 	t.Parallel()
-	srv, files, paths := startDemo(t, faultScript(t))
-	out := filepath.Join(t.TempDir(), "run")
-	removeKeptSandboxes(t, out)
-	env := append(DemoEnv(os.Environ(), srv.URL()), "VIBE_TEST_CLAUDE="+fastCLI(t), "VIBE_TEST_CACHE_DIR="+filepath.Join(files, "cache"))
+	srv, paths, out, env := demoRun(t, faultScript(t), fastCLI(t))
 	var so, se bytes.Buffer
 	code := Main(context.Background(), []string{"vibe-test", paths.Skill, "--out", out, "--seed", "7", "--conversations", "1", "--concurrency", "1", "--max-budget-usd", "0.001"}, IO{Env: env, Stdout: &so, Stderr: &se})
 	r, err := record.Load(out)
