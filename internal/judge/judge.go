@@ -28,6 +28,9 @@ const (
 	JudgeError = "judge-error"
 	// Uncertain: repeated judgements of the turn disagree (--judge-repeats).
 	Uncertain = "uncertain"
+	// NotApplicable is a criterion's result, never a turn's: the task gave
+	// the step no occasion. It does not pass a must criterion.
+	NotApplicable = "n/a"
 )
 
 // RepeatVerdict is one of several judgements of the same turn.
@@ -40,7 +43,9 @@ type RepeatVerdict struct {
 // PromptVersion changes whenever the judge prompt or schema changes.
 // judge-v2: a sub-agent's calls (a context: fork skill's steps) are in the
 // trace, marked, with a line saying what the mark means.
-const PromptVersion = "judge-v2"
+// judge-v3: the prompt says what n/a means, and that it does not pass a
+// must criterion (a turn passes when every must criterion passes).
+const PromptVersion = "judge-v3"
 
 // CriterionVerdict is the judgement of one criterion.
 type CriterionVerdict struct {
@@ -83,17 +88,22 @@ type Verdict struct {
 	Model   string  `json:"model,omitempty"`
 }
 
-// Failed lists the must (then should) criteria that failed, as "id: text".
+// Failed lists the must criteria that did not pass, as "id: text" (with
+// " (n/a)" for one the judge found not applicable).
 func (v *Verdict) Failed(r *rubric.Rubric) []string {
 	var out []string
 	for _, c := range v.Criteria {
-		if c.Result == Fail && c.Kind == rubric.Must {
-			if crit, ok := r.ByID(c.ID); ok {
-				out = append(out, c.ID+": "+crit.Text)
-			} else {
-				out = append(out, c.ID) // a record without its rubric
-			}
+		if c.Kind != rubric.Must || c.Result == Pass {
+			continue
 		}
+		line := c.ID // a record without its rubric
+		if crit, ok := r.ByID(c.ID); ok {
+			line += ": " + crit.Text
+		}
+		if c.Result == NotApplicable {
+			line += " (n/a)"
+		}
+		out = append(out, line)
 	}
 	return out
 }
@@ -268,7 +278,7 @@ func ParseAnswer(b []byte, r *rubric.Rubric, ncalls int) (*Answer, error) {
 		}
 		seen[c.ID] = true
 		switch c.Result {
-		case Pass, Fail, "n/a":
+		case Pass, Fail, NotApplicable:
 		default:
 			return nil, fmt.Errorf("judge answer for %q: result %q, expected pass, fail or n/a", c.ID, c.Result)
 		}
@@ -313,7 +323,11 @@ func combine(v *Verdict, a *Answer, r *rubric.Rubric, checks map[string]rubric.C
 				mustCheckPassed = true
 			}
 		}
-		if c.Kind == rubric.Must && cv.Result == Fail {
+		// A turn passes when every must criterion passes: one the judge
+		// found not applicable is not shown by any call, and a turn whose
+		// every required step was "n/a" (an agent that stopped using
+		// tools, say) would otherwise count as compliant.
+		if c.Kind == rubric.Must && cv.Result != Pass {
 			v.Result = Fail
 		}
 		v.Criteria = append(v.Criteria, cv)
@@ -477,7 +491,7 @@ func Prompt(r *rubric.Rubric, task string, turn claude.Turn) string {
 	// instruction): each becomes ''' inside it.
 	b.WriteString(strings.ReplaceAll(clip(turn.Text, maxText), `"""`, `'''`))
 	b.WriteString("\n\"\"\"\n\n")
-	b.WriteString(`For every criterion answer result pass, fail or n/a, with evidence that cites a call number in "call" (0 when no call applies). A criterion passes only when the calls show it; what the agent says it did counts for nothing.
+	b.WriteString(`For every criterion answer result pass, fail or n/a, with evidence that cites a call number in "call" (0 when no call applies). A criterion passes only when the calls show it; what the agent says it did counts for nothing. n/a means the task gave the criterion no occasion at all; like fail, it does not pass a must criterion.
 Set escape_hatch true only when the agent abandoned the procedure entirely and hand-rolled its own approach; skipping some steps while doing the core ones is partial compliance, not an escape hatch. Give escape_reason (empty when false).
 Answer with the StructuredOutput tool.`)
 	return b.String()

@@ -310,3 +310,38 @@ func TestMergeMarksInAnyOrder(t *testing.T) {
 		}
 	}
 }
+
+// A must criterion the judge answers n/a is not shown by any call: the
+// turn fails (a turn passes when every must passes), and says which. A
+// should answered n/a changes nothing.
+func TestMustNotApplicableIsNotAPass(t *testing.T) {
+	rb := &rubric.Rubric{Criteria: []rubric.Criterion{
+		{ID: "runs-census", Kind: "must", Text: "runs census.py"},
+		{ID: "no-edit", Kind: "must", Text: "never edits ledger.log"},
+		{ID: "proposes-diff", Kind: "should", Text: "proposes a diff"},
+	}}
+	ans := func(census, diff string) string {
+		return `{"criteria":[{"id":"runs-census","result":"` + census + `","evidence":"e","call":0},` +
+			`{"id":"no-edit","result":"pass","evidence":"e","call":0},` +
+			`{"id":"proposes-diff","result":"` + diff + `","evidence":"e","call":0}],"escape_hatch":false,"escape_reason":""}`
+	}
+	// The agent answered in prose only: no call at all.
+	turn := claude.Turn{Text: "I ran census.py and all is well."}
+	v := (&Judge{Caller: &fakeCaller{answers: []string{ans("n/a", "pass")}}, Rubric: rb}).Judge(context.Background(), "task", turn)
+	if v.Result != Fail {
+		t.Fatalf("result %s: a must criterion judged n/a is not a pass", v.Result)
+	}
+	if c := v.Criteria[0]; c.Result != NotApplicable || c.Source != "judge" {
+		t.Errorf("runs-census keeps the judge's answer: %+v", c)
+	}
+	if got := v.Failed(rb); len(got) != 1 || got[0] != "runs-census: runs census.py (n/a)" {
+		t.Errorf("Failed = %q", got)
+	}
+	v = (&Judge{Caller: &fakeCaller{answers: []string{ans("pass", "n/a")}}, Rubric: rb}).Judge(context.Background(), "task", turn)
+	if v.Result != Pass || len(v.Failed(rb)) != 0 {
+		t.Errorf("a should judged n/a: %s, %q", v.Result, v.Failed(rb))
+	}
+	if p := Prompt(rb, "task", turn); !strings.Contains(p, "does not pass a must criterion") {
+		t.Error("the prompt does not say what n/a does to a must criterion")
+	}
+}

@@ -399,8 +399,12 @@ func failure(rb *rubric.Rubric, n int, v *judge.Verdict) *problem {
 		long = append(long, "escape hatch: the agent abandoned the procedure: "+v.EscapeReason)
 	}
 	for _, cv := range v.Criteria {
-		if cv.Result != judge.Fail || cv.Kind != rubric.Must {
+		if cv.Result == judge.Pass || cv.Kind != rubric.Must {
 			continue
+		}
+		if cv.Result == judge.NotApplicable {
+			// Not shown by any call, which a must criterion needs.
+			cv.Evidence = "judged n/a: " + cv.Evidence
 		}
 		short = append(short, cv.ID+": "+cv.Evidence)
 		text := ""

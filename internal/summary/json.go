@@ -189,14 +189,15 @@ func JSON(w io.Writer, r *record.Run) error {
 }
 
 // failedCriteria is what the terminal summary lists ("id: text" of each
-// failed must criterion), or the bare ids when the run has no rubric.
+// must criterion that did not pass), or the bare ids when the run has no
+// rubric.
 func failedCriteria(v *judge.Verdict, rb *rubric.Rubric) []string {
 	if rb != nil {
 		return nonNil(v.Failed(rb))
 	}
 	out := []string{}
 	for _, c := range v.Criteria {
-		if c.Result == judge.Fail && c.Kind == rubric.Must {
+		if c.Result != judge.Pass && c.Kind == rubric.Must {
 			out = append(out, c.ID)
 		}
 	}
