@@ -18,7 +18,10 @@ import (
 
 // PromptVersion changes whenever the extraction prompt or schema changes, so
 // cached rubrics from an older prompt are not reused.
-const PromptVersion = "rubric-v1"
+// rubric-v2: a must is a step or prohibition of every task the skill
+// covers; one required only in some situations is a should (a must the
+// judge finds not applicable fails the turn).
+const PromptVersion = "rubric-v2"
 
 // Caller is the cold-call seam: claude.Structured.
 type Caller = claude.Structured
@@ -37,7 +40,7 @@ List 5 to 8 criteria that tell whether the agent followed these instructions, ju
 Each criterion:
 - id: short lowercase-hyphenated name
 - text: the observable behaviour, e.g. "runs scripts/health.py with Bash before any analysis"
-- kind: "must" for the procedure's required steps and prohibitions, "should" for the rest
+- kind: "must" for the procedure's required steps and prohibitions that apply to every task these instructions cover (a task passes only when every must criterion is shown by its calls), "should" for the rest, including a step required only in some situations
 - check (optional, only when a regular expression can decide it): tool = the tool name (a regular expression over the name, e.g. "Bash" or "Edit|Write"), pattern = a regular expression over the call's input as compact JSON (Bash input is {"command":...}, Read {"file_path":...}, Edit {"file_path","old_string","new_string"}, Write {"file_path","content"}, Skill {"skill":...}), expect = "present" (some call must match) or "absent" (no call may match).
 Answer with the StructuredOutput tool.
 
