@@ -161,7 +161,7 @@ func populated() *record.Run {
 		c1.Turns[i].SessionCostUSD = 0.07 + 0.01*float64(i)
 	}
 	c1.Rewinds = []record.Rewind{{Turn: 4, RemovedBytes: 2113, RemovedLines: 3, Reason: record.TurnError}}
-	c1.Turns[3].Attempts = []record.Attempt{{Transcript: "conv-1/turn-04.attempt-1.jsonl", Status: record.TurnError, Error: "API overloaded (529)", ExitCode: 1, CostUSD: 0.01}}
+	c1.Turns[3].Attempts = []record.Attempt{{Transcript: "conv-1/turn-04.attempt-1.jsonl", Status: record.TurnError, Error: "API overloaded (529)", ExitCode: 1, CostUSD: 0.01, DurationMS: 2400}}
 	c1.Turns[0].ToolCalls[0].IsError = true
 	c1.Turns[0].AnsweredBy = []string{"claude-sonnet-5-5"}
 	c1.Turns[7].AnsweredBy = []string{"claude-haiku-4-5"}

@@ -68,6 +68,11 @@ func TestAPIErrorBurstsRetried(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(s.dir, tr.Attempts[0].Transcript)); err != nil {
 			t.Errorf("turn %d: the failed attempt's transcript was not kept: %v", b.turn, err)
 		}
+		for _, a := range tr.Attempts {
+			if a.DurationMS <= 0 {
+				t.Errorf("turn %d: a try with no duration: %+v (the turn's own is its last try's)", b.turn, a)
+			}
+		}
 		var n int
 		for _, r := range s.srv.Requests() {
 			if r.Status == b.status {

@@ -699,7 +699,7 @@ func (d *Driver) runTurn(ctx context.Context, sb *sandbox.Sandbox, resume string
 		// Keep the failed attempt and try again.
 		kept := fmt.Sprintf("%s.attempt-%d", rec.Transcript, attempt)
 		_ = os.Rename(filepath.Join(d.RunDir, rec.Transcript), filepath.Join(d.RunDir, kept))
-		rec.Attempts = append(rec.Attempts, record.Attempt{Transcript: kept, Status: rec.Status, Error: rec.Error, ExitCode: rec.ExitCode, CostUSD: rec.CostUSD + rec.CompactionCost()})
+		rec.Attempts = append(rec.Attempts, record.Attempt{Transcript: kept, Status: rec.Status, Error: rec.Error, ExitCode: rec.ExitCode, CostUSD: rec.CostUSD + rec.CompactionCost(), DurationMS: rec.DurationMS})
 		reason = rec.Status
 		if rec.Status != record.TurnTimedOut {
 			select {

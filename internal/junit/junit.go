@@ -13,6 +13,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -195,11 +196,8 @@ func suite(r *record.Run, c *record.Conversation) (testsuite, int64) {
 		s.Timestamp = r.StartedAt.UTC().Format("2006-01-02T15:04:05")
 	}
 	var ms int64
-	for _, t := range c.Turns {
-		ms += t.DurationMS
-	}
-	for _, t := range c.Abandoned {
-		ms += t.DurationMS
+	for _, t := range slices.Concat(c.Turns, c.Abandoned) {
+		ms += turnMS(t)
 	}
 	s.Time = seconds(ms)
 
@@ -332,7 +330,7 @@ func testCase(r *record.Run, c *record.Conversation, n int) (tc testcase) {
 	t := c.TurnAt(n)
 	if t == nil {
 		if a := abandoned(c, n); a != nil && turnFailed(c, a) {
-			tc.Time = seconds(a.DurationMS)
+			tc.Time = seconds(turnMS(*a))
 			tc.Error = &problem{Type: a.Status, Message: fmt.Sprintf("turn %d %s: %s", n, a.Status, orElse(a.Error, "no error recorded"))}
 			tc.Error.Text = tc.Error.Message
 			if a.Transcript != "" {
@@ -344,7 +342,7 @@ func testCase(r *record.Run, c *record.Conversation, n int) (tc testcase) {
 		return tc
 	}
 
-	tc.Time = seconds(t.DurationMS)
+	tc.Time = seconds(turnMS(*t))
 	out = append(out,
 		"transcript: "+t.Transcript,
 		fmt.Sprintf("tool calls: %d, context tokens: %d", t.ToolCallCount, t.ContextTokens))
@@ -484,4 +482,14 @@ func orElse(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// turnMS is the time a turn took, every try of it: its own duration_ms is
+// its last try's.
+func turnMS(t record.Turn) int64 {
+	ms := t.DurationMS
+	for _, a := range t.Attempts {
+		ms += a.DurationMS
+	}
+	return ms
 }

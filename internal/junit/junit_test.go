@@ -505,3 +505,18 @@ func TestWriteSuite(t *testing.T) {
 		t.Errorf("the skill's verdict is not a property:\n%s", b.String())
 	}
 }
+
+// A retried turn's duration_ms is its last try's: its test case and its
+// conversation's suite count every try.
+func TestRetriedTurnTimeCountsEveryTry(t *testing.T) {
+	c := convRecord(1, record.StatusCompleted, 10, map[int]*judge.Verdict{1: pass(), 6: pass(), 8: pass(), 10: pass()})
+	c.Turns[5].Attempts = []record.Attempt{{Transcript: "conv-1/turn-06.jsonl.attempt-1", Status: record.TurnError, DurationMS: 4000}}
+	doc, _ := parse(t, newRun(c))
+	s := doc.Suites[0]
+	if s.Time != "59.000" {
+		t.Errorf("suite time %s, want 59.000 (55 s of last tries and the 4 s try before turn 6's)", s.Time)
+	}
+	if tc := cases(t, s)["turn 6 (probe)"]; tc.Time != "10.000" {
+		t.Errorf("turn 6 time %s, want 10.000 (6 s and the 4 s try)", tc.Time)
+	}
+}

@@ -268,6 +268,9 @@ type Attempt struct {
 	Error      string  `json:"error,omitempty"`
 	ExitCode   int     `json:"exit_code"`
 	CostUSD    float64 `json:"cost_usd"`
+	// DurationMS is how long the try ran: the turn's own duration_ms is
+	// its last try's.
+	DurationMS int64 `json:"duration_ms,omitempty"`
 }
 
 // Turn is one turn's record.
