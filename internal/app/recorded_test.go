@@ -209,3 +209,27 @@ func TestRecordedEscapeAndOverCall(t *testing.T) {
 		t.Errorf("over-calls counted %d; the summary must name them", s.run.Outcome.OverCalls)
 	}
 }
+
+// The error that stopped a run may quote a CLI's stderr: `report` prints
+// it on the terminal without its escape sequences.
+func TestReportCleansTheRunsError(t *testing.T) {
+	dir := testenv.CopyOfRun(t, "decay")
+	r, err := record.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Error = "judge: claude exited 1: \x1b]0;PWNED\x07\r\x1b[2Kall good \u202eliaf"
+	if err := record.WriteJSON(filepath.Join(dir, "run.json"), r); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	Main(t.Context(), []string{"vibe-test", "report", dir}, IO{Env: os.Environ(), Stdout: &stdout, Stderr: &stderr})
+	if !strings.Contains(stderr.String(), "the run stopped with an error: judge: claude exited 1") {
+		t.Fatalf("the error is not printed:\n%s", stderr.String())
+	}
+	for _, bad := range []string{"\x1b", "\x07", "\r", "\u202e"} {
+		if strings.Contains(stderr.String(), bad) {
+			t.Errorf("stderr carries %q: %q", bad, stderr.String())
+		}
+	}
+}

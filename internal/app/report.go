@@ -10,6 +10,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/report"
+	"github.com/vibe-test/vibe-test/internal/term"
 )
 
 // ReportOptions are `vibe-test report`'s.
@@ -52,7 +53,9 @@ func runReport(_ context.Context, o ReportOptions, stdio IO) error {
 	}
 	report.Redecide(r)
 	if r.Error != "" {
-		fmt.Fprintf(stdio.Stderr, "vibe-test: the run stopped with an error: %s\n", r.Error)
+		// It may quote a CLI's stderr: no escape sequence reaches the
+		// terminal.
+		fmt.Fprintf(stdio.Stderr, "vibe-test: the run stopped with an error: %s\n", term.Line(r.Error))
 	}
 	if err := o.Output.show(dir, r, stdio); err != nil {
 		return exit.With(exit.Tool, err)

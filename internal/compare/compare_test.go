@@ -116,3 +116,36 @@ func TestTasksThatDifferAreWarned(t *testing.T) {
 		t.Error("the same tasks: warned")
 	}
 }
+
+// The run folders' names are printed as other text from outside is: an
+// escape sequence in one (a folder named by a script, say) never reaches
+// the terminal, nor in the cannot-decide line that names them.
+func TestWriteStripsEscapesFromFolderNames(t *testing.T) {
+	parent := t.TempDir()
+	named := func(recorded, name string) string {
+		dir := filepath.Join(parent, name)
+		if err := os.CopyFS(dir, os.DirFS(testenv.RecordedRun(t, recorded))); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	base := named("held", "base\x1b]0;PWNED\x07")
+	cand := named("decay", "cand\r\x1b[2K\u202e")
+	runs, err := Load([]string{base, cand})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmp := Runs(runs[:1], runs[1], 0.05)
+	cmp.Undecided = "the runs measure different skills (" + base + ")" // as runs.go words it
+	var b strings.Builder
+	cmp.Write(&b)
+	out := b.String()
+	for _, bad := range []string{"\x1b", "\x07", "\r", "\u202e"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("compare output carries %q:\n%q", bad, out)
+		}
+	}
+	if !strings.Contains(out, "base]0;PWNED") {
+		t.Errorf("the folder's printable name should stay:\n%s", out)
+	}
+}

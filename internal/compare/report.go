@@ -22,7 +22,8 @@ func (cmp *Comparison) Failures() []string {
 
 // Write prints the runs, the table of measures and the verdict.
 func (cmp *Comparison) Write(w io.Writer) {
-	fmt.Fprintf(w, "Compare: candidate %s against %s\n", cmp.Candidate.Dir, plural(len(cmp.Bases), "base run", "base runs"))
+	// The folders' names are printed as the other text from outside is.
+	fmt.Fprintf(w, "Compare: candidate %s against %s\n", term.Line(cmp.Candidate.Dir), plural(len(cmp.Bases), "base run", "base runs"))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	line := func(role string, r Sample) {
 		total := r.Units[Total]
@@ -35,7 +36,7 @@ func (cmp *Comparison) Write(w io.Writer) {
 			mean = fmt.Sprintf("%.3f", sum/float64(len(total)))
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\tskill %s\t%s scored\tmean total %s\n",
-			role, r.Dir, term.Line(r.Run.Skill.Name), short(r.Run.Skill.Hash), plural(len(total), "conversation", "conversations"), mean)
+			role, term.Line(r.Dir), term.Line(r.Run.Skill.Name), short(r.Run.Skill.Hash), plural(len(total), "conversation", "conversations"), mean)
 	}
 	for _, b := range cmp.Bases {
 		line("base", b)
@@ -81,7 +82,7 @@ func (cmp *Comparison) Write(w io.Writer) {
 	fmt.Fprintln(w)
 	switch {
 	case cmp.Undecided != "":
-		fmt.Fprintf(w, "CANNOT DECIDE: %s.\n", cmp.Undecided)
+		fmt.Fprintf(w, "CANNOT DECIDE: %s.\n", term.Line(cmp.Undecided))
 	case !cmp.Result.Reject:
 		fmt.Fprintln(w, "ACCEPT: no measure dropped significantly. This is not proof of no change: a small real drop can hide in the noise of this many conversations.")
 	default:

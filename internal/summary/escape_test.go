@@ -3,6 +3,8 @@ package summary
 import (
 	"strings"
 	"testing"
+
+	"github.com/vibe-test/vibe-test/internal/record"
 )
 
 // Escape sequences planted in a judge reason, an error, a note and the
@@ -19,11 +21,20 @@ func TestSummaryStripsTerminalEscapes(t *testing.T) {
 			v.EscapeReason = "memory\x1b]52;c;cm0gLXJmIH4=\x07\u009b2K"
 		}
 	}
-	r.Outcome.Notes = append(r.Outcome.Notes, "note\x1b]0;x\x1b\\")
+	r.Outcome.Notes = append(r.Outcome.Notes, "note\x1b]0;x\x1b\\ \u202eliaf\u202c")
 	r.Outcome.Sentence += "\r\x1b[2K"
+	// The alerts under a conversation: a model change, a set-up problem
+	// quoting a failed Bash call's output, a hook's name and outcome.
+	c.ModelChange = "model change \x1b]0;PWNED\x07\r\x1b[2K"
+	base := &c.Turns[0]
+	base.Verdict.SetupProblem = "set-up problem: census.sh failed: Exit code 3 \x1b]0;PWNED\x07\x1b[2Kfine"
+	base.Hooks = []record.Hook{{Name: "PreToolUse:Bash\x1b]0;PWNED\x07", Outcome: "error\x1b[31m", ExitCode: 2}}
 	for _, styled := range []bool{false, true} {
 		out := summary(r, styled)
-		for _, bad := range []string{"\x1b]", "\x07", "\r", "\x1b[2K", "\u009b", "\x1b\\"} {
+		if !strings.Contains(out, "census.sh failed") || !strings.Contains(out, "PreToolUse:Bash]0;PWNED") || !strings.Contains(out, "MODEL CHANGED") {
+			t.Fatalf("styled=%v: the alerts are not in the summary:\n%s", styled, out)
+		}
+		for _, bad := range []string{"\x1b]", "\x07", "\r", "\x1b[2K", "\x1b[31m", "\u009b", "\x1b\\", "\u202e"} {
 			if strings.Contains(out, bad) {
 				t.Errorf("styled=%v: summary carries %q:\n%q", styled, bad, out)
 			}

@@ -66,18 +66,18 @@ func Summary(w io.Writer, r *record.Run, styled bool) {
 	if r.GateBypassed {
 		b.WriteString(paint(red, "!! "+BypassBanner) + "\n")
 	}
+	// Text from the skill, the CLI, the judge or a tool goes through
+	// term.Line: it may carry escape sequences.
+	clean := term.Line
 	for i := range r.Conversations {
 		if c := &r.Conversations[i]; c.ModelChange != "" {
-			b.WriteString(paint(red, fmt.Sprintf("!! MODEL CHANGED in conversation %d: %s (%s)", c.Index, c.ModelChange, Confound)) + "\n")
+			b.WriteString(paint(red, fmt.Sprintf("!! MODEL CHANGED in conversation %d: %s (%s)", c.Index, clean(c.ModelChange), Confound)) + "\n")
 		}
 	}
 	dot, arrow := "·", "→"
 	if !styled {
 		dot, arrow = "-", "->" // logs and pipes stay ASCII
 	}
-	// Text from the skill, the CLI, the judge or a tool goes through
-	// term.Line: it may carry escape sequences.
-	clean := term.Line
 	fmt.Fprintf(&b, "%s  %s %s %s %s status %s\n", paint(bold, "vibe-test"), clean(r.Skill.Name), dot, Count(len(r.Conversations), "conversation"), dot, r.Status)
 	if r.Versions.ClaudeMismatch {
 		fmt.Fprintf(&b, "warning: claude %s differs from the version the parser was verified on (%s)\n", clean(r.Versions.Claude), r.Versions.ClaudeVerified)
@@ -122,7 +122,9 @@ func Summary(w io.Writer, r *record.Run, styled bool) {
 			fmt.Fprintf(&b, "  %s\n", clean(c.Error))
 		}
 		for _, a := range convAlerts(c) {
-			b.WriteString("  " + paint(red, a) + "\n")
+			// A set-up problem quotes a tool's output; a hook's name and
+			// outcome are the CLI's.
+			b.WriteString("  " + paint(red, clean(a)) + "\n")
 		}
 		for _, rw := range c.Rewinds {
 			fmt.Fprintf(&b, "  note: turn %d ran again (%s); the session was cut back to the end of turn %d first (%d lines, %d bytes of the stopped try), so the model saw its prompt once\n",

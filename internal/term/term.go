@@ -10,10 +10,12 @@ import (
 	"unicode/utf8"
 )
 
-// Clean drops C0 control characters (except newline and tab), DEL and C1
-// control characters (U+0080 to U+009F), and replaces bytes that are not
-// UTF-8 with U+FFFD, so a raw 0x9b (an 8-bit CSI to some terminals) cannot
-// pass either. Text without any of them is returned as it is.
+// Clean drops C0 control characters (except newline and tab), DEL, C1
+// control characters (U+0080 to U+009F) and the bidirectional formatting
+// characters (U+202E turns "fail" printed after it into "liaf", and can make
+// a line read as something it is not), and replaces bytes that are not UTF-8
+// with U+FFFD, so a raw 0x9b (an 8-bit CSI to some terminals) cannot pass
+// either. Text without any of them is returned as it is.
 func Clean(s string) string {
 	if !needsCleaning(s) {
 		return s
@@ -48,8 +50,17 @@ func control(r rune) bool {
 		return true
 	case r >= 0x80 && r <= 0x9f:
 		return true
+	case bidi(r):
+		return true
 	}
 	return false
+}
+
+// bidi says whether r is a bidirectional formatting character: the Arabic
+// letter mark, the left-to-right and right-to-left marks, the embeddings
+// and overrides (U+202A to U+202E) and the isolates (U+2066 to U+2069).
+func bidi(r rune) bool {
+	return r == 0x061c || r == 0x200e || r == 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
 }
 
 func needsCleaning(s string) bool {

@@ -14,6 +14,9 @@ func TestClean(t *testing.T) {
 		{"C1 OSC as rune", "a\u009d0;t\u009cb", "a0;tb"},
 		{"raw 8-bit CSI byte", "a\x9b2Kb", "a\ufffd2Kb"},
 		{"NUL, DEL, backspace", "a\x00b\x7fc\bd", "abcd"},
+		{"bidi override", "held \u202eliaf\u202c.", "held liaf."},
+		{"bidi isolates and marks", "a\u2066b\u2069c\u200fd\u200ee\u061cf", "abcdef"},
+		{"other format characters kept", "zero\u200bwidth", "zero\u200bwidth"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := Clean(tc.in); got != tc.want {
