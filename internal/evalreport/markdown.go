@@ -2,10 +2,9 @@ package evalreport
 
 import (
 	"fmt"
+	"github.com/vibe-test/vibe-test/internal/mdtext"
 	"io"
 	"strings"
-
-	"github.com/vibe-test/vibe-test/internal/term"
 )
 
 // Markdown writes the eval as GitHub-flavoured Markdown (for
@@ -101,24 +100,6 @@ func mdTable(b *strings.Builder, v *View, title string, rows []Row, holdout bool
 	b.WriteString("\n\n")
 }
 
-// md makes text safe in Markdown, on one line.
-func md(s string) string {
-	s = term.Line(s)
-	var b strings.Builder
-	for _, r := range s {
-		switch r {
-		case '&':
-			b.WriteString("&amp;")
-		case '<':
-			b.WriteString("&lt;")
-		case '>':
-			b.WriteString("&gt;")
-		case '\\', '`', '*', '_', '{', '}', '[', ']', '(', ')', '#', '+', '!', '|', '~', '$', '@':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
+// md makes text safe in Markdown, on one line (mdtext.Escape: the run
+// summary's escaping, autolinks included).
+func md(s string) string { return mdtext.Escape(s) }

@@ -296,6 +296,11 @@ func TestMarkdownEscapes(t *testing.T) {
 	if got := md("a|b <i>*x*</i>"); got != `a\|b &lt;i&gt;\*x\*&lt;/i&gt;` {
 		t.Errorf("md = %q", got)
 	}
+	// A URL in a case set's goal is no autolink (the run summary's
+	// escaping, mdtext.Escape).
+	if got := md("see https://evil.example"); got != `see https\://evil\.example` {
+		t.Errorf("md = %q", got)
+	}
 }
 
 // Under the seed rule the decision shows each measure's margin (it has no

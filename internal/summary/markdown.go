@@ -2,6 +2,7 @@ package summary
 
 import (
 	"fmt"
+	"github.com/vibe-test/vibe-test/internal/mdtext"
 	"io"
 	"math"
 	"strings"
@@ -10,7 +11,6 @@ import (
 	"github.com/vibe-test/vibe-test/internal/jail"
 	"github.com/vibe-test/vibe-test/internal/record"
 	statpkg "github.com/vibe-test/vibe-test/internal/stats"
-	"github.com/vibe-test/vibe-test/internal/term"
 )
 
 // MarkdownEntry is one skill's run for Markdown: Name is what its row
@@ -207,32 +207,5 @@ func armWords(a statpkg.ArmSummary) string {
 	return fmt.Sprintf("%d of %d probes passed (%s)", a.Passed, a.Probes, Percent(float64(a.Passed)/float64(a.Probes)))
 }
 
-// md makes text safe inside a Markdown line or table cell: control
-// characters go (newlines and tabs become spaces, so the text stays on its
-// line and in its cell), &, < and > become entities (no HTML gets through),
-// and the punctuation Markdown gives meaning to is backslash-escaped (no
-// emphasis, link, image, code span, heading, list, table pipe, inline maths
-// or autolink can be made of it; GitHub's docs give \$ for a literal
-// dollar). CommonMark lets any ASCII punctuation be escaped, so the
-// rendered text reads as written. Quotes and = are left alone: without
-// HTML they mean nothing, and no escaped text starts a line.
-func md(s string) string {
-	s = term.Line(s)
-	var b strings.Builder
-	for _, r := range s {
-		switch r {
-		case '&':
-			b.WriteString("&amp;")
-		case '<':
-			b.WriteString("&lt;")
-		case '>':
-			b.WriteString("&gt;")
-		case '\\', '`', '*', '_', '{', '}', '[', ']', '(', ')', '#', '+', '-', '.', '!', '|', '~', '$', '@', ':':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
+// md makes text safe inside a Markdown line or table cell (mdtext.Escape).
+func md(s string) string { return mdtext.Escape(s) }
