@@ -1,7 +1,8 @@
 // Package redact keeps secrets out of everything vibe-test saves or prints:
 // the values of the credential variables, of every --pass-env variable and
 // of every variable of the author's environment whose name looks secret,
-// and strings shaped like API keys or tokens wherever they appear.
+// and strings shaped like API keys or tokens, and URLs' passwords, wherever
+// they appear.
 package redact
 
 import (
@@ -27,6 +28,14 @@ var keyShapes = regexp.MustCompile(`sk-ant-[A-Za-z0-9_\-]{8,}|sk-[A-Za-z0-9_\-]{
 // awsSecret is an AWS secret access key: 40 base64 characters, recognised
 // by the name before it (alone they look like any other text).
 var awsSecret = regexp.MustCompile(`(?i)(aws_?secret_?access_?key["']?\s*[=:]\s*["']?)[A-Za-z0-9/+]{40}`)
+
+// urlPassword is the password of a URL written with one
+// (scheme://user:password@host), wherever it appears: a tool's output (git
+// remote -v, a connection string in a config file) carries URLs that no
+// variable of the author's environment named. The password may hold ':'
+// (RFC 3986 userinfo); it ends at the '@', and never spans a '/', '?', '#',
+// white space, a quote or a backslash (a JSON escape).
+var urlPassword = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.\-]*://[^\s/?#@:"'\\]*:)[^\s/?#@"'\\]+(@)`)
 
 // secretName matches variable names whose values are treated as secrets.
 var secretName = regexp.MustCompile(`KEY|TOKEN|SECRET|PASSW|PASS|PWD|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|SIGNATURE|CERT|API`)
@@ -185,6 +194,9 @@ func (r *Redactor) String(s string) string {
 	}
 	if mayHoldAWSSecret(s) {
 		s = awsSecret.ReplaceAllString(s, "${1}"+Mask)
+	}
+	if i := strings.Index(s, "://"); i >= 0 && strings.IndexByte(s[i:], '@') >= 0 {
+		s = urlPassword.ReplaceAllString(s, "${1}"+Mask+"${2}")
 	}
 	if mayHoldKeyShape(s) {
 		s = keyShapes.ReplaceAllString(s, Mask)

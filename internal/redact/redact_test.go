@@ -108,6 +108,7 @@ func reference(r *Redactor, s string) string {
 		s = strings.ReplaceAll(s, v, Mask)
 	}
 	s = awsSecret.ReplaceAllString(s, "${1}"+Mask)
+	s = urlPassword.ReplaceAllString(s, "${1}"+Mask+"${2}")
 	return keyShapes.ReplaceAllString(s, Mask)
 }
 
@@ -127,6 +128,7 @@ func FuzzStringMatchesRegexps(f *testing.F) {
 		`-----BEGIN RSA PRIVATE KEY-----\nMIIabc\n-----END RSA PRIVATE KEY-----`,
 		"aws_secret_access_key = " + aws40, "AWS_SECRET_ACCESS_KEY: '" + aws40 + "'",
 		"AwSSecretAccessKey=" + aws40, "aw\u017f_secret_access_key=" + aws40,
+		"origin\thttps://ci-bot:ghs9Xq2LmPw7Rt@git.example.com/app.git (fetch)",
 	} {
 		f.Add(`{"text":"before ` + key + ` after"}`)
 	}
@@ -138,4 +140,23 @@ func FuzzStringMatchesRegexps(f *testing.F) {
 			t.Errorf("String(%q) = %q, the regexps alone give %q", s, got, want)
 		}
 	})
+}
+
+// A URL's password is masked wherever it appears, not only where a
+// variable of the author's environment held it: `git remote -v` in a
+// tool's output, a connection string in a file the agent read.
+func TestURLPasswordsInAnyText(t *testing.T) {
+	r := New()
+	for in, want := range map[string]string{
+		"origin\thttps://ci-bot:ghs9Xq2LmPw7Rt@git.example.com/app.git (fetch)": "origin\thttps://ci-bot:" + Mask + "@git.example.com/app.git (fetch)",
+		`{"content":"DATABASE=postgres://admin:Sup3r:S3cret@db:5432/app"}`:      `{"content":"DATABASE=postgres://admin:` + Mask + `@db:5432/app"}`,
+		"redis://:onlyapassword@cache":                                          "redis://:" + Mask + "@cache",
+		// No password: kept.
+		"ssh://git@github.com/a/b and https://docs.example.com/a@b": "ssh://git@github.com/a/b and https://docs.example.com/a@b",
+		"http://127.0.0.1:8080/v1/messages, mail a@b.example":       "http://127.0.0.1:8080/v1/messages, mail a@b.example",
+	} {
+		if got := r.String(in); got != want {
+			t.Errorf("String(%q)\n = %q\nwant %q", in, got, want)
+		}
+	}
 }
