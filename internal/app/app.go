@@ -177,7 +177,7 @@ func newApp(stdio IO, ch *chosen) *cli.App {
 			},
 			{
 				Name:      "compare",
-				Usage:     "accept or reject a new skill version: does the candidate run score lower than the base runs, conversation by conversation, on the total or any shared criterion (Welch's test, alpha split over the measures)",
+				Usage:     "accept or reject a new skill version: does the candidate run score lower than the base runs, conversation by conversation, on the total or any shared criterion (a permutation test of which run each conversation came from, adjusted over the measures by maxT)",
 				ArgsUsage: "BASE_RUN [BASE_RUN2 ...] CANDIDATE_RUN",
 				Flags:     compareFlags(),
 				Action:    bind(ch, stdio, compareOptions, runCompare),
