@@ -16,17 +16,18 @@ func agentLine(r *record.Run) string {
 		return "" // a run recorded before either was
 	}
 	model := r.Config.Model
-	if model == "" {
-		model = "the CLI's default (not pinned)"
-	}
-	switch r.Config.ModelSource {
-	case "cli-default":
+	switch {
+	case model == "":
+		// The run's first session never said which model its CLI chose
+		// (no turn ran, or none got an answer): nothing was pinned.
+		model = "the CLI's default (not pinned: no turn reported it)"
+	case r.Config.ModelSource == "cli-default":
 		if r.Config.Agent != "" {
 			model += " (vibe-test's default for " + r.Config.Agent + ", pinned for the run)"
 		} else {
 			model += " (the CLI's default, pinned for the run)"
 		}
-	case "config":
+	case r.Config.ModelSource == "config":
 		model += " (from vibe-test.yaml)"
 	}
 	if r.Config.ModelAsked != "" {

@@ -1,6 +1,9 @@
 package summary
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // A share below 1 never prints as 100%, nor one above 0 as 0%: 299 of 300
 // with a Wilson interval of 98%-99.9% printed "100% (98%-100%)".
@@ -12,5 +15,20 @@ func TestPercentNeverRoundsToTheEnds(t *testing.T) {
 		if got := Percent(tc.x); got != tc.want {
 			t.Errorf("Percent(%v) = %s, want %s", tc.x, got, tc.want)
 		}
+	}
+}
+
+// A run whose first session never reported the model its CLI chose
+// pinned none: the agent line says so, and not also that it was pinned.
+func TestAgentLineUnresolvedModel(t *testing.T) {
+	r := decayRun()
+	r.Config.Model, r.Config.ModelSource, r.Config.Agent = "", "cli-default", ""
+	line := agentLine(r)
+	if !strings.Contains(line, "not pinned") || strings.Contains(line, "pinned for the run") {
+		t.Errorf("agent line: %s", line)
+	}
+	r.Config.Model = "claude-opus-5-5"
+	if line := agentLine(r); !strings.Contains(line, "claude-opus-5-5 (the CLI's default, pinned for the run)") {
+		t.Errorf("agent line: %s", line)
 	}
 }
