@@ -274,8 +274,8 @@ func (s *Set) loadSetFile() error {
 		return err
 	}
 	var f setFile
-	if err := yaml.UnmarshalWithOptions(b, &f, yaml.Strict()); err != nil {
-		return yamlerr.Format(s.Path, 0, err)
+	if err := yamlerr.Strict(s.Path, b, &f); err != nil {
+		return err
 	}
 	s.src, s.Hash = b, hashOf(b)
 	s.ast, _ = parser.ParseBytes(b, 0)
@@ -425,8 +425,8 @@ func loadCase(dir, id string, holdout bool) (*Case, error) {
 		return nil, err
 	}
 	var f caseFile
-	if err := yaml.UnmarshalWithOptions(b, &f, yaml.Strict()); err != nil {
-		return nil, yamlerr.Format(path, 0, err)
+	if err := yamlerr.Strict(path, b, &f); err != nil {
+		return nil, err
 	}
 	c.src = b
 	c.ast, _ = parser.ParseBytes(b, 0)

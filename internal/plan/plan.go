@@ -218,8 +218,8 @@ func LoadConfig(path string) (*Config, error) {
 		return nil, err
 	}
 	var c Config
-	if err := yaml.UnmarshalWithOptions(b, &c, yaml.Strict()); err != nil {
-		return nil, yamlerr.Format(path, 0, err)
+	if err := yamlerr.Strict(path, b, &c); err != nil {
+		return nil, err
 	}
 	if err := c.validate(path, b); err != nil {
 		return nil, err
