@@ -145,11 +145,12 @@ func OlderThan(v, than string) bool {
 // jail when there is one, measured: see cpuMeter), its environment and
 // folder, in its own session so a stop reaches its helpers too.
 func (inv Invocation) command() *exec.Cmd {
-	name, args := inv.Binary, inv.Args
+	name, args, env := inv.Binary, inv.Args, inv.Env
 	if inv.Jail != nil {
+		env = inv.Jail.Environ(env)
 		name, args = inv.Jail.Measured(inv.Binary, inv.Args)
 	}
-	return proc.Command(name, args, inv.Env, inv.Dir)
+	return proc.Command(name, args, env, inv.Dir)
 }
 
 // grace is how long a stopped process gets between SIGTERM and SIGKILL.

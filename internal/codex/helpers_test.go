@@ -112,8 +112,9 @@ func testJail(t testing.TB, bin string) jail.Spec {
 	home, _ := os.UserHomeDir()
 	wd, _ := os.Getwd()
 	return jail.Spec{
-		Bwrap:  bwrap,
-		Hide:   jail.HideList(home, os.Getenv("TMPDIR"), wd, os.TempDir()),
-		Expose: jail.ExposeList(bin, os.Getenv("PATH")),
+		Bwrap:   bwrap,
+		Hide:    jail.HideList(home, os.Getenv("TMPDIR"), wd, os.TempDir()),
+		CLIRoot: jail.CLIRootOf(bin),
+		Expose:  jail.ExposeList(os.Getenv("PATH")),
 	}
 }

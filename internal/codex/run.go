@@ -83,11 +83,12 @@ func run(ctx context.Context, inv Invocation) (Outcome, error) {
 // own session (no controlling terminal, its own process group; Pdeathsig
 // kills it if vibe-test dies without stopping it).
 func (inv Invocation) command() *exec.Cmd {
-	name, args := inv.Binary, inv.Args
+	name, args, env := inv.Binary, inv.Args, inv.Env
 	if inv.Jail != nil {
+		env = inv.Jail.Environ(env)
 		name, args = inv.Jail.Command(inv.Binary, inv.Args)
 	}
-	return proc.Command(name, args, inv.Env, inv.Dir)
+	return proc.Command(name, args, env, inv.Dir)
 }
 
 func (inv Invocation) grace() time.Duration {

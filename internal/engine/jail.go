@@ -76,7 +76,8 @@ func JailSpec(kind string, env []string, binary string, hermetic bool, authorCon
 	return &jail.Spec{
 		Bwrap:    jail.Find(EnvValue(env, "PATH")),
 		Hide:     jail.HideList(home, EnvValue(env, "TMPDIR"), named...),
-		Expose:   jail.ExposeList(binary, EnvValue(env, "PATH")),
+		CLIRoot:  jail.CLIRootOf(binary),
+		Expose:   jail.ExposeList(EnvValue(env, "PATH")),
 		ReadOnly: readOnly,
 	}
 }

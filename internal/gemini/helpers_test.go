@@ -65,7 +65,7 @@ func jailFor(t testing.TB, bin string, d cliDirs) *jail.Spec {
 	}
 	home, _ := os.UserHomeDir()
 	wd, _ := os.Getwd()
-	base := jail.Spec{Bwrap: bw, Hide: jail.HideList(home, os.Getenv("TMPDIR"), wd, os.TempDir()), Expose: jail.ExposeList(bin, path)}
+	base := jail.Spec{Bwrap: bw, Hide: jail.HideList(home, os.Getenv("TMPDIR"), wd, os.TempDir()), CLIRoot: jail.CLIRootOf(bin), Expose: jail.ExposeList(path)}
 	j := base.With(d.tmp, d.work, []string{d.work, d.home}, nil)
 	return &j
 }

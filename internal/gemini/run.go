@@ -61,11 +61,12 @@ type invocation struct {
 }
 
 func (inv invocation) command() *exec.Cmd {
-	name, args := inv.binary, inv.args
+	name, args, env := inv.binary, inv.args, inv.env
 	if inv.jail != nil {
+		env = inv.jail.Environ(env)
 		name, args = inv.jail.Command(inv.binary, inv.args)
 	}
-	return proc.Command(name, args, inv.env, inv.dir)
+	return proc.Command(name, args, env, inv.dir)
 }
 
 func (inv invocation) graceOr() time.Duration {

@@ -2,7 +2,6 @@ package jail
 
 import (
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -29,12 +28,8 @@ const cpuScript = `"$@" 3>&-; s=$?; times >&3; exit $s`
 // Here /bin/sh, inside the jail, runs the command, waits for it and writes
 // its CPU time to fd CPUFD (read it with ParseCPU).
 func (s Spec) Measured(binary string, args []string) (string, []string) {
-	// The CLI by its real path, as Command runs it: a link to it may sit
-	// in a hidden folder.
-	if real, err := filepath.EvalSymlinks(binary); err == nil && filepath.IsAbs(binary) {
-		binary = real
-	}
-	return s.Command("/bin/sh", append([]string{"-c", cpuScript, "sh", binary}, args...))
+	// The CLI by the path Command runs it from.
+	return s.Command("/bin/sh", append([]string{"-c", cpuScript, "sh", s.inside(binary)}, args...))
 }
 
 // clockRE is one time of `times`: "0m1.230000s" (dash), "0m1.230s"

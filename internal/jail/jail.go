@@ -10,6 +10,8 @@
 //     the temp dirs, /run, /mnt, /media and the folders the run names (run
 //     folder, skill, config, cache, vibe-test's working folder) replaced by
 //     empty in-memory folders;
+//   - the CLI's own install read-only at CLIMount, a neutral path it runs
+//     from (where it lives on the host may name the experiment);
 //   - its own sandbox (and its config dir) read-write at the same path, so
 //     sessions and resume work in and out of the jail alike;
 //   - a private /tmp: the conversation's own folder, removed with the
@@ -47,10 +49,24 @@ const (
 	None       = "none"       // claude ran directly: the agent saw what the user sees
 )
 
+// CLIMount is where the jail shows the agent CLI's install (Spec.CLIRoot),
+// and the CLI runs from: a neutral path, so that neither the agent's argv
+// and PATH nor a listing of a hidden folder shows where the install lives
+// on the host (a clone of vibe-test keeps its pinned CLIs in
+// vibe-test/tools/node_modules, and nothing the agent sees may name the
+// experiment). It ends in node_modules, as node's module lookup needs. /tmp
+// is writable in every jail, so bwrap can make the mount point there.
+const CLIMount = "/tmp/.cli/node_modules"
+
 // Spec is one jailed process's view of the file system. Paths are absolute
-// and the same inside and outside the jail.
+// and the same inside and outside the jail, but for the CLI's install
+// (CLIRoot, shown at CLIMount).
 type Spec struct {
 	Bwrap string // the bwrap binary
+	// CLIRoot is the host folder of the CLI's install (CLIRootOf), mounted
+	// read-only at CLIMount; "" runs the CLI from its own path (a system
+	// install, visible anyway).
+	CLIRoot string
 	// Hide are folders replaced by an empty tmpfs (home, temp dirs, the run
 	// folder); missing ones are skipped.
 	Hide []string
@@ -108,6 +124,9 @@ func (s Spec) Command(binary string, args []string) (string, []string) {
 		a = append(a, "--tmpfs", "/tmp")
 	}
 	a = append(a, "--setenv", "TMPDIR", "/tmp")
+	if s.CLIRoot != "" {
+		a = append(a, "--ro-bind", s.CLIRoot, CLIMount)
+	}
 	for _, p := range s.Expose {
 		if exists(p) {
 			a = append(a, "--ro-bind", p, p)
@@ -126,12 +145,43 @@ func (s Spec) Command(binary string, args []string) (string, []string) {
 	if s.Dir != "" {
 		a = append(a, "--chdir", s.Dir)
 	}
-	// The CLI by its real path: a link to it may sit in a hidden folder.
+	a = append(a, "--", s.inside(binary))
+	return s.Bwrap, append(a, args...)
+}
+
+// inside is the path binary runs from in the jail: its real path (a link
+// to it may sit in a hidden folder), at CLIMount when it is in CLIRoot.
+func (s Spec) inside(binary string) string {
 	if real, err := filepath.EvalSymlinks(binary); err == nil && filepath.IsAbs(binary) {
 		binary = real
 	}
-	a = append(a, "--", binary)
-	return s.Bwrap, append(a, args...)
+	if s.CLIRoot != "" && strings.HasPrefix(binary, s.CLIRoot+"/") {
+		return CLIMount + strings.TrimPrefix(binary, s.CLIRoot)
+	}
+	return binary
+}
+
+// Environ is env for a process in the jail: PATH's folders in CLIRoot (a
+// pinned install's node_modules/.bin) are named at CLIMount.
+func (s Spec) Environ(env []string) []string {
+	if s.CLIRoot == "" {
+		return env
+	}
+	out := slices.Clone(env)
+	for i, kv := range out {
+		path, ok := strings.CutPrefix(kv, "PATH=")
+		if !ok {
+			continue
+		}
+		dirs := filepath.SplitList(path)
+		for k, d := range dirs {
+			if d == s.CLIRoot || strings.HasPrefix(d, s.CLIRoot+"/") {
+				dirs[k] = CLIMount + strings.TrimPrefix(d, s.CLIRoot)
+			}
+		}
+		out[i] = "PATH=" + strings.Join(dirs, string(filepath.ListSeparator))
+	}
+	return out
 }
 
 // systemDirs are never hidden, nor any folder above them: the jail needs a
@@ -181,15 +231,25 @@ func isSystem(p string) bool {
 	return false
 }
 
-// ExposeList is what the jail needs back from hidden folders: the CLI's
-// install (its node_modules, or its folder) and node, when they live in a
-// home or a project folder, and the target of /etc/resolv.conf (often under
-// /run) so the real API's host name resolves.
-func ExposeList(claudeBinary string, path string) []string {
-	var out []string
-	if real, err := filepath.EvalSymlinks(claudeBinary); err == nil {
-		out = append(out, installRoot(real))
+// CLIRootOf is Spec.CLIRoot for a CLI binary: its install (its outermost
+// node_modules, or its folder), or "" for one in a system folder.
+func CLIRootOf(binary string) string {
+	real, err := filepath.EvalSymlinks(binary)
+	if err != nil {
+		return ""
 	}
+	if root := installRoot(real); root != "/" && !isSystem(root) {
+		return root
+	}
+	return ""
+}
+
+// ExposeList is what the jail needs back from hidden folders: node, when it
+// lives in a home or a project folder, and the target of /etc/resolv.conf
+// (often under /run) so the real API's host name resolves. (The CLI's own
+// install is Spec.CLIRoot.)
+func ExposeList(path string) []string {
+	var out []string
 	for _, dir := range filepath.SplitList(path) {
 		if node := filepath.Join(dir, "node"); exists(node) {
 			if real, err := filepath.EvalSymlinks(node); err == nil {

@@ -237,3 +237,45 @@ func BenchmarkStart(b *testing.B) {
 		}
 	}
 }
+
+// A CLI installed in a clone of vibe-test (vibe-test/tools/node_modules)
+// runs from CLIMount: its argv, PATH and a listing of the hidden folder
+// above its install never name the folder it lives in on the host.
+func TestCLIRunsFromTheNeutralMount(t *testing.T) {
+	b := bwrap(t)
+	host := filepath.Join(t.TempDir(), "vibe-test")
+	root := filepath.Join(host, "tools", "node_modules")
+	bin := filepath.Join(root, ".bin")
+	if err := os.MkdirAll(filepath.Join(root, "tool", "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := "#!/bin/sh\necho \"argv0=$0\"\necho \"path=$PATH\"\nls -a " + filepath.Dir(host) + " 2>&1\ntrue\n"
+	if err := os.WriteFile(filepath.Join(root, "tool", "bin", "tool"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../tool/bin/tool", filepath.Join(bin, "tool")); err != nil {
+		t.Fatal(err)
+	}
+	s := Spec{Bwrap: b, CLIRoot: CLIRootOf(filepath.Join(bin, "tool")), Hide: HideList(os.Getenv("HOME"), os.TempDir(), host)}
+	if s.CLIRoot != root {
+		t.Fatalf("CLIRootOf = %q, want %q", s.CLIRoot, root)
+	}
+	name, args := s.Command(filepath.Join(bin, "tool"), nil)
+	cmd := exec.Command(name, args...)
+	cmd.Env = s.Environ([]string{"PATH=" + bin + ":/usr/bin:/bin"})
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"argv0=" + CLIMount + "/tool/bin/tool", "path=" + CLIMount + "/.bin:/usr/bin:/bin"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the jail's output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(string(out), "vibe-test") {
+		t.Errorf("the agent's view names the host folder:\n%s", out)
+	}
+}
