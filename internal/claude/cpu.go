@@ -18,28 +18,41 @@ import (
 // in the jail waits for it and reports (jail.Spec.Measured) on a pipe
 // passed as fd jail.CPUFD.
 type cpuMeter struct {
-	r, w *os.File // the report pipe, jailed only
+	r, w   *os.File // the report pipe, jailed only
+	jailed func()   // inv.command's started: closes the jail's options
 }
 
-// meter prepares cmd, whose command line came from inv.command, for its
-// CPU time to be read.
-func (inv Invocation) meter(cmd *exec.Cmd) (*cpuMeter, error) {
-	m := &cpuMeter{}
+// meter prepares cmd, whose command line came from inv.command (with
+// jailed, its started), for its CPU time to be read. Its started and
+// close call jailed.
+func (inv Invocation) meter(cmd *exec.Cmd, jailed func()) (*cpuMeter, error) {
+	m := &cpuMeter{jailed: jailed}
 	if inv.Jail == nil {
 		return m, nil
 	}
 	r, w, err := os.Pipe()
 	if err != nil {
+		jailed()
 		return nil, fmt.Errorf("claude CPU report pipe: %w", err)
 	}
 	m.r, m.w = r, w
-	cmd.ExtraFiles = []*os.File{w} // fd 3 = jail.CPUFD
+	// ExtraFiles[k] is descriptor 3+k: the jail's options come first.
+	if len(cmd.ExtraFiles) != jail.CPUFD-3 {
+		m.close()
+		return nil, fmt.Errorf("claude CPU report pipe: %d descriptors before it, expected %d", len(cmd.ExtraFiles), jail.CPUFD-3)
+	}
+	cmd.ExtraFiles = append(cmd.ExtraFiles, w)
 	return m, nil
 }
 
 // started closes the parent's copy of the write end (the process has its
-// own), so the read end sees EOF once the jail is gone.
+// own), so the read end sees EOF once the jail is gone, and the jail's
+// options' read end.
 func (m *cpuMeter) started() {
+	if m.jailed != nil {
+		m.jailed()
+		m.jailed = nil
+	}
 	if m.w != nil {
 		_ = m.w.Close()
 		m.w = nil

@@ -63,7 +63,14 @@ func Run(ctx context.Context, inv Invocation) (Outcome, error) {
 	}
 	defer cancel()
 
-	cmd := inv.command()
+	cmd, jailed, err := inv.command()
+	if err != nil {
+		return out, err
+	}
+	meter, err := inv.meter(cmd, jailed)
+	if err != nil {
+		return out, err
+	}
 	cmd.Stdin = nil // /dev/null: the CLI must never wait for input
 	var stderr proc.Stderr
 	cmd.Stderr = &stderr
@@ -72,11 +79,8 @@ func Run(ctx context.Context, inv Invocation) (Outcome, error) {
 	cmd.WaitDelay = 5 * time.Second
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
+		meter.close()
 		return out, fmt.Errorf("claude stdout: %w", err)
-	}
-	meter, err := inv.meter(cmd)
-	if err != nil {
-		return out, err
 	}
 	if err := cmd.Start(); err != nil {
 		meter.close()
@@ -143,14 +147,13 @@ func OlderThan(v, than string) bool {
 
 // command is the process of inv: the binary and its arguments (inside the
 // jail when there is one, measured: see cpuMeter), its environment and
-// folder, in its own session so a stop reaches its helpers too.
-func (inv Invocation) command() *exec.Cmd {
-	name, args, env := inv.Binary, inv.Args, inv.Env
+// folder, in its own session so a stop reaches its helpers too. Call
+// started once the process started or failed to (jail.Spec.Cmd).
+func (inv Invocation) command() (cmd *exec.Cmd, started func(), err error) {
 	if inv.Jail != nil {
-		env = inv.Jail.Environ(env)
-		name, args = inv.Jail.Measured(inv.Binary, inv.Args)
+		return inv.Jail.MeasuredCmd(inv.Binary, inv.Args, inv.Env, inv.Dir)
 	}
-	return proc.Command(name, args, env, inv.Dir)
+	return proc.Command(inv.Binary, inv.Args, inv.Env, inv.Dir), func() {}, nil
 }
 
 // grace is how long a stopped process gets between SIGTERM and SIGKILL.

@@ -87,10 +87,13 @@ type Session struct {
 // its first message.
 func StartSession(inv Invocation) (*Session, error) {
 	s := &Session{inv: inv, waited: make(chan struct{})}
-	cmd := inv.command()
+	cmd, jailed, err := inv.command()
+	if err != nil {
+		return nil, err
+	}
 	cmd.Stderr = &s.stderr
 	// The meter only adds the jail's CPU report pipe to cmd (ExtraFiles).
-	meter, err := inv.meter(cmd)
+	meter, err := inv.meter(cmd, jailed)
 	if err != nil {
 		return nil, err
 	}

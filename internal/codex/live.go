@@ -72,9 +72,13 @@ func (a Agent) StartLive(spec agent.TurnSpec) (agent.Live, error) {
 			}
 		}
 	}
-	cmd := inv.command()
+	cmd, started, err := inv.command()
+	if err != nil {
+		return nil, err
+	}
 	cmd.Stderr = &l.stderr
 	stdin, pr, err := proc.StartPiped(cmd, "codex", inv.Binary)
+	started()
 	if err != nil {
 		return nil, err
 	}

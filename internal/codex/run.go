@@ -43,7 +43,10 @@ func run(ctx context.Context, inv Invocation) (Outcome, error) {
 	}
 	defer cancel()
 
-	cmd := inv.command()
+	cmd, started, err := inv.command()
+	if err != nil {
+		return out, err
+	}
 	cmd.Stdin = nil // /dev/null: exec reads stdin to EOF before it starts (PROTOCOL.md §1)
 	var stderr proc.Stderr
 	cmd.Stderr = &stderr
@@ -52,9 +55,12 @@ func run(ctx context.Context, inv Invocation) (Outcome, error) {
 	cmd.WaitDelay = 5 * time.Second
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
+		started()
 		return out, fmt.Errorf("codex stdout: %w", err)
 	}
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	started()
+	if err != nil {
 		return out, fmt.Errorf("starting %s: %w", inv.Binary, err)
 	}
 
@@ -82,13 +88,12 @@ func run(ctx context.Context, inv Invocation) (Outcome, error) {
 // command is the process of inv, inside the jail when there is one, in its
 // own session (no controlling terminal, its own process group; Pdeathsig
 // kills it if vibe-test dies without stopping it).
-func (inv Invocation) command() *exec.Cmd {
-	name, args, env := inv.Binary, inv.Args, inv.Env
+// Call started once the process started or failed to (jail.Spec.Cmd).
+func (inv Invocation) command() (cmd *exec.Cmd, started func(), err error) {
 	if inv.Jail != nil {
-		env = inv.Jail.Environ(env)
-		name, args = inv.Jail.Command(inv.Binary, inv.Args)
+		return inv.Jail.Cmd(inv.Binary, inv.Args, inv.Env, inv.Dir)
 	}
-	return proc.Command(name, args, env, inv.Dir)
+	return proc.Command(inv.Binary, inv.Args, inv.Env, inv.Dir), func() {}, nil
 }
 
 func (inv Invocation) grace() time.Duration {

@@ -69,9 +69,13 @@ func (a Agent) StartLive(spec agent.TurnSpec) (agent.Live, error) {
 	}
 	l := &Live{spec: spec, inv: specInvocation(spec, LiveArgs(spec.Model)),
 		waited: make(chan struct{}), nextID: 1}
-	cmd := l.inv.command()
+	cmd, started, err := l.inv.command()
+	if err != nil {
+		return nil, err
+	}
 	cmd.Stderr = &l.stderr
 	stdin, pr, err := proc.StartPiped(cmd, "gemini", spec.Binary)
+	started()
 	if err != nil {
 		return nil, err
 	}

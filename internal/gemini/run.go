@@ -60,13 +60,13 @@ type invocation struct {
 	grace   time.Duration
 }
 
-func (inv invocation) command() *exec.Cmd {
-	name, args, env := inv.binary, inv.args, inv.env
+// command is the process of inv, in the jail when there is one. Call
+// started once it started or failed to (jail.Spec.Cmd).
+func (inv invocation) command() (cmd *exec.Cmd, started func(), err error) {
 	if inv.jail != nil {
-		env = inv.jail.Environ(env)
-		name, args = inv.jail.Command(inv.binary, inv.args)
+		return inv.jail.Cmd(inv.binary, inv.args, inv.env, inv.dir)
 	}
-	return proc.Command(name, args, env, inv.dir)
+	return proc.Command(inv.binary, inv.args, inv.env, inv.dir), func() {}, nil
 }
 
 func (inv invocation) graceOr() time.Duration {
@@ -185,7 +185,10 @@ func runProcess(ctx context.Context, inv invocation, w io.Writer) (processResult
 	var res processResult
 	runCtx, cancel := context.WithTimeout(ctx, inv.timeout)
 	defer cancel()
-	cmd := inv.command()
+	cmd, started, err := inv.command()
+	if err != nil {
+		return res, err
+	}
 	cmd.Stdin = nil // /dev/null: -p appends stdin to the prompt
 	var stderr proc.Stderr
 	cmd.Stderr = &stderr
@@ -194,9 +197,12 @@ func runProcess(ctx context.Context, inv invocation, w io.Writer) (processResult
 	cmd.WaitDelay = 5 * time.Second
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
+		started()
 		return res, fmt.Errorf("gemini stdout: %w", err)
 	}
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	started()
+	if err != nil {
 		return res, fmt.Errorf("starting %s: %w", inv.binary, err)
 	}
 	watch := proc.WatchContext(runCtx, func(done <-chan struct{}) { stop(cmd.Process.Pid, done, inv.graceOr()) })

@@ -2,6 +2,7 @@ package jail
 
 import (
 	"fmt"
+	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -9,16 +10,17 @@ import (
 )
 
 // CPUFD is the descriptor on which a Measured command reports its CPU
-// time: the caller passes the write end of a pipe as the process's fd 3
-// (exec.Cmd's ExtraFiles[0]). The command itself never sees it.
-const CPUFD = 3
+// time: the caller passes the write end of a pipe as the process's fd 4
+// (exec.Cmd's ExtraFiles[1], after the jail's options at OptsFD). The
+// command itself sees neither.
+const CPUFD = OptsFD + 1
 
 // cpuScript runs its arguments as a child of the shell, not in its place,
 // so the shell outlives the command, waits for it, and can then say what
 // it and the processes it waited for used: `times`' second line. The
 // shell's exit status is the command's (128+n when a signal ended it, as
 // bwrap reports a signalled command).
-const cpuScript = `"$@" 3>&-; s=$?; times >&3; exit $s`
+const cpuScript = `"$@" 3<&- 4>&-; s=$?; times >&4; exit $s`
 
 // Measured is Command for a binary whose CPU time the caller wants. In
 // the jail's PID namespace the command is reaped by bwrap's init, which
@@ -28,8 +30,20 @@ const cpuScript = `"$@" 3>&-; s=$?; times >&3; exit $s`
 // Here /bin/sh, inside the jail, runs the command, waits for it and writes
 // its CPU time to fd CPUFD (read it with ParseCPU).
 func (s Spec) Measured(binary string, args []string) (string, []string) {
-	// The CLI by the path Command runs it from.
-	return s.Command("/bin/sh", append([]string{"-c", cpuScript, "sh", s.inside(binary)}, args...))
+	return s.Command("/bin/sh", s.measured(binary, args))
+}
+
+// MeasuredCmd is Cmd for a binary whose CPU time the caller wants (see
+// Measured): the caller adds the report pipe's write end as
+// cmd.ExtraFiles[1], descriptor CPUFD.
+func (s Spec) MeasuredCmd(binary string, args, env []string, dir string) (*exec.Cmd, func(), error) {
+	return s.cmd("/bin/sh", s.measured(binary, args), env, dir)
+}
+
+// measured is the shell's argv that runs binary (by the path Command runs
+// it from) and reports its CPU time.
+func (s Spec) measured(binary string, args []string) []string {
+	return append([]string{"-c", cpuScript, "sh", s.inside(binary)}, args...)
 }
 
 // clockRE is one time of `times`: "0m1.230000s" (dash), "0m1.230s"

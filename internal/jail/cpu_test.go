@@ -3,7 +3,6 @@ package jail
 import (
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -12,8 +11,9 @@ import (
 )
 
 // spinEnv makes the test binary a busy command: it spins until it has used
-// the CPU time it names, then exits 7 if fd 3 is closed (the command must
-// not see the report pipe) and 8 if not.
+// the CPU time it names, then exits 7 if fds 3 and 4 hold no pipe (the
+// command must see neither the jail's options nor the report pipe) and 8
+// if not.
 const spinEnv = "JAIL_TEST_SPIN"
 
 func TestMain(m *testing.M) {
@@ -39,10 +39,12 @@ func spin(d string) int {
 			}
 		}
 	}
-	// The Go runtime may have taken fd 3 for itself (an epoll fd): only a
-	// pipe there is the report's.
-	if l, err := os.Readlink("/proc/self/fd/3"); err == nil && strings.HasPrefix(l, "pipe:") {
-		return 8
+	// The Go runtime may have taken fd 3 or 4 for itself (an epoll fd):
+	// only a pipe there is the jail's.
+	for _, fd := range []string{"3", "4"} {
+		if l, err := os.Readlink("/proc/self/fd/" + fd); err == nil && strings.HasPrefix(l, "pipe:") {
+			return 8
+		}
 	}
 	return 7
 }
@@ -69,7 +71,8 @@ func TestParseCPU(t *testing.T) {
 }
 
 // TestMeasuredReportsCPU: a jailed command's CPU reaches the caller on fd
-// 3, its exit status is its own, and it never sees fd 3 itself.
+// CPUFD, its exit status is its own, and it sees neither that pipe nor the
+// jail's options'.
 func TestMeasuredReportsCPU(t *testing.T) {
 	b := bwrap(t)
 	exe, err := os.Executable()
@@ -78,22 +81,25 @@ func TestMeasuredReportsCPU(t *testing.T) {
 	}
 	const spent = 200 * time.Millisecond
 	s := Spec{Bwrap: b, Writable: []string{filepath.Dir(exe)}}
-	name, args := s.Measured(exe, nil)
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	cmd := exec.Command(name, args...)
-	cmd.Env = []string{"PATH=/usr/bin:/bin", spinEnv + "=" + spent.String()}
-	cmd.ExtraFiles = []*os.File{w}
-	if err := cmd.Start(); err != nil {
+	cmd, started, err := s.MeasuredCmd(exe, nil, []string{"PATH=/usr/bin:/bin", spinEnv + "=" + spent.String()}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.ExtraFiles = append(cmd.ExtraFiles, w)
+	err = cmd.Start()
+	started()
+	if err != nil {
 		t.Fatal(err)
 	}
 	w.Close()
 	err = cmd.Wait()
 	if code := cmd.ProcessState.ExitCode(); code != 7 {
-		t.Errorf("exit code %d (%v), want 7: the command's own, with fd 3 closed (8: it saw the report pipe)", code, err)
+		t.Errorf("exit code %d (%v), want 7: the command's own, with fds 3 and 4 closed (8: it saw a pipe of the jail's)", code, err)
 	}
 	report, err := io.ReadAll(r)
 	if err != nil {

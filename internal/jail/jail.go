@@ -36,11 +36,13 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/vibe-test/vibe-test/internal/execpath"
+	"github.com/vibe-test/vibe-test/internal/proc"
 )
 
 // What run.json's "jail" says.
@@ -96,9 +98,53 @@ func (s Spec) With(tmp, dir string, writable, readOnly []string) Spec {
 	return c
 }
 
-// Command turns binary+args into the bwrap command line that runs it in the
-// jail.
+// OptsFD is the descriptor bwrap reads the jail's options from (--args).
+const OptsFD = 3
+
+// Cmd is the process that runs binary with args in the jail: bwrap, with
+// env (Environ) and dir, in its own session (proc.Command). bwrap reads
+// the jail's options from descriptor OptsFD (cmd.ExtraFiles[0]; one the
+// caller adds comes after it) rather than its command line, which ps and
+// /proc/1/cmdline show inside the jail (bwrap's init is its process 1):
+// there they named every folder the jail hides and binds, the run folder
+// and the CLI's install among them. Call done once the process started,
+// or failed to: it closes vibe-test's end of the options.
+func (s Spec) Cmd(binary string, args, env []string, dir string) (cmd *exec.Cmd, done func(), err error) {
+	return s.cmd(s.inside(binary), args, env, dir)
+}
+
+func (s Spec) cmd(binary string, args, env []string, dir string) (*exec.Cmd, func(), error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, nil, fmt.Errorf("the jail's options pipe: %w", err)
+	}
+	var opts bytes.Buffer
+	for _, o := range s.options() {
+		opts.WriteString(o)
+		opts.WriteByte(0)
+	}
+	// A few KiB, under a pipe's buffer; written aside all the same, so a
+	// larger set cannot block, and the write ends (EPIPE) once done has
+	// closed the read end of a process that never read it.
+	go func() {
+		_, _ = w.Write(opts.Bytes())
+		w.Close()
+	}()
+	argv := append([]string{"--args", strconv.Itoa(OptsFD), "--", binary}, args...)
+	cmd := proc.Command(s.Bwrap, argv, s.Environ(env), dir)
+	cmd.ExtraFiles = []*os.File{r}
+	return cmd, func() { r.Close() }, nil
+}
+
+// Command is the bwrap command line that runs binary with args in the
+// jail, its options on the command line: for a look at them (tests); a
+// process gets them through Cmd.
 func (s Spec) Command(binary string, args []string) (string, []string) {
+	return s.Bwrap, append(append(s.options(), "--", s.inside(binary)), args...)
+}
+
+// options are bwrap's options for the jail, in order: later mounts win.
+func (s Spec) options() []string {
 	a := []string{
 		"--ro-bind", "/", "/",
 		"--dev", "/dev",
@@ -145,8 +191,7 @@ func (s Spec) Command(binary string, args []string) (string, []string) {
 	if s.Dir != "" {
 		a = append(a, "--chdir", s.Dir)
 	}
-	a = append(a, "--", s.inside(binary))
-	return s.Bwrap, append(a, args...)
+	return a
 }
 
 // inside is the path binary runs from in the jail: its real path (a link

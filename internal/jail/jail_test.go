@@ -239,8 +239,10 @@ func BenchmarkStart(b *testing.B) {
 }
 
 // A CLI installed in a clone of vibe-test (vibe-test/tools/node_modules)
-// runs from CLIMount: its argv, PATH and a listing of the hidden folder
-// above its install never name the folder it lives in on the host.
+// runs from CLIMount: its argv, PATH, a listing of the hidden folder above
+// its install and bwrap's own command line (process 1's, which ps shows)
+// never name the folder it lives in on the host, nor a folder the jail
+// hides.
 func TestCLIRunsFromTheNeutralMount(t *testing.T) {
 	b := bwrap(t)
 	host := filepath.Join(t.TempDir(), "vibe-test")
@@ -252,30 +254,42 @@ func TestCLIRunsFromTheNeutralMount(t *testing.T) {
 	if err := os.MkdirAll(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	script := "#!/bin/sh\necho \"argv0=$0\"\necho \"path=$PATH\"\nls -a " + filepath.Dir(host) + " 2>&1\ntrue\n"
+	script := "#!/bin/sh\necho \"argv0=$0\"\necho \"path=$PATH\"\nls -a " + filepath.Dir(host) + " 2>&1\ntr '\\0' ' ' </proc/1/cmdline\n"
 	if err := os.WriteFile(filepath.Join(root, "tool", "bin", "tool"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Symlink("../tool/bin/tool", filepath.Join(bin, "tool")); err != nil {
 		t.Fatal(err)
 	}
-	s := Spec{Bwrap: b, CLIRoot: CLIRootOf(filepath.Join(bin, "tool")), Hide: HideList(os.Getenv("HOME"), os.TempDir(), host)}
+	runs := filepath.Join(filepath.Dir(host), "vibe-runs")
+	s := Spec{Bwrap: b, CLIRoot: CLIRootOf(filepath.Join(bin, "tool")), Hide: HideList(os.Getenv("HOME"), os.TempDir(), host, runs)}
 	if s.CLIRoot != root {
 		t.Fatalf("CLIRootOf = %q, want %q", s.CLIRoot, root)
 	}
-	name, args := s.Command(filepath.Join(bin, "tool"), nil)
-	cmd := exec.Command(name, args...)
-	cmd.Env = s.Environ([]string{"PATH=" + bin + ":/usr/bin:/bin"})
-	out, err := cmd.CombinedOutput()
+	cmd, started, err := s.Cmd(filepath.Join(bin, "tool"), nil, []string{"PATH=" + bin + ":/usr/bin:/bin"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	err = cmd.Start()
+	started()
+	if err == nil {
+		err = cmd.Wait()
+	}
+	out := buf.Bytes()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "bwrap --args 3 -- "+CLIMount+"/tool/bin/tool") {
+		t.Errorf("process 1 is not bwrap reading its options from fd 3:\n%s", out)
 	}
 	for _, want := range []string{"argv0=" + CLIMount + "/tool/bin/tool", "path=" + CLIMount + "/.bin:/usr/bin:/bin"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the jail's output lacks %q:\n%s", want, out)
 		}
 	}
-	if strings.Contains(string(out), "vibe-test") {
-		t.Errorf("the agent's view names the host folder:\n%s", out)
+	if strings.Contains(string(out), "vibe-test") || strings.Contains(string(out), "vibe-runs") {
+		t.Errorf("the agent's view names the host folder or a hidden one:\n%s", out)
 	}
 }
