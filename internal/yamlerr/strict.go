@@ -96,9 +96,16 @@ func walkPair(v *ast.MappingValueNode, t reflect.Type, pos *token.Position) []st
 	return nil
 }
 
-// fieldKeys are the YAML keys of struct type t, inline fields' included.
-func fieldKeys(t reflect.Type) []string {
-	var keys []string
+// yamlField is one key a struct type decodes and the type of its value.
+type yamlField struct {
+	key string
+	typ reflect.Type
+}
+
+// fields are the keys struct type t decodes, in order, inline fields'
+// keys in their place.
+func fields(t reflect.Type) []yamlField {
+	var out []yamlField
 	for i := range t.NumField() {
 		f := t.Field(i)
 		name, inline, ok := yamlName(f)
@@ -110,34 +117,29 @@ func fieldKeys(t reflect.Type) []string {
 				ft = ft.Elem()
 			}
 			if ft.Kind() == reflect.Struct {
-				keys = append(keys, fieldKeys(ft)...)
+				out = append(out, fields(ft)...)
 			}
 		default:
-			keys = append(keys, name)
+			out = append(out, yamlField{name, f.Type})
 		}
+	}
+	return out
+}
+
+// fieldKeys are the YAML keys of struct type t.
+func fieldKeys(t reflect.Type) []string {
+	var keys []string
+	for _, f := range fields(t) {
+		keys = append(keys, f.key)
 	}
 	return keys
 }
 
 // fieldType is the type of t's field whose YAML key is key.
 func fieldType(t reflect.Type, key string) (reflect.Type, bool) {
-	for i := range t.NumField() {
-		f := t.Field(i)
-		name, inline, ok := yamlName(f)
-		switch {
-		case !ok:
-		case inline:
-			ft := f.Type
-			for ft.Kind() == reflect.Pointer {
-				ft = ft.Elem()
-			}
-			if ft.Kind() == reflect.Struct {
-				if got, ok := fieldType(ft, key); ok {
-					return got, true
-				}
-			}
-		case name == key:
-			return f.Type, true
+	for _, f := range fields(t) {
+		if f.key == key {
+			return f.typ, true
 		}
 	}
 	return nil, false
