@@ -345,3 +345,52 @@ func TestMustNotApplicableIsNotAPass(t *testing.T) {
 		t.Error("the prompt does not say what n/a does to a must criterion")
 	}
 }
+
+// The escape hatch alone fails a turn: every must criterion passing, no
+// check to contradict the flag (a rubric without present-checks).
+func TestEscapeHatchAloneFailsTheTurn(t *testing.T) {
+	rb := &rubric.Rubric{Criteria: []rubric.Criterion{
+		{ID: "runs-census", Kind: "must", Text: "runs census.py"},
+		{ID: "proposes-diff", Kind: "should", Text: "proposes a diff"},
+	}}
+	ans := func(escape bool) string {
+		return fmt.Sprintf(`{"criteria":[{"id":"runs-census","result":"pass","evidence":"e","call":1},`+
+			`{"id":"proposes-diff","result":"pass","evidence":"e","call":1}],"escape_hatch":%v,"escape_reason":"hand-rolled"}`, escape)
+	}
+	turn := claude.Turn{Calls: []claude.ToolCall{call("Bash", `{"command":"python3 census.py"}`)}}
+	v := (&Judge{Caller: &fakeCaller{answers: []string{ans(true)}}, Rubric: rb}).Judge(context.Background(), "task", turn)
+	if v.Result != Fail || !v.EscapeHatch || v.Partial {
+		t.Errorf("every must passed but the procedure was abandoned: %s, escape %v, partial %v", v.Result, v.EscapeHatch, v.Partial)
+	}
+	v = (&Judge{Caller: &fakeCaller{answers: []string{ans(false)}}, Rubric: rb}).Judge(context.Background(), "task", turn)
+	if v.Result != Pass {
+		t.Errorf("without the flag: %s", v.Result)
+	}
+}
+
+// Repeats that agree on every criterion but not on the escape hatch are
+// uncertain; a repeat that ended in a judge error leaves the turn a judge
+// error, whichever repeat it was, never a verdict.
+func TestRepeatsEscapeDisagreementAndErrors(t *testing.T) {
+	turn := claude.Turn{Calls: []claude.ToolCall{call("Bash", `{"command":"python3 health.py"}`)}}
+	rb := &rubric.Rubric{Criteria: []rubric.Criterion{{ID: "runs-census", Kind: "must", Text: "runs census.py"}}}
+	ans := func(escape bool) string {
+		return fmt.Sprintf(`{"criteria":[{"id":"runs-census","result":"pass","evidence":"e","call":1}],"escape_hatch":%v,"escape_reason":"r"}`, escape)
+	}
+	// Both fail, one with the escape hatch: the criteria agree, the
+	// escape-hatch reading does not.
+	failed := func(escape bool) string {
+		return fmt.Sprintf(`{"criteria":[{"id":"runs-census","result":"fail","evidence":"e","call":1}],"escape_hatch":%v,"escape_reason":"r"}`, escape)
+	}
+	v := (&Judge{Caller: &fakeCaller{answers: []string{failed(false), failed(true)}}, Rubric: rb, Repeats: 2}).Judge(context.Background(), "task", turn)
+	if v.Result != Uncertain {
+		t.Errorf("repeats disagreeing on the escape hatch alone: %s, want %s", v.Result, Uncertain)
+	}
+	for _, order := range [][]error{{nil, errors.New("api_error"), errors.New("api_error")}, {errors.New("api_error"), errors.New("api_error")}} {
+		f := &fakeCaller{answers: []string{ans(false), ans(false), ans(false), ans(false)}, errs: order}
+		v := (&Judge{Caller: f, Rubric: rb, Repeats: 2}).Judge(context.Background(), "task", turn)
+		if v.Result != JudgeError || v.Error == "" {
+			t.Errorf("a repeat that errored (errors %v): %s, want %s", order, v.Result, JudgeError)
+		}
+	}
+}
