@@ -160,3 +160,22 @@ func TestURLPasswordsInAnyText(t *testing.T) {
 		}
 	}
 }
+
+// A secret value that holds another goes whole (the longer is masked
+// first), and a value under 8 characters (MinLength, as documented in
+// docs/isolation.md) is not masked at all: masking "main" or "true" would
+// shred every transcript.
+func TestLongestFirstAndMinLength(t *testing.T) {
+	r := New("abcdefgh", "abcdefgh-and-more-1234")
+	if got := r.String("key abcdefgh-and-more-1234 end"); got != "key "+Mask+" end" {
+		t.Errorf("the longer value went in part: %q", got)
+	}
+	short := "x2k9q7p" // 7 characters
+	if got := New(short).String("a " + short + " b"); got != "a "+short+" b" {
+		t.Errorf("a value of 7 characters was masked: %q", got)
+	}
+	long := "y2k9q7p4" // 8
+	if got := New(long).String("a " + long + " b"); got != "a "+Mask+" b" {
+		t.Errorf("a value of 8 characters was kept: %q", got)
+	}
+}
