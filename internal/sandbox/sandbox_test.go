@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -494,5 +495,54 @@ func TestSkillDirInstallsElsewhere(t *testing.T) {
 	}
 	if _, err := New(Options{Skill: sk, SkillDir: "../outside", Hermetic: true}); err == nil || !strings.Contains(err.Error(), "not a folder inside the sandbox") {
 		t.Errorf("a skill folder outside the sandbox: %v", err)
+	}
+}
+
+// A .git file (a worktree's or a submodule's "gitdir: …") makes a
+// repository as a .git folder does: the sandbox is refused there too.
+func TestRefusesGitWorktree(t *testing.T) {
+	parent := t.TempDir()
+	if err := os.WriteFile(filepath.Join(parent, ".git"), []byte("gitdir: /elsewhere/.git/worktrees/x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", parent)
+	if _, err := New(Options{}); err == nil || !strings.Contains(err.Error(), "git repository") {
+		t.Fatalf("a .git file: err = %v", err)
+	}
+}
+
+// KillStrays kills what runs in the sandbox's folder, and nothing in a
+// folder whose name merely starts with it (repo-1 and repo-10).
+func TestKillStraysStaysInItsFolder(t *testing.T) {
+	sb, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Remove()
+	sibling := sb.Dir + "0"
+	if err := os.Mkdir(sibling, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(sibling)
+	start := func(dir string) *exec.Cmd {
+		cmd := exec.Command("sleep", "30")
+		cmd.Dir = dir
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return cmd
+	}
+	inside, beside := start(sb.Dir), start(sibling)
+	defer beside.Process.Kill()
+	if n := sb.KillStrays(); n != 1 {
+		t.Errorf("KillStrays killed %d processes, want 1 (the one in the sandbox)", n)
+	}
+	if err := inside.Wait(); err == nil {
+		t.Error("the process in the sandbox was not killed")
+	}
+	// Killed, it would be a zombie until waited for: its state says.
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", beside.Process.Pid))
+	if f := strings.Fields(string(stat)); err != nil || len(f) < 3 || f[2] == "Z" {
+		t.Errorf("the process in %s was killed: %v %q", sibling, err, stat)
 	}
 }
