@@ -54,3 +54,36 @@ func TestCellResultsChecked(t *testing.T) {
 		t.Errorf("a stored %q: %v", "PASS", err)
 	}
 }
+
+// The instrument works only when the second base run is accepted and the
+// control rejected; either check failing is exit 2, each with its advice.
+func TestInstrumentVerdictNeedsBothChecks(t *testing.T) {
+	accept, reject := evalstats.Decision{Verdict: evalstats.Accept}, evalstats.Decision{Verdict: evalstats.Reject}
+	for _, tc := range []struct {
+		name          string
+		in            evalstats.Instrument
+		code          int
+		verdict, says string
+	}{
+		{"both hold", evalstats.Instrument{Second: accept, SecondAccepted: true, Control: reject, ControlRejected: true}, exit.OK, "instrument-ok", ""},
+		{"noise", evalstats.Instrument{Second: reject, Control: reject, ControlRejected: true}, exit.Indeterminate, "instrument-doubtful", "noise is larger"},
+		{"no skill passes too", evalstats.Instrument{Second: accept, SecondAccepted: true, Control: accept}, exit.Indeterminate, "instrument-doubtful", "cannot tell the skill from no skill"},
+	} {
+		code, verdict, sentence := instrumentVerdict(tc.in)
+		if code != tc.code || verdict != tc.verdict || !strings.Contains(sentence, tc.says) {
+			t.Errorf("%s: exit %d %s %q, want exit %d %s saying %q", tc.name, code, verdict, sentence, tc.code, tc.verdict, tc.says)
+		}
+	}
+}
+
+// One cell whose generator or reader failed leaves no verdict: exit 3,
+// whatever the decision without it, as for more.
+func TestOneFailedCellIsNoVerdict(t *testing.T) {
+	for _, n := range []int{1, 2} {
+		res := &Result{Dir: "evals/x", Record: &Record{Mode: ModeRun}, CellErrors: n}
+		decide(res)
+		if res.Exit != exit.Tool || res.Verdict != evalstats.ToolFail {
+			t.Errorf("%d failed cells: exit %d %s, want %d %s: %s", n, res.Exit, res.Verdict, exit.Tool, evalstats.ToolFail, res.Sentence)
+		}
+	}
+}
