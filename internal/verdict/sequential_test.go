@@ -83,3 +83,30 @@ func TestPercentDown(t *testing.T) {
 		}
 	}
 }
+
+// A look before the cap says held only when the drop's upper bound is
+// below the effect, however much power the look has: 40 conversations, 8
+// of them failing every diluted probe (a drop of 20 points, p = 0.003 at a
+// level of 0.001) could still hide a 30-point drop, so the run goes on;
+// with 7 the bound is below 30 points and the look holds.
+func TestEarlyHeldNeedsTheBoundBelowTheEffect(t *testing.T) {
+	P, F := judge.Pass, judge.Fail
+	look := func(bad int) record.Look {
+		r := &record.Run{Config: record.Config{Alpha: 0.05}, Sequential: &record.Sequential{Alpha: 0.05, Max: 100, Batch: 40, Effect: 0.3}}
+		for i := 1; i <= 40; i++ {
+			c := conv(i, record.StatusCompleted, P, P, P, P)
+			if i <= bad {
+				c = conv(i, record.StatusCompleted, P, F, F, F)
+			}
+			r.Conversations = append(r.Conversations, c)
+			r.Fresh = append(r.Fresh, fresh(i, P, P, P))
+		}
+		return evaluate(r.Sequential, r, indexRun(r), 40, false)
+	}
+	if l := look(8); l.Decision != record.SeqContinue {
+		t.Errorf("8 of 40 failing: %s (drop %.3f, p %.4g); want another batch: a 30-point drop is not ruled out", l.Decision, l.Drop, l.P)
+	}
+	if l := look(7); l.Decision != record.SeqHeld {
+		t.Errorf("7 of 40 failing: %s (drop %.3f, p %.4g, power %.2f); want held: the case must tell the rule apart", l.Decision, l.Drop, l.P, l.Power)
+	}
+}
