@@ -200,10 +200,16 @@ func (s Spec) inside(binary string) string {
 	if real, err := filepath.EvalSymlinks(binary); err == nil && filepath.IsAbs(binary) {
 		binary = real
 	}
-	if s.CLIRoot != "" && strings.HasPrefix(binary, s.CLIRoot+"/") {
-		return CLIMount + strings.TrimPrefix(binary, s.CLIRoot)
+	return s.atMount(binary)
+}
+
+// atMount is host path p as the jail names it: at CLIMount when it is
+// CLIRoot or inside it, else p itself.
+func (s Spec) atMount(p string) string {
+	if s.CLIRoot != "" && (p == s.CLIRoot || strings.HasPrefix(p, s.CLIRoot+"/")) {
+		return CLIMount + strings.TrimPrefix(p, s.CLIRoot)
 	}
-	return binary
+	return p
 }
 
 // Environ is env for a process in the jail: PATH's folders in CLIRoot (a
@@ -220,9 +226,7 @@ func (s Spec) Environ(env []string) []string {
 		}
 		dirs := filepath.SplitList(path)
 		for k, d := range dirs {
-			if d == s.CLIRoot || strings.HasPrefix(d, s.CLIRoot+"/") {
-				dirs[k] = CLIMount + strings.TrimPrefix(d, s.CLIRoot)
-			}
+			dirs[k] = s.atMount(d)
 		}
 		out[i] = "PATH=" + strings.Join(dirs, string(filepath.ListSeparator))
 	}
