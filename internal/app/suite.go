@@ -47,7 +47,7 @@ func runSuite(ctx context.Context, o RunOptions, stdio IO) error {
 		return err
 	}
 	h := suite.Hooks{
-		Show:     chartOnly(stdio),
+		Show:     chartOnly,
 		Progress: plainProgress,
 		Done:     func(e record.SuiteEntry) { fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", term.Line(doneLine(e))) },
 	}
@@ -224,8 +224,8 @@ func runMerge(ctx context.Context, o MergeOptions, stdio IO) error {
 	if err := o.Output.checkFiles(); err != nil {
 		return err
 	}
-	h := suite.Hooks{Show: chartOnly(stdio)}
-	idx, dir, err := suite.Merge(ctx, o.Out, o.Shards, h)
+	h := suite.Hooks{Show: chartOnly}
+	idx, dir, err := suite.Merge(ctx, o.Out, o.Shards, stdio.Stderr, h)
 	if err != nil {
 		return err
 	}
@@ -238,7 +238,7 @@ func runMerge(ctx context.Context, o MergeOptions, stdio IO) error {
 // resumeSuite continues every unfinished skill of a suite folder and
 // prints the suite's table.
 func resumeSuite(ctx context.Context, o ResumeOptions, stdio IO) error {
-	h := suite.Hooks{Show: chartOnly(stdio), Progress: plainProgress, Done: func(e record.SuiteEntry) { fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", term.Line(doneLine(e))) }}
+	h := suite.Hooks{Show: chartOnly, Progress: plainProgress, Done: func(e record.SuiteEntry) { fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", term.Line(doneLine(e))) }}
 	idx, err := suite.Resume(ctx, o.Dir, o.ResumeSettings, engineIO(stdio), h)
 	if idx != nil {
 		if perr := showSuite(idx, o.Dir, o.Output, stdio); perr != nil && err == nil {
@@ -256,14 +256,13 @@ func resumeSuite(ctx context.Context, o ResumeOptions, stdio IO) error {
 func plainProgress(w io.Writer) engine.Progress { return newProgress(w, false) }
 
 // chartOnly is a suite's Show hook: each skill's chart.html, its summary
-// left to the table (and `report`).
-func chartOnly(stdio IO) func(dir string, r *record.Run) error {
-	return func(dir string, r *record.Run) error {
-		if err := writeChart(dir, r); err != nil {
-			fmt.Fprintf(stdio.Stderr, "vibe-test: %s\n", term.Line(err.Error()))
-		}
-		return nil
+// left to the table (and `report`). A chart it cannot write is said on the
+// skill's own stderr, never the suite's: skills end side by side.
+func chartOnly(dir string, r *record.Run, stderr io.Writer) error {
+	if err := writeChart(dir, r); err != nil {
+		fmt.Fprintf(stderr, "vibe-test: %s\n", term.Line(err.Error()))
 	}
+	return nil
 }
 
 // suiteDryRun prints, for each skill of the suite (or of the shard), what

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -376,7 +377,7 @@ func TestSuiteShardsMergeAsOne(t *testing.T) {
 	// copies, exit 130: it ran to the end whatever the signals.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, _, err := suite.Merge(ctx, filepath.Join(t.TempDir(), "m"), shards, suite.Hooks{}); exit.Code(err) != exit.Interrupted || !strings.Contains(fmt.Sprint(err), "no suite.json") {
+	if _, _, err := suite.Merge(ctx, filepath.Join(t.TempDir(), "m"), shards, io.Discard, suite.Hooks{}); exit.Code(err) != exit.Interrupted || !strings.Contains(fmt.Sprint(err), "no suite.json") {
 		t.Errorf("a merge whose context ended: %v (exit %d), want exit 130", err, exit.Code(err))
 	}
 }

@@ -33,8 +33,8 @@ type shard struct {
 // the rubric, the CLI version, the seed or the shard plan are refused
 // (exit 3, naming the folder and what differs), as are missing or
 // duplicated shards, before the folder is made. ctx ending (SIGINT,
-// SIGTERM) stops it between two copies, exit 130.
-func Merge(ctx context.Context, out string, dirs []string, h Hooks) (*record.Suite, string, error) {
+// SIGTERM) stops it between two copies, exit 130. h.Show writes to stderr.
+func Merge(ctx context.Context, out string, dirs []string, stderr io.Writer, h Hooks) (*record.Suite, string, error) {
 	if len(dirs) == 0 {
 		return nil, "", exit.Errorf(exit.Tool, "merge: no shard folders given, expected every shard's suite folder")
 	}
@@ -144,7 +144,7 @@ func Merge(ctx context.Context, out string, dirs []string, h Hooks) (*record.Sui
 			return nil, dir, exit.With(exit.Tool, err)
 		}
 		if h.Show != nil {
-			if err := h.Show(rd, merged); err != nil {
+			if err := h.Show(rd, merged, stderr); err != nil {
 				return nil, dir, exit.With(exit.Tool, err)
 			}
 		}

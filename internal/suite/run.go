@@ -34,7 +34,10 @@ func runSide(ctx context.Context, dir string, idx *record.Suite, jobs []job, std
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			eh := engine.Hooks{Show: h.Show}
+			var eh engine.Hooks
+			if h.Show != nil {
+				eh.Show = func(dir string, r *record.Run) error { return h.Show(dir, r, sio.Stderr) }
+			}
 			if h.Progress != nil {
 				eh.Progress = h.Progress(sio.Stderr)
 			}

@@ -48,8 +48,11 @@ type Settings struct {
 
 // Hooks are what the caller hears of a suite. Any may be nil.
 type Hooks struct {
-	// Show renders a skill's run once it is decided (its chart).
-	Show func(dir string, r *record.Run) error
+	// Show renders a skill's run once it is decided (its chart), writing
+	// any line of its own to stderr: the skill's, prefixed with its name
+	// and under the lock every skill of the suite shares (skills run side
+	// by side).
+	Show func(dir string, r *record.Run, stderr io.Writer) error
 	// Done hears each skill as it finishes, never while another skill's
 	// line is being written.
 	Done func(e record.SuiteEntry)

@@ -1,0 +1,52 @@
+package suite
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/vibe-test/vibe-test/internal/engine"
+	"github.com/vibe-test/vibe-test/internal/record"
+)
+
+// Skills end side by side, so what a Show hook says (a chart it could not
+// write) goes to the skill's own stderr: whole lines, each prefixed with
+// the skill's name, never two skills' bytes interleaved (under -race, a
+// hook writing to the suite's stderr unlocked is a reported race).
+func TestShowWritesOnTheSkillsOwnLines(t *testing.T) {
+	const lines = 200
+	idx := &record.Suite{Skills: []record.SuiteEntry{{Name: "alpha"}, {Name: "beta"}}}
+	var jobs []job
+	for i := range idx.Skills {
+		jobs = append(jobs, job{i: i, run: func(_ engine.IO, eh engine.Hooks) (*record.Run, error) {
+			for n := 0; n < lines; n++ {
+				if err := eh.Show("dir", nil); err != nil {
+					return nil, err
+				}
+			}
+			return nil, nil
+		}})
+	}
+	var stdout, stderr bytes.Buffer
+	show := func(_ string, _ *record.Run, w io.Writer) error {
+		_, err := fmt.Fprintf(w, "vibe-test: chart.html could not be written\n")
+		return err
+	}
+	if err := runSide(context.Background(), t.TempDir(), idx, jobs, engine.IO{Stdout: &stdout, Stderr: &stderr}, Hooks{Show: show}); err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, l := range strings.Split(strings.TrimSuffix(stderr.String(), "\n"), "\n") {
+		name, rest, ok := strings.Cut(l, " ")
+		if !ok || rest != "vibe-test: chart.html could not be written" {
+			t.Fatalf("line %q: want [skill] and the hook's whole line", l)
+		}
+		count[name]++
+	}
+	if count["[alpha]"] != lines || count["[beta]"] != lines || len(count) != 2 {
+		t.Errorf("lines per skill %v, want %d each for [alpha] and [beta]", count, lines)
+	}
+}
