@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vibe-test/vibe-test/internal/demo"
 	"github.com/vibe-test/vibe-test/internal/judge"
 	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/scripted"
@@ -92,6 +93,52 @@ func TestBaselineJudgeErrorOnResume(t *testing.T) {
 	if c.Status != record.StatusCompleted || len(c.Turns) != 10 || len(c.Abandoned) != 0 || baseTaskAsked(srv2, r, 0) != 0 || c.TurnAt(1).Result() != judge.Pass {
 		t.Errorf("resume on a working judge (exit %d): %s %q, %d turns, %d abandoned, base task asked %d times, baseline %s\n%s",
 			code, c.Status, c.Error, len(c.Turns), len(c.Abandoned), baseTaskAsked(srv2, r, 0), c.TurnAt(1).Result(), stderr)
+	}
+}
+
+// A baseline judged for the first time on resume is gated as on a first
+// run: judged fail, the conversation stops there (baseline-failed, no
+// probe asked), unless the run was started with --no-baseline-gate, which
+// the resume keeps from the record (the conversation goes on to turn 10).
+// The agent never follows the skill; the first run's judge errs.
+func TestBaselineFailOnResumeGates(t *testing.T) {
+	t.Parallel()
+	never := func(faults ...scripted.Rule) scripted.Script {
+		s, err := demo.Script([]string{"never"}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Rules = append(append([]scripted.Rule{}, faults...), s.Rules...)
+		return s
+	}
+	bad := map[string]any{"criteria": []map[string]any{{"id": "runs-census", "result": "pass", "evidence": "x", "call": 99}}, "escape_hatch": false, "escape_reason": ""}
+	erring := never(scripted.Rule{Kind: scripted.KindJudge, Steps: []scripted.Step{{ToolUses: []scripted.ToolUse{{Name: "StructuredOutput", Input: bad}}}}})
+	for _, bypass := range []bool{false, true} {
+		var flags []string
+		if bypass {
+			flags = append(flags, "--no-baseline-gate")
+		}
+		s := runScript(t, fastCLI(t), erring, 1, nil, flags...)
+		c := s.run.Conversations[0]
+		if c.Status != record.StatusError || c.TurnAt(1).Result() != judge.JudgeError {
+			t.Fatalf("bypass %v, first run: %s %q, baseline %s; want a judge error", bypass, c.Status, c.Error, c.TurnAt(1).Result())
+		}
+		done := len(c.Turns)
+		srv2, err := scripted.Start(never())
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, r, stderr := resumeRun(t, s.dir, srv2)
+		srv2.Close()
+		c = r.Conversations[0]
+		want, turns := record.StatusBaselineFailed, done
+		if bypass {
+			want, turns = record.StatusCompleted, 10
+		}
+		if c.TurnAt(1).Result() != judge.Fail || c.Status != want || len(c.Turns) != turns {
+			t.Errorf("bypass %v, resume on a judge failing the baseline (exit %d): %s %q, baseline %s, %d turns (had %d); want %s with %d turns\n%s",
+				bypass, code, c.Status, c.Error, c.TurnAt(1).Result(), len(c.Turns), done, want, turns, stderr)
+		}
 	}
 }
 
