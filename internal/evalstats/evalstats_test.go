@@ -128,6 +128,15 @@ func TestEqualDropsAreNotCertainty(t *testing.T) {
 	if ps.noiseDF != 21 {
 		t.Errorf("noise df = %d, want 21 (3 cases of 6 + 3 cells)", ps.noiseDF)
 	}
+
+	// The p-value printed for 2 cases is 1 by rule, even for a drop from
+	// every cell passing to none (its test statistic alone says p = 0).
+	all := mkRun("candidate", m1, "c1: F F F", "c2: F F F")
+	l = score([]Run{two(b1), two(b2), all})
+	ps = paired(l, l.runs[:2], l.runs[2:], 0, 0.05, 0, true)
+	if ps.d != 1 || ps.p != 1 {
+		t.Errorf("2 cases dropping from all to none: D = %v, p = %v; want D 1, p 1", ps.d, ps.p)
+	}
 }
 
 // A measure that went from every cell passing to none can drop by 1 at
