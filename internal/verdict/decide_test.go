@@ -191,4 +191,31 @@ func TestStoppedConsulting(t *testing.T) {
 	if got := len(r.Outcome.StoppedConsulting); got != 2 {
 		t.Fatalf("%v", r.Outcome.StoppedConsulting)
 	}
+
+	// The rule's edges: a baseline of 3 calls or more, a probe of a fifth
+	// of them or fewer, and a probe that ran (an errored turn's calls say
+	// nothing of the agent's habits).
+	for _, tc := range []struct {
+		base, probe int
+		status      string
+		flagged     bool
+	}{
+		{2, 0, record.TurnOK, false},
+		{3, 0, record.TurnOK, true},
+		{10, 2, record.TurnOK, true},
+		{10, 3, record.TurnOK, false},
+		{15, 3, record.TurnOK, true},
+		{15, 4, record.TurnOK, false},
+		{8, 2, record.TurnOK, false},
+		{5, 1, record.TurnOK, true},
+		{10, 0, record.TurnError, false},
+	} {
+		c := conv(1, record.StatusCompleted, judge.Pass, judge.Pass)
+		c.Turns[0].ToolCallCount, c.Turns[1].ToolCallCount, c.Turns[1].Status = tc.base, tc.probe, tc.status
+		r := &record.Run{Conversations: []record.Conversation{c}}
+		Decide(r)
+		if got := len(r.Outcome.StoppedConsulting) == 1; got != tc.flagged {
+			t.Errorf("baseline %d calls, probe %d (%s): flagged %v, want %v: %v", tc.base, tc.probe, tc.status, got, tc.flagged, r.Outcome.StoppedConsulting)
+		}
+	}
 }
