@@ -128,6 +128,31 @@ func TestRefusesGitRepository(t *testing.T) {
 	}
 }
 
+// A sandbox inside the author's home folder is refused (the agent would
+// work beside the author's own files), a link to the home folder
+// resolved; one beside it is made.
+func TestRefusesHomeFolder(t *testing.T) {
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	os.MkdirAll(filepath.Join(home, "tmp"), 0o755)
+	os.Symlink(home, filepath.Join(root, "home-link"))
+	os.MkdirAll(filepath.Join(root, "elsewhere"), 0o755)
+	t.Setenv("HOME", filepath.Join(root, "home-link"))
+	t.Setenv("TMPDIR", filepath.Join(home, "tmp"))
+	if _, err := New(Options{}); err == nil || !strings.Contains(err.Error(), "inside your home folder") {
+		t.Fatalf("a sandbox under the home folder: err = %v, want a refusal", err)
+	}
+	if names := leftIn(t, filepath.Join(home, "tmp")); len(names) != 0 {
+		t.Errorf("left behind: %v", names)
+	}
+	t.Setenv("TMPDIR", filepath.Join(root, "elsewhere"))
+	sb, err := New(Options{})
+	if err != nil {
+		t.Fatalf("a sandbox beside the home folder: %v", err)
+	}
+	sb.Remove()
+}
+
 func TestAuthorConfigSessionsRemoved(t *testing.T) {
 	cfg := t.TempDir()
 	sb, err := New(Options{AuthorConfigDir: cfg})
@@ -227,9 +252,15 @@ func TestFixtureLinks(t *testing.T) {
 		{"absolute", outside},
 		{"up and out", "../../" + filepath.Base(outside)},
 		{"dot then up", "self/../x"}, // self -> . makes the kernel leave
+		// The author's own file by its absolute path: copied as it is,
+		// the sandbox's link would lead back out to it.
+		{"absolute inside", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fixture := t.TempDir()
+			if tc.link == "" {
+				tc.link = filepath.Join(fixture, "a.txt")
+			}
 			os.WriteFile(filepath.Join(fixture, "a.txt"), []byte("a"), 0o600)
 			os.Symlink(".", filepath.Join(fixture, "self-ok")) // "." alone stays inside
 			if tc.name == "dot then up" {
@@ -373,6 +404,35 @@ func TestOpenAndRemoveRefuseForeignFolders(t *testing.T) {
 			t.Errorf("%s was removed", p)
 		}
 	}
+	// A sandbox as vibe-test makes it, marker and all, but another user's
+	// (a shared temp folder): left alone. Only root can give it away, as
+	// CI runs the tests.
+	if os.Getuid() == 0 {
+		other, err := New(Options{Hermetic: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		root := filepath.Dir(other.Dir)
+		if err := os.Chown(root, 4242, 4242); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Open(other.Dir, other.Home, "", true); err == nil {
+			t.Errorf("Open accepted another user's sandbox %s", other.Dir)
+		}
+		if err := other.Remove(); err == nil || !strings.Contains(err.Error(), "left alone") {
+			t.Errorf("Remove of another user's sandbox: %v", err)
+		}
+		if _, err := os.Stat(other.Dir); err != nil {
+			t.Errorf("another user's sandbox was removed: %v", err)
+		}
+		os.Chown(root, 0, 0)
+		if err := other.Remove(); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		t.Log("not root: another user's sandbox is not tried (CI runs as root)")
+	}
+
 	got, err := Open(sb.Dir, sb.Home, "/forged/config", true)
 	if err != nil || got.ConfigDir != sb.ConfigDir {
 		t.Fatalf("Open of a real sandbox: %+v %v", got, err)
