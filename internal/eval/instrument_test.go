@@ -55,6 +55,47 @@ func TestCellResultsChecked(t *testing.T) {
 	}
 }
 
+// A cell that failed in this eval stops it (exit 3: run it again); one
+// read from a stored baseline does not count among them, since running
+// this eval again cannot mend it (its grades count as errors, ungraded).
+func TestStoredCellErrorsAreNotThisEvals(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		baseOK, candOK bool
+		wantErrors     int
+	}{
+		{"all ok", true, true, 0},
+		{"the stored baseline's cell failed", false, true, 0},
+		{"this eval's cell failed", true, false, 1},
+	} {
+		dir := t.TempDir()
+		cell := func(run string, ok bool) {
+			status := `"status": "ok", "grades": [{"measure": "M1", "result": "pass"}]`
+			if !ok {
+				status = `"status": "error", "error": "the generator failed"`
+			}
+			p := filepath.Join(dir, run, "widgets", "1.json")
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(`{"case": "widgets", "repeat": 1, `+status+`}`), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cell(filepath.Join("baseline", "base-1"), tc.baseOK)
+		cell("candidate", tc.candOK)
+		rec := &Record{Mode: ModeRun, Cases: SetInfo{Measures: []MeasureInfo{{ID: "M1", Label: "M1"}}, Main: []string{"widgets"}},
+			Runs: []RunInfo{{Label: "base 1", Dir: filepath.Join("baseline", "base-1"), Arm: ArmBase, Stored: true}, {Label: "candidate", Dir: "candidate", Arm: ArmCandidate}}}
+		res, err := Evaluate(dir, rec)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if res.CellErrors != tc.wantErrors {
+			t.Errorf("%s: %d failed cells counted, want %d", tc.name, res.CellErrors, tc.wantErrors)
+		}
+	}
+}
+
 // The instrument works only when the second base run is accepted and the
 // control rejected; either check failing is exit 2, each with its advice.
 func TestInstrumentVerdictNeedsBothChecks(t *testing.T) {
