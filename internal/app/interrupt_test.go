@@ -161,7 +161,7 @@ func TestInterruptAndResume(t *testing.T) {
 		cmd.Stdout, cmd.Stderr = &buf, &buf
 		return cmd, &buf
 	}
-	runs, out, started := 0, "", false
+	runs, out, started, landed := 0, "", false, 0
 	var before map[string]completedTurn
 	for stop := 0; stop < points; stop++ {
 		if !started {
@@ -221,6 +221,13 @@ func TestInterruptAndResume(t *testing.T) {
 			}
 		}
 		t.Logf("stop %d: %s after %s, %d turns completed so far, all kept", stop, sig, delay, len(now))
+		landed++
+	}
+	// A stop proves something only when it lands in a run with a record:
+	// on a machine where every run ended before its signal, the test
+	// would pass having stopped nothing (15 and 16 of 20 landed here).
+	if landed < points/4 {
+		t.Errorf("only %d of %d stops landed in a run with a record, want %d or more: the stop moments miss the runs (replay: VIBE_TEST_SEED=%d)", landed, points, points/4, seed)
 	}
 	if !started {
 		return
