@@ -109,6 +109,33 @@ func TestFalseAlarmRate(t *testing.T) {
 	if limit := 0.05 + 3*math.Sqrt(0.05*0.95/float64(cells*runs)); mean > limit {
 		t.Errorf("mean false-alarm rate over the grid %.4f > %.4f", mean, limit)
 	}
+	// But the small runs, which can rarely reject anything, pull that mean
+	// down (0.011): pooled by conversation count, the cells of one n (20
+	// of them, 12,000 runs) face a limit a pooled rate of 0.06 exceeds
+	// with 95% chance, where a cell alone flags only some 0.08.
+	pools := map[int]*Result{}
+	var ns []int
+	for i, s := range grid {
+		p := pools[s.N]
+		if p == nil {
+			p = &Result{Exits: map[int]int{}}
+			pools[s.N] = p
+			ns = append(ns, s.N)
+		}
+		p.Runs += results[i].Runs
+		p.Exits[exit.Decay] += results[i].Exits[exit.Decay]
+	}
+	for _, n := range ns {
+		p := pools[n]
+		limit := 0.05 + 3*p.MCError(0.05)
+		if limit+1.645*p.MCError(0.06) > 0.06 {
+			t.Fatalf("n=%d: %d runs cannot tell 0.06 from 0.05 (limit %.4f): raise the runs", n, p.Runs, limit)
+		}
+		t.Logf("n=%d: false-alarm rate %.4f over %d runs", n, p.Rate(exit.Decay), p.Runs)
+		if fa := p.Rate(exit.Decay); fa > limit {
+			t.Errorf("n=%d: false-alarm rate over the grid's %d runs of that size %.4f > %.4f (replay: VIBE_TEST_SEED=%d)", n, p.Runs, fa, limit, base)
+		}
+	}
 }
 
 // TestFalseAlarmRateWithErroredTurns: a turn error stops a conversation, so
