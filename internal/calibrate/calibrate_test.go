@@ -113,20 +113,16 @@ func TestFalseAlarmRate(t *testing.T) {
 	// down (0.011): pooled by conversation count, the cells of one n (20
 	// of them, 12,000 runs) face a limit a pooled rate of 0.06 exceeds
 	// with 95% chance, where a cell alone flags only some 0.08.
-	pools := map[int]*Result{}
+	byN := map[int][]Result{}
 	var ns []int
 	for i, s := range grid {
-		p := pools[s.N]
-		if p == nil {
-			p = &Result{Exits: map[int]int{}}
-			pools[s.N] = p
+		if byN[s.N] == nil {
 			ns = append(ns, s.N)
 		}
-		p.Runs += results[i].Runs
-		p.Exits[exit.Decay] += results[i].Exits[exit.Decay]
+		byN[s.N] = append(byN[s.N], results[i])
 	}
 	for _, n := range ns {
-		p := pools[n]
+		p := pool(byN[n])
 		limit := 0.05 + 3*p.MCError(0.05)
 		if limit+1.645*p.MCError(0.06) > 0.06 {
 			t.Fatalf("n=%d: %d runs cannot tell 0.06 from 0.05 (limit %.4f): raise the runs", n, p.Runs, limit)
@@ -136,6 +132,18 @@ func TestFalseAlarmRate(t *testing.T) {
 			t.Errorf("n=%d: false-alarm rate over the grid's %d runs of that size %.4f > %.4f (replay: VIBE_TEST_SEED=%d)", n, p.Runs, fa, limit, base)
 		}
 	}
+}
+
+// pool is the cells' runs as one cell's: their counts of each exit added.
+func pool(cells []Result) Result {
+	p := Result{Exits: map[int]int{}}
+	for _, c := range cells {
+		p.Runs += c.Runs
+		for code, n := range c.Exits {
+			p.Exits[code] += n
+		}
+	}
+	return p
 }
 
 // TestFalseAlarmRateWithErroredTurns: a turn error stops a conversation, so
@@ -211,7 +219,6 @@ func TestSequentialFalseAlarmRate(t *testing.T) {
 	}
 	results := make([]Result, len(grid))
 	Each(len(grid), func(i int) { results[i] = Run(grid[i], runs, seeds[i]) })
-	pooled := Result{Exits: map[int]int{}}
 	for i, s := range grid {
 		dump(t, describe(s), results[i])
 		fa := results[i].Rate(exit.Decay)
@@ -219,9 +226,8 @@ func TestSequentialFalseAlarmRate(t *testing.T) {
 			t.Errorf("%s: sequential false-alarm rate %.4f > %.4f (replay: VIBE_TEST_SEED=%d)", describe(s), fa, limit, base)
 		}
 		t.Logf("%s: %.4f", describe(s), fa)
-		pooled.Runs += results[i].Runs
-		pooled.Exits[exit.Decay] += results[i].Exits[exit.Decay]
 	}
+	pooled := pool(results)
 	// A cell of 500 runs is flagged above 0.079 (a rate of 0.10 with some
 	// 95% chance); the grid's runs together flag a rule that exceeds alpha
 	// everywhere by a little: a pooled rate of 0.065 lands above this
