@@ -128,19 +128,25 @@ func (a Agent) Run(ctx context.Context, spec agent.TurnSpec) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	out, err := run(ctx, inv)
-	// Only a turn that started (its stream opens with thread.started, a
-	// resumed one too) has a rollout to read: the resumed thread's, read
-	// for a turn that never started, gave it the previous turn's calls,
-	// usage and context.
-	if thread := out.Turn.SessionID; thread != "" {
-		if path, rerr := RolloutFile(CodexHome(spec.Home), thread); rerr == nil {
-			if ro, rerr := ReadRollout(path); rerr == nil {
-				ro.apply(&out.Turn)
-			}
+	out, turnStarted, err := run(ctx, inv)
+	applyRollout(&out.Turn, turnStarted, CodexHome(spec.Home))
+	return out, err
+}
+
+// applyRollout adds what the thread's rollout says of its newest turn,
+// for a turn whose stream showed it start (turn.started): a process that
+// printed thread.started (a resumed thread's id too) and died before its
+// turn began would otherwise be given the previous turn's calls, usage
+// and context.
+func applyRollout(t *Turn, turnStarted bool, codexHome string) {
+	if !turnStarted || t.SessionID == "" {
+		return
+	}
+	if path, err := RolloutFile(codexHome, t.SessionID); err == nil {
+		if ro, err := ReadRollout(path); err == nil {
+			ro.apply(t)
 		}
 	}
-	return out, err
 }
 
 // invocation is the process of a turn: the native binary, the allowlisted

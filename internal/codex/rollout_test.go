@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -99,6 +100,44 @@ func TestRolloutFile(t *testing.T) {
 	for _, bad := range []string{"", "../../etc/passwd", "*"} {
 		if _, err := RolloutFile(home, bad); err == nil {
 			t.Errorf("thread id %q accepted", bad)
+		}
+	}
+}
+
+// A resumed turn's process that printed thread.started and died before
+// turn.started has no turn in the rollout: the thread's newest turn there
+// is the previous one, whose calls, usage and context it must not take.
+func TestRolloutOnlyForATurnThatStarted(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "rollouts", "resume.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	const thread = "01a23750-a111-7591-9508-5ecaf941c068"
+	dir := filepath.Join(home, "sessions", "2026", "12", "01")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "rollout-2026-12-01T00-00-00-"+thread+".jsonl"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, started := range []bool{false, true} {
+		turn := Turn{SessionID: thread}
+		applyRollout(&turn, started, home)
+		if got := turn.APICalls > 0 || turn.ContextTokens > 0 || turn.CostUSD > 0; got != started {
+			t.Errorf("turn started %v: %d calls, context %d, cost %v taken from the rollout", started, turn.APICalls, turn.ContextTokens, turn.CostUSD)
+		}
+	}
+	// The stream says which: a turn.started line, or none.
+	for _, tc := range []struct {
+		stream string
+		want   bool
+	}{
+		{`{"type":"thread.started","thread_id":"` + thread + `"}` + "\n", false},
+		{`{"type":"thread.started","thread_id":"` + thread + `"}` + "\n" + `{"type":"turn.started"}` + "\n", true},
+	} {
+		if _, started, err := parseTurn(strings.NewReader(tc.stream)); err != nil || started != tc.want {
+			t.Errorf("%q: started %v (%v), want %v", tc.stream, started, err, tc.want)
 		}
 	}
 }

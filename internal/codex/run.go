@@ -34,8 +34,8 @@ type Invocation struct {
 // passes. The child runs in its own session and process group so the
 // signal reaches its helpers; in the jail, its PID namespace ends every
 // process left. A non-nil error means the process could not be run.
-func run(ctx context.Context, inv Invocation) (Outcome, error) {
-	var out Outcome
+// turnStarted says whether the stream showed the turn start.
+func run(ctx context.Context, inv Invocation) (out Outcome, turnStarted bool, err error) {
 	runCtx := ctx
 	cancel := context.CancelFunc(func() {})
 	if inv.Timeout > 0 {
@@ -45,7 +45,7 @@ func run(ctx context.Context, inv Invocation) (Outcome, error) {
 
 	cmd, started, err := inv.command()
 	if err != nil {
-		return out, err
+		return out, false, err
 	}
 	cmd.Stdin = nil // /dev/null: exec reads stdin to EOF before it starts (PROTOCOL.md §1)
 	var stderr proc.Stderr
@@ -56,12 +56,12 @@ func run(ctx context.Context, inv Invocation) (Outcome, error) {
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		started()
-		return out, fmt.Errorf("codex stdout: %w", err)
+		return out, false, fmt.Errorf("codex stdout: %w", err)
 	}
 	err = cmd.Start()
 	started()
 	if err != nil {
-		return out, fmt.Errorf("starting %s: %w", inv.Binary, err)
+		return out, false, fmt.Errorf("starting %s: %w", inv.Binary, err)
 	}
 
 	watch := proc.WatchContext(runCtx, func(done <-chan struct{}) { proc.StopGroup(cmd.Process.Pid, done, inv.grace()) })
@@ -70,7 +70,7 @@ func run(ctx context.Context, inv Invocation) (Outcome, error) {
 	if inv.Stdout != nil {
 		src = io.TeeReader(stdout, inv.Stdout)
 	}
-	turn, perr := ParseTurn(src)
+	turn, turnStarted, perr := parseTurn(src)
 	_, _ = io.Copy(io.Discard, src) // the child never blocks on a full pipe
 	werr := cmd.Wait()
 	stopped := watch.Done()
@@ -80,9 +80,9 @@ func run(ctx context.Context, inv Invocation) (Outcome, error) {
 	out.TimedOut = stopped && ctx.Err() == nil // our timeout, not the caller's cancel
 	out.ExitCode = proc.ExitCode(werr)
 	if werr != nil && !proc.IsExit(werr) {
-		return out, fmt.Errorf("waiting for codex: %w", werr)
+		return out, turnStarted, fmt.Errorf("waiting for codex: %w", werr)
 	}
-	return out, perr
+	return out, turnStarted, perr
 }
 
 // command is the process of inv, inside the jail when there is one, in its

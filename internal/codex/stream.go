@@ -42,6 +42,13 @@ const maxLine = 64 << 20
 // exec stream: APICalls, LastUsage, ContextTokens, OutputTokens, Model
 // and CostUSD come from the rollout file (Run reads it, ReadRollout).
 func ParseTurn(r io.Reader) (Turn, error) {
+	t, _, err := parseTurn(r)
+	return t, err
+}
+
+// parseTurn is ParseTurn, also saying whether the stream showed the turn
+// start (turn.started): only then is the rollout's newest turn this one.
+func parseTurn(r io.Reader) (Turn, bool, error) {
 	p := newParser()
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
@@ -52,10 +59,10 @@ func ParseTurn(r io.Reader) (Turn, error) {
 		if err == bufio.ErrTooLong {
 			p.t.BadLines++ // treated like a cut stream, not a crash
 		} else {
-			return p.t, fmt.Errorf("reading the codex stream: %w", err)
+			return p.t, p.started, fmt.Errorf("reading the codex stream: %w", err)
 		}
 	}
-	return p.finish(), nil
+	return p.finish(), p.started, nil
 }
 
 // parser builds a Turn line by line; Live feeds it as lines arrive.
@@ -65,6 +72,9 @@ type parser struct {
 	text   string         // the latest agent message
 	outSum int64          // app-server: output tokens of this turn's calls
 	done   bool           // the turn's last line was seen
+	// started: the exec stream said turn.started (a process can die
+	// between thread.started and it).
+	started bool
 	// calls are the app-server's model calls of the turn; prevTotal the
 	// thread's total tokens at the last usage update (-1: not known).
 	calls       []CallUsage
@@ -99,6 +109,8 @@ func (p *parser) exec(ev gjson.Result) {
 	switch ev.Get("type").String() {
 	case "thread.started":
 		p.t.SessionID = ev.Get("thread_id").String()
+	case "turn.started":
+		p.started = true
 	case "item.started", "item.completed":
 		p.item(ev.Get("item"), ev.Get("type").String() == "item.completed", false)
 	case "error":

@@ -111,7 +111,7 @@ func (c Caller) Structured(ctx context.Context, prompt, schema, model string) (T
 		j := c.Jail.With("", dir, []string{root}, nil)
 		inv.Jail = &j
 	}
-	out, err := run(ctx, inv)
+	out, _, err := run(ctx, inv)
 	if thread := out.Turn.SessionID; thread != "" {
 		if path, rerr := RolloutFile(CodexHome(home), thread); rerr == nil {
 			if ro, rerr := ReadRollout(path); rerr == nil {
