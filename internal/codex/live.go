@@ -232,7 +232,7 @@ func (l *Live) turn(ctx context.Context, stdout io.Writer, timeout time.Duration
 	l.total = p.prevTotal
 	l.price(p.calls)
 	if err == nil && Failure(turn, 0) == "" {
-		l.fill(&turn)
+		l.fill(&turn, p.started)
 		out.Turn = turn
 		return out, nil
 	}
@@ -240,7 +240,7 @@ func (l *Live) turn(ctx context.Context, stdout io.Writer, timeout time.Duration
 	l.stop()
 	l.collect(save)
 	turn = p.finish()
-	l.fill(&turn)
+	l.fill(&turn, p.started)
 	var re *rpcError
 	if errors.As(err, &re) && !turn.HasResult {
 		// A refused request (a thread that cannot be resumed, ...): the
@@ -304,8 +304,9 @@ func (l *Live) price(calls []CallUsage) {
 
 // fill adds what the process knows beyond the turn's own lines: the
 // thread, its model, the running cost; and, from the rollout, the skills
-// codex injected (its userMessage items carry the prompt only).
-func (l *Live) fill(t *Turn) {
+// codex injected (its userMessage items carry the prompt only), when the
+// turn started: the rollout's newest turn is the previous one otherwise.
+func (l *Live) fill(t *Turn, turnStarted bool) {
 	if t.SessionID == "" {
 		t.SessionID = l.thread
 	}
@@ -318,7 +319,9 @@ func (l *Live) fill(t *Turn) {
 	}
 	if path, err := RolloutFile(CodexHome(l.spec.Home), l.thread); err == nil {
 		if ro, err := ReadRollout(path); err == nil {
-			t.Skills = ro.Skills
+			if turnStarted {
+				t.Skills = ro.Skills
+			}
 			if t.CLIVersion == "" {
 				t.CLIVersion = ro.CLIVersion
 			}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/vibe-test/vibe-test/internal/agent"
 )
 
 func readRolloutFixture(t *testing.T, name string) Rollout {
@@ -112,7 +114,8 @@ func TestRolloutOnlyForATurnThatStarted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	home := t.TempDir()
+	root := t.TempDir()
+	home := CodexHome(root)
 	const thread = "01a23750-a111-7591-9508-5ecaf941c068"
 	dir := filepath.Join(home, "sessions", "2026", "12", "01")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -128,6 +131,24 @@ func TestRolloutOnlyForATurnThatStarted(t *testing.T) {
 			t.Errorf("turn started %v: %d calls, context %d, cost %v taken from the rollout", started, turn.APICalls, turn.ContextTokens, turn.CostUSD)
 		}
 	}
+	// The live process reads the injected skills the same way: a turn
+	// whose turn/start was refused is not given the previous turn's.
+	b, err = os.ReadFile(filepath.Join("testdata", "rollouts", "skill-dollar.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const skillThread = "01a23750-b222-7591-9508-5ecaf941c068"
+	if err := os.WriteFile(filepath.Join(dir, "rollout-2026-12-01T00-00-01-"+skillThread+".jsonl"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, started := range []bool{false, true} {
+		l := &Live{thread: skillThread, spec: agent.TurnSpec{Home: root}}
+		var turn Turn
+		l.fill(&turn, started)
+		if got := len(turn.Skills) > 0; got != started || turn.CLIVersion == "" {
+			t.Errorf("live turn started %v: skills %v, version %q", started, turn.Skills, turn.CLIVersion)
+		}
+	}
 	// The stream says which: a turn.started line, or none.
 	for _, tc := range []struct {
 		stream string
@@ -138,6 +159,23 @@ func TestRolloutOnlyForATurnThatStarted(t *testing.T) {
 	} {
 		if _, started, err := parseTurn(strings.NewReader(tc.stream)); err != nil || started != tc.want {
 			t.Errorf("%q: started %v (%v), want %v", tc.stream, started, err, tc.want)
+		}
+	}
+	// Every recorded stream, exec's and the app-server's, errored and
+	// killed turns too, shows its turn start.
+	files, err := filepath.Glob(filepath.Join("testdata", "transcripts", "*.jsonl"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no recorded streams: %v", err)
+	}
+	for _, f := range files {
+		fh, err := os.Open(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, started, err := parseTurn(fh)
+		fh.Close()
+		if err != nil || !started {
+			t.Errorf("%s: turn start seen %v (%v)", f, started, err)
 		}
 	}
 }

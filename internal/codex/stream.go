@@ -72,8 +72,8 @@ type parser struct {
 	text   string         // the latest agent message
 	outSum int64          // app-server: output tokens of this turn's calls
 	done   bool           // the turn's last line was seen
-	// started: the exec stream said turn.started (a process can die
-	// between thread.started and it).
+	// started: the stream said turn.started (turn/started): a process can
+	// die, or a turn/start be refused, after the thread is known.
 	started bool
 	// calls are the app-server's model calls of the turn; prevTotal the
 	// thread's total tokens at the last usage update (-1: not known).
@@ -150,6 +150,8 @@ func (p *parser) rpc(method string, m gjson.Result) {
 		}
 	case "thread/started":
 		p.t.SessionID = params.Get("thread.id").String()
+	case "turn/started":
+		p.started = true
 	case "item/started", "item/completed":
 		p.item(params.Get("item"), method == "item/completed", true)
 	case "thread/tokenUsage/updated":
