@@ -2,9 +2,10 @@ package evalreport
 
 import (
 	"fmt"
-	"github.com/vibe-test/vibe-test/internal/mdtext"
 	"io"
 	"strings"
+
+	"github.com/vibe-test/vibe-test/internal/mdtext"
 )
 
 // Markdown writes the eval as GitHub-flavoured Markdown (for

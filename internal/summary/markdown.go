@@ -2,13 +2,13 @@ package summary
 
 import (
 	"fmt"
-	"github.com/vibe-test/vibe-test/internal/mdtext"
 	"io"
 	"math"
 	"strings"
 
 	"github.com/vibe-test/vibe-test/internal/chart"
 	"github.com/vibe-test/vibe-test/internal/jail"
+	"github.com/vibe-test/vibe-test/internal/mdtext"
 	"github.com/vibe-test/vibe-test/internal/record"
 	statpkg "github.com/vibe-test/vibe-test/internal/stats"
 )
