@@ -88,12 +88,9 @@ func run(ctx context.Context, inv Invocation) (out Outcome, turnStarted bool, er
 // command is the process of inv, inside the jail when there is one, in its
 // own session (no controlling terminal, its own process group; Pdeathsig
 // kills it if vibe-test dies without stopping it).
-// Call started once the process started or failed to (jail.Spec.Cmd).
+// Call started once the process started or failed to (jail.Process).
 func (inv Invocation) command() (cmd *exec.Cmd, started func(), err error) {
-	if inv.Jail != nil {
-		return inv.Jail.Cmd(inv.Binary, inv.Args, inv.Env, inv.Dir)
-	}
-	return proc.Command(inv.Binary, inv.Args, inv.Env, inv.Dir), func() {}, nil
+	return jail.Process(inv.Jail, inv.Binary, inv.Args, inv.Env, inv.Dir)
 }
 
 func (inv Invocation) grace() time.Duration {

@@ -61,12 +61,9 @@ type invocation struct {
 }
 
 // command is the process of inv, in the jail when there is one. Call
-// started once it started or failed to (jail.Spec.Cmd).
+// started once it started or failed to (jail.Process).
 func (inv invocation) command() (cmd *exec.Cmd, started func(), err error) {
-	if inv.jail != nil {
-		return inv.jail.Cmd(inv.binary, inv.args, inv.env, inv.dir)
-	}
-	return proc.Command(inv.binary, inv.args, inv.env, inv.dir), func() {}, nil
+	return jail.Process(inv.jail, inv.binary, inv.args, inv.env, inv.dir)
 }
 
 func (inv invocation) graceOr() time.Duration {

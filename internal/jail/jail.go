@@ -113,6 +113,16 @@ func (s Spec) Cmd(binary string, args, env []string, dir string) (cmd *exec.Cmd,
 	return s.cmd(s.inside(binary), args, env, dir)
 }
 
+// Process is the process that runs binary with args: in the jail s
+// (Cmd), or as it is when there is none (s nil), with a done that does
+// nothing.
+func Process(s *Spec, binary string, args, env []string, dir string) (cmd *exec.Cmd, done func(), err error) {
+	if s == nil {
+		return proc.Command(binary, args, env, dir), func() {}, nil
+	}
+	return s.Cmd(binary, args, env, dir)
+}
+
 func (s Spec) cmd(binary string, args, env []string, dir string) (*exec.Cmd, func(), error) {
 	r, w, err := os.Pipe()
 	if err != nil {
