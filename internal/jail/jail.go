@@ -244,7 +244,11 @@ func (s Spec) Environ(env []string) []string {
 }
 
 // systemDirs are never hidden, nor any folder above them: the jail needs a
-// shell, libraries and certificates.
+// shell, libraries and certificates. Nor is anything inside them, but for
+// /opt and /var, where CI systems keep their users' homes and workspaces
+// (Jenkins' /var/lib/jenkins, Buildkite's /var/lib/buildkite-agent,
+// TeamCity's /opt/buildagent): those are hidden as a home under /home is,
+// all but /var's own first level (/var/lib, /var/cache).
 var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/var", "/nix", "/snap"}
 
 // HideList is what a run hides: the usual places of other people's and
@@ -283,7 +287,16 @@ func HideList(home, tmpdir string, named ...string) []string {
 
 func isSystem(p string) bool {
 	for _, s := range systemDirs {
-		if p == s || strings.HasPrefix(p, s+"/") || strings.HasPrefix(s, p+"/") {
+		switch {
+		case p == s || strings.HasPrefix(s, p+"/"):
+			return true // a system folder, or a folder above one
+		case !strings.HasPrefix(p, s+"/"):
+			continue
+		case s == "/opt":
+			return false
+		case s == "/var":
+			return filepath.Dir(p) == "/var"
+		default:
 			return true
 		}
 	}
@@ -297,6 +310,11 @@ func CLIRootOf(binary string) string {
 	if err != nil {
 		return ""
 	}
+	return cliRootOfReal(real)
+}
+
+// cliRootOfReal is CLIRootOf for a binary's real path.
+func cliRootOfReal(real string) string {
 	if root := installRoot(real); root != "/" && !isSystem(root) {
 		return root
 	}

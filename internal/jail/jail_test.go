@@ -52,6 +52,36 @@ func TestHideList(t *testing.T) {
 	}
 }
 
+// A CI user's home and workspace often live under /var or /opt (Jenkins'
+// /var/lib/jenkins, Buildkite's /var/lib/buildkite-agent, TeamCity's
+// /opt/buildagent): they are hidden as a home under /home is, but not a
+// system folder, a folder above one, anything inside /usr, /etc, /bin, /lib
+// or /nix, nor /var's own first level.
+func TestHideListUnderVarAndOpt(t *testing.T) {
+	got := HideList("/var/lib/jenkins", "/tmp", "/var/lib/jenkins/workspace/job/runs",
+		"/opt/buildagent/work/3f2a", "/var/lib", "/var", "/opt", "/usr/local/src/skill", "/etc/skills", "/nix/store/x-skill")
+	for _, want := range []string{"/var/lib/jenkins", "/opt/buildagent/work/3f2a"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("%s not hidden: %v", want, got)
+		}
+	}
+	for _, never := range []string{"/var/lib", "/var", "/opt", "/usr/local/src/skill", "/etc/skills", "/nix/store/x-skill", "/var/lib/jenkins/workspace/job/runs"} {
+		if slices.Contains(got, never) {
+			t.Errorf("%s hidden (the system, or inside another hidden folder): %v", never, got)
+		}
+	}
+	// An install there is the CLI's root, shown at CLIMount, as one in a home is.
+	for binary, want := range map[string]string{
+		"/var/lib/jenkins/workspace/job/tools/node_modules/.bin/claude": "/var/lib/jenkins/workspace/job/tools/node_modules",
+		"/opt/claude/bin/claude":                  "/opt/claude/bin",
+		"/usr/local/lib/node_modules/.bin/claude": "",
+	} {
+		if got := cliRootOfReal(binary); got != want {
+			t.Errorf("cliRootOfReal(%s) = %q, want %q", binary, got, want)
+		}
+	}
+}
+
 func TestCommandOrder(t *testing.T) {
 	s := Spec{Bwrap: "/usr/bin/bwrap", Hide: []string{os.TempDir()}, Tmp: "/x/tmp", Writable: []string{"/x/sb"}, Dir: "/x/sb"}
 	name, args := s.Command("/bin/true", []string{"-p", "hello"})
