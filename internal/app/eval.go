@@ -319,6 +319,7 @@ func reportEval(dir string, out Output, stdio IO) error {
 	if err != nil {
 		return exit.With(exit.Tool, err)
 	}
+	res.TakeStatus()
 	if rec.Status != eval.StatusCompleted {
 		fmt.Fprintf(stdio.Stderr, "vibe-test: the eval is %s: %s\n", rec.Status, term.Line(rec.Outcome.Sentence))
 	}

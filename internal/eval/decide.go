@@ -80,6 +80,23 @@ func Evaluate(dir string, rec *Record) (*Result, error) {
 	return res, nil
 }
 
+// TakeStatus gives an eval that did not complete its record's outcome
+// (interrupted, an error, or a process that died while it ran) in place of
+// the decision its cells so far make: those decide nothing, and the
+// summary, --json and report must say what the eval's exit said.
+func (r *Result) TakeStatus() {
+	rec := r.Record
+	if rec == nil || rec.Status == StatusCompleted {
+		return
+	}
+	o := rec.Outcome
+	if o.Verdict == "" {
+		o = Outcome{Exit: exit.Tool, Verdict: evalstats.ToolFail,
+			Sentence: fmt.Sprintf("No verdict: the eval stopped while it ran; `vibe-test resume %s` continues it.", r.Dir)}
+	}
+	r.Exit, r.Verdict, r.Sentence = o.Exit, o.Verdict, o.Sentence
+}
+
 // statsRun is a run's cells as evalstats reads them: the cases in the
 // case set's order, each with its repeats.
 func statsRun(label string, measures, caseIDs []string, cells []*Cell) evalstats.Run {

@@ -933,6 +933,7 @@ func (s *session) finish(ctx context.Context) (*Result, error) {
 	})
 	if res != nil {
 		res.Record = s.rec
+		res.TakeStatus()
 	}
 	switch {
 	case interrupted:

@@ -171,7 +171,7 @@ func TestFlow(t *testing.T) {
 	s = f.settings(demo.VersionShorter, "interrupted")
 	s.Against = "v1"
 	var stderr bytes.Buffer
-	_, err = eval.Start(ctx, s, eval.IO{Env: f.env, Stderr: &stderr})
+	stopped, err := eval.Start(ctx, s, eval.IO{Env: f.env, Stderr: &stderr})
 	if exit.Code(err) != exit.Interrupted {
 		t.Fatalf("interrupted: %v\n%s", err, stderr.String())
 	}
@@ -179,6 +179,19 @@ func TestFlow(t *testing.T) {
 	rec, err := eval.LoadRecord(dir)
 	if err != nil || rec.Status != eval.StatusInterrupted {
 		t.Fatalf("record after an interrupt: %v %+v", err, rec)
+	}
+	// The cells made so far decide nothing: what the eval shows, then and
+	// read back as report reads it, is the interrupt (it was the decision
+	// of those cells, exit 0, while the process exited 130).
+	again, err := eval.Evaluate(dir, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again.TakeStatus()
+	for _, r := range []*eval.Result{stopped, again} {
+		if r == nil || r.Exit != exit.Interrupted || r.Verdict != "interrupted" || !strings.Contains(r.Sentence, "vibe-test resume") {
+			t.Errorf("an interrupted eval shows %+v", r)
+		}
 	}
 	done, _ := filepath.Glob(filepath.Join(dir, "candidate", "*", "1.json"))
 	held, _ := filepath.Glob(filepath.Join(dir, "holdout", "candidate", "*", "1.json"))
@@ -418,5 +431,43 @@ func TestBaselineMissingHoldoutCellNamed(t *testing.T) {
 	_, err := f.start(t, s)
 	if exit.Code(err) != exit.Tool || !strings.Contains(fmt.Sprint(err), hold+": case ") {
 		t.Errorf("the error does not name %s: %v", hold, err)
+	}
+}
+
+// A cell that failed stops the eval (exit 3) with the advice to resume it;
+// resume then makes that cell alone, though the eval completed, and
+// decides. It refused before ("the eval completed, nothing to resume"),
+// leaving only a whole new eval.
+func TestResumeMakesFailedCells(t *testing.T) {
+	fail := filepath.Join(t.TempDir(), "fail")
+	wrapper := filepath.Join(t.TempDir(), "claude")
+	script := "#!/bin/sh\nif [ -e " + fail + " ]; then for a in \"$@\"; do case \"$a\" in *\"reorder bolts\"*) echo refused >&2; exit 1;; esac; done; fi\nexec " + testenv.FakeClaude(t) + " \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(fail, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := newFlow(t, wrapper)
+	s := f.settings(demo.VersionBaseline, "measure")
+	res, err := f.start(t, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.CellErrors != 1 || res.Exit != exit.Tool || !strings.Contains(res.Sentence, "vibe-test resume") {
+		t.Fatalf("%d failed cells, exit %d: %s", res.CellErrors, res.Exit, res.Sentence)
+	}
+	os.Remove(fail)
+	before := f.generatorCalls()
+	var stderr bytes.Buffer
+	res, err = eval.Resume(context.Background(), s.OutDir, eval.IO{Env: f.env, Stderr: &stderr})
+	if err != nil {
+		t.Fatalf("resume after a failed cell: %v\n%s", err, stderr.String())
+	}
+	if got := f.generatorCalls() - before; got != 1 || res.CellErrors != 0 || res.Exit != exit.OK {
+		t.Errorf("resume made %d cells (want the failed one), %d failed, exit %d: %s", got, res.CellErrors, res.Exit, res.Sentence)
+	}
+	if _, err := eval.Resume(context.Background(), s.OutDir, eval.IO{Env: f.env, Stderr: io.Discard}); err == nil || !strings.Contains(err.Error(), "nothing to resume") {
+		t.Errorf("resuming an eval that completed without a failed cell: %v", err)
 	}
 }

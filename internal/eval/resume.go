@@ -13,8 +13,9 @@ import (
 	"github.com/vibe-test/vibe-test/internal/skill"
 )
 
-// Resume continues an interrupted eval: the cells without a finished file
-// (and those that failed) are made with the settings the eval recorded,
+// Resume continues an interrupted eval, or one whose cells failed: the
+// cells without a finished file (and those that failed) are made with the
+// settings the eval recorded,
 // then it decides as if it had never stopped. It refuses when the skill,
 // a case or the CLI changed since: the cells would not measure one thing.
 func Resume(ctx context.Context, dir string, stdio IO) (*Result, error) {
@@ -22,7 +23,7 @@ func Resume(ctx context.Context, dir string, stdio IO) (*Result, error) {
 	if err != nil {
 		return nil, exit.With(exit.Tool, err)
 	}
-	if rec.Status == StatusCompleted {
+	if rec.Status == StatusCompleted && failedCells(rec) == 0 {
 		return nil, exit.Errorf(exit.Tool, "%s: the eval completed, nothing to resume (`vibe-test report %s` shows it again)", dir, dir)
 	}
 	set, sk, err := LoadSet(Settings{SkillPath: rec.Skill.Path, CasesDir: rec.Cases.Dir})
@@ -101,6 +102,19 @@ func Resume(ctx context.Context, dir string, stdio IO) (*Result, error) {
 	}
 	sess := newSession(dir, set, rec, plans, tc, s, stdio)
 	return sess.drive(ctx)
+}
+
+// failedCells counts the cells this eval made that failed (a stored
+// baseline's are not its own: running it again cannot mend them). An eval
+// that completed with some is resumed: it told its user to.
+func failedCells(rec *Record) int {
+	n := 0
+	for _, r := range rec.Runs {
+		if !r.Stored {
+			n += r.Errors
+		}
+	}
+	return n
 }
 
 // settingsOf are the settings an eval recorded.
