@@ -198,6 +198,14 @@ func TestFlow(t *testing.T) {
 	if len(done)+len(held) >= 8 {
 		t.Fatalf("every cell was made before the interrupt: nothing to resume")
 	}
+	// Nor does rejudge decide on them: refused before any call.
+	calls := len(f.srv.Requests())
+	if _, err := eval.Rejudge(context.Background(), dir, eval.RejudgeSettings{}, eval.IO{Env: f.env, Stderr: io.Discard}); exit.Code(err) != exit.Tool || !strings.Contains(err.Error(), "did not complete") {
+		t.Errorf("rejudge of an interrupted eval: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "rejudge-1")); err == nil || len(f.srv.Requests()) != calls {
+		t.Errorf("a refused rejudge made its folder or a model call")
+	}
 	before := f.generatorCalls()
 	res, err := eval.Resume(context.Background(), dir, eval.IO{Env: f.env, Stderr: &stderr})
 	if err != nil {

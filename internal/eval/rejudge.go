@@ -39,6 +39,11 @@ func Rejudge(ctx context.Context, dir string, rs RejudgeSettings, stdio IO) (*Re
 	if err != nil {
 		return nil, exit.With(exit.Tool, err)
 	}
+	// The cells of an eval that did not complete decide nothing (report
+	// exits 3 on it); graded again they would still be missing some.
+	if rec.Status != StatusCompleted {
+		return nil, exit.Errorf(exit.Tool, "%s: the eval did not complete (%s): `vibe-test resume %s` continues it; rejudge it then", dir, rec.Status, dir)
+	}
 	set, err := cases.Load(rec.Cases.Dir)
 	if err != nil {
 		return nil, exit.With(exit.Tool, err)
