@@ -45,7 +45,7 @@ func evalFlags() []cli.Flag {
 		&cli.Float64Flag{Name: "alpha", Category: catVerdict, Value: eval.DefaultAlpha, Usage: "the chance of rejecting an unchanged skill, over every measure together"},
 		&cli.Float64Flag{Name: "margin", Category: catVerdict, Value: eval.DefaultMargin, Usage: "the drop of the total worth calling a regression: accepting needs the drop confidently below it"},
 		&cli.StringFlag{Name: "reader-model", Category: catVerdict, Usage: "the reader's model (the cold call that plays you)", DefaultText: "the case set's, else the generator's"},
-		&cli.StringFlag{Name: "grader-model", Category: catVerdict, Usage: "the grader's model", DefaultText: "the case set's, else the reader's"},
+		&cli.StringFlag{Name: "grader-model", Category: catVerdict, Usage: "the grader's model", DefaultText: "the case set's, else the generator's"},
 		&cli.IntFlag{Name: "concurrency", Category: catLimits, Value: eval.DefaultConcurrency, Usage: "cells made at once"},
 		&cli.DurationFlag{Name: "timeout", Category: catLimits, Value: eval.DefaultTimeout, Usage: "stop an agent call that runs longer (SIGTERM, then SIGKILL)"},
 		&cli.IntFlag{Name: "max-retries", Category: catLimits, Value: 2, Usage: "the CLI's own retries for every call (CLAUDE_CODE_MAX_RETRIES; codex's request and stream retries; gemini's attempts, one more)"},

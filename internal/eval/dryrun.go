@@ -104,7 +104,8 @@ func DryRun(ctx context.Context, s Settings, stdio IO) (*Estimate, error) {
 		}
 		if len(s.Grid) > 0 {
 			for _, p := range s.Grid {
-				runs = append(runs, genRun{"grid " + Point{Model: p.Model, Effort: firstNonEmpty(p.Effort, s.Effort)}.Label(), p.Model, firstNonEmpty(p.Effort, s.Effort), len(sk.Raw)})
+				pt := Point{Model: firstNonEmpty(p.Model, s.Model), Effort: firstNonEmpty(p.Effort, s.Effort)}
+				runs = append(runs, genRun{"grid " + pt.Label(), pt.Model, pt.Effort, len(sk.Raw)})
 			}
 		} else {
 			runs = append(runs, genRun{"candidate", s.Model, s.Effort, len(sk.Raw)})

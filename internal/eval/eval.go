@@ -249,17 +249,25 @@ func (s Settings) resolved(set *cases.Set, env []string) Settings {
 	if s.Effort == "" {
 		s.Effort = d.Effort
 	}
+	// The reader's and grader's models: the case set's, else the
+	// generator's when the same agent answers them (--model included), else
+	// the case set's model when its judge is its agent. Another agent's
+	// model means nothing to the judge's CLI.
+	setReader, setGrader, setModel, genModel := "", "", "", ""
 	if s.JudgeAgent == setJudge {
-		judgeModel := ""
+		setReader, setGrader = d.ReaderModel, d.GraderModel
 		if setJudge == setAgent {
-			judgeModel = d.Model
+			setModel = d.Model
 		}
-		if s.ReaderModel == "" {
-			s.ReaderModel = firstNonEmpty(d.ReaderModel, judgeModel)
-		}
-		if s.GraderModel == "" {
-			s.GraderModel = firstNonEmpty(d.GraderModel, judgeModel)
-		}
+	}
+	if s.JudgeAgent == s.Agent {
+		genModel = s.Model
+	}
+	if s.ReaderModel == "" {
+		s.ReaderModel = firstNonEmpty(setReader, genModel, setModel)
+	}
+	if s.GraderModel == "" {
+		s.GraderModel = firstNonEmpty(setGrader, genModel, setModel)
 	}
 	if len(s.Tools) == 0 {
 		s.Tools = slices.Clone(d.Tools)
@@ -623,7 +631,8 @@ func startTools(ctx context.Context, s Settings, stdio IO, set *cases.Set, sk *s
 		return nil, err
 	}
 	for _, p := range s.Grid {
-		m, err := resolveGen(p.Model, "grid")
+		// An axis the grid leaves out is the eval's, as for the effort.
+		m, err := resolveGen(firstNonEmpty(p.Model, s.Model), "grid")
 		if err != nil {
 			return nil, err
 		}

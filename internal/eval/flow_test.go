@@ -139,13 +139,23 @@ func TestFlow(t *testing.T) {
 
 	// A grid of two models against the one baseline, each with its cost.
 	s = f.settings(demo.VersionShorter, "grid")
-	s.Against, s.Grid = "v1", []eval.Point{{Model: "sonnet"}, {Model: "haiku", Effort: "high"}}
+	// A point without a model takes the eval's (the case set's sonnet), as
+	// one without an effort takes its effort; the dry run says the same.
+	s.Against, s.Grid = "v1", []eval.Point{{Effort: "low"}, {Model: "haiku", Effort: "high"}}
+	e, err := eval.DryRun(context.Background(), s, eval.IO{Env: f.env, Stderr: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := e.Lines[0]; l.What != "generator: grid claude-sonnet-5-5 low" && l.What != "generator: grid sonnet low" {
+		t.Errorf("the dry run's first grid point: %+v", l)
+	}
 	grid, err := f.start(t, s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(grid.Comparisons) != 2 || grid.Comparisons[1].Candidate.Info.Model != "claude-haiku-4-5" || grid.Comparisons[1].Candidate.Info.Effort != "high" {
-		t.Fatalf("grid comparisons %+v", grid.Comparisons)
+	if len(grid.Comparisons) != 2 || grid.Comparisons[1].Candidate.Info.Model != "claude-haiku-4-5" || grid.Comparisons[1].Candidate.Info.Effort != "high" ||
+		grid.Comparisons[0].Candidate.Info.Model != "claude-sonnet-5-5" || grid.Comparisons[0].Candidate.Info.Effort != "low" {
+		t.Fatalf("grid comparisons %+v, %+v", grid.Comparisons[0].Candidate.Info, grid.Comparisons[1].Candidate.Info)
 	}
 	for _, c := range grid.Comparisons {
 		if eval.CostOf(c.Candidate.Main).Generator <= 0 {
@@ -287,6 +297,18 @@ func TestDryRun(t *testing.T) {
 	if len(e.Lines) != 9 || e.Lines[0].Calls != 8 || e.Total <= 0 {
 		t.Errorf("lines %+v total %v", e.Lines, e.Total)
 	}
+	// The reader and grader answer on the generator's model when the case
+	// set names none for them: --model's here (the case set's before).
+	s.Model = "haiku"
+	if e, err = eval.DryRun(context.Background(), s, eval.IO{Env: []string{"PATH=" + root}, Stderr: io.Discard}); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range e.Lines {
+		if l.Model != "haiku" {
+			t.Errorf("%s: model %q, want the generator's (haiku)", l.What, l.Model)
+		}
+	}
+	s.Model = ""
 	// --against a baseline that is not there: said before anything.
 	s.Baseline, s.Against = "", "v9"
 	if _, err := eval.DryRun(context.Background(), s, eval.IO{Env: []string{"PATH=" + root}, Stderr: io.Discard}); err == nil || !strings.Contains(err.Error(), "no baseline is stored yet") {
