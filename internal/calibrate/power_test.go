@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/verdict"
 )
 
@@ -138,4 +139,56 @@ func TestPowerFiguresAreReal(t *testing.T) {
 func tpAtEffect(s Scenario, t *testing.T) float64 {
 	tp := &truePower{world: s, runs: 300, seed: seed(t) + 90000, memo: map[string]float64{}}
 	return tp.at(0.3, s.N)
+}
+
+// With the gate on and conversations that differ (correlation 0.3), the
+// figures overclaimed: at 40 conversations the drop claimed for 80% was
+// caught in 0.72 of runs, and at 16 conversations of rate 0.8, where the
+// rule catches the effect in 0.67 of runs, 18% of runs said held. Beta
+// draws of each conversation's rate, a finer grid for the correlation's
+// likelihood and the upper half of its posterior (verdict/power.go) brought
+// them to 0.80 and 8%.
+func TestPowerFiguresWhereConversationsDiffer(t *testing.T) {
+	worlds := []Scenario{{Q: 0.9, Rho: 0.3, N: 40}, {Q: 0.8, Rho: 0.3, N: 16}}
+	runs := []int{100, 120}
+	type claims struct {
+		mdd         float64 // mean true power at the drop claimed
+		figures     int
+		held        int
+		truthEffect float64 // the rule's true power at the effect
+	}
+	out := make([]claims, len(worlds))
+	Each(len(worlds), func(i int) {
+		s := worlds[i]
+		tp := &truePower{world: s, runs: 1500, seed: seed(t) + 70000 + uint64(i)*100000, memo: map[string]float64{}}
+		rng := rand.New(rand.NewPCG(seed(t)+uint64(i), 91))
+		var c claims
+		var sum float64
+		for range runs[i] {
+			r := simulateRun(rng, s)
+			verdict.Decide(r)
+			st := r.Outcome.Stats
+			if st.MinDetectableDrop > 0 && st.MinDetectableDrop < 1 {
+				c.figures++
+				sum += tp.atDrop(st.MinDetectableDrop, s.N)
+			}
+			if r.Outcome.Verdict == record.VerdictHeld {
+				c.held++
+			}
+		}
+		c.mdd = sum / float64(max(c.figures, 1))
+		c.truthEffect = tp.at(0.3, s.N)
+		out[i] = c
+	})
+	for i, s := range worlds {
+		c := out[i]
+		t.Logf("%s: true power at the drop claimed for 80%%: %.3f (%d figures); held in %d of %d runs, the rule's true power at the effect %.3f",
+			describe(s), c.mdd, c.figures, c.held, runs[i], c.truthEffect)
+		if c.figures >= runs[i]/2 && c.mdd < 0.74 {
+			t.Errorf("%s: the drop claimed for 80%% is caught in %.3f of runs on average", describe(s), c.mdd)
+		}
+		if c.truthEffect < 0.7 && float64(c.held) > 0.125*float64(runs[i]) {
+			t.Errorf("%s: %d of %d runs said held, but the rule catches the effect in %.3f of runs", describe(s), c.held, runs[i], c.truthEffect)
+		}
+	}
 }
