@@ -454,6 +454,9 @@ func loadCase(dir, id string, holdout bool) (*Case, error) {
 		}
 		c.Fixture = fx
 	}
+	if msg := filesProblem(c.Fixture, f.Files); msg != "" {
+		return nil, at("files", "%s", msg)
+	}
 	kp := c.KeyPath()
 	if c.KeyRaw, err = readfile.Regular(kp, maxKey); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -471,6 +474,46 @@ func loadCase(dir, id string, holdout bool) (*Case, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// filesProblem says why a case's files cannot all be written over its
+// fixture ("" when they can): each is a file's path, not the workspace,
+// nor a folder or link of the fixture, below folders only (not below a
+// fixture's file or link, nor another of the files). Found at run time
+// instead, every cell of the case failed after the others were paid for.
+func filesProblem(fixture string, files map[string]string) string {
+	for _, rel := range sortedKeys(files) {
+		clean := filepath.Clean(rel)
+		if clean == "." {
+			return fmt.Sprintf("%q, expected a file's path, not the workspace itself", rel)
+		}
+		for _, other := range sortedKeys(files) {
+			if o := filepath.Clean(other); strings.HasPrefix(clean, o+string(filepath.Separator)) {
+				return fmt.Sprintf("%q lies inside %q, also a file here", rel, other)
+			}
+		}
+		if fixture == "" {
+			continue
+		}
+		parts := strings.Split(clean, string(filepath.Separator))
+		at := ""
+		for i, part := range parts {
+			at = filepath.Join(at, part)
+			st, err := os.Lstat(filepath.Join(fixture, at))
+			if err != nil {
+				break // not in the fixture: written, with the folders above it
+			}
+			switch last := i == len(parts)-1; {
+			case st.Mode()&fs.ModeSymlink != 0:
+				return fmt.Sprintf("%q: %s is a link in the fixture, expected a file's path that follows none", rel, at)
+			case last && st.IsDir():
+				return fmt.Sprintf("%q: a folder in the fixture, expected a file", rel)
+			case !last && !st.IsDir():
+				return fmt.Sprintf("%q: %s is a file in the fixture, expected a folder", rel, at)
+			}
+		}
+	}
+	return ""
 }
 
 // caseHash covers what the case is: case.yaml, key.json, and each fixture

@@ -133,6 +133,15 @@ func TestLoadErrors(t *testing.T) {
 		{"no prompt", map[string]string{"a/case.yaml": "tags: [x]\n"}, `a/case.yaml:1: field "prompt": missing or empty`},
 		{"case unknown field", map[string]string{"a/case.yaml": "prompt: p\nfixture: x\n"}, `a/case.yaml:2: unknown field "fixture"`},
 		{"file leaves", map[string]string{"a/case.yaml": "prompt: p\nfiles:\n  ../x: y\n"}, `a/case.yaml:3: field "files": "../x", expected a relative path`},
+		// Each of these passed --check, then failed every cell of the case
+		// at run time ("is a directory") after the others were paid for.
+		{"file is the workspace", map[string]string{"a/case.yaml": "prompt: p\nfiles:\n  .: y\n"}, `a/case.yaml:3: field "files": ".", expected a file's path`},
+		{"file is a fixture folder", map[string]string{"a/case.yaml": "prompt: p\nfiles:\n  data: y\n", "a/fixture/data/x.csv": "x"},
+			`a/case.yaml:3: field "files": "data": a folder in the fixture, expected a file`},
+		{"file under a fixture file", map[string]string{"a/case.yaml": "prompt: p\nfiles:\n  stock.csv/x: y\n"},
+			`a/case.yaml:3: field "files": "stock.csv/x": stock.csv is a file in the fixture, expected a folder`},
+		{"file under another", map[string]string{"a/case.yaml": "prompt: p\nfiles:\n  notes: y\n  notes/x: z\n"},
+			`a/case.yaml:3: field "files": "notes/x" lies inside "notes", also a file here`},
 		{"no key", map[string]string{"c/case.yaml": "prompt: p\n"}, `c/key.json: no such file, expected the case's answer key`},
 		{"bad key", map[string]string{"a/key.json": "{\n  \"correct\": [\"hold\"],\n}\n"}, `a/key.json:3: not an answer key: invalid JSON (invalid character '}'`},
 		{"key not object", map[string]string{"a/key.json": `["hold"]`}, `a/key.json:1: not an answer key: the document is an array, expected an object`},
