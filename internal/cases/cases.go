@@ -351,8 +351,8 @@ func (s *Set) loadSetFile() error {
 		def = *f.Defaults
 	}
 	switch {
-	case def.Repeats == 0:
-		def.Repeats = DefaultRepeats
+	case def.Repeats == 0 && !present(s.ast, "$.defaults.repeats"):
+		def.Repeats = DefaultRepeats // `repeats: 0` is refused, not read as absent
 	case def.Repeats < 1 || def.Repeats > 20:
 		return at("defaults.repeats", "%d, expected 1 to 20", def.Repeats)
 	}
@@ -635,6 +635,16 @@ func (c *Case) KeyFields(m Measure) (json.RawMessage, bool) {
 
 // nodeLine is the line of the node at a YAML path ($.measures[1].uses), or
 // 1 when the file or the path has none.
+// present says whether the document has the field at path.
+func present(f *ast.File, path string) bool {
+	yp, err := yaml.PathString(path)
+	if f == nil || err != nil {
+		return false
+	}
+	n, err := yp.FilterFile(f)
+	return err == nil && n != nil
+}
+
 func nodeLine(f *ast.File, path string) int {
 	if f == nil {
 		return 1

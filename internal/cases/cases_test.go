@@ -128,6 +128,8 @@ func TestLoadErrors(t *testing.T) {
 			`cases.yaml:14: field "diagnostics[0].check.pattern": error parsing regexp`},
 		{"bad effort", map[string]string{"cases.yaml": strings.Replace(goodSet, "effort: medium", "effort: huge", 1)},
 			`cases.yaml:18: field "defaults.effort": "huge", expected one of low, medium, high, xhigh, max`},
+		{"zero repeats", map[string]string{"cases.yaml": strings.Replace(goodSet, "repeats: 2", "repeats: 0", 1)},
+			`cases.yaml:18: field "defaults.repeats": 0, expected 1 to 20`},
 		{"bad deliver", map[string]string{"cases.yaml": strings.Replace(goodSet, "effort: medium", "deliver: mail", 1)},
 			`field "defaults.deliver": "mail", expected system-prompt or skill`},
 		{"no prompt", map[string]string{"a/case.yaml": "tags: [x]\n"}, `a/case.yaml:1: field "prompt": missing or empty`},
