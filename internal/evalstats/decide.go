@@ -47,7 +47,8 @@ func Decide(base []Run, cand Run, opts Options) Decision {
 	opts = opts.withDefaults()
 	d := Decision{Rule: opts.Rule}
 	fail := func(format string, args ...any) Decision {
-		d.Verdict, d.Exit, d.Sentence = ToolFail, exit.Tool, "Cannot decide: "+fmt.Sprintf(format, args...)
+		// A whole sentence: the holdout's sentence quotes it before others.
+		d.Verdict, d.Exit, d.Sentence = ToolFail, exit.Tool, "Cannot decide: "+strings.TrimSuffix(fmt.Sprintf(format, args...), ".")+"."
 		return d
 	}
 	if opts.Rule != RulePaired && opts.Rule != RuleSeed {

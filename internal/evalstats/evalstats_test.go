@@ -404,7 +404,9 @@ func TestDecideToolErrors(t *testing.T) {
 		{"seed rule, one repeat", []Run{mkRun("base", ms, "a: PP", "b: FP")}, mkRun("c", ms, "a: PP", "b: FP"), Options{Rule: RuleSeed}, "at least 2 baseline repeats"},
 	} {
 		d := Decide(c.base, c.cand, c.opts)
-		if d.Verdict != ToolFail || d.Exit != exit.Tool || !strings.Contains(d.Sentence, c.want) || !strings.HasPrefix(d.Sentence, "Cannot decide: ") {
+		// A whole sentence, with its full stop: the holdout's quotes it
+		// before the next ("... needs at least 2 Holdout: ..." before).
+		if d.Verdict != ToolFail || d.Exit != exit.Tool || !strings.Contains(d.Sentence, c.want) || !strings.HasPrefix(d.Sentence, "Cannot decide: ") || !strings.HasSuffix(d.Sentence, ".") || strings.HasSuffix(d.Sentence, "..") {
 			t.Errorf("%s: %s (%d) %q, want a tool error saying %q", c.name, d.Verdict, d.Exit, d.Sentence, c.want)
 		}
 	}

@@ -72,7 +72,7 @@ func decideSeed(d Decision, l *scored, bs, cs []scoredRun, drift float64, opts O
 	r, ok := seedMargins(l, bs, cs)
 	if !ok {
 		d.Verdict, d.Exit = ToolFail, exit.Tool
-		d.Sentence = fmt.Sprintf("Cannot decide: seed 000's margins need at least 2 baseline repeats and 1 candidate repeat (have %d and %d)", r.n2, r.n1)
+		d.Sentence = fmt.Sprintf("Cannot decide: seed 000's margins need at least 2 baseline repeats and 1 candidate repeat (have %d and %d).", r.n2, r.n1)
 		return d
 	}
 	// Cases each measure was compared on, as the paired rule counts them.
