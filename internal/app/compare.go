@@ -26,7 +26,7 @@ func compareOptions(c *cli.Context) (CompareOptions, error) {
 	if len(o.Runs) < 2 {
 		return o, exit.Errorf(exit.Tool, "compare: expected BASE_RUN [BASE_RUN2 ...] CANDIDATE_RUN, got %d arguments", len(o.Runs))
 	}
-	if o.Alpha <= 0 || o.Alpha >= 0.5 {
+	if !(o.Alpha > 0 && o.Alpha < 0.5) { // NaN fails it
 		return o, exit.Errorf(exit.Tool, "compare: --alpha: %v, expected a level between 0 and 0.5", o.Alpha)
 	}
 	return o, nil

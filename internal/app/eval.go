@@ -94,10 +94,10 @@ func evalOptions(c *cli.Context) (EvalOptions, error) {
 	}
 	// Settings read 0 as "the default": a 0 given on the command line
 	// would have run at 0.05 (or 0.1) without a word.
-	if c.IsSet("alpha") && o.Alpha <= 0 {
+	if c.IsSet("alpha") && !(o.Alpha > 0) { // NaN too
 		return o, exit.Errorf(exit.Tool, "--alpha: %v, expected a level between 0 and 0.5", o.Alpha)
 	}
-	if c.IsSet("margin") && o.Margin <= 0 {
+	if c.IsSet("margin") && !(o.Margin > 0) {
 		return o, exit.Errorf(exit.Tool, "--margin: %v, expected a drop between 0 and 1 (0.1 = ten points of the total)", o.Margin)
 	}
 	// A grid's axes may follow --grid as words of their own (--grid

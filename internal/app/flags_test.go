@@ -158,6 +158,12 @@ func TestRunFlags(t *testing.T) {
 		{name: "undiluted control is gone", args: flags("--control", "undiluted"), wantErr: `--control: "undiluted", expected "no-skill"`},
 		{name: "judge repeats", args: flags("--judge-repeats", "0"), wantErr: "--judge-repeats: 0, expected 1 to 9"},
 		{name: "budget", args: flags("--max-budget-usd", "-1"), wantErr: "--max-budget-usd: -1, expected a positive amount"},
+		// NaN and Inf passed `< 0`-style checks: the run spent its budget,
+		// then run.json could not be encoded (0 bytes, the run lost).
+		{name: "alpha NaN", args: flags("--alpha", "NaN"), wantErr: "--alpha: NaN, expected a level between 0 and 0.5"},
+		{name: "budget NaN", args: flags("--max-budget-usd", "NaN"), wantErr: "--max-budget-usd: NaN, expected a positive amount"},
+		{name: "budget Inf", args: flags("--max-budget-usd", "Inf"), wantErr: "--max-budget-usd: +Inf, expected a positive amount"},
+		{name: "negative backoff", args: flags("--retry-backoff", "-1s"), wantErr: "--retry-backoff: -1s, expected a wait of 0 or more"},
 		{name: "isolation", args: flags("--isolation", "bogus"), wantErr: `--isolation: "bogus", expected "jail" or "none"`},
 		{name: "turn retries", args: flags("--turn-retries", "11"), wantErr: "--turn-retries: 11, expected 0 to 10"},
 		{name: "levels not ascending", args: flags("--dilute-to", "50k,20k,90k"), wantErr: "--dilute-to 50k,20k,90k: 20k after 50k, expected ascending levels"},
@@ -190,6 +196,11 @@ func TestResumeFlags(t *testing.T) {
 			want: ResumeOptions{Dir: "d", ResumeSettings: engine.ResumeSettings{TurnRetries: 1, RetryBackoff: 2 * time.Second, MaxBudgetUSD: &budget}, Output: Output{JSON: true, NoColor: true}}},
 		{name: "no folder", args: []string{"resume"}, wantErr: "resume: expected one RUN_DIR, got 0 arguments"},
 		{name: "two folders", args: []string{"resume", "a", "b"}, wantErr: "resume: expected one RUN_DIR, got 2 arguments"},
+		// Resume checked none of its flags: a negative budget was recorded.
+		{name: "budget", args: []string{"resume", "d", "--max-budget-usd", "-5"}, wantErr: "--max-budget-usd: -5, expected a positive amount"},
+		{name: "budget NaN", args: []string{"resume", "d", "--max-budget-usd", "NaN"}, wantErr: "--max-budget-usd: NaN, expected a positive amount"},
+		{name: "retries", args: []string{"resume", "d", "--turn-retries", "999"}, wantErr: "--turn-retries: 999, expected 0 to 10"},
+		{name: "backoff", args: []string{"resume", "d", "--retry-backoff", "-1s"}, wantErr: "--retry-backoff: -1s, expected a wait of 0 or more"},
 	})
 }
 
@@ -228,6 +239,8 @@ func TestCompareFlags(t *testing.T) {
 		{name: "one run", args: []string{"compare", "a"}, wantErr: "compare: expected BASE_RUN [BASE_RUN2 ...] CANDIDATE_RUN, got 1 arguments"},
 		{name: "no run", args: []string{"compare"}, wantErr: "compare: expected BASE_RUN [BASE_RUN2 ...] CANDIDATE_RUN, got 0 arguments"},
 		{name: "alpha", args: []string{"compare", "a", "b", "--alpha", "0"}, wantErr: "compare: --alpha: 0, expected a level between 0 and 0.5"},
+		// NaN turned a REJECT into an ACCEPT.
+		{name: "alpha NaN", args: []string{"compare", "a", "b", "--alpha", "NaN"}, wantErr: "compare: --alpha: NaN, expected a level between 0 and 0.5"},
 	})
 }
 

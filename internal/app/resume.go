@@ -36,8 +36,14 @@ func resumeOptions(c *cli.Context) (ResumeOptions, error) {
 	o := ResumeOptions{Dir: c.Args().First(), Output: outputFrom(c), ResumeSettings: engine.ResumeSettings{
 		TurnRetries: c.Int("turn-retries"), RetryBackoff: c.Duration("retry-backoff"),
 	}}
+	if err := checkRetries(o.TurnRetries, o.RetryBackoff); err != nil {
+		return o, exit.With(exit.Tool, err)
+	}
 	if c.IsSet("max-budget-usd") {
 		v := c.Float64("max-budget-usd")
+		if err := checkBudget(v); err != nil {
+			return o, exit.With(exit.Tool, err)
+		}
 		o.MaxBudgetUSD = &v
 	}
 	return o, nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
@@ -202,7 +203,9 @@ func runOptions(c *cli.Context) (RunOptions, error) {
 			return o, fmt.Errorf("--control and --until-decided do not go together: controls are sized by --conversations")
 		}
 	}
-	if o.Alpha <= 0 || o.Alpha >= 0.5 {
+	// Written so that NaN fails them: `--alpha NaN` passed `<= 0 || >= 0.5`,
+	// and the run spent its whole budget before run.json could not encode it.
+	if !(o.Alpha > 0 && o.Alpha < 0.5) {
 		return o, fmt.Errorf("--alpha: %v, expected a level between 0 and 0.5", o.Alpha)
 	}
 	for _, k := range o.Controls {
@@ -213,14 +216,14 @@ func runOptions(c *cli.Context) (RunOptions, error) {
 	if o.JudgeRepeats < 1 || o.JudgeRepeats > 9 {
 		return o, fmt.Errorf("--judge-repeats: %d, expected 1 to 9", o.JudgeRepeats)
 	}
-	if o.MaxBudgetUSD < 0 {
-		return o, fmt.Errorf("--max-budget-usd: %v, expected a positive amount", o.MaxBudgetUSD)
+	if err := checkBudget(o.MaxBudgetUSD); err != nil {
+		return o, err
 	}
 	if o.Isolation != "" && o.Isolation != engine.IsolationJail && o.Isolation != engine.IsolationNone {
 		return o, fmt.Errorf("--isolation: %q, expected %q or %q", o.Isolation, engine.IsolationJail, engine.IsolationNone)
 	}
-	if o.TurnRetries < 0 || o.TurnRetries > 10 {
-		return o, fmt.Errorf("--turn-retries: %d, expected 0 to 10", o.TurnRetries)
+	if err := checkRetries(o.TurnRetries, o.RetryBackoff); err != nil {
+		return o, err
 	}
 	if v := c.String("shard"); v != "" {
 		var err error
@@ -320,4 +323,24 @@ func writeChart(dir string, r *record.Run) error {
 	return atomicfile.WriteFunc(filepath.Join(dir, "chart.html"), record.FileMode, func(w io.Writer) error {
 		return chart.Render(w, summary.ChartData(r))
 	})
+}
+
+// checkBudget refuses a budget that is negative or not a number (NaN, Inf
+// pass a plain `< 0`), for a run and its resume alike.
+func checkBudget(usd float64) error {
+	if !(usd >= 0) || math.IsInf(usd, 0) {
+		return fmt.Errorf("--max-budget-usd: %v, expected a positive amount", usd)
+	}
+	return nil
+}
+
+// checkRetries refuses what a run and its resume cannot retry with.
+func checkRetries(retries int, backoff time.Duration) error {
+	if retries < 0 || retries > 10 {
+		return fmt.Errorf("--turn-retries: %d, expected 0 to 10", retries)
+	}
+	if backoff < 0 {
+		return fmt.Errorf("--retry-backoff: %v, expected a wait of 0 or more", backoff)
+	}
+	return nil
 }

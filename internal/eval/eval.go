@@ -336,9 +336,9 @@ func (s Settings) Check() error {
 		return fmt.Errorf("--deliver: %q, expected %s or %s", s.Deliver, cases.DeliverSystemPrompt, cases.DeliverSkill)
 	case s.Rule != "" && s.Rule != evalstats.RulePaired && s.Rule != evalstats.RuleSeed:
 		return fmt.Errorf("--rule: %q, expected %s or %s", s.Rule, evalstats.RulePaired, evalstats.RuleSeed)
-	case s.Alpha != 0 && (s.Alpha <= 0 || s.Alpha >= 0.5):
+	case s.Alpha != 0 && !(s.Alpha > 0 && s.Alpha < 0.5): // NaN fails it
 		return fmt.Errorf("--alpha: %v, expected a level between 0 and 0.5", s.Alpha)
-	case s.Margin != 0 && (s.Margin <= 0 || s.Margin >= 1):
+	case s.Margin != 0 && !(s.Margin > 0 && s.Margin < 1):
 		return fmt.Errorf("--margin: %v, expected a drop between 0 and 1 (0.1 = ten points of the total)", s.Margin)
 	case s.Concurrency < 0:
 		return fmt.Errorf("--concurrency: %d, expected 1 or more", s.Concurrency)
