@@ -163,6 +163,8 @@ func TestRunFlags(t *testing.T) {
 		{name: "alpha NaN", args: flags("--alpha", "NaN"), wantErr: "--alpha: NaN, expected a level between 0 and 0.5"},
 		{name: "budget NaN", args: flags("--max-budget-usd", "NaN"), wantErr: "--max-budget-usd: NaN, expected a positive amount"},
 		{name: "budget Inf", args: flags("--max-budget-usd", "Inf"), wantErr: "--max-budget-usd: +Inf, expected a positive amount"},
+		{name: "pass-env with a value", args: flags("--pass-env", "DBPW=verysecretvalue42"), wantErr: `--pass-env: "DBPW=…", expected a variable's name (letters, digits, _), whose value the agent then gets`},
+		{name: "pass-env empty", args: flags("--pass-env", ""), wantErr: `--pass-env: "", expected a variable's name (letters, digits, _), whose value the agent then gets`},
 		{name: "negative backoff", args: flags("--retry-backoff", "-1s"), wantErr: "--retry-backoff: -1s, expected a wait of 0 or more"},
 		{name: "isolation", args: flags("--isolation", "bogus"), wantErr: `--isolation: "bogus", expected "jail" or "none"`},
 		{name: "turn retries", args: flags("--turn-retries", "11"), wantErr: "--turn-retries: 11, expected 0 to 10"},

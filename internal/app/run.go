@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -219,6 +220,17 @@ func runOptions(c *cli.Context) (RunOptions, error) {
 	if err := checkBudget(o.MaxBudgetUSD); err != nil {
 		return o, err
 	}
+	for _, name := range o.PassEnv {
+		// A NAME=VALUE given here was recorded whole in run.json, value
+		// and all: the value is never echoed.
+		if !envName.MatchString(name) {
+			shown := name
+			if k, _, ok := strings.Cut(name, "="); ok {
+				shown = k + "=…"
+			}
+			return o, fmt.Errorf("--pass-env: %q, expected a variable's name (letters, digits, _), whose value the agent then gets", term.Line(shown))
+		}
+	}
 	if o.Isolation != "" && o.Isolation != engine.IsolationJail && o.Isolation != engine.IsolationNone {
 		return o, fmt.Errorf("--isolation: %q, expected %q or %q", o.Isolation, engine.IsolationJail, engine.IsolationNone)
 	}
@@ -324,6 +336,9 @@ func writeChart(dir string, r *record.Run) error {
 		return chart.Render(w, summary.ChartData(r))
 	})
 }
+
+// envName is an environment variable's name.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // checkBudget refuses a budget that is negative or not a number (NaN, Inf
 // pass a plain `< 0`), for a run and its resume alike.
