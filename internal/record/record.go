@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -23,6 +22,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/jsonerr"
 	"github.com/vibe-test/vibe-test/internal/judge"
 	"github.com/vibe-test/vibe-test/internal/plan"
+	"github.com/vibe-test/vibe-test/internal/readfile"
 	"github.com/vibe-test/vibe-test/internal/rubric"
 )
 
@@ -668,18 +668,20 @@ func transcriptsInside(path string, r *Run) error {
 }
 
 // readRecord reads a record file; a missing one is named with the folder
-// it was expected in (want), other errors with the path once.
+// it was expected in (want), other errors with the path once. Only a
+// regular file is read: a FIFO named run.json blocked report, resume,
+// rejudge, compare and merge for ever, deaf to Ctrl-C.
 func readRecord(path, want string) ([]byte, error) {
-	b, err := os.ReadFile(path)
+	b, err := readfile.Regular(path, maxRecord)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s: no such file (expected %s)", path, want)
 	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return nil, fmt.Errorf("%s: %w", path, pe.Err)
-	}
 	return b, err
 }
+
+// maxRecord bounds a record file: far above any run's (a 200-conversation
+// run's is some megabytes), below what would exhaust memory.
+const maxRecord = 1 << 30
 
 // FreshTriple is the pending record of the fresh triple that goes with
 // conversation index.

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/vibe-test/vibe-test/internal/claude"
@@ -120,5 +122,33 @@ func TestCallsOfKeepsInputsJSON(t *testing.T) {
 	}
 	if _, err := Encode(&Run{SchemaVersion: SchemaVersion, Conversations: []Conversation{{Turns: []Turn{{ToolCalls: calls}}}}}); err != nil {
 		t.Errorf("run.json with these calls: %v", err)
+	}
+}
+
+// A FIFO named run.json or suite.json is refused in one line: read, it
+// blocked report, resume, rejudge, compare and merge for ever, Ctrl-C
+// included.
+func TestLoadRefusesAFIFO(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		load func(string) error
+	}{
+		{"run.json", func(d string) error { _, err := Load(d); return err }},
+		{"suite.json", func(d string) error { _, err := LoadSuite(d); return err }},
+	} {
+		dir := t.TempDir()
+		if err := syscall.Mkfifo(filepath.Join(dir, c.file), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- c.load(dir) }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "is a FIFO, expected a regular file") || strings.Contains(err.Error(), "\n") {
+				t.Errorf("%s as a FIFO: %v", c.file, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s as a FIFO: still reading after 10 s", c.file)
+		}
 	}
 }
