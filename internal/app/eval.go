@@ -238,7 +238,7 @@ func runEval(ctx context.Context, o EvalOptions, stdio IO) error {
 		e.Write(stdio.Stdout, term.Line)
 		return nil
 	}
-	if err := o.Output.checkFiles(); err != nil {
+	if err := o.Output.checkFiles(append(skillFolders([]string{o.Settings.SkillPath}), o.Settings.CasesDir)...); err != nil {
 		return err
 	}
 	res, err := eval.Start(ctx, o.Settings, eio)

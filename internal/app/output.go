@@ -46,8 +46,12 @@ func outputFrom(c *cli.Context) Output {
 // be written when the run ends: its folder missing or not a folder, the
 // path itself a folder, or one file named twice. Refused at the end it
 // cost the run and left CI without its report. The file is not created
-// here: a run that fails must not leave an empty junit.xml behind.
-func (o Output) checkFiles() error {
+// here: a run that fails must not leave an empty junit.xml behind. Nor
+// may it write over what is already there and not its own: a record or
+// transcript of a run, suite or eval folder, or what keep names (the
+// skill's folder, the config, the rubric: a file, or a folder whose files
+// are kept).
+func (o Output) checkFiles(keep ...string) error {
 	if o.JUnit != "" && filepath.Clean(o.JUnit) == filepath.Clean(o.Markdown) {
 		return exit.Errorf(exit.Tool, "--junit and --markdown both name %s, expected two files", o.JUnit)
 	}
@@ -58,8 +62,11 @@ func (o Output) checkFiles() error {
 		if st, err := os.Stat(f.path); err == nil && st.IsDir() {
 			return exit.Errorf(exit.Tool, "%s %s: a folder, expected a file to write", f.flag, f.path)
 		}
-		if isRecord(f.path) {
+		if isRecord(f.path) || inRecordFolder(f.path) {
 			return exit.Errorf(exit.Tool, "%s %s: a vibe-test record, expected another file to write (writing over it would lose the run)", f.flag, f.path)
+		}
+		if k, ok := keptBy(f.path, keep); ok {
+			return exit.Errorf(exit.Tool, "%s %s: an existing file of %s, expected another file to write (writing over it would lose it)", f.flag, f.path, k)
 		}
 		dir := filepath.Dir(f.path)
 		st, err := os.Stat(dir)
@@ -129,6 +136,79 @@ func writeJUnit(path string, r *record.Run) error {
 		return fmt.Errorf("--junit %s: %w", path, err)
 	}
 	return nil
+}
+
+// inRecordFolder says whether path is an existing .json or .jsonl file
+// inside a run, suite or eval folder, at any depth: a transcript, a cell,
+// a judge's verdicts. `--junit run/conv-1/turn-01.jsonl` wrote over a
+// transcript, and rejudge then judged the lost turn a fail.
+func inRecordFolder(path string) bool {
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+		return false
+	}
+	if ext := filepath.Ext(path); ext != ".json" && ext != ".jsonl" {
+		return false
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return false
+	}
+	for d := filepath.Dir(abs); ; d = filepath.Dir(d) {
+		for _, name := range []string{"run.json", record.SuiteFile, "eval.json"} {
+			if _, err := os.Stat(filepath.Join(d, name)); err == nil {
+				return true
+			}
+		}
+		if d == filepath.Dir(d) {
+			return false
+		}
+	}
+}
+
+// keptBy names the entry of keep that path, an existing file, is or lies
+// in (links resolved).
+func keptBy(path string, keep []string) (string, bool) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", false
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", false
+	}
+	real, _ = filepath.Abs(real)
+	for _, k := range keep {
+		kst, err := os.Stat(k)
+		if k == "" || err != nil {
+			continue
+		}
+		if os.SameFile(st, kst) {
+			return k, true
+		}
+		if kst.IsDir() {
+			kr, err := filepath.EvalSymlinks(k)
+			if err != nil {
+				continue
+			}
+			if kr, _ = filepath.Abs(kr); strings.HasPrefix(real, kr+string(filepath.Separator)) {
+				return k, true
+			}
+		}
+	}
+	return "", false
+}
+
+// skillFolders are the folders of the skills named on a command line (a
+// SKILL.md's folder, or the folder given): their files are the author's.
+func skillFolders(args []string) []string {
+	var out []string
+	for _, a := range args {
+		if st, err := os.Stat(a); err == nil && !st.IsDir() {
+			a = filepath.Dir(a)
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 // isRecord says whether path is an existing record of a run, suite or

@@ -233,3 +233,44 @@ func TestReportCleansTheRunsError(t *testing.T) {
 		}
 	}
 }
+
+// --junit and --markdown never write over what is already there and not
+// theirs: a transcript inside a run folder (rejudge then judged the lost
+// turn a fail), the skill's own files, the config. Each is refused in one
+// line before anything runs, and the file is untouched.
+func TestReportsNeverWriteOverKeptFiles(t *testing.T) {
+	t.Parallel()
+	run := testenv.CopyOfRun(t, "held")
+	skill := t.TempDir()
+	config := filepath.Join(t.TempDir(), "vibe-test.yaml")
+	for _, f := range []string{filepath.Join(skill, "SKILL.md"), filepath.Join(skill, "scripts", "census.sh"), config} {
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte("the author's\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	transcript := filepath.Join(run, "conv-1", "turn-01.jsonl")
+	for _, c := range []struct {
+		args   []string
+		target string
+		says   string
+	}{
+		{[]string{"report", run, "--junit", transcript}, transcript, "a vibe-test record"},
+		{[]string{skill, "--junit", filepath.Join(skill, "SKILL.md")}, filepath.Join(skill, "SKILL.md"), "an existing file of " + skill},
+		{[]string{skill, "--markdown", filepath.Join(skill, "scripts", "census.sh")}, filepath.Join(skill, "scripts", "census.sh"), "an existing file of " + skill},
+		{[]string{skill, "--config", config, "--markdown", config}, config, "an existing file of " + config},
+	} {
+		before, err := os.ReadFile(c.target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stdout, stderr bytes.Buffer
+		code := Main(t.Context(), append([]string{"vibe-test"}, c.args...), IO{Env: os.Environ(), Stdout: &stdout, Stderr: &stderr})
+		after, _ := os.ReadFile(c.target)
+		if code != 3 || !strings.Contains(stderr.String(), c.says) || strings.Count(strings.TrimSpace(stderr.String()), "\n") > 0 || !bytes.Equal(before, after) {
+			t.Errorf("%v: exit %d, %q; the file changed: %v", c.args, code, stderr.String(), !bytes.Equal(before, after))
+		}
+	}
+}

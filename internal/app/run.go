@@ -271,7 +271,7 @@ func runRun(ctx context.Context, o RunOptions, stdio IO) error {
 		writeEstimate(e, stdio)
 		return nil
 	}
-	if err := o.Output.checkFiles(); err != nil {
+	if err := o.Output.checkFiles(append(skillFolders(o.Args), o.ConfigPath, o.RubricPath)...); err != nil {
 		return err
 	}
 	if isSuite {
