@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -272,5 +273,54 @@ func TestReportsNeverWriteOverKeptFiles(t *testing.T) {
 		if code != 3 || !strings.Contains(stderr.String(), c.says) || strings.Count(strings.TrimSpace(stderr.String()), "\n") > 0 || !bytes.Equal(before, after) {
 			t.Errorf("%v: exit %d, %q; the file changed: %v", c.args, code, stderr.String(), !bytes.Equal(before, after))
 		}
+	}
+}
+
+// Text a record carries reaches the terminal without its control
+// characters: a run.json's vibe-test version (report's note that another
+// version made it) and a suite.json's status (the suite's title) carried an
+// OSC title and a screen clear through. A session mode resume does not know
+// is refused, not run as if it knew it.
+func TestRecordTextIsCleanedOnTheTerminal(t *testing.T) {
+	t.Parallel()
+	const evil = "\x1b]0;PWNED\x07\x1b[2J"
+	edit := func(path, field, value string) {
+		t.Helper()
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc map[string]any
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatal(err)
+		}
+		m := doc
+		parts := strings.Split(field, ".")
+		for _, p := range parts[:len(parts)-1] {
+			m = m[p].(map[string]any)
+		}
+		m[parts[len(parts)-1]] = value
+		out, _ := json.Marshal(doc)
+		if err := os.WriteFile(path, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := testenv.CopyOfRun(t, "held")
+	edit(filepath.Join(run, "run.json"), "versions.vibe_test", "0.0.1"+evil)
+	suite := testenv.CopyOfRun(t, "suite")
+	edit(filepath.Join(suite, "suite.json"), "status", "completed"+evil)
+	for _, dir := range []string{run, suite} {
+		var stdout, stderr bytes.Buffer
+		Main(t.Context(), []string{"vibe-test", "report", dir}, IO{Env: os.Environ(), Stdout: &stdout, Stderr: &stderr})
+		if out := stdout.String() + stderr.String(); strings.ContainsAny(out, "\x1b\x07") || !strings.Contains(out, "PWNED") {
+			t.Errorf("report %s: control characters reached the terminal, or the text was dropped:\n%q", filepath.Base(dir), out)
+		}
+	}
+	mode := testenv.CopyOfRun(t, "held")
+	edit(filepath.Join(mode, "run.json"), "config.session_mode", "sometimes")
+	var stdout, stderr bytes.Buffer
+	code := Main(t.Context(), []string{"vibe-test", "resume", mode}, IO{Env: os.Environ(), Stdout: &stdout, Stderr: &stderr})
+	if code != 3 || !strings.Contains(stderr.String(), `field "config.session_mode": "sometimes", expected "interactive" or "resume"`) {
+		t.Errorf("resume of an unknown session mode: exit %d, %s", code, stderr.String())
 	}
 }

@@ -46,7 +46,7 @@ func runReport(_ context.Context, o ReportOptions, stdio IO) error {
 	}
 	if r.Versions.VibeTest != Version {
 		fmt.Fprintf(stdio.Stderr, "vibe-test: this run was made by vibe-test %s (run.json schema %d) and is redrawn by %s: shapes, statistics and the verdict are recomputed from the record\n",
-			orUnknown(r.Versions.VibeTest), r.SchemaVersion, Version)
+			term.Line(orUnknown(r.Versions.VibeTest)), r.SchemaVersion, Version)
 	}
 	for _, gap := range report.Gaps(dir, r) {
 		fmt.Fprintf(stdio.Stderr, "vibe-test: cannot be shown: %s\n", gap)

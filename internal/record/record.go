@@ -634,6 +634,10 @@ func Load(dir string) (*Run, error) {
 	if err := transcriptsInside(path, &r); err != nil {
 		return nil, err
 	}
+	// Resume goes on in the recorded mode: an unknown one ran as if known.
+	if m := r.Config.SessionMode; m != "" && m != claude.SessionInteractive && m != claude.SessionResume {
+		return nil, fmt.Errorf("%s: field \"config.session_mode\": %q, expected %q or %q", path, m, claude.SessionInteractive, claude.SessionResume)
+	}
 	return &r, nil
 }
 

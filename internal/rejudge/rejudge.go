@@ -170,7 +170,7 @@ func Run(ctx context.Context, dir string, s Settings, stdio engine.IO) error {
 	j := &judge.Judge{Caller: caller, Rubric: rb, Model: judgeModel}
 	parser := record.AgentOf(r.Config)
 	fmt.Fprintf(stdio.Stderr, "vibe-test: judging %d turns of %s again (rubric %s, judge model %s)\n",
-		len(targets), dir, rubricName(rb, s.Rubric != ""), engine.ModelName(judgeModel))
+		len(targets), dir, term.Line(rubricName(rb, s.Rubric != "")), term.Line(engine.ModelName(judgeModel)))
 
 	// A refused key would be refused for every turn: the first refusal
 	// stops the others.

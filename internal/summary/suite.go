@@ -35,7 +35,7 @@ func SuiteTable(w io.Writer, s *record.Suite, dir string, styled bool) {
 		}
 		b.WriteString(line + "\n")
 	}
-	title := fmt.Sprintf("vibe-test suite  %s, status %s", Count(len(s.Skills), "skill"), s.Status)
+	title := fmt.Sprintf("vibe-test suite  %s, status %s", Count(len(s.Skills), "skill"), term.Line(s.Status))
 	if s.Shard != nil {
 		title += fmt.Sprintf(", shard %d/%d (%s of the suite's %s; verdicts here are partial: merge the shards to decide)",
 			s.Shard.Index, s.Shard.Count, Count(len(s.Shard.Units), "conversation"), Count(totalUnits(s.Shard), "conversation"))
