@@ -273,6 +273,14 @@ func judgeTranscript(ctx context.Context, j *judge.Judge, agent, path, task stri
 	if err != nil {
 		return judge.Verdict{Result: judge.JudgeError, Error: fmt.Sprintf("reading the saved transcript %s: %v", path, err), Model: j.Model}
 	}
+	// A judged turn completed: its transcript ends in a result, every line
+	// whole. One that does not was damaged since, and parsed it is a turn
+	// with fewer calls than the agent made (garbage: none), which the judge
+	// would fail.
+	if !t.HasResult || t.BadLines > 0 {
+		return judge.Verdict{Result: judge.JudgeError, Model: j.Model,
+			Error: fmt.Sprintf("the saved transcript %s is damaged (%d lines not JSON, result line present: %v), expected the turn's whole stream", path, t.BadLines, t.HasResult)}
+	}
 	return j.Judge(ctx, task, t)
 }
 

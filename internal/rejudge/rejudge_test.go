@@ -1,9 +1,14 @@
 package rejudge
 
 import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/vibe-test/vibe-test/internal/claude"
 	"github.com/vibe-test/vibe-test/internal/judge"
 )
 
@@ -31,5 +36,33 @@ func TestRejudgeVerdictChanges(t *testing.T) {
 	got = verdictChanges("conv 1", 1, old, judge.Verdict{Result: judge.JudgeError, Error: "bad answer"}, &st)
 	if strings.Join(got, "\n") != "conv 1 turn 1: pass → judge-error (bad answer)" || st.errors != 1 {
 		t.Errorf("got %q %+v", got, st)
+	}
+}
+
+// calledCaller fails the test if the judge is asked anything.
+type calledCaller struct{ t *testing.T }
+
+func (c calledCaller) Structured(context.Context, string, string, string) (claude.Turn, error) {
+	c.t.Error("the judge was asked about a damaged transcript")
+	return claude.Turn{}, errors.New("not called")
+}
+
+// A transcript damaged since its turn was judged is a judge error, never a
+// pass or a fail: garbage parsed as a turn with no call, and the judge
+// failed it (a pass became a fail, exit 0).
+func TestDamagedTranscriptIsAJudgeError(t *testing.T) {
+	j := &judge.Judge{Caller: calledCaller{t}, Model: "m"}
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"garbage.jsonl": "garbage not json\n",
+		"cut.jsonl":     `{"type":"system","subtype":"init","session_id":"s"}` + "\n" + `{"type":"assistant","message":{"content":[{"type":"te`,
+	} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if v := judgeTranscript(context.Background(), j, "claude", path, "task"); v.Result != judge.JudgeError || !strings.Contains(v.Error, "is damaged") {
+			t.Errorf("%s: %s %q, want a judge error", name, v.Result, v.Error)
+		}
 	}
 }
