@@ -11,6 +11,7 @@ package rubric
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"regexp"
 	"strings"
 
@@ -73,6 +74,16 @@ func parse(b []byte, file string) (*Rubric, error) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&r); err != nil {
 		return nil, jsonerr.Format(file, b, err, "a rubric")
+	}
+	// One rubric, nothing after it: a second one back to back was ignored.
+	end := dec.InputOffset()
+	if _, err := dec.Token(); err != io.EOF {
+		line := 1 + strings.Count(string(b[:end]), "\n")
+		where := "rubric"
+		if file != "" {
+			where = fmt.Sprintf("%s:%d", file, line)
+		}
+		return nil, fmt.Errorf("%s: text after the rubric's JSON object, expected the one object alone", where)
 	}
 	if err := r.Validate(); err != nil {
 		if file != "" {

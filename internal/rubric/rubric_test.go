@@ -299,6 +299,17 @@ func TestLoad(t *testing.T) {
 	if _, err := Load(bad); err == nil || !strings.HasPrefix(err.Error(), bad+": criteria: 3 given") {
 		t.Errorf("invalid file: %v (want the path, the field and what was expected)", err)
 	}
+	// Text after the object, or a second rubric back to back, was ignored:
+	// the first rubric ran.
+	for name, tail := range map[string]string{"trailing.json": " trailing", "twice.json": goodRubric, "brace.json": "}"} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(goodRubric+tail), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Load(p); err == nil || !strings.Contains(err.Error(), p+":") || !strings.Contains(err.Error(), "text after the rubric's JSON object") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
 }
 
 // A refused key (HTTP 401/403) stops extraction at once: no second call, and
