@@ -105,6 +105,19 @@ func TestInit(t *testing.T) {
 			t.Errorf("temp file left behind: %s", e.Name())
 		}
 	}
+
+	// A folder where the config goes: --force cannot replace it, said
+	// before any model call (after both, with a rename error, before).
+	if err := os.Remove(target); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(target, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	folder := runAgainst(t, script, "init", paths.Skill, "--force")
+	if folder.code != 3 || !strings.Contains(folder.stderr, target+": a folder, expected a file") || len(folder.srv.Requests()) != 0 {
+		t.Errorf("--force over a folder: exit %d, %d model calls, %q", folder.code, len(folder.srv.Requests()), folder.stderr)
+	}
 }
 
 // Whatever the model drafts, the written file loads back to the same tasks.

@@ -54,8 +54,15 @@ func Write(ctx context.Context, s Settings, stdio engine.IO) (Result, error) {
 	}
 	target := filepath.Join(sk.Dir, plan.ConfigName)
 	force := s.Force
-	if _, err := os.Lstat(target); err == nil && !force {
-		return Result{}, exit.Errorf(exit.Tool, "%s: already exists, not overwritten (pass --force to replace it)", target)
+	if st, err := os.Lstat(target); err == nil {
+		switch {
+		case !force:
+			return Result{}, exit.Errorf(exit.Tool, "%s: already exists, not overwritten (pass --force to replace it)", target)
+		case st.IsDir():
+			// --force cannot rename over a folder: refused after the model
+			// calls, it cost them.
+			return Result{}, exit.Errorf(exit.Tool, "%s: a folder, expected a file to replace (--force replaces a file only)", target)
+		}
 	}
 	binary, err := engine.FindClaude(stdio.Env)
 	if err != nil {
