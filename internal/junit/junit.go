@@ -21,6 +21,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/plan"
 	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/rubric"
+	"github.com/vibe-test/vibe-test/internal/term"
 )
 
 // BypassBanner marks every report of a run whose baseline gate was bypassed.
@@ -133,7 +134,10 @@ func encode(w io.Writer, doc testsuites, bypassed bool) error {
 		return fmt.Errorf("encoding JUnit XML: %w", err)
 	}
 	b.WriteString("\n")
-	_, err := io.WriteString(w, b.String())
+	// The encoder replaced C0 controls with U+FFFD; C1 controls and
+	// bidirectional overrides are valid XML and went through, to the CI
+	// page or log that shows the evidence. Dropped as everywhere else.
+	_, err := io.WriteString(w, term.Clean(b.String()))
 	return err
 }
 

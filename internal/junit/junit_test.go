@@ -414,6 +414,18 @@ func TestEscaping(t *testing.T) {
 	if doc.Suites[0].Cases[0].Classname != `a&b<"c">.conversation-1` {
 		t.Errorf("classname %q", doc.Suites[0].Cases[0].Classname)
 	}
+	// C1 controls (U+009B is a CSI to some terminals a CI log reaches) and
+	// bidirectional overrides (U+202E reverses what follows it) are dropped,
+	// as the Markdown summary drops them; they went through whole before.
+	v = fail("evidence 31m and ‮liaf")
+	r = newRun(convRecord(1, record.StatusCompleted, 10, map[int]*judge.Verdict{1: pass(), 6: v, 8: pass(), 10: pass()}))
+	var b strings.Builder
+	if err := Write(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); strings.ContainsAny(out, "‮") || !strings.Contains(out, "evidence 31m and liaf") {
+		t.Errorf("control characters kept, or the text lost:\n%s", out)
+	}
 }
 
 // An empty run still makes a valid report.
