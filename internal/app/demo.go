@@ -24,7 +24,7 @@ const demoTurnTimeout = 2 * time.Minute
 func demoFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "out", Category: catOutput, Usage: "the run `folder`", DefaultText: "./vibe-runs/<UTC time>-stock-ledger"},
-		&cli.StringFlag{Name: "personas", Category: catAgent, Value: "decaying,steady", Usage: "the scripted agent's persona per conversation: steady, decaying, never, escaping, noisy"},
+		&cli.StringFlag{Name: "personas", Category: catAgent, Value: "decaying,steady", Usage: "the scripted agent's persona per conversation: steady, decaying, never, escaping, noisy, forgetting"},
 		&cli.BoolFlag{Name: "keep-sandbox", Category: catAgent, Usage: "keep each conversation's sandbox folder"},
 		&cli.StringFlag{Name: "agent", Category: catAgent, Usage: "the CLI the scripted model plays to: `claude|codex|gemini` (the judge calls go through it too)", DefaultText: agents.Claude},
 		&cli.StringFlag{Name: "session", Category: catAgent, Value: claude.DefaultSessionMode, Usage: "`interactive|resume`: as for a run"},
@@ -46,6 +46,9 @@ type DemoOptions struct {
 }
 
 func demoOptions(c *cli.Context) (DemoOptions, error) {
+	if c.NArg() > 0 {
+		return DemoOptions{}, exit.Errorf(exit.Tool, "demo: %q, expected no argument (the demo brings its own skill; --help lists its flags)", term.Line(c.Args().First()))
+	}
 	o := DemoOptions{
 		Out: c.String("out"), Personas: strings.Split(c.String("personas"), ","),
 		KeepSandbox: c.Bool("keep-sandbox"), SessionMode: c.String("session"), Cases: c.Bool("cases"),

@@ -175,6 +175,7 @@ func TestRunFlags(t *testing.T) {
 		{name: "bad shard", args: flags("--shard", "3/2", "--seed", "1"), wantErr: `--shard: "3/2", expected i/n with 1 <= i <= n (e.g. 2/3)`},
 		{name: "shard without seed", args: flags("--shard", "1/2"), wantErr: "--shard needs --seed N: every shard must pick the same fillers for the same conversation, so their runs can be merged"},
 		{name: "shard and until-decided", args: flags("--shard", "1/2", "--seed", "1", "--until-decided"), wantErr: "--shard: --until-decided and --control do not go with shards (each shard holds a fixed share of the conversations)"},
+		{name: "dry run as JSON", args: flags("--dry-run", "--json"), wantErr: "--json does not go with --dry-run, which prints an estimate for people"},
 	})
 }
 
@@ -183,6 +184,7 @@ func TestDemoFlags(t *testing.T) {
 		{name: "defaults", args: []string{"demo"}, want: DemoOptions{Personas: []string{"decaying", "steady"}, SessionMode: claude.DefaultSessionMode}},
 		{name: "all flags", args: []string{"demo", "--personas", "never,noisy,steady", "--out", "o", "--keep-sandbox", "--session", "resume"},
 			want: DemoOptions{Out: "o", Personas: []string{"never", "noisy", "steady"}, KeepSandbox: true, SessionMode: "resume"}},
+		{name: "a stray argument", args: []string{"demo", "./my-skill"}, wantErr: `demo: "./my-skill", expected no argument (the demo brings its own skill; --help lists its flags)`},
 		{name: "another agent", args: []string{"demo", "--agent", "gemini"}, want: DemoOptions{Personas: []string{"decaying", "steady"}, SessionMode: claude.DefaultSessionMode, Agent: "gemini"}},
 		{name: "an unknown agent", args: []string{"demo", "--agent", "aider"}, wantErr: `--agent "aider": expected one of claude, codex, gemini`},
 		{name: "session mode", args: []string{"demo", "--session", "sometimes"}, wantErr: `--session: "sometimes", expected "interactive" or "resume"`},

@@ -250,6 +250,11 @@ func runOptions(c *cli.Context) (RunOptions, error) {
 			return o, fmt.Errorf("--shard: --until-decided and --control do not go with shards (each shard holds a fixed share of the conversations)")
 		}
 	}
+	// The estimate is for people: asked for JSON, it printed text on stdout
+	// where a script read it.
+	if o.DryRun && o.Output.JSON {
+		return o, fmt.Errorf("--json does not go with --dry-run, which prints an estimate for people")
+	}
 	return o, nil
 }
 
