@@ -375,3 +375,26 @@ func TestUncomparedMeasureShowsNoFigure(t *testing.T) {
 }
 
 func first(a, _ string) string { return a }
+
+// Where cases have different numbers of graded measures, the total's
+// pooled base and candidate do not subtract to the drop (the mean of the
+// per-case drops): the table says which is which, and only then.
+func TestPooledRatesAgainstThePairedDrop(t *testing.T) {
+	v := &View{}
+	rate := func(p, g int) evalstats.Rate {
+		return evalstats.Rate{Passed: p, Graded: g, Rate: float64(p) / float64(g)}
+	}
+	for _, c := range []struct {
+		drop float64
+		note bool
+	}{{0.417, true}, {0.4, false}} {
+		d := evalstats.Decision{Rule: evalstats.RulePaired, Verdict: evalstats.Reject, Measures: []evalstats.Measure{
+			{Name: "total", Cases: 6, Base: rate(15, 15), Candidate: rate(9, 15), Drop: c.drop},
+		}}
+		var b strings.Builder
+		measures(&b, v, "main", d)
+		if got := strings.Contains(b.String(), "pooled over the cases"); got != c.note {
+			t.Errorf("drop %.3f against 1.000 - 0.600: note %v, want %v\n%s", c.drop, got, c.note, b.String())
+		}
+	}
+}

@@ -3,6 +3,7 @@ package evalreport
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"text/tabwriter"
 
@@ -138,9 +139,29 @@ func measures(b *strings.Builder, v *View, part string, d evalstats.Decision) {
 		fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\t%s\t%s\t%s\n", term.Line(v.label(m.Name)), rateShort(m.Base), rateShort(m.Candidate), dropCol(d, m), c1, c2, res)
 	}
 	tw.Flush()
+	if pooledDiffers(d) {
+		b.WriteString("    (base and candidate: graded measures passed, pooled over the cases; drop: the mean of the per-case drops\n" +
+			"    over the cases graded on both sides, the paired rule's estimate; they differ where cases have different\n" +
+			"    numbers of graded measures)\n")
+	}
 	if part == "main" || d.Verdict != evalstats.Accept {
 		fmt.Fprintf(b, "    %s\n", term.Line(d.Sentence))
 	}
+}
+
+// pooledDiffers says whether a paired decision's table shows a drop that
+// is not its base minus its candidate as printed: "1.000 0.600 +0.417" read
+// as a slip of arithmetic where three cases had a measure n/a.
+func pooledDiffers(d evalstats.Decision) bool {
+	if d.Rule == evalstats.RuleSeed {
+		return false
+	}
+	for _, m := range d.Measures {
+		if m.Cases > 0 && m.Base.Graded > 0 && m.Candidate.Graded > 0 && math.Abs(m.Base.Rate-m.Candidate.Rate-m.Drop) >= 0.0005 {
+			return true
+		}
+	}
+	return false
 }
 
 func short(h string) string {
