@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +19,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/demo"
 	"github.com/vibe-test/vibe-test/internal/engine"
 	"github.com/vibe-test/vibe-test/internal/eval"
+	"github.com/vibe-test/vibe-test/internal/evalreport"
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/scripted"
 	"github.com/vibe-test/vibe-test/internal/testenv"
@@ -244,6 +248,33 @@ func TestFlow(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(rj.Record.Notes, "\n"), "was graded again first") {
 		t.Errorf("notes %v", rj.Record.Notes)
+	}
+	// The notes name the stored runs in table order (a map's order before).
+	var storedOrder, tableOrder []string
+	for _, n := range rj.Record.Notes {
+		if label, ok := strings.CutPrefix(n, "the stored "); ok {
+			storedOrder = append(storedOrder, strings.SplitN(label, " was graded", 2)[0])
+		}
+	}
+	for _, r := range rj.Record.Runs {
+		if r.Stored && slices.Contains(storedOrder, r.Label) {
+			tableOrder = append(tableOrder, r.Label)
+		}
+	}
+	if len(storedOrder) < 2 || !slices.Equal(storedOrder, tableOrder) {
+		t.Errorf("notes name the stored runs %v, want the table's order %v", storedOrder, tableOrder)
+	}
+	// What the rejudge spent is its reader's and grader's calls, the stored
+	// baseline's grading included, never the generator's: the summary's
+	// "this eval" and --json's costs summed the copied cells' generator
+	// cost and left out the baseline graded again.
+	spent := rj.Record.Costs
+	doc := evalreport.NewDoc(evalreport.NewView(rj))
+	var text strings.Builder
+	evalreport.Summary(&text, evalreport.NewView(rj), false)
+	want := regexp.MustCompile(fmt.Sprintf(`this eval\s+0\.0000\s+%.4f\s+%.4f\s+%.4f\n`, spent.Reader, spent.Grader, spent.Total()))
+	if spent.Generator != 0 || spent.Grader <= 0 || doc.Costs.Generator != 0 || math.Abs(doc.Costs.Total-spent.Total()) > 1e-9 || !want.MatchString(text.String()) {
+		t.Errorf("rejudge costs: record %+v, --json %+v, summary lacks %q:\n%s", spent, doc.Costs, want, text.String())
 	}
 
 	// A case changed since the baseline: refused, naming it, before any call.

@@ -124,7 +124,7 @@ func Rejudge(ctx context.Context, dir string, rs RejudgeSettings, stdio IO) (*Re
 			tasks = append(tasks, task{i, c})
 		}
 	}
-	for i := range regraded {
+	for _, i := range slices.Sorted(maps.Keys(regraded)) { // in table order, not the map's
 		nrec.Notes = append(nrec.Notes, fmt.Sprintf("the stored %s was graded again first: a different reader, grader, prompt, measure or key graded it", rec.Runs[i].Label))
 	}
 	sem := make(chan struct{}, max(s.Concurrency, 1))

@@ -208,6 +208,7 @@ func NewDoc(v *View) Doc {
 			d.Costs = addCosts(d.Costs, costs[i])
 		}
 	}
+	d.Costs = docCosts(v.ThisEval(eval.Costs{Generator: d.Costs.Generator, Reader: d.Costs.Reader, Grader: d.Costs.Grader}))
 	d.Table = docRows(v.Main, labels)
 	if v.Holdout != nil {
 		d.HoldoutTable = docRows(v.Holdout, labels)

@@ -84,6 +84,7 @@ func costs(b *strings.Builder, v *View) {
 		}
 		fmt.Fprintf(tw, "  %s\t%.4f\t%.4f\t%.4f\t%.4f\n", label, c.Generator, c.Reader, c.Grader, c.Total())
 	}
+	total = v.ThisEval(total)
 	fmt.Fprintf(tw, "  this eval\t%.4f\t%.4f\t%.4f\t%.4f\n", total.Generator, total.Reader, total.Grader, total.Total())
 	tw.Flush()
 }

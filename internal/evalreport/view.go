@@ -224,6 +224,18 @@ func modelName(m string) string {
 
 // CostTitle heads the cost table: the costs are estimated when a CLI
 // reports tokens, not dollars (codex, gemini).
+// ThisEval is what this eval spent: its record's tally, which a rejudge
+// keeps to its own reader and grader calls (the cells it copied carry the
+// generator's cost of the eval that made them, summed as this one's
+// before) and which counts the stored baseline graded again; summed is the
+// tally of the columns not stored, for a record without one.
+func (v *View) ThisEval(summed eval.Costs) eval.Costs {
+	if v.Rec.Costs.Total() > 0 {
+		return v.Rec.Costs
+	}
+	return summed
+}
+
 func (v *View) CostTitle() string {
 	if v.Rec.CostEstimated {
 		return "Cost (USD, estimated from token counts)"
