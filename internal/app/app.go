@@ -117,7 +117,7 @@ func newApp(stdio IO, ch *chosen) *cli.App {
 		Name:  "vibe-test",
 		Usage: "measure whether an agent still follows a skill after the conversation moves on",
 		// The help template indents every line of UsageText itself.
-		UsageText: "vibe-test [flags] ./SKILL.md\nvibe-test [flags] ./skills-folder | a/SKILL.md b/SKILL.md ...   (a suite)\nvibe-test merge --out DIR SHARD_DIR...\nvibe-test demo [--cases]\nvibe-test eval [flags] ./SKILL.md --baseline NAME | --against NAME   (known-answer cases)\nvibe-test init ./SKILL.md\nvibe-test report RUN_DIR|SUITE_DIR\nvibe-test help [COMMAND|exit-codes]",
+		UsageText: "vibe-test [flags] ./SKILL.md\nvibe-test [flags] ./skills-folder | a/SKILL.md b/SKILL.md ...   (a suite)\nvibe-test merge --out DIR SHARD_DIR...\nvibe-test demo [--cases]\nvibe-test eval [flags] ./SKILL.md --baseline NAME | --against NAME   (known-answer cases)\nvibe-test init ./SKILL.md\nvibe-test report RUN_DIR|SUITE_DIR|EVAL_DIR\nvibe-test resume RUN_DIR|SUITE_DIR|EVAL_DIR\nvibe-test rejudge RUN_DIR|EVAL_DIR\nvibe-test compare BASE_RUN... CANDIDATE_RUN\nvibe-test help [COMMAND|exit-codes]",
 		Version:   Version,
 		Writer:    stdio.Stdout,
 		ErrWriter: stdio.Stderr,
