@@ -241,6 +241,30 @@ func TestSequentialFalseAlarmRate(t *testing.T) {
 	}
 }
 
+// TestSequentialFalseAlarmRateWithErroredTurns: the worlds of
+// TestFalseAlarmRateWithErroredTurns (probes of different difficulty, a
+// tenth of the diluted probe turns erroring and stopping their
+// conversation) under --until-decided's looks. 4500 runs (a sequential run
+// costs its looks' power simulations: 9000 took 11.6 CPU-seconds here): a
+// rate of 0.065 fails the check 95 times in 100, as in
+// TestSequentialFalseAlarmRate's pooled check.
+func TestSequentialFalseAlarmRateWithErroredTurns(t *testing.T) {
+	runs := sims(t, 4500)
+	base := seed(t) + 19000
+	s := Scenario{Q: 0.83, Offsets: [3]float64{0.6 - 0.83, 0.9 - 0.83, 0.99 - 0.83}, DilutedProbeErrors: 0.1, N: 2, Max: 20}
+	res := Run(s, runs, base)
+	dump(t, describeErrors(s), res)
+	fa := res.Rate(exit.Decay)
+	limit := 0.05 + 2.5*res.MCError(0.05)
+	if limit+1.645*res.MCError(0.065) > 0.065 {
+		t.Fatalf("%d runs cannot tell 0.065 from 0.05 (limit %.4f): raise the runs", runs, limit)
+	}
+	if fa > limit {
+		t.Errorf("%s: sequential false-alarm rate %.4f > %.4f over %d runs (replay: VIBE_TEST_SEED=%d)", describeErrors(s), fa, limit, runs, base-19000)
+	}
+	t.Logf("%s: sequential false-alarm rate %.4f over %d runs", describeErrors(s), fa, runs)
+}
+
 // TestSeedRuleFiresAsPrinted: seed 002's rule is not calibrated, but the
 // chance the summary prints beside it must be what the rule does. With
 // every turn independent at q and the gate on, it fires with probability
@@ -319,6 +343,26 @@ func TestCompareAA(t *testing.T) {
 		}
 	}
 	t.Logf("A/A over %d cells x %d pairs: worst rejection rate %.4f at %s", len(grid), runs, worst, worstAt)
+	// A cell of 800 pairs flags only a rate far above alpha; the cells of
+	// unequal sizes (6 against 30, 30 against 6) pooled flag a compare
+	// that rejects an unchanged skill in 0.06 of pairs there with 95%
+	// chance (it rejected up to 0.089 at 6 against 30 once).
+	var unequal []Result
+	for i, s := range grid {
+		if s.N != s.CandidateN {
+			unequal = append(unequal, results[i])
+		}
+	}
+	pooled := pool(unequal)
+	limit := 0.05 + 2.5*pooled.MCError(0.05)
+	if limit+1.645*pooled.MCError(0.06) > 0.06 {
+		t.Fatalf("%d pairs cannot tell 0.06 from 0.05 (limit %.4f): raise the pairs", pooled.Runs, limit)
+	}
+	if r := pooled.Rate(1); r > limit {
+		t.Errorf("A/A at unequal sizes, %d pairs pooled: rejected %.4f > %.4f (replay: VIBE_TEST_SEED=%d)", pooled.Runs, r, limit, base)
+	} else {
+		t.Logf("A/A at unequal sizes, %d pairs pooled: rejected %.4f (limit %.4f)", pooled.Runs, r, limit)
+	}
 }
 
 // onSchedule is a diluted-to schedule with a compaction before probe 2, as
