@@ -81,6 +81,10 @@ func DryRun(ctx context.Context, s Settings, stdio IO) (*Estimate, error) {
 			return nil, exit.With(exit.Tool, err)
 		}
 	}
+	// As the eval would refuse it (the dry run said it would cost so much).
+	if err := checkNewBaseline(set, s.Baseline); err != nil {
+		return nil, err
+	}
 	s = s.resolved(set, stdio.Env)
 	warnSkill(sk, s, stdio)
 	e := &Estimate{Skill: sk.Path, Cases: len(set.Cases), Holdout: len(set.Holdout), Repeats: s.Repeats}

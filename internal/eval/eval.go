@@ -401,10 +401,8 @@ func Start(ctx context.Context, s Settings, stdio IO) (*Result, error) {
 	s = s.resolved(set, stdio.Env)
 	warnSkill(sk, s, stdio)
 	var base *Baseline
-	if s.Baseline != "" {
-		if _, err := os.Stat(BaselineDir(set, s.Baseline)); err == nil {
-			return nil, exit.Errorf(exit.Tool, "--baseline %s: %s exists, expected a new name (a stored baseline is never written over; delete the folder to make it again)", s.Baseline, BaselineDir(set, s.Baseline))
-		}
+	if err := checkNewBaseline(set, s.Baseline); err != nil {
+		return nil, err
 	}
 	if s.Against != "" {
 		if base, err = LoadBaseline(set, s.Against); err != nil {
@@ -958,6 +956,18 @@ func (s *session) finish(ctx context.Context) (*Result, error) {
 		fmt.Fprintf(s.stdio.Stderr, "vibe-test eval: baseline %q stored in %s (small files: commit them with the case set)\n", s.rec.Config.Baseline, dir)
 	}
 	return res, nil
+}
+
+// checkNewBaseline refuses a --baseline name already stored ("" is none):
+// the eval would make its cells, then refuse to store them.
+func checkNewBaseline(set *cases.Set, name string) error {
+	if name == "" {
+		return nil
+	}
+	if _, err := os.Stat(BaselineDir(set, name)); err == nil {
+		return exit.Errorf(exit.Tool, "--baseline %s: %s exists, expected a new name (a stored baseline is never written over; delete the folder to make it again)", name, BaselineDir(set, name))
+	}
+	return nil
 }
 
 // freeName is rel, or rel with -N before its extension for the first N

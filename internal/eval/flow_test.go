@@ -340,6 +340,18 @@ func TestDryRun(t *testing.T) {
 		}
 	}
 	s.Model = ""
+	// --baseline a name already stored: refused, as the eval refuses it.
+	set, _, err := eval.LoadSet(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(eval.BaselineDir(set, "v1"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eval.DryRun(context.Background(), s, eval.IO{Env: []string{"PATH=" + root}, Stderr: io.Discard}); exit.Code(err) != exit.Tool || !strings.Contains(err.Error(), "expected a new name") {
+		t.Errorf("a dry run of --baseline v1 with v1 stored: %v", err)
+	}
+	os.RemoveAll(eval.BaselineDir(set, "v1"))
 	// --against a baseline that is not there: said before anything.
 	s.Baseline, s.Against = "", "v9"
 	if _, err := eval.DryRun(context.Background(), s, eval.IO{Env: []string{"PATH=" + root}, Stderr: io.Discard}); err == nil || !strings.Contains(err.Error(), "no baseline is stored yet") {
