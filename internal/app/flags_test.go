@@ -161,6 +161,7 @@ func TestRunFlags(t *testing.T) {
 		// NaN and Inf passed `< 0`-style checks: the run spent its budget,
 		// then run.json could not be encoded (0 bytes, the run lost).
 		{name: "alpha NaN", args: flags("--alpha", "NaN"), wantErr: "--alpha: NaN, expected a level between 0 and 0.5"},
+		{name: "budget zero", args: flags("--max-budget-usd", "0"), wantErr: "--max-budget-usd: 0, expected a positive amount (leave it out for no limit)"},
 		{name: "budget NaN", args: flags("--max-budget-usd", "NaN"), wantErr: "--max-budget-usd: NaN, expected a positive amount"},
 		{name: "budget Inf", args: flags("--max-budget-usd", "Inf"), wantErr: "--max-budget-usd: +Inf, expected a positive amount"},
 		{name: "pass-env with a value", args: flags("--pass-env", "DBPW=verysecretvalue42"), wantErr: `--pass-env: "DBPW=…", expected a variable's name (letters, digits, _), whose value the agent then gets`},
@@ -203,6 +204,7 @@ func TestResumeFlags(t *testing.T) {
 		// Resume checked none of its flags: a negative budget was recorded.
 		{name: "budget", args: []string{"resume", "d", "--max-budget-usd", "-5"}, wantErr: "--max-budget-usd: -5, expected a positive amount"},
 		{name: "budget NaN", args: []string{"resume", "d", "--max-budget-usd", "NaN"}, wantErr: "--max-budget-usd: NaN, expected a positive amount"},
+		{name: "budget zero", args: []string{"resume", "d", "--max-budget-usd", "0"}, wantErr: "--max-budget-usd: 0, expected a positive amount (leave it out for no limit)"},
 		{name: "retries", args: []string{"resume", "d", "--turn-retries", "999"}, wantErr: "--turn-retries: 999, expected 0 to 10"},
 		{name: "backoff", args: []string{"resume", "d", "--retry-backoff", "-1s"}, wantErr: "--retry-backoff: -1s, expected a wait of 0 or more"},
 	})

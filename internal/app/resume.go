@@ -44,6 +44,9 @@ func resumeOptions(c *cli.Context) (ResumeOptions, error) {
 		if err := checkBudget(v); err != nil {
 			return o, exit.With(exit.Tool, err)
 		}
+		if v == 0 {
+			return o, exit.With(exit.Tool, zeroBudget)
+		}
 		o.MaxBudgetUSD = &v
 	}
 	return o, nil

@@ -220,6 +220,9 @@ func runOptions(c *cli.Context) (RunOptions, error) {
 	if err := checkBudget(o.MaxBudgetUSD); err != nil {
 		return o, err
 	}
+	if c.IsSet("max-budget-usd") && o.MaxBudgetUSD == 0 {
+		return o, zeroBudget
+	}
 	for _, name := range o.PassEnv {
 		// A NAME=VALUE given here was recorded whole in run.json, value
 		// and all: the value is never echoed.
@@ -353,6 +356,10 @@ func checkBudget(usd float64) error {
 	}
 	return nil
 }
+
+// zeroBudget: a budget of 0 given ran with no limit at all (0 is how the
+// engine says none), though no turn should start with nothing to spend.
+var zeroBudget = errors.New("--max-budget-usd: 0, expected a positive amount (leave it out for no limit)")
 
 // checkRetries refuses what a run and its resume cannot retry with.
 func checkRetries(retries int, backoff time.Duration) error {
