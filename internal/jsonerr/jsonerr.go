@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -130,4 +131,85 @@ func Expected(t reflect.Type) string {
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
+}
+
+// UnknownField finds, in a document that a decoder with
+// DisallowUnknownFields refused, the first key that the Go value into has
+// no field for: its path ("criteria[2].extra") and the keys expected in its
+// object, as the message of DisallowUnknownFields has neither. ok is false
+// when no such key is found.
+func UnknownField(data []byte, into any) (path string, expected []string, ok bool) {
+	var doc any
+	if json.Unmarshal(data, &doc) != nil {
+		return "", nil, false
+	}
+	return unknownIn(doc, reflect.TypeOf(into), "")
+}
+
+func unknownIn(v any, t reflect.Type, path string) (string, []string, bool) {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil {
+		return "", nil, false
+	}
+	switch v := v.(type) {
+	case []any:
+		if t.Kind() != reflect.Slice && t.Kind() != reflect.Array {
+			return "", nil, false
+		}
+		for i, e := range v {
+			if p, exp, ok := unknownIn(e, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); ok {
+				return p, exp, true
+			}
+		}
+	case map[string]any:
+		if t.Kind() != reflect.Struct {
+			return "", nil, false
+		}
+		fields := map[string]reflect.Type{}
+		var names []string
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if !f.IsExported() || name == "-" {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			fields[name] = f.Type
+			names = append(names, name)
+		}
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			ft, known := fields[k]
+			if !known {
+				// encoding/json matches a key to a field case-insensitively.
+				for name, t := range fields {
+					if strings.EqualFold(name, k) {
+						ft, known = t, true
+					}
+				}
+			}
+			if !known {
+				return join(path, k), names, true
+			}
+			if p, exp, ok := unknownIn(v[k], ft, join(path, k)); ok {
+				return p, exp, true
+			}
+		}
+	}
+	return "", nil, false
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
 }

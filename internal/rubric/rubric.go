@@ -73,6 +73,16 @@ func parse(b []byte, file string) (*Rubric, error) {
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&r); err != nil {
+		// An unknown key: name where it is and what was expected there
+		// (encoding/json's message names neither).
+		if path, keys, ok := jsonerr.UnknownField(b, &r); ok {
+			line, _ := jsonerr.Describe(b, err)
+			detail := fmt.Sprintf("field %q is unknown, expected one of: %s", path, strings.Join(keys, ", "))
+			if file == "" {
+				return nil, fmt.Errorf("not a rubric: line %d: %s", line, detail)
+			}
+			return nil, fmt.Errorf("%s:%d: not a rubric: %s", file, line, detail)
+		}
 		return nil, jsonerr.Format(file, b, err, "a rubric")
 	}
 	// One rubric, nothing after it: a second one back to back was ignored.

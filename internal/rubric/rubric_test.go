@@ -299,6 +299,15 @@ func TestLoad(t *testing.T) {
 	if _, err := Load(bad); err == nil || !strings.HasPrefix(err.Error(), bad+": criteria: 3 given") {
 		t.Errorf("invalid file: %v (want the path, the field and what was expected)", err)
 	}
+	// An unknown key is named with its place and the keys expected there
+	// ("unknown field \"extra\"" before, no criterion, no list).
+	extra := filepath.Join(dir, "extra.json")
+	if err := os.WriteFile(extra, []byte(strings.Replace(goodRubric, `"kind"`, `"extra": 1, "kind"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(extra); err == nil || !strings.Contains(err.Error(), extra+":") || !strings.Contains(err.Error(), `field "criteria[0].extra" is unknown, expected one of: id, text, kind, check`) {
+		t.Errorf("unknown key: %v", err)
+	}
 	// Text after the object, or a second rubric back to back, was ignored:
 	// the first rubric ran.
 	for name, tail := range map[string]string{"trailing.json": " trailing", "twice.json": goodRubric, "brace.json": "}"} {
