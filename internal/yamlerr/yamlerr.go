@@ -60,6 +60,22 @@ func wrongKind(err error) string {
 // field is `field "KEY" ` for the key the value at tk belongs to ("task"
 // in "- task: [x]"), or "the value " when tk is not a key's value.
 func field(tk *token.Token) string {
+	// An element of a list: named by its index ("probes[0]"), which the
+	// key alone would not say.
+	if tk != nil && tk.Prev != nil {
+		var key string
+		var i int
+		var ok bool
+		switch tk.Prev.Type {
+		case token.SequenceStartType, token.CollectEntryType:
+			key, i, ok = flowElement(tk)
+		case token.SequenceEntryType:
+			key, i, ok = blockElement(tk.Prev)
+		}
+		if ok {
+			return fmt.Sprintf("field %q ", fmt.Sprintf("%s[%d]", key, i))
+		}
+	}
 	for tk != nil && tk.Prev != nil && tk.Prev.Type != token.MappingValueType {
 		// A block sequence's value starts at its first "-", a line or
 		// more below its key.
@@ -72,6 +88,53 @@ func field(tk *token.Token) string {
 		return "the value "
 	}
 	return fmt.Sprintf("field %q ", tk.Prev.Prev.Value)
+}
+
+// flowElement is the key of the flow list ("key: [a, b]") whose element
+// starts at tk, and the element's index; not ok for a list inside another
+// collection.
+func flowElement(tk *token.Token) (key string, index int, ok bool) {
+	p := tk.Prev
+	for ; p != nil && p.Type != token.SequenceStartType; p = p.Prev {
+		switch p.Type {
+		case token.CollectEntryType:
+			index++
+		case token.SequenceEndType, token.MappingStartType, token.MappingEndType:
+			return "", 0, false
+		}
+	}
+	if p == nil || p.Prev == nil || p.Prev.Type != token.MappingValueType || p.Prev.Prev == nil {
+		return "", 0, false
+	}
+	return p.Prev.Prev.Value, index, true
+}
+
+// blockElement is the key of the block list whose element starts at the
+// entry dash, and the element's index: the dashes of its column before it,
+// back to the key left of that column.
+func blockElement(dash *token.Token) (key string, index int, ok bool) {
+	if dash.Position == nil {
+		return "", 0, false
+	}
+	col := dash.Position.Column
+	for p := dash.Prev; p != nil; p = p.Prev {
+		if p.Position == nil {
+			return "", 0, false
+		}
+		switch {
+		case p.Type == token.SequenceEntryType && p.Position.Column == col:
+			index++
+		case p.Type == token.MappingValueType && p.Prev != nil && p.Prev.Position != nil && p.Prev.Position.Column < col:
+			return p.Prev.Value, index, true
+		case p.Position.Column < col && p.Type != token.MappingValueType:
+			// Something left of the list's column that is not its key.
+			if p.Next != nil && p.Next.Type == token.MappingValueType {
+				continue
+			}
+			return "", 0, false
+		}
+	}
+	return "", 0, false
 }
 
 // yamlWords are YAML's names for what JSON calls an array, an object and a

@@ -31,6 +31,10 @@ func TestFormat(t *testing.T) {
 		{"a number for a list", "base_task: b\nprobes: 3\n", `c.yaml:2: field "probes" is a number, expected a list`},
 		{"a nested key", "probes:\n  - task: ok\n  - task: [x]\n", `c.yaml:3: field "task" is a list, expected text`},
 		{"a list for a mapping", "files: [a]\n", `c.yaml:1: field "files" is a list, expected a mapping`},
+		// A list's element is named with its index ("the value is text"
+		// before: no field at all).
+		{"text for a mapping in a flow list", "probes: [a, b]\n", `c.yaml:1: field "probes[0]" is text, expected a mapping`},
+		{"text for a mapping in a block list", "probes:\n  - task: ok\n  - b\n", `c.yaml:3: field "probes[1]" is text, expected a mapping`},
 		{"a mapping's value", "files:\n  a: [1]\n", `c.yaml:2: field "a" is a list, expected text`},
 		{"text for a number", "max: lots\n", `c.yaml:1: field "max" is text, expected a whole number`},
 		{"too large", "small: 300\n", `c.yaml:1: field "small" is 300, too large for a whole number`},
