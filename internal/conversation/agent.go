@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/vibe-test/vibe-test/internal/agent"
@@ -12,6 +11,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/claude"
 	"github.com/vibe-test/vibe-test/internal/codex"
 	"github.com/vibe-test/vibe-test/internal/gemini"
+	"github.com/vibe-test/vibe-test/internal/readfile"
 	"github.com/vibe-test/vibe-test/internal/sandbox"
 )
 
@@ -137,7 +137,7 @@ func (d *Driver) sessionCost(total, before float64) float64 {
 
 // parseSaved reads a saved transcript with the driven CLI's parser.
 func (d *Driver) parseSaved(path string) (claude.Turn, error) {
-	f, err := os.Open(filepath.Clean(path))
+	f, err := readfile.Open(filepath.Clean(path)) // a FIFO would block resume for ever
 	if err != nil {
 		return claude.Turn{}, err
 	}

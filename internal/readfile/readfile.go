@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"syscall"
 )
@@ -55,6 +56,25 @@ func Regular(path string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: more than %d bytes, expected at most %d: %w", path, max, max, ErrTooLarge)
 	}
 	return b, nil
+}
+
+// Open opens the regular file at path to be read as a stream (a saved
+// transcript), with no cap: a folder, FIFO, device or socket is refused
+// before a byte is read, where a FIFO blocked the reader for ever.
+func Open(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, unwrap(err))
+	}
+	st, err := f.Stat()
+	if err == nil {
+		err = check(path, st, math.MaxInt64)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 func check(path string, st fs.FileInfo, max int64) error {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 func TestRegular(t *testing.T) {
@@ -53,5 +54,40 @@ func TestRegular(t *testing.T) {
 				t.Fatalf("message %q: expected one line starting with the path and saying %q", msg, tc.msg)
 			}
 		})
+	}
+}
+
+// Open, for a stream read whole (a saved transcript), refuses what Regular
+// refuses but a size: a FIFO blocked the reader for ever.
+func TestOpen(t *testing.T) {
+	dir := t.TempDir()
+	ok := filepath.Join(dir, "turn.jsonl")
+	os.WriteFile(ok, []byte("{}\n"), 0o600)
+	fifo := filepath.Join(dir, "fifo.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(ok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	for path, want := range map[string]string{fifo: "is a FIFO, expected a regular file", dir: "is a folder", filepath.Join(dir, "none"): "no such file"} {
+		done := make(chan error, 1)
+		go func() {
+			f, err := Open(path)
+			if err == nil {
+				f.Close()
+			}
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), path+": ") {
+				t.Errorf("%s: %v, want %q", path, err, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: still opening after 10 s", path)
+		}
 	}
 }

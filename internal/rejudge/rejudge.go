@@ -11,7 +11,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -26,6 +25,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/engine"
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/judge"
+	"github.com/vibe-test/vibe-test/internal/readfile"
 	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/redact"
 	"github.com/vibe-test/vibe-test/internal/rubric"
@@ -264,7 +264,7 @@ func Run(ctx context.Context, dir string, s Settings, stdio engine.IO) error {
 // judgeTranscript judges one saved turn; a transcript that cannot be read
 // is a judge error, never a pass or a fail.
 func judgeTranscript(ctx context.Context, j *judge.Judge, agent, path, task string) judge.Verdict {
-	f, err := os.Open(path)
+	f, err := readfile.Open(path) // a FIFO would block the rejudge for ever
 	if err != nil {
 		return judge.Verdict{Result: judge.JudgeError, Error: fmt.Sprintf("reading the saved transcript: %v", err), Model: j.Model}
 	}

@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/vibe-test/vibe-test/internal/claude"
 	"github.com/vibe-test/vibe-test/internal/judge"
@@ -64,5 +66,26 @@ func TestDamagedTranscriptIsAJudgeError(t *testing.T) {
 		if v := judgeTranscript(context.Background(), j, "claude", path, "task"); v.Result != judge.JudgeError || !strings.Contains(v.Error, "is damaged") {
 			t.Errorf("%s: %s %q, want a judge error", name, v.Result, v.Error)
 		}
+	}
+}
+
+// A FIFO in a transcript's place blocked rejudge for ever: it is a judge
+// error, found without waiting.
+func TestTranscriptFIFOIsAJudgeError(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "turn-01.jsonl")
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan judge.Verdict, 1)
+	go func() {
+		done <- judgeTranscript(context.Background(), &judge.Judge{Caller: calledCaller{t}, Model: "m"}, "claude", path, "task")
+	}()
+	select {
+	case v := <-done:
+		if v.Result != judge.JudgeError || !strings.Contains(v.Error, "FIFO") {
+			t.Errorf("%s %q, want a judge error naming the FIFO", v.Result, v.Error)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("still reading the FIFO after 10 s")
 	}
 }
