@@ -169,7 +169,7 @@ func inRecordFolder(path string) bool {
 // in (links resolved).
 func keptBy(path string, keep []string) (string, bool) {
 	st, err := os.Stat(path)
-	if err != nil {
+	if err != nil || ownOutput(path, st) {
 		return "", false
 	}
 	real, err := filepath.EvalSymlinks(path)
@@ -196,6 +196,24 @@ func keptBy(path string, keep []string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// ownOutput says whether the regular file at path is a report vibe-test
+// wrote (JUnit or Markdown): `vibe-test . --junit junit.xml` run twice in a
+// skill's folder replaces its own report of the first run.
+func ownOutput(path string, st fs.FileInfo) bool {
+	if !st.Mode().IsRegular() {
+		return false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 512)
+	n, _ := io.ReadFull(f, head)
+	h := string(head[:n])
+	return strings.HasPrefix(h, "## vibe-test") || (strings.HasPrefix(h, "<?xml") && strings.Contains(h, `<testsuites name="vibe-test`))
 }
 
 // skillFolders are the folders of the skills named on a command line (a

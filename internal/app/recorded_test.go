@@ -274,6 +274,16 @@ func TestReportsNeverWriteOverKeptFiles(t *testing.T) {
 			t.Errorf("%v: exit %d, %q; the file changed: %v", c.args, code, stderr.String(), !bytes.Equal(before, after))
 		}
 	}
+	// vibe-test's own report of an earlier run in the skill's folder is
+	// replaced (`vibe-test . --junit junit.xml` run twice).
+	own := filepath.Join(skill, "junit.xml")
+	var stdout, stderr bytes.Buffer
+	if code := Main(t.Context(), []string{"vibe-test", "report", run, "--junit", own}, IO{Env: os.Environ(), Stdout: &stdout, Stderr: &stderr}); code != 0 {
+		t.Fatalf("report --junit: exit %d %s", code, stderr.String())
+	}
+	if err := (Output{JUnit: own, Markdown: filepath.Join(skill, "summary.md")}).checkFiles(skill); err != nil {
+		t.Errorf("vibe-test's own junit.xml in the skill's folder: %v", err)
+	}
 }
 
 // Text a record carries reaches the terminal without its control
