@@ -209,6 +209,11 @@ func Env(spec agent.TurnSpec) []string {
 		}
 	}
 	if spec.BaseURL != "" {
+		// Never the author's key to a stand-in, even when passed by name
+		// (GOOGLE_API_KEY reached it through --pass-env).
+		for _, k := range CredentialVars {
+			delete(vars, k)
+		}
 		vars["GOOGLE_GEMINI_BASE_URL"] = spec.BaseURL
 		vars["GEMINI_API_KEY"] = StandInKey
 	}

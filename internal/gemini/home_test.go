@@ -148,6 +148,12 @@ func TestEnvAllowlist(t *testing.T) {
 			t.Errorf("%s reached the agent", k)
 		}
 	}
+	// Passed by name, the author's keys still never reach a stand-in
+	// (GOOGLE_API_KEY did).
+	env = envMap(Env(agent.TurnSpec{Home: "/h", BaseEnv: base, PassEnv: []string{"GOOGLE_API_KEY", "GEMINI_API_KEY"}, BaseURL: "http://127.0.0.1:1"}))
+	if _, ok := env["GOOGLE_API_KEY"]; ok || env["GEMINI_API_KEY"] != StandInKey {
+		t.Errorf("passed by name, an author's key reached the stand-in: %v", env)
+	}
 	env = envMap(Env(agent.TurnSpec{Home: "/h", BaseEnv: base}))
 	if env["GEMINI_API_KEY"] != authorKey || env["GOOGLE_API_KEY"] != "g" || env["TMPDIR"] != "/h/tmp" {
 		t.Errorf("against Google the author's key passes: %v", env)
