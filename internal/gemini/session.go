@@ -194,10 +194,22 @@ func readFrom(path string, offset int64) (old map[string]bool, recs []json.RawMe
 // found for this project." Renamed to a minute long past, the history
 // stays whole: the fresh file holds only a header, which the CLI does not
 // take for a session, and the load continues writing to the renamed one.
+//
+// A load that failed leaves its fresh file beside the history (a header and
+// the session context); the next process wrote into it again, its load
+// failed, and the CLI removed the renamed history: a second rerun of a turn
+// lost the conversation. Those leftovers are removed first, so every load
+// starts as the first did.
 func keepForLoad(home, id string) error {
-	path, err := SessionFile(home, id)
-	if err != nil {
-		return err
+	files := sessionFiles(home, id)
+	if len(files) == 0 {
+		return fmt.Errorf("no session file of session %q under %s", id, filepath.Join(home, ".gemini", "tmp"))
+	}
+	path := files[0] // the largest: the history
+	for _, leftover := range files[1:] {
+		if err := os.Remove(leftover); err != nil {
+			return fmt.Errorf("gemini: removing an earlier load's file: %w", err)
+		}
 	}
 	safe := filepath.Join(filepath.Dir(path), "session-2000-01-01T00-00-"+id[:8]+".jsonl")
 	if path == safe {

@@ -88,4 +88,15 @@ func TestKeepForLoad(t *testing.T) {
 	if err != nil || filepath.Base(got) != "session-2000-01-01T00-00-0123abcd.jsonl" {
 		t.Errorf("session file %s %v", got, err)
 	}
+	// A failed load leaves its fresh file (header and session context)
+	// beside the history; the next load must not find it: with it there the
+	// pinned CLI's load failed and the CLI removed the history, so a second
+	// rerun of a live turn lost the conversation.
+	writeSession(t, home, "session-2026-12-02T10-05-0123abcd.jsonl", `{"sessionId":"`+sid+`"}`, `{"$set":{"x":1}}`, "")
+	if err := keepForLoad(home, sid); err != nil {
+		t.Fatal(err)
+	}
+	if files := sessionFiles(home, sid); len(files) != 1 || filepath.Base(files[0]) != "session-2000-01-01T00-00-0123abcd.jsonl" {
+		t.Errorf("after a second load's keep: %v, want the history alone", files)
+	}
 }
