@@ -84,6 +84,19 @@ type SuiteEntry struct {
 	CostEstimated bool `json:"cost_estimated,omitempty"`
 }
 
+// NeverBegan marks an entry whose skill stopped before its run began
+// without saying why (pending or running when its process died): nothing
+// was measured, so the suite cannot pass on it. An entry that says why
+// (a refused skill, exit 3) is kept. It was left pending with exit 0, and
+// a suite killed before any skill began resumed as completed, exit 0.
+func (e *SuiteEntry) NeverBegan() {
+	if e.Status != StatusPending && e.Status != StatusRunning {
+		return
+	}
+	e.Status, e.ExitCode = StatusError, exit.Tool
+	e.Error = "stopped before its conversations began, so nothing was measured: run it again on its own"
+}
+
 // Rate is how many judged probes passed of how many.
 type Rate struct {
 	Passed int `json:"passed"`

@@ -82,8 +82,10 @@ func Suite(dir string, redrawn func(dir string, r *record.Run)) (*record.Suite, 
 			return nil, exit.With(exit.Tool, err)
 		}
 		if r == nil {
-			// The skill stopped before its run began: suite.json keeps why.
-			codes = append(codes, e.ExitCode)
+			// The skill stopped before its run began: suite.json keeps why,
+			// or it never said (its process died), and nothing passed.
+			idx.Skills[i].NeverBegan()
+			codes = append(codes, idx.Skills[i].ExitCode)
 			continue
 		}
 		Redecide(r)

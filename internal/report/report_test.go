@@ -87,3 +87,34 @@ func TestSuiteRefusesALostRunRecord(t *testing.T) {
 		t.Errorf("the recorded suite: %v", err)
 	}
 }
+
+// A suite whose process died before a skill's run began left that skill
+// pending with exit 0: report (and resume) then passed the suite on a
+// skill never measured. It counts as exit 3 now.
+func TestSuiteCountsASkillThatNeverBegan(t *testing.T) {
+	dir := testenv.CopyOfRun(t, "suite")
+	idx, err := record.LoadSuite(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every skill pending, its run folder never made: the process was
+	// killed at once.
+	for i := range idx.Skills {
+		e := &idx.Skills[i]
+		if err := os.RemoveAll(e.Dir(dir)); err != nil {
+			t.Fatal(err)
+		}
+		e.Status, e.ExitCode, e.Verdict, e.Diluted, e.Fresh = record.StatusPending, 0, "", record.Rate{}, record.Rate{}
+	}
+	idx.Status, idx.ExitCode = record.StatusRunning, 0
+	if err := record.SaveSuite(dir, idx); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Suite(dir, func(string, *record.Run) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ExitCode != exit.Tool || got.Skills[0].Status != record.StatusError || !strings.Contains(got.Skills[0].Error, "nothing was measured") {
+		t.Errorf("a suite none of whose skills began: exit %d, first skill %+v", got.ExitCode, got.Skills[0])
+	}
+}

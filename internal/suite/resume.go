@@ -35,6 +35,7 @@ func Resume(ctx context.Context, dir string, rs engine.ResumeSettings, stdio eng
 		}
 		if r == nil || len(r.Conversations) == 0 {
 			fmt.Fprintf(stdio.Stderr, "vibe-test: %s stopped before its conversations began, so it cannot be resumed: run it again on its own (%s)\n", term.Line(e.Name), term.Line(e.Path))
+			idx.Skills[i].NeverBegan() // counted: exit 3, not a pass
 			continue
 		}
 		if engine.Finished(r) {

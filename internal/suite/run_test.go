@@ -50,3 +50,24 @@ func TestShowWritesOnTheSkillsOwnLines(t *testing.T) {
 		t.Errorf("lines per skill %v, want %d each for [alpha] and [beta]", count, lines)
 	}
 }
+
+// A suite killed before any skill's run began resumed as completed, exit
+// 0: each skill pending, none measured. Resume marks them (exit 3).
+func TestResumeCountsSkillsThatNeverBegan(t *testing.T) {
+	dir := t.TempDir()
+	idx := &record.Suite{SchemaVersion: record.SuiteSchemaVersion, Status: record.StatusRunning, Seed: 7, Skills: []record.SuiteEntry{
+		{Name: "a", Path: "/src/a/SKILL.md", RunDir: "a", Status: record.StatusPending},
+		{Name: "b", Path: "/src/b/SKILL.md", RunDir: "b", Status: record.StatusPending},
+	}}
+	if err := record.SaveSuite(dir, idx); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	got, err := Resume(context.Background(), dir, engine.ResumeSettings{}, engine.IO{Stdout: io.Discard, Stderr: &stderr}, Hooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ExitCode != 3 || got.Status != record.StatusError || got.Skills[1].ExitCode != 3 {
+		t.Errorf("resumed: status %s, exit %d, skills %+v\n%s", got.Status, got.ExitCode, got.Skills, stderr.String())
+	}
+}
