@@ -15,6 +15,7 @@ import (
 
 	"github.com/vibe-test/vibe-test/internal/engine"
 	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/internal/jail"
 	"github.com/vibe-test/vibe-test/internal/plan"
 	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/verdict"
@@ -322,6 +323,13 @@ func mergeRuns(runs []*record.Run) (*record.Run, error) {
 		}
 		if r.FinishedAt.After(m.FinishedAt) {
 			m.FinishedAt = r.FinishedAt
+		}
+		// The stamps are the whole run's: one shard whose gate was
+		// bypassed, or whose agent ran unjailed, makes the merged run so
+		// (taken from the first shard alone, the merge lost both).
+		m.GateBypassed = m.GateBypassed || r.GateBypassed
+		if m.Jail == jail.Bubblewrap && r.Jail != jail.Bubblewrap {
+			m.Jail, m.JailNote = r.Jail, "a shard ran without the jail: "+r.JailNote
 		}
 	}
 	byIndex := func(cs []record.Conversation) {

@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"github.com/vibe-test/vibe-test/internal/engine"
+	"github.com/vibe-test/vibe-test/internal/jail"
 	"github.com/vibe-test/vibe-test/internal/record"
+	"github.com/vibe-test/vibe-test/internal/testenv"
 )
 
 // Skills end side by side, so what a Show hook says (a chart it could not
@@ -69,5 +71,31 @@ func TestResumeCountsSkillsThatNeverBegan(t *testing.T) {
 	}
 	if got.ExitCode != 3 || got.Status != record.StatusError || got.Skills[1].ExitCode != 3 {
 		t.Errorf("resumed: status %s, exit %d, skills %+v\n%s", got.Status, got.ExitCode, got.Skills, stderr.String())
+	}
+}
+
+// The merged run carries every shard's stamps: a shard whose gate was
+// bypassed or whose agent ran without the jail makes the merge say so
+// (the first shard's alone were kept: "jail": "bubblewrap" and no
+// bypass banner, with two thirds of the conversations unjailed).
+func TestMergeKeepsEveryShardsStamps(t *testing.T) {
+	load := func() *record.Run {
+		r, err := record.Load(testenv.RecordedRun(t, "held"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	a, b := load(), load()
+	a.Conversations, a.Fresh = a.Conversations[:2], a.Fresh[:2]
+	b.Conversations, b.Fresh = b.Conversations[2:], b.Fresh[2:]
+	a.Jail, a.GateBypassed = jail.Bubblewrap, false
+	b.Jail, b.JailNote, b.GateBypassed = jail.None, "--isolation none", true
+	m, err := mergeRuns([]*record.Run{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Jail != jail.None || !strings.Contains(m.JailNote, "--isolation none") || !m.GateBypassed {
+		t.Errorf("merged: jail %q (%q), gate bypassed %v", m.Jail, m.JailNote, m.GateBypassed)
 	}
 }
