@@ -241,6 +241,9 @@ func runEval(ctx context.Context, o EvalOptions, stdio IO) error {
 	if err := o.Output.checkFiles(append(skillFolders([]string{o.Settings.SkillPath}), o.Settings.CasesDir)...); err != nil {
 		return err
 	}
+	if err := o.Output.checkOutside(o.Settings.OutDir); err != nil {
+		return err
+	}
 	res, err := eval.Start(ctx, o.Settings, eio)
 	if res != nil {
 		if serr := showEval(res, o.Output, stdio); serr != nil && err == nil {

@@ -138,6 +138,35 @@ func writeJUnit(path string, r *record.Run) error {
 	return nil
 }
 
+// checkOutside refuses a --junit or --markdown path inside the folder the
+// command is about to make (out, "" for an automatic one) where the record
+// will be: a .json or .jsonl file there is, or will be, the run's, suite's
+// or eval's (`--out o --junit o/suite.json` replaced the new suite.json,
+// and report and resume could not read the folder). junit.xml there is
+// fine.
+func (o Output) checkOutside(out string) error {
+	if out == "" {
+		return nil
+	}
+	root, err := filepath.Abs(out)
+	if err != nil {
+		return nil
+	}
+	for _, f := range []struct{ flag, path string }{{"--junit", o.JUnit}, {"--markdown", o.Markdown}} {
+		if f.path == "" {
+			continue
+		}
+		abs, err := filepath.Abs(f.path)
+		if err != nil || !strings.HasPrefix(abs, root+string(filepath.Separator)) {
+			continue
+		}
+		if ext := filepath.Ext(abs); ext == ".json" || ext == ".jsonl" {
+			return exit.Errorf(exit.Tool, "%s %s: inside --out %s, where the record is written, expected another file (a .json or .jsonl there is the record's)", f.flag, f.path, out)
+		}
+	}
+	return nil
+}
+
 // inRecordFolder says whether path is an existing .json or .jsonl file
 // inside a run, suite or eval folder, at any depth: a transcript, a cell,
 // a judge's verdicts. `--junit run/conv-1/turn-01.jsonl` wrote over a

@@ -274,6 +274,23 @@ func TestReportsNeverWriteOverKeptFiles(t *testing.T) {
 			t.Errorf("%v: exit %d, %q; the file changed: %v", c.args, code, stderr.String(), !bytes.Equal(before, after))
 		}
 	}
+	// Nor into the folder about to be made, where the record will be
+	// (`--out o --junit o/suite.json` replaced the new suite.json).
+	// An empty --out may exist already (a folder made for it).
+	out := filepath.Join(t.TempDir(), "new")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{skill, "--out", out, "--junit", filepath.Join(out, "run.json")},
+		{"merge", "--out", out, "--markdown", filepath.Join(out, "suite.json"), "a", "b"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := Main(t.Context(), append([]string{"vibe-test"}, args...), IO{Env: os.Environ(), Stdout: &stdout, Stderr: &stderr})
+		if code != 3 || !strings.Contains(stderr.String(), "where the record is written") {
+			t.Errorf("%v: exit %d, %q", args, code, stderr.String())
+		}
+	}
 	// vibe-test's own report of an earlier run in the skill's folder is
 	// replaced (`vibe-test . --junit junit.xml` run twice).
 	own := filepath.Join(skill, "junit.xml")

@@ -282,6 +282,9 @@ func runRun(ctx context.Context, o RunOptions, stdio IO) error {
 	if err := o.Output.checkFiles(append(skillFolders(o.Args), o.ConfigPath, o.RubricPath)...); err != nil {
 		return err
 	}
+	if err := o.Output.checkOutside(o.OutDir); err != nil {
+		return err
+	}
 	if isSuite {
 		return runSuite(ctx, o, stdio)
 	}

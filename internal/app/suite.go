@@ -224,6 +224,9 @@ func runMerge(ctx context.Context, o MergeOptions, stdio IO) error {
 	if err := o.Output.checkFiles(); err != nil {
 		return err
 	}
+	if err := o.Output.checkOutside(o.Out); err != nil {
+		return err
+	}
 	h := suite.Hooks{Show: chartOnly}
 	idx, dir, err := suite.Merge(ctx, o.Out, o.Shards, stdio.Stderr, h)
 	if err != nil {
