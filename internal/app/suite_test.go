@@ -377,8 +377,14 @@ func TestSuiteShardsMergeAsOne(t *testing.T) {
 	// copies, exit 130: it ran to the end whatever the signals.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, _, err := suite.Merge(ctx, filepath.Join(t.TempDir(), "m"), shards, io.Discard, suite.Hooks{}); exit.Code(err) != exit.Interrupted || !strings.Contains(fmt.Sprint(err), "no suite.json") {
+	stopped := filepath.Join(t.TempDir(), "m")
+	if _, _, err := suite.Merge(ctx, stopped, shards, io.Discard, suite.Hooks{}); exit.Code(err) != exit.Interrupted || !strings.Contains(fmt.Sprint(err), "no suite.json") {
 		t.Errorf("a merge whose context ended: %v (exit %d), want exit 130", err, exit.Code(err))
+	}
+	// As it says: the empty suite.json that claimed the folder is gone
+	// (it stayed, and report read it as a damaged index).
+	if _, err := os.Stat(filepath.Join(stopped, record.SuiteFile)); !os.IsNotExist(err) {
+		t.Errorf("the interrupted merge left %s (%v)", filepath.Join(stopped, record.SuiteFile), err)
 	}
 }
 

@@ -107,6 +107,15 @@ func Merge(ctx context.Context, out string, dirs []string, stderr io.Writer, h H
 	if err != nil {
 		return nil, "", exit.With(exit.Tool, err)
 	}
+	// The empty suite.json that claimed the folder goes if the merge does
+	// not finish (interrupted, a copy that failed): left, it read as a
+	// damaged index, where the message says the folder holds none.
+	saved := false
+	defer func() {
+		if !saved {
+			os.Remove(filepath.Join(dir, record.SuiteFile))
+		}
+	}()
 	idx := &record.Suite{SchemaVersion: record.SuiteSchemaVersion, StartedAt: shards[0].idx.StartedAt,
 		FinishedAt: time.Now().UTC(), Seed: shards[0].idx.Seed}
 	for _, s := range shards {
@@ -164,6 +173,7 @@ func Merge(ctx context.Context, out string, dirs []string, stderr io.Writer, h H
 	if err := record.SaveSuite(dir, idx); err != nil {
 		return idx, dir, exit.With(exit.Tool, err)
 	}
+	saved = true
 	return idx, dir, nil
 }
 
