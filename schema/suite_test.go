@@ -2,6 +2,8 @@ package schema
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -49,6 +51,16 @@ func TestSuiteIndexValidates(t *testing.T) {
 	b, _ = json.Marshal(pending)
 	if err := validate(sch, b); err != nil {
 		t.Errorf("a pending suite.json does not validate: %v\n%s", err, b)
+	}
+	// A shard with no conversation of its own, as record.SaveSuite writes
+	// it (its lists were null, which the schema refuses).
+	empty := &record.Suite{SchemaVersion: 1, Status: record.StatusCompleted, StartedAt: time.Now().UTC(), Shard: &record.ShardPlan{Index: 13, Count: 13}}
+	dir := t.TempDir()
+	if err := record.SaveSuite(dir, empty); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, record.SuiteFile)); err != nil || validate(sch, b) != nil {
+		t.Errorf("an empty shard's suite.json does not validate: %v %v\n%s", err, validate(sch, b), b)
 	}
 	for name, breakIt := range map[string]func(string) string{
 		"unknown key":    func(s string) string { return strings.Replace(s, `"seed":7`, `"seed":7,"extra":1`, 1) },

@@ -163,6 +163,20 @@ func WorstExit(codes ...int) int {
 
 // SaveSuite writes dir's suite.json atomically.
 func SaveSuite(dir string, s *Suite) error {
+	// Lists are lists, empty or not: a shard with no conversation of its
+	// own wrote "skills": null and "units": null, which
+	// schema/suite.schema.json refuses.
+	if s.Skills == nil {
+		s.Skills = []SuiteEntry{}
+	}
+	if p := s.Shard; p != nil {
+		if p.Skills == nil {
+			p.Skills = []ShardSkill{}
+		}
+		if p.Units == nil {
+			p.Units = []Unit{}
+		}
+	}
 	return WriteJSON(filepath.Join(dir, SuiteFile), s)
 }
 
