@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,6 +19,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/jail"
 	"github.com/vibe-test/vibe-test/internal/plan"
 	"github.com/vibe-test/vibe-test/internal/record"
+	"github.com/vibe-test/vibe-test/internal/term"
 	"github.com/vibe-test/vibe-test/internal/verdict"
 )
 
@@ -258,12 +260,69 @@ func differs(a, b *record.Run) string {
 		return fmt.Sprintf("%s version (%s, not %s)", name, b.Versions.Agent, a.Versions.Agent)
 	case a.Versions.JudgeAgent != b.Versions.JudgeAgent:
 		return fmt.Sprintf("%s version (%s, not %s)", b.Config.JudgeAgent, b.Versions.JudgeAgent, a.Versions.JudgeAgent)
+	case a.Versions.JudgePrompt != b.Versions.JudgePrompt:
+		// The judge's instructions decide every verdict.
+		return fmt.Sprintf("judge prompt (%s, not %s)", b.Versions.JudgePrompt, a.Versions.JudgePrompt)
 	case !sameJSON(criteria(a), criteria(b)):
 		return "rubric (extracted differently: put a reviewed rubric.json beside the SKILL.md for every shard)"
 	case !sameJSON(measured(a), measured(b)):
-		return "config (tasks, models, tools, rule or other settings)"
+		return "config (tasks, models, tools, rule or other settings): " + firstDiff(measured(a), measured(b))
 	}
 	return ""
+}
+
+// firstDiff names the first field, by its JSON path, whose value differs
+// between a and b (each marshalled), with both values: the refusal said
+// only "config ... differs", whatever it was.
+func firstDiff(a, b any) string {
+	var x, y any
+	xa, _ := json.Marshal(a)
+	yb, _ := json.Marshal(b)
+	if json.Unmarshal(xa, &x) != nil || json.Unmarshal(yb, &y) != nil {
+		return "?"
+	}
+	path, vx, vy := diffAt("", x, y)
+	short := func(v any) string {
+		b, _ := json.Marshal(v)
+		if len(b) > 60 {
+			return string(b[:57]) + "..."
+		}
+		return string(b)
+	}
+	return fmt.Sprintf("%s is %s here, %s in the first", strings.TrimPrefix(path, "."), term.Line(short(vy)), term.Line(short(vx)))
+}
+
+func diffAt(path string, x, y any) (string, any, any) {
+	switch xv := x.(type) {
+	case map[string]any:
+		yv, ok := y.(map[string]any)
+		if !ok {
+			return path, x, y
+		}
+		keys := map[string]bool{}
+		for k := range xv {
+			keys[k] = true
+		}
+		for k := range yv {
+			keys[k] = true
+		}
+		for _, k := range slices.Sorted(maps.Keys(keys)) {
+			if !sameJSON(xv[k], yv[k]) {
+				return diffAt(path+"."+strings.ToLower(k), xv[k], yv[k])
+			}
+		}
+	case []any:
+		yv, ok := y.([]any)
+		if !ok || len(xv) != len(yv) {
+			return path, x, y
+		}
+		for i := range xv {
+			if !sameJSON(xv[i], yv[i]) {
+				return diffAt(fmt.Sprintf("%s[%d]", path, i), xv[i], yv[i])
+			}
+		}
+	}
+	return path, x, y
 }
 
 // criteria is what of a run's rubric judged it: where it came from (the

@@ -99,3 +99,29 @@ func TestMergeKeepsEveryShardsStamps(t *testing.T) {
 		t.Errorf("merged: jail %q (%q), gate bypassed %v", m.Jail, m.JailNote, m.GateBypassed)
 	}
 }
+
+// A merge refuses shards that measured differently, saying what differs:
+// the judge's prompt (accepted before), and which setting of the config
+// (the refusal named none: "config (...) differs").
+func TestMergeSaysWhatDiffers(t *testing.T) {
+	load := func() *record.Run {
+		r, err := record.Load(testenv.RecordedRun(t, "held"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	a, b := load(), load()
+	b.Versions.JudgePrompt = "judge-v0"
+	if got := differs(a, b); !strings.Contains(got, "judge prompt (judge-v0, not "+a.Versions.JudgePrompt+")") {
+		t.Errorf("another judge prompt: %q", got)
+	}
+	b = load()
+	b.Config.Alpha = 0.1
+	if got := differs(a, b); !strings.Contains(got, "config.alpha is 0.1 here, 0.05 in the first") {
+		t.Errorf("another alpha: %q", got)
+	}
+	if got := differs(a, load()); got != "" {
+		t.Errorf("the same run differs: %q", got)
+	}
+}
