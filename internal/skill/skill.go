@@ -318,9 +318,11 @@ func Parse(file string, raw []byte) (*Skill, error) {
 	s.AllowedTools = tools
 	// hooks: the CLI's sHs. A mapping of events registers them at the Skill
 	// call; anything else, or a PreToolUse/PermissionRequest written at the
-	// top level, loads the skill with no hooks and no allowed-tools.
-	// (The events' own shape is not checked here: the CLI drops an
-	// unknown event with a warning of its own.)
+	// top level, loads the skill with no hooks and no allowed-tools; so does
+	// an event whose matchers are not what its schema reads (each a mapping
+	// with a "hooks" list: "Hook matcher \"hooks\" must be an array of
+	// hook entries", seen in five public skills, whose allowed-tools the
+	// CLI then dropped while vibe-test granted them).
 	guard := ""
 	for _, k := range []string{"PreToolUse", "PermissionRequest"} {
 		if _, top := fields[k]; top {
@@ -334,6 +336,12 @@ func Parse(file string, raw []byte) (*Skill, error) {
 			s.Hooks = append(s.Hooks, event)
 		}
 		sort.Strings(s.Hooks)
+		for _, event := range s.Hooks {
+			if bad := hookShape(h[event]); bad != "" {
+				guard = fmt.Sprintf("%s:%d: frontmatter field \"hooks\" (%s): %s", file, line("hooks"), event, bad)
+				break
+			}
+		}
 	default:
 		if cliTruthy(h) {
 			guard = fmt.Sprintf("%s:%d: frontmatter field \"hooks\" is a %s, expected a mapping of events", file, line("hooks"), yamlType(h))
@@ -350,6 +358,30 @@ func Parse(file string, raw []byte) (*Skill, error) {
 		warn("%s:%d: frontmatter field \"paths\" (%s): the CLI does not list the skill until the agent Reads, Writes or Edits a matching file, or a prompt @-mentions one (Bash, Glob and Grep do not count): until then the model can neither see nor invoke it", file, line("paths"), strings.Join(s.Paths, ", "))
 	}
 	return s, nil
+}
+
+// hookShape says what in one event's matchers the CLI's hook schema
+// refuses ("" when nothing): the event holds a list of matchers, each a
+// mapping with a "hooks" list.
+func hookShape(v any) string {
+	matchers, ok := v.([]any)
+	if !ok {
+		return fmt.Sprintf("a %s, expected a list of matchers", yamlType(v))
+	}
+	for i, m := range matchers {
+		mm, ok := m.(map[string]any)
+		if !ok {
+			return fmt.Sprintf("matcher %d is a %s, expected a mapping", i+1, yamlType(m))
+		}
+		if _, ok := mm["hooks"].([]any); !ok {
+			got := "missing"
+			if mm["hooks"] != nil {
+				got = "a " + yamlType(mm["hooks"])
+			}
+			return fmt.Sprintf("matcher %d's \"hooks\" is %s, expected a list of hook entries", i+1, got)
+		}
+	}
+	return ""
 }
 
 // Listing is the skill's text in the CLI's skills listing, after its name:

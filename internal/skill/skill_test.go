@@ -523,6 +523,12 @@ func TestHooksRead(t *testing.T) {
 		{"hooks: {}\n", "", "Bash", ""},
 		{"hooks: echo hi\n", "", "", `"hooks" is a string, expected a mapping of events: the CLI loads the skill with no hooks and no allowed-tools`},
 		{"PreToolUse:\n  - matcher: Bash\n", "", "", `"PreToolUse" is written at the top level, outside "hooks"`},
+		// A matcher with its command but no "hooks" list (five public
+		// skills): the pinned CLI logs "Hook matcher \"hooks\" must be an
+		// array of hook entries" and drops hooks and allowed-tools.
+		{"hooks:\n  PreToolUse:\n    - matcher: Bash(aws *)\n      command: echo\n      once: true\n", "", "",
+			`"hooks" (PreToolUse): matcher 1's "hooks" is missing, expected a list of hook entries: the CLI loads the skill with no hooks and no allowed-tools`},
+		{"hooks:\n  Stop: echo\n", "", "", `"hooks" (Stop): a string, expected a list of matchers: the CLI loads the skill with no hooks`},
 	} {
 		s, err := Parse("h/SKILL.md", []byte("---\nname: h\ndescription: d\nallowed-tools: Bash\n"+c.front+"---\nbody\n"))
 		if err != nil {
