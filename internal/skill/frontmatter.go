@@ -302,14 +302,43 @@ const maxListing = 1536
 // listingText is what the CLI lists after the skill's name (s5t, y3n):
 // the description, " - " and when_to_use when set, cut to maxListing.
 func listingText(desc, whenToUse string) string {
-	s := desc
+	s := listed(desc)
 	if whenToUse != "" {
-		s += " - " + whenToUse
+		s += " - " + listed(whenToUse)
 	}
 	if u := utf16.Encode([]rune(s)); len(u) > maxListing {
 		s = string(utf16.Decode(u[:maxListing-1])) + "…"
 	}
 	return s
+}
+
+// listed is a field as the CLI puts it in the listing (2.1.328, recorded
+// in testdata/cli): each run of line breaks, tabs or other control
+// characters one space, the ends trimmed, and < and > escaped as &lt; and
+// &gt; (& is left as it is). A multi-line description was shown whole
+// before, in vibe-test's "the model sees the skill listed as" lines.
+func listed(s string) string {
+	var b strings.Builder
+	run := false
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f {
+			run = true
+			continue
+		}
+		if run {
+			b.WriteByte(' ')
+			run = false
+		}
+		switch r {
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return strings.TrimSpace(b.String())
 }
 
 // cliPaths is the CLI's mpo over Cxn: the globs of a paths: field (a
