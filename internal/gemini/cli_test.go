@@ -207,6 +207,27 @@ func TestLiveConversation(t *testing.T) {
 		t.Errorf("the resumed process sent %d requests; the first prompt in its history: %v", len(reqs)-before,
 			len(reqs) > before && strings.Contains(string(reqs[before].Body), "note the first thing"))
 	}
+
+	// A second load of the same session (a turn's second rerun, or resume
+	// after one): the first load's fresh file beside the history made the
+	// pinned CLI's session/load fail ("Internal error") and remove the
+	// history, which the conversation then lost.
+	l, err = a.StartLive(spec)
+	if err != nil {
+		t.Fatalf("the second load: %v", err)
+	}
+	before = len(srv.Requests())
+	tr.Reset()
+	out, err = l.Send(t.Context(), "@@plain@@ after the second restart", &tr, 2*time.Minute)
+	l.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs = srv.Requests()
+	if f := out.Turn.Failure(out.ExitCode); f != "" || len(reqs) != before+1 || !strings.Contains(string(reqs[before].Body), "note the first thing") {
+		t.Errorf("the second load's turn: failure %q, %d requests, the first prompt in its history: %v\n%s", f, len(reqs)-before,
+			len(reqs) > before && strings.Contains(string(reqs[before].Body), "note the first thing"), tr.String())
+	}
 }
 
 // procsIn lists processes whose working folder is dir or below it.
