@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/vibe-test/vibe-test/internal/engine"
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/verdict"
@@ -29,6 +30,12 @@ func Redecide(r *record.Run) {
 			r.Outcome = record.Outcome{Exit: exit.Tool, Verdict: "error", Sentence: "No verdict: " + r.Error}
 		}
 		return
+	}
+	// A run killed mid-way kept the costs of its last tally (a run sums
+	// them at its end): its turns' own say what it spent, and report
+	// showed $0 for a run that had spent $0.32.
+	if r.Status != record.StatusCompleted {
+		engine.TallyCosts(r)
 	}
 	verdict.Decide(r)
 	verdict.StoppedOnError(r)

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -116,5 +117,20 @@ func TestSuiteCountsASkillThatNeverBegan(t *testing.T) {
 	}
 	if got.ExitCode != exit.Tool || got.Skills[0].Status != record.StatusError || !strings.Contains(got.Skills[0].Error, "nothing was measured") {
 		t.Errorf("a suite none of whose skills began: exit %d, first skill %+v", got.ExitCode, got.Skills[0])
+	}
+}
+
+// A run killed mid-way kept its last tally of costs (a run sums them at
+// its end): redrawn, it shows what its turns spent, not $0.
+func TestRedecideTalliesAKilledRunsCosts(t *testing.T) {
+	r, err := record.Load(testenv.CopyOfRun(t, "held"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := r.Costs
+	r.Status, r.Costs = record.StatusRunning, record.Costs{}
+	Redecide(r)
+	if r.Costs.Total <= 0 || math.Abs(r.Costs.Agent-want.Agent) > 1e-9 || math.Abs(r.Costs.Judge-want.Judge) > 1e-9 {
+		t.Errorf("a killed run's costs: %+v, want its turns' %+v", r.Costs, want)
 	}
 }
