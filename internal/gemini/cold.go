@@ -47,7 +47,7 @@ var _ agent.Structured = Caller{}
 const structuredSystem = "You answer the user's request in one JSON value that matches the response schema you were given. Nothing else: no prose, no code fences.\n"
 
 // CredentialsAdvice says what to do about ErrCredentials with this CLI.
-const CredentialsAdvice = "check GEMINI_API_KEY (a hermetic home cannot use a Google login)"
+const CredentialsAdvice = "check GEMINI_API_KEY (or GOOGLE_API_KEY, the other variable the CLI reads a key from; a hermetic home cannot use a Google login)"
 
 // Structured runs one cold call and returns its turn with the answer in
 // StructuredOutput. An answer that is not JSON, or does not match the
