@@ -15,7 +15,8 @@ import (
 // run.json's): bump it on any change a reader of the old one would misread.
 //
 // 2: the outcome says its rule and the diluted-vs-fresh comparison.
-const JSONSchemaVersion = 2
+// 3: the jail, and the outcome's effective turn and context.
+const JSONSchemaVersion = 3
 
 // JSONSummary is the terminal summary as one JSON object, for scripts and
 // CI: the same cells, counts and sentence, no styling.
@@ -27,6 +28,11 @@ type JSONSummary struct {
 	Skill        string `json:"skill"`
 	Status       string `json:"status"`
 	GateBypassed bool   `json:"gate_bypassed"`
+	// Jail is "bubblewrap" when every agent process ran jailed, "none"
+	// (with JailNote saying why) when the agent saw what the author's user
+	// sees: the terminal, Markdown and JUnit said NO JAIL, --json did not.
+	Jail     string `json:"jail,omitempty"`
+	JailNote string `json:"jail_note,omitempty"`
 	// SessionMode is how the conversations reached the CLI: interactive or
 	// resume (run.json's config.session_mode; resume for older runs).
 	SessionMode string `json:"session_mode"`
@@ -64,7 +70,12 @@ type JSONOutcome struct {
 	MinDetectableDrop float64 `json:"min_detectable_drop"`
 	// AnyFailureChance: with any-probe-failed, how often that rule fires on
 	// a stable skill at the fresh pass rate.
-	AnyFailureChance  float64  `json:"any_failure_chance,omitempty"`
+	AnyFailureChance float64 `json:"any_failure_chance,omitempty"`
+	// EffectiveTurn is the last probe's turn whose diluted pass rate held
+	// (0: none judged), EffectiveContext its context, as the summary's
+	// "effective turn" line.
+	EffectiveTurn     int      `json:"effective_turn"`
+	EffectiveContext  int64    `json:"effective_context,omitempty"`
 	Notes             []string `json:"notes"`
 	StoppedConsulting []string `json:"stopped_consulting"`
 }
@@ -111,8 +122,9 @@ func Summarize(r *record.Run) JSONSummary {
 		Skill:         r.Skill.Name,
 		Status:        r.Status,
 		GateBypassed:  r.GateBypassed,
-		SessionMode:   record.SessionModeOf(r.Config),
-		Agent:         r.Config.Agent, CostEstimated: r.Config.CostEstimated,
+		Jail:          r.Jail, JailNote: r.JailNote,
+		SessionMode: record.SessionModeOf(r.Config),
+		Agent:       r.Config.Agent, CostEstimated: r.Config.CostEstimated,
 		Outcome: JSONOutcome{
 			Verdict: o.Verdict, ExitCode: o.Exit, Sentence: o.Sentence, Rule: o.Rule,
 			DilutedPopulation: o.Stats.DilutedPopulation,
@@ -120,6 +132,7 @@ func Summarize(r *record.Run) JSONSummary {
 			FreshPassed: o.Stats.Comparison.Fresh.Passed, FreshProbes: o.Stats.Comparison.Fresh.Probes,
 			Drop: o.Stats.Comparison.Drop, P: o.Stats.Comparison.P, Testable: o.Stats.Comparison.Testable, Alpha: o.Stats.Alpha,
 			MinDetectableDrop: o.Stats.MinDetectableDrop, AnyFailureChance: o.AnyFailureChance,
+			EffectiveTurn: o.Stats.EffectiveTurn, EffectiveContext: o.Stats.EffectiveContext,
 			Notes: nonNil(o.Notes), StoppedConsulting: nonNil(o.StoppedConsulting),
 		},
 		Conversations: []JSONConversation{},

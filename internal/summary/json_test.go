@@ -121,7 +121,7 @@ func TestJSONDecay(t *testing.T) {
 
 func TestJSONBypassAndGate(t *testing.T) {
 	b := jsonOf(t, bypassRun())
-	if !bytes.HasPrefix(b, []byte("{\n  \"schema_version\": 2,\n  \"warning\": \""+BypassBanner+"\",")) {
+	if !bytes.HasPrefix(b, []byte("{\n  \"schema_version\": 3,\n  \"warning\": \""+BypassBanner+"\",")) {
 		t.Errorf("the banner is not the first thing after the version:\n%s", b)
 	}
 	var s JSONSummary

@@ -260,7 +260,9 @@ func ProbeLabel(probe, turn int, ctx int64, afterCompaction int, fresh bool) str
 	}
 	l := fmt.Sprintf("probe %d (turn %d", probe, turn)
 	if ctx > 0 {
-		l += ", " + plan.FormatTokens(ctx/100*100) + " context"
+		// Rounded to the hundred, as the table and the chart round it
+		// (12,792 was "12.7k" here and 12.8 there).
+		l += ", " + plan.FormatTokens((ctx+50)/100*100) + " context"
 	}
 	if afterCompaction > 0 {
 		l += fmt.Sprintf(", %d after compaction", afterCompaction)
