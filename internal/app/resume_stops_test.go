@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -195,5 +196,38 @@ func TestResumeJudgesFinishedUnitsAgain(t *testing.T) {
 	}
 	if code == 3 || c.TurnAt(10).Result() == judge.JudgeError || f.ProbeAt(3).Result() == judge.JudgeError || agent != 0 {
 		t.Errorf("resume: exit %d, turn 10 %s, fresh probe 3 %s, %d agent requests; want both judged again and no turn run\n%s", code, c.TurnAt(10).Result(), f.ProbeAt(3).Result(), agent, stderr)
+	}
+}
+
+// A stream cut before its result (the CLI died mid-turn) keeps the
+// conversation's sandbox, so resume continues its session from the cut
+// turn: the sandbox was removed, and the resume restarted from turn 1,
+// paying for turns 1 to 5 again.
+func TestCutStreamResumesTheSession(t *testing.T) {
+	t.Parallel()
+	flag := filepath.Join(t.TempDir(), "cut")
+	if err := os.WriteFile(flag, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wrapper := filepath.Join(t.TempDir(), "claude")
+	// Once, the conversation's turn 6 (a --resume of the session asking
+	// probe 1): its stream cut at 2000 bytes, exit 1.
+	script := "#!/bin/sh\ncase \"$*\" in *gaskets*--resume*|*--resume*gaskets*) if [ -e " + flag + " ]; then rm -f " + flag + "; " +
+		fastCLI(t) + " \"$@\" | head -c 2000; exit 1; fi;; esac\nexec " + fastCLI(t) + " \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// No jail: the flag file and the stand-in live in temp folders it hides.
+	s := runScript(t, wrapper, faultScript(t), 1, nil, "--session", "resume", "--turn-retries", "0", "--isolation", "none")
+	c := s.run.Conversations[0]
+	if c.Status != record.StatusError || len(c.Turns) != 5 || c.Sandbox == "" {
+		t.Fatalf("first run: conversation %s with %d turns, sandbox %q, notes %q; want turn 6 cut and the sandbox kept\n%s", c.Status, len(c.Turns), c.Sandbox, c.Notes, s.stderr)
+	}
+	before := len(s.srv.Requests())
+	code, r, stderr := resumeRun(t, s.dir, s.srv)
+	c = r.Conversations[0]
+	if c.Status != record.StatusCompleted || len(c.Turns) != 10 || baseTaskAsked(s.srv, r, before) != 0 {
+		t.Errorf("resume (exit %d): %s, %d turns, base task asked %d more times, notes %q; want turns 1-5 kept\n%s",
+			code, c.Status, len(c.Turns), baseTaskAsked(s.srv, r, before), c.Notes, stderr)
 	}
 }

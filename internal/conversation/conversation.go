@@ -396,10 +396,13 @@ func (d *Driver) Converse(ctx context.Context, conv *record.Conversation, passag
 		if rec.Status != record.TurnOK {
 			d.Update(func() { conv.Abandoned = append(conv.Abandoned, rec) })
 			setStatus(record.StatusError, fmt.Sprintf("turn %d: %s", turn, rec.Error))
-			if rec.Status == record.TurnTimedOut || transient(out.Turn) {
+			// A stream cut before its result (a connection lost, a CLI that
+			// died) keeps the sandbox too: removed, resume restarted the
+			// conversation from turn 1 and paid for its turns again.
+			if rec.Status == record.TurnTimedOut || transient(out.Turn) || !out.Turn.HasResult {
 				keep = true
 				d.Update(func() {
-					conv.Notes = append(conv.Notes, fmt.Sprintf("turn %d stopped on a transient error: the sandbox is kept, and `vibe-test resume` continues the session from turn %d", turn, turn))
+					conv.Notes = append(conv.Notes, fmt.Sprintf("turn %d stopped on an error a new try may not meet: the sandbox is kept, and `vibe-test resume` continues the session from turn %d", turn, turn))
 				})
 			}
 			return
