@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -196,6 +197,13 @@ func TestResumeJudgesFinishedUnitsAgain(t *testing.T) {
 	}
 	if code == 3 || c.TurnAt(10).Result() == judge.JudgeError || f.ProbeAt(3).Result() == judge.JudgeError || agent != 0 {
 		t.Errorf("resume: exit %d, turn 10 %s, fresh probe 3 %s, %d agent requests; want both judged again and no turn run\n%s", code, c.TurnAt(10).Result(), f.ProbeAt(3).Result(), agent, stderr)
+	}
+	// The first judgements were paid for: the judge's cost grows by the
+	// second ones (it fell by the first's, which the new verdicts
+	// replaced, before).
+	first, second := c.TurnAt(10).EarlierJudgeUSD+f.ProbeAt(3).EarlierJudgeUSD, c.TurnAt(10).Verdict.CostUSD+f.ProbeAt(3).Verdict.CostUSD
+	if first <= 0 || math.Abs(r.Costs.Judge-(s.run.Costs.Judge+second)) > 1e-9 || math.Abs(r.Costs.Total-(s.run.Costs.Total+second)) > 1e-9 {
+		t.Errorf("judge cost $%.6f after resume, $%.6f before, the resume's judging $%.6f (earlier $%.6f kept): want before + resume", r.Costs.Judge, s.run.Costs.Judge, second, first)
 	}
 }
 

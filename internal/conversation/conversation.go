@@ -1023,10 +1023,21 @@ func (d *Driver) judgeTurn(ctx context.Context, conv *record.Conversation, idx i
 	d.Budget.Spend(v.CostUSD)
 	if ctx.Err() != nil && v.Result == judge.JudgeError {
 		// Stopped while judging: no verdict rather than a false judge
-		// error; resume judges the turn.
+		// error; resume judges the turn. What it spent is kept.
+		d.Update(func() {
+			conv.Turns[idx].EarlierJudgeUSD, conv.Turns[idx].EarlierJudgeTokens = conv.Turns[idx].EarlierJudgeUSD+v.CostUSD, conv.Turns[idx].EarlierJudgeTokens+v.Tokens
+		})
 		return v, false
 	}
-	d.Update(func() { conv.Turns[idx].Verdict = &v })
+	d.Update(func() {
+		t := &conv.Turns[idx]
+		if old := t.Verdict; old != nil {
+			// A verdict judged again (a judge error, on resume): the first
+			// judging was paid for too.
+			t.EarlierJudgeUSD, t.EarlierJudgeTokens = t.EarlierJudgeUSD+old.CostUSD, t.EarlierJudgeTokens+old.Tokens
+		}
+		t.Verdict = &v
+	})
 	d.emit(conv, turn, kind, "judged", 0, v.Result)
 	return v, true
 }

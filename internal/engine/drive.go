@@ -435,10 +435,17 @@ func TallyCosts(run *record.Run) {
 		conv := &convs[i]
 		for _, t := range conv.Abandoned {
 			// Its earlier tries too: a turn that failed after retries
-			// spent each of them.
+			// spent each of them; and its judging, when a completed turn
+			// was set aside (its sandbox gone on resume).
 			c.Agent += t.CostUSD + t.CompactionCost()
 			for _, a := range t.Attempts {
 				c.Agent += a.CostUSD
+			}
+			c.Judge += t.EarlierJudgeUSD
+			c.JudgeTokens += t.EarlierJudgeTokens
+			if t.Verdict != nil {
+				c.Judge += t.Verdict.CostUSD
+				c.JudgeTokens += t.Verdict.Tokens
 			}
 		}
 		for k := range conv.Turns {
@@ -448,6 +455,8 @@ func TallyCosts(run *record.Run) {
 			for _, a := range t.Attempts {
 				c.Agent += a.CostUSD
 			}
+			c.Judge += t.EarlierJudgeUSD
+			c.JudgeTokens += t.EarlierJudgeTokens
 			if t.Verdict != nil {
 				c.Judge += t.Verdict.CostUSD
 				c.JudgeTokens += t.Verdict.Tokens

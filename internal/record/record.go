@@ -343,6 +343,12 @@ type Turn struct {
 	// Attempts are earlier tries of this turn that failed and were retried.
 	Attempts []Attempt      `json:"attempts,omitempty"`
 	Verdict  *judge.Verdict `json:"verdict,omitempty"`
+	// EarlierJudgeUSD and EarlierJudgeTokens are what judging the turn
+	// cost before Verdict (a judge error judged again on resume, a
+	// judging an interrupt stopped): paid, so counted with it. A replaced
+	// verdict took its cost with it, and costs.judge went down on resume.
+	EarlierJudgeUSD    float64 `json:"earlier_judge_usd,omitempty"`
+	EarlierJudgeTokens int64   `json:"earlier_judge_tokens,omitempty"`
 }
 
 // Hook is one run of a skill's hook: its name (event:matcher), outcome
