@@ -89,12 +89,15 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/render"
+
+	"github.com/vibe-test/vibe-test/internal/term"
 )
 
 // Data is everything chart.html shows: the chart, and below it the report.
@@ -352,6 +355,10 @@ func Render(w io.Writer, d Data) error {
 	if !HasScript() {
 		return ErrNoScript
 	}
+	// Text from run.json (skill name, criteria, evidence, prompts) is
+	// escaped for HTML by the templates, but its control characters went
+	// through: ESC and the rest are dropped here, as on the terminal.
+	cleanStrings(reflect.ValueOf(&d).Elem())
 	if err := checkScript(echartsScript); err != nil {
 		return err
 	}
@@ -491,4 +498,41 @@ func optionJSON(line *charts.Line) ([]byte, error) {
 		b = bytes.ReplaceAll(b, []byte("__f__"), []byte(`\u005f_f__`))
 	}
 	return b, nil
+}
+
+// cleanStrings applies term.Clean to every string v holds (its fields,
+// elements and pointees), in place: v is Render's own copy of the data,
+// but slices and pointers in it are shared with the caller's, which
+// holds the same text and is built for this page alone.
+func cleanStrings(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.String:
+		if v.CanSet() {
+			v.SetString(term.Clean(v.String()))
+		}
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() && v.CanSet() {
+			cleanStrings(v.Elem())
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				cleanStrings(v.Field(i))
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			cleanStrings(v.Index(i))
+		}
+	case reflect.Map:
+		if !v.CanSet() {
+			return // reached through an unexported field: not ours
+		}
+		for _, k := range v.MapKeys() {
+			e := reflect.New(v.Type().Elem()).Elem()
+			e.Set(v.MapIndex(k))
+			cleanStrings(e)
+			v.SetMapIndex(k, e)
+		}
+	}
 }

@@ -878,3 +878,17 @@ func TestCostsBreakdown(t *testing.T) {
 		}
 	}
 }
+
+// Control characters from run.json's text (an ESC sequence in a skill's
+// name, a criterion, evidence) are dropped from the page, as the terminal
+// drops them: the templates escaped the markup and let ESC through.
+func TestControlCharactersDropped(t *testing.T) {
+	withScript(t, stubScript)
+	d := run(true)
+	d.Facts.SkillName = "stock\x1b[31mRED\x1b[0m"
+	d.Conversations[0].Turns[5].Criteria = []CriterionResult{{ID: "c1", Kind: "must", Text: "text\x1b]0;PWNED\x07", Result: "fail", Source: "judge", Evidence: "ev\u009bidence\u202e"}}
+	page := renderPageT(t, d)
+	if strings.ContainsAny(page, "\x1b\x07\u009b\u202e") || !strings.Contains(page, "stock[31mRED[0m") || !strings.Contains(page, "evidence") {
+		t.Errorf("control characters reached chart.html, or the text was lost")
+	}
+}
