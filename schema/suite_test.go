@@ -31,7 +31,7 @@ func populatedSuite() *record.Suite {
 		Merged: []string{"shard-1", "shard-2", "shard-3"},
 		Skills: []record.SuiteEntry{{Name: "stock-ledger", Path: "/lib/stock-ledger/SKILL.md", RunDir: "stock-ledger",
 			Status: record.StatusError, ExitCode: 3, Verdict: "error", Diluted: record.Rate{Passed: 4, Probes: 6},
-			Fresh: record.Rate{Passed: 6, Probes: 6}, CostUSD: 1.5, EffectiveTurn: 6, Error: "judge error"}},
+			Fresh: record.Rate{Passed: 6, Probes: 6}, CostUSD: 1.5, EffectiveTurn: 6, Error: "judge error", Jail: "none"}},
 		ExitCode: 3,
 	}
 }

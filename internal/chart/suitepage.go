@@ -35,8 +35,10 @@ type suiteView struct {
 	Sub      string
 	Bypassed bool
 	Banner   string
-	Exit     string
-	Rows     []suiteRow
+	// NoJail names the skills whose agent ran without the jail.
+	NoJail string
+	Exit   string
+	Rows   []suiteRow
 }
 
 type suiteRow struct {
@@ -93,6 +95,9 @@ func newSuiteView(s *record.Suite) suiteView {
 			row.Chart = path.Join(filepath.ToSlash(e.RunDir), "chart.html")
 		}
 		v.Bypassed = v.Bypassed || e.GateBypassed
+		if e.Jail == "none" {
+			v.NoJail = strings.TrimPrefix(v.NoJail+", "+e.Name, ", ")
+		}
 		v.Rows = append(v.Rows, row)
 	}
 	return v
@@ -121,6 +126,9 @@ var suiteTemplate = template.Must(template.New("suite").Parse(`<!DOCTYPE html>
 <p class="sub">{{.Sub}}</p>
 {{- if .Bypassed}}
 <p class="banner" id="bypass-banner" role="alert">{{.Banner}}</p>
+{{- end}}
+{{- if .NoJail}}
+<p class="banner" id="nojail-banner" role="alert">NO JAIL: the agent of {{.NoJail}} ran with your user's view of this machine</p>
 {{- end}}
 <p class="verdict">{{.Exit}}</p>
 <table class="suite">

@@ -69,3 +69,16 @@ func TestSuitePageWithoutBypass(t *testing.T) {
 		t.Error("the bypass banner is shown for a suite in which no gate was bypassed")
 	}
 }
+
+// A skill whose agent ran without the jail is named in a NO JAIL banner,
+// as its own chart says (the suite's page said nothing); none, no banner.
+func TestSuitePageSaysNoJail(t *testing.T) {
+	s := suiteFixture()
+	if page := renderSuite(t, s); strings.Contains(page, "NO JAIL") {
+		t.Error("a NO JAIL banner on a suite whose skills all ran jailed")
+	}
+	s.Skills[0].Jail = "none"
+	if page := renderSuite(t, s); !strings.Contains(page, `id="nojail-banner"`) || !strings.Contains(page, "NO JAIL: the agent of stock-ledger ran") {
+		t.Error("no NO JAIL banner naming the unjailed skill")
+	}
+}

@@ -82,6 +82,9 @@ type SuiteEntry struct {
 	// CostEstimated: the skill's agent costs are estimated from token
 	// counts (config.cost_estimated: codex, gemini).
 	CostEstimated bool `json:"cost_estimated,omitempty"`
+	// Jail is the skill's run's (run.json's "jail"): "none" when its agent
+	// ran unjailed, which every artifact of the suite says, as a run's do.
+	Jail string `json:"jail,omitempty"`
 }
 
 // NeverBegan marks an entry whose skill stopped before its run began
@@ -130,6 +133,7 @@ func EntryOf(e SuiteEntry, r *Run) SuiteEntry {
 	e.EffectiveTurn = r.Outcome.Stats.EffectiveTurn
 	e.GateBypassed = r.GateBypassed
 	e.CostEstimated = r.Config.CostEstimated
+	e.Jail = r.Jail
 	return e
 }
 

@@ -35,6 +35,15 @@ func SuiteTable(w io.Writer, s *record.Suite, dir string, styled bool) {
 		}
 		b.WriteString(line + "\n")
 	}
+	// So is a skill whose agent ran unjailed (its own summary says NO JAIL;
+	// the suite's said nothing).
+	if unjailed := UnjailedSkills(s); len(unjailed) > 0 {
+		line := fmt.Sprintf("!! %s (%s)", NoJailBanner, strings.Join(unjailed, ", "))
+		if styled {
+			line = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("9")).Render(line)
+		}
+		b.WriteString(line + "\n")
+	}
 	title := fmt.Sprintf("vibe-test suite  %s, status %s", Count(len(s.Skills), "skill"), term.Line(s.Status))
 	if s.Shard != nil {
 		title += fmt.Sprintf(", shard %d/%d (%s of the suite's %s; verdicts here are partial: merge the shards to decide)",
@@ -101,4 +110,19 @@ func totalUnits(p *record.ShardPlan) int {
 		n += s.Conversations
 	}
 	return n
+}
+
+// NoJailBanner heads a suite's artifacts when a skill's agent ran without
+// the jail.
+const NoJailBanner = "NO JAIL: the agent ran with your user's view of this machine"
+
+// UnjailedSkills names the suite's skills whose runs had no jail.
+func UnjailedSkills(s *record.Suite) []string {
+	var out []string
+	for _, e := range s.Skills {
+		if e.Jail == "none" {
+			out = append(out, term.Line(e.Name))
+		}
+	}
+	return out
 }

@@ -68,3 +68,23 @@ func TestSuiteTableStampsBypass(t *testing.T) {
 		t.Errorf("stamp on a suite without a bypassed gate:\n%s", b.String())
 	}
 }
+
+// A skill whose agent ran without the jail is stamped on the suite's
+// table, as the bypass is and as its own summary says NO JAIL.
+func TestSuiteTableStampsNoJail(t *testing.T) {
+	s := &record.Suite{SchemaVersion: 1, Status: record.StatusCompleted, Skills: []record.SuiteEntry{
+		{Name: "held", RunDir: "held", Verdict: "held", Jail: "bubblewrap"},
+		{Name: "loose", RunDir: "loose", Verdict: "held", Jail: "none"},
+	}}
+	var b bytes.Buffer
+	SuiteTable(&b, s, "runs/x-suite", false)
+	if first, _, _ := strings.Cut(b.String(), "\n"); first != "!! "+NoJailBanner+" (loose)" {
+		t.Errorf("first line %q, want the NO JAIL stamp naming the skill", first)
+	}
+	s.Skills = s.Skills[:1]
+	b.Reset()
+	SuiteTable(&b, s, "runs/x-suite", false)
+	if strings.Contains(b.String(), "NO JAIL") {
+		t.Errorf("NO JAIL on a suite whose skills ran jailed:\n%s", b.String())
+	}
+}
