@@ -79,14 +79,7 @@ func TestResumeCountsSkillsThatNeverBegan(t *testing.T) {
 // (the first shard's alone were kept: "jail": "bubblewrap" and no
 // bypass banner, with two thirds of the conversations unjailed).
 func TestMergeKeepsEveryShardsStamps(t *testing.T) {
-	load := func() *record.Run {
-		r, err := record.Load(testenv.RecordedRun(t, "held"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
-	a, b := load(), load()
+	a, b := heldRun(t), heldRun(t)
 	a.Conversations, a.Fresh = a.Conversations[:2], a.Fresh[:2]
 	b.Conversations, b.Fresh = b.Conversations[2:], b.Fresh[2:]
 	a.Jail, a.GateBypassed = jail.Bubblewrap, false
@@ -104,24 +97,27 @@ func TestMergeKeepsEveryShardsStamps(t *testing.T) {
 // the judge's prompt (accepted before), and which setting of the config
 // (the refusal named none: "config (...) differs").
 func TestMergeSaysWhatDiffers(t *testing.T) {
-	load := func() *record.Run {
-		r, err := record.Load(testenv.RecordedRun(t, "held"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
-	a, b := load(), load()
+	a, b := heldRun(t), heldRun(t)
 	b.Versions.JudgePrompt = "judge-v0"
 	if got := differs(a, b); !strings.Contains(got, "judge prompt (judge-v0, not "+a.Versions.JudgePrompt+")") {
 		t.Errorf("another judge prompt: %q", got)
 	}
-	b = load()
+	b = heldRun(t)
 	b.Config.Alpha = 0.1
 	if got := differs(a, b); !strings.Contains(got, "config.alpha is 0.1 here, 0.05 in the first") {
 		t.Errorf("another alpha: %q", got)
 	}
-	if got := differs(a, load()); got != "" {
+	if got := differs(a, heldRun(t)); got != "" {
 		t.Errorf("the same run differs: %q", got)
 	}
+}
+
+// heldRun is a fresh copy of the recorded "held" run's record.
+func heldRun(t *testing.T) *record.Run {
+	t.Helper()
+	r, err := record.Load(testenv.RecordedRun(t, "held"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
