@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/vibe-test/vibe-test/internal/atomicfile"
@@ -160,7 +161,7 @@ func (o Output) checkOutside(out string) error {
 		if err != nil || !strings.HasPrefix(abs, root+string(filepath.Separator)) {
 			continue
 		}
-		if ext := filepath.Ext(abs); ext == ".json" || ext == ".jsonl" {
+		if recordExt(abs) {
 			return exit.Errorf(exit.Tool, "%s %s: inside --out %s, where the record is written, expected another file (a .json or .jsonl there is the record's)", f.flag, f.path, out)
 		}
 	}
@@ -175,7 +176,7 @@ func inRecordFolder(path string) bool {
 	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
 		return false
 	}
-	if ext := filepath.Ext(path); ext != ".json" && ext != ".jsonl" {
+	if !recordExt(path) {
 		return false
 	}
 	abs, err := filepath.Abs(path)
@@ -183,7 +184,7 @@ func inRecordFolder(path string) bool {
 		return false
 	}
 	for d := filepath.Dir(abs); ; d = filepath.Dir(d) {
-		for _, name := range []string{"run.json", record.SuiteFile, "eval.json"} {
+		for _, name := range folderRecords {
 			if _, err := os.Stat(filepath.Join(d, name)); err == nil {
 				return true
 			}
@@ -192,6 +193,17 @@ func inRecordFolder(path string) bool {
 			return false
 		}
 	}
+}
+
+// folderRecords are the files that make a folder a run's, a suite's or an
+// eval's.
+var folderRecords = []string{"run.json", record.SuiteFile, "eval.json"}
+
+// recordExt says whether path is named as a folder's records are: JSON
+// (run.json, cells, verdicts) or JSON lines (transcripts).
+func recordExt(path string) bool {
+	ext := filepath.Ext(path)
+	return ext == ".json" || ext == ".jsonl"
 }
 
 // keptBy names the entry of keep that path, an existing file, is or lies
@@ -268,7 +280,7 @@ func isRecord(path string) bool {
 		return false
 	}
 	switch base := filepath.Base(path); {
-	case base == "run.json", base == record.SuiteFile, base == "eval.json", base == "plan.json", base == "rubric.json", base == "manifest.json":
+	case slices.Contains(folderRecords, base), base == "plan.json", base == "rubric.json", base == "manifest.json":
 		return true
 	case strings.HasPrefix(base, "verdicts-") && strings.HasSuffix(base, ".json"):
 		return true
