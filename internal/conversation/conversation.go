@@ -1024,9 +1024,7 @@ func (d *Driver) judgeTurn(ctx context.Context, conv *record.Conversation, idx i
 	if ctx.Err() != nil && v.Result == judge.JudgeError {
 		// Stopped while judging: no verdict rather than a false judge
 		// error; resume judges the turn. What it spent is kept.
-		d.Update(func() {
-			conv.Turns[idx].EarlierJudgeUSD, conv.Turns[idx].EarlierJudgeTokens = conv.Turns[idx].EarlierJudgeUSD+v.CostUSD, conv.Turns[idx].EarlierJudgeTokens+v.Tokens
-		})
+		d.Update(func() { conv.Turns[idx].SpentJudging(v.CostUSD, v.Tokens) })
 		return v, false
 	}
 	d.Update(func() {
@@ -1034,7 +1032,7 @@ func (d *Driver) judgeTurn(ctx context.Context, conv *record.Conversation, idx i
 		if old := t.Verdict; old != nil {
 			// A verdict judged again (a judge error, on resume): the first
 			// judging was paid for too.
-			t.EarlierJudgeUSD, t.EarlierJudgeTokens = t.EarlierJudgeUSD+old.CostUSD, t.EarlierJudgeTokens+old.Tokens
+			t.SpentJudging(old.CostUSD, old.Tokens)
 		}
 		t.Verdict = &v
 	})

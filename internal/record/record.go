@@ -484,6 +484,13 @@ func (r *Run) MarkBypass() {
 	}
 }
 
+// SpentJudging adds to the turn's earlier judging what a judging that
+// left no verdict of it (replaced, or stopped) cost.
+func (t *Turn) SpentJudging(usd float64, tokens int64) {
+	t.EarlierJudgeUSD += usd
+	t.EarlierJudgeTokens += tokens
+}
+
 // CompactionCost is what the turn's compactions cost (their summary
 // calls), apart from the turn's own CostUSD.
 func (t *Turn) CompactionCost() float64 {
