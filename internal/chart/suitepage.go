@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/vibe-test/vibe-test/internal/jail"
 	"github.com/vibe-test/vibe-test/internal/record"
 )
 
@@ -36,7 +37,7 @@ type suiteView struct {
 	Bypassed bool
 	Banner   string
 	// NoJail names the skills whose agent ran without the jail.
-	NoJail string
+	NoJail []string
 	Exit   string
 	Rows   []suiteRow
 }
@@ -95,8 +96,8 @@ func newSuiteView(s *record.Suite) suiteView {
 			row.Chart = path.Join(filepath.ToSlash(e.RunDir), "chart.html")
 		}
 		v.Bypassed = v.Bypassed || e.GateBypassed
-		if e.Jail == "none" {
-			v.NoJail = strings.TrimPrefix(v.NoJail+", "+e.Name, ", ")
+		if e.Jail == jail.None {
+			v.NoJail = append(v.NoJail, e.Name)
 		}
 		v.Rows = append(v.Rows, row)
 	}
@@ -112,7 +113,7 @@ func rateText(r record.Rate) string {
 	return r.String()
 }
 
-var suiteTemplate = template.Must(template.New("suite").Parse(`<!DOCTYPE html>
+var suiteTemplate = template.Must(template.New("suite").Funcs(template.FuncMap{"join": strings.Join}).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -128,7 +129,7 @@ var suiteTemplate = template.Must(template.New("suite").Parse(`<!DOCTYPE html>
 <p class="banner" id="bypass-banner" role="alert">{{.Banner}}</p>
 {{- end}}
 {{- if .NoJail}}
-<p class="banner" id="nojail-banner" role="alert">NO JAIL: the agent of {{.NoJail}} ran with your user's view of this machine</p>
+<p class="banner" id="nojail-banner" role="alert">NO JAIL: the agent of {{join .NoJail ", "}} ran with your user's view of this machine</p>
 {{- end}}
 <p class="verdict">{{.Exit}}</p>
 <table class="suite">

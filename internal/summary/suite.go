@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/lipgloss/table"
 
+	"github.com/vibe-test/vibe-test/internal/jail"
 	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/term"
 )
@@ -28,17 +29,16 @@ func SuiteTable(w io.Writer, s *record.Suite, dir string, styled bool) {
 			bypassed = append(bypassed, clean(e.Name))
 		}
 	}
-	if len(bypassed) > 0 {
-		line := fmt.Sprintf("!! %s (%s)", BypassBanner, strings.Join(bypassed, ", "))
-		if styled {
-			line = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("9")).Render(line)
-		}
-		b.WriteString(line + "\n")
-	}
 	// So is a skill whose agent ran unjailed (its own summary says NO JAIL;
 	// the suite's said nothing).
-	if unjailed := UnjailedSkills(s); len(unjailed) > 0 {
-		line := fmt.Sprintf("!! %s (%s)", NoJailBanner, strings.Join(unjailed, ", "))
+	for _, stamp := range []struct {
+		banner string
+		skills []string
+	}{{BypassBanner, bypassed}, {NoJailBanner, UnjailedSkills(s)}} {
+		if len(stamp.skills) == 0 {
+			continue
+		}
+		line := fmt.Sprintf("!! %s (%s)", stamp.banner, strings.Join(stamp.skills, ", "))
 		if styled {
 			line = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("9")).Render(line)
 		}
@@ -120,7 +120,7 @@ const NoJailBanner = "NO JAIL: the agent ran with your user's view of this machi
 func UnjailedSkills(s *record.Suite) []string {
 	var out []string
 	for _, e := range s.Skills {
-		if e.Jail == "none" {
+		if e.Jail == jail.None {
 			out = append(out, term.Line(e.Name))
 		}
 	}
