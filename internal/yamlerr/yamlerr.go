@@ -127,10 +127,8 @@ func blockElement(dash *token.Token) (key string, index int, ok bool) {
 		case p.Type == token.MappingValueType && p.Prev != nil && p.Prev.Position != nil && p.Prev.Position.Column < col:
 			return p.Prev.Value, index, true
 		case p.Position.Column < col && p.Type != token.MappingValueType:
-			// Something left of the list's column that is not its key.
-			if p.Next != nil && p.Next.Type == token.MappingValueType {
-				continue
-			}
+			// Left of the list's column and not its key's ":" (met first,
+			// walking back): the list is no key's value.
 			return "", 0, false
 		}
 	}
