@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -277,5 +278,50 @@ func TestBudgetExhausted(t *testing.T) {
 	}
 	if c.TurnAt(1).Result() != judge.Pass || s.run.Costs.Total <= 0 {
 		t.Errorf("baseline %s, cost %v", c.TurnAt(1).Result(), s.run.Costs.Total)
+	}
+}
+
+// TestRunStopsWhenItsRecordCannotBeWritten: run.json is what resume,
+// report and rejudge read, so a run whose record cannot be written stops
+// at once, without spending the turns it could never report. The record
+// is made unwritable during turn 1 (a folder where run.json goes: a
+// rename over it fails, even for root).
+func TestRunStopsWhenItsRecordCannotBeWritten(t *testing.T) {
+	t.Parallel()
+	// Turn 1 follows the skill, slowly: the baseline passes, and the old
+	// code ran all ten turns after the failed write.
+	steps := append([]scripted.Step{}, demo.Procedure().Follow...)
+	steps[0].Delay = 2 * time.Second
+	slow := scripted.Rule{Kind: scripted.KindAgent, Persona: "steady", Turns: []int{1}, Steps: steps}
+	srv, paths, out, env := demoRun(t, faultScript(t, slow), fastCLI(t))
+	record, turn1 := filepath.Join(out, "run.json"), filepath.Join(out, "conv-1", "turn-01.jsonl")
+	swapped := make(chan error, 1)
+	go func() {
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			if _, err := os.Lstat(turn1); err != nil {
+				continue // turn 1 has not begun
+			}
+			// The journal may write a new run.json between the two calls.
+			if os.Remove(record) == nil && os.Mkdir(record, 0o755) == nil {
+				swapped <- nil
+				return
+			}
+		}
+		swapped <- errors.New("turn 1 never began")
+	}()
+	var stdout, stderr bytes.Buffer
+	code := Main(context.Background(), []string{"vibe-test", paths.Skill, "--config", paths.Config, "--out", out,
+		"--seed", "7", "--conversations", "1", "--max-retries", "1"}, IO{Env: env, Stdout: &stdout, Stderr: &stderr})
+	if err := <-swapped; err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("exit %d\n%s\n%s", code, stdout.String(), stderr.String())
+	if code != 3 || !strings.Contains(stderr.String(), "run.json") {
+		t.Errorf("exit %d, stderr %q: want 3 and a line naming run.json", code, stderr.String())
+	}
+	for _, r := range srv.Requests() {
+		if r.Kind == scripted.KindAgent && r.Turn > 2 {
+			t.Fatalf("an agent request of turn %d after run.json could not be written during turn 1", r.Turn)
+		}
 	}
 }

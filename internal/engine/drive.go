@@ -55,6 +55,9 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 	run, o := s.run, in.opts
 	ctx, stop := context.WithCancelCause(parent)
 	defer stop(nil)
+	// run.json is what resume, report and rejudge read: every turn spent
+	// past a failed write would be paid for and lost.
+	s.stopOnError(func(err error) { stop(fmt.Errorf("the run record cannot be written, so the run stops: %w", err)) })
 	caller, claudeCaller, err := in.cold.caller(in.env, o.PassEnv, o.MaxRetries, o.TurnTimeout, o.Grace)
 	if err != nil {
 		return nil, exit.With(exit.Tool, err)
@@ -384,6 +387,9 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 		}
 	})
 	if saveErr != nil {
+		if fatal {
+			return run, exit.With(exit.Tool, cause) // what stopped the run: the first failed write, or before it
+		}
 		return run, exit.With(exit.Tool, saveErr)
 	}
 	if h.Show != nil {

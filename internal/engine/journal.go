@@ -32,6 +32,9 @@ type journal struct {
 	writes  int        // under writeMu; the tests count them
 	errMu   sync.Mutex
 	saveErr error
+	// onError hears the first write error at once: a run whose record
+	// cannot be written must stop spending, not learn of it at its end.
+	onError func(error)
 
 	kick chan struct{}
 	quit chan struct{}
@@ -125,10 +128,27 @@ func (j *journal) save() {
 	}
 	if err != nil {
 		j.errMu.Lock()
-		if j.saveErr == nil {
+		first := j.saveErr == nil
+		if first {
 			j.saveErr = err
 		}
+		tell := j.onError
 		j.errMu.Unlock()
+		if first && tell != nil {
+			tell(err)
+		}
+	}
+}
+
+// stopOnError has fn hear the first write error as it happens (at once,
+// when one happened already).
+func (j *journal) stopOnError(fn func(error)) {
+	j.errMu.Lock()
+	j.onError = fn
+	err := j.saveErr
+	j.errMu.Unlock()
+	if err != nil {
+		fn(err)
 	}
 }
 

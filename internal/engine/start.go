@@ -218,7 +218,10 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*record.Run, err
 	}
 	sess := openJournal(run, outDir)
 	defer sess.close()
-	_ = sess.commit(func() {}) // a write error is the run's end's to report
+	if err := sess.commit(func() {}); err != nil {
+		// Nothing is spent yet: stop before the first model call.
+		return run, exit.With(exit.Tool, err)
+	}
 	fmt.Fprintf(stdio.Stderr, "vibe-test: run folder %s\n", outDir)
 	fail := func(err error) (*record.Run, error) {
 		_ = sess.commit(func() {
