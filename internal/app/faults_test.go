@@ -116,6 +116,26 @@ func TestCredentialsRefusedStopsAtOnce(t *testing.T) {
 	}
 }
 
+// TestJudgeCredentialsRefusedStopsAtOnce: a judge whose key is refused
+// stops the run as an agent's refused key does (faults.md), rather than
+// running every other turn and fresh probe, each paid for and none
+// judgeable. The turn is a judge error, never a pass or a fail.
+func TestJudgeCredentialsRefusedStopsAtOnce(t *testing.T) {
+	t.Parallel()
+	s := runScript(t, fastCLI(t), faultScript(t, scripted.Rule{Kind: scripted.KindJudge, Steps: []scripted.Step{{Error: &scripted.HTTPError{Status: 401, Count: 1000}}}}), 1, nil)
+	if s.code != 3 || s.run.Status != record.StatusError || !strings.Contains(s.run.Error, "refused the credentials") {
+		t.Fatalf("exit %d, run %s (%q): want 3, an error naming the refused credentials", s.code, s.run.Status, s.run.Error)
+	}
+	if got := s.run.Conversations[0].TurnAt(1).Result(); got != judge.JudgeError {
+		t.Errorf("baseline %s, want a judge error", got)
+	}
+	// Before the fix the fresh triple ran all three probes after the
+	// baseline's judgement was refused (and was judged in vain).
+	if n := len(s.run.Fresh[0].Turns); n >= 3 {
+		t.Errorf("the fresh triple ran %d probes after the judge's key was refused", n)
+	}
+}
+
 func TestPromptTooLongRecorded(t *testing.T) {
 	t.Parallel()
 	s := runScript(t, fastCLI(t), faultScript(t, scripted.Rule{Kind: scripted.KindAgent, Turns: []int{3}, Steps: []scripted.Step{{Error: &scripted.HTTPError{Status: 400, Count: 1000}}}}), 1, nil)

@@ -1037,6 +1037,12 @@ func (d *Driver) judgeTurn(ctx context.Context, conv *record.Conversation, idx i
 		t.Verdict = &v
 	})
 	d.emit(conv, turn, kind, "judged", 0, v.Result)
+	if v.Refused {
+		// As a refused agent turn: every turn run from here would be paid
+		// for and could not be judged.
+		d.Fatal(fmt.Errorf("judging turn %d: %s; then `vibe-test resume %s`", turn, v.Error, d.RunDir))
+		return v, false
+	}
 	return v, true
 }
 

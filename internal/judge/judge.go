@@ -77,7 +77,10 @@ type Verdict struct {
 	SetupProblem string `json:"setup_problem,omitempty"`
 	OverCall     bool   `json:"judge_over_call,omitempty"`
 	Error        string `json:"error,omitempty"`
-	Attempts     int    `json:"attempts"`
+	// Refused: the API refused the judge's credentials (HTTP 401 or 403).
+	// Every later judgement would be refused too, so the run stops.
+	Refused  bool `json:"-"`
+	Attempts int  `json:"attempts"`
 	// Repeats and Agreement are set with --judge-repeats > 1: each
 	// judgement's result, and per criterion the share that agreed.
 	Repeats   []RepeatVerdict    `json:"repeats,omitempty"`
@@ -164,6 +167,7 @@ func merge(vs []Verdict) Verdict {
 		// whichever repeat came first (it followed the first alone).
 		v.Partial = v.Partial || vs[i].Partial
 		v.OverCall = v.OverCall || vs[i].OverCall
+		v.Refused = v.Refused || vs[i].Refused
 	}
 	if v.Result == JudgeError {
 		return v
@@ -218,8 +222,12 @@ func (j *Judge) once(ctx context.Context, task string, turn claude.Turn) Verdict
 		v.Tokens += out.LastUsage.Context() + out.OutputTokens
 		if err != nil {
 			lastErr = err
-			if ctx.Err() != nil || errors.Is(err, claude.ErrCredentials) {
+			if errors.Is(err, claude.ErrCredentials) {
+				v.Refused = true
 				break // a refused key is refused again
+			}
+			if ctx.Err() != nil {
+				break
 			}
 			continue
 		}
