@@ -121,8 +121,8 @@ func scheduleFlags(c *cli.Context, o *engine.Settings) error {
 		o.CompactAt = n
 	}
 	if c.IsSet("max-fillers") {
-		if n := c.Int("max-fillers"); n < 1 || n > 1000 {
-			return fmt.Errorf("--max-fillers: %d, expected 1 to 1000", n)
+		if n := c.Int("max-fillers"); n < 1 || n > plan.MaxFillersLimit {
+			return fmt.Errorf("--max-fillers: %d, expected 1 to %d", n, plan.MaxFillersLimit)
 		}
 		o.MaxFillers = c.Int("max-fillers")
 	}

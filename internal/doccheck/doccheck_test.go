@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/vibe-test/vibe-test/internal/plan"
 )
 
 // readmeMaxLines: README.md is the front door (what the tool answers, quick
@@ -227,5 +229,32 @@ func TestResolve(t *testing.T) {
 		if (msg == "") != ok {
 			t.Errorf("resolve(%q) = %q, expected ok=%v", target, msg, ok)
 		}
+	}
+}
+
+// TestUsageConfigExampleLoads loads the vibe-test.yaml example of
+// docs/usage.md as vibe-test would (its fixture folder made beside it): an
+// example the loader refuses teaches the reader a mistake.
+func TestUsageConfigExampleLoads(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(root, "docs", "usage.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(b), "\n## vibe-test.yaml\n")
+	_, block, ok2 := strings.Cut(section, "```yaml\n")
+	block, _, ok3 := strings.Cut(block, "```")
+	if !ok || !ok2 || !ok3 {
+		t.Fatal("docs/usage.md: no ```yaml block under \"## vibe-test.yaml\"")
+	}
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "fixture"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, plan.ConfigName)
+	if err := os.WriteFile(path, []byte(block), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := plan.LoadConfig(path); err != nil {
+		t.Errorf("docs/usage.md's vibe-test.yaml example does not load: %v", err)
 	}
 }

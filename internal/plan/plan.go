@@ -20,6 +20,7 @@ import (
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
 	"github.com/vibe-test/vibe-test/internal/claude"
 	"github.com/vibe-test/vibe-test/internal/readfile"
 	"github.com/vibe-test/vibe-test/internal/sandbox"
@@ -83,7 +84,9 @@ type ScheduleConfig struct {
 	CompactBefore []int  `yaml:"compact_before,omitempty" json:"compact_before,omitempty"`
 	CompactAt     Tokens `yaml:"compact_at,omitempty" json:"compact_at,omitempty"`
 	Fillers       string `yaml:"fillers,omitempty" json:"fillers,omitempty"`
-	MaxFillers    int    `yaml:"max_fillers,omitempty" json:"max_fillers,omitempty"`
+	// MaxFillers is a pointer so that a written 0 is refused, not read as
+	// absent (the default).
+	MaxFillers *int `yaml:"max_fillers,omitempty" json:"max_fillers,omitempty"`
 }
 
 // Levels are context levels, written as numbers or as 50k, 1.5m.
@@ -237,7 +240,75 @@ func LoadConfig(path string) (*Config, error) {
 			return nil, fmt.Errorf("%s:%d: field \"fixture\": %s: %v", path, keyLine(b, "fixture"), c.Fixture, err)
 		}
 	}
+	if err := c.checkWrites(path, b); err != nil {
+		return nil, err
+	}
 	return &c, nil
+}
+
+// checkWrites refuses a path of files: or of a probe's setup that the
+// sandbox cannot write: a folder there (the fixture's, or one an earlier
+// write made), or a file where one of its folders goes. Found now, not
+// when the write fails at that probe, after the turns before it were paid
+// for. The writes are taken in the order a conversation makes them:
+// files: at the start, then each probe's setup.
+func (c *Config) checkWrites(path string, src []byte) error {
+	written := map[string]bool{} // cleaned paths written so far
+	writes := func(top, below string, files map[string]string) error {
+		// In the sandbox's order (sorted), so "a" is written before "a/b".
+		for _, k := range sortedKeys(files) {
+			if err := writable(c.Fixture, written, filepath.Clean(k)); err != nil {
+				return fmt.Errorf("%s:%d: field %q: %q: %v", path, fieldLine(src, top, below), top+below, k, err)
+			}
+			written[filepath.Clean(k)] = true
+		}
+		return nil
+	}
+	if err := writes("files", "", c.Files); err != nil {
+		return err
+	}
+	for i, p := range c.Probes {
+		if err := writes("probes", fmt.Sprintf("[%d].setup", i), p.Setup); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writable says why the file rel (cleaned, relative) cannot be written
+// into a sandbox that holds the fixture (absolute; "" for none) and the
+// files written before it, or nil.
+func writable(fixture string, written map[string]bool, rel string) error {
+	for dir := filepath.Dir(rel); dir != "."; dir = filepath.Dir(dir) {
+		if written[dir] {
+			return fmt.Errorf("%s is a file written before it, expected a folder there", dir)
+		}
+		if fixture == "" {
+			continue
+		}
+		if st, err := os.Stat(filepath.Join(fixture, dir)); err == nil && !st.IsDir() {
+			return fmt.Errorf("%s is a file in the fixture, expected a folder there", dir)
+		}
+	}
+	for w := range written {
+		if strings.HasPrefix(w, rel+string(filepath.Separator)) {
+			return fmt.Errorf("%s is a folder of files written before it, expected a file there", rel)
+		}
+	}
+	if fixture == "" {
+		return nil
+	}
+	st, err := os.Lstat(filepath.Join(fixture, rel))
+	switch {
+	case err != nil:
+		return nil
+	case st.IsDir():
+		return fmt.Errorf("%s is a folder in the fixture, expected a file there", rel)
+	case st.Mode()&fs.ModeSymlink != 0:
+		// The sandbox never writes through a link.
+		return fmt.Errorf("%s is a symbolic link in the fixture, expected a plain file there", rel)
+	}
+	return nil
 }
 
 func (c *Config) validate(path string, src []byte) error {
@@ -259,8 +330,19 @@ func (c *Config) validate(path string, src []byte) error {
 		return fmt.Errorf("%s:%d: field \"files\": %v", path, keyLine(src, "files"), err)
 	}
 	if sc := c.Schedule; sc != nil {
+		// Both in the file: said in the file's words, not the flags'
+		// (Check's message names both, for when the flags give them).
+		if sc.CompactAt > 0 && len(sc.CompactBefore) > 0 {
+			return fmt.Errorf("%s:%d: schedule.compact_at and schedule.compact_before are both given, expected one of them (a session compacts at a context level or before given probes)", path, fieldLine(src, "schedule", ".compact_at"))
+		}
+		// The flag's range: 0 would silently mean the default.
+		if n := sc.MaxFillers; n != nil && (*n < 1 || *n > MaxFillersLimit) {
+			return fmt.Errorf("%s:%d: field \"schedule.max_fillers\": %d, expected 1 to %d", path, fieldLine(src, "schedule", ".max_fillers"), *n, MaxFillersLimit)
+		}
 		if err := sc.Schedule().Check(); err != nil {
-			return fmt.Errorf("%s:%d: field \"schedule.%v", path, keyLine(src, "schedule"), strings.Replace(err.Error(), ":", "\":", 1))
+			// Check names the field first: "dilute_to: 2 levels given, ...".
+			field, msg, _ := strings.Cut(err.Error(), ": ")
+			return fmt.Errorf("%s:%d: field \"schedule.%s\": %s", path, fieldLine(src, "schedule", "."+field), field, msg)
 		}
 	}
 	return nil
@@ -296,12 +378,35 @@ func keyLine(src []byte, key string) int {
 	return 1
 }
 
+// fieldLine finds the line of the value at path below the top-level key
+// top (path "[0].setup" below "probes", ".max_fillers" below "schedule"),
+// else top's line, for error messages.
+func fieldLine(src []byte, top, path string) int {
+	p, err := yaml.PathString("$." + top + path)
+	if err != nil {
+		return keyLine(src, top)
+	}
+	f, err := parser.ParseBytes(src, 0)
+	if err != nil {
+		return keyLine(src, top)
+	}
+	node, err := p.FilterFile(f)
+	if err != nil || node == nil || node.GetToken() == nil || node.GetToken().Position == nil {
+		return keyLine(src, top)
+	}
+	return node.GetToken().Position.Line
+}
+
 // Schedule is the schedule the config asks for (nil: the seed's).
 func (sc *ScheduleConfig) Schedule() *Schedule {
 	if sc == nil {
 		return nil
 	}
-	return &Schedule{DiluteTo: sc.DiluteTo, CompactBefore: sc.CompactBefore, CompactAt: int64(sc.CompactAt), Fillers: sc.Fillers, MaxFillers: sc.MaxFillers}
+	s := &Schedule{DiluteTo: sc.DiluteTo, CompactBefore: sc.CompactBefore, CompactAt: int64(sc.CompactAt), Fillers: sc.Fillers}
+	if sc.MaxFillers != nil {
+		s.MaxFillers = *sc.MaxFillers
+	}
+	return s
 }
 
 // FromConfig makes a plan from a config.

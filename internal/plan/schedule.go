@@ -24,6 +24,10 @@ const (
 // record says so.
 const DefaultMaxFillers = 60
 
+// MaxFillersLimit is the largest cap of fillers a run may set
+// (--max-fillers, schedule.max_fillers).
+const MaxFillersLimit = 1000
+
 // Schedule says when a conversation's probes are asked and what dilutes the
 // context before them. The zero schedule is the seed's: ten turns, the
 // probes at turns 6, 8 and 10, passages between.
@@ -194,8 +198,8 @@ func (s *Schedule) Check() error {
 	if s.CompactAt > 0 && len(s.CompactBefore) > 0 {
 		return fmt.Errorf("compact_at and compact_before (--compact-at, --compact-before): both given, expected one of them (a session compacts at a context level or before given probes)")
 	}
-	if s.MaxFillers < 0 {
-		return fmt.Errorf("max_fillers: %d, expected a positive number", s.MaxFillers)
+	if s.MaxFillers < 0 || s.MaxFillers > MaxFillersLimit {
+		return fmt.Errorf("max_fillers: %d, expected 1 to %d", s.MaxFillers, MaxFillersLimit)
 	}
 	return nil
 }

@@ -1,10 +1,12 @@
 package yamlerr
 
 import (
+	"encoding"
 	"errors"
 	"fmt"
 	"reflect"
 	"strings"
+	"time"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
@@ -17,10 +19,15 @@ import (
 // was expected there: the keys of the mapping it sits in ("unknown field
 // "conversation", expected one of: base_task, probes, ..."), found by
 // walking dst's type along the document to that mapping.
+//
+// It also refuses what the decoder would accept without a word: a second
+// document (the decoder reads the first and drops the rest), and a value
+// that the decoder converts into its field's kind rather than refuse
+// (7.9 and "7" both read as 7 by a whole-number field).
 func Strict(file string, src []byte, dst any) error {
 	err := yaml.UnmarshalWithOptions(src, dst, yaml.Strict())
 	if err == nil {
-		return nil
+		return checkDocument(file, src, reflect.TypeOf(dst))
 	}
 	var unknown *yaml.UnknownFieldError
 	if errors.As(err, &unknown) && unknown.Token != nil && unknown.Token.Position != nil {
@@ -169,4 +176,135 @@ func yamlName(f reflect.StructField) (name string, inline, ok bool) {
 		name = strings.ToLower(f.Name)
 	}
 	return name, false, true
+}
+
+// checkDocument refuses, in a document the decoder accepted into type t, a
+// second document and a value of the wrong kind (see Strict).
+func checkDocument(file string, src []byte, t reflect.Type) error {
+	f, err := parser.ParseBytes(src, 0)
+	if err != nil || len(f.Docs) == 0 {
+		return nil // the decoder read it: nothing more the parser can say
+	}
+	for i, doc := range f.Docs[1:] {
+		// An empty document ("---" at the end, a comment after it) drops
+		// nothing.
+		if doc.Body == nil {
+			continue
+		}
+		line := 0
+		switch {
+		case doc.Start != nil && doc.Start.Position != nil:
+			line = doc.Start.Position.Line // its "---"
+		case f.Docs[i].End != nil && f.Docs[i].End.Position != nil:
+			line = f.Docs[i].End.Position.Line // the "..." ending the one before
+		}
+		return fmt.Errorf("%s:%d: a second YAML document, expected one (everything after this \"---\" or \"...\" would be ignored)", file, line)
+	}
+	if tk, msg := wrongScalar(f.Docs[0].Body, t, ""); tk != nil {
+		line := 0
+		if tk.Position != nil {
+			line = tk.Position.Line
+		}
+		return fmt.Errorf("%s:%d: %s", file, line, msg)
+	}
+	return nil
+}
+
+// wrongScalar finds, walking node and t together, the first scalar the
+// decoder converts rather than refuses: anything but a whole number where
+// t holds one (a decimal number is truncated, text parsed). It returns
+// the scalar's token and what to say, naming the field by its place
+// (path: "schedule.max_fillers", "probes[0].task"); nil when all is well.
+func wrongScalar(node ast.Node, t reflect.Type, path string) (*token.Token, string) {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if node == nil || t == nil || decodesItself(t) {
+		return nil, ""
+	}
+	switch n := node.(type) {
+	case *ast.TagNode:
+		return wrongScalar(n.Value, t, path)
+	case *ast.AnchorNode:
+		return wrongScalar(n.Value, t, path)
+	case *ast.AliasNode, *ast.NullNode:
+		return nil, ""
+	case *ast.SequenceNode:
+		if t.Kind() != reflect.Slice && t.Kind() != reflect.Array {
+			return nil, ""
+		}
+		for i, v := range n.Values {
+			if tk, msg := wrongScalar(v, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); tk != nil {
+				return tk, msg
+			}
+		}
+		return nil, ""
+	case *ast.MappingNode:
+		for _, v := range n.Values {
+			if tk, msg := wrongScalarPair(v, t, path); tk != nil {
+				return tk, msg
+			}
+		}
+		return nil, ""
+	case *ast.MappingValueNode:
+		return wrongScalarPair(n, t, path)
+	}
+	// Only whole numbers need this: the decoder itself refuses anything
+	// but true or false for a bool, and text fields take any scalar.
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+	default:
+		return nil, ""
+	}
+	if _, ok := node.(*ast.IntegerNode); ok {
+		return nil, ""
+	}
+	kind := nodeKind(node.Type())
+	if node.Type() == ast.FloatType {
+		kind = "a decimal number"
+	}
+	return node.GetToken(), fmt.Sprintf("field %q is %s, expected %s", path, kind, expected(t))
+}
+
+// wrongScalarPair is wrongScalar for one key and its value in a mapping of
+// type t.
+func wrongScalarPair(v *ast.MappingValueNode, t reflect.Type, path string) (*token.Token, string) {
+	key := v.Key.String()
+	if path != "" {
+		key = path + "." + key
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		if ft, ok := fieldType(t, v.Key.String()); ok {
+			return wrongScalar(v.Value, ft, key)
+		}
+	case reflect.Map:
+		return wrongScalar(v.Value, t.Elem(), key)
+	}
+	return nil, ""
+}
+
+// unmarshalers are the interfaces through which the decoder lets a type
+// read its own value.
+var unmarshalers = []reflect.Type{
+	reflect.TypeFor[yaml.BytesUnmarshaler](), reflect.TypeFor[yaml.BytesUnmarshalerContext](),
+	reflect.TypeFor[yaml.InterfaceUnmarshaler](), reflect.TypeFor[yaml.InterfaceUnmarshalerContext](),
+	reflect.TypeFor[yaml.NodeUnmarshaler](), reflect.TypeFor[yaml.NodeUnmarshalerContext](),
+	reflect.TypeFor[encoding.TextUnmarshaler](),
+}
+
+// decodesItself reports whether values of t are read by their own code
+// (plan.Tokens reads "120k") or as text (a time.Duration reads "10s"),
+// which decides for itself what it accepts.
+func decodesItself(t reflect.Type) bool {
+	if t == reflect.TypeFor[time.Duration]() {
+		return true
+	}
+	for _, u := range unmarshalers {
+		if reflect.PointerTo(t).Implements(u) || t.Implements(u) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,7 +1,9 @@
 package yamlerr
 
 import (
+	"strings"
 	"testing"
+	"time"
 )
 
 type strictProbe struct {
@@ -40,5 +42,62 @@ func TestStrictNamesTheExpectedKeys(t *testing.T) {
 	var c strictConfig
 	if err := Strict("c.yaml", []byte("base_task: b\nprobes:\n  - task: t\n    files: {a: b}\nseed: 2\n"), &c); err != nil || c.Seed != 2 || c.Probes[0].Files["a"] != "b" {
 		t.Fatalf("a good document: %v, %+v", err, c)
+	}
+}
+
+type strictSchedule struct {
+	MaxFillers    int   `yaml:"max_fillers"`
+	CompactBefore []int `yaml:"compact_before"`
+	Keep          bool  `yaml:"keep"`
+}
+
+type strictKinds struct {
+	Schedule *strictSchedule `yaml:"schedule"`
+	Task     string          `yaml:"task"`
+	Wait     time.Duration   `yaml:"wait"`
+}
+
+// A value the decoder would convert into its field's kind (7.9 and "7"
+// read as 7) is refused, naming the field by its place (a bool the decoder
+// refuses itself, by its key); text fields take
+// numbers, and a duration its own text.
+func TestStrictRefusesConvertedKinds(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{"schedule:\n  max_fillers: 7.9\n", `c.yaml:2: field "schedule.max_fillers" is a decimal number, expected a whole number`},
+		{"schedule:\n  max_fillers: \"7\"\n", `c.yaml:2: field "schedule.max_fillers" is text, expected a whole number`},
+		{"schedule: {compact_before: [1, 2.5]}\n", `c.yaml:1: field "schedule.compact_before[1]" is a decimal number, expected a whole number`},
+		{"schedule: {compact_before: [\"3\"]}\n", `c.yaml:1: field "schedule.compact_before[0]" is text, expected a whole number`},
+		{"schedule:\n  keep: 1\n", `c.yaml:2: field "keep" is a number, expected true or false`},
+	} {
+		var c strictKinds
+		if err := Strict("c.yaml", []byte(tc.src), &c); err == nil || err.Error() != tc.want {
+			t.Errorf("%q: Strict = %v\nwant %s", tc.src, err, tc.want)
+		}
+	}
+	var c strictKinds
+	src := "schedule: {max_fillers: 7, compact_before: [2], keep: true}\ntask: 42\nwait: 10s\n"
+	if err := Strict("c.yaml", []byte(src), &c); err != nil || c.Schedule.MaxFillers != 7 || c.Task != "42" || c.Wait != 10*time.Second {
+		t.Fatalf("a good document: %v, %+v", err, c)
+	}
+}
+
+// A second document is refused at its "---" (or the "..." that ends the
+// first), not dropped; an empty one drops nothing.
+func TestStrictRefusesASecondDocument(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{"task: a\n---\ntask: b\n", `c.yaml:2: a second YAML document`},
+		{"---\ntask: a\n---\ntask: b\n", `c.yaml:3: a second YAML document`},
+		{"task: a\n...\ntask: b\n", `c.yaml:2: a second YAML document`},
+	} {
+		var c strictKinds
+		if err := Strict("c.yaml", []byte(tc.src), &c); err == nil || !strings.HasPrefix(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: Strict = %v\nwant one line starting %s", tc.src, err, tc.want)
+		}
+	}
+	for _, src := range []string{"---\ntask: a\n", "task: a\n...\n", "task: a\n---\n# the end\n"} {
+		var c strictKinds
+		if err := Strict("c.yaml", []byte(src), &c); err != nil || c.Task != "a" {
+			t.Errorf("%q: %v, %+v", src, err, c)
+		}
 	}
 }
