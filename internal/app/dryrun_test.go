@@ -80,3 +80,66 @@ func TestDryRunOtherAgentHasNoPrices(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout.String(), stderr.String())
 	}
 }
+
+// The dry run refuses what the run refuses, with the same line and exit 3:
+// a config whose schedule compacts, under --agent gemini, which cannot.
+func TestDryRunRefusesWhatTheRunRefuses(t *testing.T) {
+	t.Parallel()
+	paths, err := demo.Materialize(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := os.ReadFile(paths.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(paths.Config, append(cfg, "schedule:\n  compact_at: 120k\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(flags ...string) (int, string) {
+		var stdout, stderr bytes.Buffer
+		args := append([]string{"vibe-test", paths.Skill, "--config", paths.Config, "--seed", "7", "--agent", "gemini"}, flags...)
+		code := Main(context.Background(), args, IO{Env: DemoEnv(os.Environ(), "http://127.0.0.1:9"), Stdout: &stdout, Stderr: &stderr})
+		return code, stderr.String()
+	}
+	out := filepath.Join(t.TempDir(), "run")
+	runCode, runSays := run("--out", out)
+	dryCode, drySays := run("--dry-run")
+	want := paths.Config + `: field "schedule.compact_at" asks for a compaction`
+	if runCode != exit.Tool || !strings.Contains(runSays, want) || strings.Count(runSays, "\n") != 1 {
+		t.Fatalf("the run: exit %d, %q; want exit 3 and one line with %q", runCode, runSays, want)
+	}
+	if dryCode != exit.Tool || drySays != runSays {
+		t.Fatalf("the dry run: exit %d, %q; want exit 3 and the run's line %q", dryCode, drySays, runSays)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a run folder was made")
+	}
+}
+
+// A probe's setup that the sandbox cannot write (data/ is a folder of the
+// demo's fixture) is refused before anything runs, by the dry run too:
+// one line naming probes[0].setup, exit 3; not at that probe, after the
+// turns before it were paid for.
+func TestDryRunRefusesASetupOnAFixtureFolder(t *testing.T) {
+	t.Parallel()
+	paths, err := demo.Materialize(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := os.ReadFile(paths.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(string(cfg), "  - task: Quick one,", "  - setup: {data: \"oops\\n\"}\n    task: Quick one,", 1)
+	if bad == string(cfg) || os.WriteFile(paths.Config, []byte(bad), 0o644) != nil {
+		t.Fatal("cannot add a setup to the demo's first probe")
+	}
+	var stdout, stderr bytes.Buffer
+	code := Main(context.Background(), []string{"vibe-test", paths.Skill, "--config", paths.Config, "--dry-run", "--seed", "7"},
+		IO{Env: DemoEnv(os.Environ(), "http://127.0.0.1:9"), Stdout: &stdout, Stderr: &stderr})
+	want := `field "probes[0].setup": "data": data is a folder in the fixture, expected a file there`
+	if code != exit.Tool || !strings.Contains(stderr.String(), paths.Config) || !strings.Contains(stderr.String(), want) || strings.Count(stderr.String(), "\n") != 1 {
+		t.Fatalf("exit %d, %q; want exit 3 and one line with %q", code, stderr.String(), want)
+	}
+}

@@ -619,3 +619,48 @@ func TestRejudgeSuite(t *testing.T) {
 		}
 	}
 }
+
+// A skill's vibe-test.yaml that its run would refuse with the flags (the
+// schedule's checks, not only the loader's) stops the suite before it
+// writes anything or calls the model: one line, exit 3.
+func TestSuiteRefusesABadConfigFirst(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	srv, err := scripted.Start(libraryScript(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	lib := makeLibrary(t, dir)
+	env := append(DemoEnv(os.Environ(), srv.URL()), "VIBE_TEST_CLAUDE="+fastCLI(t), "VIBE_TEST_CACHE_DIR="+filepath.Join(dir, "cache"))
+	cfgPath := filepath.Join(lib, "dowel-ledger", "vibe-test.yaml")
+	good, err := os.ReadFile(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each run starts from the good config; the model must hear nothing.
+	for i, c := range []struct {
+		add   string
+		flags []string
+		want  string
+	}{
+		{"schedule: {max_fillers: 5}\n", nil, "only applies with --dilute-to"},
+		{"schedule: {compact_before: [2]}\n", []string{"--compact-at", "120k"}, "both given, expected one of them"},
+		{"files: {ops/x.txt: hi}\nschedule: {fillers: work}\n", nil, `field "files": ops/x.txt is in ops/`},
+	} {
+		if err := os.WriteFile(cfgPath, append(good, c.add...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, fmt.Sprintf("suite-%d", i))
+		r := runIn(context.Background(), env, append([]string{lib, "--out", out, "--conversations", "1", "--seed", "1"}, c.flags...)...)
+		if r.code != exit.Tool || !strings.Contains(r.stderr, cfgPath) || !strings.Contains(r.stderr, c.want) || strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("%q %v: want exit 3 and one line naming %s with %q: %s", c.add, c.flags, cfgPath, c.want, r)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%q %v: the suite folder was written", c.add, c.flags)
+		}
+		if n := len(srv.Requests()); n != 0 {
+			t.Errorf("%q %v: the model received %d requests", c.add, c.flags, n)
+		}
+	}
+}

@@ -19,7 +19,7 @@ import (
 func (o Settings) scheduleAndPool(cfg *plan.Config, cfgPath string) (*plan.Schedule, []fillers.Passage, error) {
 	sched, err := o.schedule(cfg)
 	if err != nil {
-		where := "the schedule (--dilute-to, --compact-before, --fillers, --max-fillers)"
+		where := "the schedule (--dilute-to, --compact-before, --compact-at, --fillers, --max-fillers)"
 		if cfg != nil && cfg.Schedule != nil {
 			where = cfgPath + ": field \"schedule\" with the flags"
 		}

@@ -35,9 +35,6 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*record.Run, err
 	}
 	sk, cfg, cfgPath, reviewed, sched, pool := inp.skill, inp.cfg, inp.cfgPath, inp.rubric, inp.sched, inp.pool
 	driven, judgeAgent := AgentName(o.Agent), JudgeAgentName(o.JudgeAgent, o.Agent, stdio.Env)
-	if err := CheckCompaction(driven, sched, o, cfgPath); err != nil {
-		return nil, err
-	}
 	// Another agent signs in from the environment alone (its home is
 	// hermetic): without its key or a stand-in, stop before any call.
 	for i, name := range []string{driven, judgeAgent} {
@@ -310,6 +307,14 @@ type inputs struct {
 	pool    []fillers.Passage
 }
 
+// CheckInputs reads and checks a run's inputs as Start and DryRun do,
+// and starts nothing: a suite checks every skill's before it writes its
+// folder, so a bad one is the same line, and nothing written.
+func CheckInputs(o Settings) error {
+	_, err := o.readInputs()
+	return err
+}
+
 // readInputs reads and checks a run's inputs, the same for the run and its
 // --dry-run, so both refuse the same bad input with the same line (exit 3),
 // and refuses an --out that exists.
@@ -328,6 +333,10 @@ func (o Settings) readInputs() (inputs, error) {
 		}
 	}
 	if in.sched, in.pool, err = o.scheduleAndPool(in.cfg, in.cfgPath); err != nil {
+		return in, err
+	}
+	// A schedule the agent cannot play (gemini cannot compact).
+	if err := CheckCompaction(o.Agent, in.sched, o, in.cfgPath); err != nil {
 		return in, err
 	}
 	if err := CheckOutDir(o.OutDir); err != nil {

@@ -27,9 +27,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/engine"
 	"github.com/vibe-test/vibe-test/internal/estimate"
 	"github.com/vibe-test/vibe-test/internal/exit"
-	"github.com/vibe-test/vibe-test/internal/plan"
 	"github.com/vibe-test/vibe-test/internal/record"
-	"github.com/vibe-test/vibe-test/internal/rubric"
 	"github.com/vibe-test/vibe-test/internal/skill"
 	"github.com/vibe-test/vibe-test/internal/term"
 )
@@ -255,17 +253,14 @@ func Run(ctx context.Context, s Settings, stdio engine.IO, h Hooks) (*record.Sui
 	}
 	// What can be checked before the suite folder exists is: a bad config
 	// or a missing CLI is one line and no folder, not a folder of failed
-	// runs.
+	// runs. Each skill's inputs are checked as its run will check them
+	// (the config with the schedule's flags, a reviewed rubric); its run
+	// folder is made later, inside the suite's, so no --out is checked.
 	for _, sk := range skills {
-		if cfg := filepath.Join(sk.Dir, plan.ConfigName); exists(cfg) {
-			if _, err := plan.LoadConfig(cfg); err != nil {
-				return nil, "", exit.With(exit.Tool, err)
-			}
-		}
-		if rb := reviewedRubric(sk); rb != "" {
-			if _, err := rubric.Load(rb); err != nil {
-				return nil, "", exit.With(exit.Tool, err)
-			}
+		set := s.Settings
+		set.SkillPath, set.ConfigPath, set.RubricPath, set.OutDir = sk.Path, "", reviewedRubric(sk), ""
+		if err := engine.CheckInputs(set); err != nil {
+			return nil, "", err
 		}
 	}
 	if _, err := engine.FindAgent(s.Agent, stdio.Env); err != nil {
