@@ -57,10 +57,7 @@ func Markdown(w io.Writer, v *View) error {
 			h1, h2 := boundHeads(d)
 			fmt.Fprintf(&b, "| %s: %s | base | candidate | drop | %s | %s | |\n|---|---|---|---|---|---|---|\n", part.name, verdictWord(d.Verdict), h1, h2)
 			for _, m := range d.Measures {
-				res := "ok"
-				if m.Reject {
-					res = "**worse**"
-				}
+				res := measureStatus(d, m, "**worse**")
 				c1, c2 := boundCols(d, m)
 				fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", md(v.label(m.Name)), rateShort(m.Base), rateShort(m.Candidate), dropCol(d, m), c1, c2, res)
 			}

@@ -376,6 +376,29 @@ func TestUncomparedMeasureShowsNoFigure(t *testing.T) {
 
 func first(a, _ string) string { return a }
 
+// A measure the paired rule could not have found worse (fewer than 3
+// cases graded on both sides) is "untested" in the terminal's and the
+// Markdown's last column, not "ok": a holdout of two cases whose M1 went
+// from 1.000 to 0.000 read "ok".
+func TestUntestedMeasureIsNotOK(t *testing.T) {
+	d := evalstats.Decision{Rule: evalstats.RulePaired, Measures: []evalstats.Measure{
+		{Name: "M1", Cases: 2, Drop: 1, Upper: 1, P: 1, Adjusted: 1},
+		{Name: "M2", Cases: 3, P: 1, Adjusted: 1},
+		{Name: "M3", Cases: 8, Drop: 0.5, Reject: true},
+	}}
+	for _, tc := range []struct{ worse, m1, m2, m3 string }{{"WORSE", "untested", "ok", "WORSE"}, {"**worse**", "untested", "ok", "**worse**"}} {
+		got := []string{measureStatus(d, d.Measures[0], tc.worse), measureStatus(d, d.Measures[1], tc.worse), measureStatus(d, d.Measures[2], tc.worse)}
+		if want := []string{tc.m1, tc.m2, tc.m3}; strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("statuses %q, want %q", got, want)
+		}
+	}
+	var b strings.Builder
+	measures(&b, &View{}, "holdout", d)
+	if !strings.Contains(b.String(), "untested") {
+		t.Errorf("the table does not say M1 went untested:\n%s", b.String())
+	}
+}
+
 // Where cases have different numbers of graded measures, the total's
 // pooled base and candidate do not subtract to the drop (the mean of the
 // per-case drops): the table says which is which, and only then.

@@ -126,16 +126,26 @@ func decision(b *strings.Builder, v *View, styled bool) {
 	fmt.Fprintf(b, "eval folder: %s\n", term.Line(res.Dir))
 }
 
+// measureStatus is a measure's last column: worse, ok, or untested where
+// the paired rule could not have found it worse (graded on both sides in
+// fewer than 3 cases: "ok" there read as a measure that held).
+func measureStatus(d evalstats.Decision, m evalstats.Measure, worse string) string {
+	switch {
+	case m.Reject:
+		return worse
+	case d.Rule != evalstats.RuleSeed && !m.Tested():
+		return "untested"
+	}
+	return "ok"
+}
+
 // measures writes a decision's per-measure lines.
 func measures(b *strings.Builder, v *View, part string, d evalstats.Decision) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	h1, h2 := boundHeads(d)
 	fmt.Fprintf(tw, "  %s: %s\tbase\tcandidate\tdrop\t%s\t%s\t\n", part, verdictWord(d.Verdict), h1, h2)
 	for _, m := range d.Measures {
-		res := "ok"
-		if m.Reject {
-			res = "WORSE"
-		}
+		res := measureStatus(d, m, "WORSE")
 		c1, c2 := boundCols(d, m)
 		fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\t%s\t%s\t%s\n", term.Line(v.label(m.Name)), rateShort(m.Base), rateShort(m.Candidate), dropCol(d, m), c1, c2, res)
 	}
