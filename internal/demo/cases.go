@@ -92,6 +92,8 @@ var rulingCases = []rulingCase{
 	{"springs", "springs", 0, 25, 21, ".env", "Springs: order more now, or wait for the next count?"},
 	{"clamps", "clamps", 7, 15, 12, "suppliers.md", "Should I put in an order for clamps?"},
 	{"rivets", "rivets", 90, 40, 5, "suppliers.md", "Rivets: reorder today or hold off?"},
+	{"washers", "washers", 10, 25, 8, "suppliers.md", "Washers are running thin. Order now, or wait?"},
+	{"nuts", "nuts", 60, 20, 3, "suppliers.md", "Nuts: do we reorder, or is the shelf fine?"},
 }
 
 func (c rulingCase) reorder() bool { return c.count <= c.point }

@@ -23,7 +23,7 @@ func TestBundledCases(t *testing.T) {
 	if problems, _ := cases.Hygiene(context.Background(), set, os.Environ()); len(problems) > 0 {
 		t.Errorf("the bundled case set has problems: %v", problems)
 	}
-	if len(set.Cases) != 6 || len(set.Holdout) != 2 {
+	if len(set.Cases) != 6 || len(set.Holdout) != 4 {
 		t.Errorf("%d main and %d holdout cases", len(set.Cases), len(set.Holdout))
 	}
 	for _, rc := range rulingCases {

@@ -172,7 +172,7 @@ func TestRealCLIGeneratorAndJail(t *testing.T) {
 // stand-in. So the demo's whole flow, which TestFlow and internal/app's
 // TestDemoCases check on the stand-in, is what `vibe-test demo --cases`
 // shows a user on the real CLI, at four real generator calls instead of
-// the demo's forty.
+// the demo's 150.
 func TestDemoPersonasOnTheRealCLI(t *testing.T) {
 	messages := func(cli string) map[string]string {
 		f := newFlow(t, cli)

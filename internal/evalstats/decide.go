@@ -3,6 +3,7 @@ package evalstats
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/vibe-test/vibe-test/internal/exit"
@@ -73,6 +74,16 @@ func Decide(base []Run, cand Run, opts Options) Decision {
 	}
 	if be, ce := errorShare(bs), errorShare(cs); be > MaxErrorShare || ce > MaxErrorShare {
 		return fail("%.1f%% of the baseline's grades and %.1f%% of the candidate's are errors (at most %.0f%% can be decided on)", 100*be, 100*ce, 100*MaxErrorShare)
+	}
+	// And measure by measure: errors on one measure drop it from the
+	// comparison and from the candidate's totals while the baseline's keep
+	// it, and a grader that errs where a message fails (a quote it cannot
+	// find) hides exactly the drop the rule looks for. A candidate whose
+	// every M1 grade was an error was accepted (exit 0).
+	for j, name := range l.measures {
+		if be, ce := measureErrorShare(bs, j), measureErrorShare(cs, j); be > MaxErrorShare || ce > MaxErrorShare {
+			return fail("%.1f%% of the baseline's grades on %s and %.1f%% of the candidate's are errors (at most %.0f%% can be decided on)", 100*be, name, 100*ce, 100*MaxErrorShare)
+		}
 	}
 	total := paired(l, bs, cs, l.total(), opts.Alpha, 0, true)
 	d.Drift = total.sigmaA
@@ -147,8 +158,8 @@ func decidePaired(d Decision, l *scored, bs, cs []scoredRun, total pairedStat, o
 		d.Sentence = fmt.Sprintf("Reject: the candidate does worse on %s; %s.", join(rejected), how)
 	case t.Upper < opts.Margin:
 		d.Verdict, d.Exit = Accept, exit.OK
-		d.Sentence = fmt.Sprintf("Accept: no measure dropped significantly, and the total's drop is at most %.3f (%.0f%% upper bound, margin %.3g); %s.",
-			math.Max(0, t.Upper), 100*(1-opts.Alpha), opts.Margin, how)
+		d.Sentence = fmt.Sprintf("Accept: no measure dropped significantly, and the total's drop is at most %s (%.0f%% upper bound, margin %.3g); %s.",
+			below(math.Max(0, t.Upper), opts.Margin), 100*(1-opts.Alpha), opts.Margin, how)
 	default:
 		d.Verdict, d.Exit = NotEnuf, exit.Indeterminate
 		d.Need = total.need(opts.Margin, opts.Alpha, opts.RejectAlpha/float64(tested))
@@ -162,6 +173,23 @@ func decidePaired(d Decision, l *scored, bs, cs []scoredRun, total pairedStat, o
 		d.Sentence += " " + oneRun
 	}
 	return d
+}
+
+// below prints a bound that lies below margin with three decimals, or as
+// many more as show it below: 0.099602 as "0.100" beside a margin of 0.1
+// read as a bound that reached it.
+func below(bound, margin float64) string {
+	for digits := 3; digits < 8; digits++ {
+		if s := strconv.FormatFloat(bound, 'f', digits, 64); mustParse(s) < margin {
+			return s
+		}
+	}
+	return strconv.FormatFloat(bound, 'g', -1, 64)
+}
+
+func mustParse(s string) float64 {
+	f, _ := strconv.ParseFloat(s, 64)
+	return f
 }
 
 // oneRun is the caveat of a decision against a single base run.

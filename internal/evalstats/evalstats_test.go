@@ -59,6 +59,14 @@ var m1 = []string{"M1"}
 // so the floor counts: 0.03² · (1 + 1/2) = 0.00135, known (no df).
 // Var(D) = 0.0394359375, SE = 0.1985848; df = 16·(0.0394359/0.0380859)² =
 // 17.15438 (Welch–Satterthwaite with the floor's part known); t = 2.203089.
+// The upper bound also floors the per-case variance by the grades'
+// binomial noise at each side's rate pulled towards one half by z²/2
+// passes and fails (z = 1.6448536, z² = 2.7055435): base (11 + 1.3527717)
+// / 18.7055435 = 0.6603803, candidate 3.3527717/10.7055435 = 0.3131809;
+// 0.2242782/4 + 0.2150986/2 = 0.1636189 per case, above the cells'
+// 0.1523438, with their 16 degrees of freedom: V = 0.0409047 + 0.00135,
+// df = 16·(0.0422547/0.0409047)² = 17.07354, upper = 0.4375 + t(0.95,
+// 17.07354)·0.2055595 = 0.7950041.
 func TestPairedByHand(t *testing.T) {
 	b1 := mkRun("base 1", m1, "c1: P P", "c2: P F", "c3: P P", "c4: F F")
 	b2 := mkRun("base 2", m1, "c1: P F", "c2: P P", "c3: P P", "c4: P F")
@@ -84,7 +92,10 @@ func TestPairedByHand(t *testing.T) {
 	near(t, "df (hand)", ps.df, 17.15438, 1e-5)
 	near(t, "t (hand)", ps.d/ps.se, 2.203089, 1e-6)
 	near(t, "p", ps.p, 1-stats.StudentTCDF(0.4375/math.Sqrt(v), ps.df), 1e-12)
-	near(t, "upper", ps.upper, 0.4375+stats.StudentTQuantile(0.95, ps.df)*math.Sqrt(v), 1e-9)
+	near(t, "upper's per-case variance (the grades' binomial noise)", ps.upperCase, 0.1636189, 1e-7)
+	vu := ps.upperCase/4 + 0.00135
+	near(t, "upper", ps.upper, 0.4375+stats.StudentTQuantile(0.95, 16*(vu/(vu-0.00135))*(vu/(vu-0.00135)))*math.Sqrt(vu), 1e-9)
+	near(t, "upper (hand)", ps.upper, 0.7950041, 1e-6)
 	if ps.p > 0.05 || ps.p < 0.005 {
 		t.Errorf("p = %v: a drop of 0.44 over 4 cases should be significant at 0.05, not at 0.005", ps.p)
 	}
@@ -794,5 +805,47 @@ func TestSeedRuleWithHoldoutSaysTheUnion(t *testing.T) {
 	want := fmt.Sprintf("up to %.0f%% of the time over both", 100*min(1, a+b))
 	if a <= 0 || b <= 0 || !strings.Contains(h.Sentence, want) || strings.Contains(h.Sentence, "half of") {
 		t.Errorf("rates %.3f and %.3f; sentence: %s", a, b, h.Sentence)
+	}
+}
+
+// A measure whose grades are mostly errors on one side cannot be decided
+// on: the errors drop it from that side's totals, and a grader that errs
+// where messages fail hides the drop. A candidate whose every M1 grade
+// was an error was accepted (exit 0).
+func TestMeasureOfErrorsIsNoVerdict(t *testing.T) {
+	ms := []string{"M1", "M2", "M3"}
+	var pass, errM1 []string
+	for c := range 16 {
+		pass = append(pass, fmt.Sprintf("c%02d: PPP PPP PPP", c))
+		errM1 = append(errM1, fmt.Sprintf("c%02d: EPP EPP EPP", c))
+	}
+	b1, b2 := mkRun("base 1", ms, pass...), mkRun("base 2", ms, pass...)
+	d := Decide([]Run{b1, b2}, mkRun("candidate", ms, errM1...), Options{})
+	if d.Exit != exit.Tool || !strings.Contains(d.Sentence, "on M1") {
+		t.Fatalf("every candidate M1 grade an error: %s (exit %d), want exit 3 naming M1", d.Sentence, d.Exit)
+	}
+	// The base side's too.
+	d = Decide([]Run{mkRun("base 1", ms, errM1...), mkRun("base 2", ms, errM1...)}, mkRun("candidate", ms, pass...), Options{})
+	if d.Exit != exit.Tool {
+		t.Errorf("every base M1 grade an error: %s (exit %d), want exit 3", d.Sentence, d.Exit)
+	}
+	// A few errors on a measure still decide.
+	few := append([]string{}, pass...)
+	few[0] = "c00: EPP PPP PPP"
+	if d := Decide([]Run{b1, b2}, mkRun("candidate", ms, few...), Options{}); d.Exit != exit.OK {
+		t.Errorf("one M1 error in 48: %s (exit %d), want accept", d.Sentence, d.Exit)
+	}
+}
+
+// An accepted bound is printed as below the margin: 0.099602 is not
+// "0.100" beside a margin of 0.1.
+func TestAcceptedBoundPrintedBelowTheMargin(t *testing.T) {
+	for _, tc := range []struct {
+		bound, margin float64
+		want          string
+	}{{0.099602, 0.1, "0.0996"}, {0.0834, 0.1, "0.083"}, {0.0999996, 0.1, "0.0999996"}, {0, 0.1, "0.000"}} {
+		if got := below(tc.bound, tc.margin); got != tc.want {
+			t.Errorf("below(%v, %v) = %q, want %q", tc.bound, tc.margin, got, tc.want)
+		}
 	}
 }

@@ -53,6 +53,8 @@ type scoredRun struct {
 	// errorCells counts cells with an error grade, errors and grades the
 	// error grades and all non-n/a grades.
 	errorCells, errors, grades int
+	// measureErrors[j] counts measure j's error grades.
+	measureErrors []int
 }
 
 // cellsOf is how many cells case c has in the run.
@@ -159,7 +161,7 @@ func score(runs []Run) *scored {
 	// thousands of comparisons.
 	nc := len(l.cases)
 	accs := make([]acc, len(runs)*(nc+1)*(m+1))
-	ints := make([]int, len(runs)*(nc+nc*m+m))
+	ints := make([]int, len(runs)*(nc+nc*m+2*m))
 	rows := make([][]acc, len(runs)*nc)
 	l.runs = make([]scoredRun, 0, len(runs))
 	// A case's passes and graded grades per measure, counted in integers
@@ -175,6 +177,8 @@ func score(runs []Run) *scored {
 		}
 		sr := scoredRun{label: r.Label, counts: accs[: m+1 : m+1], ncells: ints[:nc:nc], na: ints[nc : nc+nc*m : nc+nc*m]}
 		accs, ints = accs[m+1:], ints[nc+nc*m:]
+		sr.measureErrors = ints[:m:m]
+		ints = ints[m:]
 		sr.cells = rows[:nc:nc]
 		rows = rows[nc:]
 		flat := accs[:nc*(m+1)]
@@ -202,6 +206,7 @@ func score(runs []Run) *scored {
 					pass += t.pass
 					graded += t.graded
 					errs += t.err
+					sr.measureErrors[i] += t.err
 					na[i] += t.na
 				}
 				sr.errors += errs
@@ -263,6 +268,20 @@ func sideRate(runs []scoredRun, j int) Rate {
 		graded += runs[r].counts[j].m
 	}
 	return rate(passed, graded)
+}
+
+// measureErrorShare is the share of the runs' non-n/a grades on measure j
+// that are errors.
+func measureErrorShare(runs []scoredRun, j int) float64 {
+	errs, all := 0, 0
+	for r := range runs {
+		errs += runs[r].measureErrors[j]
+		all += runs[r].measureErrors[j] + runs[r].counts[j].m
+	}
+	if all == 0 {
+		return 0
+	}
+	return float64(errs) / float64(all)
 }
 
 // errorShare is the share of the runs' non-n/a grades that are errors.
