@@ -216,6 +216,17 @@ func TestRubricCachedOnSecondRun(t *testing.T) {
 	if second.run.Rubric == nil || second.run.Rubric.Source != "cache" {
 		t.Errorf("second run's rubric source: %+v", second.run.Rubric)
 	}
+	// No judge model is named, so the CLI's default judges; one that
+	// answers with another model (ANTHROPIC_MODEL, which the CLI is
+	// passed) extracts its own rubric, and each record names the model
+	// that wrote its rubric. A third run reused the first one's.
+	third := runScript(t, fastCLI(t), script, 1, append(cache, "ANTHROPIC_MODEL=claude-haiku-4-5"))
+	if count(third) != 1 || third.run.Rubric == nil || third.run.Rubric.Model != "claude-haiku-4-5" {
+		t.Errorf("another default model: %d rubric calls, rubric %+v; want 1, written by claude-haiku-4-5", count(third), third.run.Rubric)
+	}
+	if m := first.run.Rubric.Model; m == "" || m == "claude-haiku-4-5" || second.run.Rubric.Model != m {
+		t.Errorf("rubric models: first run %q, second (cached) %q; want the default that wrote it, twice", m, second.run.Rubric.Model)
+	}
 }
 
 // `vibe-test demo` runs as designed with no credentials, in both session

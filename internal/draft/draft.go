@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vibe-test/vibe-test/internal/agents"
 	"github.com/vibe-test/vibe-test/internal/atomicfile"
 	"github.com/vibe-test/vibe-test/internal/claude"
 	"github.com/vibe-test/vibe-test/internal/engine"
@@ -88,7 +89,7 @@ func Write(ctx context.Context, s Settings, stdio engine.IO) (Result, error) {
 	}()
 	go func() {
 		defer wg.Done()
-		rb, usage, rubricErr = rubric.Extract(ctx, caller, sk, model, engine.CacheDir("", stdio.Env))
+		rb, usage, rubricErr = rubric.Extract(ctx, caller, sk, model, engine.RubricCache(engine.CacheDir("", stdio.Env), agents.Claude, stdio.Env))
 	}()
 	wg.Wait()
 	if ctx.Err() != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vibe-test/vibe-test/internal/agents"
 	"github.com/vibe-test/vibe-test/internal/claude"
 	"github.com/vibe-test/vibe-test/internal/execpath"
 	"github.com/vibe-test/vibe-test/internal/rubric"
@@ -103,6 +104,23 @@ func CacheDir(override string, env []string) string {
 		return d
 	}
 	return rubric.DefaultCacheDir()
+}
+
+// RubricCache is where a run whose judge is judgeAgent caches its rubric
+// (cacheDir as CacheDir gives it), and what an unnamed judge model is
+// keyed by there. Another judge agent's rubrics are cached apart: claude's
+// cache (and so its calibrated runs) never gets one extracted elsewhere.
+// Claude's default model follows ANTHROPIC_MODEL, which the CLI is passed,
+// and whether it signs in with a key or the author's login (whose plan
+// sets it): a rubric haiku wrote was reused by a run whose CLI answered
+// with opus, and run.json could not say which model wrote it.
+func RubricCache(cacheDir, judgeAgent string, env []string) rubric.Cache {
+	c := rubric.Cache{Dir: cacheDir}
+	if judgeAgent != agents.Claude && c.Dir != "" {
+		c.Dir = filepath.Join(c.Dir, judgeAgent)
+	}
+	c.Unnamed = fmt.Sprintf("ANTHROPIC_MODEL=%s key=%v", EnvValue(env, "ANTHROPIC_MODEL"), claude.HasCredentials(env))
+	return c
 }
 
 // DefaultGrace is how long a stopped claude gets between SIGTERM and

@@ -127,13 +127,7 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 			return
 		}
 		var u rubric.Usage
-		// Another judge agent's rubrics are cached apart: claude's cache
-		// (and so its calibrated runs) never gets one extracted elsewhere.
-		cacheDir := in.cacheDir
-		if in.cold.agent != agents.Claude && cacheDir != "" {
-			cacheDir = filepath.Join(cacheDir, in.cold.agent)
-		}
-		rb, u, rubricErr = rubric.Extract(ctx, caller, in.skill, run.Config.JudgeModel, cacheDir)
+		rb, u, rubricErr = rubric.Extract(ctx, caller, in.skill, run.Config.JudgeModel, RubricCache(in.cacheDir, in.cold.agent, in.env))
 		budget.Spend(u.Cost)
 		s.update(func() {
 			run.Costs.Rubric += u.Cost

@@ -36,9 +36,11 @@ func DryRun(ctx context.Context, o Settings, env []string, exactSeed bool) (*est
 	if err != nil {
 		return nil, exit.With(exit.Tool, err)
 	}
+	driven, judgeAgent := AgentName(o.Agent), JudgeAgentName(o.JudgeAgent, o.Agent, env)
+	model, _, judgeModel := o.models(cfg, driven, judgeAgent)
 	in := estimate.Input{
 		Skill: sk, Config: cfg, Rubric: inp.rubric, Schedule: sched, Conversations: o.Conversations, UntilDecided: o.UntilDecided,
-		SessionMode: o.SessionMode, Model: o.Model, JudgeModel: o.JudgeModel, JudgeRepeats: o.JudgeRepeats,
+		SessionMode: o.SessionMode, Model: model, JudgeModel: judgeModel, JudgeRepeats: o.JudgeRepeats,
 		FillersExact: exactSeed,
 	}
 	if in.SessionMode == "" {
@@ -47,21 +49,13 @@ func DryRun(ctx context.Context, o Settings, env []string, exactSeed bool) (*est
 	if o.UntilDecided {
 		in.Conversations = o.MaxConversations
 	}
-	if cfg != nil {
-		if in.Model == "" {
-			in.Model = cfg.Model
-		}
-		if in.JudgeModel == "" {
-			in.JudgeModel = cfg.JudgeModel
-		}
-	}
 	for _, c := range o.Controls {
 		in.NoSkillControl = in.NoSkillControl || c == record.ControlNoSkill
 	}
 	if in.Rubric == nil {
-		if dir := CacheDir(o.CacheDir, env); dir != "" {
+		if c := RubricCache(CacheDir(o.CacheDir, env), judgeAgent, env); c.Dir != "" {
 			// The same lookup rubric.Extract makes before it calls the model.
-			if b, err := os.ReadFile(filepath.Join(dir, rubric.CacheKey(sk, in.JudgeModel)+".json")); err == nil {
+			if b, err := os.ReadFile(filepath.Join(c.Dir, rubric.CacheKey(sk, in.JudgeModel, c.Unnamed)+".json")); err == nil {
 				_, perr := rubric.Parse(b)
 				in.RubricCached = perr == nil
 			}
@@ -91,13 +85,12 @@ func DryRun(ctx context.Context, o Settings, env []string, exactSeed bool) (*est
 	}
 	e := estimate.Make(in)
 	var others []string
-	for _, name := range []string{AgentName(o.Agent), JudgeAgentName(o.JudgeAgent, o.Agent, env)} {
+	for _, name := range []string{driven, judgeAgent} {
 		if name != "claude" && !slices.Contains(others, name) {
 			others = append(others, name)
 		}
 	}
 	e.Agents = strings.Join(others, " and ")
-	driven := AgentName(o.Agent)
 	var drv agent.Agent
 	if driven != agents.Claude {
 		drv = agents.For(driven, o.MaxRetries)

@@ -33,11 +33,14 @@ func TestDryRunSeesTheRubricCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	cache := t.TempDir()
-	if err := os.WriteFile(filepath.Join(cache, rubric.CacheKey(sk, "claude-haiku-4-5")+".json"), []byte(cachedRubric), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(cache, rubric.CacheKey(sk, "claude-haiku-4-5", "")+".json"), []byte(cachedRubric), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	counts := func(judge string) bool {
+	counts := func(judge string, agent ...string) bool {
 		o := Settings{SkillPath: paths.Skill, ConfigPath: paths.Config, Conversations: 2, JudgeRepeats: 1, CacheDir: cache, JudgeModel: judge}
+		if len(agent) > 0 {
+			o.JudgeAgent = agent[0]
+		}
 		e, err := DryRun(context.Background(), o, nil, false)
 		if err != nil {
 			t.Fatal(err)
@@ -54,5 +57,10 @@ func TestDryRunSeesTheRubricCache(t *testing.T) {
 	}
 	if !counts("claude-sonnet-5-5") {
 		t.Error("no rubric call counted for a judge model the cache has no rubric for")
+	}
+	// Another judge agent's rubrics are cached apart (RubricCache), so
+	// claude's rubric costs it a call: the dry run said "cached, no call".
+	if !counts("claude-haiku-4-5", "codex") {
+		t.Error("no rubric call counted for a codex judge, whose run does not read claude's cache")
 	}
 }

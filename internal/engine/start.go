@@ -86,21 +86,7 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*record.Run, err
 		return nil, beforeRun(ctx, exit.With(exit.Tool, jailErr))
 	}
 	hermetic := claude.HasCredentials(stdio.Env)
-	model, judgeModel := o.Model, o.JudgeModel
-	modelSource := "flag"
-	if cfg != nil {
-		// The config's models are claude's names: another agent runs its
-		// own default unless --model names one.
-		if model == "" && cfg.Model != "" && driven == agents.Claude {
-			model, modelSource = cfg.Model, "config"
-		}
-		if judgeModel == "" && judgeAgent == agents.Claude {
-			judgeModel = cfg.JudgeModel
-		}
-	}
-	if model == "" {
-		modelSource = "cli-default"
-	}
+	model, modelSource, judgeModel := o.models(cfg, driven, judgeAgent)
 	// The turns' parts: claude's, or the other agent's (always with a
 	// fresh home of its own: it signs in from the environment alone).
 	turnBinary, turnHermetic := binary, hermetic
@@ -294,6 +280,26 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*record.Run, err
 		binary: turnBinary, env: stdio.Env, hermetic: turnHermetic, jail: spec, agent: drv, cold: cold, skill: sk, plan: pl, picks: picks,
 		cacheDir: CacheDir(o.CacheDir, stdio.Env), opts: o, pool: pool, seed: o.Seed,
 	}, stdio, h)
+}
+
+// models are the agent's model as asked, where it came from ("flag",
+// "config", "cli-default"), and the judge's model as asked: the flags',
+// else the config's. The config's models are claude's names: another
+// agent runs its own default unless a flag names one.
+func (o Settings) models(cfg *plan.Config, driven, judgeAgent string) (model, source, judgeModel string) {
+	model, source, judgeModel = o.Model, "flag", o.JudgeModel
+	if cfg != nil {
+		if model == "" && cfg.Model != "" && driven == agents.Claude {
+			model, source = cfg.Model, "config"
+		}
+		if judgeModel == "" && judgeAgent == agents.Claude {
+			judgeModel = cfg.JudgeModel
+		}
+	}
+	if model == "" {
+		source = "cli-default"
+	}
+	return model, source, judgeModel
 }
 
 // inputs are what a run reads from disk before it starts anything: the

@@ -48,8 +48,21 @@ Answer with the StructuredOutput tool.
 ` + s.Raw
 }
 
-// CacheKey identifies a rubric by skill content, model and prompt version.
-func CacheKey(s *skill.Skill, model string) string {
+// Cache is where rubrics are cached ("" Dir: nowhere), and what an
+// unnamed model ("": the CLI's default) resolves from there: its model
+// variable, how it signs in. A rubric one default model wrote is not
+// reused when the CLI would answer with another.
+type Cache struct {
+	Dir     string
+	Unnamed string
+}
+
+// CacheKey identifies a rubric by skill content, model and prompt
+// version; an unnamed model by what its default resolves from (unnamed).
+func CacheKey(s *skill.Skill, model, unnamed string) string {
+	if model == "" {
+		model = "default: " + unnamed
+	}
 	h := sha256.Sum256([]byte(s.Hash + "\x00" + model + "\x00" + PromptVersion))
 	return hex.EncodeToString(h[:16])
 }
@@ -66,23 +79,27 @@ func DefaultCacheDir() string {
 	return filepath.Join(d, "vibe-test", "rubrics")
 }
 
-// Extract returns the skill's rubric from the cache, or from a cold call
-// validated and retried once. The usage covers the calls made.
 // maxCacheFile bounds a cached rubric's size (a rubric is a few KiB).
 const maxCacheFile = 4 << 20
 
-func Extract(ctx context.Context, c Caller, s *skill.Skill, model, cacheDir string) (*Rubric, Usage, error) {
+// Extract returns the skill's rubric from the cache, or from a cold call
+// validated and retried once. The usage covers the calls made.
+//
+// The rubric's Model is the model that wrote it: the one named, or for an
+// unnamed model the one the CLI said it ran (kept in the cache with it).
+func Extract(ctx context.Context, c Caller, s *skill.Skill, model string, cache Cache) (*Rubric, Usage, error) {
 	var u Usage
-	key := CacheKey(s, model)
 	cachePath := ""
-	if cacheDir != "" {
-		cachePath = filepath.Join(cacheDir, key+".json")
+	if cache.Dir != "" {
+		cachePath = filepath.Join(cache.Dir, CacheKey(s, model, cache.Unnamed)+".json")
 		// A regular file only (readfile.Regular): a FIFO at the cache path
 		// hung the run on its read.
 		if b, err := readfile.Regular(cachePath, maxCacheFile); err == nil {
 			if r, err := Parse(b); err == nil {
 				r.Source = "cache"
-				r.Model = model
+				if model != "" || r.Model == "" {
+					r.Model = model
+				}
 				return r, u, nil
 			}
 		}
@@ -111,6 +128,9 @@ func Extract(ctx context.Context, c Caller, s *skill.Skill, model, cacheDir stri
 		}
 		r.Source = "extracted"
 		r.Model = model
+		if model == "" {
+			r.Model = answeredBy(turn)
+		}
 		if cachePath != "" {
 			_ = writeCache(cachePath, r) // a cache that cannot be written only costs a call next time
 		}
@@ -119,11 +139,20 @@ func Extract(ctx context.Context, c Caller, s *skill.Skill, model, cacheDir stri
 	return nil, u, fmt.Errorf("extracting the rubric failed twice: %w", lastErr)
 }
 
+// answeredBy is the model a call ran on: the one the API said answered,
+// else the one the CLI resolved.
+func answeredBy(t claude.Turn) string {
+	if len(t.AnsweredBy) > 0 {
+		return t.AnsweredBy[len(t.AnsweredBy)-1]
+	}
+	return t.Model
+}
+
 func writeCache(path string, r *Rubric) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	b, err := json.MarshalIndent(Rubric{Criteria: r.Criteria}, "", "  ")
+	b, err := json.MarshalIndent(Rubric{Criteria: r.Criteria, Model: r.Model}, "", "  ")
 	if err != nil {
 		return err
 	}

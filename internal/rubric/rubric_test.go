@@ -161,17 +161,17 @@ func TestCheckRun(t *testing.T) {
 
 func TestCacheKey(t *testing.T) {
 	a := testSkill(t, "Run the census.")
-	base := CacheKey(a, "claude-opus-5-5")
+	base := CacheKey(a, "claude-opus-5-5", "")
 	if len(base) != 32 || strings.Trim(base, "0123456789abcdef") != "" {
 		t.Fatalf("key %q is not 32 hex digits", base)
 	}
-	if CacheKey(testSkill(t, "Run the census."), "claude-opus-5-5") != base {
+	if CacheKey(testSkill(t, "Run the census."), "claude-opus-5-5", "") != base {
 		t.Error("the same skill and model must give the same key")
 	}
-	if CacheKey(a, "claude-sonnet-5-5") == base {
+	if CacheKey(a, "claude-sonnet-5-5", "") == base {
 		t.Error("another model must give another key")
 	}
-	if CacheKey(testSkill(t, "Run the census twice."), "claude-opus-5-5") == base {
+	if CacheKey(testSkill(t, "Run the census twice."), "claude-opus-5-5", "") == base {
 		t.Error("another skill content must give another key")
 	}
 }
@@ -180,7 +180,7 @@ func TestExtractValidatesAndCaches(t *testing.T) {
 	dir := t.TempDir()
 	s := testSkill(t, "Run scripts/census.sh, never edit ledger.csv.")
 	f := &fakeCaller{answers: []string{goodRubric}}
-	r, u, err := Extract(context.Background(), f, s, "claude-opus-5-5", dir)
+	r, u, err := Extract(context.Background(), f, s, "claude-opus-5-5", Cache{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func TestExtractValidatesAndCaches(t *testing.T) {
 		!strings.Contains(f.prompts[0], "--- INSTRUCTIONS (stock-ledger) ---") || !strings.Contains(f.prompts[0], "never edit ledger.csv") {
 		t.Errorf("call: prompt %q schema ok %v model %v", f.prompts, f.schemas[0] == Schema, f.models)
 	}
-	cached := filepath.Join(dir, CacheKey(s, "claude-opus-5-5")+".json")
+	cached := filepath.Join(dir, CacheKey(s, "claude-opus-5-5", "")+".json")
 	if _, err := os.Stat(cached); err != nil {
 		t.Fatalf("no cache file: %v", err)
 	}
@@ -203,7 +203,7 @@ func TestExtractValidatesAndCaches(t *testing.T) {
 	}
 
 	// Second extraction: from the cache, no call.
-	r2, u2, err := Extract(context.Background(), f, s, "claude-opus-5-5", dir)
+	r2, u2, err := Extract(context.Background(), f, s, "claude-opus-5-5", Cache{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +212,7 @@ func TestExtractValidatesAndCaches(t *testing.T) {
 	}
 	// Another model misses the cache.
 	f2 := &fakeCaller{answers: []string{goodRubric}}
-	if _, u3, err := Extract(context.Background(), f2, s, "claude-sonnet-5-5", dir); err != nil || u3.Calls != 1 {
+	if _, u3, err := Extract(context.Background(), f2, s, "claude-sonnet-5-5", Cache{Dir: dir}); err != nil || u3.Calls != 1 {
 		t.Errorf("other model: %d calls, %v", u3.Calls, err)
 	}
 }
@@ -220,11 +220,11 @@ func TestExtractValidatesAndCaches(t *testing.T) {
 func TestExtractIgnoresABadCacheFile(t *testing.T) {
 	dir := t.TempDir()
 	s := testSkill(t, "Run the census.")
-	if err := os.WriteFile(filepath.Join(dir, CacheKey(s, "m")+".json"), []byte(criteria(2, "must")), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, CacheKey(s, "m", "")+".json"), []byte(criteria(2, "must")), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	f := &fakeCaller{answers: []string{goodRubric}}
-	r, u, err := Extract(context.Background(), f, s, "m", dir)
+	r, u, err := Extract(context.Background(), f, s, "m", Cache{Dir: dir})
 	if err != nil || r.Source != "extracted" || u.Calls != 1 {
 		t.Fatalf("source %v, calls %d, err %v: an invalid cache file must be re-extracted", r, u.Calls, err)
 	}
@@ -234,7 +234,7 @@ func TestExtractRetriesABadAnswer(t *testing.T) {
 	s := testSkill(t, "Run the census.")
 	// The first answer breaks the contract (4 criteria); the retry is good.
 	f := &fakeCaller{answers: []string{criteria(4, "must"), goodRubric}}
-	r, u, err := Extract(context.Background(), f, s, "m", "")
+	r, u, err := Extract(context.Background(), f, s, "m", Cache{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +243,7 @@ func TestExtractRetriesABadAnswer(t *testing.T) {
 	}
 	// A call error is retried too.
 	f = &fakeCaller{errs: []error{errors.New("claude exited 1")}, answers: []string{"", goodRubric}}
-	if _, u, err := Extract(context.Background(), f, s, "m", ""); err != nil || u.Calls != 2 {
+	if _, u, err := Extract(context.Background(), f, s, "m", Cache{}); err != nil || u.Calls != 2 {
 		t.Errorf("after a call error: %d calls, %v", u.Calls, err)
 	}
 }
@@ -254,7 +254,7 @@ func TestExtractGivesUpAfterTwoBadAnswers(t *testing.T) {
 	// No structured output at all (the model never called the tool), then
 	// a rubric with no must.
 	f := &fakeCaller{answers: []string{"", criteria(5, "should")}}
-	r, u, err := Extract(context.Background(), f, s, "m", dir)
+	r, u, err := Extract(context.Background(), f, s, "m", Cache{Dir: dir})
 	if err == nil || r != nil {
 		t.Fatalf("rubric %+v, err %v: two bad answers must fail", r, err)
 	}
@@ -273,7 +273,7 @@ func TestExtractStopsOnCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	f := &fakeCaller{errs: []error{context.Canceled, context.Canceled}}
-	_, u, err := Extract(ctx, f, testSkill(t, "x"), "m", "")
+	_, u, err := Extract(ctx, f, testSkill(t, "x"), "m", Cache{})
 	if !errors.Is(err, context.Canceled) || u.Calls != 1 {
 		t.Fatalf("err %v after %d calls: a cancelled extraction must stop without a retry", err, u.Calls)
 	}
@@ -326,7 +326,7 @@ func TestLoad(t *testing.T) {
 func TestExtractStopsOnRefusedCredentials(t *testing.T) {
 	refused := fmt.Errorf("%w (HTTP 401): %s", claude.ErrCredentials, claude.CredentialsAdvice)
 	f := &fakeCaller{errs: []error{refused, refused}, answers: []string{"", goodRubric}}
-	_, u, err := Extract(context.Background(), f, testSkill(t, "x"), "m", "")
+	_, u, err := Extract(context.Background(), f, testSkill(t, "x"), "m", Cache{})
 	if !errors.Is(err, claude.ErrCredentials) || u.Calls != 1 {
 		t.Fatalf("err %v after %d calls: a refused key must stop without a retry", err, u.Calls)
 	}
@@ -340,12 +340,12 @@ func TestExtractStopsOnRefusedCredentials(t *testing.T) {
 func TestExtractSkipsACacheThatIsNoFile(t *testing.T) {
 	dir := t.TempDir()
 	s := testSkill(t, "Run the census.")
-	if err := syscall.Mkfifo(filepath.Join(dir, CacheKey(s, "m")+".json"), 0o644); err != nil {
+	if err := syscall.Mkfifo(filepath.Join(dir, CacheKey(s, "m", "")+".json"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, _, err := Extract(context.Background(), &fakeCaller{answers: []string{goodRubric}}, s, "m", dir)
+		_, _, err := Extract(context.Background(), &fakeCaller{answers: []string{goodRubric}}, s, "m", Cache{Dir: dir})
 		done <- err
 	}()
 	select {
@@ -356,4 +356,44 @@ func TestExtractSkipsACacheThatIsNoFile(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("extract hangs on a FIFO at the cache path")
 	}
+}
+
+// An unnamed model (the CLI's default) is keyed by what the default
+// resolves from, and the rubric records the model that wrote it: a
+// rubric one default model wrote was reused when the CLI would answer
+// with another, and run.json said "model": "" for both.
+func TestExtractUnnamedModel(t *testing.T) {
+	dir := t.TempDir()
+	s := testSkill(t, "Run the census.")
+	if CacheKey(s, "", "ANTHROPIC_MODEL=claude-haiku-4-5") == CacheKey(s, "", "ANTHROPIC_MODEL=claude-opus-5-5") {
+		t.Fatal("two defaults share a key")
+	}
+	haiku := &answering{fakeCaller{answers: []string{goodRubric}}, "claude-haiku-4-5"}
+	r, u, err := Extract(context.Background(), haiku, s, "", Cache{Dir: dir, Unnamed: "ANTHROPIC_MODEL=claude-haiku-4-5"})
+	if err != nil || u.Calls != 1 || r.Model != "claude-haiku-4-5" {
+		t.Fatalf("extracted by the default: model %q, %d calls, %v; want claude-haiku-4-5, 1", r.Model, u.Calls, err)
+	}
+	// The same default: from the cache, with the model that wrote it.
+	r, u, err = Extract(context.Background(), haiku, s, "", Cache{Dir: dir, Unnamed: "ANTHROPIC_MODEL=claude-haiku-4-5"})
+	if err != nil || u.Calls != 0 || r.Source != "cache" || r.Model != "claude-haiku-4-5" {
+		t.Fatalf("the same default again: source %q model %q, %d calls, %v", r.Source, r.Model, u.Calls, err)
+	}
+	// Another default: extracted again.
+	opus := &answering{fakeCaller{answers: []string{goodRubric}}, "claude-opus-5-5"}
+	r, u, err = Extract(context.Background(), opus, s, "", Cache{Dir: dir, Unnamed: "ANTHROPIC_MODEL=claude-opus-5-5"})
+	if err != nil || u.Calls != 1 || r.Model != "claude-opus-5-5" {
+		t.Errorf("another default: model %q, %d calls, %v; want claude-opus-5-5 and a call", r.Model, u.Calls, err)
+	}
+}
+
+// answering is a fakeCaller whose CLI says it ran model.
+type answering struct {
+	fakeCaller
+	model string
+}
+
+func (a *answering) Structured(ctx context.Context, prompt, schema, model string) (claude.Turn, error) {
+	t, err := a.fakeCaller.Structured(ctx, prompt, schema, model)
+	t.Model, t.AnsweredBy = a.model, []string{a.model}
+	return t, err
 }
