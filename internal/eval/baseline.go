@@ -52,10 +52,14 @@ type Manifest struct {
 	Gemini       string            `json:"gemini,omitempty"`
 	Agent        string            `json:"agent,omitempty"`       // "": claude
 	JudgeAgent   string            `json:"judge_agent,omitempty"` // "": claude
-	ReaderPrompt string            `json:"reader_prompt"`
-	GraderPrompt string            `json:"grader_prompt"`
-	Runs         []RunInfo         `json:"runs"`
-	Instrument   Outcome           `json:"instrument"`
+	// Environment is where the generator ran (Environment): seed 000 saw
+	// the environment change what the model does. "": a baseline made
+	// before it was kept, compared on the rest.
+	Environment  string    `json:"environment,omitempty"`
+	ReaderPrompt string    `json:"reader_prompt"`
+	GraderPrompt string    `json:"grader_prompt"`
+	Runs         []RunInfo `json:"runs"`
+	Instrument   Outcome   `json:"instrument"`
 }
 
 // Baseline is a loaded stored baseline.
@@ -180,7 +184,17 @@ func movedCases(set *cases.Set, then map[string]string, holdoutThen []string) []
 // hash), the generator's model and effort (not for a grid, whose point is
 // to change them), the reader's and grader's models and prompts, the
 // tools, how the skill is delivered, the CLI version.
-func (b *Baseline) Compatible(set *cases.Set, cfg Config, agent, judgeAgent string, v Versions, grid bool) error {
+// Environment names where an eval's agents ran: the jail ("bubblewrap" or
+// "none") and whether they signed in with a key in a fresh home or with
+// the author's login (whose settings and CLAUDE.md the agent then reads).
+func Environment(jailKind string, hermetic bool) string {
+	if hermetic {
+		return "jail " + jailKind + ", a fresh home signed in by key"
+	}
+	return "jail " + jailKind + ", the author's login and settings"
+}
+
+func (b *Baseline) Compatible(set *cases.Set, cfg Config, agent, judgeAgent string, v Versions, env string, grid bool) error {
 	var diff []string
 	changed := func(what, now, then string) {
 		if now != then {
@@ -245,6 +259,9 @@ func (b *Baseline) Compatible(set *cases.Set, cfg Config, agent, judgeAgent stri
 	changed("claude", v.Claude, b.Claude)
 	changed("codex", v.Codex, b.Codex)
 	changed("gemini", v.Gemini, b.Gemini)
+	if b.Environment != "" {
+		changed("the environment", env, b.Environment)
+	}
 	if len(diff) == 0 {
 		return nil
 	}
@@ -343,7 +360,7 @@ func WriteBaseline(set *cases.Set, name, evalDir string, rec *Record) (string, e
 		Tools: rec.Config.Tools, Deliver: rec.Config.Deliver, Repeats: rec.Config.Repeats, Claude: rec.Versions.Claude,
 		Codex: rec.Versions.Codex, Gemini: rec.Versions.Gemini, Agent: rec.Agent, JudgeAgent: rec.JudgeAgent,
 		ReaderPrompt: rec.Versions.ReaderPrompt, GraderPrompt: rec.Versions.GraderPrompt,
-		Instrument: rec.Outcome,
+		Environment: Environment(rec.Jail, rec.Hermetic), Instrument: rec.Outcome,
 	}
 	for _, r := range rec.Runs {
 		for _, part := range [][2]string{

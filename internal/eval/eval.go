@@ -418,7 +418,8 @@ func Start(ctx context.Context, s Settings, stdio IO) (*Result, error) {
 	}
 	cfg := configOf(s, tc)
 	if base != nil {
-		if err := base.Compatible(set, cfg, tc.agent, tc.judgeAgent, tc.versions(), len(s.Grid) > 0); err != nil {
+		env := Environment(tc.jailKind, tc.hermetic || tc.agent != agents.Claude) // as the record says it
+		if err := base.Compatible(set, cfg, tc.agent, tc.judgeAgent, tc.versions(), env, len(s.Grid) > 0); err != nil {
 			return nil, exit.With(exit.Tool, err)
 		}
 	}

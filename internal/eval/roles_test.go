@@ -147,7 +147,7 @@ func TestCompatible(t *testing.T) {
 		Model: "claude-sonnet-5-5", Effort: "medium", ReaderModel: "r", GraderModel: "g", Tools: []string{"Read"}, Deliver: "system-prompt",
 		Claude: "2.1.328", ReaderPrompt: ReaderPromptVersion, GraderPrompt: GraderPromptVersion}}
 	cfg := Config{Model: "claude-opus-5-5", Effort: "medium", ReaderModel: "r", GraderModel: "g2", Tools: []string{"Read"}, Deliver: "system-prompt"}
-	err := b.Compatible(set, cfg, "claude", "claude", Versions{Claude: "2.1.400"}, false)
+	err := b.Compatible(set, cfg, "claude", "claude", Versions{Claude: "2.1.400"}, "", false)
 	if err == nil {
 		t.Fatal("compatible, expected the changes named")
 	}
@@ -161,7 +161,7 @@ func TestCompatible(t *testing.T) {
 		t.Errorf("names what did not change: %v", err)
 	}
 	// A grid changes the generator's model on purpose.
-	if err := b.Compatible(set, cfg, "claude", "claude", Versions{Claude: "2.1.328"}, true); err == nil || strings.Contains(err.Error(), "generator model") {
+	if err := b.Compatible(set, cfg, "claude", "claude", Versions{Claude: "2.1.328"}, "", true); err == nil || strings.Contains(err.Error(), "generator model") {
 		t.Errorf("grid: %v", err)
 	}
 	// Holdout cases are counted, never named (an editing agent may read
@@ -173,7 +173,7 @@ func TestCompatible(t *testing.T) {
 		Holdout: []*cases.Case{{ID: "hold-x", Hash: "h-x2", Holdout: true}, {ID: "hold-new", Hash: "h-n", Holdout: true}}}
 	hcfg := cfg
 	hcfg.Model, hcfg.GraderModel = "claude-sonnet-5-5", "g"
-	herr := hb.Compatible(hset, hcfg, "claude", "claude", Versions{Claude: "2.1.328"}, false)
+	herr := hb.Compatible(hset, hcfg, "claude", "claude", Versions{Claude: "2.1.328"}, "", false)
 	for _, want := range []string{"1 holdout case new", "1 holdout case changed", "1 holdout case gone"} {
 		if herr == nil || !strings.Contains(herr.Error(), want) {
 			t.Errorf("holdout changes: %v\nlacks %q", herr, want)
@@ -184,11 +184,22 @@ func TestCompatible(t *testing.T) {
 	}
 	set.Cases = []*cases.Case{{ID: "a", Hash: "h-a"}, {ID: "b", Hash: "h-b"}, {ID: "gone", Hash: "h-g"}}
 	cfg.Model, cfg.GraderModel = "claude-sonnet-5-5", "g"
-	if err := b.Compatible(set, cfg, "claude", "claude", Versions{Claude: "2.1.328"}, false); err != nil {
+	if err := b.Compatible(set, cfg, "claude", "claude", Versions{Claude: "2.1.328"}, "", false); err != nil {
 		t.Errorf("the same case set and settings: %v", err)
 	}
+	// Where the generator ran: a baseline made in the jail with a key is
+	// not the candidate's run without a jail on the author's login (a
+	// baseline that predates the field is compared on the rest).
+	jailed := *b
+	jailed.Environment = Environment("bubblewrap", true)
+	if err := jailed.Compatible(set, cfg, "claude", "claude", Versions{Claude: "2.1.328"}, Environment("none", false), false); err == nil || !strings.Contains(err.Error(), "the environment is jail none") {
+		t.Errorf("another environment: %v", err)
+	}
+	if err := jailed.Compatible(set, cfg, "claude", "claude", Versions{Claude: "2.1.328"}, Environment("bubblewrap", true), false); err != nil {
+		t.Errorf("the same environment: %v", err)
+	}
 	set.Measures = testMeasures[:2]
-	if err := b.Compatible(set, cfg, "claude", "claude", Versions{Claude: "2.1.328"}, false); err == nil || !strings.Contains(err.Error(), "measures changed") {
+	if err := b.Compatible(set, cfg, "claude", "claude", Versions{Claude: "2.1.328"}, "", false); err == nil || !strings.Contains(err.Error(), "measures changed") {
 		t.Errorf("a measure dropped: %v", err)
 	}
 }
