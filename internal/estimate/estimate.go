@@ -177,6 +177,9 @@ func judgedTurn(s *session, extra float64, taskChars int, skillTokens float64, w
 	s.request(ToolResultTokens, AnswerOutputTokens)
 }
 
+// aboutK rounds a forecast number of tokens to thousands ("28k").
+func aboutK(n float64) string { return fmt.Sprintf("%.0fk", n/1000) }
+
 // Make works out the calls and the cost.
 func Make(in Input) *Estimate {
 	e := &Estimate{Skill: in.Skill.Name, SkillChars: len(in.Skill.Raw), AllPriced: true}
@@ -199,6 +202,11 @@ func Make(in Input) *Estimate {
 	// diluted-to one is played against the context this session model
 	// grows, so its turn count is a forecast too).
 	var turns, compactions int
+	// What the forecast of the measured conversations shows the schedule
+	// cannot do: a probe asked with no filler before it (its level below
+	// the context turn 1 leaves), the most context a session reaches.
+	unfilled := map[int]int64{} // probe → the context before it
+	var most float64
 	conversation := func(picks []fillers.Passage, withSkill bool) *session {
 		s := &session{}
 		first := true
@@ -248,6 +256,9 @@ func Make(in Input) *Estimate {
 				if step.Turn > 1 && !resume {
 					body = AlreadyLoadedTokens // a live session answers a second invocation so
 				}
+				if _, seen := unfilled[step.Probe]; step.Kind == plan.KindProbe && p.Fillers == 0 && !seen {
+					unfilled[step.Probe] = p.Context
+				}
 				judgedTurn(s, over, tasks[step.Probe], body, withSkill)
 				p.Fillers = 0
 				if step.Kind == plan.KindProbe {
@@ -255,6 +266,7 @@ func Make(in Input) *Estimate {
 				}
 			}
 			p.Context = int64(s.ctx)
+			most = max(most, s.ctx)
 		}
 		return s
 	}
@@ -274,6 +286,16 @@ func Make(in Input) *Estimate {
 		what += fmt.Sprintf(", %d /compact", compactions)
 	}
 	agent(what, turns, procs, convs)
+	if !in.Schedule.Fixed() {
+		for k := 1; k <= len(in.Schedule.DiluteTo); k++ {
+			if ctx, ok := unfilled[k]; ok {
+				e.Warnings = append(e.Warnings, fmt.Sprintf("probe %d's level, %s tokens, is below the context the turns before it leave (about %s): it is asked with no filler before it and measures no more dilution than they give", k, plan.FormatTokens(in.Schedule.DiluteTo[k-1]), aboutK(float64(ctx))))
+			}
+		}
+	}
+	if in.Schedule != nil && in.Schedule.CompactAt > 0 && compactions == 0 {
+		e.Warnings = append(e.Warnings, fmt.Sprintf("/compact at %s tokens: the sessions are forecast to reach about %s, so none would compact; lower the level or dilute further (dilute_to)", plan.FormatTokens(in.Schedule.CompactAt), aboutK(most)))
+	}
 
 	// The fresh arm: each probe as the first message of its own session.
 	var fresh []*session

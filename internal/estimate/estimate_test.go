@@ -209,3 +209,32 @@ func compact(t *testing.T, raw json.RawMessage) []byte {
 	}
 	return b.Bytes()
 }
+
+// What the forecast shows a schedule cannot do is warned about before any
+// call: a /compact at a level the sessions never reach (the run's summary
+// named it and nothing said it never fired), and a probe whose level is
+// below the context the turns before it leave (asked with no filler: no
+// more diluted than they make it).
+func TestScheduleForecastWarnings(t *testing.T) {
+	warned := func(in Input, frag string) bool {
+		for _, w := range Make(in).Warnings {
+			if strings.Contains(w, frag) {
+				return true
+			}
+		}
+		return false
+	}
+	in := input(1)
+	in.Schedule = &plan.Schedule{CompactAt: 500_000}
+	if !warned(in, "none would compact") {
+		t.Errorf("no warning for a /compact at 500k on ten turns: %q", Make(in).Warnings)
+	}
+	in.Schedule = &plan.Schedule{CompactAt: 5_000}
+	if warned(in, "none would compact") {
+		t.Error("a warning for a /compact the sessions reach")
+	}
+	in.Schedule = &plan.Schedule{DiluteTo: []int64{1_000, 60_000, 90_000}}
+	if !warned(in, "probe 1's level, 1k tokens") || warned(in, "probe 2's") {
+		t.Errorf("warnings %q: want probe 1's alone", Make(in).Warnings)
+	}
+}

@@ -44,7 +44,7 @@ func ChartData(r *record.Run) chart.Data {
 		Stats:        chartStats(r.Outcome.Stats),
 	}
 	if r.Plan != nil && !r.Plan.Schedule.Default() {
-		d.Schedule = r.Plan.Schedule.Describe()
+		d.Schedule = ScheduleWords(r)
 		d.ByContext = !r.Plan.Schedule.Fixed() || r.Plan.Schedule.Compacts()
 	}
 	texts := map[string]string{}

@@ -143,7 +143,7 @@ func markdownDetails(b *strings.Builder, e MarkdownEntry) {
 	}
 	byProbe := r.Plan != nil && !r.Plan.Schedule.Default()
 	if byProbe {
-		fmt.Fprintf(b, "- schedule: %s\n", md(r.Plan.Schedule.Describe()))
+		fmt.Fprintf(b, "- schedule: %s\n", md(ScheduleWords(r)))
 	}
 	for _, p := range s.Probes {
 		if byProbe {

@@ -96,7 +96,7 @@ func Summary(w io.Writer, r *record.Run, styled bool) {
 
 	headers, rows := turnTable(r, clean)
 	if r.Plan != nil && !r.Plan.Schedule.Default() {
-		b.WriteString("schedule: " + r.Plan.Schedule.Describe() + "\n")
+		b.WriteString("schedule: " + ScheduleWords(r) + "\n")
 	}
 	tbl := table.New().Headers(headers...).Rows(rows...)
 	if !styled {
@@ -249,6 +249,26 @@ func turnTable(r *record.Run, clean func(string) string) (headers []string, rows
 		}
 	}
 	return headers, rows
+}
+
+// ScheduleWords describes the run's schedule, and says when a compaction
+// it asked for at a context level never happened: the schedule line named
+// the /compact of a run whose sessions never reached its level, and
+// nothing said it had not fired.
+func ScheduleWords(r *record.Run) string {
+	s := r.Plan.Schedule
+	words := s.Describe()
+	if s.CompactAt <= 0 {
+		return words
+	}
+	for i := range r.Conversations {
+		for k := range r.Conversations[i].Turns {
+			if len(r.Conversations[i].Turns[k].Compactions) > 0 {
+				return words
+			}
+		}
+	}
+	return words + " (it never happened: no conversation's context passed " + plan.FormatTokens(s.CompactAt) + ")"
 }
 
 // ProbeLabel names a probe's row: its number, the (median) turn and

@@ -3,6 +3,9 @@ package summary
 import (
 	"strings"
 	"testing"
+
+	"github.com/vibe-test/vibe-test/internal/plan"
+	"github.com/vibe-test/vibe-test/internal/record"
 )
 
 // A share below 1 never prints as 100%, nor one above 0 as 0%: 299 of 300
@@ -30,5 +33,22 @@ func TestAgentLineUnresolvedModel(t *testing.T) {
 	r.Config.Model = "claude-opus-5-5"
 	if line := agentLine(r); !strings.Contains(line, "claude-opus-5-5 (the CLI's default, pinned for the run)") {
 		t.Errorf("agent line: %s", line)
+	}
+}
+
+// A compaction asked for at a context level the sessions never reached is
+// said not to have happened, wherever the schedule is described; one that
+// happened leaves the description as it is.
+func TestScheduleSaysACompactionNeverHappened(t *testing.T) {
+	r := decayRun()
+	r.Plan = &plan.Plan{Schedule: &plan.Schedule{CompactAt: 120000}}
+	var b strings.Builder
+	Summary(&b, r, false)
+	if want := "it never happened: no conversation's context passed 120k"; !strings.Contains(b.String(), want) || !strings.Contains(ScheduleWords(r), want) {
+		t.Errorf("the schedule line does not say the compaction never happened:\n%s", b.String())
+	}
+	r.Conversations[0].Turns[3].Compactions = []record.Compaction{{}}
+	if strings.Contains(ScheduleWords(r), "never") {
+		t.Errorf("a run that compacted: %s", ScheduleWords(r))
 	}
 }
