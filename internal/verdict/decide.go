@@ -82,6 +82,9 @@ type facts struct {
 	incomplete int
 	// Baselines judged pass or fail, and of those passed.
 	baseJudged, basePassed int
+	// baseUncertain counts baselines whose repeated judgements disagreed
+	// (--judge-repeats): neither passed nor failed.
+	baseUncertain int
 	// decayed counts conversations whose baseline passed and some probe
 	// failed; probesJudged and probesFailed count those conversations'
 	// judged probes.
@@ -241,6 +244,8 @@ func gather(r *record.Run, opts Options) *facts {
 			f.basePassed++
 		case judge.Fail:
 			f.baseJudged++
+		case judge.Uncertain:
+			f.baseUncertain++
 		}
 		convDecayed := false
 		for k := range c.Turns {

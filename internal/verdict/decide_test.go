@@ -94,6 +94,9 @@ func TestDecideExitCodes(t *testing.T) {
 		{"every probe uncertain", withFresh(many(10, func(i int) record.Conversation { return conv(i, record.StatusCompleted, P, U, U, U) }), U, U, U), 3, record.VerdictError},
 		{"every fresh probe uncertain", withFresh(many(10, func(i int) record.Conversation { return conv(i, record.StatusCompleted, P, P, P, P) }), U, U, U), 3, record.VerdictError},
 		{"some probes uncertain", withFresh(many(12, func(i int) record.Conversation { return conv(i, record.StatusCompleted, P, P, U, P) }), P, U, P), 0, record.VerdictNotEnough},
+		// The same for every baseline: the gate lets them run on, and the
+		// run said "the skill does not work fresh" (exit 2).
+		{"every baseline uncertain", withFresh(many(10, func(i int) record.Conversation { return conv(i, record.StatusCompleted, U, P, P, P) }), P, P, P), 3, record.VerdictError},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -102,6 +105,13 @@ func TestDecideExitCodes(t *testing.T) {
 				t.Fatalf("exit %d verdict %s (%s), want %d %s", c.run.Outcome.Exit, c.run.Outcome.Verdict, c.run.Outcome.Sentence, c.exit, c.want)
 			}
 		})
+	}
+	u := withFresh(many(10, func(i int) record.Conversation { return conv(i, record.StatusCompleted, U, P, P, P) }), P, P, P)
+	Decide(u)
+	for _, d := range u.Outcome.Stats.Dropped {
+		if strings.Contains(d.Reason, "gate stopped") {
+			t.Errorf("uncertain baselines noted as stopped by the gate, whose probes ran: %+v", d)
+		}
 	}
 	r := &record.Run{Conversations: []record.Conversation{conv(1, record.StatusBaselineFailed, F), conv(2, record.StatusBaselineFailed, F)}}
 	Decide(r)

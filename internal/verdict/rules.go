@@ -95,10 +95,16 @@ func baselineDoesNotWork(f *facts) (decision, bool) {
 }
 
 // noBaselineJudged: no baseline passed or failed, and nothing errored that
-// would explain it (those runs end in "errors").
+// would explain it (those runs end in "errors"). Baselines the judge's
+// repeats disagreed on measured nothing, as a judge error measures
+// nothing: no verdict (exit 3), not "the skill does not work" (exit 2),
+// which they read as before.
 func noBaselineJudged(f *facts) (decision, bool) {
 	if f.baseJudged > 0 || f.errored > 0 || f.judgeErrors > 0 {
 		return decision{}, false
+	}
+	if f.baseUncertain > 0 {
+		return decision{exit.Tool, record.VerdictError, fmt.Sprintf("No verdict: no baseline was judged pass or fail; %s uncertain (the judge's repeats disagreed), so the diluted arm has no conversation to measure.", plural(f.baseUncertain, "baseline was", "baselines were"))}, true
 	}
 	return decision{exit.Indeterminate, record.VerdictBaselineFailed, "No baseline was judged pass or fail, so there is no decay to measure."}, true
 }

@@ -102,6 +102,9 @@ func TestRuleNoBaselineJudged(t *testing.T) {
 		{"none judged", func(f *facts) { f.baseJudged, f.basePassed = 0, 0 }, true, exit.Indeterminate, record.VerdictBaselineFailed, "No baseline was judged"},
 		{"none judged for errors", func(f *facts) { f.baseJudged, f.basePassed, f.errored = 0, 0, 1 }, false, 0, "", ""},
 		{"none judged for judge errors", func(f *facts) { f.baseJudged, f.basePassed, f.judgeErrors = 0, 0, 1 }, false, 0, "", ""},
+		// Repeats that disagreed on every baseline measured nothing: no
+		// verdict, not "the skill does not work" (exit 2, as before).
+		{"none judged, uncertain", func(f *facts) { f.baseJudged, f.basePassed, f.baseUncertain = 0, 0, 4 }, true, exit.Tool, record.VerdictError, "4 baselines were uncertain"},
 	})
 }
 
