@@ -239,3 +239,29 @@ func TestCutStreamResumesTheSession(t *testing.T) {
 			code, c.Status, len(c.Turns), baseTaskAsked(s.srv, r, before), c.Notes, stderr)
 	}
 }
+
+// TestSequentialStopsAtTheBudget: --until-decided takes no look at a batch
+// the budget stopped and adds no batch after it. It appended batches to
+// --max-conversations, each stopped at once, claimed "reached the cap" from
+// one conversation, and a resume with more budget ran every added
+// conversation with no look between them. The resume now runs the stopped
+// batch, then looks, and adds batches one at a time.
+func TestSequentialStopsAtTheBudget(t *testing.T) {
+	t.Parallel()
+	s := runScenario(t, fastCLI(t), []string{"decaying", "decaying"}, false,
+		"--until-decided", "--max-conversations", "8", "--max-budget-usd", "0.3")
+	if s.code != 3 || s.run.Status != record.StatusBudgetExhausted {
+		t.Fatalf("exit %d, status %s: want 3, budget-exhausted", s.code, s.run.Status)
+	}
+	if n := len(s.run.Conversations); n != 2 || len(s.run.Sequential.Looks) != 0 {
+		t.Fatalf("%d conversations and %d looks after the budget stopped the first batch; want the batch of 2 and no look", n, len(s.run.Sequential.Looks))
+	}
+	code, r, out := resumeRun(t, s.dir, s.srv, "--max-budget-usd", "50")
+	if code != 1 || len(r.Sequential.Looks) == 0 {
+		t.Fatalf("resume: exit %d, %d looks: want the decay decided at a look\n%s", code, len(r.Sequential.Looks), out)
+	}
+	last := r.Sequential.Looks[len(r.Sequential.Looks)-1]
+	if last.Conversations != len(r.Conversations) {
+		t.Errorf("the deciding look saw %d conversations of the %d run: conversations ran past the look that decided", last.Conversations, len(r.Conversations))
+	}
+}

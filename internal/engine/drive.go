@@ -290,6 +290,14 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 	// and their fresh triples) while the look says continue. Units are only
 	// appended while none runs.
 	for run.Sequential != nil && ctx.Err() == nil {
+		// A batch the budget stopped is no look's data, and no batch may
+		// follow it: the loop went on appending batches, each stopped at
+		// once, to --max-conversations, then claimed "reached the cap" from
+		// one conversation, and a resume with more budget ran them all
+		// with no look between.
+		if budget.Exhausted() || stoppedByBudget(run, s) {
+			break
+		}
 		var decision string
 		var look record.Look
 		s.update(func() {
@@ -401,6 +409,19 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 		return run, exit.Errorf(exit.Interrupted, "interrupted: `vibe-test resume %s` continues from the last completed turn", s.dir)
 	}
 	return run, nil
+}
+
+// stoppedByBudget says whether the budget stopped a unit of the run.
+func stoppedByBudget(run *record.Run, s *journal) bool {
+	stopped := false
+	s.view(func() {
+		for _, arm := range [][]record.Conversation{run.Conversations, run.Fresh, run.Controls} {
+			for i := range arm {
+				stopped = stopped || arm[i].Status == record.StatusBudgetExhausted
+			}
+		}
+	})
+	return stopped
 }
 
 // KeptSandboxes lists the sandboxes --keep-sandbox kept, one line each (a
