@@ -77,6 +77,11 @@ type facts struct {
 	n, fresh int
 	// Per conversation or fresh triple, by status.
 	errored, interrupted, gateStops, budgetStops int
+	// controlsStopped counts controls an interrupt or the budget stopped:
+	// they decide no exit code, but the run did not finish what it was
+	// asked (an interrupted control left a run "completed", exit 0, while
+	// the process exited 130).
+	controlsInterrupted, controlsBudget int
 	// incomplete counts completed conversations that never reached their
 	// last probe.
 	incomplete int
@@ -293,6 +298,14 @@ func gather(r *record.Run, opts Options) *facts {
 			f.countVerdict("fresh triple", c.Index, &c.Turns[k])
 		}
 	}
+	for i := range r.Controls {
+		switch r.Controls[i].Status {
+		case record.StatusInterrupted, record.StatusRunning, record.StatusPending:
+			f.controlsInterrupted++
+		case record.StatusBudgetExhausted:
+			f.controlsBudget++
+		}
+	}
 	f.stats = computeStats(r, f.ix, f.alpha, f.effect, !f.exitOnly)
 	if f.rule == record.RuleDilutedVsFresh && r.Sequential != nil && len(r.Sequential.Looks) > 0 {
 		look, decided := replay(r.Sequential, r, f.ix, !f.exitOnly)
@@ -335,9 +348,9 @@ func (f *facts) countVerdict(unit string, index int, t *record.Turn) {
 // runStatus is the run's status from its units' statuses.
 func runStatus(f *facts) string {
 	switch {
-	case f.interrupted > 0:
+	case f.interrupted > 0 || f.controlsInterrupted > 0:
 		return record.StatusInterrupted
-	case f.budgetStops > 0:
+	case f.budgetStops > 0 || f.controlsBudget > 0:
 		return record.StatusBudgetExhausted
 	case f.n > 0 && f.gateStops == f.n:
 		return record.StatusBaselineFailed

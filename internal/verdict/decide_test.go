@@ -106,6 +106,15 @@ func TestDecideExitCodes(t *testing.T) {
 			}
 		})
 	}
+	// A control the budget or an interrupt stopped stops the run too.
+	for _, st := range []string{record.StatusBudgetExhausted, record.StatusInterrupted} {
+		c := withFresh(many(2, func(i int) record.Conversation { return conv(i, record.StatusCompleted, P, P, P, P) }), P, P, P)
+		c.Controls = []record.Conversation{{Index: 1, Control: record.ControlNoSkill, Status: st}}
+		Decide(c)
+		if c.Status != st {
+			t.Errorf("a control %s: run status %s, exit %d", st, c.Status, c.Outcome.Exit)
+		}
+	}
 	u := withFresh(many(10, func(i int) record.Conversation { return conv(i, record.StatusCompleted, U, P, P, P) }), P, P, P)
 	Decide(u)
 	for _, d := range u.Outcome.Stats.Dropped {

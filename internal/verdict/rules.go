@@ -57,17 +57,25 @@ func decide(f *facts) decision {
 }
 
 func budgetExhausted(f *facts) (decision, bool) {
-	if f.budgetStops == 0 {
+	if f.budgetStops == 0 && f.controlsBudget == 0 {
 		return decision{}, false
 	}
-	return decision{exit.Tool, record.VerdictBudget, fmt.Sprintf("No verdict: the budget ran out before %d of %d conversations and fresh triples finished; what was judged so far is reported.", f.budgetStops, f.n+f.fresh)}, true
+	return decision{exit.Tool, record.VerdictBudget, fmt.Sprintf("No verdict: the budget ran out before %d of %d conversations and fresh triples finished%s; what was judged so far is reported.", f.budgetStops, f.n+f.fresh, andControls(f.controlsBudget))}, true
 }
 
 func interrupted(f *facts) (decision, bool) {
-	if f.interrupted == 0 {
+	if f.interrupted == 0 && f.controlsInterrupted == 0 {
 		return decision{}, false
 	}
-	return decision{exit.Interrupted, record.VerdictInterrupted, fmt.Sprintf("Interrupted before %d of %d conversations and fresh triples finished; the run folder can be resumed or reported.", f.interrupted, f.n+f.fresh)}, true
+	return decision{exit.Interrupted, record.VerdictInterrupted, fmt.Sprintf("Interrupted before %d of %d conversations and fresh triples finished%s; the run folder can be resumed or reported.", f.interrupted, f.n+f.fresh, andControls(f.controlsInterrupted))}, true
+}
+
+// andControls adds the controls a stop left unfinished to its sentence.
+func andControls(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (and %s)", plural(n, "control", "controls"))
 }
 
 func noConversation(f *facts) (decision, bool) {

@@ -63,6 +63,9 @@ func TestRuleBudgetExhausted(t *testing.T) {
 	checkRule(t, "budget", budgetExhausted, []ruleCase{
 		{"none stopped", nil, false, 0, "", ""},
 		{"one stopped", func(f *facts) { f.budgetStops = 1 }, true, exit.Tool, record.VerdictBudget, "1 of 8 conversations and fresh triples"},
+		// A control decides no exit code, but a run the budget stopped did
+		// not finish what it was asked: it said completed, exit 0.
+		{"a control stopped", func(f *facts) { f.controlsBudget = 1 }, true, exit.Tool, record.VerdictBudget, "0 of 8 conversations and fresh triples finished (and 1 control)"},
 	})
 }
 
@@ -70,6 +73,9 @@ func TestRuleInterrupted(t *testing.T) {
 	checkRule(t, "interrupted", interrupted, []ruleCase{
 		{"none", nil, false, 0, "", ""},
 		{"two", func(f *facts) { f.interrupted = 2 }, true, exit.Interrupted, record.VerdictInterrupted, "can be resumed"},
+		// An interrupted control: the process exits 130, and run.json
+		// said completed, exit 0.
+		{"a control", func(f *facts) { f.controlsInterrupted = 1 }, true, exit.Interrupted, record.VerdictInterrupted, "(and 1 control)"},
 	})
 }
 
