@@ -467,6 +467,59 @@ func TestSuiteBudgetSharedAndResumed(t *testing.T) {
 	}
 }
 
+// A suite resumed without a new budget counts what its finished skills
+// spent: the budget is all the skills' together. A resume spent the
+// first run's whole budget again on the unfinished skills ($0.74 -> $1.28
+// against $0.70). Which skills finish within the budget depends on how
+// their units share the one slot, so the first run is repeated (on a new
+// folder) until one did: most first runs do.
+func TestSuiteResumeCountsFinishedSkillsSpending(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	srv, err := scripted.Start(libraryScript(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	lib := makeLibrary(t, dir)
+	env := append(DemoEnv(os.Environ(), srv.URL()), "VIBE_TEST_CLAUDE="+fastCLI(t), "VIBE_TEST_CACHE_DIR="+filepath.Join(dir, "cache"))
+	run := func(args ...string) suiteRun { return runIn(context.Background(), env, args...) }
+	var out string
+	for try := 1; ; try++ {
+		out = filepath.Join(dir, fmt.Sprintf("suite-%d", try))
+		first := run(lib, "--out", out, "--seed", "3", "--conversations", "1", "--concurrency", "1", "--max-budget-usd", "0.7",
+			"--max-retries", "1", "--isolation", "none")
+		if first.code != 3 {
+			t.Fatalf("exit %d, want 3 (budget exhausted)\n%s", first.code, first)
+		}
+		finished := 0
+		for _, e := range loadSuite(t, out).Skills {
+			if e.Status == record.StatusCompleted {
+				finished++
+			}
+		}
+		if finished > 0 {
+			break
+		}
+		if try == 8 {
+			t.Fatal("no first run of 8 finished a skill within $0.70: the case this test is for did not arise")
+		}
+	}
+	agentCalls := func() (n int) {
+		for _, r := range srv.Requests() {
+			if r.Kind == scripted.KindAgent {
+				n++
+			}
+		}
+		return n
+	}
+	before := agentCalls()
+	second := run("resume", out)
+	if n := agentCalls() - before; second.code != 3 || n > 0 {
+		t.Errorf("resume without a new budget, the budget spent already: exit %d, %d agent requests; want 3 and none\n%s", second.code, n, second)
+	}
+}
+
 // An interrupted suite exits 130 with its index saying so, and `resume
 // SUITE_DIR` finishes every skill with the verdicts of an uninterrupted run.
 func TestSuiteInterruptedAndResumed(t *testing.T) {

@@ -27,11 +27,20 @@ func Resume(ctx context.Context, dir string, rs engine.ResumeSettings, stdio eng
 		run *record.Run
 	}
 	var work []todo
+	// What the skills not resumed spent: the budget is the suite's, all
+	// its skills together, and each resumed run adds only its own record
+	// (a resume without a new budget spent the first run's budget again
+	// on the unfinished skills).
+	var settled float64
 	for i, e := range idx.Skills {
 		rd := e.Dir(dir)
 		r, err := record.SkillRun(dir, e)
 		if err != nil {
 			return nil, exit.With(exit.Tool, err)
+		}
+		if r != nil && (len(r.Conversations) == 0 || engine.Finished(r)) {
+			engine.TallyCosts(r)
+			settled += r.Costs.Total
 		}
 		if r == nil || len(r.Conversations) == 0 {
 			fmt.Fprintf(stdio.Stderr, "vibe-test: %s stopped before its conversations began, so it cannot be resumed: run it again on its own (%s)\n", term.Line(e.Name), term.Line(e.Path))
@@ -53,6 +62,7 @@ func Resume(ctx context.Context, dir string, rs engine.ResumeSettings, stdio eng
 		budget = *rs.MaxBudgetUSD
 	}
 	rs.Shared = engine.NewShared(work[0].run.Config.Concurrency, budget)
+	rs.Shared.Budget.Spend(settled)
 	idx.Status, idx.FinishedAt = record.StatusRunning, time.Time{}
 	if err := record.SaveSuite(dir, idx); err != nil {
 		return idx, exit.With(exit.Tool, err)
