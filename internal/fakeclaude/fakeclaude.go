@@ -142,7 +142,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, environ []st
 }
 
 // AgentCLIFile, beside the stand-in's executable, names a real claude
-// binary and makes the stand-in a hybrid (testenv.HybridClaude): agent
+// binary (absolute, or relative to the stand-in's folder) and makes the stand-in a hybrid (testenv.HybridClaude): agent
 // turns become the real CLI (exec, so the same process gets the signals
 // and runs in the same jail), while cold calls (--json-schema), the local
 // /cost and --version stay with the stand-in.
@@ -161,6 +161,11 @@ func delegate(o options, parseErr error, args, environ []string) {
 		return
 	}
 	target := strings.TrimSpace(string(b))
+	if !filepath.IsAbs(target) {
+		// From the stand-in's folder, in the real CLI's npm tree, wherever
+		// the jail shows that tree.
+		target = filepath.Join(filepath.Dir(exe), target)
+	}
 	if _, err := os.Stat(filepath.Join(filepath.Dir(exe), LiveOnlyFile)); err == nil && o.inputFormat != "stream-json" {
 		return // a one-shot session (a fresh probe) stays with the stand-in
 	}

@@ -223,24 +223,39 @@ func (s Spec) atMount(p string) string {
 }
 
 // Environ is env for a process in the jail: PATH's folders in CLIRoot (a
-// pinned install's node_modules/.bin) are named at CLIMount.
+// pinned install's node_modules/.bin) are named at CLIMount, and folders
+// the jail hides are left out: empty inside, they only named where things
+// live outside (a built clone put on PATH, ~/src/vibe-test, reached the
+// agent's environment).
 func (s Spec) Environ(env []string) []string {
-	if s.CLIRoot == "" {
-		return env
-	}
 	out := slices.Clone(env)
 	for i, kv := range out {
 		path, ok := strings.CutPrefix(kv, "PATH=")
 		if !ok {
 			continue
 		}
-		dirs := filepath.SplitList(path)
-		for k, d := range dirs {
-			dirs[k] = s.atMount(d)
+		var dirs []string
+		for _, d := range filepath.SplitList(path) {
+			if m := s.atMount(d); m != d || !s.hides(d) {
+				dirs = append(dirs, m)
+			}
 		}
 		out[i] = "PATH=" + strings.Join(dirs, string(filepath.ListSeparator))
 	}
 	return out
+}
+
+// hides says whether host folder d is out of the agent's sight: inside a
+// hidden folder (or the host's /tmp, which the jail replaces) and not put
+// back by a later mount.
+func (s Spec) hides(d string) bool {
+	under := func(list []string) bool {
+		return slices.ContainsFunc(list, func(p string) bool {
+			return p != "" && (d == p || strings.HasPrefix(d, strings.TrimSuffix(p, "/")+"/"))
+		})
+	}
+	hidden := under(s.Hide) || under([]string{"/tmp"})
+	return hidden && !under(s.Expose) && !under(s.Writable) && !under(s.ReadOnly)
 }
 
 // systemDirs are never hidden, nor any folder above them: the jail needs a
@@ -269,10 +284,19 @@ func HideList(home, tmpdir string, named ...string) []string {
 		if r, err := filepath.EvalSymlinks(p); err == nil {
 			p = r // bwrap mounts on the real path
 		}
-		if p == "/" || (i >= len(fixed) && isSystem(p)) || slices.Contains(out, p) {
+		if p == "/" || (i >= len(fixed) && isSystem(p)) {
 			continue
 		}
-		out = append(out, p)
+		if i >= len(fixed) {
+			// Its outermost folder that is not the system's: the jail's own
+			// /proc/self/mountinfo lists every mount point, so a hidden
+			// /work/me/skills/cases, say, named the case set there; /work
+			// names nothing.
+			p = outermost(p)
+		}
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
 	}
 	// A folder inside another hidden one is hidden already; mounting on it
 	// too would make its name appear in the empty parent.
@@ -283,6 +307,19 @@ func HideList(home, tmpdir string, named ...string) []string {
 		}
 	}
 	return kept
+}
+
+// outermost is p's outermost folder that is not a system folder (p
+// itself when its parent is one): /work/me/runs → /work,
+// /var/lib/jenkins/workspace → /var/lib/jenkins.
+func outermost(p string) string {
+	parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	for i := range parts {
+		if a := "/" + strings.Join(parts[:i+1], "/"); !isSystem(a) {
+			return a
+		}
+	}
+	return p
 }
 
 func isSystem(p string) bool {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/vibe-test/vibe-test/internal/atomicfile"
 	"github.com/vibe-test/vibe-test/internal/execpath"
+	"github.com/vibe-test/vibe-test/internal/jail"
 )
 
 // InCI reports whether the tests run in CI, where nothing may skip.
@@ -231,7 +232,15 @@ func hybrid(t testing.TB, liveOnly bool) string {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "agent-cli"), []byte(resolved+"\n"), 0o644); err != nil {
+	// The real CLI's path from the hybrid's folder when both are in one
+	// npm tree: the jail shows that tree elsewhere (jail.CLIMount), where
+	// the host path names a hidden folder and the hybrid fell back to the
+	// stand-in for every agent turn.
+	target := resolved
+	if rel, err := filepath.Rel(dir, resolved); err == nil && strings.HasPrefix(dir, nodeModulesRoot(resolved)+string(filepath.Separator)) {
+		target = rel
+	}
+	if err := os.WriteFile(filepath.Join(dir, "agent-cli"), []byte(target+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if liveOnly {
@@ -262,16 +271,14 @@ func nodeModulesRoot(p string) string {
 }
 
 // hiddenInJail: whether the jail (package jail) hides p: it lies under a
-// home, /tmp, /run, /mnt, /media, /var/tmp or the temp dir.
+// home, /tmp, /run, /mnt, /media, /var/tmp, the temp dir, or the
+// outermost folder of the working folder (/work for /work/me/vibe-test).
 func hiddenInJail(p string) bool {
 	home, _ := os.UserHomeDir()
-	for _, h := range []string{"/home", "/root", "/tmp", "/var/tmp", "/run", "/var/run", "/mnt", "/media", home, os.TempDir(), os.Getenv("TMPDIR")} {
-		if h == "" {
-			continue
-		}
-		if r, err := filepath.EvalSymlinks(h); err == nil {
-			h = r
-		}
+	wd, _ := os.Getwd()
+	// What a run started from here hides: the usual places, and by its
+	// outermost folder the working folder the test runs in.
+	for _, h := range jail.HideList(home, os.Getenv("TMPDIR"), os.TempDir(), wd) {
 		if p == h || strings.HasPrefix(p, h+string(filepath.Separator)) {
 			return true
 		}
