@@ -124,17 +124,27 @@ func LoadBaseline(set *cases.Set, name string) (*Baseline, error) {
 			dir   string // where the part's cells are, for the errors
 			ids   []string
 			cells []*Cell
-		}{{filepath.Join(dir, r.Dir), bl.Main, main}, {filepath.Join(dir, HoldoutCellsDir, r.Dir), bl.Holdout, hold}} {
+			held  bool
+		}{{filepath.Join(dir, r.Dir), bl.Main, main, false}, {filepath.Join(dir, HoldoutCellsDir, r.Dir), bl.Holdout, hold, true}} {
+			// A holdout case is counted, never named, as everywhere an
+			// editing agent may read (this refusal is on stderr): the
+			// folder and its manifest say which.
+			name := func(id string) string {
+				if part.held {
+					return "a holdout case"
+				}
+				return "case " + id
+			}
 			count := map[string]int{}
 			for _, c := range part.cells {
 				if want := bl.Cases[c.Case]; c.CaseHash != want {
-					return nil, fmt.Errorf("%s: a cell of case %s (repeat %d) graded case version %s, but the manifest claims %s: the baseline's files do not match its manifest", part.dir, c.Case, c.Repeat, short(c.CaseHash), short(want))
+					return nil, fmt.Errorf("%s: a cell of %s (repeat %d) graded case version %s, but the manifest claims %s: the baseline's files do not match its manifest", part.dir, name(c.Case), c.Repeat, short(c.CaseHash), short(want))
 				}
 				count[c.Case]++
 			}
 			for _, id := range part.ids {
 				if count[id] != bl.Repeats {
-					return nil, fmt.Errorf("%s: case %s has %d cells, the manifest claims %d repeats: the baseline's files do not match its manifest", part.dir, id, count[id], bl.Repeats)
+					return nil, fmt.Errorf("%s: %s has %d cells, the manifest claims %d repeats: the baseline's files do not match its manifest", part.dir, name(id), count[id], bl.Repeats)
 				}
 			}
 		}

@@ -506,8 +506,12 @@ func TestBaselineMissingHoldoutCellNamed(t *testing.T) {
 	s := f.settings(demo.VersionShorter, "shorter")
 	s.Against = "v1"
 	_, err := f.start(t, s)
-	if exit.Code(err) != exit.Tool || !strings.Contains(fmt.Sprint(err), hold+": case ") {
+	if exit.Code(err) != exit.Tool || !strings.Contains(fmt.Sprint(err), hold+": a holdout case has 2 cells") {
 		t.Errorf("the error does not name %s: %v", hold, err)
+	}
+	// Counted, not named: stderr is what an editing agent may read.
+	if strings.Contains(fmt.Sprint(err), set.Holdout[0].ID) {
+		t.Errorf("the refusal names holdout case %s: %v", set.Holdout[0].ID, err)
 	}
 }
 
