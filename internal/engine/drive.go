@@ -75,7 +75,9 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 		TallyCosts(run)
 		spent = run.Costs.Total
 	})
-	budget.Spend(spent)
+	if o.Shared == nil || !o.Shared.Counted {
+		budget.Spend(spent)
+	}
 
 	limit := o.Concurrency
 	total := len(run.Conversations) + len(run.Fresh) + len(run.Controls)

@@ -95,6 +95,11 @@ type Shared struct {
 	Slots chan struct{}
 	// Budget is the suite's --max-budget-usd, spent by every run.
 	Budget *conversation.Budget
+	// Counted: Budget holds every run's recorded spending already (a
+	// resumed suite counts them all before any run starts, so none runs
+	// on a budget the others' records have not reached yet); a run then
+	// adds only what it spends.
+	Counted bool
 }
 
 // NewShared is a limit of concurrency units at once (0: no limit) and a

@@ -27,10 +27,11 @@ func Resume(ctx context.Context, dir string, rs engine.ResumeSettings, stdio eng
 		run *record.Run
 	}
 	var work []todo
-	// What the skills not resumed spent: the budget is the suite's, all
-	// its skills together, and each resumed run adds only its own record
-	// (a resume without a new budget spent the first run's budget again
-	// on the unfinished skills).
+	// What every skill spent so far: the budget is the suite's, all its
+	// skills together. Each resumed run added only its own record, as it
+	// started: a resume without a new budget spent the first run's budget
+	// again on the unfinished skills, and one run could start before
+	// another's record was counted.
 	var settled float64
 	for i, e := range idx.Skills {
 		rd := e.Dir(dir)
@@ -38,7 +39,7 @@ func Resume(ctx context.Context, dir string, rs engine.ResumeSettings, stdio eng
 		if err != nil {
 			return nil, exit.With(exit.Tool, err)
 		}
-		if r != nil && (len(r.Conversations) == 0 || engine.Finished(r)) {
+		if r != nil {
 			engine.TallyCosts(r)
 			settled += r.Costs.Total
 		}
@@ -63,6 +64,7 @@ func Resume(ctx context.Context, dir string, rs engine.ResumeSettings, stdio eng
 	}
 	rs.Shared = engine.NewShared(work[0].run.Config.Concurrency, budget)
 	rs.Shared.Budget.Spend(settled)
+	rs.Shared.Counted = true
 	idx.Status, idx.FinishedAt = record.StatusRunning, time.Time{}
 	if err := record.SaveSuite(dir, idx); err != nil {
 		return idx, exit.With(exit.Tool, err)
