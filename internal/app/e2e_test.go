@@ -401,21 +401,24 @@ func demoRun(t *testing.T, script scripted.Script, bin string) (srv *scripted.Se
 // sandbox for resume, in the machine's temp folder (not the test's,
 // whose name the agent would read), where every test run left it.
 func removeKeptSandboxes(t *testing.T, out string) {
-	t.Cleanup(func() {
-		r, err := record.Load(out)
-		if err != nil {
-			return
-		}
-		for _, arm := range [][]record.Conversation{r.Conversations, r.Fresh, r.Controls} {
-			for _, c := range arm {
-				if c.Sandbox == "" {
-					continue
-				}
-				// The sandbox is repo-* in its own ws-* root.
-				if root := filepath.Dir(c.Sandbox); strings.HasPrefix(filepath.Base(root), "ws-") {
-					os.RemoveAll(root)
-				}
+	t.Cleanup(func() { removeKeptSandboxesNow(out) })
+}
+
+// removeKeptSandboxesNow is removeKeptSandboxes' work, done at once.
+func removeKeptSandboxesNow(out string) {
+	r, err := record.Load(out)
+	if err != nil {
+		return
+	}
+	for _, arm := range [][]record.Conversation{r.Conversations, r.Fresh, r.Controls} {
+		for _, c := range arm {
+			if c.Sandbox == "" {
+				continue
+			}
+			// The sandbox is repo-* in its own ws-* root.
+			if root := filepath.Dir(c.Sandbox); strings.HasPrefix(filepath.Base(root), "ws-") {
+				os.RemoveAll(root)
 			}
 		}
-	})
+	}
 }

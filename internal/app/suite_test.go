@@ -142,10 +142,24 @@ func renamed(t *testing.T, p scripted.Procedure, name string) scripted.Procedure
 	return q
 }
 
+// removeSuiteSandboxes removes, once the test ends, the sandboxes the run
+// folders of every suite under dir still name (removeKeptSandboxes for
+// each skill's folder): a skill the budget or an interrupt stopped keeps
+// its sandboxes for resume, in the machine's temp folder.
+func removeSuiteSandboxes(t *testing.T, dir string) {
+	t.Cleanup(func() {
+		runs, _ := filepath.Glob(filepath.Join(dir, "*", "*", "run.json"))
+		for _, r := range runs {
+			removeKeptSandboxesNow(filepath.Dir(r))
+		}
+	})
+}
+
 // librarySetup writes the library under dir and starts the scripted model
 // for it; run runs vibe-test in-process against it.
 func librarySetup(t *testing.T, dir string) (lib string, env []string, run func(args ...string) suiteRun) {
 	t.Helper()
+	removeSuiteSandboxes(t, dir)
 	bin := fastCLI(t)
 	srv, err := scripted.Start(libraryScript(t))
 	if err != nil {
@@ -482,6 +496,7 @@ func TestSuiteResumeCountsFinishedSkillsSpending(t *testing.T) {
 	}
 	t.Cleanup(func() { srv.Close() })
 	lib := makeLibrary(t, dir)
+	removeSuiteSandboxes(t, dir)
 	env := append(DemoEnv(os.Environ(), srv.URL()), "VIBE_TEST_CLAUDE="+fastCLI(t), "VIBE_TEST_CACHE_DIR="+filepath.Join(dir, "cache"))
 	run := func(args ...string) suiteRun { return runIn(context.Background(), env, args...) }
 	var out string
@@ -685,6 +700,7 @@ func TestSuiteRefusesABadConfigFirst(t *testing.T) {
 	}
 	t.Cleanup(func() { srv.Close() })
 	lib := makeLibrary(t, dir)
+	removeSuiteSandboxes(t, dir)
 	env := append(DemoEnv(os.Environ(), srv.URL()), "VIBE_TEST_CLAUDE="+fastCLI(t), "VIBE_TEST_CACHE_DIR="+filepath.Join(dir, "cache"))
 	cfgPath := filepath.Join(lib, "dowel-ledger", "vibe-test.yaml")
 	good, err := os.ReadFile(cfgPath)
