@@ -269,7 +269,8 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 		}
 	}
 	startFrom(0)
-	// Controls share the limit; they never decide the exit code.
+	// Controls share the limit; they never decide the verdict (a stop in
+	// one still stops the run: verdict.runStatus).
 	noSkill := *driver
 	noSkill.Skill, noSkill.NoGate, noSkill.BaselineDone = nil, true, nil
 	for i := range run.Controls {
