@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -263,5 +264,29 @@ func TestSequentialStopsAtTheBudget(t *testing.T) {
 	last := r.Sequential.Looks[len(r.Sequential.Looks)-1]
 	if last.Conversations != len(r.Conversations) {
 		t.Errorf("the deciding look saw %d conversations of the %d run: conversations ran past the look that decided", last.Conversations, len(r.Conversations))
+	}
+}
+
+// TestSequentialLooksAtABatchTheBudgetLetFinish: a budget that runs out
+// in a batch's last turns still lets that whole batch be looked at: the
+// loop skipped the look and the run, which had shown decay, ended
+// "completed, not enough evidence", exit 0. The budget is set just under
+// what the run spends in all, so it runs out in the last batch.
+func TestSequentialLooksAtABatchTheBudgetLetFinish(t *testing.T) {
+	t.Parallel()
+	// The built binary, out of the race detector: twelve units twice.
+	script, err := demo.Script([]string{"decaying", "decaying"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flags := []string{"--until-decided", "--max-conversations", "8"}
+	full := runScriptBuilt(t, fastCLI(t), script, 2, nil, flags...)
+	if full.code != 1 {
+		t.Fatalf("without a budget: exit %d, want the decay decided", full.code)
+	}
+	tight := runScriptBuilt(t, fastCLI(t), script, 2, nil,
+		append(flags, "--max-budget-usd", strconv.FormatFloat(full.run.Costs.Total-0.004, 'f', 4, 64))...)
+	if tight.code != 1 && tight.code != 3 {
+		t.Fatalf("the budget ran out in the last batch: exit %d (%s), want the decay (1) or budget exhausted (3), never %d", tight.code, tight.run.Outcome.Sentence, tight.code)
 	}
 }

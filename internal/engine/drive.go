@@ -297,8 +297,11 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 		// follow it: the loop went on appending batches, each stopped at
 		// once, to --max-conversations, then claimed "reached the cap" from
 		// one conversation, and a resume with more budget ran them all
-		// with no look between.
-		if budget.Exhausted() || stoppedByBudget(run, s) {
+		// with no look between. A batch that finished whole gets its look
+		// though the budget ran out in its last turns (skipping it left a
+		// run that had shown decay at exit 0); if that look says go on,
+		// the next batch stops at once, and the run is budget-exhausted.
+		if stoppedByBudget(run, s) {
 			break
 		}
 		var decision string
