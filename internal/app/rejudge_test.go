@@ -135,6 +135,31 @@ func TestRejudge(t *testing.T) {
 		}
 	})
 
+	// A run judged with --judge-repeats is judged again the same way: it
+	// was judged once a turn, a third of the calls and the cost.
+	t.Run("JudgeRepeats", func(t *testing.T) {
+		t.Parallel()
+		dir := copyRun(t, saved.dir)
+		b := readFile(t, filepath.Join(dir, "run.json"))
+		b = bytes.Replace(b, []byte(`"judge_repeats": 1`), []byte(`"judge_repeats": 3`), 1)
+		if !bytes.Contains(b, []byte(`"judge_repeats": 3`)) {
+			t.Fatal("the recorded run has no judge_repeats to set")
+		}
+		if err := os.WriteFile(filepath.Join(dir, "run.json"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := runAgainst(t, judgeAnswering(failingEverything(demoCriterionIDs()...)), "rejudge", dir)
+		if r.code != 0 {
+			t.Fatalf("exit %d\n%s", r.code, r.stderr)
+		}
+		v := loadVerdicts(t, filepath.Join(dir, "verdicts-2.json"))
+		for _, tv := range v.Verdicts {
+			if len(tv.Verdict.Repeats) != 3 {
+				t.Fatalf("turn %d judged %d times, want the run's 3", tv.Turn, len(tv.Verdict.Repeats))
+			}
+		}
+	})
+
 	t.Run("FailingJudge", func(t *testing.T) {
 		t.Parallel()
 		dir := copyRun(t, saved.dir)

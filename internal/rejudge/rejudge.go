@@ -167,7 +167,9 @@ func Run(ctx context.Context, dir string, s Settings, stdio engine.IO) error {
 			return err
 		}
 	}
-	j := &judge.Judge{Caller: caller, Rubric: rb, Model: judgeModel}
+	// As the run judged: with its --judge-repeats, so a turn whose repeats
+	// disagreed is uncertain again, not one call's pass or fail.
+	j := &judge.Judge{Caller: caller, Rubric: rb, Model: judgeModel, Repeats: r.Config.JudgeRepeats}
 	parser := record.AgentOf(r.Config)
 	fmt.Fprintf(stdio.Stderr, "vibe-test: judging %d turns of %s again (rubric %s, judge model %s)\n",
 		len(targets), dir, term.Line(rubricName(rb, s.Rubric != "")), term.Line(engine.ModelName(judgeModel)))
