@@ -262,7 +262,11 @@ func TestCompareCannotDecide(t *testing.T) {
 		{"different skills", []string{a, b, writeRun(t, "other-skill", "hash-v2", synthCriteria, convs("pppp", "pppp"))},
 			`different skills`},
 		{"candidate never judged", []string{a, b, writeRun(t, "stock-ledger", "hash-v2", synthCriteria, convs("eeee", "e---"))},
-			"the total needs at least 2 scored conversations"},
+			"5 of its 5 judged turns are judge errors or uncertain"},
+		// Judge errors on every probe: the candidate was scored on turn 1
+		// alone and accepted, and nothing said so.
+		{"candidate's probes all judge errors", []string{a, b, writeRun(t, "stock-ledger", "hash-v2", synthCriteria, convs("peee", "peee", "peee"))},
+			"9 of its 12 judged turns are judge errors or uncertain"},
 		{"no shared criterion", []string{a, b, writeRun(t, "stock-ledger", "hash-v2", []string{"x-one", "x-two"}, convs("pppp", "pppp"))},
 			"share no criterion"},
 	}
@@ -274,6 +278,39 @@ func TestCompareCannotDecide(t *testing.T) {
 			}
 			mustContain(t, out, "CANNOT DECIDE", c.want)
 			mustContain(t, errOut, "cannot decide")
+		})
+	}
+}
+
+// A judge that is not the base's is named: another judge prompt, the
+// CLI's default judge that was another model (rubric.model), other judge
+// repeats, another agent CLI version, another isolation. None of them
+// was, so a fresh run compared with an older one said nothing.
+func TestCompareNamesAnotherJudge(t *testing.T) {
+	t.Parallel()
+	a, _ := noisyBases(t)
+	for _, tc := range []struct {
+		field string
+		edit  func(r *record.Run)
+	}{
+		{"judge prompt", func(r *record.Run) { r.Versions.JudgePrompt = "judge-v9" }},
+		{"judge model", func(r *record.Run) { r.Rubric.Model = "claude-haiku-4-5" }},
+		{"judge repeats", func(r *record.Run) { r.Config.JudgeRepeats = 3 }},
+		{"agent CLI version", func(r *record.Run) { r.Versions.Claude = "2.1.400" }},
+		{"isolation", func(r *record.Run) { r.Isolation, r.Jail = "author-config", "none" }},
+	} {
+		t.Run(tc.field, func(t *testing.T) {
+			cand := writeRun(t, "stock-ledger", "hash-v2", synthCriteria, convs("pppp", "pppp", "pppp"))
+			r, err := record.Load(cand)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.edit(r)
+			if err := record.Save(cand, r); err != nil {
+				t.Fatal(err)
+			}
+			_, out, _ := compareMain(t, a, cand)
+			mustContain(t, out, "WARNING: the "+tc.field+" differs")
 		})
 	}
 }

@@ -5,9 +5,13 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/vibe-test/vibe-test/internal/agents"
+	"github.com/vibe-test/vibe-test/internal/judge"
+	"github.com/vibe-test/vibe-test/internal/plan"
 	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/stats"
 )
@@ -82,6 +86,9 @@ type Sample struct {
 	Criteria  []string
 	Unscored  int // conversations with no pass/fail judged turn
 	GateStops int // conversations the baseline gate stopped after turn 1
+	// Judged counts the conversations' turns with a verdict, Unjudged those
+	// of them that are judge errors or uncertain: neither pass nor fail.
+	Judged, Unjudged int
 }
 
 // SampleOf scores a run's conversations (Units).
@@ -101,8 +108,19 @@ func SampleOf(dir string, r *record.Run) Sample {
 		}
 	}
 	for i := range r.Conversations {
-		if r.Conversations[i].Status == record.StatusBaselineFailed {
+		c := &r.Conversations[i]
+		if c.Status == record.StatusBaselineFailed {
 			cr.GateStops++
+		}
+		for k := range c.Turns {
+			t := &c.Turns[k]
+			if t.Kind == plan.KindFiller || t.Verdict == nil {
+				continue
+			}
+			cr.Judged++
+			if res := t.Verdict.Result; res != judge.Pass && res != judge.Fail {
+				cr.Unjudged++
+			}
 		}
 	}
 	cr.Unscored = len(r.Conversations) - len(cr.Units[Total])
@@ -165,7 +183,27 @@ func Runs(bases []Sample, cand Sample, alpha float64) *Comparison {
 		{"agent CLI", func(r *record.Run) string { return record.AgentOf(r.Config) }},
 		{"judge CLI", func(r *record.Run) string { return record.JudgeAgentOf(r.Config) }},
 		{"agent model", func(r *record.Run) string { return r.Config.Model }},
-		{"judge model", func(r *record.Run) string { return r.Config.JudgeModel }},
+		// The model named, else the one that wrote the rubric (the CLI's
+		// default judged too): "" for both runs hid two defaults.
+		{"judge model", func(r *record.Run) string {
+			if r.Config.JudgeModel == "" && r.Rubric != nil {
+				return r.Rubric.Model
+			}
+			return r.Config.JudgeModel
+		}},
+		// The judge's instructions decide what a pass is (judge-v2 and v3
+		// read n/a differently); repeats make disagreements uncertain.
+		{"judge prompt", func(r *record.Run) string { return r.Versions.JudgePrompt }},
+		{"judge repeats", func(r *record.Run) string { return strconv.Itoa(max(r.Config.JudgeRepeats, 1)) }},
+		{"agent CLI version", func(r *record.Run) string {
+			if record.AgentOf(r.Config) == agents.Claude {
+				return r.Versions.Claude
+			}
+			return r.Versions.Agent
+		}},
+		// The author's login (settings, CLAUDE.md) or a fresh home, in a
+		// jail or not: what the agent starts from.
+		{"isolation", func(r *record.Run) string { return r.Isolation + ", jail " + r.Jail }},
 		// A resumed process re-reads the whole skill at each invocation; a
 		// live session answers "already loaded": not the same dilution.
 		{"session mode", func(r *record.Run) string { return record.SessionModeOf(r.Config) }},
@@ -205,6 +243,19 @@ func Runs(bases []Sample, cand Sample, alpha float64) *Comparison {
 		if r.Unscored > 0 {
 			cmp.Notes = append(cmp.Notes, fmt.Sprintf("%s: %s without a judged turn that passed or failed left out.", r.Dir, plural(r.Unscored, "conversation", "conversations")))
 		}
+		// An error is never a pass or a fail: said, and when most of a
+		// run's judged turns are errors its scores rest on what happened
+		// to be judged (a candidate whose every probe was a judge error
+		// was scored on turn 1 alone, and accepted).
+		if r.Unjudged > 0 {
+			cmp.Notes = append(cmp.Notes, fmt.Sprintf("WARNING: %s: %d of its %d judged turns are judge errors or uncertain (repeats that disagreed): they count as neither pass nor fail.", r.Dir, r.Unjudged, r.Judged))
+		}
+		if 2*r.Unjudged > r.Judged && cmp.Undecided == "" {
+			cmp.Undecided = fmt.Sprintf("%s: %d of its %d judged turns are judge errors or uncertain, so its scores rest on what happened to be judged; `vibe-test rejudge %s`, or run it again", r.Dir, r.Unjudged, r.Judged, r.Dir)
+		}
+	}
+	if cmp.Undecided != "" {
+		return cmp
 	}
 
 	shared := slices.Clone(bases[0].Criteria)
