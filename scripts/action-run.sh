@@ -14,7 +14,8 @@
 #   INPUT_CONCURRENCY      --concurrency
 #   INPUT_MAX_BUDGET_USD   --max-budget-usd
 #   INPUT_MODEL            --model
-#   INPUT_ARGS             more arguments, split on white space (no quoting)
+#   INPUT_ARGS             more arguments, split on white space and line breaks
+#                          (no quoting; --out is refused: INPUT_OUT names it)
 #   INPUT_OUT              the run folder (default: a new folder under $RUNNER_TEMP)
 #   INPUT_VERSION          the vibe-test release: 1.2.3, v1.2.3 or latest
 #   INPUT_CLAUDE_VERSION   the @anthropic-ai/claude-code version to install
@@ -55,6 +56,30 @@ whole() { # whole NAME VALUE: a whole number, or the input is refused
 if [ -n "${INPUT_MAX_BUDGET_USD:-}" ] && ! [[ "$INPUT_MAX_BUDGET_USD" =~ ^[0-9]+(\.[0-9]+)?$ ]]; then
 	fail "input max-budget-usd: \"$INPUT_MAX_BUDGET_USD\" is not an amount in dollars such as 10 or 2.50"
 fi
+case ${INPUT_SETUP_JAIL:-true} in
+true | false) ;;
+*) fail "input setup-jail: \"$INPUT_SETUP_JAIL\" is neither true nor false" ;;
+esac
+# The run folder is named in $GITHUB_OUTPUT, one line per output: a line
+# break in it would write outputs of its own.
+[[ "${INPUT_OUT:-}" != *$'\n'* ]] || fail "input out: a line break in the folder's name"
+# Every line of args (a `args: |` block), split on white space. `read -a`
+# alone kept the first line and dropped the rest, a --max-budget-usd
+# among them, without a word.
+extra=()
+if [ -n "${INPUT_ARGS:-}" ]; then
+	read -r -d '' -a extra <<<"$INPUT_ARGS" || true
+fi
+for a in "${extra[@]}"; do
+	case $a in
+	--out | --out=*)
+		# vibe-test takes the last --out: the run went there while the
+		# step's run-dir output, and so the artifact upload, named the
+		# empty folder the script made.
+		fail "input args: $a: give the run folder as the out input (the step's run-dir output and the artifact upload read it)"
+		;;
+	esac
+done
 
 tmp=${RUNNER_TEMP:-${TMPDIR:-/tmp}}
 mkdir -p "$tmp"
@@ -151,10 +176,7 @@ args=("$INPUT_SKILL" --out "$out" --markdown "$markdown")
 [ -z "${INPUT_CONCURRENCY:-}" ] || args+=(--concurrency "$INPUT_CONCURRENCY")
 [ -z "${INPUT_MAX_BUDGET_USD:-}" ] || args+=(--max-budget-usd "$INPUT_MAX_BUDGET_USD")
 [ -z "${INPUT_MODEL:-}" ] || args+=(--model "$INPUT_MODEL")
-if [ -n "${INPUT_ARGS:-}" ]; then
-	read -r -a extra <<<"$INPUT_ARGS"
-	args+=("${extra[@]}")
-fi
+args+=("${extra[@]}")
 
 echo "action-run: $VIBE_TEST_BIN ${args[*]}" >&2
 set +e

@@ -114,6 +114,51 @@ func TestActionScriptBadInput(t *testing.T) {
 	}
 }
 
+// Every line of a multi-line args input reaches vibe-test (a `args: |`
+// block): the script kept the first line and dropped the rest without a
+// word, a --max-budget-usd among them.
+func TestActionScriptArgsOnSeveralLines(t *testing.T) {
+	t.Parallel()
+	script, err := demo.Script([]string{"never"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, _, paths := startDemo(t, script)
+	code, stderr, _, outputs := actionRun(t, srv.URL(), "INPUT_SKILL="+paths.Skill, "INPUT_CONVERSATIONS=1",
+		"INPUT_ARGS=--config "+paths.Config+"\n--seed 7\n  --max-retries 1 --max-budget-usd 4\n")
+	dir := regexp.MustCompile(`(?m)^run-dir=(.+)$`).FindStringSubmatch(outputs)
+	if dir == nil {
+		t.Fatalf("exit %d, no run-dir:\n%s", code, stderr)
+	}
+	r, err := record.Load(dir[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Plan == nil || r.Plan.FillerSeed != 7 || r.Config.MaxRetries != 1 || r.Config.MaxBudgetUSD != 4 {
+		t.Errorf("the later lines of args did not reach vibe-test: seed %v, max retries %d, budget %v\n%s", r.Plan, r.Config.MaxRetries, r.Config.MaxBudgetUSD, stderr)
+	}
+}
+
+// Inputs the script would pass on wrongly are refused before vibe-test
+// runs: --out in args (vibe-test took the last --out, and the step's
+// run-dir, which the artifact upload reads, named an empty folder), a
+// setup-jail that is neither true nor false, a line break in out (it
+// would write outputs of its own into $GITHUB_OUTPUT).
+func TestActionScriptRefusesWhatItWouldMisread(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ input, want string }{
+		{"INPUT_ARGS=--seed 7 --out /tmp/elsewhere", "action-run: input args: --out: give the run folder as the out input"},
+		{"INPUT_ARGS=--out=/tmp/elsewhere", "action-run: input args: --out=/tmp/elsewhere: give the run folder as the out input"},
+		{"INPUT_SETUP_JAIL=no", "action-run: input setup-jail: \"no\" is neither true nor false"},
+		{"INPUT_OUT=runs\nexit-code=0", "action-run: input out: a line break in the folder's name"},
+	} {
+		code, stderr, _, _ := actionRun(t, "http://127.0.0.1:9", "INPUT_SKILL=skill", tc.input)
+		if code != exit.Tool || !strings.HasPrefix(stderr, tc.want) {
+			t.Errorf("%s: exit %d, stderr %q; want 3 and %q", tc.input, code, stderr, tc.want)
+		}
+	}
+}
+
 // action.yml passes every input to the script as the variable it reads,
 // runs the script, uploads the run folder, and installs by default the
 // claude CLI the project pins.
