@@ -141,6 +141,7 @@ func writeSuitePage(dir string, idx *record.Suite) error {
 // writeSuiteJUnit writes a testsuite per skill that has a run record,
 // atomically.
 func writeSuiteJUnit(path string, idx *record.Suite, dir string) error {
+	var names []string
 	var runs []*record.Run
 	for _, e := range idx.Skills {
 		r, err := record.SkillRun(dir, e)
@@ -150,9 +151,9 @@ func writeSuiteJUnit(path string, idx *record.Suite, dir string) error {
 		if r == nil {
 			continue // the skill stopped before its run began: suite.json says why
 		}
-		runs = append(runs, r)
+		names, runs = append(names, e.Name), append(runs, r)
 	}
-	err := atomicfile.WriteFunc(path, record.FileMode, func(w io.Writer) error { return junit.WriteSuite(w, runs) })
+	err := atomicfile.WriteFunc(path, record.FileMode, func(w io.Writer) error { return junit.WriteSuite(w, names, runs) })
 	if err != nil {
 		return fmt.Errorf("--junit %s: %w", path, err)
 	}

@@ -104,7 +104,7 @@ func Write(w io.Writer, r *record.Run) error {
 		units = append(units, &r.Fresh[i])
 	}
 	for _, c := range units {
-		s, ms := suite(r, c)
+		s, ms := suite(r.Skill.Name, r, c)
 		doc.Tests += s.Tests
 		doc.Failures += s.Failures
 		doc.Errors += s.Errors
@@ -144,13 +144,17 @@ func encode(w io.Writer, doc testsuites, bypassed bool) error {
 // WriteSuite writes a suite's runs as JUnit XML: one <testsuite> per skill
 // holding a <testcase> per judged turn of each of its conversations and
 // fresh triples (the classname names the skill and the unit), with the
-// skill's verdict and exit code as properties.
-func WriteSuite(w io.Writer, runs []*record.Run) error {
+// skill's verdict and exit code as properties. names are the skills'
+// names in the suite (names[i] runs[i]'s): a second skill of one name is
+// "-2" there, and its suite and cases took the first one's name, which CI
+// history then merged with the first's.
+func WriteSuite(w io.Writer, names []string, runs []*record.Run) error {
 	doc := testsuites{Name: "vibe-test suite"}
 	var totalMS int64
 	bypassed := false
-	for _, r := range runs {
-		skill := testsuite{Name: r.Skill.Name}
+	for k, r := range runs {
+		name := names[k]
+		skill := testsuite{Name: name}
 		if !r.StartedAt.IsZero() {
 			skill.Timestamp = r.StartedAt.UTC().Format("2006-01-02T15:04:05")
 		}
@@ -158,7 +162,7 @@ func WriteSuite(w io.Writer, runs []*record.Run) error {
 		var out []string
 		for _, arm := range [][]record.Conversation{r.Conversations, r.Fresh} {
 			for i := range arm {
-				u, t := suite(r, &arm[i])
+				u, t := suite(name, r, &arm[i])
 				ms += t
 				skill.Tests += u.Tests
 				skill.Failures += u.Failures
@@ -193,8 +197,9 @@ func WriteSuite(w io.Writer, runs []*record.Run) error {
 	return encode(w, doc, bypassed)
 }
 
-// suite is one conversation; ms is the time its turns took.
-func suite(r *record.Run, c *record.Conversation) (testsuite, int64) {
+// suite is one conversation of the skill called name; ms is the time its
+// turns took.
+func suite(name string, r *record.Run, c *record.Conversation) (testsuite, int64) {
 	s := testsuite{Name: unitName(c)}
 	if !r.StartedAt.IsZero() {
 		s.Timestamp = r.StartedAt.UTC().Format("2006-01-02T15:04:05")
@@ -250,7 +255,7 @@ func suite(r *record.Run, c *record.Conversation) (testsuite, int64) {
 	}
 
 	for _, j := range judgedCases(r, c) {
-		tc := testCase(r, c, j.turn)
+		tc := testCase(name, r, c, j.turn)
 		if j.name != "" {
 			tc.Name = j.name
 		}
@@ -316,13 +321,13 @@ func unitName(c *record.Conversation) string {
 	return fmt.Sprintf("conversation %d", c.Index)
 }
 
-// testCase is judged turn n of conversation c.
-func testCase(r *record.Run, c *record.Conversation, n int) (tc testcase) {
+// testCase is judged turn n of conversation c of the skill called name.
+func testCase(name string, r *record.Run, c *record.Conversation, n int) (tc testcase) {
 	tc = testcase{
 		Name: fmt.Sprintf("turn %d (%s)", n, plan.Kind(n)),
 		// Per conversation, so CI servers that group cases by class and
 		// name keep each conversation's turns apart.
-		Classname: fmt.Sprintf("%s.%s", r.Skill.Name, strings.ReplaceAll(unitName(c), " ", "-")),
+		Classname: fmt.Sprintf("%s.%s", name, strings.ReplaceAll(unitName(c), " ", "-")),
 		Time:      seconds(0),
 	}
 	var out []string

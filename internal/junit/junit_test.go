@@ -492,7 +492,7 @@ func TestWriteSuite(t *testing.T) {
 	held := newRun(convRecord(1, record.StatusCompleted, 10, map[int]*judge.Verdict{1: pass(), 6: pass(), 8: pass(), 10: pass()}))
 	held.Skill.Name = "other-skill"
 	var b bytes.Buffer
-	if err := WriteSuite(&b, []*record.Run{decay, held}); err != nil {
+	if err := WriteSuite(&b, []string{"stock-ledger", "other-skill"}, []*record.Run{decay, held}); err != nil {
 		t.Fatal(err)
 	}
 	validate(t, b.Bytes())
@@ -515,6 +515,35 @@ func TestWriteSuite(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), `name="vibe-test.verdict" value="`+decay.Outcome.Verdict+`"`) {
 		t.Errorf("the skill's verdict is not a property:\n%s", b.String())
+	}
+}
+
+// Two skills of one name in a suite are two suites of JUnit: the second
+// is the suite's "-2", its suite and its cases' classnames too. Both took
+// the SKILL.md's name, and CI history merged them.
+func TestWriteSuiteSkillsOfOneName(t *testing.T) {
+	a, b := decayRun(), decayRun()
+	var out bytes.Buffer
+	if err := WriteSuite(&out, []string{"stock-ledger", "stock-ledger-2"}, []*record.Run{a, b}); err != nil {
+		t.Fatal(err)
+	}
+	validate(t, out.Bytes())
+	var doc testsuites
+	if err := xml.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, s := range doc.Suites {
+		for _, c := range s.Cases {
+			key := c.Classname + " / " + c.Name
+			if seen[key] {
+				t.Fatalf("test case %q twice", key)
+			}
+			seen[key] = true
+		}
+	}
+	if doc.Suites[1].Name != "stock-ledger-2" {
+		t.Errorf("second suite %q, want stock-ledger-2", doc.Suites[1].Name)
 	}
 }
 

@@ -28,10 +28,11 @@ func TestRecordedValidate(t *testing.T) {
 				t.Fatal(err)
 			}
 			var runs []*record.Run
+			var names []string
 			for _, e := range s.Skills {
-				runs = append(runs, load(t, filepath.Join(dir, e.RunDir)))
+				runs, names = append(runs, load(t, filepath.Join(dir, e.RunDir))), append(names, e.Name)
 			}
-			if err := WriteSuite(&b, runs); err != nil {
+			if err := WriteSuite(&b, names, runs); err != nil {
 				t.Fatal(err)
 			}
 		} else if err := Write(&b, load(t, dir)); err != nil {

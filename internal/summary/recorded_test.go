@@ -204,15 +204,16 @@ func suiteOutputs(t *testing.T, name, dir string) {
 	}
 	var entries []summary.MarkdownEntry
 	var runs []*record.Run
+	var names []string
 	for _, e := range s.Skills {
 		r := load(t, filepath.Join(dir, e.RunDir))
 		entries = append(entries, summary.MarkdownEntry{Name: e.Name, Dir: "runs/" + name + "/" + e.RunDir, Run: r})
-		runs = append(runs, r)
+		runs, names = append(runs, r), append(names, e.Name)
 	}
 	if err := summary.Markdown(&md, entries); err != nil {
 		t.Fatal(err)
 	}
-	if err := junit.WriteSuite(&xml, runs); err != nil {
+	if err := junit.WriteSuite(&xml, names, runs); err != nil {
 		t.Fatal(err)
 	}
 	if err := chart.RenderSuite(&page, s); err != nil {
