@@ -87,10 +87,11 @@ func JUnit(w io.Writer, v *View) error {
 	case res.Instrument != nil:
 		doc.Suites = append(doc.Suites, instrumentSuite(v, res.Instrument))
 	case len(res.Comparisons) > 0:
+		grid := len(res.Comparisons) > 1
 		for _, c := range res.Comparisons {
-			doc.Suites = append(doc.Suites, compareSuite(v, c, false))
+			doc.Suites = append(doc.Suites, compareSuite(v, c, false, grid))
 			if c.Holdout != nil {
-				doc.Suites = append(doc.Suites, compareSuite(v, c, true))
+				doc.Suites = append(doc.Suites, compareSuite(v, c, true, grid))
 			}
 		}
 	default:
@@ -140,7 +141,10 @@ func count(s *jsuite) {
 }
 
 // compareSuite is one candidate's main cases, or its holdout (aggregates).
-func compareSuite(v *View, c *eval.Comparison, holdout bool) jsuite {
+// On a --grid (several candidates) the classnames name the candidate too:
+// every point's cases were eval.main / Total, one test to a CI server,
+// which then tracked the points' results as one history.
+func compareSuite(v *View, c *eval.Comparison, holdout, grid bool) jsuite {
 	d, part := c.Main, "main"
 	if holdout {
 		d, part = *c.Holdout, "holdout"
@@ -149,6 +153,9 @@ func compareSuite(v *View, c *eval.Comparison, holdout bool) jsuite {
 		{"verdict", d.Verdict}, {"rule", d.Rule}, {"sentence", term.Line(d.Sentence)},
 	}}}
 	class := junitClassEval + "." + part
+	if grid {
+		class = junitClassEval + "." + term.Line(c.Candidate.Info.Label) + "." + part
+	}
 	if len(d.Measures) == 0 {
 		// No measure could be compared (too few cases, too many errors):
 		// the suite says so rather than pass empty.

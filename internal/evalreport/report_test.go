@@ -237,6 +237,35 @@ func TestJSONValidates(t *testing.T) {
 	}
 }
 
+// On a --grid each point's cases have a name of their own: every point's
+// were eval.main / Total, one test to a CI server.
+func TestJUnitGridPointsApart(t *testing.T) {
+	res := writeEval(t)
+	second := *res.Comparisons[0]
+	cand := *second.Candidate
+	cand.Info.Label = "candidate effort=high"
+	second.Candidate = &cand
+	res.Comparisons = append(res.Comparisons, &second)
+	var b bytes.Buffer
+	if err := JUnit(&b, NewView(res)); err != nil {
+		t.Fatal(err)
+	}
+	var doc jsuites
+	if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, s := range doc.Suites {
+		for _, c := range s.Cases {
+			if key := c.Classname + " / " + c.Name; seen[key] {
+				t.Errorf("test case %q in two grid points", key)
+			} else {
+				seen[key] = true
+			}
+		}
+	}
+}
+
 func TestJUnit(t *testing.T) {
 	var b bytes.Buffer
 	if err := JUnit(&b, NewView(writeEval(t))); err != nil {
