@@ -5,7 +5,8 @@
 // A failing verdict is a <failure> naming the failed must criteria and their
 // evidence; a judge error or a turn that errored or timed out is an <error>
 // (neither pass nor fail); a judged turn that never ran is <skipped> with the
-// reason (the baseline gate, an interrupt, an error elsewhere, the budget).
+// reason (the baseline gate, an interrupt, an error elsewhere, the budget);
+// a run that gave no verdict (exit 3) has a case of its own, an <error>.
 // The output keeps to the Jenkins/Ant JUnit schema (junit/testdata/junit.xsd).
 package junit
 
@@ -17,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/judge"
 	"github.com/vibe-test/vibe-test/internal/plan"
 	"github.com/vibe-test/vibe-test/internal/record"
@@ -33,6 +35,7 @@ const (
 	TypeEscapeHatch = "escape-hatch"    // the agent abandoned the procedure
 	TypeJudgeError  = "judge-error"     // the judge gave no usable answer
 	TypeNoVerdict   = "no-verdict"      // the turn ran but was never judged
+	TypeRunError    = "run-error"       // the run gave no verdict (exit 3)
 )
 
 type testsuites struct {
@@ -111,8 +114,26 @@ func Write(w io.Writer, r *record.Run) error {
 		totalMS += ms
 		doc.Suites = append(doc.Suites, s)
 	}
+	if tc, ok := runError(r.Skill.Name, r); ok {
+		doc.Suites = append(doc.Suites, testsuite{Name: "run", Tests: 1, Errors: 1, Time: seconds(0), Cases: []testcase{tc}})
+		doc.Tests++
+		doc.Errors++
+	}
 	doc.Time = seconds(totalMS)
 	return encode(w, doc, r.GateBypassed)
+}
+
+// runError is the run's own test case when it gave no verdict (exit 3: a
+// turn's error, the budget, a set-up problem): an <error> with the run's
+// sentence. The turns' cases alone could show none (an error on a filler
+// turn has no case; the probes it stopped are skipped), and a report of 0
+// failures and 0 errors read as green beside exit 3.
+func runError(name string, r *record.Run) (testcase, bool) {
+	if r.Outcome.Exit != exit.Tool {
+		return testcase{}, false
+	}
+	return testcase{Name: "verdict", Classname: name + ".run", Time: seconds(0),
+		Error: &problem{Message: orElse(r.Outcome.Sentence, "no verdict"), Type: TypeRunError, Text: r.Error}}, true
 }
 
 // encode writes the document, with the bypass banner as a comment ahead of
@@ -171,6 +192,11 @@ func WriteSuite(w io.Writer, names []string, runs []*record.Run) error {
 				skill.Cases = append(skill.Cases, u.Cases...)
 				out = append(out, u.SystemOut)
 			}
+		}
+		if tc, ok := runError(name, r); ok {
+			skill.Cases = append(skill.Cases, tc)
+			skill.Tests++
+			skill.Errors++
 		}
 		skill.Time = seconds(ms)
 		skill.SystemOut = strings.Join(out, "\n")

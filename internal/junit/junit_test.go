@@ -309,8 +309,32 @@ func TestJudgeError(t *testing.T) {
 	if e == nil || e.Type != TypeJudgeError || !strings.Contains(e.Message, "cites call 9") {
 		t.Fatalf("turn 6: %+v", cs["turn 6 (probe)"])
 	}
-	if s.Errors != 1 || s.Failures != 0 || doc.Errors != 1 {
+	// The turn's error, and the run's own (a judge error leaves it no
+	// verdict: exit 3).
+	if s.Errors != 1 || s.Failures != 0 || doc.Errors != 2 {
 		t.Errorf("counts: suite %+v, testsuites errors %d", s, doc.Errors)
+	}
+}
+
+// A run that gave no verdict (exit 3) says so in a case of its own, even
+// when no judged turn's case can: an error on a filler turn has no case,
+// and the probes it stopped are skipped, so the report read 0 failures and
+// 0 errors beside exit 3.
+func TestRunErrorIsACase(t *testing.T) {
+	c := convRecord(1, record.StatusError, 3, map[int]*judge.Verdict{1: pass()})
+	c.Turns[2].Status, c.Turns[2].Error = record.TurnError, "API error 529"
+	c.Error = "turn 3: API error 529"
+	r := newRun(c)
+	if r.Outcome.Exit != 3 {
+		t.Fatalf("outcome %+v: the test needs a run that gave no verdict", r.Outcome)
+	}
+	doc, _ := parse(t, r)
+	if doc.Errors == 0 {
+		t.Fatalf("a run that exits 3 reports 0 errors: %+v", doc)
+	}
+	last := doc.Suites[len(doc.Suites)-1]
+	if last.Name != "run" || len(last.Cases) != 1 || last.Cases[0].Error == nil || last.Cases[0].Error.Type != TypeRunError {
+		t.Errorf("no run case with the run's error: %+v", last)
 	}
 }
 
@@ -429,9 +453,10 @@ func TestEscaping(t *testing.T) {
 }
 
 // An empty run still makes a valid report.
+// No conversation: nothing but the run's own error (no verdict, exit 3).
 func TestNoConversations(t *testing.T) {
 	doc, _ := parse(t, newRun())
-	if len(doc.Suites) != 0 || doc.Tests != 0 {
+	if len(doc.Suites) != 1 || doc.Suites[0].Name != "run" || doc.Tests != 1 || doc.Errors != 1 {
 		t.Errorf("%+v", doc)
 	}
 }
