@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -201,18 +202,20 @@ func (f *fake) bash(ctx context.Context, input json.RawMessage) toolOutcome {
 	cmd.Dir = f.cwd
 	// Output goes to files, not pipes: a command that leaves a background
 	// process holding its stdout must not keep the call open (the CLI
-	// returns when the shell exits).
+	// returns when the shell exits). Unlinked at once, read back through
+	// their descriptors: a stand-in killed mid-call (the timeout tests'
+	// SIGKILL) left them in the temp folder.
 	stdout, err := os.CreateTemp("", "out-")
 	if err != nil {
 		return toolOutcome{content: err.Error(), isError: true}
 	}
-	defer os.Remove(stdout.Name())
+	os.Remove(stdout.Name())
 	defer stdout.Close()
 	stderr, err := os.CreateTemp("", "err-")
 	if err != nil {
 		return toolOutcome{content: err.Error(), isError: true}
 	}
-	defer os.Remove(stderr.Name())
+	os.Remove(stderr.Name())
 	defer stderr.Close()
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -223,8 +226,8 @@ func (f *fake) bash(ctx context.Context, input json.RawMessage) toolOutcome {
 	}
 	err = cmd.Wait()
 	f.setChild(0)
-	outText, _ := os.ReadFile(stdout.Name())
-	errText, _ := os.ReadFile(stderr.Name())
+	outText, _ := readBack(stdout)
+	errText, _ := readBack(stderr)
 	out := strings.TrimRight(string(outText), "\n")
 	if e := strings.TrimRight(string(errText), "\n"); e != "" {
 		if out != "" {
@@ -251,6 +254,14 @@ func (f *fake) bash(ctx context.Context, input json.RawMessage) toolOutcome {
 		out = "(Bash completed with no output)"
 	}
 	return toolOutcome{content: out}
+}
+
+// readBack reads a file the command wrote through f, from its start.
+func readBack(f *os.File) ([]byte, error) {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	return io.ReadAll(f)
 }
 
 func (f *fake) read(input json.RawMessage) toolOutcome {
