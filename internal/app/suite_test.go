@@ -159,6 +159,15 @@ func removeSuiteSandboxes(t *testing.T, dir string) {
 // for it; run runs vibe-test in-process against it.
 func librarySetup(t *testing.T, dir string) (lib string, env []string, run func(args ...string) suiteRun) {
 	t.Helper()
+	_, lib, env = libraryServer(t, dir)
+	run = func(args ...string) suiteRun { return runIn(context.Background(), env, args...) }
+	return lib, env, run
+}
+
+// libraryServer is librarySetup's parts, with the scripted model itself
+// for tests that count its requests.
+func libraryServer(t *testing.T, dir string) (srv *scripted.Server, lib string, env []string) {
+	t.Helper()
 	removeSuiteSandboxes(t, dir)
 	bin := fastCLI(t)
 	srv, err := scripted.Start(libraryScript(t))
@@ -168,8 +177,7 @@ func librarySetup(t *testing.T, dir string) (lib string, env []string, run func(
 	t.Cleanup(func() { srv.Close() })
 	lib = makeLibrary(t, dir)
 	env = append(DemoEnv(os.Environ(), srv.URL()), "VIBE_TEST_CLAUDE="+bin, "VIBE_TEST_CACHE_DIR="+filepath.Join(dir, "cache"))
-	run = func(args ...string) suiteRun { return runIn(context.Background(), env, args...) }
-	return lib, env, run
+	return srv, lib, env
 }
 
 // runIn runs vibe-test in-process until ctx ends.
@@ -490,14 +498,7 @@ func TestSuiteBudgetSharedAndResumed(t *testing.T) {
 func TestSuiteResumeCountsFinishedSkillsSpending(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	srv, err := scripted.Start(libraryScript(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	lib := makeLibrary(t, dir)
-	removeSuiteSandboxes(t, dir)
-	env := append(DemoEnv(os.Environ(), srv.URL()), "VIBE_TEST_CLAUDE="+fastCLI(t), "VIBE_TEST_CACHE_DIR="+filepath.Join(dir, "cache"))
+	srv, lib, env := libraryServer(t, dir)
 	run := func(args ...string) suiteRun { return runIn(context.Background(), env, args...) }
 	var out string
 	for try := 1; ; try++ {
@@ -694,14 +695,7 @@ func TestRejudgeSuite(t *testing.T) {
 func TestSuiteRefusesABadConfigFirst(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	srv, err := scripted.Start(libraryScript(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	lib := makeLibrary(t, dir)
-	removeSuiteSandboxes(t, dir)
-	env := append(DemoEnv(os.Environ(), srv.URL()), "VIBE_TEST_CLAUDE="+fastCLI(t), "VIBE_TEST_CACHE_DIR="+filepath.Join(dir, "cache"))
+	srv, lib, env := libraryServer(t, dir)
 	cfgPath := filepath.Join(lib, "dowel-ledger", "vibe-test.yaml")
 	good, err := os.ReadFile(cfgPath)
 	if err != nil {
