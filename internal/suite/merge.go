@@ -341,6 +341,11 @@ func criteria(r *record.Run) any {
 func measured(r *record.Run) any {
 	c := r.Config
 	c.Concurrency, c.ConfigFile, c.RubricFile, c.FillersDir, c.KeepSandbox, c.MaxBudgetUSD, c.Args = 0, "", "", "", false, 0, nil
+	// How a shard's machine rides out errors (the CLI's retries, how long
+	// a turn may take) changes how often a turn errs, not what a judged
+	// turn measured: a slower CI machine's longer --turn-timeout was a
+	// refusal.
+	c.MaxRetries, c.TurnTimeout = 0, ""
 	var p plan.Plan
 	if r.Plan != nil {
 		p = *r.Plan

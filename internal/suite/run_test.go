@@ -110,6 +110,12 @@ func TestMergeSaysWhatDiffers(t *testing.T) {
 	if got := differs(a, heldRun(t)); got != "" {
 		t.Errorf("the same run differs: %q", got)
 	}
+	// How a machine rides out errors is not what was measured.
+	b = heldRun(t)
+	b.Config.MaxRetries, b.Config.TurnTimeout = a.Config.MaxRetries+3, "15m0s"
+	if got := differs(a, b); got != "" {
+		t.Errorf("shards differing in --max-retries and --turn-timeout only: %q", got)
+	}
 }
 
 // heldRun is a fresh copy of the recorded "held" run's record.
