@@ -410,11 +410,13 @@ func TestTooSmallToDecide(t *testing.T) {
 }
 
 // storeBaseline stores the demo skill's baseline under name, as
-// `vibe-test eval SKILL --baseline name` does.
+// `vibe-test eval SKILL --baseline name` does, with one repeat: its
+// callers test what a stored baseline is checked for, not a decision (the
+// instrument check says 2 then, and stores it all the same).
 func (f *flow) storeBaseline(t *testing.T, name string) {
 	t.Helper()
 	s := f.settings(demo.VersionBaseline, "baseline")
-	s.Baseline = name
+	s.Baseline, s.Repeats = name, 1
 	if _, err := f.start(t, s); err != nil {
 		t.Fatal(err)
 	}
@@ -506,7 +508,7 @@ func TestBaselineMissingHoldoutCellNamed(t *testing.T) {
 	s := f.settings(demo.VersionShorter, "shorter")
 	s.Against = "v1"
 	_, err := f.start(t, s)
-	if exit.Code(err) != exit.Tool || !strings.Contains(fmt.Sprint(err), hold+": a holdout case has 2 cells") {
+	if exit.Code(err) != exit.Tool || !strings.Contains(fmt.Sprint(err), hold+": a holdout case has 0 cells") {
 		t.Errorf("the error does not name %s: %v", hold, err)
 	}
 	// Counted, not named: stderr is what an editing agent may read.
