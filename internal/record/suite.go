@@ -137,6 +137,31 @@ func EntryOf(e SuiteEntry, r *Run) SuiteEntry {
 	return e
 }
 
+// Settle sets the suite's exit code, the worst of its skills' (a shard's
+// verdicts are partial: only what stopped one, 3 or 130, counts), and its
+// status from it; interrupted says the suite itself was stopped. A suite
+// and its report both settle it so: report recomputed the exit code and
+// kept the status suite.json had.
+func (s *Suite) Settle(interrupted bool) {
+	var codes []int
+	for _, e := range s.Skills {
+		c := e.ExitCode
+		if s.Shard != nil && c != exit.Tool && c != exit.Interrupted {
+			c = exit.OK
+		}
+		codes = append(codes, c)
+	}
+	s.ExitCode = WorstExit(codes...)
+	switch {
+	case interrupted || s.ExitCode == exit.Interrupted:
+		s.Status = StatusInterrupted
+	case s.ExitCode == exit.Tool:
+		s.Status = StatusError
+	default:
+		s.Status = StatusCompleted
+	}
+}
+
 // worstOrder ranks exit codes for a suite, most telling first: an
 // interrupt (the rest is unfinished), a tool error (a skill has no
 // verdict), decay, then a skill that does not work fresh, then no decay.

@@ -81,7 +81,6 @@ func Suite(dir string, redrawn func(dir string, r *record.Run)) (*record.Suite, 
 	if err != nil {
 		return nil, exit.With(exit.Tool, err)
 	}
-	var codes []int
 	for i, e := range idx.Skills {
 		rd := e.Dir(dir)
 		r, err := record.SkillRun(dir, e)
@@ -92,18 +91,15 @@ func Suite(dir string, redrawn func(dir string, r *record.Run)) (*record.Suite, 
 			// The skill stopped before its run began: suite.json keeps why,
 			// or it never said (its process died), and nothing passed.
 			idx.Skills[i].NeverBegan()
-			codes = append(codes, idx.Skills[i].ExitCode)
 			continue
 		}
 		Redecide(r)
 		redrawn(rd, r)
 		idx.Skills[i] = record.EntryOf(e, r)
-		c := idx.Skills[i].ExitCode
-		if idx.Shard != nil && c != exit.Tool && c != exit.Interrupted {
-			c = exit.OK // a shard's verdicts are partial
-		}
-		codes = append(codes, c)
 	}
-	idx.ExitCode = record.WorstExit(codes...)
+	// Its status too, from its skills', as the suite settles it: report
+	// recomputed the exit code and kept suite.json's status (an error
+	// beside exit 0 once its skills were resumed one by one).
+	idx.Settle(false)
 	return idx, nil
 }

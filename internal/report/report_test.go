@@ -120,6 +120,30 @@ func TestSuiteCountsASkillThatNeverBegan(t *testing.T) {
 	}
 }
 
+// A suite's report settles its status from its skills as the suite did:
+// report recomputed the exit code and kept suite.json's status, so a
+// suite whose record said "error" (a skill since resumed on its own)
+// reported error beside its skills' codes.
+func TestSuiteReportSettlesTheStatus(t *testing.T) {
+	dir := testenv.CopyOfRun(t, "suite")
+	idx, err := record.LoadSuite(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := idx.Status
+	idx.Status, idx.ExitCode = record.StatusError, exit.Tool
+	if err := record.SaveSuite(dir, idx); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Suite(dir, func(string, *record.Run) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != want || got.ExitCode == exit.Tool {
+		t.Errorf("status %s, exit %d; want the skills' %s", got.Status, got.ExitCode, want)
+	}
+}
+
 // A run killed mid-way kept its last tally of costs (a run sums them at
 // its end): redrawn, it shows what its turns spent, not $0.
 func TestRedecideTalliesAKilledRunsCosts(t *testing.T) {

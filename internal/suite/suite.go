@@ -310,25 +310,7 @@ func Run(ctx context.Context, s Settings, stdio engine.IO, h Hooks) (*record.Sui
 // holds a share of each skill's conversations, so its verdicts are partial:
 // its exit code reports only what stopped it (3, 130); the merged suite
 // gates.
-func finish(ctx context.Context, idx *record.Suite) {
-	var codes []int
-	for _, e := range idx.Skills {
-		c := e.ExitCode
-		if idx.Shard != nil && c != exit.Tool && c != exit.Interrupted {
-			c = exit.OK
-		}
-		codes = append(codes, c)
-	}
-	idx.ExitCode = record.WorstExit(codes...)
-	switch {
-	case ctx.Err() != nil || idx.ExitCode == exit.Interrupted:
-		idx.Status = record.StatusInterrupted
-	case idx.ExitCode == exit.Tool:
-		idx.Status = record.StatusError
-	default:
-		idx.Status = record.StatusCompleted
-	}
-}
+func finish(ctx context.Context, idx *record.Suite) { idx.Settle(ctx.Err() != nil) }
 
 // RubricFile is a skill's reviewed rubric in a suite: rubric.json beside
 // its SKILL.md, used instead of extracting one (so shards on different
