@@ -185,22 +185,33 @@ func checkDocument(file string, src []byte, t reflect.Type) error {
 	if err != nil || len(f.Docs) == 0 {
 		return nil // the decoder read it: nothing more the parser can say
 	}
-	for i, doc := range f.Docs[1:] {
+	// The document the decoder read is the first with content: a %YAML
+	// directive ahead of "---" is a document of its own to the parser, and
+	// was refused as a first one.
+	first := -1
+	for i, doc := range f.Docs {
 		// An empty document ("---" at the end, a comment after it) drops
 		// nothing.
-		if doc.Body == nil {
+		if !hasContent(doc) {
+			continue
+		}
+		if first < 0 {
+			first = i
 			continue
 		}
 		line := 0
 		switch {
 		case doc.Start != nil && doc.Start.Position != nil:
 			line = doc.Start.Position.Line // its "---"
-		case f.Docs[i].End != nil && f.Docs[i].End.Position != nil:
-			line = f.Docs[i].End.Position.Line // the "..." ending the one before
+		case f.Docs[i-1].End != nil && f.Docs[i-1].End.Position != nil:
+			line = f.Docs[i-1].End.Position.Line // the "..." ending the one before
 		}
 		return fmt.Errorf("%s:%d: a second YAML document, expected one (everything after this \"---\" or \"...\" would be ignored)", file, line)
 	}
-	if tk, msg := wrongScalar(f.Docs[0].Body, t, ""); tk != nil {
+	if first < 0 {
+		return nil
+	}
+	if tk, msg := wrongScalar(f.Docs[first].Body, t, ""); tk != nil {
 		line := 0
 		if tk.Position != nil {
 			line = tk.Position.Line
@@ -208,6 +219,16 @@ func checkDocument(file string, src []byte, t reflect.Type) error {
 		return fmt.Errorf("%s:%d: %s", file, line, msg)
 	}
 	return nil
+}
+
+// hasContent says whether a parsed document holds more than directives
+// and comments.
+func hasContent(doc *ast.DocumentNode) bool {
+	if doc == nil || doc.Body == nil {
+		return false
+	}
+	_, directive := doc.Body.(*ast.DirectiveNode)
+	return !directive
 }
 
 // wrongScalar finds, walking node and t together, the first scalar the

@@ -88,13 +88,16 @@ func TestStrictRefusesASecondDocument(t *testing.T) {
 		{"task: a\n---\ntask: b\n", `c.yaml:2: a second YAML document`},
 		{"---\ntask: a\n---\ntask: b\n", `c.yaml:3: a second YAML document`},
 		{"task: a\n...\ntask: b\n", `c.yaml:2: a second YAML document`},
+		{"%YAML 1.2\n---\ntask: a\n---\ntask: b\n", `c.yaml:4: a second YAML document`},
 	} {
 		var c strictKinds
 		if err := Strict("c.yaml", []byte(tc.src), &c); err == nil || !strings.HasPrefix(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%q: Strict = %v\nwant one line starting %s", tc.src, err, tc.want)
 		}
 	}
-	for _, src := range []string{"---\ntask: a\n", "task: a\n...\n", "task: a\n---\n# the end\n"} {
+	// One document: a %YAML directive ahead of its "---" is not a first
+	// document of its own (it was refused as one).
+	for _, src := range []string{"---\ntask: a\n", "task: a\n...\n", "task: a\n---\n# the end\n", "%YAML 1.2\n---\ntask: a\n"} {
 		var c strictKinds
 		if err := Strict("c.yaml", []byte(src), &c); err != nil || c.Task != "a" {
 			t.Errorf("%q: %v, %+v", src, err, c)
