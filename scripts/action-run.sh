@@ -70,9 +70,11 @@ extra=()
 if [ -n "${INPUT_ARGS:-}" ]; then
 	read -r -d '' -a extra <<<"$INPUT_ARGS" || true
 fi
-for a in "${extra[@]}"; do
+# ${extra[@]+...}: an empty array under set -u is an error in the bash
+# 3.2 of macOS runners.
+for a in ${extra[@]+"${extra[@]}"}; do
 	case $a in
-	--out | --out=*)
+	--out | --out=* | -out | -out=*) # urfave/cli reads -out as --out
 		# vibe-test takes the last --out: the run went there while the
 		# step's run-dir output, and so the artifact upload, named the
 		# empty folder the script made.
@@ -176,7 +178,7 @@ args=("$INPUT_SKILL" --out "$out" --markdown "$markdown")
 [ -z "${INPUT_CONCURRENCY:-}" ] || args+=(--concurrency "$INPUT_CONCURRENCY")
 [ -z "${INPUT_MAX_BUDGET_USD:-}" ] || args+=(--max-budget-usd "$INPUT_MAX_BUDGET_USD")
 [ -z "${INPUT_MODEL:-}" ] || args+=(--model "$INPUT_MODEL")
-args+=("${extra[@]}")
+args+=(${extra[@]+"${extra[@]}"})
 
 echo "action-run: $VIBE_TEST_BIN ${args[*]}" >&2
 set +e

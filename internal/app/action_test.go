@@ -149,6 +149,8 @@ func TestActionScriptRefusesWhatItWouldMisread(t *testing.T) {
 	for _, tc := range []struct{ input, want string }{
 		{"INPUT_ARGS=--seed 7 --out /tmp/elsewhere", "action-run: input args: --out: give the run folder as the out input"},
 		{"INPUT_ARGS=--out=/tmp/elsewhere", "action-run: input args: --out=/tmp/elsewhere: give the run folder as the out input"},
+		// urfave/cli reads a single dash as two.
+		{"INPUT_ARGS=-out /tmp/elsewhere", "action-run: input args: -out: give the run folder as the out input"},
 		{"INPUT_SETUP_JAIL=no", "action-run: input setup-jail: \"no\" is neither true nor false"},
 		{"INPUT_OUT=runs\nexit-code=0", "action-run: input out: a line break in the folder's name"},
 	} {
