@@ -289,6 +289,19 @@ func TestCompareCannotDecide(t *testing.T) {
 func TestCompareNamesAnotherJudge(t *testing.T) {
 	t.Parallel()
 	a, _ := noisyBases(t)
+	// Every value a record may lack, known in both runs.
+	known := func(dir string, edit func(r *record.Run)) {
+		r, err := record.Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Versions.JudgePrompt, r.Rubric.Model, r.Versions.Claude, r.Isolation, r.Jail = "judge-v3", "claude-sonnet-4-5", "2.1.328", "hermetic", "bubblewrap"
+		edit(r)
+		if err := record.Save(dir, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	known(a, func(*record.Run) {})
 	for _, tc := range []struct {
 		field string
 		edit  func(r *record.Run)
@@ -297,21 +310,30 @@ func TestCompareNamesAnotherJudge(t *testing.T) {
 		{"judge model", func(r *record.Run) { r.Rubric.Model = "claude-haiku-4-5" }},
 		{"judge repeats", func(r *record.Run) { r.Config.JudgeRepeats = 3 }},
 		{"agent CLI version", func(r *record.Run) { r.Versions.Claude = "2.1.400" }},
-		{"isolation", func(r *record.Run) { r.Isolation, r.Jail = "author-config", "none" }},
+		{"isolation", func(r *record.Run) { r.Isolation = "author-config" }},
+		{"jail", func(r *record.Run) { r.Jail = "none" }},
 	} {
 		t.Run(tc.field, func(t *testing.T) {
 			cand := writeRun(t, "stock-ledger", "hash-v2", synthCriteria, convs("pppp", "pppp", "pppp"))
-			r, err := record.Load(cand)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tc.edit(r)
-			if err := record.Save(cand, r); err != nil {
-				t.Fatal(err)
-			}
+			known(cand, tc.edit)
 			_, out, _ := compareMain(t, a, cand)
 			mustContain(t, out, "WARNING: the "+tc.field+" differs")
 		})
+	}
+	// A record that did not keep a value (an older run: no rubric.model,
+	// no jail) is not warned about as if it differed.
+	old := writeRun(t, "stock-ledger", "hash-v2", synthCriteria, convs("pppp", "pppp", "pppp"))
+	r, err := record.Load(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Rubric.Model, r.Jail = "", ""
+	if err := record.Save(old, r); err != nil {
+		t.Fatal(err)
+	}
+	_, out, _ := compareMain(t, a, old)
+	if strings.Contains(out, "judge model differs") || strings.Contains(out, "jail differs") {
+		t.Errorf("an older record's missing values warned about:\n%s", out)
 	}
 }
 

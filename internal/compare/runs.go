@@ -179,10 +179,14 @@ func Runs(bases []Sample, cand Sample, alpha float64) *Comparison {
 	for _, field := range []struct {
 		what string
 		get  func(*record.Run) string
+		// unknownEmpty: "" is a record that did not keep the value (older
+		// runs have no rubric.model or jail), not a value of its own: no
+		// warning against it.
+		unknownEmpty bool
 	}{
-		{"agent CLI", func(r *record.Run) string { return record.AgentOf(r.Config) }},
-		{"judge CLI", func(r *record.Run) string { return record.JudgeAgentOf(r.Config) }},
-		{"agent model", func(r *record.Run) string { return r.Config.Model }},
+		{"agent CLI", func(r *record.Run) string { return record.AgentOf(r.Config) }, false},
+		{"judge CLI", func(r *record.Run) string { return record.JudgeAgentOf(r.Config) }, false},
+		{"agent model", func(r *record.Run) string { return r.Config.Model }, false},
 		// The model named, else the one that wrote the rubric (the CLI's
 		// default judged too): "" for both runs hid two defaults.
 		{"judge model", func(r *record.Run) string {
@@ -190,23 +194,24 @@ func Runs(bases []Sample, cand Sample, alpha float64) *Comparison {
 				return r.Rubric.Model
 			}
 			return r.Config.JudgeModel
-		}},
+		}, true},
 		// The judge's instructions decide what a pass is (judge-v2 and v3
 		// read n/a differently); repeats make disagreements uncertain.
-		{"judge prompt", func(r *record.Run) string { return r.Versions.JudgePrompt }},
-		{"judge repeats", func(r *record.Run) string { return strconv.Itoa(max(r.Config.JudgeRepeats, 1)) }},
+		{"judge prompt", func(r *record.Run) string { return r.Versions.JudgePrompt }, true},
+		{"judge repeats", func(r *record.Run) string { return strconv.Itoa(max(r.Config.JudgeRepeats, 1)) }, false},
 		{"agent CLI version", func(r *record.Run) string {
 			if record.AgentOf(r.Config) == agents.Claude {
 				return r.Versions.Claude
 			}
 			return r.Versions.Agent
-		}},
+		}, true},
 		// The author's login (settings, CLAUDE.md) or a fresh home, in a
 		// jail or not: what the agent starts from.
-		{"isolation", func(r *record.Run) string { return r.Isolation + ", jail " + r.Jail }},
+		{"isolation", func(r *record.Run) string { return r.Isolation }, true},
+		{"jail", func(r *record.Run) string { return r.Jail }, true},
 		// A resumed process re-reads the whole skill at each invocation; a
 		// live session answers "already loaded": not the same dilution.
-		{"session mode", func(r *record.Run) string { return record.SessionModeOf(r.Config) }},
+		{"session mode", func(r *record.Run) string { return record.SessionModeOf(r.Config) }, false},
 		// Ten turns of passages and 150k tokens of tool output, or a
 		// compacted session, are different dilutions.
 		{"schedule", func(r *record.Run) string {
@@ -214,10 +219,14 @@ func Runs(bases []Sample, cand Sample, alpha float64) *Comparison {
 				return "the seed's ten turns"
 			}
 			return r.Plan.Schedule.Describe()
-		}},
+		}, false},
 	} {
 		for _, r := range all[1:] {
-			if a, b := field.get(bases[0].Run), field.get(r.Run); a != b {
+			a, b := field.get(bases[0].Run), field.get(r.Run)
+			if field.unknownEmpty && (a == "" || b == "") {
+				continue
+			}
+			if a != b {
 				cmp.Notes = append(cmp.Notes, fmt.Sprintf("WARNING: the %s differs (%s: %s, %s: %s): the comparison mixes it with the skill change.",
 					field.what, bases[0].Dir, orDefault(a), r.Dir, orDefault(b)))
 				break
