@@ -305,8 +305,9 @@ func TestReportsNeverWriteOverKeptFiles(t *testing.T) {
 
 // Text a record carries reaches the terminal without its control
 // characters: a run.json's vibe-test version (report's note that another
-// version made it) and a suite.json's status (the suite's title) carried an
-// OSC title and a screen clear through. A session mode resume does not know
+// version made it) and a suite.json's text (its status in the title, before
+// report settled the status from the skills; a skill's name in the table)
+// carried an OSC title and a screen clear through. A session mode resume does not know
 // is refused, not run as if it knew it.
 func TestRecordTextIsCleanedOnTheTerminal(t *testing.T) {
 	t.Parallel()
@@ -324,7 +325,12 @@ func TestRecordTextIsCleanedOnTheTerminal(t *testing.T) {
 		m := doc
 		parts := strings.Split(field, ".")
 		for _, p := range parts[:len(parts)-1] {
-			m = m[p].(map[string]any)
+			switch v := m[p].(type) {
+			case map[string]any:
+				m = v
+			case []any: // "skills.0": the list's first element
+				m = v[0].(map[string]any)
+			}
 		}
 		m[parts[len(parts)-1]] = value
 		out, _ := json.Marshal(doc)
@@ -335,7 +341,7 @@ func TestRecordTextIsCleanedOnTheTerminal(t *testing.T) {
 	run := testenv.CopyOfRun(t, "held")
 	edit(filepath.Join(run, "run.json"), "versions.vibe_test", "0.0.1"+evil)
 	suite := testenv.CopyOfRun(t, "suite")
-	edit(filepath.Join(suite, "suite.json"), "status", "completed"+evil)
+	edit(filepath.Join(suite, "suite.json"), "skills.name", "dowel-ledger"+evil)
 	for _, dir := range []string{run, suite} {
 		var stdout, stderr bytes.Buffer
 		Main(t.Context(), []string{"vibe-test", "report", dir}, IO{Env: os.Environ(), Stdout: &stdout, Stderr: &stderr})
