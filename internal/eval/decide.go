@@ -205,6 +205,13 @@ func decide(res *Result) {
 			if res.HasHoldout() {
 				cmp.Holdout, cmp.Joined, cmp.HoldoutGain = &j.Holdout, j, j.HoldoutGain
 			}
+			// A point with failed cells is no verdict, as the eval is: its
+			// decision on the cells left (a case dropped whole) read
+			// "accept, exit 0" in its table, --json and Markdown.
+			if n := FailedCells(cand); n > 0 {
+				cmp.Exit, cmp.Verdict = exit.Tool, evalstats.ToolFail
+				cmp.Sentence = fmt.Sprintf("No verdict: %d of its cells failed. Without them: %s", n, cmp.Sentence)
+			}
 			res.Comparisons = append(res.Comparisons, cmp)
 		}
 		res.Exit = g.Exit
@@ -228,6 +235,17 @@ func decide(res *Result) {
 		res.Sentence = fmt.Sprintf("No verdict: %d %s failed (the generator or the reader gave no usable answer; see the cell files); `vibe-test resume %s` makes them again. Without them: %s",
 			res.CellErrors, plural(res.CellErrors, "cell", "cells"), res.Dir, res.Sentence)
 	}
+}
+
+// FailedCells counts a run's cells that did not complete.
+func FailedCells(rd *RunData) int {
+	n := 0
+	for _, c := range append(append([]*Cell{}, rd.Main...), rd.Holdout...) {
+		if c.Status != CellOK {
+			n++
+		}
+	}
+	return n
 }
 
 // instrumentVerdict is what --baseline concludes of the instrument: it

@@ -555,3 +555,33 @@ func TestResumeMakesFailedCells(t *testing.T) {
 		t.Errorf("resuming an eval that completed without a failed cell: %v", err)
 	}
 }
+
+// A grid point whose cells failed is no verdict (exit 3) in its own
+// table, --json and JUnit, not an accept on the cells it has left (a case
+// dropped whole): the eval's exit was 3, but the point said "accept, exit
+// 0", and JUnit put the error on another point.
+func TestGridPointWithFailedCellsIsNoVerdict(t *testing.T) {
+	wrapper := filepath.Join(t.TempDir(), "claude")
+	script := "#!/bin/sh\nhaiku=; bolts=\nfor a in \"$@\"; do case \"$a\" in *claude-haiku-4-5*) haiku=1;; *\"reorder bolts\"*) bolts=1;; esac; done\n[ -n \"$haiku\" ] && [ -n \"$bolts\" ] && { echo refused >&2; exit 1; }\nexec " + testenv.FakeClaude(t) + " \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f := newFlow(t, wrapper)
+	f.storeBaseline(t, "v1")
+	s := f.settings(demo.VersionShorter, "grid")
+	s.Against, s.Repeats, s.Grid = "v1", 1, []eval.Point{{Effort: "low"}, {Model: "haiku", Effort: "high"}}
+	s.ReaderModel, s.GraderModel = "claude-sonnet-5-5", "claude-sonnet-5-5"
+	res, err := f.start(t, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Exit != exit.Tool || len(res.Comparisons) != 2 {
+		t.Fatalf("exit %d, %d points: %s", res.Exit, len(res.Comparisons), res.Sentence)
+	}
+	if c := res.Comparisons[1]; c.Exit != exit.Tool || !strings.Contains(c.Sentence, "cells failed") {
+		t.Errorf("the point with failed cells: exit %d, %s", c.Exit, c.Sentence)
+	}
+	if c := res.Comparisons[0]; c.Exit == exit.Tool {
+		t.Errorf("the point without failed cells: exit %d, %s", c.Exit, c.Sentence)
+	}
+}

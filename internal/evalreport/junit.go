@@ -97,7 +97,9 @@ func JUnit(w io.Writer, v *View) error {
 	default:
 		doc.Suites = append(doc.Suites, measuredSuite(v))
 	}
-	if res.CellErrors > 0 && len(doc.Suites) > 0 {
+	// A candidate's failed cells are an error in its own suite (each grid
+	// point's: compareSuite); a baseline's or a measured run's here.
+	if res.CellErrors > 0 && len(res.Comparisons) == 0 && len(doc.Suites) > 0 {
 		s := &doc.Suites[0]
 		s.Cases = append(s.Cases, jcase{Name: "every cell made", Classname: junitClassEval, Time: "0",
 			Error: &jproblem{Message: term.Line(res.Sentence), Type: TypeToolError}})
@@ -181,6 +183,10 @@ func compareSuite(v *View, c *eval.Comparison, holdout, grid bool) jsuite {
 			jc.Error = &jproblem{Message: term.Line(d.Sentence), Type: TypeToolError}
 		}
 		s.Cases = append(s.Cases, jc)
+	}
+	if !holdout && eval.FailedCells(c.Candidate) > 0 {
+		s.Cases = append(s.Cases, jcase{Name: "every cell made", Classname: class, Time: "0",
+			Error: &jproblem{Message: term.Line(c.Sentence), Type: TypeToolError}})
 	}
 	if !holdout {
 		for _, r := range c.Regressions {
