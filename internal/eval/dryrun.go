@@ -76,12 +76,24 @@ func DryRun(ctx context.Context, s Settings, stdio IO) (*Estimate, error) {
 	if err := CheckHygiene(ctx, set, stdio); err != nil {
 		return nil, err
 	}
-	if s.Against != "" {
-		if _, err := LoadBaseline(set, s.Against); err != nil {
-			return nil, exit.With(exit.Tool, err)
+	// As the eval would refuse them (the dry run quoted a bill for an
+	// eval that could not run): a set too small to decide on, a baseline
+	// name taken.
+	if s.Baseline != "" || s.Against != "" {
+		if err := checkDecidable(set, stdio); err != nil {
+			return nil, err
 		}
 	}
-	// As the eval would refuse it (the dry run said it would cost so much).
+	storedControl := false
+	if s.Against != "" {
+		base, err := LoadBaseline(set, s.Against)
+		if err != nil {
+			return nil, exit.With(exit.Tool, err)
+		}
+		for _, r := range base.Runs {
+			storedControl = storedControl || r.Arm == ArmControl
+		}
+	}
 	if err := checkNewBaseline(set, s.Baseline); err != nil {
 		return nil, err
 	}
@@ -103,7 +115,8 @@ func DryRun(ctx context.Context, s Settings, stdio IO) (*Estimate, error) {
 	case ModeBaseline:
 		runs = []genRun{{"control (empty skill)", s.Model, s.Effort, 0}, {"base 1", s.Model, s.Effort, len(sk.Raw)}, {"base 2", s.Model, s.Effort, len(sk.Raw)}}
 	default:
-		if s.Control {
+		// As planRuns: the baseline's stored control is shown instead.
+		if s.Control && !storedControl {
 			runs = append(runs, genRun{"control (empty skill)", s.Model, s.Effort, 0})
 		}
 		if len(s.Grid) > 0 {

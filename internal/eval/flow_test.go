@@ -585,3 +585,33 @@ func TestGridPointWithFailedCellsIsNoVerdict(t *testing.T) {
 		t.Errorf("the point without failed cells: exit %d, %s", c.Exit, c.Sentence)
 	}
 }
+
+// The dry run forecasts the calls the eval makes: with --against, the
+// baseline's stored control is shown, not made again (the dry run counted
+// its 30 calls, about half the bill), and a case set too small to decide
+// on is refused as the eval refuses it, not quoted a bill.
+func TestDryRunAsTheEvalPlansIt(t *testing.T) {
+	f := newFlow(t, testenv.FakeClaude(t))
+	f.storeBaseline(t, "v1")
+	s := f.settings(demo.VersionShorter, "dry")
+	s.Against, s.Control, s.Repeats = "v1", true, 1
+	e, err := eval.DryRun(context.Background(), s, eval.IO{Env: f.env, Stderr: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range e.Lines {
+		if strings.Contains(l.What, "control") {
+			t.Errorf("the dry run counts %q, which the baseline's stored control spares", l.What)
+		}
+	}
+	set := mustSet(t, f)
+	for _, h := range set.Holdout[1:] {
+		if err := os.RemoveAll(h.Dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Against, s.Baseline = "", "v2"
+	if _, err := eval.DryRun(context.Background(), s, eval.IO{Env: f.env, Stderr: io.Discard}); exit.Code(err) != exit.Tool || !strings.Contains(err.Error(), "too small to decide on") {
+		t.Errorf("a dry run of --baseline on a holdout of one case: %v", err)
+	}
+}
