@@ -121,6 +121,15 @@ func evalOptions(c *cli.Context) (EvalOptions, error) {
 		}
 		o.Grid = g
 	}
+	// --json is one JSON object on stdout: --check and --dry-run print
+	// text for people there, as run's --dry-run does (refused the same).
+	if o.Output.JSON && (o.Check || o.DryRun) {
+		flag := "--dry-run"
+		if o.Check {
+			flag = "--check"
+		}
+		return o, exit.Errorf(exit.Tool, "--json does not go with %s, which prints its findings for people", flag)
+	}
 	switch len(args) {
 	case 0:
 		if !o.Check {

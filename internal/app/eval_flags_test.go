@@ -39,6 +39,9 @@ func TestEvalFlags(t *testing.T) {
 			want: base(func(o *EvalOptions) { o.Agent, o.JudgeAgent = "codex", "gemini" })},
 		{name: "empty agent", args: []string{"eval", "./s", "--agent", ""}, wantErr: `--agent "": expected one of claude, codex, gemini`},
 		{name: "bad control", args: []string{"eval", "./s", "--control", "none"}, wantErr: `--control: "none", expected "empty"`},
+		// --json is one JSON object on stdout; these printed text there.
+		{name: "json with check", args: []string{"eval", "--check", "--cases", "./c", "--json"}, wantErr: "--json does not go with --check, which prints its findings for people"},
+		{name: "json with dry run", args: []string{"eval", "./s", "--dry-run", "--json"}, wantErr: "--json does not go with --dry-run, which prints its findings for people"},
 		{name: "bad effort", args: []string{"eval", "./s", "--effort", "huge"}, wantErr: `--effort: "huge", expected one of low, medium, high, xhigh, max`},
 		{name: "bad rule", args: []string{"eval", "./s", "--rule", "vibes"}, wantErr: `--rule: "vibes", expected paired or seed`},
 		{name: "two skills", args: []string{"eval", "./a", "./b"}, wantErr: "eval: expected one skill, got 2 arguments"},
