@@ -106,6 +106,16 @@ func TestDecideExitCodes(t *testing.T) {
 			}
 		})
 	}
+	// A conversation stopped before its baseline was judged (an interrupt
+	// at turn 1) was never ruled on by the gate: said so, not "the gate
+	// stopped it".
+	stopped := withFresh([]record.Conversation{conv(1, record.StatusInterrupted), conv(2, record.StatusCompleted, P, P, P, P)}, P, P, P)
+	Decide(stopped)
+	for _, d := range stopped.Outcome.Stats.Dropped {
+		if strings.Contains(d.Reason, "gate stopped") {
+			t.Errorf("a conversation interrupted before its baseline was judged noted as stopped by the gate: %+v", d)
+		}
+	}
 	// A control the budget or an interrupt stopped stops the run too.
 	for _, st := range []string{record.StatusBudgetExhausted, record.StatusInterrupted} {
 		c := withFresh(many(2, func(i int) record.Conversation { return conv(i, record.StatusCompleted, P, P, P, P) }), P, P, P)

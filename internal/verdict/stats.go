@@ -129,7 +129,7 @@ func Arms(r *record.Run, upTo int) (diluted, fresh []stats.ProbeUnit, dropped []
 
 func arms(r *record.Run, ix *runIndex, upTo int) (diluted, fresh []stats.ProbeUnit, dropped []record.Dropped) {
 	bypass := r.Config.NoBaselineGate
-	var gateStopped, baseUncertain, noDilutedProbe, noFreshProbe int
+	var gateStopped, baseUncertain, baseUnjudged, noDilutedProbe, noFreshProbe int
 	// Per arm (0 diluted, 1 fresh), the probes left out by reason.
 	var probeDrops [2][len(dropReasons)]int
 	// One array holds every unit's probes: a decision makes them by the
@@ -174,11 +174,21 @@ func arms(r *record.Run, ix *runIndex, upTo int) (diluted, fresh []stats.ProbeUn
 		}
 		j := &ix.convs[i]
 		if !j.inArm(bypass) {
-			// Not "stopped by the gate": the gate lets a baseline whose
-			// repeats disagreed run on, and its probes were asked.
-			if j.at[0] != nil && j.at[0].Result() == judge.Uncertain {
+			// Not "stopped by the gate" unless its baseline failed: the
+			// gate lets a baseline whose repeats disagreed run on (its
+			// probes were asked), and a conversation stopped before its
+			// baseline was judged (an interrupt, an error, the budget)
+			// was never ruled on.
+			res := ""
+			if j.at[0] != nil {
+				res = j.at[0].Result()
+			}
+			switch {
+			case res != judge.Fail && res != judge.Uncertain:
+				baseUnjudged++
+			case res == judge.Uncertain:
 				baseUncertain++
-			} else {
+			default:
 				gateStopped++
 			}
 			continue
@@ -209,6 +219,7 @@ func arms(r *record.Run, ix *runIndex, upTo int) (diluted, fresh []stats.ProbeUn
 	}
 	add("diluted", "conversations", gateStopped, "the baseline did not pass, so the gate stopped "+pronoun(gateStopped)+" before any probe")
 	add("diluted", "conversations", baseUncertain, "the baseline was uncertain (repeated judgements disagreed), so its probes cannot count as after a passed baseline")
+	add("diluted", "conversations", baseUnjudged, "stopped before its baseline was judged pass or fail")
 	add("diluted", "conversations", noDilutedProbe, "no probe was judged pass or fail")
 	add("fresh", "fresh triples", noFreshProbe, "no probe was judged pass or fail")
 	for a, arm := range []string{"diluted", "fresh"} {
