@@ -85,9 +85,9 @@ func DryRun(ctx context.Context, s Settings, stdio IO) (*Estimate, error) {
 		}
 	}
 	storedControl := false
+	var base *Baseline
 	if s.Against != "" {
-		base, err := LoadBaseline(set, s.Against)
-		if err != nil {
+		if base, err = LoadBaseline(set, s.Against); err != nil {
 			return nil, exit.With(exit.Tool, err)
 		}
 		for _, r := range base.Runs {
@@ -97,7 +97,11 @@ func DryRun(ctx context.Context, s Settings, stdio IO) (*Estimate, error) {
 	if err := checkNewBaseline(set, s.Baseline); err != nil {
 		return nil, err
 	}
+	given := s
 	s = s.resolved(set, stdio.Env)
+	if base != nil {
+		s = s.gridRoles(given, base)
+	}
 	warnSkill(sk, s, stdio)
 	e := &Estimate{Skill: sk.Path, Cases: len(set.Cases), Holdout: len(set.Holdout), Repeats: s.Repeats}
 	for _, a := range []string{s.Agent, s.JudgeAgent} {

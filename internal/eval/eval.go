@@ -226,6 +226,23 @@ func DecisionNotes(set *cases.Set) []string {
 	return out
 }
 
+// gridRoles keeps, on a --grid against base, the reader's and grader's
+// models as the baseline had them unless given: the grid varies the
+// generator, and --model (the points' default) made them --model's too,
+// which the baseline check then refused.
+func (s Settings) gridRoles(given Settings, base *Baseline) Settings {
+	if len(s.Grid) == 0 {
+		return s
+	}
+	if given.ReaderModel == "" {
+		s.ReaderModel = base.ReaderModel
+	}
+	if given.GraderModel == "" {
+		s.GraderModel = base.GraderModel
+	}
+	return s
+}
+
 // resolved are the settings with the case set's defaults filled in. The
 // case set's models are its agents' (defaults.agent, else claude; and
 // defaults.judge_agent, else that): a run with another agent (or judge
@@ -398,6 +415,7 @@ func Start(ctx context.Context, s Settings, stdio IO) (*Result, error) {
 			return nil, err
 		}
 	}
+	given := s
 	s = s.resolved(set, stdio.Env)
 	warnSkill(sk, s, stdio)
 	var base *Baseline
@@ -408,6 +426,7 @@ func Start(ctx context.Context, s Settings, stdio IO) (*Result, error) {
 		if base, err = LoadBaseline(set, s.Against); err != nil {
 			return nil, exit.With(exit.Tool, err)
 		}
+		s = s.gridRoles(given, base)
 	}
 	if err := engine.CheckOutDir(s.OutDir); err != nil {
 		return nil, exit.With(exit.Tool, err)

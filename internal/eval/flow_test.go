@@ -569,8 +569,10 @@ func TestGridPointWithFailedCellsIsNoVerdict(t *testing.T) {
 	f := newFlow(t, wrapper)
 	f.storeBaseline(t, "v1")
 	s := f.settings(demo.VersionShorter, "grid")
-	s.Against, s.Repeats, s.Grid = "v1", 1, []eval.Point{{Effort: "low"}, {Model: "haiku", Effort: "high"}}
-	s.ReaderModel, s.GraderModel = "claude-sonnet-5-5", "claude-sonnet-5-5"
+	// No reader or grader model given, --model haiku: they stay as the
+	// baseline had them (docs/eval.md); they took --model's and the
+	// baseline check refused the grid.
+	s.Against, s.Repeats, s.Grid, s.Model = "v1", 1, []eval.Point{{Model: "sonnet", Effort: "low"}, {Effort: "high"}}, "haiku"
 	res, err := f.start(t, s)
 	if err != nil {
 		t.Fatal(err)
