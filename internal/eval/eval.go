@@ -812,19 +812,47 @@ func (s *session) cell(ctx context.Context, j job) {
 	cell := &Cell{SchemaVersion: SchemaVersion, Run: p.info.Label, Case: j.c.ID, Repeat: j.repeat, Holdout: j.c.Holdout,
 		CaseHash: j.c.Hash, Status: CellOK}
 	s.stamp(cell, j.c)
-	transcript := strings.TrimSuffix(rel, ".json") + ".generator.jsonl"
-	transcript = freeName(s.dir, transcript)
-	turn, info, err := s.gen.generate(ctx, j.c, p.v, filepath.Join(s.dir, transcript))
-	info.Transcript = transcript
-	cell.Generator = info
-	cell.Costs.Generator = turn.CostUSD
+	var turn claude.Turn
+	var err error
+	if prev, _ := loadCell(filepath.Join(s.dir, rel)); prev != nil && prev.Status == CellInterrupted && prev.Message != "" {
+		// Its message came back before an interrupt: read and graded now,
+		// not generated (and paid for) again. What the stopped reading or
+		// grading spent is kept too.
+		turn.Text = prev.Message
+		cell.Generator, cell.Costs = prev.Generator, prev.Costs
+	} else {
+		transcript := freeName(s.dir, strings.TrimSuffix(rel, ".json")+".generator.jsonl")
+		var info GenInfo
+		turn, info, err = s.gen.generate(ctx, j.c, p.v, filepath.Join(s.dir, transcript))
+		info.Transcript = transcript
+		cell.Generator = info
+		cell.Costs.Generator = turn.CostUSD
+	}
 	fail := func(err error) {
 		cell.Status, cell.Error = CellError, s.gen.redactor.String(err.Error())
 		cell.Grades = errorGrades(s.set.Measures, cell.Error)
 	}
+	// Stopped once the message came back: the cell is kept as interrupted
+	// (a generation that was cut keeps no file: resume makes it again).
+	// It used to keep none, and resume paid for the generation again while
+	// the totals counted it once.
+	interrupted := func() {
+		cell.Status, cell.Error = CellInterrupted, "interrupted before it was read and graded"
+		cell.Message = s.gen.redactor.String(turn.Text)
+		cell.Grades = errorGrades(s.set.Measures, cell.Error)
+		_ = saveCell(filepath.Join(s.dir, rel), cell) // as good as lost: resume generates it again
+		s.update(func() {
+			// Spent, though not done: the interrupted record counts it.
+			s.rec.Runs[j.run].Costs.add(cell.Costs)
+			s.rec.Costs.add(cell.Costs)
+		})
+	}
 	switch {
-	case ctx.Err() != nil:
+	case ctx.Err() != nil && (err != nil || turn.Text == ""):
 		return // interrupted: no file, so a resume makes it again
+	case ctx.Err() != nil:
+		interrupted()
+		return
 	case err != nil:
 		fail(err)
 	default:
@@ -835,9 +863,10 @@ func (s *session) cell(ctx context.Context, j job) {
 			cell.Diagnostics = append(cell.Diagnostics, DiagResult{ID: d.ID, Pass: ok, Detail: detail})
 		}
 		notes, cost, rerr := s.read.read(ctx, j.c.Prompt, turn.Text)
-		cell.Costs.Reader = cost
+		cell.Costs.Reader += cost
 		if rerr != nil {
 			if ctx.Err() != nil {
+				interrupted()
 				return
 			}
 			fail(rerr)
@@ -845,8 +874,10 @@ func (s *session) cell(ctx context.Context, j job) {
 		}
 		cell.Reader = redactNotes(notes, s.gen.redactor.String)
 		grades, gcost := s.grade.grade(ctx, j.c, turn.Text, notes)
-		cell.Costs.Grader = gcost
+		cell.Costs.Grader += gcost
 		if ctx.Err() != nil {
+			cell.Reader = nil
+			interrupted()
 			return
 		}
 		for i := range grades {

@@ -40,6 +40,12 @@ func newFlow(t *testing.T, cli string) *flow {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return newFlowScript(t, cli, script)
+}
+
+// newFlowScript is newFlow with the scripted model given.
+func newFlowScript(t *testing.T, cli string, script scripted.Script) *flow {
+	t.Helper()
 	srv, err := scripted.Start(script)
 	if err != nil {
 		t.Fatal(err)
@@ -615,5 +621,59 @@ func TestDryRunAsTheEvalPlansIt(t *testing.T) {
 	s.Against, s.Baseline = "", "v2"
 	if _, err := eval.DryRun(context.Background(), s, eval.IO{Env: f.env, Stderr: io.Discard}); exit.Code(err) != exit.Tool || !strings.Contains(err.Error(), "too small to decide on") {
 		t.Errorf("a dry run of --baseline on a holdout of one case: %v", err)
+	}
+}
+
+// An interrupt that lands while a cell's message is read or graded keeps
+// the cell as interrupted, with its message and what it cost; resume reads
+// and grades it without generating it again. It kept no file: resume paid
+// for the generation again (14 generator calls for 10 cells), and the
+// interrupted record said $0 spent.
+func TestInterruptKeepsAMessageThatCameBack(t *testing.T) {
+	script, err := demo.CasesScript()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range script.Rules {
+		if script.Rules[i].Kind == scripted.KindReader {
+			for k := range script.Rules[i].Steps {
+				script.Rules[i].Steps[k].Delay = 2 * time.Second
+			}
+		}
+	}
+	f := newFlowScript(t, testenv.FakeClaude(t), script)
+	s := f.settings(demo.VersionBaseline, "measure")
+	s.Repeats = 1
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for ctx.Err() == nil {
+			for _, r := range f.srv.Requests() {
+				if r.Kind == scripted.KindReader {
+					time.Sleep(300 * time.Millisecond)
+					cancel()
+					return
+				}
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	if _, err := eval.Start(ctx, s, eval.IO{Env: f.env, Stderr: io.Discard}); exit.Code(err) != exit.Interrupted {
+		t.Fatalf("interrupted: %v", err)
+	}
+	rec, err := eval.LoadRecord(s.OutDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	made := f.generatorCalls()
+	if made == 0 || rec.Costs.Generator <= 0 {
+		t.Fatalf("%d generations before the interrupt, the record says $%v of them", made, rec.Costs.Generator)
+	}
+	res, err := eval.Resume(context.Background(), s.OutDir, eval.IO{Env: f.env, Stderr: io.Discard})
+	if err != nil || res.CellErrors != 0 {
+		t.Fatalf("resume: %v, %d failed cells", err, res.CellErrors)
+	}
+	if n := f.generatorCalls(); n != 10 {
+		t.Errorf("%d generations for 10 cells (%d before the interrupt): messages that came back were generated again", n, made)
 	}
 }

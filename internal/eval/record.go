@@ -36,6 +36,10 @@ const (
 	StatusError       = "error"
 	CellOK            = "ok"
 	CellError         = "error"
+	// CellInterrupted: the generator's message came back, its reading or
+	// grading was stopped. Kept, with what the generation cost, so resume
+	// reads and grades it without generating (and paying) again.
+	CellInterrupted = "interrupted"
 )
 
 // Arms of a run.
