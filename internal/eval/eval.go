@@ -1002,6 +1002,13 @@ func (s *session) finish(ctx context.Context) (*Result, error) {
 	if s.rec.Mode == ModeBaseline && res.Exit != exit.Tool {
 		dir, err := WriteBaseline(s.set, s.rec.Config.Baseline, s.dir, s.rec)
 		if err != nil {
+			// The record says so too: report exited with the instrument's
+			// code (0 or 2) for an eval whose baseline was never stored.
+			s.update(func() {
+				s.rec.Status, s.rec.Error = StatusError, err.Error()
+				s.rec.Outcome = Outcome{Exit: exit.Tool, Verdict: evalstats.ToolFail, Sentence: "No verdict: the baseline was not stored: " + err.Error()}
+			})
+			res.TakeStatus()
 			return res, exit.With(exit.Tool, err)
 		}
 		fmt.Fprintf(s.stdio.Stderr, "vibe-test eval: baseline %q stored in %s (small files: commit them with the case set)\n", s.rec.Config.Baseline, dir)

@@ -677,3 +677,38 @@ func TestInterruptKeepsAMessageThatCameBack(t *testing.T) {
 		t.Errorf("%d generations for 10 cells (%d before the interrupt): messages that came back were generated again", n, made)
 	}
 }
+
+// A baseline that could not be stored (its folder made meanwhile) is no
+// verdict in the record too: report exited with the instrument check's
+// code for an eval whose baseline was never stored.
+func TestBaselineNotStoredIsRecorded(t *testing.T) {
+	f := newFlow(t, testenv.FakeClaude(t))
+	s := f.settings(demo.VersionBaseline, "baseline")
+	s.Baseline, s.Repeats = "v1", 1
+	set := mustSet(t, f)
+	started := make(chan struct{})
+	go func() {
+		defer close(started)
+		for f.generatorCalls() < 3 {
+			time.Sleep(5 * time.Millisecond)
+		}
+		_ = os.MkdirAll(eval.BaselineDir(set, "v1"), 0o755)
+	}()
+	_, err := eval.Start(context.Background(), s, eval.IO{Env: f.env, Stderr: io.Discard})
+	<-started
+	if exit.Code(err) != exit.Tool {
+		t.Fatalf("storing over a folder made meanwhile: %v", err)
+	}
+	rec, err := eval.LoadRecord(s.OutDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := eval.Evaluate(s.OutDir, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.TakeStatus()
+	if res.Exit != exit.Tool || !strings.Contains(res.Sentence, "not stored") {
+		t.Errorf("the record read again: exit %d, %s", res.Exit, res.Sentence)
+	}
+}
