@@ -259,6 +259,14 @@ func TestFlow(t *testing.T) {
 	if !strings.Contains(strings.Join(rj.Record.Notes, "\n"), "was graded again first") {
 		t.Errorf("notes %v", rj.Record.Notes)
 	}
+	// Its cost table says whose costs its rows are: the messages' when
+	// made, the reading and grading this rejudge's ("stored, cost when
+	// made" stood beside this rejudge's grader costs).
+	var table bytes.Buffer
+	evalreport.Summary(&table, evalreport.NewView(rj), false)
+	if out := table.String(); strings.Contains(out, "(stored, cost when made)") || !strings.Contains(out, "base 1 (generator: when made; reader, grader: this rejudge)") {
+		t.Errorf("the rejudge's cost table:\n%s", out)
+	}
 	// The notes name the stored runs in table order (a map's order before).
 	var storedOrder, tableOrder []string
 	for _, n := range rj.Record.Notes {

@@ -73,10 +73,13 @@ type Record struct {
 	StartedAt     time.Time `json:"started_at"`
 	FinishedAt    time.Time `json:"finished_at,omitzero"`
 	Mode          string    `json:"mode"`
-	Versions      Versions  `json:"versions"`
-	Skill         SkillInfo `json:"skill"`
-	Cases         SetInfo   `json:"cases"`
-	Config        Config    `json:"config"`
+	// Rejudged: the messages are another eval's, read and graded again
+	// here; their generation was paid for there.
+	Rejudged bool      `json:"rejudged,omitempty"`
+	Versions Versions  `json:"versions"`
+	Skill    SkillInfo `json:"skill"`
+	Cases    SetInfo   `json:"cases"`
+	Config   Config    `json:"config"`
 	// Jail is "bubblewrap" or "none"; JailNote says why there is none.
 	Jail     string `json:"jail"`
 	JailNote string `json:"jail_note,omitempty"`

@@ -70,7 +70,7 @@ func Rejudge(ctx context.Context, dir string, rs RejudgeSettings, stdio IO) (*Re
 	nrec.Config.ReaderModel, nrec.Config.GraderModel = tc.readerModel, tc.graderModel
 	nrec.Cases = setInfo(set)
 	nrec.Runs = append([]RunInfo{}, rec.Runs...)
-	nrec.Costs = Costs{}
+	nrec.Costs, nrec.Rejudged = Costs{}, true
 	nrec.Notes = append(append([]string{}, rec.Notes...), fmt.Sprintf("rejudged from %s with reader %s and grader %s", dir, tc.readerModel, tc.graderModel))
 	// The notes reach the summary, --json and report.html, which name no
 	// holdout case (an editing agent may read them): a holdout case is

@@ -75,9 +75,16 @@ func costs(b *strings.Builder, v *View) {
 	for i, c := range v.Costs() {
 		info := v.Columns[i].Info
 		label := term.Line(info.Label)
-		if info.Stored {
+		switch {
+		case v.Rec.Rejudged:
+			// Its messages were made by the eval rejudged, its reading and
+			// grading here: "cost when made" stood beside this rejudge's
+			// reader and grader costs.
+			label += " (generator: when made; reader, grader: this rejudge)"
+		case info.Stored:
 			label += " (stored, cost when made)"
-		} else {
+		}
+		if !info.Stored {
 			total.Generator += c.Generator
 			total.Reader += c.Reader
 			total.Grader += c.Grader
