@@ -814,12 +814,15 @@ func (s *session) cell(ctx context.Context, j job) {
 	s.stamp(cell, j.c)
 	var turn claude.Turn
 	var err error
+	// counted is what the cell's file already counts (resume summed it into
+	// the record): the record adds only what this try spends.
+	var counted Costs
 	if prev, _ := loadCell(filepath.Join(s.dir, rel)); prev != nil && prev.Status == CellInterrupted && prev.Message != "" {
 		// Its message came back before an interrupt: read and graded now,
 		// not generated (and paid for) again. What the stopped reading or
 		// grading spent is kept too.
 		turn.Text = prev.Message
-		cell.Generator, cell.Costs = prev.Generator, prev.Costs
+		cell.Generator, cell.Costs, counted = prev.Generator, prev.Costs, prev.Costs
 	} else {
 		transcript := freeName(s.dir, strings.TrimSuffix(rel, ".json")+".generator.jsonl")
 		var info GenInfo
@@ -843,8 +846,8 @@ func (s *session) cell(ctx context.Context, j job) {
 		_ = saveCell(filepath.Join(s.dir, rel), cell) // as good as lost: resume generates it again
 		s.update(func() {
 			// Spent, though not done: the interrupted record counts it.
-			s.rec.Runs[j.run].Costs.add(cell.Costs)
-			s.rec.Costs.add(cell.Costs)
+			s.rec.Runs[j.run].Costs.add(cell.Costs.minus(counted))
+			s.rec.Costs.add(cell.Costs.minus(counted))
 		})
 	}
 	switch {
@@ -899,8 +902,8 @@ func (s *session) cell(ctx context.Context, j job) {
 		if cell.Status != CellOK {
 			ri.Errors++
 		}
-		ri.Costs.add(cell.Costs)
-		s.rec.Costs.add(cell.Costs)
+		ri.Costs.add(cell.Costs.minus(counted))
+		s.rec.Costs.add(cell.Costs.minus(counted))
 		// Under the lock: cells finish at once, their lines must not mix.
 		fmt.Fprintf(s.stdio.Stderr, "%s\n", progressLine(s.rec, j, cell))
 	})

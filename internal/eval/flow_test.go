@@ -684,6 +684,18 @@ func TestInterruptKeepsAMessageThatCameBack(t *testing.T) {
 	if n := f.generatorCalls(); n != 10 {
 		t.Errorf("%d generations for 10 cells (%d before the interrupt): messages that came back were generated again", n, made)
 	}
+	// The record counts each generation once: resume sums the cell files,
+	// and a finished cell adds only what its try spent (the kept cells'
+	// generations were counted twice).
+	var cells float64
+	for _, r := range res.Runs {
+		for _, c := range append(append([]*eval.Cell{}, r.Main...), r.Holdout...) {
+			cells += c.Costs.Generator
+		}
+	}
+	if got := res.Record.Costs.Generator; math.Abs(got-cells) > 1e-9 {
+		t.Errorf("the record's generator cost %.5f, its cells' %.5f", got, cells)
+	}
 }
 
 // A baseline that could not be stored (its folder made meanwhile) is no

@@ -222,6 +222,11 @@ func (c *Costs) add(o Costs) {
 	c.Grader += o.Grader
 }
 
+// minus is c less o, role by role.
+func (c Costs) minus(o Costs) Costs {
+	return Costs{c.Generator - o.Generator, c.Reader - o.Reader, c.Grader - o.Grader}
+}
+
 // Outcome is how an eval ended: its exit code and the one sentence.
 type Outcome struct {
 	Exit     int    `json:"exit"`
