@@ -205,10 +205,11 @@ func decide(res *Result) {
 			if res.HasHoldout() {
 				cmp.Holdout, cmp.Joined, cmp.HoldoutGain = &j.Holdout, j, j.HoldoutGain
 			}
-			// A point with failed cells is no verdict, as the eval is: its
-			// decision on the cells left (a case dropped whole) read
-			// "accept, exit 0" in its table, --json and Markdown.
-			if n := FailedCells(cand); n > 0 {
+			// A grid point with failed cells is no verdict, as the eval is:
+			// its decision on the cells left (a case dropped whole) read
+			// "accept, exit 0" in its table, --json and Markdown. (One
+			// candidate's is the eval's, which says so below.)
+			if n := FailedCells(cand); n > 0 && len(cands) > 1 {
 				cmp.Exit, cmp.Verdict = exit.Tool, evalstats.ToolFail
 				cmp.Sentence = fmt.Sprintf("No verdict: %d of its cells failed. Without them: %s", n, cmp.Sentence)
 			}

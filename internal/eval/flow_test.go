@@ -575,8 +575,8 @@ func TestResumeMakesFailedCells(t *testing.T) {
 // dropped whole): the eval's exit was 3, but the point said "accept, exit
 // 0", and JUnit put the error on another point.
 func TestGridPointWithFailedCellsIsNoVerdict(t *testing.T) {
-	wrapper := filepath.Join(t.TempDir(), "claude")
-	script := "#!/bin/sh\nhaiku=; bolts=\nfor a in \"$@\"; do case \"$a\" in *claude-haiku-4-5*) haiku=1;; *\"reorder bolts\"*) bolts=1;; esac; done\n[ -n \"$haiku\" ] && [ -n \"$bolts\" ] && { echo refused >&2; exit 1; }\nexec " + testenv.FakeClaude(t) + " \"$@\"\n"
+	wrapper, mark := filepath.Join(t.TempDir(), "claude"), filepath.Join(t.TempDir(), "every-model")
+	script := "#!/bin/sh\nhaiku=; bolts=\nfor a in \"$@\"; do case \"$a\" in *claude-haiku-4-5*) haiku=1;; *\"reorder bolts\"*) bolts=1;; esac; done\n[ -e " + mark + " ] && haiku=1\n[ -n \"$haiku\" ] && [ -n \"$bolts\" ] && { echo refused >&2; exit 1; }\nexec " + testenv.FakeClaude(t) + " \"$@\"\n"
 	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -599,6 +599,21 @@ func TestGridPointWithFailedCellsIsNoVerdict(t *testing.T) {
 	}
 	if c := res.Comparisons[0]; c.Exit == exit.Tool {
 		t.Errorf("the point without failed cells: exit %d, %s", c.Exit, c.Sentence)
+	}
+	// One candidate: its decision is the eval's, which says the cells
+	// failed once (it said "No verdict: ... Without them: No verdict: 1 of
+	// its cells failed. Without them: ...").
+	if err := os.WriteFile(mark, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	one := f.settings(demo.VersionShorter, "one")
+	one.Against, one.Repeats = "v1", 1
+	res, err = f.start(t, one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Exit != exit.Tool || strings.Count(res.Sentence, "Without them") != 1 {
+		t.Errorf("one candidate with failed cells: exit %d, %s", res.Exit, res.Sentence)
 	}
 }
 

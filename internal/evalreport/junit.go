@@ -98,8 +98,13 @@ func JUnit(w io.Writer, v *View) error {
 		doc.Suites = append(doc.Suites, measuredSuite(v))
 	}
 	// A candidate's failed cells are an error in its own suite (each grid
-	// point's: compareSuite); a baseline's or a measured run's here.
-	if res.CellErrors > 0 && len(res.Comparisons) == 0 && len(doc.Suites) > 0 {
+	// point's: compareSuite); any other run's (a baseline's, a measured
+	// run's, a control this eval made) here.
+	candidates := 0
+	for _, c := range res.Comparisons {
+		candidates += eval.FailedCells(c.Candidate)
+	}
+	if res.CellErrors > candidates && len(doc.Suites) > 0 {
 		s := &doc.Suites[0]
 		s.Cases = append(s.Cases, jcase{Name: "every cell made", Classname: junitClassEval, Time: "0",
 			Error: &jproblem{Message: term.Line(res.Sentence), Type: TypeToolError}})
@@ -184,9 +189,9 @@ func compareSuite(v *View, c *eval.Comparison, holdout, grid bool) jsuite {
 		}
 		s.Cases = append(s.Cases, jc)
 	}
-	if !holdout && eval.FailedCells(c.Candidate) > 0 {
+	if n := eval.FailedCells(c.Candidate); !holdout && n > 0 {
 		s.Cases = append(s.Cases, jcase{Name: "every cell made", Classname: class, Time: "0",
-			Error: &jproblem{Message: term.Line(c.Sentence), Type: TypeToolError}})
+			Error: &jproblem{Message: fmt.Sprintf("%d of its cells failed (the generator or the reader gave no usable answer): no verdict", n), Type: TypeToolError}})
 	}
 	if !holdout {
 		for _, r := range c.Regressions {
