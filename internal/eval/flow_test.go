@@ -747,3 +747,27 @@ func TestBaselineNotStoredIsRecorded(t *testing.T) {
 		t.Errorf("the record read again: exit %d, %s", res.Exit, res.Sentence)
 	}
 }
+
+// A rejudge that grades the stored runs as they were graded copies them:
+// their rows keep "stored, cost when made"; the candidate's reading and
+// grading are the rejudge's. Every row took the rejudge's label.
+func TestRejudgeCostLabels(t *testing.T) {
+	f := newFlow(t, testenv.FakeClaude(t))
+	f.storeBaseline(t, "v1")
+	s := f.settings(demo.VersionShorter, "shorter")
+	s.Against, s.Repeats = "v1", 1
+	res, err := f.start(t, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rj, err := eval.Rejudge(context.Background(), res.Dir, eval.RejudgeSettings{}, eval.IO{Env: f.env, Stderr: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	evalreport.Summary(&b, evalreport.NewView(rj), false)
+	out := b.String()
+	if !strings.Contains(out, "base 1 (stored, cost when made)") || !strings.Contains(out, "candidate (generator: when made; reader, grader: this rejudge)") {
+		t.Errorf("the rejudge's cost table:\n%s", out)
+	}
+}

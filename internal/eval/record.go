@@ -200,10 +200,13 @@ type RunInfo struct {
 	// Stored: the run's cells are a baseline's, read from Source.
 	Stored bool   `json:"stored,omitempty"`
 	Source string `json:"source,omitempty"`
-	Cells  int    `json:"cells"`
-	Done   int    `json:"done"`
-	Errors int    `json:"errors"`
-	Costs  Costs  `json:"costs"`
+	// Regraded: a rejudge read and graded this stored run's cells again
+	// (its reader and grader costs are the rejudge's).
+	Regraded bool  `json:"regraded,omitempty"`
+	Cells    int   `json:"cells"`
+	Done     int   `json:"done"`
+	Errors   int   `json:"errors"`
+	Costs    Costs `json:"costs"`
 }
 
 // Costs are dollars by role, as the CLI counted them.

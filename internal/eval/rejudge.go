@@ -125,6 +125,7 @@ func Rejudge(ctx context.Context, dir string, rs RejudgeSettings, stdio IO) (*Re
 		}
 	}
 	for _, i := range slices.Sorted(maps.Keys(regraded)) { // in table order, not the map's
+		nrec.Runs[i].Regraded = true
 		nrec.Notes = append(nrec.Notes, fmt.Sprintf("the stored %s was graded again first: a different reader, grader, prompt, measure or key graded it", rec.Runs[i].Label))
 	}
 	sem := make(chan struct{}, max(s.Concurrency, 1))

@@ -76,10 +76,11 @@ func costs(b *strings.Builder, v *View) {
 		info := v.Columns[i].Info
 		label := term.Line(info.Label)
 		switch {
-		case v.Rec.Rejudged:
+		case v.Rec.Rejudged && (!info.Stored || info.Regraded):
 			// Its messages were made by the eval rejudged, its reading and
 			// grading here: "cost when made" stood beside this rejudge's
-			// reader and grader costs.
+			// reader and grader costs. A stored run copied as it was keeps
+			// the label below.
 			label += " (generator: when made; reader, grader: this rejudge)"
 		case info.Stored:
 			label += " (stored, cost when made)"
