@@ -307,7 +307,8 @@ func TestCompareNamesAnotherJudge(t *testing.T) {
 		edit  func(r *record.Run)
 	}{
 		{"judge prompt", func(r *record.Run) { r.Versions.JudgePrompt = "judge-v9" }},
-		{"judge model", func(r *record.Run) { r.Rubric.Model = "claude-haiku-4-5" }},
+		{"judge's default model", func(r *record.Run) { r.Rubric.Model = "claude-haiku-4-5" }},
+		{"judge model", func(r *record.Run) { r.Config.JudgeModel = "claude-opus-4-5" }},
 		{"judge repeats", func(r *record.Run) { r.Config.JudgeRepeats = 3 }},
 		{"agent CLI version", func(r *record.Run) { r.Versions.Claude = "2.1.400" }},
 		{"isolation", func(r *record.Run) { r.Isolation = "author-config" }},
@@ -332,9 +333,22 @@ func TestCompareNamesAnotherJudge(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, out, _ := compareMain(t, a, old)
-	if strings.Contains(out, "judge model differs") || strings.Contains(out, "jail differs") {
+	if strings.Contains(out, "default model differs") || strings.Contains(out, "jail differs") {
 		t.Errorf("an older record's missing values warned about:\n%s", out)
 	}
+	// A named judge model against an older record's default still
+	// differs (skipped as unknown, it said nothing).
+	named := writeRun(t, "stock-ledger", "hash-v2", synthCriteria, convs("pppp", "pppp", "pppp"))
+	r, err = record.Load(named)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Config.JudgeModel = "claude-opus-4-5"
+	if err := record.Save(named, r); err != nil {
+		t.Fatal(err)
+	}
+	_, out, _ = compareMain(t, old, named)
+	mustContain(t, out, "WARNING: the judge model differs")
 }
 
 // TestCompareBothWays checks the rule both ways on real run folders, as seed

@@ -187,13 +187,16 @@ func Runs(bases []Sample, cand Sample, alpha float64) *Comparison {
 		{"agent CLI", func(r *record.Run) string { return record.AgentOf(r.Config) }, false},
 		{"judge CLI", func(r *record.Run) string { return record.JudgeAgentOf(r.Config) }, false},
 		{"agent model", func(r *record.Run) string { return r.Config.Model }, false},
-		// The model named, else the one that wrote the rubric (the CLI's
-		// default judged too): "" for both runs hid two defaults.
-		{"judge model", func(r *record.Run) string {
+		// The model named ("" the CLI's default), and for a default the
+		// one that wrote the rubric, which the default judged with: ""
+		// for both runs hid two defaults. An older record keeps no
+		// rubric model; a named model against its default still differs.
+		{"judge model", func(r *record.Run) string { return r.Config.JudgeModel }, false},
+		{"judge's default model", func(r *record.Run) string {
 			if r.Config.JudgeModel == "" && r.Rubric != nil {
 				return r.Rubric.Model
 			}
-			return r.Config.JudgeModel
+			return ""
 		}, true},
 		// The judge's instructions decide what a pass is (judge-v2 and v3
 		// read n/a differently); repeats make disagreements uncertain.
