@@ -205,11 +205,10 @@ func decide(res *Result) {
 			if res.HasHoldout() {
 				cmp.Holdout, cmp.Joined, cmp.HoldoutGain = &j.Holdout, j, j.HoldoutGain
 			}
-			// A grid point with failed cells is no verdict, as the eval is:
+			// A candidate with failed cells is no verdict, as the eval is:
 			// its decision on the cells left (a case dropped whole) read
-			// "accept, exit 0" in its table, --json and Markdown. (One
-			// candidate's is the eval's, which says so below.)
-			if n := FailedCells(cand); n > 0 && len(cands) > 1 {
+			// "accept, exit 0" in its table, --json and Markdown.
+			if n := FailedCells(cand); n > 0 {
 				cmp.Exit, cmp.Verdict = exit.Tool, evalstats.ToolFail
 				cmp.Sentence = fmt.Sprintf("No verdict: %d of its cells failed. Without them: %s", n, cmp.Sentence)
 			}
@@ -217,8 +216,9 @@ func decide(res *Result) {
 		}
 		res.Exit = g.Exit
 		if len(res.Comparisons) == 1 {
-			c := res.Comparisons[0]
-			res.Verdict, res.Sentence = c.Verdict, c.Sentence
+			// The decision's own sentence: the eval's says the failed cells
+			// below (the candidate's said them too, and they were said twice).
+			res.Verdict, res.Sentence = g.Points[0].Verdict, g.Points[0].Sentence
 		} else {
 			var parts []string
 			for _, c := range res.Comparisons {

@@ -615,6 +615,10 @@ func TestGridPointWithFailedCellsIsNoVerdict(t *testing.T) {
 	if res.Exit != exit.Tool || strings.Count(res.Sentence, "Without them") != 1 {
 		t.Errorf("one candidate with failed cells: exit %d, %s", res.Exit, res.Sentence)
 	}
+	// Its own decision says so too (--json's comparisons, Markdown).
+	if c := res.Comparisons[0]; c.Exit != exit.Tool {
+		t.Errorf("one candidate with failed cells, its comparison: exit %d, %s", c.Exit, c.Sentence)
+	}
 }
 
 // The dry run forecasts the calls the eval makes: with --against, the
@@ -760,14 +764,26 @@ func TestRejudgeCostLabels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rj, err := eval.Rejudge(context.Background(), res.Dir, eval.RejudgeSettings{}, eval.IO{Env: f.env, Stderr: io.Discard})
+	check := func(dir string, s eval.RejudgeSettings) {
+		t.Helper()
+		rj, err := eval.Rejudge(context.Background(), dir, s, eval.IO{Env: f.env, Stderr: io.Discard})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		evalreport.Summary(&b, evalreport.NewView(rj), false)
+		out := b.String()
+		if !strings.Contains(out, "base 1 (stored, cost when made)") || !strings.Contains(out, "candidate (generator: when made; reader, grader: this rejudge)") {
+			t.Errorf("the rejudge's cost table:\n%s", out)
+		}
+	}
+	check(res.Dir, eval.RejudgeSettings{})
+	// A rejudge of a rejudge that graded the stored runs again copies
+	// them as they now are: not "this rejudge"'s (it kept the first
+	// rejudge's marks).
+	first, err := eval.Rejudge(context.Background(), res.Dir, eval.RejudgeSettings{GraderModel: "haiku"}, eval.IO{Env: f.env, Stderr: io.Discard})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b bytes.Buffer
-	evalreport.Summary(&b, evalreport.NewView(rj), false)
-	out := b.String()
-	if !strings.Contains(out, "base 1 (stored, cost when made)") || !strings.Contains(out, "candidate (generator: when made; reader, grader: this rejudge)") {
-		t.Errorf("the rejudge's cost table:\n%s", out)
-	}
+	check(first.Dir, eval.RejudgeSettings{})
 }

@@ -70,6 +70,9 @@ func Rejudge(ctx context.Context, dir string, rs RejudgeSettings, stdio IO) (*Re
 	nrec.Config.ReaderModel, nrec.Config.GraderModel = tc.readerModel, tc.graderModel
 	nrec.Cases = setInfo(set)
 	nrec.Runs = append([]RunInfo{}, rec.Runs...)
+	for i := range nrec.Runs {
+		nrec.Runs[i].Regraded = false // this rejudge's, set below; not the one it rejudges
+	}
 	nrec.Costs, nrec.Rejudged = Costs{}, true
 	nrec.Notes = append(append([]string{}, rec.Notes...), fmt.Sprintf("rejudged from %s with reader %s and grader %s", dir, tc.readerModel, tc.graderModel))
 	// The notes reach the summary, --json and report.html, which name no
