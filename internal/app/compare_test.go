@@ -307,7 +307,7 @@ func TestCompareNamesAnotherJudge(t *testing.T) {
 		edit  func(r *record.Run)
 	}{
 		{"judge prompt", func(r *record.Run) { r.Versions.JudgePrompt = "judge-v9" }},
-		{"judge's default model", func(r *record.Run) { r.Rubric.Model = "claude-haiku-4-5" }},
+		{"judge model", func(r *record.Run) { r.Rubric.Model = "claude-haiku-4-5" }},
 		{"judge model", func(r *record.Run) { r.Config.JudgeModel = "claude-opus-4-5" }},
 		{"judge repeats", func(r *record.Run) { r.Config.JudgeRepeats = 3 }},
 		{"agent CLI version", func(r *record.Run) { r.Versions.Claude = "2.1.400" }},
@@ -333,7 +333,7 @@ func TestCompareNamesAnotherJudge(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, out, _ := compareMain(t, a, old)
-	if strings.Contains(out, "default model differs") || strings.Contains(out, "jail differs") {
+	if strings.Contains(out, "judge model differs") || strings.Contains(out, "jail differs") {
 		t.Errorf("an older record's missing values warned about:\n%s", out)
 	}
 	// A named judge model against an older record's default still
@@ -349,6 +349,13 @@ func TestCompareNamesAnotherJudge(t *testing.T) {
 	}
 	_, out, _ = compareMain(t, old, named)
 	mustContain(t, out, "WARNING: the judge model differs")
+	// The model named is the one the other run's default judged with:
+	// the same judge, no warning.
+	same := writeRun(t, "stock-ledger", "hash-v2", synthCriteria, convs("pppp", "pppp", "pppp"))
+	known(same, func(r *record.Run) { r.Config.JudgeModel, r.Rubric.Model = "claude-sonnet-4-5", "claude-sonnet-4-5" })
+	if _, out, _ = compareMain(t, a, same); strings.Contains(out, "judge model differs") {
+		t.Errorf("a named model that is the other run's default warned about:\n%s", out)
+	}
 }
 
 // TestCompareBothWays checks the rule both ways on real run folders, as seed

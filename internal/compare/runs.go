@@ -187,17 +187,7 @@ func Runs(bases []Sample, cand Sample, alpha float64) *Comparison {
 		{"agent CLI", func(r *record.Run) string { return record.AgentOf(r.Config) }, false},
 		{"judge CLI", func(r *record.Run) string { return record.JudgeAgentOf(r.Config) }, false},
 		{"agent model", func(r *record.Run) string { return r.Config.Model }, false},
-		// The model named ("" the CLI's default), and for a default the
-		// one that wrote the rubric, which the default judged with: ""
-		// for both runs hid two defaults. An older record keeps no
-		// rubric model; a named model against its default still differs.
-		{"judge model", func(r *record.Run) string { return r.Config.JudgeModel }, false},
-		{"judge's default model", func(r *record.Run) string {
-			if r.Config.JudgeModel == "" && r.Rubric != nil {
-				return r.Rubric.Model
-			}
-			return ""
-		}, true},
+
 		// The judge's instructions decide what a pass is (judge-v2 and v3
 		// read n/a differently); repeats make disagreements uncertain.
 		{"judge prompt", func(r *record.Run) string { return r.Versions.JudgePrompt }, true},
@@ -234,6 +224,23 @@ func Runs(bases []Sample, cand Sample, alpha float64) *Comparison {
 					field.what, bases[0].Dir, orDefault(a), r.Dir, orDefault(b)))
 				break
 			}
+		}
+	}
+	// The judge's model: the one named, else the one the CLI's default
+	// judged with (the rubric's: "" for both runs hid two defaults).
+	// Two defaults one of which a record does not name (an older run) are
+	// not warned about; a named model against such a default is, as it
+	// always was (its model may be another).
+	for _, r := range all[1:] {
+		a, b := bases[0].Run, r.Run
+		ja, jb := judgedBy(a), judgedBy(b)
+		if a.Config.JudgeModel == "" && b.Config.JudgeModel == "" && (ja == "" || jb == "") {
+			continue
+		}
+		if ja != jb {
+			cmp.Notes = append(cmp.Notes, fmt.Sprintf("WARNING: the judge model differs (%s: %s, %s: %s): the comparison mixes it with the skill change.",
+				bases[0].Dir, orDefault(ja), r.Dir, orDefault(jb)))
+			break
 		}
 	}
 	// The tasks are what the skill is measured on: a candidate asked other
@@ -295,6 +302,16 @@ func Runs(bases []Sample, cand Sample, alpha float64) *Comparison {
 	cmp.Result = Decide(baseScored, cand.Scored, shared, alpha)
 	cmp.Undecided = cmp.Result.Undecided
 	return cmp
+}
+
+// judgedBy is the model that judged run r: the one named, else the one
+// the CLI's default wrote the rubric with ("" when the record does not
+// say).
+func judgedBy(r *record.Run) string {
+	if r.Config.JudgeModel == "" && r.Rubric != nil {
+		return r.Rubric.Model
+	}
+	return r.Config.JudgeModel
 }
 
 // droppedCriteria names each criterion not in every run's rubric, with the
