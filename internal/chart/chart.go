@@ -215,6 +215,12 @@ type Facts struct {
 	ClaudeMismatch  bool   // ClaudeVersion differs from ClaudeVerified: warn
 	ClaudeWarning   string // any other warning about the claude CLI
 
+	// Agent names another agent's CLI than claude and its version ("" for
+	// claude), JudgeAgent the judge's when it is not the agent's;
+	// CostEstimated says its costs were estimated from token counts.
+	Agent, JudgeAgent string
+	CostEstimated     bool
+
 	Isolation     string // "hermetic" or "author-config"
 	Jail          string // "bubblewrap", "none", or "" (a run from before the jail)
 	JailNote      string // why there was no jail

@@ -354,12 +354,18 @@ const reportSource = `
 <tr><th>skill</th><td>{{.SkillName}}</td></tr>
 <tr><th>path</th><td><code>{{.SkillPath}}</code></td></tr>
 <tr><th>content hash</th><td><code title="{{.SkillHash}}">{{hashPrefix .SkillHash}}</code></td></tr>
+{{- if .Agent}}
+<tr><th>agent</th><td>{{.Agent}}</td></tr>
+{{- end}}
 <tr><th>agent model</th><td>{{orDefault .Model}}</td></tr>
 {{- if .AgentTools}}
 <tr><th>agent tools</th><td>{{range $i, $t := .AgentTools}}{{if $i}} {{end}}<code>{{$t}}</code>{{end}}</td></tr>
 {{- end}}
 {{- if .SessionMode}}
 <tr><th>session mode</th><td>{{.SessionMode}}</td></tr>
+{{- end}}
+{{- if .JudgeAgent}}
+<tr><th>judge</th><td>{{.JudgeAgent}}</td></tr>
 {{- end}}
 <tr><th>judge model</th><td>{{orDefault .JudgeModel}} <span class="muted">(rubric, plan and judge)</span></td></tr>
 <tr><th>vibe-test</th><td>{{if .VibeTestVersion}}{{.VibeTestVersion}}{{else}}<span class="muted">unknown</span>{{end}}</td></tr>
@@ -380,7 +386,7 @@ const reportSource = `
 {{- if .Verdict}}
 <tr><th>verdict</th><td>{{.Verdict}} <span class="muted">(exit {{.ExitCode}})</span></td></tr>
 {{- end}}
-<tr><th>cost</th><td>{{usd .Costs.Total}} <span class="muted">({{costParts .Costs}})</span></td></tr>
+<tr><th>cost{{if .CostEstimated}} (estimated){{end}}</th><td>{{usd .Costs.Total}} <span class="muted">({{costParts .Costs}}{{if .CostEstimated}}; estimated from token counts at list prices{{end}})</span></td></tr>
 {{- if timestamp .StartedAt}}
 <tr><th>started</th><td>{{timestamp .StartedAt}}</td></tr>
 {{- end}}

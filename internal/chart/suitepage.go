@@ -40,6 +40,9 @@ type suiteView struct {
 	NoJail []string
 	Exit   string
 	Rows   []suiteRow
+	// CostWord heads the cost column: "cost (estimated)" when another
+	// agent's costs were estimated from token counts, as the table says.
+	CostWord string
 }
 
 type suiteRow struct {
@@ -51,7 +54,7 @@ type suiteRow struct {
 }
 
 func newSuiteView(s *record.Suite) suiteView {
-	v := suiteView{Title: fmt.Sprintf("vibe-test suite: %d skills", len(s.Skills)), Banner: record.BypassBanner}
+	v := suiteView{Title: fmt.Sprintf("vibe-test suite: %d skills", len(s.Skills)), Banner: record.BypassBanner, CostWord: "cost"}
 	var sub []string
 	sub = append(sub, "status "+s.Status, fmt.Sprintf("filler seed %d", s.Seed))
 	if s.Shard != nil {
@@ -71,7 +74,10 @@ func newSuiteView(s *record.Suite) suiteView {
 	for _, e := range s.Skills {
 		row := suiteRow{
 			Name: e.Name, Verdict: e.Verdict, Exit: e.ExitCode, Error: e.Error, Bypassed: e.GateBypassed,
-			Diluted: rateText(e.Diluted), Fresh: rateText(e.Fresh), Cost: fmt.Sprintf("$%.2f", e.CostUSD),
+			Diluted: rateText(e.Diluted), Fresh: rateText(e.Fresh), Cost: USD(e.CostUSD),
+		}
+		if e.CostEstimated {
+			v.CostWord = "cost (estimated)"
 		}
 		if row.Verdict == "" {
 			row.Verdict = e.Status
@@ -133,7 +139,7 @@ var suiteTemplate = template.Must(template.New("suite").Funcs(template.FuncMap{"
 {{- end}}
 <p class="verdict">{{.Exit}}</p>
 <table class="suite">
-<thead><tr><th>skill</th><th>verdict</th><th class="num">exit</th><th class="num">diluted passed</th><th class="num">fresh passed</th><th class="num">drop</th><th class="num">effective turn</th><th class="num">cost</th><th>chart</th></tr></thead>
+<thead><tr><th>skill</th><th>verdict</th><th class="num">exit</th><th class="num">diluted passed</th><th class="num">fresh passed</th><th class="num">drop</th><th class="num">effective turn</th><th class="num">{{.CostWord}}</th><th>chart</th></tr></thead>
 <tbody>
 {{- range .Rows}}
 <tr><td>{{.Name}}{{if .Bypassed}} <span class="warn">(gate bypassed)</span>{{end}}</td><td class="{{.VerdictClass}}">{{.Verdict}}</td><td class="num">{{.Exit}}</td><td class="num">{{.Diluted}}</td><td class="num">{{.Fresh}}</td><td class="num">{{.Drop}}</td><td class="num">{{.Effect}}</td><td class="num">{{.Cost}}</td><td>{{if .Chart}}<a href="{{.Chart}}">chart</a>{{else}}<span class="muted">none</span>{{end}}</td></tr>

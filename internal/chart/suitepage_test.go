@@ -82,3 +82,24 @@ func TestSuitePageSaysNoJail(t *testing.T) {
 		t.Error("no NO JAIL banner naming the unjailed skill")
 	}
 }
+
+// Costs another agent's CLI did not report, estimated from token counts,
+// are said to be estimates on the pages as in the summary, and the agent
+// is named: chart.html said "cost $2.5381" and "claude" for a codex run,
+// the suite page a plain "cost" at two decimals.
+func TestPagesSayCostsAreEstimated(t *testing.T) {
+	d := run(false)
+	d.Facts.Agent, d.Facts.JudgeAgent, d.Facts.CostEstimated = "codex 0.171.0", "claude", true
+	page := renderPageT(t, d)
+	for _, want := range []string{"<th>cost (estimated)</th>", "<th>agent</th><td>codex 0.171.0</td>", "<th>judge</th><td>claude</td>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("chart.html lacks %q", want)
+		}
+	}
+	s := suiteFixture()
+	s.Skills[0].CostEstimated = true
+	html := renderSuite(t, s)
+	if !strings.Contains(html, `<th class="num">cost (estimated)</th>`) || !strings.Contains(html, "$1.2340") {
+		t.Errorf("the suite page does not say its costs are estimated, to four places:\n%s", html)
+	}
+}

@@ -117,12 +117,20 @@ func facts(r *record.Run) *chart.Facts {
 		ClaudeVersion:   r.Versions.Claude, ClaudeVerified: r.Versions.ClaudeVerified,
 		ClaudeMismatch: r.Versions.ClaudeMismatch, ClaudeWarning: r.Versions.ClaudeParserMsg,
 		Isolation: r.Isolation, Jail: r.Jail, JailNote: r.JailNote,
+		CostEstimated: r.Config.CostEstimated,
 		Conversations: len(r.Conversations),
 		Status:        r.Status,
 		Verdict:       o.Verdict, Sentence: o.Sentence, ExitCode: o.Exit, Shape: o.Shape,
 		Error:     r.Error,
 		Costs:     costs(r),
 		StartedAt: r.StartedAt, FinishedAt: r.FinishedAt,
+	}
+	// Another agent's CLI than claude, as the summary's agent line names it.
+	if a := r.Config.Agent; a != "" {
+		f.Agent = strings.TrimSpace(a + " " + r.Versions.Agent)
+	}
+	if j := record.JudgeAgentOf(r.Config); j != record.AgentOf(r.Config) {
+		f.JudgeAgent = j
 	}
 	// The plan carries the models a config file chose when no flag did.
 	if r.Plan != nil {
