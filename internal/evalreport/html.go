@@ -9,6 +9,7 @@ import (
 
 	"github.com/vibe-test/vibe-test/internal/eval"
 	"github.com/vibe-test/vibe-test/internal/evalstats"
+	"github.com/vibe-test/vibe-test/internal/term"
 )
 
 // HTMLName is the report's file name in an eval folder.
@@ -27,7 +28,11 @@ func HTML(w io.Writer, v *View) error {
 	if err := htmlTemplate.Execute(&buf, newHTMLView(v)); err != nil {
 		return fmt.Errorf("rendering %s: %w", HTMLName, err)
 	}
-	_, err := w.Write(buf.Bytes())
+	// The text is escaped for HTML by the template, but its control
+	// characters went through (an ESC sequence in a message or a quote):
+	// dropped, as on the terminal, in chart.html and in JUnit. The page
+	// has no script whose text they could belong to.
+	_, err := io.WriteString(w, term.Clean(buf.String()))
 	return err
 }
 

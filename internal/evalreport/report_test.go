@@ -27,7 +27,7 @@ const (
 	holdoutID      = "secret-h1"
 	holdoutMessage = "HOLDOUT-SECRET-MESSAGE"
 	holdoutQuote   = "HOLDOUT-SECRET-QUOTE"
-	hostile        = `</pre><script>alert(1)</script><img src="https://example.com/x.png">`
+	hostile        = `</pre><script>alert(1)</script><img src="https://example.com/x.png">` + "\x1b]0;T\x07\x1b[31m\u009b31m"
 )
 
 // writeEval makes an eval folder on disk: an --against eval of six main
@@ -313,6 +313,11 @@ func TestHTMLOfflineAndEscaped(t *testing.T) {
 	}
 	if !strings.Contains(s, "&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;") {
 		t.Errorf("the hostile message is not shown escaped")
+	}
+	// Its control characters are dropped, as on the terminal and in
+	// chart.html: escaped for HTML, they went through.
+	if strings.ContainsAny(s, "\x1b\x07\u009b") {
+		t.Errorf("report.html keeps control characters")
 	}
 	for _, want := range []string{`<a href="#case-a">a</a>`, `<a href="#case-b">b</a>`, "g-regressed", "M1 Right decision"} {
 		if !strings.Contains(s, want) {
