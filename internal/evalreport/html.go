@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/vibe-test/vibe-test/internal/eval"
@@ -203,11 +204,21 @@ func newHTMLView(v *View) htmlView {
 
 // grid is the main cases × measures, and each main case's cells.
 func grid(v *View) ([]htmlGridRow, []htmlCase) {
-	regressed := map[string]bool{}
+	// Which candidates regressed on a case and measure: the cell is
+	// coloured by the last column, so only the last candidate's make it
+	// "regressed"; every one's are named in its title. On a --grid the
+	// points' regressions were merged, and a cell whose last point passed
+	// every repeat was coloured regressed.
+	regressed := map[string][]string{}
 	for _, c := range v.Res.Comparisons {
 		for _, r := range c.Regressions {
-			regressed[r.Case+"\x00"+r.Measure] = true
+			k := r.Case + "\x00" + r.Measure
+			regressed[k] = append(regressed[k], c.Candidate.Info.Label)
 		}
+	}
+	lastLabel := ""
+	if n := len(v.Columns); n > 0 {
+		lastLabel = v.Columns[n-1].Info.Label
 	}
 	var rows []htmlGridRow
 	var details []htmlCase
@@ -246,9 +257,13 @@ func grid(v *View) ([]htmlGridRow, []htmlCase) {
 				parts = append(parts, fmt.Sprintf("%d/%d", passed, graded))
 				last = float64(passed) / float64(graded)
 			}
+			by := regressed[id+"\x00"+m.ID]
+			if len(by) > 0 {
+				titles = append([]string{"regressed: " + strings.Join(by, ", ")}, titles...)
+			}
 			cell := htmlGridCell{Text: strings.Join(parts, " · "), Title: strings.Join(titles, "\n")}
 			switch {
-			case regressed[id+"\x00"+m.ID]:
+			case slices.Contains(by, lastLabel):
 				cell.Class = "g-regressed"
 			case last < 0:
 				cell.Class = "g-na"

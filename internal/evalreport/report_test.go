@@ -266,6 +266,40 @@ func TestJUnitGridPointsApart(t *testing.T) {
 	}
 }
 
+// On a --grid the grid's cells are coloured by the last point: a cell
+// is "regressed" only when that point regressed there, and its title names
+// every point that did. The points' regressions were merged, so a cell
+// whose last point passed every repeat was coloured regressed.
+func TestHTMLGridColoursByTheLastPoint(t *testing.T) {
+	res := writeEval(t)
+	if len(res.Comparisons) != 1 || len(res.Comparisons[0].Regressions) == 0 {
+		t.Fatalf("the fixture's candidate has no regression to test with")
+	}
+	// A second point that passes as the first base run did, last.
+	passing := *res.Bases()[0]
+	passing.Info.Label, passing.Info.Arm, passing.Info.Stored = "candidate effort=high", eval.ArmCandidate, false
+	res.Runs = append(res.Runs, &passing)
+	second := *res.Comparisons[0]
+	second.Candidate, second.Regressions = &passing, nil
+	res.Comparisons = append(res.Comparisons, &second)
+	r := res.Comparisons[0].Regressions[0]
+	gridRows, _ := grid(NewView(res))
+	for _, row := range gridRows {
+		if row.Case != r.Case {
+			continue
+		}
+		for i, m := range res.Record.Cases.Measures {
+			if m.ID != r.Measure {
+				continue
+			}
+			c := row.Cells[i]
+			if c.Class == "g-regressed" || !strings.Contains(c.Title, "regressed: candidate") {
+				t.Errorf("case %s %s: class %s, title %q; want the last point's colour and the first point's regression named", r.Case, m.ID, c.Class, c.Title)
+			}
+		}
+	}
+}
+
 func TestJUnit(t *testing.T) {
 	var b bytes.Buffer
 	if err := JUnit(&b, NewView(writeEval(t))); err != nil {
