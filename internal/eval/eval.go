@@ -815,8 +815,13 @@ func (s *session) cell(ctx context.Context, j job) {
 	var turn claude.Turn
 	var err error
 	// counted is what the cell's file already counts (resume summed it into
-	// the record): the record adds only what this try spends.
+	// the record): the record adds only what this try spends. Under s.mu
+	// (s.update).
 	var counted Costs
+	spent := func() {
+		s.rec.Runs[j.run].Costs.add(cell.Costs.minus(counted))
+		s.rec.Costs.add(cell.Costs.minus(counted))
+	}
 	if prev, _ := loadCell(filepath.Join(s.dir, rel)); prev != nil && prev.Status == CellInterrupted && prev.Message != "" {
 		// Its message came back before an interrupt: read and graded now,
 		// not generated (and paid for) again. What the stopped reading or
@@ -844,11 +849,8 @@ func (s *session) cell(ctx context.Context, j job) {
 		cell.Message = s.gen.redactor.String(turn.Text)
 		cell.Grades = errorGrades(s.set.Measures, cell.Error)
 		_ = saveCell(filepath.Join(s.dir, rel), cell) // as good as lost: resume generates it again
-		s.update(func() {
-			// Spent, though not done: the interrupted record counts it.
-			s.rec.Runs[j.run].Costs.add(cell.Costs.minus(counted))
-			s.rec.Costs.add(cell.Costs.minus(counted))
-		})
+		// Spent, though not done: the interrupted record counts it.
+		s.update(spent)
 	}
 	switch {
 	case ctx.Err() != nil && (err != nil || turn.Text == ""):
@@ -902,8 +904,7 @@ func (s *session) cell(ctx context.Context, j job) {
 		if cell.Status != CellOK {
 			ri.Errors++
 		}
-		ri.Costs.add(cell.Costs.minus(counted))
-		s.rec.Costs.add(cell.Costs.minus(counted))
+		spent()
 		// Under the lock: cells finish at once, their lines must not mix.
 		fmt.Fprintf(s.stdio.Stderr, "%s\n", progressLine(s.rec, j, cell))
 	})
