@@ -68,7 +68,10 @@ func setup(t *testing.T) (srv *scripted.Server, s session, env, base []string) {
 	if err := os.MkdirAll(s.config, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	base = []string{"PATH=" + os.Getenv("PATH"), "ANTHROPIC_BASE_URL=" + srv.URL(), "ANTHROPIC_API_KEY=sk-offline-placeholder"}
+	// TMPDIR in the test's folder: the CLI keeps task files under
+	// $TMPDIR/claude-<uid>, which would otherwise outlive the test in /tmp.
+	base = []string{"PATH=" + os.Getenv("PATH"), "ANTHROPIC_BASE_URL=" + srv.URL(), "ANTHROPIC_API_KEY=sk-offline-placeholder",
+		"TMPDIR=" + t.TempDir()}
 	env = claude.Env(base, claude.EnvOptions{Home: home, ConfigDir: s.config, Extra: []string{"CLAUDE_CODE_MAX_RETRIES=1"}})
 	return srv, s, env, base
 }

@@ -45,8 +45,8 @@ func claudeBin(t *testing.T) string {
 // cliEnv is one isolated CLI home: a fresh HOME, config dir and cwd, kept
 // across invocations so --resume finds the session.
 type cliEnv struct {
-	bin, home, config, cwd, url string
-	retries                     int
+	bin, home, config, cwd, tmp, url string
+	retries                          int
 }
 
 func newCLIEnv(t *testing.T, url string) *cliEnv {
@@ -56,6 +56,7 @@ func newCLIEnv(t *testing.T, url string) *cliEnv {
 		home:    t.TempDir(),
 		config:  t.TempDir(),
 		cwd:     t.TempDir(),
+		tmp:     t.TempDir(),
 		url:     url,
 		retries: 1,
 	}
@@ -77,6 +78,9 @@ func (e *cliEnv) command(ctx context.Context, args ...string) *exec.Cmd {
 		"DISABLE_TELEMETRY=1",
 		"CLAUDE_CONFIG_DIR=" + e.config,
 		"CLAUDE_CODE_MAX_RETRIES=" + strconv.Itoa(e.retries),
+		// The CLI keeps task files under $TMPDIR/claude-<uid>: in the
+		// test's own folder they go with it, not into the machine's /tmp.
+		"TMPDIR=" + e.tmp,
 	}
 	return cmd
 }
