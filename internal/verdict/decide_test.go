@@ -88,6 +88,9 @@ func TestDecideExitCodes(t *testing.T) {
 		{"judge error is neither", withFresh([]record.Conversation{conv(1, record.StatusCompleted, P, E, P, P), conv(2, record.StatusCompleted, P, P, P, P)}, P, P, P), 3, record.VerdictError},
 		{"conversation error", withFresh([]record.Conversation{conv(1, record.StatusError, P)}, P, P, P), 3, record.VerdictError},
 		{"interrupted", withFresh([]record.Conversation{conv(1, record.StatusInterrupted, P)}, P, P, P), 130, record.VerdictInterrupted},
+		// SIGINT after the budget stopped a conversation: the process exits
+		// 130, and run.json said exit 3 (the budget rule came first).
+		{"interrupted after a budget stop", withFresh([]record.Conversation{conv(1, record.StatusBudgetExhausted, P), conv(2, record.StatusInterrupted, P)}, P, P, P), 130, record.VerdictInterrupted},
 		// Judge repeats that disagree on every probe measured nothing: no
 		// verdict, as judge errors there give (it said not enough
 		// evidence, exit 0).

@@ -24,15 +24,17 @@ type rule struct {
 }
 
 // rules in order. The order matters only between outcomes that can both
-// hold: budgets and interrupts first (no verdict yet), then a broken set-up
+// hold: interrupts and budgets first (no verdict yet; an interrupt before
+// a budget stop, since the process exits 130 then and run.json must say
+// what the process said), then a broken set-up
 // (it measured the sandbox), then a skill that does not work fresh (nothing
 // to decay from), then decay shown, then errors (no verdict without the
 // missing data), then held or not enough evidence. None of the rules before
 // "decay shown" can raise the false-alarm rate: they only take runs away
 // from exit 1.
 var rules = []rule{
-	{"budget exhausted", budgetExhausted},
 	{"interrupted", interrupted},
+	{"budget exhausted", budgetExhausted},
 	{"no conversation", noConversation},
 	{"set-up problem", setupProblem},
 	{"baseline does not work", baselineDoesNotWork},
@@ -67,7 +69,11 @@ func interrupted(f *facts) (decision, bool) {
 	if f.interrupted == 0 && f.controlsInterrupted == 0 {
 		return decision{}, false
 	}
-	return decision{exit.Interrupted, record.VerdictInterrupted, fmt.Sprintf("Interrupted before %d of %d conversations and fresh triples finished%s; the run folder can be resumed or reported.", f.interrupted, f.n+f.fresh, andControls(f.controlsInterrupted))}, true
+	budget := ""
+	if n := f.budgetStops + f.controlsBudget; n > 0 {
+		budget = fmt.Sprintf(" (the budget had stopped %d others)", n)
+	}
+	return decision{exit.Interrupted, record.VerdictInterrupted, fmt.Sprintf("Interrupted before %d of %d conversations and fresh triples finished%s%s; the run folder can be resumed or reported.", f.interrupted, f.n+f.fresh, andControls(f.controlsInterrupted), budget)}, true
 }
 
 // andControls adds the controls a stop left unfinished to its sentence.

@@ -76,6 +76,7 @@ func TestRuleInterrupted(t *testing.T) {
 		// An interrupted control: the process exits 130, and run.json
 		// said completed, exit 0.
 		{"a control", func(f *facts) { f.controlsInterrupted = 1 }, true, exit.Interrupted, record.VerdictInterrupted, "(and 1 control)"},
+		{"after a budget stop", func(f *facts) { f.interrupted, f.budgetStops = 1, 2 }, true, exit.Interrupted, record.VerdictInterrupted, "(the budget had stopped 2 others)"},
 	})
 }
 
