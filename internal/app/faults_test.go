@@ -345,3 +345,46 @@ func TestRunStopsWhenItsRecordCannotBeWritten(t *testing.T) {
 		}
 	}
 }
+
+// TestNoTurnRetryPastTheBudget: a turn that spent the last of the budget
+// and then failed on a transient error is not tried again (each new try
+// is paid for: the old code tried it --turn-retries times more, past
+// --max-budget-usd). The conversation stops as one the budget stopped
+// before a turn: exit 3, its sandbox kept for a resume with more.
+func TestNoTurnRetryPastTheBudget(t *testing.T) {
+	t.Parallel()
+	// Turn 2 (a filler) writes at length and runs a command, then meets
+	// errors the CLI's own retries give up on; every try of it does the
+	// same.
+	fault := scripted.Rule{Kind: scripted.KindAgent, Turns: []int{2}, Steps: []scripted.Step{
+		{Text: strings.Repeat("Let me look at the notes first. ", 1000), ToolUses: []scripted.ToolUse{{Name: "Bash", Input: map[string]string{"command": "ls"}}}},
+		{Error: &scripted.HTTPError{Status: 500, Count: 1000}},
+	}}
+	// Turn 1, the rubric and turn 1's judgement cost $0.109 on the
+	// stand-in, whatever their order; turn 2's first try more than $0.04
+	// (its long text).
+	s := runScript(t, fastCLI(t), faultScript(t, fault), 1, nil, "--max-budget-usd", "0.15", "--turn-retries", "3", "--retry-backoff", "10ms")
+	if s.code != 3 {
+		t.Errorf("exit %d, want 3", s.code)
+	}
+	c := s.run.Conversations[0]
+	if c.Status != record.StatusBudgetExhausted || !strings.Contains(c.Error, "before turn 2 could be tried again") {
+		t.Errorf("conversation %s (%s), want stopped by the budget before turn 2's new try", c.Status, c.Error)
+	}
+	if len(c.Abandoned) != 1 || c.Abandoned[0].Turn != 2 || len(c.Abandoned[0].Attempts) != 0 {
+		t.Fatalf("abandoned turns %+v, want turn 2 tried once", c.Abandoned)
+	}
+	tries := 0
+	for _, r := range s.srv.Requests() {
+		if r.Kind == scripted.KindAgent && r.Turn == 2 && r.Step == 0 && r.Status == 200 {
+			tries++ // each try's first request, answered with its command
+		}
+	}
+	if tries != 1 {
+		t.Errorf("turn 2 was tried %d times, want once", tries)
+	}
+	if _, err := os.Stat(c.Sandbox); c.Sandbox == "" || err != nil {
+		t.Errorf("sandbox %q not kept (%v): a resume with more budget would start the conversation again", c.Sandbox, err)
+	}
+	removeKeptSandboxesNow(s.dir)
+}

@@ -382,7 +382,7 @@ func (d *Driver) Converse(ctx context.Context, conv *record.Conversation, passag
 			}
 		}
 		d.emit(conv, turn, rec.Kind, "agent", 0, "")
-		out := d.runTurn(ctx, sb, resume, costBefore, &rec, rewind, live, step.Compact)
+		out, outOfBudget := d.runTurn(ctx, sb, resume, costBefore, &rec, rewind, live, step.Compact)
 		baselineDone()
 		d.emit(conv, turn, rec.Kind, "done", rec.ContextTokens, rec.Status)
 		if ctx.Err() != nil && rec.Status != record.TurnOK {
@@ -391,6 +391,14 @@ func (d *Driver) Converse(ctx context.Context, conv *record.Conversation, passag
 			rec.Status, rec.Error = record.TurnError, "stopped before the turn ended"
 			d.Update(func() { conv.Abandoned = append(conv.Abandoned, rec) })
 			setStatus(stopped(ctx))
+			return
+		}
+		if outOfBudget {
+			// As a budget spent before a turn: `resume --max-budget-usd`
+			// with more tries the turn again, in the kept sandbox.
+			d.Update(func() { conv.Abandoned = append(conv.Abandoned, rec) })
+			setStatus(record.StatusBudgetExhausted, fmt.Sprintf("budget of $%.2f spent before turn %d could be tried again (%s)", d.Budget.Limit, turn, rec.Error))
+			keep = true
 			return
 		}
 		if rec.Status != record.TurnOK {
@@ -644,7 +652,9 @@ func (d *Driver) transcriptName(conv *record.Conversation, turn int) string {
 // sent to its process, started (resuming the session) when there is none.
 // compact runs the CLI's /compact on the session before every try (a rerun
 // was cut back to before the last one).
-func (d *Driver) runTurn(ctx context.Context, sb *sandbox.Sandbox, resume string, costBefore float64, rec *record.Turn, rewind func(reason string) error, live *liveSession, compact bool) claude.Outcome {
+// The bool says the turn failed in a way worth another try, which the
+// budget, spent by then, did not allow.
+func (d *Driver) runTurn(ctx context.Context, sb *sandbox.Sandbox, resume string, costBefore float64, rec *record.Turn, rewind func(reason string) error, live *liveSession, compact bool) (claude.Outcome, bool) {
 	backoff := d.RetryBackoff
 	timeouts := 0
 	reason := "resume"
@@ -652,7 +662,7 @@ func (d *Driver) runTurn(ctx context.Context, sb *sandbox.Sandbox, resume string
 		if rewind != nil {
 			if err := rewind(reason); err != nil {
 				rec.Status, rec.Error = record.TurnError, err.Error()
-				return claude.Outcome{}
+				return claude.Outcome{}, false
 			}
 		}
 		rec.Compactions = nil
@@ -664,7 +674,7 @@ func (d *Driver) runTurn(ctx context.Context, sb *sandbox.Sandbox, resume string
 			}
 			if err != nil {
 				rec.Status, rec.Error = record.TurnError, d.Redactor.String(err.Error())
-				return claude.Outcome{}
+				return claude.Outcome{}, false
 			}
 			rec.AfterCompaction = true
 			before = sessionCost
@@ -674,30 +684,35 @@ func (d *Driver) runTurn(ctx context.Context, sb *sandbox.Sandbox, resume string
 			// It may quote the CLI (gemini's session handshake error), as a
 			// failed turn's own error does, which is redacted too.
 			rec.Status, rec.Error = record.TurnError, d.Redactor.String(err.Error())
-			return out
+			return out, false
 		}
 		if rec.Status == record.TurnOK || ctx.Err() != nil {
-			return out
+			return out, false
 		}
 		t := out.Turn
 		switch status := t.APIErrorStatus; {
 		case status == 401 || status == 403:
 			d.Fatal(fmt.Errorf("%w (HTTP %d) at turn %d: %s; then `vibe-test resume %s`", ErrCredentials, status, rec.Turn, agents.CredentialsAdvice(d.agentName()), d.RunDir))
-			return out
+			return out, false
 		case rec.Status == record.TurnTimedOut:
 			timeouts++
 			if timeouts > 1 {
-				return out
+				return out, false
 			}
 		case t.TerminalReason == "prompt_too_long":
 			rec.Status = record.TurnPromptTooLong
-			return out
+			return out, false
 		case transient(t):
 			if attempt > d.TurnRetries {
-				return out
+				return out, false
 			}
 		default:
-			return out
+			return out, false
+		}
+		if d.Budget.Exhausted() {
+			// A new try would be paid for past --max-budget-usd: the turn
+			// stops as its failed try left it, and the caller says why.
+			return out, true
 		}
 		// Keep the failed attempt and try again.
 		kept := fmt.Sprintf("%s.attempt-%d", rec.Transcript, attempt)
@@ -713,7 +728,7 @@ func (d *Driver) runTurn(ctx context.Context, sb *sandbox.Sandbox, resume string
 				// transcript that had been renamed.
 				_ = os.Rename(filepath.Join(d.RunDir, kept), filepath.Join(d.RunDir, rec.Transcript))
 				rec.Attempts = rec.Attempts[:len(rec.Attempts)-1]
-				return out
+				return out, false
 			case <-time.After(backoff):
 			}
 			backoff *= 2
@@ -1122,12 +1137,14 @@ func (d *Driver) Fresh(ctx context.Context, conv *record.Conversation) {
 			setStatus(record.StatusError, err.Error())
 			return
 		}
-		out := d.runTurn(ctx, sb, "", 0, &rec, nil, nil, false) // a new session on every try
+		out, outOfBudget := d.runTurn(ctx, sb, "", 0, &rec, nil, nil, false) // a new session on every try
 		sb.Remove()
 		if rec.Status != record.TurnOK {
 			d.Update(func() { conv.Abandoned = append(conv.Abandoned, rec) })
 			if ctx.Err() != nil {
 				setStatus(stopped(ctx))
+			} else if outOfBudget {
+				setStatus(record.StatusBudgetExhausted, fmt.Sprintf("budget of $%.2f spent before probe %d (turn %d) could be tried again (%s)", d.Budget.Limit, k, turn, rec.Error))
 			} else {
 				setStatus(record.StatusError, fmt.Sprintf("probe %d (turn %d): %s", k, turn, rec.Error))
 			}
