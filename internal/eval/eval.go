@@ -822,19 +822,26 @@ func (s *session) cell(ctx context.Context, j job) {
 		s.rec.Runs[j.run].Costs.add(cell.Costs.minus(counted))
 		s.rec.Costs.add(cell.Costs.minus(counted))
 	}
-	if prev, _ := loadCell(filepath.Join(s.dir, rel)); prev != nil && prev.Status == CellInterrupted && prev.Message != "" {
+	prev, _ := loadCell(filepath.Join(s.dir, rel))
+	if prev != nil && prev.Status == CellInterrupted && prev.Message != "" {
 		// Its message came back before an interrupt: read and graded now,
 		// not generated (and paid for) again. What the stopped reading or
 		// grading spent is kept too.
 		turn.Text = prev.Message
 		cell.Generator, cell.Costs, counted = prev.Generator, prev.Costs, prev.Costs
 	} else {
+		if prev != nil {
+			// A failed try made again: its file is replaced by this one,
+			// which keeps what the failed try spent (resume sums the record
+			// from the files; it dropped the failed try's costs).
+			cell.Costs, counted = prev.Costs, prev.Costs
+		}
 		transcript := freeName(s.dir, strings.TrimSuffix(rel, ".json")+".generator.jsonl")
 		var info GenInfo
 		turn, info, err = s.gen.generate(ctx, j.c, p.v, filepath.Join(s.dir, transcript))
 		info.Transcript = transcript
 		cell.Generator = info
-		cell.Costs.Generator = turn.CostUSD
+		cell.Costs.Generator += turn.CostUSD
 	}
 	fail := func(err error) {
 		cell.Status, cell.Error = CellError, s.gen.redactor.String(err.Error())

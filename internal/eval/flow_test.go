@@ -570,6 +570,87 @@ func TestResumeMakesFailedCells(t *testing.T) {
 	}
 }
 
+// A cell whose generation was paid for and whose reading then failed is
+// made again by resume; the record keeps what the failed try spent, and
+// so does the cell's file, which the next resume sums the record from.
+// The file was overwritten by the new try's alone: the record counted the
+// failed try until it was rebuilt from the files, then dropped it.
+func TestResumeKeepsAFailedCellsCost(t *testing.T) {
+	fail := filepath.Join(t.TempDir(), "fail")
+	wrapper := filepath.Join(t.TempDir(), "claude")
+	// The reader's call (a structured one) on the bolts case fails.
+	script := "#!/bin/sh\nif [ -e " + fail + " ]; then r=; b=; for a in \"$@\"; do case \"$a\" in --json-schema) r=1;; *\"reorder bolts\"*) b=1;; esac; done; [ -n \"$r$b\" ] && [ \"$r$b\" = 11 ] && { echo refused >&2; exit 1; }; fi\nexec " + testenv.FakeClaude(t) + " \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(fail, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := newFlow(t, wrapper)
+	s := f.settings(demo.VersionBaseline, "measure")
+	s.Repeats = 1
+	res, err := f.start(t, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.CellErrors != 1 {
+		t.Fatalf("%d failed cells, want 1: %s", res.CellErrors, res.Sentence)
+	}
+	before := cellFileCosts(t, s.OutDir)
+	os.Remove(fail)
+	if _, err := eval.Resume(context.Background(), s.OutDir, eval.IO{Env: f.env, Stderr: io.Discard}); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := eval.LoadRecord(s.OutDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := cellFileCosts(t, s.OutDir)
+	var files float64
+	for p, c := range after {
+		files += c.Total()
+		if b, ok := before[p]; ok && b.status == eval.CellError && c.Generator < 1.5*b.Generator {
+			t.Errorf("%s: generation $%.6f after it was made again, $%.6f for the failed try alone", p, c.Generator, b.Generator)
+		}
+	}
+	if math.Abs(rec.Costs.Total()-files) > 1e-9 {
+		t.Errorf("the record counts $%.6f, its cells' files $%.6f: a resume rebuilding it from them drops the difference", rec.Costs.Total(), files)
+	}
+}
+
+type cellCosts struct {
+	eval.Costs
+	status string
+}
+
+// cellFileCosts reads the costs and status of every cell file under dir.
+func cellFileCosts(t *testing.T, dir string) map[string]cellCosts {
+	t.Helper()
+	out := map[string]cellCosts{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".json") || filepath.Base(p) == "eval.json" {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		var c struct {
+			Case   string     `json:"case"`
+			Status string     `json:"status"`
+			Costs  eval.Costs `json:"costs"`
+		}
+		if json.Unmarshal(b, &c) == nil && c.Case != "" {
+			out[p] = cellCosts{c.Costs, c.Status}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // A grid point whose cells failed is no verdict (exit 3) in its own
 // table, --json and JUnit, not an accept on the cells it has left (a case
 // dropped whole): the eval's exit was 3, but the point said "accept, exit

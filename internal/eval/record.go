@@ -264,7 +264,8 @@ type Cell struct {
 	GraderPrompt string `json:"grader_prompt,omitempty"`
 	MeasuresHash string `json:"measures_hash,omitempty"`
 	KeyHash      string `json:"key_hash,omitempty"`
-	Costs        Costs  `json:"costs"`
+	// Costs include the failed tries resume made the cell again after.
+	Costs Costs `json:"costs"`
 }
 
 // GenInfo is what the generator call did.
