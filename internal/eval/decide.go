@@ -2,6 +2,7 @@ package eval
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/vibe-test/vibe-test/internal/evalstats"
@@ -70,7 +71,10 @@ func Evaluate(dir string, rec *Record) (*Result, error) {
 		rd := &RunData{Info: info, Main: main, Holdout: hold,
 			MainRun: statsRun(info.Label, ids, rec.Cases.Main, main), HoldoutRun: statsRun(info.Label, ids, rec.Cases.Holdout, hold)}
 		for _, c := range append(append([]*Cell{}, main...), hold...) {
-			if c.Status != CellOK && !info.Stored {
+			// A stored run's failed cells are not this eval's to mend, but
+			// a rejudge's, which graded them again, are: left out, the
+			// candidate was decided against a baseline missing them.
+			if c.Status != CellOK && (!info.Stored || info.Regraded) {
 				res.CellErrors++
 			}
 		}
@@ -232,9 +236,15 @@ func decide(res *Result) {
 		res.Sentence = "Measured, not decided: no baseline to compare with. Store one with --baseline NAME, then decide a candidate with --against NAME."
 	}
 	if res.CellErrors > 0 {
+		mend := fmt.Sprintf("`vibe-test resume %s` makes them again", res.Dir)
+		if rec.Rejudged {
+			// A rejudge folder is not resumed: a new rejudge grades every
+			// message again (the folder is inside the one it rejudged).
+			mend = fmt.Sprintf("`vibe-test rejudge %s` grades them again in a new folder", filepath.Dir(res.Dir))
+		}
 		res.Exit, res.Verdict = exit.Tool, evalstats.ToolFail
-		res.Sentence = fmt.Sprintf("No verdict: %d %s failed (the generator or the reader gave no usable answer; see the cell files); `vibe-test resume %s` makes them again. Without them: %s",
-			res.CellErrors, plural(res.CellErrors, "cell", "cells"), res.Dir, res.Sentence)
+		res.Sentence = fmt.Sprintf("No verdict: %d %s failed (the generator or the reader gave no usable answer; see the cell files); %s. Without them: %s",
+			res.CellErrors, plural(res.CellErrors, "cell", "cells"), mend, res.Sentence)
 	}
 }
 

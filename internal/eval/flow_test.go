@@ -868,3 +868,47 @@ func TestRejudgeCostLabels(t *testing.T) {
 	}
 	check(first.Dir, eval.RejudgeSettings{})
 }
+
+// A rejudge whose reading of some messages failed is no verdict, and says
+// how to mend it: the stored baseline's cells it graded again count as
+// its own (they were left out, and the candidate decided against a
+// baseline missing them), and the way to mend them is another rejudge.
+func TestRejudgeCountsItsFailedCells(t *testing.T) {
+	fail := filepath.Join(t.TempDir(), "fail")
+	wrapper := filepath.Join(t.TempDir(), "claude")
+	// The reader's call (a structured one) on the bolts case fails.
+	script := "#!/bin/sh\nif [ -e " + fail + " ]; then r=; b=; for a in \"$@\"; do case \"$a\" in --json-schema) r=1;; *\"reorder bolts\"*) b=1;; esac; done; [ \"$r$b\" = 11 ] && { echo refused >&2; exit 1; }; fi\nexec " + testenv.FakeClaude(t) + " \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f := newFlow(t, wrapper)
+	f.storeBaseline(t, "v1")
+	s := f.settings(demo.VersionShorter, "shorter")
+	s.Against, s.Repeats = "v1", 1
+	res, err := f.start(t, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(fail, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rj, err := eval.Rejudge(context.Background(), res.Dir, eval.RejudgeSettings{ReaderModel: "haiku"}, eval.IO{Env: f.env, Stderr: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed := 0
+	for _, rd := range rj.Runs {
+		failed += eval.FailedCells(rd)
+	}
+	t.Logf("exit %d, %d failed of %d in the files: %s", rj.Exit, rj.CellErrors, failed, rj.Sentence)
+	if failed < 2 || rj.CellErrors != failed || rj.Exit != exit.Tool {
+		t.Errorf("%d failed cells counted of %d in the files, exit %d: %s", rj.CellErrors, failed, rj.Exit, rj.Sentence)
+	}
+	if strings.Contains(rj.Sentence, "vibe-test resume") || !strings.Contains(rj.Sentence, "vibe-test rejudge "+res.Dir) {
+		t.Errorf("the advice: %s", rj.Sentence)
+	}
+	// It said "the eval completed, nothing to resume".
+	if _, err := eval.Resume(context.Background(), rj.Dir, eval.IO{Env: f.env, Stderr: io.Discard}); err == nil || !strings.Contains(err.Error(), "vibe-test rejudge "+res.Dir) {
+		t.Errorf("resuming the rejudge's folder: %v", err)
+	}
+}
