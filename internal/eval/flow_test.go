@@ -536,12 +536,7 @@ func TestBaselineMissingHoldoutCellNamed(t *testing.T) {
 // decides. It refused before ("the eval completed, nothing to resume"),
 // leaving only a whole new eval.
 func TestResumeMakesFailedCells(t *testing.T) {
-	fail := filepath.Join(t.TempDir(), "fail")
-	wrapper := filepath.Join(t.TempDir(), "claude")
-	script := "#!/bin/sh\nif [ -e " + fail + " ]; then for a in \"$@\"; do case \"$a\" in *\"reorder bolts\"*) echo refused >&2; exit 1;; esac; done; fi\nexec " + testenv.FakeClaude(t) + " \"$@\"\n"
-	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	wrapper, fail := failingCLI(t, false)
 	if err := os.WriteFile(fail, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -570,19 +565,34 @@ func TestResumeMakesFailedCells(t *testing.T) {
 	}
 }
 
+// failingCLI is the stand-in behind a shell wrapper that fails a call
+// (exit 1, "refused") while the file it returns exists and the call's
+// arguments hold the bolts case's prompt, and --json-schema too when
+// structured (the reader's and grader's calls, not the generator's).
+func failingCLI(t *testing.T, structured bool) (wrapper, failFile string) {
+	t.Helper()
+	failFile = filepath.Join(t.TempDir(), "fail")
+	wrapper = filepath.Join(t.TempDir(), "claude")
+	want := "b"
+	if structured {
+		want = "br"
+	}
+	script := "#!/bin/sh\nif [ -e " + failFile + " ]; then b=; r=; for a in \"$@\"; do case \"$a\" in *\"reorder bolts\"*) b=b;; --json-schema) r=r;; esac; done\n" +
+		"if [ \"$b$r\" = " + want + " ]; then echo refused >&2; exit 1; fi; fi\nexec " + testenv.FakeClaude(t) + " \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return wrapper, failFile
+}
+
 // A cell whose generation was paid for and whose reading then failed is
 // made again by resume; the record keeps what the failed try spent, and
 // so does the cell's file, which the next resume sums the record from.
 // The file was overwritten by the new try's alone: the record counted the
 // failed try until it was rebuilt from the files, then dropped it.
 func TestResumeKeepsAFailedCellsCost(t *testing.T) {
-	fail := filepath.Join(t.TempDir(), "fail")
-	wrapper := filepath.Join(t.TempDir(), "claude")
-	// The reader's call (a structured one) on the bolts case fails.
-	script := "#!/bin/sh\nif [ -e " + fail + " ]; then r=; b=; for a in \"$@\"; do case \"$a\" in --json-schema) r=1;; *\"reorder bolts\"*) b=1;; esac; done; [ -n \"$r$b\" ] && [ \"$r$b\" = 11 ] && { echo refused >&2; exit 1; }; fi\nexec " + testenv.FakeClaude(t) + " \"$@\"\n"
-	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	// The reader's call on the bolts case fails.
+	wrapper, fail := failingCLI(t, true)
 	if err := os.WriteFile(fail, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -874,13 +884,8 @@ func TestRejudgeCostLabels(t *testing.T) {
 // its own (they were left out, and the candidate decided against a
 // baseline missing them), and the way to mend them is another rejudge.
 func TestRejudgeCountsItsFailedCells(t *testing.T) {
-	fail := filepath.Join(t.TempDir(), "fail")
-	wrapper := filepath.Join(t.TempDir(), "claude")
-	// The reader's call (a structured one) on the bolts case fails.
-	script := "#!/bin/sh\nif [ -e " + fail + " ]; then r=; b=; for a in \"$@\"; do case \"$a\" in --json-schema) r=1;; *\"reorder bolts\"*) b=1;; esac; done; [ \"$r$b\" = 11 ] && { echo refused >&2; exit 1; }; fi\nexec " + testenv.FakeClaude(t) + " \"$@\"\n"
-	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	// The reader's call on the bolts case fails.
+	wrapper, fail := failingCLI(t, true)
 	f := newFlow(t, wrapper)
 	f.storeBaseline(t, "v1")
 	s := f.settings(demo.VersionShorter, "shorter")
