@@ -84,7 +84,18 @@ func isNative(p string) bool {
 	return string(head[:2]) != "#!"
 }
 
-// Version asks the binary for its version ("0.171.0"), with a bare PATH.
+// Version asks the binary for its version ("0.171.0"), with a bare PATH
+// and a home of its own: without HOME codex takes the account's from the
+// user database, and makes ~/.codex/tmp/arg0 there on every run.
 func Version(ctx context.Context, binary string) (string, error) {
-	return proc.Version(ctx, binary, []string{"PATH=/usr/local/bin:/usr/bin:/bin", "TERM=dumb"})
+	home, err := os.MkdirTemp("", "home-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(home)
+	codexHome := filepath.Join(home, ".codex")
+	if err := os.Mkdir(codexHome, 0o700); err != nil {
+		return "", err
+	}
+	return proc.Version(ctx, binary, []string{"PATH=/usr/local/bin:/usr/bin:/bin", "TERM=dumb", "HOME=" + home, "CODEX_HOME=" + codexHome})
 }

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -477,12 +479,22 @@ func TestStructuredCall(t *testing.T) {
 	}
 }
 
-// The binary runs and is the pinned version.
+// The binary runs and is the pinned version, and asking it writes nothing
+// into the account's ~/.codex: codex finds its home in the user database
+// when HOME is unset, and made ~/.codex/tmp/arg0 there on every run.
 func TestCLIVersion(t *testing.T) {
 	t.Parallel()
+	u, err := user.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := treeOf(filepath.Join(u.HomeDir, ".codex"))
 	v, err := Version(context.Background(), codexBinary(t))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if after := treeOf(filepath.Join(u.HomeDir, ".codex")); after != before {
+		t.Errorf("codex --version changed %s/.codex:\nbefore:\n%s\nafter:\n%s", u.HomeDir, before, after)
 	}
 	if v != VerifiedVersion {
 		t.Errorf("codex %s, verified on %s", v, VerifiedVersion)
@@ -494,6 +506,21 @@ func TestCLIVersion(t *testing.T) {
 			t.Errorf("Native(%s) = %s, %v", launcher, got, err)
 		}
 	}
+}
+
+// treeOf lists dir's entries with their modification times ("" when
+// there is none).
+func treeOf(dir string) string {
+	var b strings.Builder
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil {
+			if info, ierr := d.Info(); ierr == nil {
+				fmt.Fprintf(&b, "%s %s\n", p, info.ModTime().Format(time.RFC3339Nano))
+			}
+		}
+		return nil
+	})
+	return b.String()
 }
 
 // A resumed turn that never started (stopped before codex printed a line)
