@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -280,7 +281,24 @@ func packageVersion(binary string, env []string) string {
 }
 
 // AskVersion runs `binary --version`; it takes the CLI 1 to 3
-// CPU-seconds.
+// CPU-seconds. It runs outside any jail, so with the allowlisted
+// environment (no credentials: it calls no API) and a home of its own,
+// removed after: the CLI writes into ~/.gemini as it starts.
 func AskVersion(ctx context.Context, binary string, env []string) (string, error) {
-	return proc.Version(ctx, binary, env)
+	home, err := os.MkdirTemp("", "home-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(home)
+	if err := os.Mkdir(filepath.Join(home, "tmp"), 0o700); err != nil {
+		return "", err
+	}
+	var vars []string
+	for _, kv := range Env(agent.TurnSpec{BaseEnv: env, Home: home}) {
+		k, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(CredentialVars, k) && k != "GOOGLE_GEMINI_BASE_URL" {
+			vars = append(vars, kv)
+		}
+	}
+	return proc.Version(ctx, binary, vars)
 }

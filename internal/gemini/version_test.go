@@ -3,6 +3,7 @@ package gemini
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/vibe-test/vibe-test/internal/testenv"
@@ -37,6 +38,35 @@ func TestAskVersion(t *testing.T) {
 		if got != want || (err == nil) != (want != "") {
 			t.Errorf("%q: %q, %v; want %q", out, got, err, want)
 		}
+	}
+	// It runs outside the jail: with the allowlisted environment and a
+	// home of its own, removed after. It had the author's whole
+	// environment, and the CLI left files in the author's ~/.gemini.
+	bin := filepath.Join(dir, "gemini")
+	dump := filepath.Join(dir, "env")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\nenv > "+dump+"\necho 0.61.0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	if _, err := AskVersion(t.Context(), bin, []string{"PATH=/usr/bin:/bin", "HOME=" + home, "MY_SECRET_TOKEN=planted-3f9c1e", "GEMINI_API_KEY=planted-key-77a0"}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(dump)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(b)
+	used := ""
+	for _, kv := range strings.Split(got, "\n") {
+		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
+			used = v
+		}
+	}
+	if strings.Contains(got, "planted") || used == "" || used == home {
+		t.Errorf("the version check's environment:\n%s", got)
+	}
+	if _, err := os.Stat(used); err == nil {
+		t.Errorf("its home %s was left behind", used)
 	}
 }
 
