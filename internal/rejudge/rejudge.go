@@ -24,6 +24,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/demo"
 	"github.com/vibe-test/vibe-test/internal/engine"
 	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/internal/jail"
 	"github.com/vibe-test/vibe-test/internal/judge"
 	"github.com/vibe-test/vibe-test/internal/readfile"
 	"github.com/vibe-test/vibe-test/internal/record"
@@ -64,6 +65,28 @@ type Settings struct {
 	JudgeModel *string
 	// Prog is the command that runs vibe-test, as advice names it.
 	Prog string
+}
+
+// judgeCaller is the run's judge, found again here, in the jail where
+// the machine allows one, as a run's judges are: they read transcripts
+// an agent wrote (it ran outside any jail).
+func judgeCaller(ctx context.Context, dir string, r *record.Run, s Settings, env []string, binary string, hermetic bool, timeout time.Duration) (judge.Caller, error) {
+	kind, _, err := engine.ChooseJail(ctx, "", env)
+	if err != nil {
+		return nil, exit.With(exit.Tool, err)
+	}
+	named := []string{dir, engine.CacheDir("", env)}
+	if s.Rubric != "" {
+		named = append(named, filepath.Dir(s.Rubric))
+	}
+	if record.AgentOf(r.Config) != agents.Claude || record.JudgeAgentOf(r.Config) != agents.Claude {
+		return engine.SavedCold(r, env, func(bin string, hermetic bool) *jail.Spec {
+			return engine.JailSpec(kind, env, bin, hermetic, "", named...)
+		}, timeout)
+	}
+	c := engine.ColdCaller(binary, env, hermetic, r.Config.MaxRetries, timeout, engine.DefaultGrace)
+	c.Jail = engine.JailSpec(kind, env, binary, hermetic, claude.AuthorConfigDir(), named...)
+	return c, nil
 }
 
 // Dir judges the run in dir again, or every skill's run when dir is a
@@ -160,12 +183,9 @@ func Run(ctx context.Context, dir string, s Settings, stdio engine.IO) error {
 	if err != nil {
 		return err
 	}
-	var caller judge.Caller = engine.ColdCaller(binary, stdio.Env, hermetic, r.Config.MaxRetries, timeout, engine.DefaultGrace)
-	if record.AgentOf(r.Config) != agents.Claude || record.JudgeAgentOf(r.Config) != agents.Claude {
-		// The run's judge agent, found again here.
-		if caller, err = engine.SavedCold(r, stdio.Env, nil, timeout); err != nil {
-			return err
-		}
+	caller, err := judgeCaller(ctx, dir, r, s, stdio.Env, binary, hermetic, timeout)
+	if err != nil {
+		return err
 	}
 	// As the run judged: with its --judge-repeats, so a turn whose repeats
 	// disagreed is uncertain again, not one call's pass or fail.

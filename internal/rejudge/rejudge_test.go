@@ -10,8 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vibe-test/vibe-test/internal/agents"
 	"github.com/vibe-test/vibe-test/internal/claude"
+	"github.com/vibe-test/vibe-test/internal/codex"
+	"github.com/vibe-test/vibe-test/internal/engine"
+	"github.com/vibe-test/vibe-test/internal/jail"
 	"github.com/vibe-test/vibe-test/internal/judge"
+	"github.com/vibe-test/vibe-test/internal/record"
+	"github.com/vibe-test/vibe-test/internal/testenv"
 )
 
 func TestRejudgeVerdictChanges(t *testing.T) {
@@ -87,5 +93,42 @@ func TestTranscriptFIFOIsAJudgeError(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("still reading the FIFO after 10 s")
+	}
+}
+
+// A rejudge's judges run in the jail where the machine allows one, as a
+// run's do: they read what an agent wrote. They ran outside it (a
+// security review saw them in the host's mount namespace).
+func TestJudgesJailed(t *testing.T) {
+	env := append(os.Environ(), "ANTHROPIC_API_KEY=sk-offline-placeholder")
+	kind, note, err := engine.ChooseJail(t.Context(), "", env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kind != jail.Bubblewrap {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("no jail on CI: %s", note)
+		}
+		t.Skipf("no jail here: %s", note)
+	}
+	dir := t.TempDir()
+	for _, judgeAgent := range []string{"", agents.Codex} {
+		r := &record.Run{Config: record.Config{JudgeAgent: judgeAgent}}
+		c, err := judgeCaller(t.Context(), dir, r, Settings{}, env, testenv.Claude(t), true, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var spec *jail.Spec
+		switch c := c.(type) {
+		case claude.Caller:
+			spec = c.Jail
+		case codex.Caller:
+			spec = c.Jail
+		default:
+			t.Fatalf("judge agent %q: a %T", judgeAgent, c)
+		}
+		if spec == nil {
+			t.Errorf("judge agent %q: no jail", judgeAgent)
+		}
 	}
 }
