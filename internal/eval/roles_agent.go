@@ -57,6 +57,12 @@ func (g *generator) onceAgent(ctx context.Context, c *cases.Case, v version, tra
 		SystemPromptFile: sysFile, Dir: sb.Dir, Home: sb.Home, BaseEnv: g.env, Stdout: w,
 		Timeout: g.timeout, Grace: g.grace, BaseURL: g.baseURL,
 	}
+	if sb.Tmp != "" {
+		// As a conversation's turn: without a jail (whose /tmp is the
+		// sandbox's) the CLI's and its commands' temp files went to the
+		// machine's /tmp.
+		spec.Extra = append(spec.Extra, "TMPDIR="+sb.Tmp)
+	}
 	if g.agentJail != nil {
 		j := g.agentJail.With(sb.Tmp, sb.Dir, []string{sb.Dir, sb.Home}, nil)
 		spec.Jail = &j
