@@ -26,6 +26,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/execpath"
 	"github.com/vibe-test/vibe-test/internal/gemini"
 	"github.com/vibe-test/vibe-test/internal/jail"
+	"github.com/vibe-test/vibe-test/internal/redact"
 )
 
 // The --agent values.
@@ -243,4 +244,17 @@ func DefaultModel(name string) string {
 		return gemini.DefaultModel
 	}
 	return ""
+}
+
+// Pieces says which lines of name's transcript are pieces of a streamed
+// text (nil for claude, whose stream-json carries whole messages), for
+// redact.NewStreamWriter.
+func Pieces(name string) redact.Delta {
+	switch name {
+	case Codex:
+		return codex.Piece
+	case Gemini:
+		return gemini.Piece
+	}
+	return nil
 }

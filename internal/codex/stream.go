@@ -433,3 +433,16 @@ func Failure(t Turn, exitCode int) string {
 	}
 	return ""
 }
+
+// Piece says whether a line of codex's app-server stream is one piece of
+// a text it streams (item/agentMessage/delta, item/commandExecution/
+// outputDelta, the reasoning deltas): its stream (the item and the kind
+// of delta) and the path of its text. The transcript writer joins the
+// pieces to mask a secret split across them (redact.NewStreamWriter).
+func Piece(line []byte) (stream, path string, ok bool) {
+	m := gjson.GetBytes(line, "method").String()
+	if !strings.HasSuffix(m, "/delta") && !strings.HasSuffix(m, "Delta") {
+		return "", "", false
+	}
+	return m + " " + gjson.GetBytes(line, "params.itemId").String(), "params.delta", true
+}

@@ -880,7 +880,9 @@ func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string
 		return claude.Outcome{}, fmt.Errorf("creating transcript: %w", err)
 	}
 	defer f.Close()
-	w := d.Redactor.NewWriter(f)
+	// Codex and gemini stream texts in pieces: a secret split across two
+	// is masked in both.
+	w := d.Redactor.NewStreamWriter(f, agents.Pieces(d.agentName()))
 	envOpts := claude.EnvOptions{
 		Extra:   []string{"CLAUDE_CODE_MAX_RETRIES=" + strconv.Itoa(d.MaxRetries)},
 		PassEnv: d.PassEnv,

@@ -51,7 +51,7 @@ func (g *generator) onceAgent(ctx context.Context, c *cases.Case, v version, tra
 		return claude.Turn{}, err
 	}
 	defer f.Close()
-	w := g.redactor.NewWriter(f)
+	w := g.redactor.NewStreamWriter(f, agents.Pieces(g.agent)) // a secret split across pieces too
 	spec := agent.TurnSpec{
 		Binary: g.agentBinary, Prompt: c.Prompt, Model: v.model, Effort: v.effort, Tools: tools,
 		SystemPromptFile: sysFile, Dir: sb.Dir, Home: sb.Home, BaseEnv: g.env, Stdout: w,

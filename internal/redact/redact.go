@@ -215,6 +215,13 @@ type Writer struct {
 	r   *Redactor
 	w   io.Writer
 	buf []byte
+	// A stream writer's (NewStreamWriter): which lines are pieces, the
+	// lines held back, each stream's text held, and the end of each
+	// stream's text already written.
+	delta Delta
+	queue []pending
+	held  map[string]int
+	tails map[string]string
 }
 
 // NewWriter wraps w.
@@ -227,15 +234,30 @@ func (lw *Writer) Write(p []byte) (int, error) {
 		if i < 0 {
 			return len(p), nil
 		}
-		if _, err := lw.w.Write(lw.r.Bytes(lw.buf[:i+1])); err != nil {
+		line := lw.buf[:i+1]
+		lw.buf = lw.buf[i+1:]
+		if lw.delta != nil {
+			if err := lw.hold(line); err != nil {
+				return len(p), err
+			}
+			continue
+		}
+		if _, err := lw.w.Write(lw.r.Bytes(line)); err != nil {
 			return len(p), err
 		}
-		lw.buf = lw.buf[i+1:]
 	}
 }
 
-// Flush writes a pending partial line (a stream cut mid-line is kept).
+// Flush writes a pending partial line (a stream cut mid-line is kept),
+// and a stream writer's held lines.
 func (lw *Writer) Flush() error {
+	if lw.delta != nil {
+		if len(lw.buf) > 0 {
+			lw.queue = append(lw.queue, pending{line: lw.buf})
+			lw.buf = nil
+		}
+		return lw.release(true)
+	}
 	if len(lw.buf) == 0 {
 		return nil
 	}

@@ -1,0 +1,172 @@
+package redact
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// Delta says whether a transcript line carries one piece of a text the CLI
+// streams in pieces (codex's message and command-output deltas, gemini's
+// message chunks), and where: the stream the piece belongs to and the
+// gjson path of its text in the line. A secret the CLI split across two
+// pieces is whole in neither line, and a line-by-line redaction let its
+// halves through.
+type Delta func(line []byte) (stream, path string, ok bool)
+
+// Lookahead is how much of a stream's text must follow a piece before the
+// piece is written: a secret that begins in the piece and is at most this
+// long is then seen whole. Longer key shapes (a PEM private key) are
+// masked as far as they were seen.
+const Lookahead = 512
+
+// pending is a line held back: its original bytes and, for a piece, its
+// stream, path and text.
+type pending struct {
+	line         []byte
+	stream, path string
+	text         string
+	piece        bool
+}
+
+// NewStreamWriter is NewWriter for a CLI that streams texts in pieces
+// (delta says which lines are pieces): a piece is held until Lookahead
+// characters of its stream follow it (or Flush), then written with every
+// secret that overlaps it masked, found in the stream's text joined across
+// pieces. Lines keep their order: a line after a held piece waits too.
+func (r *Redactor) NewStreamWriter(w io.Writer, delta Delta) *Writer {
+	return &Writer{r: r, w: w, delta: delta, held: map[string]int{}, tails: map[string]string{}}
+}
+
+// hold queues a complete line and writes what may go.
+func (lw *Writer) hold(line []byte) error {
+	p := pending{line: append([]byte(nil), line...)}
+	if stream, path, ok := lw.delta(line); ok {
+		if v := gjson.GetBytes(line, path); v.Type == gjson.String && v.Index > 0 {
+			p.stream, p.path, p.text, p.piece = stream, path, v.String(), true
+			lw.held[stream] += len(p.text)
+		}
+	}
+	lw.queue = append(lw.queue, p)
+	return lw.release(false)
+}
+
+// release writes the queued lines from the front, up to the first piece
+// whose stream has not yet Lookahead characters after it (all of them
+// when all is set).
+func (lw *Writer) release(all bool) error {
+	for len(lw.queue) > 0 {
+		p := lw.queue[0]
+		if p.piece && !all && lw.held[p.stream]-len(p.text) < Lookahead {
+			return nil
+		}
+		lw.queue = lw.queue[1:]
+		line := p.line
+		if p.piece {
+			line = lw.maskPiece(p)
+			lw.held[p.stream] -= len(p.text)
+			tail := lw.tails[p.stream] + p.text
+			lw.tails[p.stream] = tail[max(0, len(tail)-Lookahead):]
+		}
+		if _, err := lw.w.Write(lw.r.Bytes(line)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// maskPiece is p's line with every secret that overlaps its text masked:
+// the secrets are found in the stream's text around it, from the end of
+// what was written before to what is queued after.
+func (lw *Writer) maskPiece(p pending) []byte {
+	before := lw.tails[p.stream]
+	window := before + p.text
+	for _, q := range lw.queue {
+		if len(window) >= len(before)+len(p.text)+Lookahead {
+			break
+		}
+		if q.piece && q.stream == p.stream {
+			window += q.text
+		}
+	}
+	start, end := len(before), len(before)+len(p.text)
+	var masked []byte
+	last := start
+	for _, s := range merge(lw.r.spans(window)) {
+		a, b := max(s[0], start), min(s[1], end)
+		if a >= b {
+			continue
+		}
+		masked = append(append(masked, window[last:a]...), Mask...)
+		last = b
+	}
+	if masked == nil {
+		return p.line
+	}
+	masked = append(masked, window[last:end]...)
+	v := gjson.GetBytes(p.line, p.path)
+	var enc bytes.Buffer
+	e := json.NewEncoder(&enc)
+	e.SetEscapeHTML(false)
+	if e.Encode(string(masked)) != nil {
+		return p.line
+	}
+	out := append([]byte(nil), p.line[:v.Index]...)
+	out = append(out, bytes.TrimSuffix(enc.Bytes(), []byte("\n"))...)
+	return append(out, p.line[v.Index+len(v.Raw):]...)
+}
+
+// spans are where in s String would mask: every secret value, URL
+// password, AWS secret and key-shaped string, as [start, end) pairs.
+func (r *Redactor) spans(s string) [][2]int {
+	var out [][2]int
+	if r != nil {
+		for _, v := range r.values {
+			for i := 0; ; {
+				j := strings.Index(s[i:], v)
+				if j < 0 {
+					break
+				}
+				out = append(out, [2]int{i + j, i + j + len(v)})
+				i += j + 1
+			}
+		}
+	}
+	if mayHoldAWSSecret(s) {
+		for _, m := range awsSecret.FindAllStringSubmatchIndex(s, -1) {
+			out = append(out, [2]int{m[3], m[1]})
+		}
+	}
+	if i := strings.Index(s, "://"); i >= 0 && strings.IndexByte(s[i:], '@') >= 0 {
+		for _, m := range urlPassword.FindAllStringSubmatchIndex(s, -1) {
+			out = append(out, [2]int{m[3], m[4]})
+		}
+	}
+	if mayHoldKeyShape(s) {
+		for _, m := range keyShapes.FindAllStringIndex(s, -1) {
+			out = append(out, [2]int{m[0], m[1]})
+		}
+	}
+	return out
+}
+
+// merge sorts spans and joins those that overlap or touch.
+func merge(spans [][2]int) [][2]int {
+	for i := 1; i < len(spans); i++ { // insertion sort: a handful at most
+		for j := i; j > 0 && spans[j][0] < spans[j-1][0]; j-- {
+			spans[j], spans[j-1] = spans[j-1], spans[j]
+		}
+	}
+	var out [][2]int
+	for _, s := range spans {
+		if n := len(out); n > 0 && s[0] <= out[n-1][1] {
+			out[n-1][1] = max(out[n-1][1], s[1])
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
