@@ -73,7 +73,7 @@ var recordings = []recording{
 	{"decay", 1, personas([]string{"forgetting", "forgetting", "forgetting"}, false, "--compact-before", "2", "--concurrency", "3")},
 	// Enough steady conversations for the run to have caught the drop
 	// asked for (--effect 0.6: a collapse, which few conversations show).
-	{"held", 0, personas([]string{"steady", "steady", "steady", "steady", "steady"}, false, "--effect", "0.6", "--concurrency", "3")},
+	{"held", 0, personas([]string{"steady", "steady", "steady", "steady", "steady", "steady"}, false, "--effect", "0.6", "--concurrency", "3")},
 	// Two steady conversations: too few to tell.
 	{"not-enough-evidence", 0, personas([]string{"steady", "steady"}, false, "--concurrency", "2")},
 	// Seed 002 replayed: both baselines fail, the gate stops both

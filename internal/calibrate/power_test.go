@@ -114,21 +114,34 @@ func TestPowerFiguresAreReal(t *testing.T) {
 		all = append(all, c.need...)
 		// A figure is an estimate from one run, so it misses both ways;
 		// what it may not do is overclaim as the closed form did (0.20 to
-		// 0.67 where it said 0.8).
+		// 0.67 where it said 0.8), nor in more than a tenth of the runs:
+		// drawn from the baseline's whole posterior, 23% of the runs with
+		// half the baselines failing (the gate bypassed) printed figures
+		// the rule reached in 0.57 of runs (the mean alone was checked,
+		// and only over 10 figures).
 		for what, xs := range map[string][]float64{"the drop claimed": c.mdd, "the conversations claimed": c.need} {
 			if len(xs) >= 10 && mean(xs) < 0.65 {
 				t.Errorf("%s base offset %.1f: true power at %s for 80%% is %.2f on average", describe(s), s.BaseOffset, what, mean(xs))
+			}
+			over := 0
+			for _, x := range xs {
+				if x < 0.7 {
+					over++
+				}
+			}
+			if float64(over) > 0.1*float64(runs) {
+				t.Errorf("%s base offset %.1f: %d of %d runs printed %s for 80%% power where the rule's is below 0.7", describe(s), s.BaseOffset, over, runs, what)
 			}
 		}
 		// Held says the effect would have been caught with 80% power:
 		// where the truth is far below, few runs may say it.
 		truth := tpAtEffect(grid[i], t)
 		dump(t, fmt.Sprintf("%s base offset %.1f truth", describe(s), s.BaseOffset), truth)
-		if truth < 0.7 && float64(c.heldRuns) > 0.3*float64(runs) {
+		if truth < 0.7 && float64(c.heldRuns) > 0.05*float64(runs) {
 			t.Errorf("%s base offset %.1f: %d of %d runs said held, but the rule catches the effect in %.2f of runs", describe(s), s.BaseOffset, c.heldRuns, runs, truth)
 		}
 	}
-	if m := mean(all); m < 0.75 {
+	if m := mean(all); m < 0.8 {
 		t.Errorf("over the grid, the true power at the figures claimed for 80%% averages %.2f", m)
 	}
 	t.Logf("over the grid, the true power at the figures claimed for 80%%: %.2f (%d figures)", mean(all), len(all))

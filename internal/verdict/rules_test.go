@@ -219,6 +219,11 @@ func TestRuleNotEnoughEvidence(t *testing.T) {
 		{"too small for any drop", func(f *facts) {
 			f.exitOnly, f.powered = false, true
 		}, true, exit.OK, record.VerdictNotEnough, "too small to catch any drop reliably"},
+		// No size found for the effect: said so, with why, where the run
+		// said nothing more of how many would do.
+		{"no size would do", func(f *facts) {
+			f.exitOnly, f.powered = false, true
+		}, true, exit.OK, record.VerdictNotEnough, "No number of conversations up to 200 is sure to catch a drop of 30 points in 80% of runs like this one (simulated): 4 conversations are too few"},
 		// How many more conversations: the simulation behind it lets the
 		// gate stop some as this run's baselines say, and none when bypassed.
 		{"the gate stopped some here", func(f *facts) {
