@@ -361,7 +361,7 @@ func TestCompareNamesAnotherJudge(t *testing.T) {
 // TestCompareBothWays checks the rule both ways on real run folders, as seed
 // 000 did: a second base run passes against the first, and a run whose
 // every judged turn fails fails against both. The runs are recorded
-// (internal/testdata/runs): held (five steady conversations) and
+// (internal/testdata/runs): held (six steady conversations) and
 // not-enough-evidence (two) are the bases, gate-bypassed (seed 002 with the
 // gate bypassed, three conversations) the candidate that fails.
 func TestCompareBothWays(t *testing.T) {
@@ -372,7 +372,7 @@ func TestCompareBothWays(t *testing.T) {
 		t.Fatalf("second base against the first: exit %d, want 0", code)
 	}
 	mustContain(t, out, "One base run", "ACCEPT")
-	if got := row(out, totalLabel); !strings.HasPrefix(got, "1.000 (n=5) 1.000 (n=2) +0.000 ") {
+	if got := row(out, totalLabel); !strings.HasPrefix(got, "1.000 (n=6) 1.000 (n=2) +0.000 ") {
 		t.Errorf("total row %q", got)
 	}
 

@@ -153,8 +153,11 @@ func assertSteady(t *testing.T, s scenario) {
 	if s.run.Conversations[0].Shape != record.ShapeHeld || s.run.Outcome.Verdict != record.VerdictNotEnough {
 		t.Errorf("shape %q verdict %q", s.run.Conversations[0].Shape, s.run.Outcome.Verdict)
 	}
-	if !strings.Contains(s.stdout, "Not enough evidence") || !strings.Contains(s.stdout, "would catch a drop of 30 points") {
-		t.Error("a 1-conversation run must not print a bare no-decay, and must say how many conversations would decide")
+	// From one conversation no number is promised (its baseline rate,
+	// drawn from the lower quarter of what one pass allows, may be below
+	// one half), and the sentence says so.
+	if !strings.Contains(s.stdout, "Not enough evidence") || !strings.Contains(s.stdout, "No number of conversations up to 200 is sure to catch a drop of 30 points") {
+		t.Error("a 1-conversation run must not print a bare no-decay, and must say what more conversations would do")
 	}
 	f := s.run.Fresh
 	if len(f) != 1 || len(f[0].Turns) != 3 || f[0].Status != record.StatusCompleted {

@@ -108,6 +108,11 @@ type facts struct {
 	// exitOnly skips the simulated power figures (Options.ExitOnly);
 	// powered says they are in stats.
 	exitOnly, powered bool
+	// baselineUnsure: more than 1-PowerTarget of the power figures'
+	// simulated runs draw a baseline rate under one half, so a skill whose
+	// baseline fails more often than not (exit 2 at any size) is not
+	// ruled out.
+	baselineUnsure bool
 }
 
 // power fills in the simulated power figures the first time a rule needs
@@ -123,6 +128,7 @@ func (f *facts) power() bool {
 	if !f.powered {
 		f.powered = true
 		w := worldOf(f.r, f.ix, 0, f.alpha)
+		f.baselineUnsure = w.baseBelowHalf() > 1-PowerTarget
 		if f.cmp().Testable {
 			// A sequential run's figure is its last look's test, at that
 			// look's own level (a small share of alpha before the cap):

@@ -244,10 +244,13 @@ func notEnoughEvidence(f *facts) (decision, bool) {
 	case need > f.n:
 		more = fmt.Sprintf(" About %d conversations in all (%d more, each with its fresh triple%s) would catch a drop of %.0f points in %.0f%% of runs (simulated).", need, need-f.n, gateClause(f), 100*f.effect, 100*PowerTarget)
 	case need == 0 && (f.stats.MinDetectableDrop == 0 || f.stats.MinDetectableDrop > f.effect):
-		// The search found no size: from a few baselines, one that fails
-		// fresh more often than not (exit 2 at any size) is not ruled out.
-		more = fmt.Sprintf(" No number of conversations up to %d is sure to catch a drop of %.0f points in %.0f%% of runs like this one (simulated): %s too few to rule out a skill whose baseline fails more often than not; run more, and the figure follows.",
-			maxConversations, 100*f.effect, 100*PowerTarget, plural(f.n, "conversation is", "conversations are"))
+		// The search found no size; why, when it is the baselines: from a
+		// few, one that fails fresh more often than not (exit 2 at any
+		// size) is not ruled out.
+		more = fmt.Sprintf(" No number of conversations up to %d is sure to catch a drop of %.0f points in %.0f%% of runs like this one (simulated).", maxConversations, 100*f.effect, 100*PowerTarget)
+		if f.baselineUnsure {
+			more = strings.TrimSuffix(more, ".") + fmt.Sprintf(": %s too few to rule out a skill whose baseline fails more often than not; run more, and the figure follows.", plural(f.n, "conversation is", "conversations are"))
+		}
 	}
 	mdd := "was too small to catch any drop reliably, even a collapse"
 	if f.stats.MinDetectableDrop > 0 {

@@ -223,7 +223,12 @@ func TestRuleNotEnoughEvidence(t *testing.T) {
 		// said nothing more of how many would do.
 		{"no size would do", func(f *facts) {
 			f.exitOnly, f.powered = false, true
-		}, true, exit.OK, record.VerdictNotEnough, "No number of conversations up to 200 is sure to catch a drop of 30 points in 80% of runs like this one (simulated): 4 conversations are too few"},
+		}, true, exit.OK, record.VerdictNotEnough, "No number of conversations up to 200 is sure to catch a drop of 30 points in 80% of runs like this one (simulated)."},
+		// The baselines' reason only when it is theirs: it was given for
+		// 30 conversations whose baselines all passed and probes all failed.
+		{"no size would do, from a few baselines", func(f *facts) {
+			f.exitOnly, f.powered, f.baselineUnsure = false, true, true
+		}, true, exit.OK, record.VerdictNotEnough, "(simulated): 4 conversations are too few to rule out a skill whose baseline fails more often than not"},
 		// How many more conversations: the simulation behind it lets the
 		// gate stop some as this run's baselines say, and none when bypassed.
 		{"the gate stopped some here", func(f *facts) {
