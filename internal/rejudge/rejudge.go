@@ -80,8 +80,15 @@ func judgeCaller(ctx context.Context, dir string, r *record.Run, s Settings, env
 		named = append(named, filepath.Dir(s.Rubric))
 	}
 	if record.AgentOf(r.Config) != agents.Claude || record.JudgeAgentOf(r.Config) != agents.Claude {
+		// A claude judge of another agent's run signs in with the
+		// author's login when no key is set: the jail shows it its
+		// credentials file, as the run's did.
+		authorConfig := ""
+		if record.JudgeAgentOf(r.Config) == agents.Claude {
+			authorConfig = claude.AuthorConfigDir()
+		}
 		return engine.SavedCold(r, env, func(bin string, hermetic bool) *jail.Spec {
-			return engine.JailSpec(kind, env, bin, hermetic, "", named...)
+			return engine.JailSpec(kind, env, bin, hermetic, authorConfig, named...)
 		}, timeout)
 	}
 	c := engine.ColdCaller(binary, env, hermetic, r.Config.MaxRetries, timeout, engine.DefaultGrace)

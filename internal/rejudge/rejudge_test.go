@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -130,5 +131,25 @@ func TestJudgesJailed(t *testing.T) {
 		if spec == nil {
 			t.Errorf("judge agent %q: no jail", judgeAgent)
 		}
+	}
+	// A codex run judged by claude, with the author's login (no key): the
+	// jail shows the judge the login's credentials file, as the run's
+	// did. It had none, and the judge could not sign in.
+	config := t.TempDir()
+	t.Setenv("CLAUDE_CONFIG_DIR", config)
+	var login []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "ANTHROPIC_") && !strings.HasPrefix(kv, "CLAUDE_CODE_OAUTH") {
+			login = append(login, kv)
+		}
+	}
+	r := &record.Run{Config: record.Config{Agent: agents.Codex}}
+	c, err := judgeCaller(t.Context(), dir, r, Settings{}, login, testenv.Claude(t), false, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc, ok := c.(claude.Caller)
+	if !ok || cc.Jail == nil || !slices.Contains(cc.Jail.ReadOnly, filepath.Join(config, ".credentials.json")) {
+		t.Errorf("a claude judge of a codex run, signed in by login: %T %+v", c, cc.Jail)
 	}
 }
