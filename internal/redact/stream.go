@@ -18,9 +18,10 @@ import (
 type Delta func(line []byte) (stream, path string, ok bool)
 
 // Lookahead is how much of a stream's text must follow a piece before the
-// piece is written: a secret that begins in the piece and is at most this
-// long is then seen whole. Longer key shapes (a PEM private key) are
-// masked as far as they were seen.
+// piece is written, unless another kind of line comes first: a secret
+// that begins in the piece and is at most this long is then seen whole.
+// A longer one split across pieces (a PEM private key, whose pattern
+// needs its BEGIN and END lines) is not recognised.
 const Lookahead = 512
 
 // pending is a line held back: its original bytes and, for a piece, its
@@ -34,9 +35,10 @@ type pending struct {
 
 // NewStreamWriter is NewWriter for a CLI that streams texts in pieces
 // (delta says which lines are pieces): a piece is held until Lookahead
-// characters of its stream follow it (or Flush), then written with every
-// secret that overlaps it masked, found in the stream's text joined across
-// pieces. Lines keep their order: a line after a held piece waits too.
+// characters of its stream follow it, a line of another kind comes, or
+// Flush, then written with every secret that overlaps it masked, found in
+// the stream's text joined across pieces. Lines keep their order: a piece
+// after a held piece waits too.
 func (r *Redactor) NewStreamWriter(w io.Writer, delta Delta) *Writer {
 	return &Writer{r: r, w: w, delta: delta, held: map[string]int{}, tails: map[string]string{}}
 }
@@ -51,7 +53,11 @@ func (lw *Writer) hold(line []byte) error {
 		}
 	}
 	lw.queue = append(lw.queue, p)
-	return lw.release(false)
+	// Another kind of line ends the pieces before it (the CLIs send a
+	// message's or an output's pieces one after the other, then the item
+	// whole): held for their streams' next 512 characters, a message's
+	// last piece kept every line after it in memory to the turn's end.
+	return lw.release(!p.piece)
 }
 
 // release writes the queued lines from the front, up to the first piece

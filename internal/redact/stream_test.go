@@ -103,3 +103,22 @@ func TestStreamWriterWithoutPieces(t *testing.T) {
 		t.Errorf("line writer %q, stream writer %q", a.String(), b.String())
 	}
 }
+
+// A message's last piece is written when the next line of another kind
+// comes, not at the turn's end: held for 512 more characters of its
+// stream, it kept every line after it in memory until Flush (a turn
+// killed meanwhile lost them).
+func TestStreamWriterReleasesAtTheNextLine(t *testing.T) {
+	var out bytes.Buffer
+	w := New("Zq9XvK2mW8pLr4Tn").NewStreamWriter(&out, deltaLines)
+	in := piece("a", "Running the census ") + piece("a", "first.") + `{"method":"item/completed","params":{"item":{"id":"a"}}}` + "\n"
+	if _, err := w.Write([]byte(in)); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != in {
+		t.Errorf("before Flush, written:\n%s\nwant\n%s", out.String(), in)
+	}
+	if err := w.Flush(); err != nil || out.String() != in {
+		t.Errorf("after Flush (%v):\n%s", err, out.String())
+	}
+}
