@@ -27,6 +27,8 @@ type Result struct {
 	Sentence   string
 	// CellErrors counts cells whose generator or reader failed.
 	CellErrors int
+	// unmade counts those with no message (the generator's failures).
+	unmade int
 }
 
 // RunData is one run's cells.
@@ -76,6 +78,9 @@ func Evaluate(dir string, rec *Record) (*Result, error) {
 			// candidate was decided against a baseline missing them.
 			if c.Status != CellOK && (!info.Stored || info.Regraded) {
 				res.CellErrors++
+				if c.Message == "" {
+					res.unmade++
+				}
 			}
 		}
 		res.Runs = append(res.Runs, rd)
@@ -239,8 +244,14 @@ func decide(res *Result) {
 		mend := fmt.Sprintf("`vibe-test resume %s` makes them again", res.Dir)
 		if rec.Rejudged {
 			// A rejudge folder is not resumed: a new rejudge grades every
-			// message again (the folder is inside the one it rejudged).
-			mend = fmt.Sprintf("`vibe-test rejudge %s` grades them again in a new folder", filepath.Dir(res.Dir))
+			// message again (the folder is inside the one it rejudged). A
+			// message that never came back no rejudge can make: the eval
+			// it rejudged is resumed first.
+			src := filepath.Dir(res.Dir)
+			mend = fmt.Sprintf("`vibe-test rejudge %s` grades them again in a new folder", src)
+			if res.unmade > 0 {
+				mend = fmt.Sprintf("%d had no message to grade: `vibe-test resume %s` makes them, then `vibe-test rejudge %s` grades them all again", res.unmade, src, src)
+			}
 		}
 		res.Exit, res.Verdict = exit.Tool, evalstats.ToolFail
 		res.Sentence = fmt.Sprintf("No verdict: %d %s failed (the generator or the reader gave no usable answer; see the cell files); %s. Without them: %s",

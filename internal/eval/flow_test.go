@@ -917,3 +917,30 @@ func TestRejudgeCountsItsFailedCells(t *testing.T) {
 		t.Errorf("resuming the rejudge's folder: %v", err)
 	}
 }
+
+// A rejudge of an eval whose generation failed for a cell cannot make its
+// message: it says to resume the eval first, then rejudge. It said to
+// rejudge again, which kept the cell failed for ever.
+func TestRejudgeOfAFailedGeneration(t *testing.T) {
+	wrapper, fail := failingCLI(t, false)
+	if err := os.WriteFile(fail, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := newFlow(t, wrapper)
+	s := f.settings(demo.VersionBaseline, "measure")
+	s.Repeats = 1
+	res, err := f.start(t, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.CellErrors != 1 {
+		t.Fatalf("%d failed cells, want 1", res.CellErrors)
+	}
+	rj, err := eval.Rejudge(context.Background(), res.Dir, eval.RejudgeSettings{ReaderModel: "haiku"}, eval.IO{Env: f.env, Stderr: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "1 had no message to grade: `vibe-test resume " + res.Dir + "` makes them, then `vibe-test rejudge " + res.Dir + "`"; rj.Exit != exit.Tool || !strings.Contains(rj.Sentence, want) {
+		t.Errorf("exit %d: %s\nwant it to say %s", rj.Exit, rj.Sentence, want)
+	}
+}
