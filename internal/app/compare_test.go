@@ -384,7 +384,7 @@ func TestCompareBothWays(t *testing.T) {
 	// The total and a criterion the candidate never met (it ran the census
 	// but rewrote the ledger instead of appending to it).
 	for _, label := range []string{totalLabel, "appends-ledger"} {
-		if got := row(out, label); !strings.HasPrefix(got, "1.000 (n=7) 0.000 (n=3) +1.000 ") || !strings.HasSuffix(got, " FAIL") {
+		if got := row(out, label); !strings.HasPrefix(got, "1.000 (n=8) 0.000 (n=3) +1.000 ") || !strings.HasSuffix(got, " FAIL") {
 			t.Errorf("%s row %q", label, got)
 		}
 	}
