@@ -10,7 +10,7 @@ type Meaning struct {
 
 // Codes are every exit code vibe-test uses, in order.
 var Codes = []Meaning{
-	{OK, "ok", "no decay shown: held (the run could have caught --effect) or not enough evidence (it could not; the sentence says how many conversations would); compare and eval --against: the candidate is accepted; eval --baseline: the instrument works"},
+	{OK, "ok", "no decay shown: held (the run could have caught --effect) or not enough evidence (it could not; the sentence says how many conversations would, if any number is sure to); compare and eval --against: the candidate is accepted; eval --baseline: the instrument works"},
 	{Decay, "decay", "the probes passed significantly less often diluted than fresh (p <= --alpha), or with --rule any-probe-failed a probe failed after a passed baseline; compare and eval --against: the candidate is rejected"},
 	{Indeterminate, "indeterminate", "the skill does not work fresh: fewer than half the baselines passed (the gate stopped them, or was bypassed); compare: cannot decide; eval: not enough evidence, or the instrument is doubtful"},
 	{Tool, "tool", "vibe-test could not do its job: bad input (a run folder too old to read among it), claude missing, too old or failing, refused credentials, judge or turn errors (or judge repeats that disagreed) that leave the verdict open, budget exhausted, a run record that cannot be written; eval: case set hygiene, a baseline that does not match or was not stored, failed cells"},
