@@ -14,6 +14,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/agent"
 	"github.com/vibe-test/vibe-test/internal/claude"
 	"github.com/vibe-test/vibe-test/internal/jsonline"
+	"github.com/vibe-test/vibe-test/internal/redact"
 )
 
 // Turn and the rest are the shapes every agent reports (package agent).
@@ -436,13 +437,18 @@ func Failure(t Turn, exitCode int) string {
 
 // Piece says whether a line of codex's app-server stream is one piece of
 // a text it streams (item/agentMessage/delta, item/commandExecution/
-// outputDelta, the reasoning deltas): its stream (the item and the kind
-// of delta) and the path of its text. The transcript writer joins the
-// pieces to mask a secret split across them (redact.NewStreamWriter).
+// outputDelta, the reasoning deltas): its stream (the item) and the path
+// of its text; or the end of a stream (item/completed ends its item,
+// turn/completed every one). The transcript writer joins the pieces to
+// mask a secret split across them (redact.NewStreamWriter).
 func Piece(line []byte) (stream, path string, ok bool) {
-	m := gjson.GetBytes(line, "method").String()
-	if !strings.HasSuffix(m, "/delta") && !strings.HasSuffix(m, "Delta") {
-		return "", "", false
+	switch m := gjson.GetBytes(line, "method").String(); {
+	case strings.HasSuffix(m, "/delta") || strings.HasSuffix(m, "Delta"):
+		return gjson.GetBytes(line, "params.itemId").String(), "params.delta", true
+	case m == "item/completed":
+		return gjson.GetBytes(line, "params.item.id").String(), "", true
+	case m == "turn/completed":
+		return redact.EveryStream, "", true
 	}
-	return m + " " + gjson.GetBytes(line, "params.itemId").String(), "params.delta", true
+	return "", "", false
 }

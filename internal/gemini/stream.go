@@ -15,6 +15,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/agent"
 	"github.com/vibe-test/vibe-test/internal/claude"
 	"github.com/vibe-test/vibe-test/internal/jsonline"
+	"github.com/vibe-test/vibe-test/internal/redact"
 )
 
 // maxLine bounds one line; tool results and session records can be large.
@@ -559,18 +560,20 @@ func appendOnce(list []string, s string) []string {
 // Piece says whether a line of gemini's output is one piece of a text it
 // streams: an assistant message with "delta": true (stream-json), or a
 // session/update chunk (agent_message_chunk, agent_thought_chunk) in
-// interactive mode. The transcript writer joins the pieces to mask a
-// secret split across them (redact.NewStreamWriter).
+// interactive mode. Any other line ends every stream: gemini sends a
+// message's chunks together, and a tool call between two is a new
+// message. The transcript writer joins the pieces to mask a secret split
+// across them (redact.NewStreamWriter).
 func Piece(line []byte) (stream, path string, ok bool) {
 	if gjson.GetBytes(line, "method").String() == "session/update" {
 		kind := gjson.GetBytes(line, "params.update.sessionUpdate").String()
 		if strings.HasSuffix(kind, "_chunk") {
 			return kind, "params.update.content.text", true
 		}
-		return "", "", false
+		return redact.EveryStream, "", true
 	}
 	if gjson.GetBytes(line, "type").String() == "message" && gjson.GetBytes(line, "delta").Bool() {
 		return "message " + gjson.GetBytes(line, "role").String(), "content", true
 	}
-	return "", "", false
+	return redact.EveryStream, "", true
 }

@@ -220,8 +220,10 @@ type Writer struct {
 	// stream's text already written.
 	delta Delta
 	queue []pending
+	bytes int // the queue's
 	held  map[string]int
 	tails map[string]string
+	ended map[string]bool
 }
 
 // NewWriter wraps w.

@@ -14,15 +14,24 @@ import (
 // message chunks), and where: the stream the piece belongs to and the
 // gjson path of its text in the line. A secret the CLI split across two
 // pieces is whole in neither line, and a line-by-line redaction let its
-// halves through.
+// halves through. A line that ends a stream (codex's item/completed) says
+// so with its stream and no path; EveryStream ends them all (gemini's
+// other lines: a message's chunks come together).
 type Delta func(line []byte) (stream, path string, ok bool)
 
+// EveryStream is the stream a Delta names for a line that ends them all.
+const EveryStream = "*"
+
 // Lookahead is how much of a stream's text must follow a piece before the
-// piece is written, unless another kind of line comes first: a secret
-// that begins in the piece and is at most this long is then seen whole.
-// A longer one split across pieces (a PEM private key, whose pattern
-// needs its BEGIN and END lines) is not recognised.
+// piece is written, unless its stream ends first: a secret that begins in
+// the piece and is at most this long is then seen whole. A longer one
+// split across pieces (a PEM private key, whose pattern needs its BEGIN
+// and END lines) is not recognised.
 const Lookahead = 512
+
+// maxHeld bounds what a stream writer holds: past it, every held line is
+// written (a stream that never ends, a CLI that sends no end line).
+const maxHeld = 1 << 20
 
 // pending is a line held back: its original bytes and, for a piece, its
 // stream, path and text.
@@ -40,24 +49,34 @@ type pending struct {
 // the stream's text joined across pieces. Lines keep their order: a piece
 // after a held piece waits too.
 func (r *Redactor) NewStreamWriter(w io.Writer, delta Delta) *Writer {
-	return &Writer{r: r, w: w, delta: delta, held: map[string]int{}, tails: map[string]string{}}
+	return &Writer{r: r, w: w, delta: delta, held: map[string]int{}, tails: map[string]string{}, ended: map[string]bool{}}
 }
 
 // hold queues a complete line and writes what may go.
 func (lw *Writer) hold(line []byte) error {
 	p := pending{line: append([]byte(nil), line...)}
+	all := false
 	if stream, path, ok := lw.delta(line); ok {
-		if v := gjson.GetBytes(line, path); v.Type == gjson.String && v.Index > 0 {
+		v := gjson.GetBytes(line, path)
+		switch {
+		case path == "" && stream == EveryStream:
+			all = true
+		case path == "":
+			lw.ended[stream] = true
+		case v.Type == gjson.String && v.Index > 0:
 			p.stream, p.path, p.text, p.piece = stream, path, v.String(), true
 			lw.held[stream] += len(p.text)
+			delete(lw.ended, stream)
 		}
 	}
 	lw.queue = append(lw.queue, p)
-	// Another kind of line ends the pieces before it (the CLIs send a
-	// message's or an output's pieces one after the other, then the item
-	// whole): held for their streams' next 512 characters, a message's
-	// last piece kept every line after it in memory to the turn's end.
-	return lw.release(!p.piece)
+	lw.bytes += len(p.line)
+	// A stream's end lets its pieces go (held for their stream's next 512
+	// characters alone, a message's last piece kept every line after it
+	// in memory to the turn's end); another item's line does not: codex
+	// cuts a command's output anywhere, and another item may come
+	// between two of its pieces.
+	return lw.release(all || lw.bytes > maxHeld)
 }
 
 // release writes the queued lines from the front, up to the first piece
@@ -66,10 +85,11 @@ func (lw *Writer) hold(line []byte) error {
 func (lw *Writer) release(all bool) error {
 	for len(lw.queue) > 0 {
 		p := lw.queue[0]
-		if p.piece && !all && lw.held[p.stream]-len(p.text) < Lookahead {
+		if p.piece && !all && !lw.ended[p.stream] && lw.held[p.stream]-len(p.text) < Lookahead {
 			return nil
 		}
 		lw.queue = lw.queue[1:]
+		lw.bytes -= len(p.line)
 		line := p.line
 		if p.piece {
 			line = lw.maskPiece(p)

@@ -10,12 +10,15 @@ import (
 )
 
 // deltaLines is a codex-like delta: method ".../delta", text at
-// params.delta, stream params.itemId.
+// params.delta, stream params.itemId; item/completed ends its item.
 func deltaLines(line []byte) (string, string, bool) {
-	if !strings.HasSuffix(gjson.GetBytes(line, "method").String(), "delta") {
-		return "", "", false
+	switch m := gjson.GetBytes(line, "method").String(); {
+	case strings.HasSuffix(m, "delta"):
+		return gjson.GetBytes(line, "params.itemId").String(), "params.delta", true
+	case m == "item/completed":
+		return gjson.GetBytes(line, "params.item.id").String(), "", true
 	}
-	return gjson.GetBytes(line, "params.itemId").String(), "params.delta", true
+	return "", "", false
 }
 
 func piece(item, text string) string {
@@ -104,10 +107,10 @@ func TestStreamWriterWithoutPieces(t *testing.T) {
 	}
 }
 
-// A message's last piece is written when the next line of another kind
-// comes, not at the turn's end: held for 512 more characters of its
-// stream, it kept every line after it in memory until Flush (a turn
-// killed meanwhile lost them).
+// A message's last piece is written when its item ends, not at the
+// turn's end: held for 512 more characters of its stream, it kept every
+// line after it in memory until Flush (a turn killed meanwhile lost
+// them).
 func TestStreamWriterReleasesAtTheNextLine(t *testing.T) {
 	var out bytes.Buffer
 	w := New("Zq9XvK2mW8pLr4Tn").NewStreamWriter(&out, deltaLines)
@@ -120,5 +123,45 @@ func TestStreamWriterReleasesAtTheNextLine(t *testing.T) {
 	}
 	if err := w.Flush(); err != nil || out.String() != in {
 		t.Errorf("after Flush (%v):\n%s", err, out.String())
+	}
+}
+
+// Another item's line between two pieces of one stream ends nothing: the
+// secret across them is masked in both. Written at that line, the first
+// piece went out with the secret's first half (codex cuts a command's
+// output anywhere).
+func TestStreamWriterAcrossAnotherItemsLine(t *testing.T) {
+	const secret = "Zq9XvK2mW8pLr4Tn"
+	var out bytes.Buffer
+	w := New(secret).NewStreamWriter(&out, deltaLines)
+	in := piece("a", "TOKEN="+secret[:8]) + `{"method":"item/started","params":{"item":{"id":"b"}}}` + "\n" + piece("a", secret[8:]+" ok") +
+		`{"method":"item/completed","params":{"item":{"id":"a"}}}` + "\n"
+	if _, err := w.Write([]byte(in)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), secret[:4]) || strings.Contains(out.String(), secret[12:]) || strings.Count(out.String(), Mask) != 2 {
+		t.Errorf("written:\n%s", out.String())
+	}
+}
+
+// What a stream writer holds is bounded: a stream that never ends is
+// written once a megabyte waits behind its piece.
+func TestStreamWriterBoundsWhatItHolds(t *testing.T) {
+	var out bytes.Buffer
+	w := New("Zq9XvK2mW8pLr4Tn").NewStreamWriter(&out, deltaLines)
+	big := `{"method":"item/started","params":{"text":"` + strings.Repeat("x", 4096) + `"}}` + "\n"
+	if _, err := w.Write([]byte(piece("a", "short"))); err != nil {
+		t.Fatal(err)
+	}
+	for range 300 {
+		if _, err := w.Write([]byte(big)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out.Len() < 1<<20 {
+		t.Errorf("%d bytes written of %d", out.Len(), 300*len(big))
 	}
 }
