@@ -108,10 +108,10 @@ type facts struct {
 	// exitOnly skips the simulated power figures (Options.ExitOnly);
 	// powered says they are in stats.
 	exitOnly, powered bool
-	// baselineUnsure: more than 1-PowerTarget of the power figures'
-	// simulated runs draw a baseline rate under one half, so a skill whose
-	// baseline fails more often than not (exit 2 at any size) is not
-	// ruled out.
+	// baselineUnsure: no number of conversations was found because the
+	// baseline rate is drawn from its posterior's lower quarter (a skill
+	// whose baseline fails more often than not, exit 2 at any size, is not
+	// ruled out): drawn from the whole, one was.
 	baselineUnsure bool
 }
 
@@ -128,7 +128,6 @@ func (f *facts) power() bool {
 	if !f.powered {
 		f.powered = true
 		w := worldOf(f.r, f.ix, 0, f.alpha)
-		f.baselineUnsure = w.baseBelowHalf() > 1-PowerTarget
 		if f.cmp().Testable {
 			// A sequential run's figure is its last look's test, at that
 			// look's own level (a small share of alpha before the cap):
@@ -145,6 +144,13 @@ func (f *facts) power() bool {
 		}
 		if f.stats.MinDetectableDrop == 0 || f.stats.MinDetectableDrop > f.effect {
 			f.stats.UnitsForEffect = w.conversationsFor(f.effect, f.n+1)
+			if f.stats.UnitsForEffect == 0 {
+				// Found no size: the baselines' doing only if one is found
+				// with their rate drawn from its whole posterior.
+				whole := w
+				whole.baseCap = 1
+				f.baselineUnsure = whole.conversationsFor(f.effect, f.n+1) > 0
+			}
 		}
 	}
 	return true

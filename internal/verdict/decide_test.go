@@ -251,3 +251,32 @@ func TestStoppedConsulting(t *testing.T) {
 		}
 	}
 }
+
+// When no number of conversations is found, the baselines are named as
+// the reason only when they are it: a search with their rate drawn from
+// its whole posterior finds one. Two conversations that passed, against
+// fresh sessions that failed every probe: no size, and not the
+// baselines' doing (it said they were, and that more runs would give
+// the figure, which no number did).
+func TestNoSizeReason(t *testing.T) {
+	P, F := judge.Pass, judge.Fail
+	allPass := func(i int) record.Conversation { return conv(i, record.StatusCompleted, P, P, P, P) }
+	for _, c := range []struct {
+		name   string
+		run    *record.Run
+		reason bool
+	}{
+		{"two that passed, fresh too", withFresh(many(2, allPass), P, P, P), true},
+		{"two that passed, fresh failing", withFresh(many(2, allPass), F, F, F), false},
+	} {
+		Decide(c.run)
+		s := c.run.Outcome.Sentence
+		if !strings.Contains(s, "No number of conversations up to 200") {
+			t.Errorf("%s: %s", c.name, s)
+			continue
+		}
+		if got := strings.Contains(s, "too few to rule out a skill whose baseline fails"); got != c.reason {
+			t.Errorf("%s: the baselines' reason given %v, want %v: %s", c.name, got, c.reason, s)
+		}
+	}
+}

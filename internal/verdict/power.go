@@ -163,13 +163,6 @@ func worldOf(r *record.Run, ix *runIndex, upTo int, alpha float64) world {
 // still says held in half its runs (87 and 75 of 150, from 100).
 const baseCapQuantile = 0.25
 
-// baseBelowHalf is the share of the simulated runs whose baseline rate,
-// drawn below baseCap, is under BaselineWorksShare: runs that exit 2 at
-// a large enough size, whatever the drop.
-func (w world) baseBelowHalf() float64 {
-	return min(1, stats.RegIncBeta(w.basePass+0.5, w.baseFail+0.5, BaselineWorksShare)/baseCapQuantile)
-}
-
 // betaQuantile is the p-quantile of Beta(a, b), by bisection.
 func betaQuantile(p, a, b float64) float64 {
 	lo, hi := 0.0, 1.0
