@@ -153,9 +153,8 @@ func assertSteady(t *testing.T, s scenario) {
 	if s.run.Conversations[0].Shape != record.ShapeHeld || s.run.Outcome.Verdict != record.VerdictNotEnough {
 		t.Errorf("shape %q verdict %q", s.run.Conversations[0].Shape, s.run.Outcome.Verdict)
 	}
-	// From one conversation no number is promised (its baseline rate,
-	// drawn from the lower quarter of what one pass allows, may be below
-	// one half), and the sentence says so.
+	// From one conversation no number is promised (one baseline leaves
+	// its rate too open), and the sentence says so.
 	if !strings.Contains(s.stdout, "Not enough evidence") || !strings.Contains(s.stdout, "No number of conversations up to 200 is sure to catch a drop of 30 points") {
 		t.Error("a 1-conversation run must not print a bare no-decay, and must say what more conversations would do")
 	}
