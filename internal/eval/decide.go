@@ -29,6 +29,9 @@ type Result struct {
 	CellErrors int
 	// unmade counts those with no message (the generator's failures).
 	unmade int
+	// origin is the eval a rejudge (of a rejudge ...) grades the messages
+	// of: the one resume makes missing messages in.
+	origin string
 }
 
 // RunData is one run's cells.
@@ -85,8 +88,25 @@ func Evaluate(dir string, rec *Record) (*Result, error) {
 		}
 		res.Runs = append(res.Runs, rd)
 	}
+	if rec.Rejudged {
+		res.origin = originOf(dir)
+	}
 	decide(res)
 	return res, nil
+}
+
+// originOf is the eval whose messages the rejudge in dir grades: the
+// first folder above it that is not a rejudge's (a rejudge may rejudge
+// a rejudge, and resume refuses a rejudge's folder).
+func originOf(dir string) string {
+	d := filepath.Dir(dir)
+	for {
+		r, err := LoadRecord(d)
+		if err != nil || !r.Rejudged || filepath.Dir(d) == d {
+			return d
+		}
+		d = filepath.Dir(d)
+	}
 }
 
 // TakeStatus gives an eval that did not complete its record's outcome
@@ -250,7 +270,7 @@ func decide(res *Result) {
 			src := filepath.Dir(res.Dir)
 			mend = fmt.Sprintf("`vibe-test rejudge %s` grades them again in a new folder", src)
 			if res.unmade > 0 {
-				mend = fmt.Sprintf("%d had no message to grade: `vibe-test resume %s` makes them, then `vibe-test rejudge %s` grades them all again", res.unmade, src, src)
+				mend = fmt.Sprintf("%d had no message to grade: `vibe-test resume %s` makes them, then `vibe-test rejudge %s` grades them all again", res.unmade, res.origin, res.origin)
 			}
 		}
 		res.Exit, res.Verdict = exit.Tool, evalstats.ToolFail

@@ -940,7 +940,17 @@ func TestRejudgeOfAFailedGeneration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "1 had no message to grade: `vibe-test resume " + res.Dir + "` makes them, then `vibe-test rejudge " + res.Dir + "`"; rj.Exit != exit.Tool || !strings.Contains(rj.Sentence, want) {
+	want := "1 had no message to grade: `vibe-test resume " + res.Dir + "` makes them, then `vibe-test rejudge " + res.Dir + "`"
+	if rj.Exit != exit.Tool || !strings.Contains(rj.Sentence, want) {
 		t.Errorf("exit %d: %s\nwant it to say %s", rj.Exit, rj.Sentence, want)
+	}
+	// A rejudge of that rejudge names the eval too, not the first
+	// rejudge's folder, which resume refuses.
+	rj2, err := eval.Rejudge(context.Background(), rj.Dir, eval.RejudgeSettings{GraderModel: "haiku"}, eval.IO{Env: f.env, Stderr: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(rj2.Sentence, want) {
+		t.Errorf("the second rejudge: %s\nwant it to say %s", rj2.Sentence, want)
 	}
 }
