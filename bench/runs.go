@@ -226,8 +226,15 @@ func (b *bench) runLoop(ctx context.Context, rep int, prompts []string, setups [
 		return nil, err
 	}
 	config := filepath.Join(home, ".claude")
+	// The CLI's task files in the loop's own folder, as vibe-test's
+	// sandboxes keep them: in the machine's /tmp/claude-<uid> they stayed.
+	tmp := filepath.Join(home, "tmp")
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
+		cleanup()
+		return nil, err
+	}
 	env := []string{
-		"PATH=" + os.Getenv("PATH"), "HOME=" + home, "CLAUDE_CONFIG_DIR=" + config,
+		"PATH=" + os.Getenv("PATH"), "HOME=" + home, "CLAUDE_CONFIG_DIR=" + config, "TMPDIR=" + tmp,
 		"TERM=dumb", "LANG=C.UTF-8",
 		"ANTHROPIC_BASE_URL=" + srv.URL(), "ANTHROPIC_API_KEY=sk-offline-placeholder",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1",

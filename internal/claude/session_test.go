@@ -42,7 +42,9 @@ func TestSessionOneMessageAtATime(t *testing.T) {
 		[]byte("---\nname: notes\ndescription: Keeps notes in the notes file.\n---\n\n"+body+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	env := Env([]string{"PATH=" + os.Getenv("PATH"), "ANTHROPIC_BASE_URL=" + srv.URL(), "ANTHROPIC_API_KEY=sk-x"},
+	// TMPDIR in the test's folder: the CLI's task files went to the
+	// machine's /tmp/claude-<uid> and stayed.
+	env := Env([]string{"PATH=" + os.Getenv("PATH"), "ANTHROPIC_BASE_URL=" + srv.URL(), "ANTHROPIC_API_KEY=sk-x", "TMPDIR=" + t.TempDir()},
 		EnvOptions{Home: home, ConfigDir: filepath.Join(home, ".claude"), Extra: []string{"CLAUDE_CODE_MAX_RETRIES=0"}})
 	s, err := StartSession(Invocation{Binary: bin, Args: InteractiveArgs("", "", BaseTools), Env: env, Dir: work, Grace: time.Second})
 	if err != nil {
