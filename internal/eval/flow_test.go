@@ -536,24 +536,14 @@ func TestBaselineMissingHoldoutCellNamed(t *testing.T) {
 // decides. It refused before ("the eval completed, nothing to resume"),
 // leaving only a whole new eval.
 func TestResumeMakesFailedCells(t *testing.T) {
-	wrapper, fail := failingCLI(t, false)
-	if err := os.WriteFile(fail, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f := newFlow(t, wrapper)
-	s := f.settings(demo.VersionBaseline, "measure")
-	s.Repeats = 1 // one failed cell
-	res, err := f.start(t, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, s, res, fail := oneFailedCell(t, false)
 	if res.CellErrors != 1 || res.Exit != exit.Tool || !strings.Contains(res.Sentence, "vibe-test resume") {
 		t.Fatalf("%d failed cells, exit %d: %s", res.CellErrors, res.Exit, res.Sentence)
 	}
 	os.Remove(fail)
 	before := f.generatorCalls()
 	var stderr bytes.Buffer
-	res, err = eval.Resume(context.Background(), s.OutDir, eval.IO{Env: f.env, Stderr: &stderr})
+	res, err := eval.Resume(context.Background(), s.OutDir, eval.IO{Env: f.env, Stderr: &stderr})
 	if err != nil {
 		t.Fatalf("resume after a failed cell: %v\n%s", err, stderr.String())
 	}
@@ -585,19 +575,18 @@ func failingCLI(t *testing.T, structured bool) (wrapper, failFile string) {
 	return wrapper, failFile
 }
 
-// A cell whose generation was paid for and whose reading then failed is
-// made again by resume; the record keeps what the failed try spent, and
-// so does the cell's file, which the next resume sums the record from.
-// The file was overwritten by the new try's alone: the record counted the
-// failed try until it was rebuilt from the files, then dropped it.
-func TestResumeKeepsAFailedCellsCost(t *testing.T) {
-	// The reader's call on the bolts case fails.
-	wrapper, fail := failingCLI(t, true)
+// oneFailedCell runs the demo's baseline version with one repeat on
+// failingCLI, which fails the bolts case's call (the reader's when
+// structured, else the generator's) while the returned file exists: an
+// eval that completes with one failed cell.
+func oneFailedCell(t *testing.T, structured bool) (f *flow, s eval.Settings, res *eval.Result, fail string) {
+	t.Helper()
+	wrapper, fail := failingCLI(t, structured)
 	if err := os.WriteFile(fail, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f := newFlow(t, wrapper)
-	s := f.settings(demo.VersionBaseline, "measure")
+	f = newFlow(t, wrapper)
+	s = f.settings(demo.VersionBaseline, "measure")
 	s.Repeats = 1
 	res, err := f.start(t, s)
 	if err != nil {
@@ -606,6 +595,17 @@ func TestResumeKeepsAFailedCellsCost(t *testing.T) {
 	if res.CellErrors != 1 {
 		t.Fatalf("%d failed cells, want 1: %s", res.CellErrors, res.Sentence)
 	}
+	return f, s, res, fail
+}
+
+// A cell whose generation was paid for and whose reading then failed is
+// made again by resume; the record keeps what the failed try spent, and
+// so does the cell's file, which the next resume sums the record from.
+// The file was overwritten by the new try's alone: the record counted the
+// failed try until it was rebuilt from the files, then dropped it.
+func TestResumeKeepsAFailedCellsCost(t *testing.T) {
+	// The reader's call on the bolts case fails.
+	f, s, _, fail := oneFailedCell(t, true)
 	before := cellFileCosts(t, s.OutDir)
 	os.Remove(fail)
 	if _, err := eval.Resume(context.Background(), s.OutDir, eval.IO{Env: f.env, Stderr: io.Discard}); err != nil {
@@ -922,20 +922,7 @@ func TestRejudgeCountsItsFailedCells(t *testing.T) {
 // message: it says to resume the eval first, then rejudge. It said to
 // rejudge again, which kept the cell failed for ever.
 func TestRejudgeOfAFailedGeneration(t *testing.T) {
-	wrapper, fail := failingCLI(t, false)
-	if err := os.WriteFile(fail, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f := newFlow(t, wrapper)
-	s := f.settings(demo.VersionBaseline, "measure")
-	s.Repeats = 1
-	res, err := f.start(t, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.CellErrors != 1 {
-		t.Fatalf("%d failed cells, want 1", res.CellErrors)
-	}
+	f, _, res, _ := oneFailedCell(t, false)
 	rj, err := eval.Rejudge(context.Background(), res.Dir, eval.RejudgeSettings{ReaderModel: "haiku"}, eval.IO{Env: f.env, Stderr: io.Discard})
 	if err != nil {
 		t.Fatal(err)
