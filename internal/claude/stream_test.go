@@ -461,10 +461,12 @@ func TestSessionWideGrant(t *testing.T) {
 // a closed port, so any request would fail the resolution.
 func TestResolveModel(t *testing.T) {
 	bin := testenv.Claude(t)
-	home := t.TempDir()
+	home, tmp := t.TempDir(), t.TempDir()
+	// TMPDIR as a run's cold calls have theirs: the CLI left fswatch
+	// probes in the machine's /tmp/claude-<uid>.
 	c := Caller{Binary: bin, Timeout: time.Minute, Grace: time.Second, Env: func(string) []string {
 		return Env([]string{"PATH=" + os.Getenv("PATH"), "ANTHROPIC_BASE_URL=http://127.0.0.1:9", "ANTHROPIC_API_KEY=sk-x"},
-			EnvOptions{Home: home, ConfigDir: filepath.Join(home, ".claude"), Extra: []string{"CLAUDE_CODE_MAX_RETRIES=0"}})
+			EnvOptions{Home: home, ConfigDir: filepath.Join(home, ".claude"), Extra: []string{"CLAUDE_CODE_MAX_RETRIES=0", "TMPDIR=" + tmp}})
 	}}
 	for in, want := range map[string]string{"": "claude-opus-5-5", "sonnet": "claude-sonnet-5-5", "claude-x-1": "claude-x-1"} {
 		got, err := c.ResolveModel(context.Background(), in)
