@@ -255,7 +255,17 @@ func (lw *Writer) Write(p []byte) (int, error) {
 func (lw *Writer) Flush() error {
 	if lw.delta != nil {
 		if len(lw.buf) > 0 {
-			lw.queue = append(lw.queue, pending{line: lw.buf})
+			// A piece cut by a kill is joined with the pieces before it
+			// too: written as it was, the rest of a secret they began
+			// went out with it.
+			p := pending{line: lw.buf}
+			if stream, path, ok := lw.delta(lw.buf); ok && path != "" {
+				if text, at, ok := cutPiece(lw.buf, path); ok {
+					p.stream, p.path, p.text, p.piece, p.cut = stream, path, text, true, at
+					lw.held[stream] += len(text)
+				}
+			}
+			lw.queue = append(lw.queue, p)
 			lw.buf = nil
 		}
 		return lw.release(true)

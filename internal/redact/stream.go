@@ -40,6 +40,9 @@ type pending struct {
 	stream, path string
 	text         string
 	piece        bool
+	// cut is where a cut line's unterminated text starts (its opening
+	// quote), 0 for a whole line.
+	cut int
 }
 
 // NewStreamWriter is NewWriter for a CLI that streams texts in pieces
@@ -133,16 +136,42 @@ func (lw *Writer) maskPiece(p pending) []byte {
 		return p.line
 	}
 	masked = append(masked, window[last:end]...)
-	v := gjson.GetBytes(p.line, p.path)
 	var enc bytes.Buffer
 	e := json.NewEncoder(&enc)
 	e.SetEscapeHTML(false)
 	if e.Encode(string(masked)) != nil {
 		return p.line
 	}
+	quoted := bytes.TrimSuffix(enc.Bytes(), []byte("\n"))
+	if p.cut > 0 {
+		// Cut where the text was: it stays unterminated.
+		return append(append([]byte(nil), p.line[:p.cut]...), quoted[:len(quoted)-1]...)
+	}
+	v := gjson.GetBytes(p.line, p.path)
 	out := append([]byte(nil), p.line[:v.Index]...)
-	out = append(out, bytes.TrimSuffix(enc.Bytes(), []byte("\n"))...)
+	out = append(out, quoted...)
 	return append(out, p.line[v.Index+len(v.Raw):]...)
+}
+
+// cutPiece reads a piece's text from a line cut inside it (a CLI killed
+// while it wrote): the rest of the line after the path's last key, an
+// unterminated JSON string, decoded as far as it goes; at is its opening
+// quote.
+func cutPiece(line []byte, path string) (text string, at int, ok bool) {
+	key := path[strings.LastIndexByte(path, '.')+1:]
+	i := bytes.LastIndex(line, []byte(`"`+key+`":"`))
+	if i < 0 {
+		return "", 0, false
+	}
+	at = i + len(key) + 3
+	raw := line[at:]
+	// A cut escape (\u00, a lone backslash) is dropped.
+	for trim := 0; trim <= 6 && trim < len(raw); trim++ {
+		if json.Unmarshal(append(append([]byte(nil), raw[:len(raw)-trim]...), '"'), &text) == nil {
+			return text, at, true
+		}
+	}
+	return "", 0, false
 }
 
 // spans are where in s String would mask: every secret value, URL

@@ -165,3 +165,24 @@ func TestStreamWriterBoundsWhatItHolds(t *testing.T) {
 		t.Errorf("%d bytes written of %d", out.Len(), 300*len(big))
 	}
 }
+
+// A piece cut by a kill (the turn's last, unterminated line) is joined
+// with the pieces before it: a secret they began is masked in both. The
+// cut line was written as it was, and a secret across it went out whole
+// in two halves.
+func TestStreamWriterCutPiece(t *testing.T) {
+	const secret = "Zq9XvK2mW8pLr4Tn"
+	var out bytes.Buffer
+	w := New(secret).NewStreamWriter(&out, deltaLines)
+	in := piece("a", "TOKEN="+secret[:8]) + `{"method":"item/delta","params":{"itemId":"a","delta":"` + secret[8:] + ` and on\u00`
+	if _, err := w.Write([]byte(in)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	if strings.Contains(got, secret[:4]) || strings.Contains(got, secret[12:]) || strings.Count(got, Mask) != 2 || !strings.HasSuffix(got, `"delta":"`+Mask+` and on`) {
+		t.Errorf("written:\n%s", got)
+	}
+}
