@@ -60,8 +60,7 @@ func (lw *Writer) hold(line []byte) error {
 	p := pending{line: append([]byte(nil), line...)}
 	all := false
 	if stream, path, ok := lw.delta(line); ok {
-		v := gjson.GetBytes(line, path)
-		switch {
+		switch v := gjson.GetBytes(line, path); {
 		case path == "" && stream == EveryStream:
 			all = true
 		case path == "":
@@ -136,20 +135,13 @@ func (lw *Writer) maskPiece(p pending) []byte {
 		return p.line
 	}
 	masked = append(masked, window[last:end]...)
-	var enc bytes.Buffer
-	e := json.NewEncoder(&enc)
-	e.SetEscapeHTML(false)
-	if e.Encode(string(masked)) != nil {
-		return p.line
-	}
-	quoted := bytes.TrimSuffix(enc.Bytes(), []byte("\n"))
+	text := `"` + jsonEscaped(string(masked))
 	if p.cut > 0 {
 		// Cut where the text was: it stays unterminated.
-		return append(append([]byte(nil), p.line[:p.cut]...), quoted[:len(quoted)-1]...)
+		return append(append([]byte(nil), p.line[:p.cut]...), text...)
 	}
 	v := gjson.GetBytes(p.line, p.path)
-	out := append([]byte(nil), p.line[:v.Index]...)
-	out = append(out, quoted...)
+	out := append(append([]byte(nil), p.line[:v.Index]...), text+`"`...)
 	return append(out, p.line[v.Index+len(v.Raw):]...)
 }
 
