@@ -436,6 +436,20 @@ func (f *flow) storeBaseline(t *testing.T, name string) {
 	}
 }
 
+// shorterAgainstV1 stores baseline v1 and evaluates the shorter version
+// against it, one repeat.
+func (f *flow) shorterAgainstV1(t *testing.T) *eval.Result {
+	t.Helper()
+	f.storeBaseline(t, "v1")
+	s := f.settings(demo.VersionShorter, "shorter")
+	s.Against, s.Repeats = "v1", 1
+	res, err := f.start(t, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 func mustSet(t *testing.T, f *flow) *cases.Set {
 	t.Helper()
 	set, _, err := eval.LoadSet(eval.Settings{CasesDir: f.paths.Cases})
@@ -848,13 +862,7 @@ func TestBaselineNotStoredIsRecorded(t *testing.T) {
 // grading are the rejudge's. Every row took the rejudge's label.
 func TestRejudgeCostLabels(t *testing.T) {
 	f := newFlow(t, testenv.FakeClaude(t))
-	f.storeBaseline(t, "v1")
-	s := f.settings(demo.VersionShorter, "shorter")
-	s.Against, s.Repeats = "v1", 1
-	res, err := f.start(t, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := f.shorterAgainstV1(t)
 	check := func(dir string, s eval.RejudgeSettings) {
 		t.Helper()
 		rj, err := eval.Rejudge(context.Background(), dir, s, eval.IO{Env: f.env, Stderr: io.Discard})
@@ -887,13 +895,7 @@ func TestRejudgeCountsItsFailedCells(t *testing.T) {
 	// The reader's call on the bolts case fails.
 	wrapper, fail := failingCLI(t, true)
 	f := newFlow(t, wrapper)
-	f.storeBaseline(t, "v1")
-	s := f.settings(demo.VersionShorter, "shorter")
-	s.Against, s.Repeats = "v1", 1
-	res, err := f.start(t, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := f.shorterAgainstV1(t)
 	if err := os.WriteFile(fail, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
