@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -69,12 +70,14 @@ type Settings struct {
 
 // judgeCaller is the run's judge, found again here, in the jail where
 // the machine allows one, as a run's judges are: they read transcripts
-// an agent wrote (it ran outside any jail).
-func judgeCaller(ctx context.Context, dir string, r *record.Run, s Settings, env []string, binary string, hermetic bool, timeout time.Duration) (judge.Caller, error) {
-	kind, _, err := engine.ChooseJail(ctx, "", env)
+// an agent wrote (it ran outside any jail). Where none can start, it says
+// so on stderr, as a run does.
+func judgeCaller(ctx context.Context, dir string, r *record.Run, s Settings, env []string, binary string, hermetic bool, timeout time.Duration, stderr io.Writer) (judge.Caller, error) {
+	kind, note, err := engine.ChooseJail(ctx, "", env)
 	if err != nil {
 		return nil, exit.With(exit.Tool, err)
 	}
+	engine.WarnNoJail(stderr, kind, "the judges read the agent's transcripts outside a jail: "+note)
 	named := []string{dir, engine.CacheDir("", env)}
 	if s.Rubric != "" {
 		named = append(named, filepath.Dir(s.Rubric))
@@ -190,7 +193,7 @@ func Run(ctx context.Context, dir string, s Settings, stdio engine.IO) error {
 	if err != nil {
 		return err
 	}
-	caller, err := judgeCaller(ctx, dir, r, s, stdio.Env, binary, hermetic, timeout)
+	caller, err := judgeCaller(ctx, dir, r, s, stdio.Env, binary, hermetic, timeout, stdio.Stderr)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package rejudge
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -97,6 +98,24 @@ func TestTranscriptFIFOIsAJudgeError(t *testing.T) {
 	}
 }
 
+// Where no jail can start, a rejudge says so, as a run does: its judges
+// read what an agent wrote. It ran them unjailed in silence.
+func TestNoJailWarned(t *testing.T) {
+	env := []string{"PATH=" + t.TempDir(), "HOME=" + t.TempDir(), "ANTHROPIC_API_KEY=sk-offline-placeholder"}
+	var stderr strings.Builder
+	r := &record.Run{}
+	c, err := judgeCaller(t.Context(), t.TempDir(), r, Settings{}, env, testenv.Claude(t), true, time.Minute, &stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cc, ok := c.(claude.Caller); !ok || cc.Jail != nil {
+		t.Fatalf("a jail without bwrap on PATH: %T %+v", c, c)
+	}
+	if got := stderr.String(); !strings.HasPrefix(got, "warning: NO JAIL: the judges read the agent's transcripts outside a jail: bubblewrap (bwrap) is not installed") {
+		t.Errorf("stderr:\n%s", got)
+	}
+}
+
 // A rejudge's judges run in the jail where the machine allows one, as a
 // run's do: they read what an agent wrote. They ran outside it (a
 // security review saw them in the host's mount namespace).
@@ -115,7 +134,7 @@ func TestJudgesJailed(t *testing.T) {
 	dir := t.TempDir()
 	for _, judgeAgent := range []string{"", agents.Codex} {
 		r := &record.Run{Config: record.Config{JudgeAgent: judgeAgent}}
-		c, err := judgeCaller(t.Context(), dir, r, Settings{}, env, testenv.Claude(t), true, time.Minute)
+		c, err := judgeCaller(t.Context(), dir, r, Settings{}, env, testenv.Claude(t), true, time.Minute, io.Discard)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,7 +163,7 @@ func TestJudgesJailed(t *testing.T) {
 		}
 	}
 	r := &record.Run{Config: record.Config{Agent: agents.Codex}}
-	c, err := judgeCaller(t.Context(), dir, r, Settings{}, login, testenv.Claude(t), false, time.Minute)
+	c, err := judgeCaller(t.Context(), dir, r, Settings{}, login, testenv.Claude(t), false, time.Minute, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
