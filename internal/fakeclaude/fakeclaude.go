@@ -53,8 +53,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // Version is the CLI version the fake answers for.
@@ -87,7 +85,7 @@ type fake struct {
 	skills       map[string]projectSkill
 	settings     settings
 	offered      []string
-	schema       *jsonschema.Schema
+	schema       *schema
 	fresh        bool // the session started in this process
 	cleared      bool // /clear ran: the next prompt carries its record
 

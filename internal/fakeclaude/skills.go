@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // projectSkill is one skill under <cwd>/.claude/skills/<folder>/SKILL.md,
@@ -106,11 +104,7 @@ func skillListing(skills map[string]projectSkill) string {
 // structuredOutput checks the model's answer against --json-schema.
 func (f *fake) structuredOutput(input json.RawMessage) toolOutcome {
 	if f.schema != nil {
-		v, err := jsonschema.UnmarshalJSON(strings.NewReader(string(input)))
-		if err == nil {
-			err = f.schema.Validate(v)
-		}
-		if err != nil {
+		if err := f.schema.validate(string(input)); err != nil {
 			return toolOutcome{content: "Output does not match required schema: " + oneLine(err.Error()), isError: true}
 		}
 	}
@@ -119,16 +113,4 @@ func (f *fake) structuredOutput(input json.RawMessage) toolOutcome {
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
-}
-
-func compileSchema(text string) (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(text))
-	if err != nil {
-		return nil, err
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("schema.json", doc); err != nil {
-		return nil, err
-	}
-	return c.Compile("schema.json")
 }
