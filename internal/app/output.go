@@ -240,8 +240,9 @@ func keptBy(path string, keep []string) (string, bool) {
 }
 
 // ownOutput says whether the regular file at path is a report vibe-test
-// wrote (JUnit or Markdown): `vibe-test . --junit junit.xml` run twice in a
-// skill's folder replaces its own report of the first run.
+// wrote (JUnit or Markdown, of a run, suite or eval: each begins so):
+// `vibe-test . --junit junit.xml` run twice in a skill's folder replaces
+// its own report of the first run.
 func ownOutput(path string, st fs.FileInfo) bool {
 	if !st.Mode().IsRegular() {
 		return false

@@ -15,7 +15,7 @@ import (
 // escaped, so it can neither inject Markdown or HTML nor break a table.
 func Markdown(w io.Writer, v *View) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## %s\n\n", md(v.Title()))
+	fmt.Fprintf(&b, "## %s%s\n\n", TitlePrefix, md(v.subject()))
 	fmt.Fprintf(&b, "**%s** (exit %d): %s\n\n", verdictWord(v.Res.Verdict), v.Res.Exit, md(v.Res.Sentence))
 	fmt.Fprintf(&b, "%s\n\n", md(v.Settings()))
 	fmt.Fprintf(&b, "Goal: %s\n\n", md(v.Rec.Cases.Goal))

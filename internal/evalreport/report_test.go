@@ -360,6 +360,20 @@ func TestHTMLOfflineAndEscaped(t *testing.T) {
 	}
 }
 
+// The Markdown report's first line begins "## vibe-test eval: ", by which
+// vibe-test knows the file for its own (app's ownOutput): escaped, it read
+// "## vibe\\-test eval\\: ", and `vibe-test eval ./skill --markdown
+// skill/eval.md` run twice refused the second time (exit 3).
+func TestMarkdownTitleUnescaped(t *testing.T) {
+	var b bytes.Buffer
+	if err := Markdown(&b, NewView(writeEval(t))); err != nil {
+		t.Fatal(err)
+	}
+	if line, _, _ := strings.Cut(b.String(), "\n"); !strings.HasPrefix(line, "## vibe-test eval: ") {
+		t.Errorf("first line %q", line)
+	}
+}
+
 func TestMarkdownEscapes(t *testing.T) {
 	if got := md("a|b <i>*x*</i>"); got != `a\|b &lt;i&gt;\*x\*&lt;/i&gt;` {
 		t.Errorf("md = %q", got)

@@ -181,13 +181,23 @@ func boundHeads(d evalstats.Decision) (string, string) {
 
 // Title is the eval's one-line title.
 func (v *View) Title() string {
+	return TitlePrefix + v.subject()
+}
+
+// TitlePrefix begins every eval report's title: vibe-test recognises its
+// own Markdown report by it (a second `--markdown` to the same file
+// replaces the first), so Markdown writes it unescaped.
+const TitlePrefix = "vibe-test eval: "
+
+// subject is the title after TitlePrefix: the skill, and the baseline.
+func (v *View) subject() string {
 	switch v.Rec.Mode {
 	case eval.ModeBaseline:
-		return fmt.Sprintf("vibe-test eval: baseline %s of %s", v.Rec.Config.Baseline, v.Rec.Skill.Name)
+		return fmt.Sprintf("baseline %s of %s", v.Rec.Config.Baseline, v.Rec.Skill.Name)
 	case eval.ModeAgainst:
-		return fmt.Sprintf("vibe-test eval: %s against baseline %s", v.Rec.Skill.Name, v.Rec.Config.Against)
+		return fmt.Sprintf("%s against baseline %s", v.Rec.Skill.Name, v.Rec.Config.Against)
 	}
-	return "vibe-test eval: " + v.Rec.Skill.Name
+	return v.Rec.Skill.Name
 }
 
 // Settings is the eval's settings in one line.
