@@ -32,6 +32,7 @@ import (
 // package's. `go test ./internal/app -run TestScripts -update` rewrites the
 // expected output of `cmp stdout|stderr FILE` in the scripts.
 func TestScripts(t *testing.T) {
+	runs := testenv.RunsDir(t)
 	testscript.Run(t, testscript.Params{
 		Dir:           filepath.Join("testdata", "script"),
 		UpdateScripts: testenv.Updating(),
@@ -44,6 +45,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"vibe-test": scriptVibeTest,
 			"status":    scriptStatus,
+			"recorded":  func(ts *testscript.TestScript, neg bool, args []string) { scriptRecorded(ts, neg, args, runs) },
 		},
 	})
 }
@@ -73,6 +75,16 @@ func scriptVibeTest(ts *testscript.TestScript, neg bool, args []string) {
 	case !neg && code != 0:
 		ts.Fatalf("vibe-test exited %d", code)
 	}
+}
+
+// scriptRecorded copies the recorded run folder NAME
+// (internal/testdata/runs) into $WORK/NAME, for a transcript of what a
+// command does with a whole run.
+func scriptRecorded(ts *testscript.TestScript, neg bool, args []string, runs string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: recorded NAME")
+	}
+	ts.Check(os.CopyFS(ts.MkAbs(args[0]), os.DirFS(filepath.Join(runs, args[0]))))
 }
 
 func scriptStatus(ts *testscript.TestScript, neg bool, args []string) {
