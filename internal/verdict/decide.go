@@ -143,11 +143,19 @@ func (f *facts) power() bool {
 			}
 		}
 		if f.stats.MinDetectableDrop == 0 || f.stats.MinDetectableDrop > f.effect {
-			f.stats.UnitsForEffect = w.conversationsFor(f.effect, f.n+1)
+			// A sequential run's figure is a cap for its plan: each size
+			// tested at the level the look at that cap would have (a
+			// fixed-size test at the whole alpha claimed 80% where a
+			// plan capped there reached 0.75 with batches of one).
+			search := w
+			if f.seq != nil {
+				search.seqBatch = max(1, f.r.Sequential.Batch)
+			}
+			f.stats.UnitsForEffect = search.conversationsFor(f.effect, f.n+1)
 			if f.stats.UnitsForEffect == 0 {
 				// Found no size: the baselines' doing only if one is found
 				// with their rate drawn from its whole posterior.
-				whole := w
+				whole := search
 				whole.baseCap = 1
 				f.baselineUnsure = whole.conversationsFor(f.effect, f.n+1) > 0
 			}

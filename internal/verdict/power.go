@@ -59,6 +59,20 @@ type world struct {
 	// rhoWeight is the posterior weight of each rhoGrid value.
 	rhoWeight []float64
 	alpha     float64
+	// seqBatch, when > 0, makes the number of conversations searched for
+	// (conversationsFor) a --until-decided cap with batches of seqBatch:
+	// each size is tested at the level its final look would have
+	// (FinalLevel), a lower bound of what that plan catches.
+	seqBatch int
+}
+
+// levelAt is the level the rule tests n conversations at: alpha, or under
+// seqBatch the final look's of a plan capped at n.
+func (w world) levelAt(n int) float64 {
+	if w.seqBatch <= 0 {
+		return w.alpha
+	}
+	return FinalLevel(&record.Sequential{Alpha: w.alpha, Max: n, Batch: w.seqBatch})
 }
 
 // The baseline and the probes are tasks of one conversation, so its own
@@ -553,9 +567,9 @@ func (w world) powerAt(n int, drop float64) float64 {
 // share is the share of the simulated runs whose rule says decay at the
 // given drop on their first n conversations.
 func (w world) share(sims []simulated, n int, drop float64) float64 {
-	hits := 0
+	hits, level := 0, w.levelAt(n)
 	for i := range sims {
-		if sims[i].decays(n, drop, w.alpha) {
+		if sims[i].decays(n, drop, level) {
 			hits++
 		}
 	}

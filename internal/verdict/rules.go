@@ -241,6 +241,8 @@ func notEnoughEvidence(f *facts) (decision, bool) {
 	}
 	more := ""
 	switch need := f.stats.UnitsForEffect; {
+	case need > f.n && f.seq != nil:
+		more = fmt.Sprintf(" About %d conversations in all (--max-conversations %d: %d more, each with its fresh triple%s) would catch a drop of %.0f points in %.0f%% of runs (simulated, at the level of the look at that cap).", need, need, need-f.n, gateClause(f), 100*f.effect, 100*PowerTarget)
 	case need > f.n:
 		more = fmt.Sprintf(" About %d conversations in all (%d more, each with its fresh triple%s) would catch a drop of %.0f points in %.0f%% of runs (simulated).", need, need-f.n, gateClause(f), 100*f.effect, 100*PowerTarget)
 	case need == 0 && (f.stats.MinDetectableDrop == 0 || f.stats.MinDetectableDrop > f.effect):

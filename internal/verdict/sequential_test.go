@@ -110,3 +110,43 @@ func TestEarlyHeldNeedsTheBoundBelowTheEffect(t *testing.T) {
 		t.Errorf("7 of 40 failing: %s (drop %.3f, p %.4g, power %.2f); want held: the case must tell the rule apart", l.Decision, l.Drop, l.P, l.Power)
 	}
 }
+
+// A --until-decided run that reaches its cap without deciding says how many
+// conversations would catch the effect: a cap for a plan like its own,
+// whose look at that cap tests at what the looks before it left of alpha.
+// The figure was a fixed-size test's at the whole alpha: 15 conversations
+// here, where a plan capped at 15 (batches of one) tests at 0.036 and
+// catches the effect in some 75% of simulated runs.
+func TestSequentialConversationsFigureIsAPlansCap(t *testing.T) {
+	P, F := judge.Pass, judge.Fail
+	s := &record.Sequential{Alpha: 0.05, Max: 6, Batch: 1, Effect: 0.3}
+	r := &record.Run{Config: record.Config{Alpha: 0.05}, Sequential: s}
+	for i := 1; i <= 6; i++ {
+		c := conv(i, record.StatusCompleted, P, P, P, P)
+		if i%3 == 0 {
+			c = conv(i, record.StatusCompleted, P, P, F, P)
+		}
+		r.Conversations = append(r.Conversations, c)
+		fr := fresh(i, P, P, P)
+		if i%4 == 0 {
+			fr = fresh(i, P, F, P)
+		}
+		r.Fresh = append(r.Fresh, fr)
+	}
+	for n := 1; n <= 6; n++ {
+		s.Looks = append(s.Looks, evaluate(s, r, indexRun(r), n, true))
+	}
+	Decide(r)
+	m := r.Outcome.Stats.UnitsForEffect
+	if r.Outcome.Verdict != record.VerdictNotEnough || m == 0 {
+		t.Fatalf("%s, %d conversations: the case needs not enough evidence and a figure", r.Outcome.Verdict, m)
+	}
+	plan := &record.Sequential{Alpha: 0.05, Max: m, Batch: 1}
+	at := worldOf(r, indexRun(r), 0, FinalLevel(plan))
+	if p := at.powerAt(m, s.Effect); p < PowerTarget-0.02 {
+		t.Errorf("About %d conversations: a plan capped there tests at %.4f and catches %.0f points in %.2f of simulated runs", m, FinalLevel(plan), 100*s.Effect, p)
+	}
+	if !strings.Contains(r.Outcome.Sentence, fmt.Sprintf("--max-conversations %d", m)) {
+		t.Errorf("the sentence does not say the figure is a cap: %s", r.Outcome.Sentence)
+	}
+}
