@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -134,5 +135,35 @@ func TestPoolGrowsWithCallsAtOnce(t *testing.T) {
 	}
 	if n := len(srv.Requests()); n < 8 {
 		t.Errorf("%d requests for 8 judge calls", n)
+	}
+}
+
+// A one-shot call whose prompt is longer than one argument may be (a
+// rubric's, carrying a SKILL.md of 200 KiB; Linux refuses an argument over
+// 128 KiB) reaches the model whole, on the real CLI and on the stand-in:
+// the exec failed with "argument list too long".
+func TestLongPromptOnStdin(t *testing.T) {
+	for name, bin := range map[string]func(testing.TB) string{"real CLI": testenv.Claude, "stand-in": testenv.FakeClaude} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c, srv := poolCaller(t, bin(t))
+			prompt := "judge @@long@@ " + strings.Repeat("a line of the skill's text, ", 200<<10/28) + "@@end@@"
+			turn, err := c.Structured(t.Context(), prompt, poolSchema, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(turn.StructuredOutput) != `{"ok":true}` {
+				t.Errorf("structured output %s", turn.StructuredOutput)
+			}
+			found := false
+			for _, r := range srv.Requests() {
+				if r.Kind == scripted.KindJudge && bytes.Contains(r.Body, []byte(prompt)) {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("no request held the %d-byte prompt whole", len(prompt))
+			}
+		})
 	}
 }

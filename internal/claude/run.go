@@ -63,7 +63,8 @@ func Run(ctx context.Context, inv Invocation) (Outcome, error) {
 	}
 	defer cancel()
 
-	cmd, jailed, err := inv.command()
+	args, prompt := promptOnStdin(inv.Args)
+	cmd, jailed, err := inv.command(args)
 	if err != nil {
 		return out, err
 	}
@@ -72,6 +73,9 @@ func Run(ctx context.Context, inv Invocation) (Outcome, error) {
 		return out, err
 	}
 	cmd.Stdin = nil // /dev/null: the CLI must never wait for input
+	if prompt != "" {
+		cmd.Stdin = strings.NewReader(prompt)
+	}
 	var stderr proc.Stderr
 	cmd.Stderr = &stderr
 	// A helper that outlives the CLI holding its stderr must not keep Wait
@@ -149,11 +153,29 @@ func OlderThan(v, than string) bool {
 // jail when there is one, measured: see cpuMeter), its environment and
 // folder, in its own session so a stop reaches its helpers too. Call
 // started once the process started or failed to (jail.Spec.Cmd).
-func (inv Invocation) command() (cmd *exec.Cmd, started func(), err error) {
+func (inv Invocation) command(args []string) (cmd *exec.Cmd, started func(), err error) {
 	if inv.Jail != nil {
-		return inv.Jail.MeasuredCmd(inv.Binary, inv.Args, inv.Env, inv.Dir)
+		return inv.Jail.MeasuredCmd(inv.Binary, args, inv.Env, inv.Dir)
 	}
-	return proc.Command(inv.Binary, inv.Args, inv.Env, inv.Dir), func() {}, nil
+	return proc.Command(inv.Binary, args, inv.Env, inv.Dir), func() {}, nil
+}
+
+// MaxArgPrompt is the longest prompt passed in argv ("-p", prompt). Linux
+// refuses one argument over 128 KiB (MAX_ARG_STRLEN: the exec fails with
+// "argument list too long"), and a rubric's or a plan's prompt carries the
+// whole SKILL.md, which the CLI loads up to 1 MB: a skill over about 128
+// KiB could not be measured. A longer prompt goes on stdin instead, which
+// `claude -p` with no prompt reads as the prompt (2.1.328: the model gets
+// the same message).
+const MaxArgPrompt = 64 << 10
+
+// promptOnStdin moves a prompt longer than MaxArgPrompt from args to what
+// the process reads on stdin.
+func promptOnStdin(args []string) ([]string, string) {
+	if len(args) < 2 || args[0] != "-p" || len(args[1]) <= MaxArgPrompt {
+		return args, ""
+	}
+	return append([]string{"-p"}, args[2:]...), args[1]
 }
 
 // grace is how long a stopped process gets between SIGTERM and SIGKILL.

@@ -87,7 +87,7 @@ type Session struct {
 // its first message.
 func StartSession(inv Invocation) (*Session, error) {
 	s := &Session{inv: inv, waited: make(chan struct{})}
-	cmd, jailed, err := inv.command()
+	cmd, jailed, err := inv.command(inv.Args)
 	if err != nil {
 		return nil, err
 	}

@@ -290,6 +290,15 @@ func (f *fake) run(ctx context.Context, stdin io.Reader) (int, error) {
 	if f.opts.inputFormat == "stream-json" {
 		return f.interactive(ctx, stdin), nil
 	}
+	if f.opts.prompt == "" && stdin != nil {
+		// -p with no prompt reads it from stdin, as the CLI does (vibe-test
+		// pipes a prompt too long for one argument).
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			return 1, fmt.Errorf("reading the prompt from stdin: %v", err)
+		}
+		f.opts.prompt = string(b)
+	}
 	if isCompact([]block{{Type: "text", Text: f.opts.prompt}}) {
 		// A local command that calls the API: status events come before init.
 		if !f.ok() {
