@@ -479,6 +479,33 @@ func TestStructuredCall(t *testing.T) {
 	}
 }
 
+// A cold call whose prompt is longer than one argument may be (a rubric's,
+// carrying a SKILL.md of 200 KiB; Linux refuses an argument over 128 KiB)
+// reaches the model whole, read from stdin: the exec failed with
+// "argument list too long".
+func TestLongPromptOnStdin(t *testing.T) {
+	t.Parallel()
+	bin := codexBinary(t)
+	pass := map[string]any{"criteria": []map[string]any{{"id": "runs-census", "result": "pass", "evidence": "call 1", "call": 1}}, "escape_hatch": false, "escape_reason": ""}
+	srv := startServer(t, scripted.Script{Rules: []scripted.Rule{
+		{Kind: scripted.KindJudge, Contains: "@@long@@", Steps: []scripted.Step{{ToolUses: []scripted.ToolUse{{Name: "StructuredOutput", Input: pass}}}}},
+	}})
+	j := testJail(t, bin)
+	caller := Caller{Binary: bin, BaseEnv: os.Environ(), BaseURL: srv.URL(), Timeout: time.Minute, Jail: &j}
+	prompt := "judge @@long@@ " + strings.Repeat("a line of the skill's text, ", 200<<10/28) + "@@end@@"
+	turn, err := caller.Structured(context.Background(), prompt, judge.Schema, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gjson.GetBytes(turn.StructuredOutput, "criteria.0.result").String() != "pass" {
+		t.Errorf("structured output %s", turn.StructuredOutput)
+	}
+	reqs := srv.Requests()
+	if body := reqs[len(reqs)-1].Body; !bytes.Contains(body, []byte(prompt)) {
+		t.Errorf("the last request does not hold the %d-byte prompt whole", len(prompt))
+	}
+}
+
 // The binary runs and is the pinned version, and asking it writes nothing
 // into the account's ~/.codex: codex finds its home in the user database
 // when HOME is unset, and made ~/.codex/tmp/arg0 there on every run.

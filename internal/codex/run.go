@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"slices"
+	"strings"
 	"time"
 
+	"github.com/vibe-test/vibe-test/internal/claude"
 	"github.com/vibe-test/vibe-test/internal/jail"
 	"github.com/vibe-test/vibe-test/internal/proc"
 )
@@ -43,11 +46,15 @@ func run(ctx context.Context, inv Invocation) (out Outcome, turnStarted bool, er
 	}
 	defer cancel()
 
-	cmd, started, err := inv.command()
+	args, prompt := promptOnStdin(inv.Args)
+	cmd, started, err := jail.Process(inv.Jail, inv.Binary, args, inv.Env, inv.Dir)
 	if err != nil {
 		return out, false, err
 	}
 	cmd.Stdin = nil // /dev/null: exec reads stdin to EOF before it starts (PROTOCOL.md §1)
+	if prompt != "" {
+		cmd.Stdin = strings.NewReader(prompt)
+	}
 	var stderr proc.Stderr
 	cmd.Stderr = &stderr
 	// A helper that outlives codex holding its stderr must not keep Wait
@@ -91,6 +98,19 @@ func run(ctx context.Context, inv Invocation) (out Outcome, turnStarted bool, er
 // Call started once the process started or failed to (jail.Process).
 func (inv Invocation) command() (cmd *exec.Cmd, started func(), err error) {
 	return jail.Process(inv.Jail, inv.Binary, inv.Args, inv.Env, inv.Dir)
+}
+
+// promptOnStdin moves a prompt longer than claude.MaxArgPrompt (the last
+// argument, after "--") to what the process reads on stdin: Linux refuses
+// one argument over 128 KiB, and a rubric's prompt carries the whole
+// SKILL.md. "-" in its place makes exec read it there (codex exec --help:
+// "if `-` is used, instructions are read from stdin").
+func promptOnStdin(args []string) ([]string, string) {
+	n := len(args)
+	if n < 2 || len(args[n-1]) <= claude.MaxArgPrompt || !slices.Contains(args, "--") {
+		return args, ""
+	}
+	return append(slices.Clone(args[:n-1]), "-"), args[n-1]
 }
 
 func (inv Invocation) grace() time.Duration {

@@ -20,6 +20,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/vibe-test/vibe-test/internal/agent"
+	"github.com/vibe-test/vibe-test/internal/claude"
 	"github.com/vibe-test/vibe-test/internal/execpath"
 	"github.com/vibe-test/vibe-test/internal/jail"
 	"github.com/vibe-test/vibe-test/internal/jsonline"
@@ -65,6 +66,18 @@ type invocation struct {
 // started once it started or failed to (jail.Process).
 func (inv invocation) command() (cmd *exec.Cmd, started func(), err error) {
 	return jail.Process(inv.jail, inv.binary, inv.args, inv.env, inv.dir)
+}
+
+// promptOnStdin moves a --prompt= longer than claude.MaxArgPrompt to what
+// the process reads on stdin, leaving an empty --prompt=: Linux refuses
+// one argument over 128 KiB, and a rubric's prompt carries the whole
+// SKILL.md. -p appends itself to what stdin holds (gemini --help).
+func promptOnStdin(args []string) ([]string, string) {
+	const flag = "--prompt="
+	if len(args) == 0 || !strings.HasPrefix(args[0], flag) || len(args[0])-len(flag) <= claude.MaxArgPrompt {
+		return args, ""
+	}
+	return append([]string{flag}, args[1:]...), strings.TrimPrefix(args[0], flag)
 }
 
 func (inv invocation) graceOr() time.Duration {
@@ -183,11 +196,15 @@ func runProcess(ctx context.Context, inv invocation, w io.Writer) (processResult
 	var res processResult
 	runCtx, cancel := context.WithTimeout(ctx, inv.timeout)
 	defer cancel()
-	cmd, started, err := inv.command()
+	args, prompt := promptOnStdin(inv.args)
+	cmd, started, err := jail.Process(inv.jail, inv.binary, args, inv.env, inv.dir)
 	if err != nil {
 		return res, err
 	}
 	cmd.Stdin = nil // /dev/null: -p appends stdin to the prompt
+	if prompt != "" {
+		cmd.Stdin = strings.NewReader(prompt)
+	}
 	var stderr proc.Stderr
 	cmd.Stderr = &stderr
 	// A shell child that outlives the CLI holding its pipes must not keep
