@@ -225,7 +225,7 @@ func Parse(file string, raw []byte) (*Skill, error) {
 		return nil, fmt.Errorf("%s:%d: frontmatter field \"disable-model-invocation\" is %q, which the CLI reads as true: it hides the skill from the model's listing and refuses the model's Skill call, so the skill can only be run as a /command and vibe-test, which measures whether the model uses it, has nothing to measure; remove the field (or set it to false) to test the skill", file, line("disable-model-invocation"), shown)
 	}
 
-	folder := filepath.Base(filepath.Dir(file))
+	folder := folderName(file)
 	declared, _ := fields["name"].(string)
 	declared = strings.TrimSpace(declared)
 	dropped := fm.dropErr != nil || fm.notMap
@@ -238,10 +238,18 @@ func Parse(file string, raw []byte) (*Skill, error) {
 	case !nameRE.MatchString(declared) || utf8.RuneCountInString(declared) > maxName:
 		warn("%s:%d: frontmatter field \"name\": %q breaks the Agent Skills spec (lowercase letters, digits and hyphens, at most %d characters); the CLI lists the skill under its folder name", file, line("name"), declared, maxName)
 	default:
+		// A valid name is the folder's in a spec-conforming install
+		// (.claude/skills/<name>/): the skill is installed so.
 		s.Name = declared
 	}
 	if s.Name == "" {
-		s.Name = slug(folder)
+		// The CLI lists the skill under its folder's name as it is
+		// (2.1.328: "ünï-skill", "Y-Caps", "库存"), and the skill is
+		// installed under it, so that the listing and the paths its
+		// body names (.claude/skills/<folder>/scripts/...) are the ones
+		// the author's own install has: a slug of the folder ("n-skill",
+		// "y-caps", "skill") broke both.
+		s.Name = folder
 		if s.Name == "" {
 			s.Name = slug(declared)
 		}
@@ -457,6 +465,19 @@ func SplitTools(s string) []string {
 	}
 	flush()
 	return out
+}
+
+// folderName is the name of the folder SKILL.md is in, as the CLI lists
+// the skill ("" for none: a file at the root).
+func folderName(file string) string {
+	if abs, err := filepath.Abs(file); err == nil {
+		file = abs
+	}
+	name := filepath.Base(filepath.Dir(file))
+	if name == string(filepath.Separator) || name == "." {
+		return ""
+	}
+	return name
 }
 
 // slug makes a folder-safe skill name: lowercase, runs of other characters

@@ -189,7 +189,14 @@ func TestFrontmatterAsTheCLIReads(t *testing.T) {
 			[]string{`"name": "My Skill" breaks the Agent Skills spec`}},
 		{"name with dots and colons", "tools", "name: acme:tools.v2\ndescription: d\n", "tools", "acme:tools.v2", "d", nil,
 			[]string{"lowercase letters, digits and hyphens"}},
-		{"no name", "Odd Folder", "description: d\n", "odd-folder", "", "d", nil, []string{`"name" is missing`}},
+		// The CLI lists a skill without a valid name under its folder's
+		// name as it is; vibe-test installed it under a slug ("odd-folder",
+		// "n-skill", "y-caps", "skill"), where the body's paths and the
+		// listing were not the CLI's.
+		{"no name", "Odd Folder", "description: d\n", "Odd Folder", "", "d", nil, []string{`"name" is missing`}},
+		{"accented folder", "ünï-skill", "name: ünï-skill\ndescription: d\n", "ünï-skill", "", "d", nil, []string{"breaks the Agent Skills spec"}},
+		{"capitals", "Y-Caps", "name: Y-Caps\ndescription: d\n", "Y-Caps", "", "d", nil, []string{"breaks the Agent Skills spec"}},
+		{"cjk folder", "库存", "description: d\n", "库存", "", "d", nil, []string{`"name" is missing`}},
 		{"no description", "x", "name: x\n", "x", "", "Steps", nil, []string{`"description" is missing`}},
 		{"allowed-tools spaces", "a", "name: a\ndescription: d\nallowed-tools: Bash Read\n", "a", "", "d", []string{"Bash", "Read"}, nil},
 		{"allowed-tools commas and patterns", "a", "name: a\ndescription: d\nallowed-tools: Bash(git diff:*), Read, WebFetch\n", "a", "", "d",
