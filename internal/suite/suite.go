@@ -136,16 +136,31 @@ func Discover(paths []string) ([]Skill, error) {
 	}
 	var skills []Skill
 	seen := map[string]bool{}
+	// Every skill that cannot run is named, not only the first: an author
+	// who fixed one learned of the next only from the next attempt.
+	var refused []error
 	for _, p := range found {
 		sk, err := skill.Load(p)
 		if err != nil {
-			return nil, err
+			refused = append(refused, err)
+			continue
 		}
 		if seen[sk.Path] {
 			continue // named twice: run once
 		}
 		seen[sk.Path] = true
 		skills = append(skills, Skill{Name: sk.Name, Path: sk.Path, Dir: sk.Dir, Hash: sk.Hash})
+	}
+	switch len(refused) {
+	case 0:
+	case 1:
+		return nil, refused[0]
+	default:
+		msgs := make([]string, len(refused))
+		for i, err := range refused {
+			msgs[i] = err.Error()
+		}
+		return nil, fmt.Errorf("%d of %d skills cannot run: %s", len(refused), len(found), strings.Join(msgs, "; "))
 	}
 	sort.SliceStable(skills, func(i, j int) bool {
 		if skills[i].Name != skills[j].Name {
