@@ -588,7 +588,7 @@ func folderFiles(dir string) ([]File, []string, error) {
 					return nil
 				}
 				if leaves {
-					warn("%s links to %s, outside the skill folder: the CLI reads it there; vibe-test copied its content into the sandbox (the skill's users need that file too)", show, target)
+					warn("%s links to %s, outside the skill folder: the CLI reads it there; vibe-test copies its content into each sandbox (the skill's users need that file too)", show, target)
 				}
 				if info.IsDir() {
 					return walk(target, rel, outside || leaves, depth+1)
