@@ -6,7 +6,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/vibe-test/vibe-test/internal/record"
 )
@@ -17,6 +20,31 @@ import (
 // run started in the same second gets a suffix.
 func MakeOutDir(out, name string) (string, error) {
 	return MakeFolder(out, name, "run.json")
+}
+
+// maxFolderPart bounds a skill's name in a folder name: a file name is at
+// most 255 bytes, and a skill is named after its folder as it is (eighty
+// CJK characters are 240 bytes).
+const maxFolderPart = 64
+
+// FolderPart is a skill's name as part of a folder name: control
+// characters (a folder name may hold a newline) made "-", cut to
+// maxFolderPart bytes at a character's start.
+func FolderPart(name string) string {
+	b := []byte(strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return '-'
+		}
+		return r
+	}, name))
+	if len(b) <= maxFolderPart {
+		return string(b)
+	}
+	cut := maxFolderPart
+	for cut > 0 && !utf8.RuneStart(b[cut]) {
+		cut--
+	}
+	return string(b[:cut])
 }
 
 // MakeFolder is MakeOutDir for any record: the folder is claimed by
@@ -38,7 +66,7 @@ func MakeFolder(out, name, marker string) (string, error) {
 		}
 		return filepath.Abs(out)
 	}
-	base := filepath.Join("vibe-runs", time.Now().UTC().Format("20060102T150405Z")+"-"+name)
+	base := filepath.Join("vibe-runs", time.Now().UTC().Format("20060102T150405Z")+"-"+FolderPart(name))
 	if err := os.MkdirAll("vibe-runs", 0o755); err != nil {
 		return "", fmt.Errorf("creating run folder %s: %w", base, err)
 	}

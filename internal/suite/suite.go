@@ -139,16 +139,21 @@ func Discover(paths []string) ([]Skill, error) {
 	// Every skill that cannot run is named, not only the first: an author
 	// who fixed one learned of the next only from the next attempt.
 	var refused []error
+	distinct := 0
 	for _, p := range found {
+		// Named twice: run once, refused once.
+		if abs, err := filepath.Abs(p); err == nil {
+			if seen[abs] {
+				continue
+			}
+			seen[abs] = true
+		}
+		distinct++
 		sk, err := skill.Load(p)
 		if err != nil {
 			refused = append(refused, err)
 			continue
 		}
-		if seen[sk.Path] {
-			continue // named twice: run once
-		}
-		seen[sk.Path] = true
 		skills = append(skills, Skill{Name: sk.Name, Path: sk.Path, Dir: sk.Dir, Hash: sk.Hash})
 	}
 	switch len(refused) {
@@ -160,7 +165,7 @@ func Discover(paths []string) ([]Skill, error) {
 		for i, err := range refused {
 			msgs[i] = err.Error()
 		}
-		return nil, fmt.Errorf("%d of %d skills cannot run: %s", len(refused), len(found), strings.Join(msgs, "; "))
+		return nil, fmt.Errorf("%d of %d skills cannot run: %s", len(refused), distinct, strings.Join(msgs, "; "))
 	}
 	sort.SliceStable(skills, func(i, j int) bool {
 		if skills[i].Name != skills[j].Name {
@@ -168,13 +173,18 @@ func Discover(paths []string) ([]Skill, error) {
 		}
 		return skills[i].Path < skills[j].Path
 	})
+	// The suite's name for a skill is its folder's in the suite folder:
+	// fit for a file name (engine.FolderPart), and apart from every other
+	// whatever the case, as on a file system that ignores it (macOS's):
+	// Foo and foo would have shared one folder there.
 	taken := map[string]bool{}
 	for i := range skills {
-		name := skills[i].Name
-		for n := 2; taken[name]; n++ {
-			name = fmt.Sprintf("%s-%d", skills[i].Name, n)
+		base := engine.FolderPart(skills[i].Name)
+		name := base
+		for n := 2; taken[strings.ToLower(name)]; n++ {
+			name = fmt.Sprintf("%s-%d", base, n)
 		}
-		taken[name] = true
+		taken[strings.ToLower(name)] = true
 		skills[i].Name = name
 	}
 	return skills, nil

@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/vibe-test/vibe-test/internal/record"
 )
@@ -76,6 +78,47 @@ func TestDiscoverFindsSkillsBelowAFolder(t *testing.T) {
 	os.Mkdir(empty, 0o755)
 	if _, err := Discover([]string{empty}); err == nil {
 		t.Error("a folder with no skill was accepted")
+	}
+}
+
+// A skill is named after its folder as it is, so the suite's names for
+// its skills' folders are made fit for a file system: apart whatever the
+// case (Foo and foo shared one folder on macOS's), short enough for a
+// file name (eighty CJK characters), one line. A refused skill named twice
+// is counted and named once.
+func TestDiscoverNamesFitFolders(t *testing.T) {
+	dir := t.TempDir()
+	write := func(rel, front, body string) string {
+		p := filepath.Join(dir, rel, "SKILL.md")
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte("---\n"+front+"description: d\n---\n"+body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	long := strings.Repeat("库", 80)
+	write("s/Foo", "", "Do it.\n")
+	write("s/bar", "name: foo\n", "Do it.\n")
+	write("s/"+long, "", "Do it.\n")
+	write("s/new\nline", "", "Do it.\n")
+	skills, err := Discover([]string{filepath.Join(dir, "s")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range skills {
+		names = append(names, s.Name)
+		if len(s.Name) > 64 || !utf8.ValidString(s.Name) || strings.ContainsRune(s.Name, '\n') {
+			t.Errorf("suite name %q: not fit for a folder name", s.Name)
+		}
+	}
+	if !slices.Equal(names, []string{"Foo", "foo-2", "new-line", strings.Repeat("库", 21)}) {
+		t.Errorf("names %q", names)
+	}
+	empty := write("r/empty", "", "")
+	_, err = Discover([]string{empty, filepath.Dir(empty), write("r/hidden", "disable-model-invocation: yes\n", "Do it.\n")})
+	if err == nil || !strings.HasPrefix(err.Error(), "2 of 2 skills cannot run: ") || strings.Count(err.Error(), "empty body") != 1 {
+		t.Errorf("refusals: %v", err)
 	}
 }
 
