@@ -11,6 +11,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/plan"
 	"github.com/vibe-test/vibe-test/internal/rubric"
 	"github.com/vibe-test/vibe-test/internal/skill"
+	"github.com/vibe-test/vibe-test/internal/term"
 )
 
 // ConfigText renders a commented vibe-test.yaml: a header explaining each
@@ -20,7 +21,9 @@ import (
 func ConfigText(sk *skill.Skill, pl *plan.Plan, rb *rubric.Rubric, judgeModel string, now time.Time) string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	w("# vibe-test.yaml for the %s skill, drafted by `vibe-test init` on %s\n", sk.Name, now.Format("2006-01-02"))
+	// The name is a folder's, which may hold a newline: one line, or the
+	// rest of it would be a key of the file.
+	w("# vibe-test.yaml for the %s skill, drafted by `vibe-test init` on %s\n", term.Line(sk.Name), now.Format("2006-01-02"))
 	by := "the claude CLI's default model"
 	if judgeModel != "" {
 		by = yamlString(judgeModel)

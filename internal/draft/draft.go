@@ -25,6 +25,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/rubric"
 	"github.com/vibe-test/vibe-test/internal/skill"
+	"github.com/vibe-test/vibe-test/internal/term"
 )
 
 // Settings of a draft.
@@ -71,7 +72,7 @@ func Write(ctx context.Context, s Settings, stdio engine.IO) (Result, error) {
 	}
 	model := s.JudgeModel
 	caller := engine.ColdCaller(binary, stdio.Env, claude.HasCredentials(stdio.Env), 2, 10*time.Minute, engine.DefaultGrace)
-	fmt.Fprintf(stdio.Stderr, "vibe-test: drafting the tasks and extracting the rubric of %s (model %s)\n", sk.Name, engine.ModelName(model))
+	fmt.Fprintf(stdio.Stderr, "vibe-test: drafting the tasks and extracting the rubric of %s (model %s)\n", term.Line(sk.Name), engine.ModelName(model))
 
 	var (
 		pl        *plan.Plan
