@@ -207,13 +207,12 @@ func (Agent) SkillLoaded(t Turn, name string) bool {
 	return false
 }
 
-// readsFile: some simple command of cmd (split at ; & | and newlines)
-// starts with a read verb and names path.
+// readsFile: some simple command of cmd (split at ; & | ( ) and newlines
+// outside quotes) starts with a read verb and names path, as one word once
+// unquoted (a skill's folder may be named "Odd Folder" or "a;b": the
+// command quotes or escapes it).
 func readsFile(cmd, path string) bool {
-	for _, seg := range strings.FieldsFunc(cmd, func(r rune) bool { return strings.ContainsRune(";&|\n()", r) }) {
-		if !strings.Contains(seg, path) {
-			continue
-		}
+	for _, seg := range simpleCommands(cmd) {
 		words, ok := shellWords(seg)
 		if !ok {
 			words = strings.Fields(seg)
@@ -222,11 +221,57 @@ func readsFile(cmd, path string) bool {
 		for len(words) > 0 && strings.Contains(words[0], "=") {
 			words = words[1:]
 		}
-		if len(words) > 0 && slices.Contains(readVerbs, filepath.Base(words[0])) {
+		if len(words) == 0 || !slices.Contains(readVerbs, filepath.Base(words[0])) {
+			continue
+		}
+		if slices.ContainsFunc(words[1:], func(w string) bool { return w == path || strings.HasSuffix(w, "/"+path) }) {
 			return true
 		}
 	}
 	return false
+}
+
+// simpleCommands splits cmd at ; & | ( ) and newlines that are not quoted
+// or escaped.
+func simpleCommands(cmd string) []string {
+	var out []string
+	var cur strings.Builder
+	flush := func() {
+		if strings.TrimSpace(cur.String()) != "" {
+			out = append(out, cur.String())
+		}
+		cur.Reset()
+	}
+	quote := byte(0)
+	for i := 0; i < len(cmd); i++ {
+		c := cmd[i]
+		switch {
+		case quote == '\'':
+			if c == '\'' {
+				quote = 0
+			}
+		case quote == '"':
+			if c == '\\' && i+1 < len(cmd) {
+				cur.WriteByte(c)
+				i++
+				c = cmd[i]
+			} else if c == '"' {
+				quote = 0
+			}
+		case c == '\\' && i+1 < len(cmd):
+			cur.WriteByte(c)
+			i++
+			c = cmd[i]
+		case c == '\'' || c == '"':
+			quote = c
+		case strings.IndexByte(";&|\n()", c) >= 0:
+			flush()
+			continue
+		}
+		cur.WriteByte(c)
+	}
+	flush()
+	return out
 }
 
 // granted are the tools (claude's names) codex has an equivalent of:

@@ -52,6 +52,18 @@ func TestSkillLoadedByRead(t *testing.T) {
 			t.Errorf("%s: loaded %v, want %v", cmd, got, want)
 		}
 	}
+	// A skill installed under its folder's name as it is: the command
+	// quotes or escapes what the shell would split at. Each was missed.
+	for name, cmd := range map[string]string{
+		"a;b":        "cat '.agents/skills/a;b/SKILL.md'",
+		"a(b)":       `cat ".agents/skills/a(b)/SKILL.md" | head -5`,
+		"Odd Folder": `cat .agents/skills/Odd\ Folder/SKILL.md`,
+		"x|y":        `cd /tmp/w && sed -n 1,80p .agents/skills/x\|y/SKILL.md`,
+	} {
+		if !a.SkillLoaded(Turn{Calls: []ToolCall{call(cmd, false)}}, name) {
+			t.Errorf("%s: skill %q not loaded", cmd, name)
+		}
+	}
 	failed := Turn{Calls: []ToolCall{call("cat .agents/skills/release-notes/SKILL.md", true)}}
 	if a.SkillLoaded(failed, "release-notes") {
 		t.Error("a failed read loaded the skill")
