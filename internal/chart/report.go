@@ -435,7 +435,7 @@ const reportSource = `
 </tbody>
 </table>
 <h3>Diluted against fresh: the exit code's test</h3>
-<p class="muted">Units are conversations (diluted: {{.DilutedPopulation}}) and fresh triples (each probe the first message of its own new session). Each unit's share of probes passed; Welch's one-sided test, with each arm's variance no smaller than a binomial's at the pooled rate.</p>
+<p class="muted">Units are conversations (diluted: {{.DilutedPopulation}}) and fresh triples (each probe the first message of its own new session). Each probe is compared with itself: an arm's pass rate is the mean over the probes of that probe's pass rate in the arm; Welch's one-sided test, with each arm's variance no smaller than a binomial's at each probe's pooled rate.</p>
 <ul class="stats">
 <li>diluted: {{.DilutedUnits}} units, {{if .DilutedUnits}}pass rate {{pct .DilutedMean}}{{else}}no pass rate{{end}}; fresh: {{.FreshUnits}} units, {{if .FreshUnits}}pass rate {{pct .FreshMean}}{{else}}no pass rate{{end}}</li>
 <li>{{if .Testable}}drop {{points .Drop}}, p = {{pval .P}} (alpha {{alpha .Alpha}}){{if .MinDetectableDrop}}; simulated on runs like this one, the rule catches a drop of {{points .MinDetectableDrop}} in 80% of them{{end}}{{else}}not testable: each arm needs at least 2 units with a judged probe{{end}}</li>

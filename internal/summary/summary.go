@@ -402,6 +402,13 @@ func writeStats(b *strings.Builder, s record.Stats, byProbe bool) {
 			ctx = fmt.Sprintf(", context %s tokens", commas(s.EffectiveContext))
 		}
 		fmt.Fprintf(b, "effective turn: %d%s (the last probe whose diluted pass rate is still >= 85%% of its fresh rate)\n", s.EffectiveTurn, ctx)
+	} else if len(s.PerTurn) > 0 {
+		// Said, as Markdown and the chart say "-": the line was left out.
+		why := "no conversation's baseline passed"
+		if s.PerTurn[0].Passes > 0 {
+			why = "the first probe was not judged both diluted and fresh"
+		}
+		fmt.Fprintf(b, "effective turn: none (%s, so no turn is known to hold)\n", why)
 	}
 	if s.CheckTotal > 0 {
 		fmt.Fprintf(b, "judge agreed with the deterministic checks on %d of %d criteria\n", s.CheckAgreed, s.CheckTotal)

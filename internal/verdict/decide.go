@@ -95,6 +95,7 @@ type facts struct {
 	// judged probes.
 	decayed, probesJudged, probesFailed        int
 	judgeErrors, uncertain, overCalls, escapes int
+	freshOverCalls                             int // of overCalls
 	// setup lists "conversation N turn T: output" of set-up problems.
 	setup []string
 	// shapes counts the conversations of each shape, in shapeOrder.
@@ -315,7 +316,20 @@ func gather(r *record.Run, opts Options) *facts {
 			f.countStatus(c.Status)
 		}
 		for k := range c.Turns {
-			f.countVerdict("fresh triple", c.Index, &c.Turns[k])
+			t := &c.Turns[k]
+			f.countVerdict("fresh triple", c.Index, t)
+			// The fresh arm's verdicts are downgraded and flagged as the
+			// conversations' are: counted only there, the note hid that
+			// every fresh pass of a run could be a downgraded over-call.
+			if t.Verdict != nil {
+				if t.Verdict.OverCall {
+					f.overCalls++
+					f.freshOverCalls++
+				}
+				if t.Verdict.EscapeHatch {
+					f.escapes++
+				}
+			}
 		}
 	}
 	for i := range r.Controls {

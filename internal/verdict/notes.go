@@ -28,7 +28,7 @@ func notes(f *facts, verdict string) []string {
 		out = append(out, fmt.Sprintf("Left out of the %s arm: %s (%s).", d.Arm, plural(d.Count, strings.TrimSuffix(d.What, "s"), d.What), d.Reason))
 	}
 	if f.overCalls > 0 {
-		out = append(out, fmt.Sprintf("%d escape-hatch flags from the judge were downgraded to partial compliance: a must-criterion's deterministic check passed (judge over-calls).", f.overCalls))
+		out = append(out, fmt.Sprintf("%d escape-hatch flags from the judge (%d in the conversations, %d in fresh sessions) were downgraded to partial compliance: a must-criterion's deterministic check passed (judge over-calls).", f.overCalls, f.overCalls-f.freshOverCalls, f.freshOverCalls))
 	}
 	var changes []string
 	for _, arm := range [][]record.Conversation{r.Conversations, r.Fresh} {

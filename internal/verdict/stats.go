@@ -29,9 +29,12 @@ func judgedResult(c *record.Conversation, k int) (pass, ok bool) {
 }
 
 // resultOf is a judged turn's pass/fail, with ok false when it has
-// neither (or is nil).
+// neither (or is nil). A set-up problem (the skill's required step was
+// tried and failed: the sandbox, not the agent) is neither, as the arms
+// leave it out: the per-turn lines counted it a fail ("fresh 0/1") beside
+// a fresh arm that had left it out.
 func resultOf(t *record.Turn) (pass, ok bool) {
-	if t == nil {
+	if t == nil || t.Verdict != nil && t.Verdict.SetupProblem != "" {
 		return false, false
 	}
 	switch t.Result() {
@@ -105,8 +108,8 @@ func indexRun(r *record.Run) *runIndex {
 	return ix
 }
 
-// median of a list (0 when empty), the upper middle of an even one. It
-// sorts xs in place.
+// median of a list (0 when empty), the upper middle of an even one: a
+// turn that was asked. It sorts xs in place.
 func median(xs []int64) int64 {
 	if len(xs) == 0 {
 		return 0
@@ -115,6 +118,17 @@ func median(xs []int64) int64 {
 		slices.Sort(xs)
 	}
 	return xs[len(xs)/2]
+}
+
+// medianValue is a list's median as printed beside a size ("context:
+// 18,079 tokens (median)"): the mean of the two middle values of an even
+// one, rounded; the upper middle alone was labelled the median.
+func medianValue(xs []int64) int64 {
+	m := median(xs)
+	if n := len(xs); n > 0 && n%2 == 0 {
+		m = (xs[n/2-1] + xs[n/2] + 1) / 2
+	}
+	return m
 }
 
 // Why a probe is left out of the comparison, in the order Arms lists them.
@@ -281,7 +295,7 @@ func computeStats(r *record.Run, ix *runIndex, alpha, effect float64, report boo
 				}
 			}
 		}
-		ts.Turn, ts.ContextTokens = int(median(turns)), median(contexts)
+		ts.Turn, ts.ContextTokens = int(median(turns)), medianValue(contexts)
 		if ts.Turn == 0 {
 			ts.Turn = 1
 			if k > 0 {
@@ -317,7 +331,7 @@ func computeStats(r *record.Run, ix *runIndex, alpha, effect float64, report boo
 		if ts.N == 0 {
 			continue
 		}
-		ts.ContextTokens = median(contexts)
+		ts.ContextTokens = medianValue(contexts)
 		s.PerTurn = append(s.PerTurn, finishRate(ts))
 		for i := range r.Conversations {
 			c := &r.Conversations[i]
@@ -371,13 +385,17 @@ func computeStats(r *record.Run, ix *runIndex, alpha, effect float64, report boo
 	// baseline passed: where none did (the gate stopped them all, or their
 	// judge failed), no turn is known to hold, and "1" would say it did.
 	if len(s.Probes) > 0 && s.PerTurn[0].Passes > 0 {
-		s.EffectiveTurn = 1
 		for i, pc := range s.Probes {
 			// A probe no fresh session judged has no entry: the turn is
 			// unknown from it on, not stepped over (a probe that failed
-			// every diluted conversation was skipped to the next).
+			// every diluted conversation was skipped to the next). When
+			// that is the first probe, no turn is known to hold or fall:
+			// "1" said the first probe fell, which nothing measured.
 			if pc.Probe != i+1 || pc.DilutedN == 0 || pc.FreshN == 0 {
 				break
+			}
+			if i == 0 {
+				s.EffectiveTurn = 1
 			}
 			fr := float64(pc.FreshPass) / float64(pc.FreshN)
 			dr := float64(pc.DilutedPass) / float64(pc.DilutedN)
@@ -407,20 +425,23 @@ func computeStats(r *record.Run, ix *runIndex, alpha, effect float64, report boo
 	if r.Rubric != nil && (anyFail || hasControl) {
 		s.NonDiscriminating = nonDiscriminating(r, r.Rubric)
 	}
-	for i := range r.Conversations {
-		turns := r.Conversations[i].Turns
-		for k := range turns {
-			v := turns[k].Verdict
-			if v == nil {
-				continue
-			}
-			for _, cv := range v.Criteria {
-				if cv.Source != "check" {
+	// Every judged turn's, the fresh sessions' too: they set the exit
+	// code's comparison as much as the conversations do (the count left
+	// them out, and did not say so).
+	for _, arm := range [][]record.Conversation{r.Conversations, r.Fresh} {
+		for i := range arm {
+			for _, t := range arm[i].Turns {
+				if t.Verdict == nil {
 					continue
 				}
-				s.CheckTotal++
-				if cv.JudgeResult == "" {
-					s.CheckAgreed++
+				for _, cv := range t.Verdict.Criteria {
+					if cv.Source != "check" {
+						continue
+					}
+					s.CheckTotal++
+					if cv.JudgeResult == "" {
+						s.CheckAgreed++
+					}
 				}
 			}
 		}

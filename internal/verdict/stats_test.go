@@ -145,3 +145,54 @@ func TestControlReadings(t *testing.T) {
 		}
 	}
 }
+
+// What a summary says of a run must be what its record holds (found by a
+// review recomputing every printed number from run.json):
+//   - a set-up problem is no result: the per-turn lines counted a fresh
+//     one a fail ("fresh 0/1") beside a fresh arm that left it out;
+//   - with no first probe judged both diluted and fresh, no effective turn
+//     is known: "1" said the first probe fell, which nothing measured;
+//   - a median context is the median of an even list too;
+//   - the over-call note and the checks' agreement count the fresh
+//     sessions' verdicts too (they set the exit code's comparison), where
+//     they counted the conversations' alone.
+func TestReportedNumbersMatchTheRecord(t *testing.T) {
+	P, F := judge.Pass, judge.Fail
+	r := withFresh([]record.Conversation{conv(1, record.StatusCompleted, P, P, P, P), conv(2, record.StatusCompleted, P, P, P, P)}, P, P, P)
+	setup := &r.Fresh[0].Turns[0]
+	setup.Verdict = &judge.Verdict{Result: F, SetupProblem: "the census script failed"}
+	over := &r.Fresh[1].Turns[1]
+	over.Verdict = &judge.Verdict{Result: P, OverCall: true, Criteria: []judge.CriterionVerdict{{ID: "runs-census", Result: P, Source: "check", JudgeResult: F}}}
+	Decide(r)
+	for _, ts := range r.Outcome.Stats.PerTurn {
+		if ts.Arm == "fresh" && ts.Probe == 1 && (ts.N != 1 || ts.Passes != 1) {
+			t.Errorf("fresh probe 1: %d/%d, want 1/1 (the set-up problem left out, as the arm leaves it)", ts.Passes, ts.N)
+		}
+	}
+	if r.Outcome.OverCalls != 1 || !strings.Contains(strings.Join(r.Outcome.Notes, " "), "(0 in the conversations, 1 in fresh sessions)") {
+		t.Errorf("over-calls %d, notes %q", r.Outcome.OverCalls, r.Outcome.Notes)
+	}
+	if st := r.Outcome.Stats; st.CheckTotal != 1 || st.CheckAgreed != 0 {
+		t.Errorf("checks: agreed on %d of %d, want 0 of 1 (the fresh session's)", st.CheckAgreed, st.CheckTotal)
+	}
+
+	// A size printed as the median is one: the demo's two contexts of a
+	// probe, 17,997 and 18,160, printed 18,160 "(median)".
+	if m := medianValue([]int64{18160, 17997}); m != 18079 {
+		t.Errorf("median of 17,997 and 18,160: %d", m)
+	}
+
+	// Every diluted probe errored: nothing is known to hold.
+	errored := withFresh([]record.Conversation{conv(1, record.StatusCompleted, P, P, P, P), conv(2, record.StatusCompleted, P, P, P, P)}, P, P, P)
+	for i := range errored.Conversations {
+		for k := range errored.Conversations[i].Turns {
+			if tn := &errored.Conversations[i].Turns[k]; tn.Kind == "probe" {
+				tn.Status, tn.Verdict = record.TurnError, nil
+			}
+		}
+	}
+	Decide(errored)
+	if e := errored.Outcome.Stats.EffectiveTurn; e != 0 {
+		t.Errorf("effective turn %d with no diluted probe judged, want none (0)", e)
+	}
+}
