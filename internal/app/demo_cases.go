@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/vibe-test/vibe-test/internal/cases"
 	"github.com/vibe-test/vibe-test/internal/demo"
 	"github.com/vibe-test/vibe-test/internal/engine"
 	"github.com/vibe-test/vibe-test/internal/eval"
@@ -49,7 +50,13 @@ func runDemoCases(ctx context.Context, o DemoOptions, stdio IO) error {
 	if !strings.Contains(strings.Join(env, "\n"), "VIBE_TEST_CLAUDE=") {
 		env = append(env, "VIBE_TEST_CLAUDE="+claudePath)
 	}
-	fmt.Fprintf(stdio.Stderr, "vibe-test demo --cases: scripted model on %s; case set %s (6 main cases, 2 holdout)\n", srv.URL(), paths.Cases)
+	// The counts are the set's own: a hard-coded "2 holdout" outlived the
+	// set's growth to 4.
+	set, err := cases.Load(paths.Cases)
+	if err != nil {
+		return exit.With(exit.Tool, err)
+	}
+	fmt.Fprintf(stdio.Stderr, "vibe-test demo --cases: scripted model on %s; case set %s (%d main cases, %d holdout)\n", srv.URL(), paths.Cases, len(set.Cases), len(set.Holdout))
 	out := func(name string) string {
 		if o.Out == "" {
 			return ""

@@ -31,6 +31,11 @@ func TestDemoCases(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("demo --cases exit %d\n%s\n%s", code, stdout.String(), stderr.String())
 	}
+	// The set's counts, as the summary gives them (it said 2 holdout cases
+	// of 4).
+	if !strings.Contains(stderr.String(), "(6 main cases, 4 holdout)") || !strings.Contains(stdout.String(), "6 main and 4 holdout cases") {
+		t.Errorf("the case set's counts:\n%s\n%s", stderr.String(), stdout.String())
+	}
 	s := stdout.String()
 	for _, want := range []string{"INSTRUMENT OK (exit 0)", "The eval demo ran as designed", "REJECT (exit 1)", "regressed"} {
 		if !strings.Contains(s, want) {
