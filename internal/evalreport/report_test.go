@@ -165,6 +165,11 @@ func TestSummaryTable(t *testing.T) {
 	if !row.MatchString(s) {
 		t.Errorf("no M1 row of control, base 1, base 2 and candidate with intervals:\n%s", s)
 	}
+	// The intervals say what they are, as report.html does: unlabelled,
+	// they read as the decision's own.
+	if !strings.Contains(s, "[lo, hi]: the Wilson 95% interval") {
+		t.Errorf("the intervals are not named:\n%s", s)
+	}
 }
 
 func TestJSONValidates(t *testing.T) {

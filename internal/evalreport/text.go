@@ -37,6 +37,10 @@ func Summary(w io.Writer, v *View, styled bool) {
 		b.WriteString("\n")
 		table(&b, v, fmt.Sprintf("Holdout cases (%d, aggregates only)", len(v.Rec.Cases.Holdout)), v.Holdout, true)
 	}
+	// The intervals' kind, as report.html gives it: unlabelled, they read
+	// as the decision's own.
+	b.WriteString("[lo, hi]: the Wilson 95% interval of the share of cells that passed, the cells counted as\n")
+	b.WriteString("independent (the cells of one case are not): it describes; the decision below is the rule's.\n")
 	b.WriteString("\n")
 	costs(&b, v)
 	b.WriteString("\n")
