@@ -26,9 +26,12 @@ func poolCaller(t *testing.T, bin string) (Caller, *scripted.Server) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
+	// TMPDIR in the call's own folder, as a run's cold calls have it: the
+	// CLI leaves fswatch probes under $TMPDIR/claude-<uid>, which outlived
+	// the test in the machine's /tmp (one clean-clone CI run left one).
 	env := func(dir string) []string {
 		home := filepath.Join(dir, ".home")
-		return Env([]string{"PATH=" + os.Getenv("PATH"), "ANTHROPIC_BASE_URL=" + srv.URL(), "ANTHROPIC_API_KEY=sk-x"},
+		return Env([]string{"PATH=" + os.Getenv("PATH"), "ANTHROPIC_BASE_URL=" + srv.URL(), "ANTHROPIC_API_KEY=sk-x", "TMPDIR=" + dir},
 			EnvOptions{Home: home, ConfigDir: filepath.Join(home, ".claude"), Extra: []string{"CLAUDE_CODE_MAX_RETRIES=0"}})
 	}
 	return Caller{Binary: bin, Env: env, Timeout: time.Minute, Grace: time.Second}, srv
