@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math/big"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -184,7 +184,7 @@ func (s *schema) check(v any, at string) error {
 				return fmt.Errorf("at '%s': missing property '%s'", at, name)
 			}
 		}
-		for _, name := range sortedKeys(x) {
+		for _, name := range slices.Sorted(maps.Keys(x)) {
 			p, known := s.properties[name]
 			switch {
 			case known:
@@ -288,15 +288,6 @@ func equalJSON(a, b any) bool {
 		return ok && slices.EqualFunc(x, y, equalJSON)
 	}
 	return a == b
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // decodeJSON decodes one JSON value, numbers kept exact, and refuses
