@@ -277,14 +277,6 @@ func gather(r *record.Run, opts Options) *facts {
 		for k := range c.Turns {
 			t := &c.Turns[k]
 			f.countVerdict("conversation", c.Index, t)
-			if t.Verdict != nil {
-				if t.Verdict.OverCall {
-					f.overCalls++
-				}
-				if t.Verdict.EscapeHatch {
-					f.escapes++
-				}
-			}
 			if t.Kind != plan.KindProbe {
 				continue
 			}
@@ -316,20 +308,7 @@ func gather(r *record.Run, opts Options) *facts {
 			f.countStatus(c.Status)
 		}
 		for k := range c.Turns {
-			t := &c.Turns[k]
-			f.countVerdict("fresh triple", c.Index, t)
-			// The fresh arm's verdicts are downgraded and flagged as the
-			// conversations' are: counted only there, the note hid that
-			// every fresh pass of a run could be a downgraded over-call.
-			if t.Verdict != nil {
-				if t.Verdict.OverCall {
-					f.overCalls++
-					f.freshOverCalls++
-				}
-				if t.Verdict.EscapeHatch {
-					f.escapes++
-				}
-			}
+			f.countVerdict(freshUnit, c.Index, &c.Turns[k])
 		}
 	}
 	for i := range r.Controls {
@@ -362,8 +341,11 @@ func (f *facts) countStatus(status string) {
 	}
 }
 
-// countVerdict counts a turn's judge errors, uncertain verdicts and set-up
-// problems.
+// freshUnit names a fresh triple in countVerdict's messages.
+const freshUnit = "fresh triple"
+
+// countVerdict counts a turn's judge errors, uncertain verdicts, set-up
+// problems, over-calls and escape-hatch flags.
 func (f *facts) countVerdict(unit string, index int, t *record.Turn) {
 	if t.Verdict == nil {
 		return
@@ -376,6 +358,18 @@ func (f *facts) countVerdict(unit string, index int, t *record.Turn) {
 		f.judgeErrors++
 	case judge.Uncertain:
 		f.uncertain++
+	}
+	// Both arms' verdicts are downgraded and flagged alike: counted in the
+	// conversations only, the note hid that every fresh pass of a run
+	// could be a downgraded over-call.
+	if t.Verdict.OverCall {
+		f.overCalls++
+		if unit == freshUnit {
+			f.freshOverCalls++
+		}
+	}
+	if t.Verdict.EscapeHatch {
+		f.escapes++
 	}
 }
 
