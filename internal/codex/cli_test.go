@@ -439,18 +439,27 @@ func TestSecretsStayOut(t *testing.T) {
 	}
 }
 
+// passVerdict is a judge's answer that passes its one criterion.
+var passVerdict = map[string]any{"criteria": []map[string]any{{"id": "runs-census", "result": "pass", "evidence": "call 1", "call": 1}}, "escape_hatch": false, "escape_reason": ""}
+
+// judgeCaller is a jailed cold caller of the real codex against a scripted
+// server with the given judge rules.
+func judgeCaller(t *testing.T, rules ...scripted.Rule) (Caller, *scripted.Server) {
+	t.Helper()
+	bin := codexBinary(t)
+	srv := startServer(t, scripted.Script{Rules: rules})
+	j := testJail(t, bin)
+	return Caller{Binary: bin, BaseEnv: os.Environ(), BaseURL: srv.URL(), Timeout: time.Minute, Jail: &j}, srv
+}
+
 func TestStructuredCall(t *testing.T) {
 	t.Parallel()
-	bin := codexBinary(t)
-	pass := map[string]any{"criteria": []map[string]any{{"id": "runs-census", "result": "pass", "evidence": "call 1", "call": 1}}, "escape_hatch": false, "escape_reason": ""}
-	srv := startServer(t, scripted.Script{Rules: []scripted.Rule{
-		{Kind: scripted.KindJudge, Contains: "good", Steps: []scripted.Step{{ToolUses: []scripted.ToolUse{{Name: "StructuredOutput", Input: pass}}}}},
-		{Kind: scripted.KindJudge, Contains: "wrong", Steps: []scripted.Step{{ToolUses: []scripted.ToolUse{{Name: "StructuredOutput", Input: map[string]any{"criteria": "none"}}}}}},
-		{Kind: scripted.KindJudge, Contains: "prose", Steps: []scripted.Step{{Text: "It passed, I think."}}},
-		{Kind: scripted.KindJudge, Contains: "refused", Steps: []scripted.Step{{Error: &scripted.HTTPError{Status: 401, Count: 100}}}},
-	}})
-	j := testJail(t, bin)
-	caller := Caller{Binary: bin, BaseEnv: os.Environ(), BaseURL: srv.URL(), Timeout: time.Minute, Jail: &j}
+	caller, srv := judgeCaller(t,
+		scripted.Rule{Kind: scripted.KindJudge, Contains: "good", Steps: []scripted.Step{{ToolUses: []scripted.ToolUse{{Name: "StructuredOutput", Input: passVerdict}}}}},
+		scripted.Rule{Kind: scripted.KindJudge, Contains: "wrong", Steps: []scripted.Step{{ToolUses: []scripted.ToolUse{{Name: "StructuredOutput", Input: map[string]any{"criteria": "none"}}}}}},
+		scripted.Rule{Kind: scripted.KindJudge, Contains: "prose", Steps: []scripted.Step{{Text: "It passed, I think."}}},
+		scripted.Rule{Kind: scripted.KindJudge, Contains: "refused", Steps: []scripted.Step{{Error: &scripted.HTTPError{Status: 401, Count: 100}}}},
+	)
 	turn, err := caller.Structured(context.Background(), "judge this: good", judge.Schema, "")
 	if err != nil {
 		t.Fatal(err)
@@ -485,13 +494,8 @@ func TestStructuredCall(t *testing.T) {
 // "argument list too long".
 func TestLongPromptOnStdin(t *testing.T) {
 	t.Parallel()
-	bin := codexBinary(t)
-	pass := map[string]any{"criteria": []map[string]any{{"id": "runs-census", "result": "pass", "evidence": "call 1", "call": 1}}, "escape_hatch": false, "escape_reason": ""}
-	srv := startServer(t, scripted.Script{Rules: []scripted.Rule{
-		{Kind: scripted.KindJudge, Contains: "@@long@@", Steps: []scripted.Step{{ToolUses: []scripted.ToolUse{{Name: "StructuredOutput", Input: pass}}}}},
-	}})
-	j := testJail(t, bin)
-	caller := Caller{Binary: bin, BaseEnv: os.Environ(), BaseURL: srv.URL(), Timeout: time.Minute, Jail: &j}
+	caller, srv := judgeCaller(t,
+		scripted.Rule{Kind: scripted.KindJudge, Contains: "@@long@@", Steps: []scripted.Step{{ToolUses: []scripted.ToolUse{{Name: "StructuredOutput", Input: passVerdict}}}}})
 	prompt := "judge @@long@@ " + strings.Repeat("a line of the skill's text, ", 200<<10/28) + "@@end@@"
 	turn, err := caller.Structured(context.Background(), prompt, judge.Schema, "")
 	if err != nil {
