@@ -166,7 +166,9 @@ func (inv Invocation) command(args []string) (cmd *exec.Cmd, started func(), err
 // whole SKILL.md, which the CLI loads up to 1 MB: a skill over about 128
 // KiB could not be measured. A longer prompt goes on stdin instead, which
 // `claude -p` with no prompt reads as the prompt (2.1.328: the model gets
-// the same message).
+// the same message). The CLI waits 3 s for piped input's first bytes;
+// they are in the pipe before it starts. (The gemini CLI waits 500 ms,
+// too short on a loaded machine: gemini refuses such a prompt instead.)
 const MaxArgPrompt = 64 << 10
 
 // promptOnStdin moves a prompt longer than MaxArgPrompt from args to what

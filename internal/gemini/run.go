@@ -20,7 +20,6 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/vibe-test/vibe-test/internal/agent"
-	"github.com/vibe-test/vibe-test/internal/claude"
 	"github.com/vibe-test/vibe-test/internal/execpath"
 	"github.com/vibe-test/vibe-test/internal/jail"
 	"github.com/vibe-test/vibe-test/internal/jsonline"
@@ -68,16 +67,22 @@ func (inv invocation) command() (cmd *exec.Cmd, started func(), err error) {
 	return jail.Process(inv.jail, inv.binary, inv.args, inv.env, inv.dir)
 }
 
-// promptOnStdin moves a --prompt= longer than claude.MaxArgPrompt to what
-// the process reads on stdin, leaving an empty --prompt=: Linux refuses
-// one argument over 128 KiB, and a rubric's prompt carries the whole
-// SKILL.md. -p appends itself to what stdin holds (gemini --help).
-func promptOnStdin(args []string) ([]string, string) {
+// MaxPrompt is the longest prompt gemini can be given. Linux refuses one
+// exec argument over 128 KiB (MAX_ARG_STRLEN, its NUL included), and
+// --prompt= is one; the CLI reads a longer prompt only from stdin, where
+// it waits 500 ms for the first bytes and then goes on without them
+// (readStdin's pipedInputShouldBeAvailableInMs): on a loaded machine a
+// piped prompt was lost (a clean-clone CI run saw "the stream ended
+// without a result line"). A longer prompt is refused by name instead.
+const MaxPrompt = 128<<10 - 1 - len("--prompt=")
+
+// checkPrompt refuses a --prompt= the exec could not pass.
+func checkPrompt(args []string) error {
 	const flag = "--prompt="
-	if len(args) == 0 || !strings.HasPrefix(args[0], flag) || len(args[0])-len(flag) <= claude.MaxArgPrompt {
-		return args, ""
+	if len(args) > 0 && strings.HasPrefix(args[0], flag) && len(args[0])-len(flag) > MaxPrompt {
+		return fmt.Errorf("a prompt of %d bytes for gemini, over the %d one argument can hold (the gemini CLI reads a longer one only from stdin, which it gives up on after 500 ms): a SKILL.md this large needs --judge-agent claude or codex, which take it on stdin", len(args[0])-len(flag), MaxPrompt)
 	}
-	return append([]string{flag}, args[1:]...), strings.TrimPrefix(args[0], flag)
+	return nil
 }
 
 func (inv invocation) graceOr() time.Duration {
@@ -196,15 +201,14 @@ func runProcess(ctx context.Context, inv invocation, w io.Writer) (processResult
 	var res processResult
 	runCtx, cancel := context.WithTimeout(ctx, inv.timeout)
 	defer cancel()
-	args, prompt := promptOnStdin(inv.args)
-	cmd, started, err := jail.Process(inv.jail, inv.binary, args, inv.env, inv.dir)
+	if err := checkPrompt(inv.args); err != nil {
+		return res, err
+	}
+	cmd, started, err := inv.command()
 	if err != nil {
 		return res, err
 	}
 	cmd.Stdin = nil // /dev/null: -p appends stdin to the prompt
-	if prompt != "" {
-		cmd.Stdin = strings.NewReader(prompt)
-	}
 	var stderr proc.Stderr
 	cmd.Stderr = &stderr
 	// A shell child that outlives the CLI holding its pipes must not keep
