@@ -34,6 +34,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/judge"
 	"github.com/vibe-test/vibe-test/internal/plan"
 	"github.com/vibe-test/vibe-test/internal/record"
+	"github.com/vibe-test/vibe-test/internal/simrand"
 	"github.com/vibe-test/vibe-test/internal/verdict"
 )
 
@@ -233,46 +234,6 @@ func (m *simulator) run(rng *rand.Rand) *record.Run {
 	}
 }
 
-// draw is a unit's own pass rate: Beta with mean q and intra-class
-// correlation rho (rho 0: exactly q).
-func draw(rng *rand.Rand, q, rho float64) float64 {
-	if rho <= 0 || q <= 0 || q >= 1 {
-		return q
-	}
-	a := q * (1 - rho) / rho
-	b := (1 - q) * (1 - rho) / rho
-	x, y := gamma(rng, a), gamma(rng, b)
-	return x / (x + y)
-}
-
-// gamma draws from Gamma(k, 1) (Marsaglia and Tsang).
-func gamma(rng *rand.Rand, k float64) float64 {
-	if k < 1 {
-		return gamma(rng, k+1) * math.Pow(rng.Float64(), 1/k)
-	}
-	d := k - 1.0/3
-	c := 1 / math.Sqrt(9*d)
-	for {
-		x := rng.NormFloat64()
-		v := 1 + c*x
-		if v <= 0 {
-			continue
-		}
-		v = v * v * v
-		u := rng.Float64()
-		// Marsaglia and Tsang's squeeze: u below it passes the test
-		// below, which then need not take two logarithms. It is held a
-		// hair (1e-9) inside, far beyond the rounding of either side, so
-		// that it accepts only what the test accepts.
-		if x2 := x * x; d < 1e5 && u < (1-0.0331*x2*x2)*(1-1e-9) {
-			return d * v
-		}
-		if math.Log(u) < 0.5*x*x+d-d*v+d*math.Log(v) {
-			return d * v
-		}
-	}
-}
-
 // clamp is math.Min(1, math.Max(0, p)): the builtins give the same for
 // every p (NaN and -0 included), inline.
 func clamp(p float64) float64 { return min(1, max(0, p)) }
@@ -362,7 +323,7 @@ func (m *simulator) conversation(rng *rand.Rand, c *record.Conversation, index i
 		room = 32
 	}
 	c.Index, c.Status, c.Turns = index, record.StatusCompleted, take(&m.turns, room)
-	own := draw(rng, s.Q, s.Rho)
+	own := simrand.AboutMean(rng, s.Q, s.Rho)
 	var p plan.Progress
 	var buf plan.Step
 	var ctx int64
@@ -435,7 +396,7 @@ func (m *simulator) freshTriple(rng *rand.Rand, c *record.Conversation, index in
 	for k, turn := range plan.ProbeTurns {
 		// Each fresh probe is its own session: its own draw.
 		t := grow(c)
-		ok := m.judged(rng, t, turn, plan.KindProbe, clamp(draw(rng, s.Q, s.Rho)+s.Offsets[k]))
+		ok := m.judged(rng, t, turn, plan.KindProbe, clamp(simrand.AboutMean(rng, s.Q, s.Rho)+s.Offsets[k]))
 		t.Probe = k + 1
 		if !ok {
 			m.abandon(c)
