@@ -63,26 +63,9 @@ func chars(n int) float64 { return float64(n) / estimate.CharsPerToken }
 // prices, from the sizes on disk: no claude process, no model call, no
 // folder. It checks the case set's hygiene first, as an eval does.
 func DryRun(ctx context.Context, s Settings, stdio IO) (*Estimate, error) {
-	if err := s.Check(); err != nil {
-		return nil, exit.With(exit.Tool, err)
-	}
-	set, sk, err := LoadSet(s)
+	set, sk, err := admit(ctx, s, stdio)
 	if err != nil {
 		return nil, err
-	}
-	if sk == nil {
-		return nil, exit.Errorf(exit.Tool, "no skill given: expected a path to a SKILL.md or its folder")
-	}
-	if err := CheckHygiene(ctx, set, stdio); err != nil {
-		return nil, err
-	}
-	// As the eval would refuse them (the dry run quoted a bill for an
-	// eval that could not run): a set too small to decide on, a baseline
-	// name taken.
-	if s.Baseline != "" || s.Against != "" {
-		if err := checkDecidable(set, stdio); err != nil {
-			return nil, err
-		}
 	}
 	storedControl := false
 	var base *Baseline

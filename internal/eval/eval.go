@@ -393,27 +393,40 @@ type session struct {
 	cancel context.CancelCauseFunc
 }
 
+// admit loads what settings name and refuses, before any model call, an
+// eval that could not run: settings out of range, no skill, a case set
+// that fails its hygiene, or one too small to decide on when a baseline is
+// stored or compared against. Start and DryRun both ask it, so that a dry
+// run never quotes a bill for an eval that would be refused.
+func admit(ctx context.Context, s Settings, stdio IO) (*cases.Set, *skill.Skill, error) {
+	if err := s.Check(); err != nil {
+		return nil, nil, exit.With(exit.Tool, err)
+	}
+	set, sk, err := LoadSet(s)
+	if err != nil {
+		return nil, nil, err
+	}
+	if sk == nil {
+		return nil, nil, exit.Errorf(exit.Tool, "no skill given: expected a path to a SKILL.md or its folder (or --check to check the case set alone)")
+	}
+	if err := CheckHygiene(ctx, set, stdio); err != nil {
+		return nil, nil, err
+	}
+	if s.Baseline != "" || s.Against != "" {
+		if err := checkDecidable(set, stdio); err != nil {
+			return nil, nil, err
+		}
+	}
+	return set, sk, nil
+}
+
 // Start runs an eval from settings and returns its result. An error means
 // the tool could not do its job (the eval folder, if made, keeps what was
 // done); a finished eval's verdict is in Result.Exit.
 func Start(ctx context.Context, s Settings, stdio IO) (*Result, error) {
-	if err := s.Check(); err != nil {
-		return nil, exit.With(exit.Tool, err)
-	}
-	set, sk, err := LoadSet(s)
+	set, sk, err := admit(ctx, s, stdio)
 	if err != nil {
 		return nil, err
-	}
-	if sk == nil {
-		return nil, exit.Errorf(exit.Tool, "no skill given: expected a path to a SKILL.md or its folder (or --check to check the case set alone)")
-	}
-	if err := CheckHygiene(ctx, set, stdio); err != nil {
-		return nil, err
-	}
-	if s.Baseline != "" || s.Against != "" {
-		if err := checkDecidable(set, stdio); err != nil {
-			return nil, err
-		}
 	}
 	given := s
 	s = s.resolved(set, stdio.Env)
