@@ -17,6 +17,7 @@ import (
 
 	"github.com/vibe-test/vibe-test/internal/eval"
 	"github.com/vibe-test/vibe-test/internal/evalstats"
+	"github.com/vibe-test/vibe-test/internal/junit"
 	"github.com/vibe-test/vibe-test/internal/testenv"
 	"github.com/vibe-test/vibe-test/schema"
 )
@@ -255,7 +256,7 @@ func TestJUnitGridPointsApart(t *testing.T) {
 	if err := JUnit(&b, NewView(res)); err != nil {
 		t.Fatal(err)
 	}
-	var doc jsuites
+	var doc junit.Suites
 	if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +311,7 @@ func TestJUnit(t *testing.T) {
 	if err := JUnit(&b, NewView(writeEval(t))); err != nil {
 		t.Fatal(err)
 	}
-	var doc jsuites
+	var doc junit.Suites
 	if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}

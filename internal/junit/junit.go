@@ -38,17 +38,20 @@ const (
 	TypeRunError    = "run-error"       // the run gave no verdict (exit 3)
 )
 
-type testsuites struct {
-	XMLName  xml.Name    `xml:"testsuites"`
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Errors   int         `xml:"errors,attr"`
-	Time     string      `xml:"time,attr"`
-	Suites   []testsuite `xml:"testsuite"`
+// Suites is a JUnit document (<testsuites>): the run's, a suite's, or an
+// eval's (evalreport writes its own cases in these types).
+type Suites struct {
+	XMLName  xml.Name `xml:"testsuites"`
+	Name     string   `xml:"name,attr"`
+	Tests    int      `xml:"tests,attr"`
+	Failures int      `xml:"failures,attr"`
+	Errors   int      `xml:"errors,attr"`
+	Time     string   `xml:"time,attr"`
+	Suites   []Suite  `xml:"testsuite"`
 }
 
-type testsuite struct {
+// Suite is one <testsuite>; Count fills its tallies from its cases.
+type Suite struct {
 	Name       string      `xml:"name,attr"`
 	Tests      int         `xml:"tests,attr"`
 	Failures   int         `xml:"failures,attr"`
@@ -56,45 +59,65 @@ type testsuite struct {
 	Skipped    int         `xml:"skipped,attr"`
 	Time       string      `xml:"time,attr"`
 	Timestamp  string      `xml:"timestamp,attr,omitempty"`
-	Properties *properties `xml:"properties,omitempty"`
-	Cases      []testcase  `xml:"testcase"`
+	Properties *Properties `xml:"properties,omitempty"`
+	Cases      []Case      `xml:"testcase"`
 	SystemOut  string      `xml:"system-out,omitempty"`
 	SystemErr  string      `xml:"system-err,omitempty"`
 }
 
-type properties struct {
-	Property []property `xml:"property"`
+// Properties is a suite's <properties>.
+type Properties struct {
+	Property []Property `xml:"property"`
 }
 
-type property struct {
+// Property is one name and value of a suite's properties.
+type Property struct {
 	Name  string `xml:"name,attr"`
 	Value string `xml:"value,attr"`
 }
 
-type testcase struct {
+// Case is one <testcase>: passed, or one of a failure, an error or a skip.
+type Case struct {
 	Name      string   `xml:"name,attr"`
 	Classname string   `xml:"classname,attr"`
 	Time      string   `xml:"time,attr"`
-	Failure   *problem `xml:"failure,omitempty"`
-	Error     *problem `xml:"error,omitempty"`
-	Skipped   *skipped `xml:"skipped,omitempty"`
+	Failure   *Problem `xml:"failure,omitempty"`
+	Error     *Problem `xml:"error,omitempty"`
+	Skipped   *Skip    `xml:"skipped,omitempty"`
 	SystemOut string   `xml:"system-out,omitempty"`
 }
 
-type problem struct {
+// Problem is a case's <failure> or <error>.
+type Problem struct {
 	Message string `xml:"message,attr"`
 	Type    string `xml:"type,attr"`
 	Text    string `xml:",chardata"`
 }
 
-type skipped struct {
+// Skip is a case's <skipped>, with the reason.
+type Skip struct {
 	Message string `xml:"message,attr"`
+}
+
+// Count sets the suite's tests, failures, errors and skips from its cases.
+func (s *Suite) Count() {
+	s.Tests, s.Failures, s.Errors, s.Skipped = len(s.Cases), 0, 0, 0
+	for _, c := range s.Cases {
+		switch {
+		case c.Failure != nil:
+			s.Failures++
+		case c.Error != nil:
+			s.Errors++
+		case c.Skipped != nil:
+			s.Skipped++
+		}
+	}
 }
 
 // Write writes r as JUnit XML. It reads only the record, so an old run can
 // be converted as well as a fresh one.
 func Write(w io.Writer, r *record.Run) error {
-	doc := testsuites{Name: "vibe-test " + r.Skill.Name}
+	doc := Suites{Name: "vibe-test " + r.Skill.Name}
 	var totalMS int64
 	// A suite per conversation, then one per fresh triple (each probe asked
 	// as the first message of a new session): the two arms the verdict
@@ -115,12 +138,12 @@ func Write(w io.Writer, r *record.Run) error {
 		doc.Suites = append(doc.Suites, s)
 	}
 	if tc, ok := runError(r.Skill.Name, r); ok {
-		doc.Suites = append(doc.Suites, testsuite{Name: "run", Tests: 1, Errors: 1, Time: seconds(0), Cases: []testcase{tc}})
+		doc.Suites = append(doc.Suites, Suite{Name: "run", Tests: 1, Errors: 1, Time: seconds(0), Cases: []Case{tc}})
 		doc.Tests++
 		doc.Errors++
 	}
 	doc.Time = seconds(totalMS)
-	return encode(w, doc, r.GateBypassed)
+	return Encode(w, doc, r.GateBypassed)
 }
 
 // runError is the run's own test case when it gave no verdict (exit 3: a
@@ -128,17 +151,17 @@ func Write(w io.Writer, r *record.Run) error {
 // sentence. The turns' cases alone could show none (an error on a filler
 // turn has no case; the probes it stopped are skipped), and a report of 0
 // failures and 0 errors read as green beside exit 3.
-func runError(name string, r *record.Run) (testcase, bool) {
+func runError(name string, r *record.Run) (Case, bool) {
 	if r.Outcome.Exit != exit.Tool {
-		return testcase{}, false
+		return Case{}, false
 	}
-	return testcase{Name: "verdict", Classname: name + ".run", Time: seconds(0),
-		Error: &problem{Message: orElse(r.Outcome.Sentence, "no verdict"), Type: TypeRunError, Text: r.Error}}, true
+	return Case{Name: "verdict", Classname: name + ".run", Time: seconds(0),
+		Error: &Problem{Message: orElse(r.Outcome.Sentence, "no verdict"), Type: TypeRunError, Text: r.Error}}, true
 }
 
-// encode writes the document, with the bypass banner as a comment ahead of
+// Encode writes the document, with the bypass banner as a comment ahead of
 // it when a run's gate was bypassed.
-func encode(w io.Writer, doc testsuites, bypassed bool) error {
+func Encode(w io.Writer, doc Suites, bypassed bool) error {
 	var b strings.Builder
 	b.WriteString(xml.Header)
 	if bypassed {
@@ -170,12 +193,12 @@ func encode(w io.Writer, doc testsuites, bypassed bool) error {
 // "-2" there, and its suite and cases took the first one's name, which CI
 // history then merged with the first's.
 func WriteSuite(w io.Writer, names []string, runs []*record.Run) error {
-	doc := testsuites{Name: "vibe-test suite"}
+	doc := Suites{Name: "vibe-test suite"}
 	var totalMS int64
 	bypassed := false
 	for k, r := range runs {
 		name := names[k]
-		skill := testsuite{Name: name}
+		skill := Suite{Name: name}
 		if !r.StartedAt.IsZero() {
 			skill.Timestamp = r.StartedAt.UTC().Format("2006-01-02T15:04:05")
 		}
@@ -200,7 +223,7 @@ func WriteSuite(w io.Writer, names []string, runs []*record.Run) error {
 		}
 		skill.Time = seconds(ms)
 		skill.SystemOut = strings.Join(out, "\n")
-		props := []property{
+		props := []Property{
 			{"vibe-test.skill", r.Skill.Name},
 			{"vibe-test.skill_hash", r.Skill.Hash},
 			{"vibe-test.run_status", r.Status},
@@ -210,9 +233,9 @@ func WriteSuite(w io.Writer, names []string, runs []*record.Run) error {
 		}
 		if r.GateBypassed {
 			bypassed = true
-			props = append([]property{{"vibe-test.warning", BypassBanner}}, props...)
+			props = append([]Property{{"vibe-test.warning", BypassBanner}}, props...)
 		}
-		skill.Properties = &properties{Property: props}
+		skill.Properties = &Properties{Property: props}
 		doc.Tests += skill.Tests
 		doc.Failures += skill.Failures
 		doc.Errors += skill.Errors
@@ -220,13 +243,13 @@ func WriteSuite(w io.Writer, names []string, runs []*record.Run) error {
 		doc.Suites = append(doc.Suites, skill)
 	}
 	doc.Time = seconds(totalMS)
-	return encode(w, doc, bypassed)
+	return Encode(w, doc, bypassed)
 }
 
 // suite is one conversation of the skill called name; ms is the time its
 // turns took.
-func suite(name string, r *record.Run, c *record.Conversation) (testsuite, int64) {
-	s := testsuite{Name: unitName(c)}
+func suite(name string, r *record.Run, c *record.Conversation) (Suite, int64) {
+	s := Suite{Name: unitName(c)}
 	if !r.StartedAt.IsZero() {
 		s.Timestamp = r.StartedAt.UTC().Format("2006-01-02T15:04:05")
 	}
@@ -236,26 +259,26 @@ func suite(name string, r *record.Run, c *record.Conversation) (testsuite, int64
 	}
 	s.Time = seconds(ms)
 
-	props := []property{}
+	props := []Property{}
 	if r.GateBypassed {
-		props = append(props, property{"vibe-test.warning", BypassBanner})
+		props = append(props, Property{"vibe-test.warning", BypassBanner})
 	}
 	props = append(props,
-		property{"vibe-test.skill", r.Skill.Name},
-		property{"vibe-test.skill_hash", r.Skill.Hash},
-		property{"vibe-test.conversation_status", c.Status},
-		property{"vibe-test.shape", c.Shape},
-		property{"vibe-test.gate_bypassed", strconv.FormatBool(r.GateBypassed)},
-		property{"vibe-test.run_status", r.Status},
-		property{"vibe-test.verdict", r.Outcome.Verdict},
-		property{"vibe-test.exit_code", strconv.Itoa(r.Outcome.Exit)},
-		property{"vibe-test.sentence", r.Outcome.Sentence},
-		property{"vibe-test.isolation", r.Isolation},
-		property{"vibe-test.jail", r.Jail},
-		property{"vibe-test.version", r.Versions.VibeTest},
-		property{"claude.version", r.Versions.Claude},
-		property{"claude.model", r.Config.Model},
-		property{"vibe-test.session_mode", record.SessionModeOf(r.Config)},
+		Property{"vibe-test.skill", r.Skill.Name},
+		Property{"vibe-test.skill_hash", r.Skill.Hash},
+		Property{"vibe-test.conversation_status", c.Status},
+		Property{"vibe-test.shape", c.Shape},
+		Property{"vibe-test.gate_bypassed", strconv.FormatBool(r.GateBypassed)},
+		Property{"vibe-test.run_status", r.Status},
+		Property{"vibe-test.verdict", r.Outcome.Verdict},
+		Property{"vibe-test.exit_code", strconv.Itoa(r.Outcome.Exit)},
+		Property{"vibe-test.sentence", r.Outcome.Sentence},
+		Property{"vibe-test.isolation", r.Isolation},
+		Property{"vibe-test.jail", r.Jail},
+		Property{"vibe-test.version", r.Versions.VibeTest},
+		Property{"claude.version", r.Versions.Claude},
+		Property{"claude.model", r.Config.Model},
+		Property{"vibe-test.session_mode", record.SessionModeOf(r.Config)},
 	)
 	kept := props[:0]
 	for _, p := range props {
@@ -263,7 +286,7 @@ func suite(name string, r *record.Run, c *record.Conversation) (testsuite, int64
 			kept = append(kept, p)
 		}
 	}
-	s.Properties = &properties{Property: kept}
+	s.Properties = &Properties{Property: kept}
 
 	var out []string
 	if r.GateBypassed {
@@ -348,8 +371,8 @@ func unitName(c *record.Conversation) string {
 }
 
 // testCase is judged turn n of conversation c of the skill called name.
-func testCase(name string, r *record.Run, c *record.Conversation, n int) (tc testcase) {
-	tc = testcase{
+func testCase(name string, r *record.Run, c *record.Conversation, n int) (tc Case) {
+	tc = Case{
 		Name: fmt.Sprintf("turn %d (%s)", n, plan.Kind(n)),
 		// Per conversation, so CI servers that group cases by class and
 		// name keep each conversation's turns apart.
@@ -366,14 +389,14 @@ func testCase(name string, r *record.Run, c *record.Conversation, n int) (tc tes
 	if t == nil {
 		if a := abandoned(c, n); a != nil && turnFailed(c, a) {
 			tc.Time = seconds(turnMS(*a))
-			tc.Error = &problem{Type: a.Status, Message: fmt.Sprintf("turn %d %s: %s", n, a.Status, orElse(a.Error, "no error recorded"))}
+			tc.Error = &Problem{Type: a.Status, Message: fmt.Sprintf("turn %d %s: %s", n, a.Status, orElse(a.Error, "no error recorded"))}
 			tc.Error.Text = tc.Error.Message
 			if a.Transcript != "" {
 				out = append(out, "transcript: "+a.Transcript)
 			}
 			return tc
 		}
-		tc.Skipped = &skipped{Message: notRun(c)}
+		tc.Skipped = &Skip{Message: notRun(c)}
 		return tc
 	}
 
@@ -389,17 +412,17 @@ func testCase(name string, r *record.Run, c *record.Conversation, n int) (tc tes
 	}
 	switch v := t.Verdict; {
 	case t.Status != record.TurnOK:
-		tc.Error = &problem{Type: t.Status, Message: fmt.Sprintf("turn %d %s: %s", n, t.Status, orElse(t.Error, "no error recorded"))}
+		tc.Error = &Problem{Type: t.Status, Message: fmt.Sprintf("turn %d %s: %s", n, t.Status, orElse(t.Error, "no error recorded"))}
 		tc.Error.Text = tc.Error.Message
 	case v == nil:
 		if c.Status == record.StatusCompleted {
-			tc.Error = &problem{Type: TypeNoVerdict, Message: fmt.Sprintf("turn %d ran but has no verdict", n)}
+			tc.Error = &Problem{Type: TypeNoVerdict, Message: fmt.Sprintf("turn %d ran but has no verdict", n)}
 			tc.Error.Text = tc.Error.Message
 		} else {
-			tc.Skipped = &skipped{Message: "ran but was not judged: " + notRun(c)}
+			tc.Skipped = &Skip{Message: "ran but was not judged: " + notRun(c)}
 		}
 	case v.Result == judge.JudgeError:
-		tc.Error = &problem{Type: TypeJudgeError, Message: "judge error (neither pass nor fail): " + orElse(v.Error, "no error recorded")}
+		tc.Error = &Problem{Type: TypeJudgeError, Message: "judge error (neither pass nor fail): " + orElse(v.Error, "no error recorded")}
 		tc.Error.Text = tc.Error.Message
 	case v.Result == judge.Fail:
 		tc.Failure = failure(r.Rubric, n, v)
@@ -408,7 +431,7 @@ func testCase(name string, r *record.Run, c *record.Conversation, n int) (tc tes
 			out = append(out, "PASS*: the judge flagged an escape hatch ("+v.EscapeReason+") but a required step's check passed: downgraded to partial compliance")
 		}
 	default:
-		tc.Error = &problem{Type: TypeJudgeError, Message: fmt.Sprintf("unknown verdict result %q", v.Result)}
+		tc.Error = &Problem{Type: TypeJudgeError, Message: fmt.Sprintf("unknown verdict result %q", v.Result)}
 		tc.Error.Text = tc.Error.Message
 	}
 	if t.Verdict != nil {
@@ -423,8 +446,8 @@ func testCase(name string, r *record.Run, c *record.Conversation, n int) (tc tes
 
 // failure describes a failing verdict: the failed must criteria with their
 // evidence, and the escape hatch if the judge flagged one.
-func failure(rb *rubric.Rubric, n int, v *judge.Verdict) *problem {
-	p := &problem{Type: TypeCriteria}
+func failure(rb *rubric.Rubric, n int, v *judge.Verdict) *Problem {
+	p := &Problem{Type: TypeCriteria}
 	var short, long []string
 	if v.EscapeHatch {
 		p.Type = TypeEscapeHatch

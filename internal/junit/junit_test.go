@@ -91,14 +91,14 @@ func decayRun() *record.Run {
 }
 
 // parse decodes the report and validates it against the schema.
-func parse(t *testing.T, r *record.Run) (testsuites, string) {
+func parse(t *testing.T, r *record.Run) (Suites, string) {
 	t.Helper()
 	var b bytes.Buffer
 	if err := Write(&b, r); err != nil {
 		t.Fatal(err)
 	}
 	validate(t, b.Bytes())
-	var doc testsuites
+	var doc Suites
 	if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatalf("report does not parse: %v\n%s", err, b.String())
 	}
@@ -185,9 +185,9 @@ func validate(t *testing.T, doc []byte) {
 	})
 }
 
-func cases(t *testing.T, s testsuite) map[string]testcase {
+func cases(t *testing.T, s Suite) map[string]Case {
 	t.Helper()
-	out := map[string]testcase{}
+	out := map[string]Case{}
 	for _, c := range s.Cases {
 		out[c.Name] = c
 	}
@@ -351,7 +351,7 @@ func TestBypass(t *testing.T) {
 	if s.Failures != 4 {
 		t.Errorf("failures %d, want 4", s.Failures)
 	}
-	if s.Properties == nil || s.Properties.Property[0] != (property{"vibe-test.warning", BypassBanner}) {
+	if s.Properties == nil || s.Properties.Property[0] != (Property{"vibe-test.warning", BypassBanner}) {
 		t.Errorf("first property is not the banner: %+v", s.Properties)
 	}
 	if !strings.HasPrefix(s.SystemOut, BypassBanner) {
@@ -521,7 +521,7 @@ func TestWriteSuite(t *testing.T) {
 		t.Fatal(err)
 	}
 	validate(t, b.Bytes())
-	var doc testsuites
+	var doc Suites
 	if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
@@ -553,7 +553,7 @@ func TestWriteSuiteSkillsOfOneName(t *testing.T) {
 		t.Fatal(err)
 	}
 	validate(t, out.Bytes())
-	var doc testsuites
+	var doc Suites
 	if err := xml.Unmarshal(out.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
