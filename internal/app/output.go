@@ -16,6 +16,7 @@ import (
 
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/junit"
+	"github.com/vibe-test/vibe-test/internal/ownfile"
 	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/summary"
 	"github.com/vibe-test/vibe-test/internal/term"
@@ -210,7 +211,10 @@ func recordExt(path string) bool {
 // in (links resolved).
 func keptBy(path string, keep []string) (string, bool) {
 	st, err := os.Stat(path)
-	if err != nil || ownOutput(path, st) {
+	// A report vibe-test wrote (JUnit or Markdown, of a run, a suite
+	// or an eval) is not kept: `vibe-test . --junit junit.xml` run twice
+	// in a skill's folder replaces its own report of the first run.
+	if err != nil || ownfile.IsReport(path) {
 		return "", false
 	}
 	real, err := filepath.EvalSymlinks(path)
@@ -237,25 +241,6 @@ func keptBy(path string, keep []string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// ownOutput says whether the regular file at path is a report vibe-test
-// wrote (JUnit or Markdown, of a run, suite or eval: each begins so):
-// `vibe-test . --junit junit.xml` run twice in a skill's folder replaces
-// its own report of the first run.
-func ownOutput(path string, st fs.FileInfo) bool {
-	if !st.Mode().IsRegular() {
-		return false
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	head := make([]byte, 512)
-	n, _ := io.ReadFull(f, head)
-	h := string(head[:n])
-	return strings.HasPrefix(h, "## vibe-test") || (strings.HasPrefix(h, "<?xml") && strings.Contains(h, `<testsuites name="vibe-test`))
 }
 
 // skillFolders are the folders of the skills named on a command line (a

@@ -22,6 +22,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/vibe-test/vibe-test/internal/ownfile"
 	"github.com/vibe-test/vibe-test/internal/skill"
 )
 
@@ -459,39 +460,36 @@ func newExclusions(own []string, sandboxRoot string) exclusions {
 	return e
 }
 
-// skip reports whether the entry at p (a real path) is left out.
 // covers reports whether p, or a folder it lies in below stop, is one of
-// vibe-test's own (an excluded path, a run folder or another sandbox).
+// vibe-test's own (an excluded path, one skip leaves out).
 func (e exclusions) covers(p, stop string) bool {
 	stop = filepath.Clean(stop)
 	for dir := p; dir != stop && dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
 		if e.paths[dir] {
 			return true
 		}
-		if dir != p {
-			if st, err := os.Lstat(dir); err == nil && e.skip(dir, fs.FileInfoToDirEntry(st)) {
-				return true
-			}
+		if st, err := os.Lstat(dir); err == nil && e.skip(dir, fs.FileInfoToDirEntry(st)) {
+			return true
 		}
 	}
 	return false
 }
 
+// skip reports whether the entry at p (a real path) is left out.
 func (e exclusions) skip(p string, d fs.DirEntry) bool {
 	if e.paths[p] {
 		return true
 	}
-	if !d.IsDir() {
-		return false
+	// Another sandbox (it holds the marker), wherever it was put.
+	if d.IsDir() {
+		if st, err := os.Lstat(filepath.Join(p, marker)); err == nil && st.Mode().IsRegular() {
+			return true
+		}
 	}
-	// Another sandbox (it holds the marker), or a run folder (run.json
-	// beside plan.json), wherever it was put.
-	if st, err := os.Lstat(filepath.Join(p, marker)); err == nil && st.Mode().IsRegular() {
-		return true
-	}
-	_, errRun := os.Lstat(filepath.Join(p, "run.json"))
-	_, errPlan := os.Lstat(filepath.Join(p, "plan.json"))
-	return errRun == nil && errPlan == nil
+	// A run's, suite's or eval's folder, a JUnit or Markdown report, a
+	// skill's config: a fixture that is the author's project holds them
+	// (a CI job writes junit.xml at its root), and they name vibe-test.
+	return ownfile.LeftOut(p, d)
 }
 
 // copyTree copies the folder src to to (relative to dst). Symlinks whose

@@ -2,9 +2,11 @@ package sandbox
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -328,6 +330,58 @@ func TestFixtureLeavesOutOwnFiles(t *testing.T) {
 		if names := leftIn(t, filepath.Join(sb.Dir, "old-runs")); len(names) != 0 {
 			t.Errorf("an earlier run folder was copied: %v", names)
 		}
+	}
+}
+
+// A fixture that is the author's project holds what vibe-test wrote there
+// besides run folders: an eval's folder, a suite's, the JUnit and Markdown
+// reports a CI job writes at the root, other skills' configs. None reaches
+// the agent (each names vibe-test, an eval, probes); the author's own
+// files of the same names and kinds do.
+func TestFixtureLeavesOutEveryOutput(t *testing.T) {
+	isolatedTemp(t)
+	fixture := t.TempDir()
+	put := func(rel, body string) {
+		t.Helper()
+		p := filepath.Join(fixture, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("main.go", "package main\n")
+	put("vibe-runs/20261207T150000Z-eval-ledger/eval.json", `{"schema_version": 1, "kind": "eval", "mode": "baseline"}`)
+	put("vibe-runs/20261207T150000Z-eval-ledger/base-1/bolts/1.generator.jsonl", "{}")
+	put("vibe-runs/20261207T150000Z-suite/suite.json", `{"schema_version": 1, "seed": 3, "skills": []}`)
+	put("junit.xml", `<?xml version="1.0" encoding="UTF-8"?>`+"\n"+`<testsuites name="vibe-test stock-ledger" tests="4">`)
+	put("summary.md", "## vibe-test\n\n| skill | verdict |\n")
+	put("skills/other/vibe-test.yaml", "base_task: x\n")
+	put("skills/other/SKILL.md", "---\nname: other\n---\nbody\n")
+	// The author's: an ML project's eval.json and suite.json, a pytest
+	// report, notes.
+	put("metrics/eval.json", `{"accuracy": 0.91}`)
+	put("tests/suite.json", `{"tests": ["a"]}`)
+	put("reports/pytest.xml", `<?xml version="1.0"?><testsuites name="pytest">`)
+	put("NOTES.md", "## vibe-testing notes\n")
+	sb, err := New(Options{Fixture: fixture, Hermetic: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Remove()
+	var got []string
+	filepath.WalkDir(sb.Dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(sb.Dir, p)
+			got = append(got, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	slices.Sort(got)
+	want := []string{"NOTES.md", "main.go", "metrics/eval.json", "reports/pytest.xml", "skills/other/SKILL.md", "tests/suite.json"}
+	if !slices.Equal(got, want) {
+		t.Errorf("the sandbox holds %v\nwant %v", got, want)
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/vibe-test/vibe-test/internal/ownfile"
 	"github.com/vibe-test/vibe-test/internal/readfile"
 	"github.com/vibe-test/vibe-test/internal/yamlerr"
 )
@@ -550,7 +551,10 @@ func folderFiles(dir string) ([]File, []string, error) {
 			}
 			rel, _ := filepath.Rel(root, p)
 			rel = filepath.Join(prefix, rel)
-			if p != root && NotPart(rel) {
+			// vibe-test's own files wherever they lie below (a report the
+			// author wrote into the folder, a run folder put there with
+			// --out) are no part of the skill either.
+			if p != root && (NotPart(rel) || ownfile.LeftOut(p, d)) {
 				if d.IsDir() {
 					return filepath.SkipDir
 				}

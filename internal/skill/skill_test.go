@@ -50,6 +50,23 @@ func TestLoadFolderAndFile(t *testing.T) {
 	if err != nil || d.Hash != c.Hash {
 		t.Errorf("the config or run folder changed the skill hash (%v)", err)
 	}
+	// Nor are the reports a run writes into the folder (`vibe-test .
+	// --junit junit.xml` in it), an eval folder put there with --out, or
+	// a config below: they changed the hash on every run, and the agent
+	// found them installed with the skill.
+	write(t, dir, "junit.xml", `<?xml version="1.0" encoding="UTF-8"?>`+"\n"+`<testsuites name="vibe-test census" tests="4">`)
+	write(t, dir, "summary.md", "## vibe-test\n\n| skill |\n")
+	write(t, dir, "out/eval-1/eval.json", `{"schema_version": 1, "kind": "eval"}`)
+	write(t, dir, "examples/vibe-test.yaml", "base_task: y\n")
+	e, err := Load(dir)
+	if err != nil || e.Hash != c.Hash {
+		t.Errorf("vibe-test's reports, eval folder or a nested config changed the skill hash (%v)", err)
+	}
+	for _, f := range e.Files {
+		if f.Rel != "SKILL.md" && f.Rel != "scripts/census.sh" {
+			t.Errorf("the skill holds %s", f.Rel)
+		}
+	}
 }
 
 func TestLoadErrors(t *testing.T) {

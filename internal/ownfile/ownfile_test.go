@@ -1,0 +1,108 @@
+package ownfile_test
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/vibe-test/vibe-test/internal/eval"
+	"github.com/vibe-test/vibe-test/internal/ownfile"
+	"github.com/vibe-test/vibe-test/internal/plan"
+	"github.com/vibe-test/vibe-test/internal/record"
+)
+
+// The names this package knows are the ones the writers use.
+func TestNamesAreTheWritersNames(t *testing.T) {
+	if ownfile.Config != plan.ConfigName {
+		t.Errorf("config %q, plan reads %q", ownfile.Config, plan.ConfigName)
+	}
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, eval.RecordFile), `{"schema_version": 1, "kind": "`+eval.Kind+`", "status": "completed"}`)
+	if !ownfile.IsOutputFolder(dir) {
+		t.Errorf("an eval folder (%s, kind %s) is not recognised", eval.RecordFile, eval.Kind)
+	}
+	dir = t.TempDir()
+	write(t, filepath.Join(dir, record.SuiteFile), `{"schema_version": 1, "status": "completed", "seed": 7, "skills": []}`)
+	if !ownfile.IsOutputFolder(dir) {
+		t.Errorf("a suite folder (%s) is not recognised", record.SuiteFile)
+	}
+}
+
+func TestOutputFolders(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		own   bool
+	}{
+		{"run", map[string]string{"run.json": "{}", "plan.json": "{}"}, true},
+		{"run.json alone", map[string]string{"run.json": "{}"}, false},
+		{"eval", map[string]string{"eval.json": `{"schema_version":1,"kind":"eval"}`}, true},
+		{"a user's eval.json", map[string]string{"eval.json": `{"accuracy": 0.9, "kind": "eval"}`}, false},
+		{"a user's eval.json list", map[string]string{"eval.json": `[{"kind":"eval"}]`}, false},
+		{"suite", map[string]string{"suite.json": `{"schema_version":1,"seed":1,"skills":[{"name":"a"}]}`}, true},
+		{"a user's suite.json", map[string]string{"suite.json": `{"tests": ["a"], "seed": 1}`}, false},
+		{"empty", nil, false},
+	} {
+		dir := t.TempDir()
+		for name, body := range c.files {
+			write(t, filepath.Join(dir, name), body)
+		}
+		if got := ownfile.IsOutputFolder(dir); got != c.own {
+			t.Errorf("%s: IsOutputFolder %v, want %v", c.name, got, c.own)
+		}
+	}
+}
+
+func TestLeftOut(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"junit.xml":        `<?xml version="1.0" encoding="UTF-8"?>` + "\n" + `<testsuites name="vibe-test stock-ledger" tests="4">`,
+		"summary.md":       "## vibe-test\n\n| skill | verdict |\n",
+		"eval.md":          "## vibe-test eval: reorder-ruling\n",
+		"vibe-test.yaml":   "base_task: x\n",
+		"other.xml":        `<?xml version="1.0"?><testsuites name="pytest">`,
+		"notes.md":         "## vibe-testing notes\n",
+		"README.md":        "vibe-test is mentioned here, not at the start\n",
+		"vibe-test.yaml.d": "",
+	}
+	own := map[string]bool{"junit.xml": true, "summary.md": true, "eval.md": true, "vibe-test.yaml": true}
+	for name, body := range files {
+		write(t, filepath.Join(dir, name), body)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if got := ownfile.LeftOut(filepath.Join(dir, e.Name()), e); got != own[e.Name()] {
+			t.Errorf("%s: LeftOut %v, want %v", e.Name(), got, own[e.Name()])
+		}
+	}
+	// A folder is judged by what it holds.
+	sub := filepath.Join(dir, "runs")
+	write(t, filepath.Join(sub, "run.json"), "{}")
+	write(t, filepath.Join(sub, "plan.json"), "{}")
+	if !ownfile.LeftOut(sub, fs.FileInfoToDirEntry(mustStat(t, sub))) {
+		t.Error("a run folder is not left out")
+	}
+}
+
+func write(t *testing.T, p, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustStat(t *testing.T, p string) fs.FileInfo {
+	t.Helper()
+	st, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
