@@ -224,3 +224,17 @@ func TestHygiene(t *testing.T) {
 		t.Errorf("notes without git: %v", notes)
 	}
 }
+
+// A problem's line is fit for a terminal: a file named with an escape
+// sequence (a window title) reached it from `vibe-test eval --check`.
+func TestProblemLineIsCleaned(t *testing.T) {
+	for _, p := range []Problem{
+		{File: "cases/a/supp\x1b]0;TITLE\x07.md", Msg: "is neither in the fixture nor in files"},
+		{File: "cases/a/key.json", Line: 3, Field: "facts[0].file", Msg: "names x\u009b31m\x1b[2J"},
+	} {
+		line := p.String()
+		if strings.ContainsAny(line, "\x1b\x07\u009b\n") || !strings.Contains(line, "cases/a/") {
+			t.Errorf("%q", line)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/vibe-test/vibe-test/internal/execpath"
+	"github.com/vibe-test/vibe-test/internal/term"
 )
 
 // Problem is one thing wrong with a case set that would make its grades
@@ -25,15 +26,18 @@ type Problem struct {
 	Msg   string
 }
 
+// String is the problem's one line, fit for a terminal: a file's name or
+// a field's text may hold control characters (an escape sequence that
+// retitles the window), which are dropped.
 func (p Problem) String() string {
 	loc := p.File
 	if p.Line > 0 {
 		loc = fmt.Sprintf("%s:%d", p.File, p.Line)
 	}
 	if p.Field == "" {
-		return loc + ": " + p.Msg
+		return term.Line(loc + ": " + p.Msg)
 	}
-	return fmt.Sprintf("%s: field %q: %s", loc, p.Field, p.Msg)
+	return term.Line(fmt.Sprintf("%s: field %q: %s", loc, p.Field, p.Msg))
 }
 
 // Fact is one entry of a key's "facts": a claim the decision depends on,

@@ -192,7 +192,7 @@ func warnSkill(sk *skill.Skill, s Settings, stdio IO) {
 func CheckHygiene(ctx context.Context, set *cases.Set, stdio IO) error {
 	problems, notes := cases.Hygiene(ctx, set, stdio.Env)
 	for _, n := range notes {
-		fmt.Fprintf(stdio.Stderr, "note: %s\n", n)
+		fmt.Fprintf(stdio.Stderr, "note: %s\n", term.Line(n))
 	}
 	for _, p := range problems {
 		fmt.Fprintf(stdio.Stderr, "%s\n", p)
@@ -484,7 +484,7 @@ func Start(ctx context.Context, s Settings, stdio IO) (*Result, error) {
 	if err := SaveRecord(dir, rec); err != nil {
 		return nil, exit.With(exit.Tool, err)
 	}
-	fmt.Fprintf(stdio.Stderr, "vibe-test eval: folder %s\n", dir)
+	fmt.Fprintf(stdio.Stderr, "vibe-test eval: folder %s\n", term.Line(dir))
 	sess := newSession(dir, set, rec, plans, tc, s, stdio)
 	return sess.drive(ctx)
 }
@@ -937,9 +937,9 @@ func (s *session) stamp(cell *Cell, c *cases.Case) {
 	cell.MeasuresHash, cell.KeyHash = MeasuresHash(s.set), KeyHash(c)
 }
 
-// progressLine is one finished cell, for the live log on stderr. A
-// holdout case is named by its place, not its id: an editing agent may
-// read this log.
+// progressLine is one finished cell, for the live log on stderr, fit for
+// a terminal. A holdout case is named by its place, not its id: an
+// editing agent may read this log.
 func progressLine(rec *Record, j job, c *Cell) string {
 	name := c.Case
 	if c.Holdout {
@@ -965,7 +965,9 @@ func progressLine(rec *Record, j job, c *Cell) string {
 			status = "error"
 		}
 	}
-	return fmt.Sprintf("  %-12s %-16s repeat %d  %s  $%.4f", rec.Runs[j.run].Label, name, j.repeat, status, c.Costs.Total())
+	// A CLI's error may carry an escape sequence (an API error body that
+	// retitles the window): the line is cleaned as every other.
+	return term.Line(fmt.Sprintf("  %-12s %-16s repeat %d  %s  $%.4f", rec.Runs[j.run].Label, name, j.repeat, status, c.Costs.Total()))
 }
 
 // stop ends the whole eval (refused credentials, a write that failed).

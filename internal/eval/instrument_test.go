@@ -128,3 +128,17 @@ func TestOneFailedCellIsNoVerdict(t *testing.T) {
 		}
 	}
 }
+
+// A cell's error reaches the live log cleaned: an API error body that
+// held an escape sequence (a window title) went to the terminal whole.
+func TestProgressLineIsCleaned(t *testing.T) {
+	rec := &Record{Runs: []RunInfo{{Label: "base-1"}}}
+	c := &Cell{Case: "bolts\x1b[2J", Status: CellError, Error: "api_error (HTTP 400): bad key \x1b]0;TITLE\x07 <script>\u009b31m"}
+	line := progressLine(rec, job{run: 0, repeat: 1}, c)
+	if strings.ContainsAny(line, "\x1b\x07\u009b") {
+		t.Errorf("progress line keeps control characters: %q", line)
+	}
+	if !strings.Contains(line, "bad key") || !strings.Contains(line, "bolts") {
+		t.Errorf("progress line lost its text: %q", line)
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/cases"
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/redact"
+	"github.com/vibe-test/vibe-test/internal/term"
 )
 
 // RejudgeSettings say what changes in a rejudge: the reader's and the
@@ -99,7 +100,7 @@ func Rejudge(ctx context.Context, dir string, rs RejudgeSettings, stdio IO) (*Re
 	if err := SaveRecord(out, &nrec); err != nil {
 		return nil, exit.With(exit.Tool, err)
 	}
-	fmt.Fprintf(stdio.Stderr, "vibe-test rejudge: %s into %s\n", dir, out)
+	fmt.Fprintf(stdio.Stderr, "vibe-test rejudge: %s into %s\n", term.Line(dir), term.Line(out))
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	sess.cancel = cancel

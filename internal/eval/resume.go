@@ -11,6 +11,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/engine"
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/skill"
+	"github.com/vibe-test/vibe-test/internal/term"
 )
 
 // Resume continues an interrupted eval, or one whose cells failed: the
@@ -79,7 +80,7 @@ func Resume(ctx context.Context, dir string, stdio IO) (*Result, error) {
 		}
 	}
 	plans := plansOf(rec, sk)
-	fmt.Fprintf(stdio.Stderr, "vibe-test eval: resuming %s\n", dir)
+	fmt.Fprintf(stdio.Stderr, "vibe-test eval: resuming %s\n", term.Line(dir))
 	rec.Status, rec.Error, rec.Outcome, rec.FinishedAt = StatusRunning, "", Outcome{}, time.Time{}
 	// The counts are made again from the files.
 	for i := range rec.Runs {
