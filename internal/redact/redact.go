@@ -21,9 +21,11 @@ const Mask = "[REDACTED]"
 
 // keyShapes are strings that look like credentials whatever variable they
 // came from: Anthropic and OpenAI-style keys, GitHub tokens (classic and
-// fine-grained), Slack tokens, AWS access key ids, Google API keys, JWTs and
-// PEM private keys (in a transcript their newlines are "\n").
-var keyShapes = regexp.MustCompile(`sk-ant-[A-Za-z0-9_\-]{8,}|sk-[A-Za-z0-9_\-]{20,}|github_pat_[A-Za-z0-9_]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|xox[baprs]-[A-Za-z0-9\-]{10,}|(?:AKIA|ASIA)[0-9A-Z]{16}|AIza[0-9A-Za-z_\-]{35}|eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}|-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----`)
+// fine-grained), GitLab personal access tokens, Slack tokens, AWS access
+// key ids, Google API keys, npm, PyPI and Hugging Face tokens, Stripe
+// secret and restricted keys, JWTs and PEM private keys (in a transcript
+// their newlines are "\n").
+var keyShapes = regexp.MustCompile(`sk-ant-[A-Za-z0-9_\-]{8,}|sk-[A-Za-z0-9_\-]{20,}|github_pat_[A-Za-z0-9_]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|glpat-[A-Za-z0-9_\-]{20,}|xox[baprs]-[A-Za-z0-9\-]{10,}|(?:AKIA|ASIA)[0-9A-Z]{16}|AIza[0-9A-Za-z_\-]{35}|npm_[A-Za-z0-9]{36}|pypi-AgE[A-Za-z0-9_\-]{50,}|hf_[A-Za-z0-9]{30,}|[rs]k_(?:live|test)_[A-Za-z0-9]{20,}|eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}|-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----`)
 
 // awsSecret is an AWS secret access key: 40 base64 characters, recognised
 // by the name before it (alone they look like any other text).
@@ -157,7 +159,8 @@ func urlPasswords(v string) []string {
 // where one appears. Over the recorded transcripts the Writer went from
 // 5.6 to some 128 MB/s (BenchmarkWriter); FuzzStringMatchesRegexps holds
 // the output to the regexps' alone.
-var keyMarks = []string{"sk-", "github_pat_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "xox", "AKIA", "ASIA", "AIza", "eyJ", "-----BEGIN "}
+var keyMarks = []string{"sk-", "github_pat_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "glpat-", "xox", "AKIA", "ASIA", "AIza",
+	"npm_", "pypi-", "hf_", "k_live_", "k_test_", "eyJ", "-----BEGIN "}
 
 // mayHoldKeyShape reports whether s contains one of keyMarks.
 func mayHoldKeyShape(s string) bool {

@@ -71,6 +71,15 @@ func TestRedactKinds(t *testing.T) {
 		{"slack token", "xoxb-1234567890-abcdefghij"},
 		{"google api key", "AIza" + strings.Repeat("Sy0_", 9)[:35]},
 		{"jwt", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"},
+		// The shapes of common publishing and service tokens (fake, of
+		// the real lengths).
+		{"gitlab personal access token", "glpat-" + "xZ3_kP9-" + strings.Repeat("q7", 6)},
+		{"npm token", "npm_" + strings.Repeat("aB3d", 9)},
+		{"pypi token", "pypi-AgEIcHlwaS5vcmcCJGU0" + strings.Repeat("Zm9v", 14)},
+		{"hugging face token", "hf_" + strings.Repeat("AbCdEfGh", 5)[:34]},
+		{"stripe secret key", "sk_live_" + strings.Repeat("51Hx", 6)},
+		{"stripe restricted key", "rk_live_" + strings.Repeat("51Hx", 6)},
+		{"stripe test key", "sk_test_" + strings.Repeat("4eC3", 6)},
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
 			in := `{"result":"before ` + tc.secret + ` after"}`
@@ -95,7 +104,8 @@ func TestRedactKinds(t *testing.T) {
 	if out := r.String("key: " + pem + " end"); out != "key: "+Mask+" end" {
 		t.Errorf("private key block: %s", out)
 	}
-	for _, kept := range []string{"abc", "/tmp/agent.sock.1", "/etc/hostname", "vim-with-plugins", "Jane Q. Developer", "https://docs.example.com/a@b"} {
+	for _, kept := range []string{"abc", "/tmp/agent.sock.1", "/etc/hostname", "vim-with-plugins", "Jane Q. Developer", "https://docs.example.com/a@b",
+		"npm_config_cache", "hf_hub_download", "pypi-simple", "sk_live_mode", "glpat-short"} {
 		if out := r.String("x " + kept + " y"); out != "x "+kept+" y" {
 			t.Errorf("%q was masked: %s", kept, out)
 		}
@@ -125,6 +135,8 @@ func FuzzStringMatchesRegexps(f *testing.F) {
 		"ghu_" + strings.Repeat("d", 20), "ghs_" + strings.Repeat("e", 20), "ghr_" + strings.Repeat("f", 20),
 		"xoxb-1234567890ab", "AKIA" + strings.Repeat("Z", 16), "ASIA" + strings.Repeat("9", 16),
 		"AIza" + strings.Repeat("q", 35), "eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.SflKxwRJSMeKKF2QT4f",
+		"glpat-" + strings.Repeat("g", 20), "npm_" + strings.Repeat("N", 36), "pypi-AgEIcHlwaS5vcmc" + strings.Repeat("p", 50),
+		"hf_" + strings.Repeat("H", 34), "sk_live_" + strings.Repeat("4", 24), "rk_test_" + strings.Repeat("5", 24),
 		`-----BEGIN RSA PRIVATE KEY-----\nMIIabc\n-----END RSA PRIVATE KEY-----`,
 		"aws_secret_access_key = " + aws40, "AWS_SECRET_ACCESS_KEY: '" + aws40 + "'",
 		"AwSSecretAccessKey=" + aws40, "aw\u017f_secret_access_key=" + aws40,
