@@ -92,6 +92,14 @@ func evalOptions(c *cli.Context) (EvalOptions, error) {
 			}
 		}
 	}
+	// An empty name is a variable left unset (--against "$BASELINE"):
+	// Settings read "" as "not given", and the eval measured the skill
+	// and exited 0, which CI read as accepted.
+	for _, f := range []string{"baseline", "against"} {
+		if c.IsSet(f) && strings.TrimSpace(c.String(f)) == "" {
+			return o, exit.Errorf(exit.Tool, "--%s: empty, expected a baseline's name (a folder in the case set's baselines/)", f)
+		}
+	}
 	// Settings read 0 as "the default": a 0 given on the command line
 	// would have run at 0.05 (or 0.1) without a word.
 	if c.IsSet("alpha") && !(o.Alpha > 0) { // NaN too

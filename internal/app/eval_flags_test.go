@@ -47,6 +47,8 @@ func TestEvalFlags(t *testing.T) {
 		{name: "two skills", args: []string{"eval", "./a", "./b"}, wantErr: "eval: expected one skill, got 2 arguments"},
 		{name: "alpha NaN", args: []string{"eval", "./s", "--alpha", "NaN"}, wantErr: "--alpha: NaN, expected a level between 0 and 0.5"},
 		{name: "margin NaN", args: []string{"eval", "./s", "--margin", "NaN"}, wantErr: "--margin: NaN, expected a drop between 0 and 1 (0.1 = ten points of the total)"},
+		{name: "empty against", args: []string{"eval", "./s", "--against", ""}, wantErr: "--against: empty, expected a baseline's name (a folder in the case set's baselines/)"},
+		{name: "empty baseline", args: []string{"eval", "./s", "--baseline="}, wantErr: "--baseline: empty, expected a baseline's name (a folder in the case set's baselines/)"},
 		{name: "bad grid axis", args: []string{"eval", "./s", "--against", "v1", "--grid", "temperature=1"}, wantErr: `--grid: axis "temperature", expected model= or effort=`},
 	})
 }
