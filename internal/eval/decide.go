@@ -124,6 +124,11 @@ func (r *Result) TakeStatus() {
 			Sentence: fmt.Sprintf("No verdict: the eval stopped while it ran; `vibe-test resume %s` continues it.", r.Dir)}
 	}
 	r.Exit, r.Verdict, r.Sentence = o.Exit, o.Verdict, o.Sentence
+	// The comparisons and the instrument's check of the cells made so far
+	// went on to the summary, --json and report.html: "main: ACCEPT"
+	// beside an interrupted eval's exit 130. The runs' rates stay, each
+	// over the cells it has.
+	r.Comparisons, r.Instrument = nil, nil
 }
 
 // statsRun is a run's cells as evalstats reads them: the cases in the

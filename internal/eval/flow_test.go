@@ -943,3 +943,46 @@ func TestRejudgeOfAFailedGeneration(t *testing.T) {
 		t.Errorf("the second rejudge: %s\nwant it to say %s", rj2.Sentence, want)
 	}
 }
+
+// An eval that did not complete shows how it stopped, never a decision of
+// the cells made so far: its summary said "main: ACCEPT" and --json's
+// comparisons held a verdict beside the record's exit 130.
+func TestUnfinishedEvalShowsNoDecision(t *testing.T) {
+	f := newFlow(t, testenv.FakeClaude(t))
+	res := f.shorterAgainstV1(t)
+	if len(res.Comparisons) != 1 {
+		t.Fatalf("the completed eval has %d comparisons", len(res.Comparisons))
+	}
+	rec, err := eval.LoadRecord(res.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Status = eval.StatusInterrupted
+	rec.Outcome = eval.Outcome{Exit: exit.Interrupted, Verdict: "interrupted", Sentence: "Interrupted: `vibe-test resume " + res.Dir + "` makes the cells still missing."}
+	got, err := eval.Evaluate(res.Dir, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got.TakeStatus()
+	if got.Exit != exit.Interrupted || len(got.Comparisons) != 0 || got.Instrument != nil {
+		t.Errorf("exit %d, %d comparisons, instrument %v", got.Exit, len(got.Comparisons), got.Instrument)
+	}
+	var text, js bytes.Buffer
+	v := evalreport.NewView(got)
+	evalreport.Summary(&text, v, false)
+	if err := evalreport.JSON(&js, v); err != nil {
+		t.Fatal(err)
+	}
+	for _, word := range []string{"ACCEPT", "REJECT", "NOT ENOUGH EVIDENCE"} {
+		if strings.Contains(text.String(), word) {
+			t.Errorf("the summary of an interrupted eval says %s:\n%s", word, text.String())
+		}
+	}
+	var doc struct {
+		Comparisons []json.RawMessage `json:"comparisons"`
+		Exit        int               `json:"exit"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil || len(doc.Comparisons) != 0 || doc.Exit != exit.Interrupted {
+		t.Errorf("--json: %d comparisons, exit %d (%v)", len(doc.Comparisons), doc.Exit, err)
+	}
+}
