@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -60,6 +61,11 @@ type Manifest struct {
 	GraderPrompt string    `json:"grader_prompt"`
 	Runs         []RunInfo `json:"runs"`
 	Instrument   Outcome   `json:"instrument"`
+	// CellsHash is the stored cells' digest (CellsHash): what decides
+	// (grades, words) and what a rejudge grades again (messages). A
+	// grade edited by hand made a broken skill's rejection "not enough
+	// evidence" without a word.
+	CellsHash string `json:"cells_hash"`
 }
 
 // Baseline is a loaded stored baseline.
@@ -115,11 +121,13 @@ func LoadBaseline(set *cases.Set, name string) (*Baseline, error) {
 	if bl.Kind != "baseline" || bl.SchemaVersion > SchemaVersion {
 		return nil, fmt.Errorf("%s: kind %q, schema_version %d: expected a baseline this vibe-test reads", path, bl.Kind, bl.SchemaVersion)
 	}
+	var all []*Cell
 	for _, r := range bl.Runs {
 		main, hold, err := loadRunCells(dir, r.Dir)
 		if err != nil {
 			return nil, err
 		}
+		all = append(append(all, main...), hold...)
 		for _, part := range []struct {
 			dir   string // where the part's cells are, for the errors
 			ids   []string
@@ -149,7 +157,51 @@ func LoadBaseline(set *cases.Set, name string) (*Baseline, error) {
 			}
 		}
 	}
+	if bl.CellsHash == "" {
+		return nil, fmt.Errorf("%s: field \"cells_hash\": missing, expected the digest of the stored cells (a baseline stored before vibe-test kept one): store the baseline again under a new name", filepath.Join(dir, ManifestFile))
+	}
+	if got := CellsHash(all); got != bl.CellsHash {
+		return nil, fmt.Errorf("%s: its cells hash to %s, the manifest's cells_hash is %s: a cell's grades, words or message changed since the baseline was stored; restore them (git checkout) or store a new baseline", dir, short(got), short(bl.CellsHash))
+	}
 	return bl, nil
+}
+
+// CellsHash digests cells as a baseline stores them: each cell's place
+// (run, case, repeat, holdout), status, message, words and grades, in a
+// fixed order. It reads the values, not the files' bytes, so a checkout
+// that rewrites line endings or indentation does not change it.
+func CellsHash(cells []*Cell) string {
+	type grade struct{ Measure, Result string }
+	type entry struct {
+		Run, Case, Status, Message string
+		Repeat, Words              int
+		Holdout                    bool
+		Grades                     []grade
+	}
+	entries := make([]entry, 0, len(cells))
+	for _, c := range cells {
+		e := entry{Run: c.Run, Case: c.Case, Status: c.Status, Message: c.Message, Repeat: c.Repeat, Words: c.Words, Holdout: c.Holdout}
+		for _, g := range c.Grades {
+			e.Grades = append(e.Grades, grade{g.Measure, g.Result})
+		}
+		entries = append(entries, e)
+	}
+	slices.SortFunc(entries, func(a, b entry) int {
+		return cmp.Or(cmp.Compare(a.Run, b.Run), cmp.Compare(a.Case, b.Case), cmp.Compare(a.Repeat, b.Repeat), boolCmp(a.Holdout, b.Holdout))
+	})
+	b, _ := json.Marshal(entries)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+func boolCmp(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
 
 func baselineNames(set *cases.Set) []string {
@@ -386,6 +438,16 @@ func WriteBaseline(set *cases.Set, name, evalDir string, rec *Record) (string, e
 		}
 		m.Runs = append(m.Runs, r)
 	}
+	// Digested as stored, read back: what LoadBaseline will read.
+	var all []*Cell
+	for _, r := range m.Runs {
+		main, hold, err := loadRunCells(dir, r.Dir)
+		if err != nil {
+			return "", fmt.Errorf("storing baseline %s: %w", name, err)
+		}
+		all = append(append(all, main...), hold...)
+	}
+	m.CellsHash = CellsHash(all)
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return "", err

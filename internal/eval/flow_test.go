@@ -986,3 +986,62 @@ func TestUnfinishedEvalShowsNoDecision(t *testing.T) {
 		t.Errorf("--json: %d comparisons, exit %d (%v)", len(doc.Comparisons), doc.Exit, err)
 	}
 }
+
+// A stored baseline's cells are checked against its manifest's digest: a
+// grade edited by hand (all M1 grades set to fail) turned a broken
+// skill's rejection into "not enough evidence" without a word. A checkout
+// that rewrites a cell's line endings and indentation changes nothing.
+func TestBaselineCellsEditedAreRefused(t *testing.T) {
+	f := newFlow(t, testenv.FakeClaude(t))
+	f.storeBaseline(t, "v1")
+	set := mustSet(t, f)
+	if _, err := eval.LoadBaseline(set, "v1"); err != nil {
+		t.Fatalf("the baseline as stored: %v", err)
+	}
+	dir := eval.BaselineDir(set, "v1")
+	mainCell := filepath.Join(dir, "base-1", set.Cases[0].ID, "1.json")
+	holdCell := filepath.Join(dir, eval.HoldoutCellsDir, "base-1", set.Holdout[0].ID, "1.json")
+	edit := func(path string, change func(*eval.Cell)) []byte {
+		t.Helper()
+		before, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c eval.Cell
+		if err := json.Unmarshal(before, &c); err != nil {
+			t.Fatal(err)
+		}
+		change(&c)
+		b, _ := json.Marshal(c)
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return before
+	}
+	// Line endings and indentation alone: still the same cells.
+	before := edit(mainCell, func(*eval.Cell) {})
+	crlf := bytes.ReplaceAll(before, []byte("\n"), []byte("\r\n"))
+	if err := os.WriteFile(mainCell, crlf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eval.LoadBaseline(set, "v1"); err != nil {
+		t.Errorf("a cell re-indented with CRLF line endings: %v", err)
+	}
+	for _, c := range []struct {
+		name, path string
+		change     func(*eval.Cell)
+	}{
+		{"a grade", mainCell, func(c *eval.Cell) { c.Grades[0].Result = eval.ResultFail }},
+		{"a message", mainCell, func(c *eval.Cell) { c.Message += " Also, reorder." }},
+		{"a holdout cell's words", holdCell, func(c *eval.Cell) { c.Words += 40 }},
+	} {
+		saved := edit(c.path, c.change)
+		_, err := eval.LoadBaseline(set, "v1")
+		if err == nil || !strings.Contains(err.Error(), "cells_hash") || strings.Contains(err.Error(), set.Holdout[0].ID) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s edited: %v", c.name, err)
+		}
+		if err := os.WriteFile(c.path, saved, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
