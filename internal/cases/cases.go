@@ -402,7 +402,7 @@ func loadCases(dir string, holdout, top bool) ([]*Case, error) {
 		}
 		cdir := filepath.Join(dir, name)
 		if !idRE.MatchString(name) {
-			return nil, fmt.Errorf("%s: folder name %q, expected a case id of letters, digits, '.', '-' or '_'", cdir, name)
+			return nil, fmt.Errorf("%s: folder name %q, expected a case id: a letter or digit, then letters, digits, '.', '-' or '_'", cdir, name)
 		}
 		c, err := loadCase(cdir, name, holdout)
 		if err != nil {

@@ -178,7 +178,8 @@ func TestHygiene(t *testing.T) {
 	// fixture .env that a global exclude hides from git.
 	files["a/key.json"] = `{"correct": ["hold"], "facts": [
   {"claim": "40 in stock", "file": "stock.csv", "quote": "widgets,41"},
-  {"claim": "the supplier", "file": "suppliers.md", "quote": "acme"}]}`
+  {"claim": "the supplier", "file": "suppliers.md", "quote": "acme"},
+  {"claim": 40, "file": "stock.csv", "quote": "widgets"}]}`
 	files["c/case.yaml"] = "prompt: p\npair: a\n"
 	files["c/key.json"] = `{"correct": ["x"]}`
 	files["c/fixture/.env"] = "TOKEN=1\n"
@@ -202,6 +203,9 @@ func TestHygiene(t *testing.T) {
 	for _, want := range []string{
 		`a/key.json:2: field "facts[0].quote": "widgets,41" does not occur in stock.csv`,
 		`a/key.json:3: field "facts[1].file": suppliers.md is neither in a/fixture nor in case.yaml's files`,
+		// A wrong type is named by its place: "expected a list of {claim,
+		// file, quote}" named neither, for a list.
+		`a/key.json:1: field "facts[2].claim": a number, expected a string`,
 		`c/case.yaml:2: field "pair": "a" names "b", expected it to name "c" back`,
 		`cases.yaml:10: field "measures[1].uses[1]": "alternatives" is in no case's key.json`,
 		`c/fixture/.env: git would not commit it (` + filepath.Join(home, "ignore") + `:1: **/*.env), so a clean checkout runs the case without it: move its content into c/case.yaml's files as ".env"`,
@@ -214,8 +218,8 @@ func TestHygiene(t *testing.T) {
 			t.Errorf("no problem %q in:\n%s", want, strings.Join(got, "\n"))
 		}
 	}
-	if len(got) != 5 {
-		t.Errorf("%d problems, expected 5:\n%s", len(got), strings.Join(got, "\n"))
+	if len(got) != 6 {
+		t.Errorf("%d problems, expected 6:\n%s", len(got), strings.Join(got, "\n"))
 	}
 
 	// Without git, what could not be checked is said.

@@ -156,13 +156,26 @@ func factProblems(c *Case) []Problem {
 		return nil
 	}
 	kp := c.KeyPath()
-	var facts []Fact
-	if err := json.Unmarshal(raw, &facts); err != nil {
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
 		return []Problem{{File: kp, Line: jsonLine(c.KeyRaw, `"facts"`), Field: "facts", Msg: "expected a list of {claim, file, quote}"}}
 	}
 	var out []Problem
-	for i, f := range facts {
+	for i, item := range items {
 		field := fmt.Sprintf("facts[%d]", i)
+		// Each fact on its own, so that a wrong one is named by its place
+		// and field ("a list of {claim, file, quote}" named neither).
+		var f Fact
+		if err := json.Unmarshal(item, &f); err != nil {
+			msg := "expected an object {claim, file, quote}"
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) && te.Field != "" {
+				field += "." + te.Field
+				msg = fmt.Sprintf("a %s, expected a %s", te.Value, te.Type)
+			}
+			out = append(out, Problem{File: kp, Line: jsonLine(c.KeyRaw, `"facts"`), Field: field, Msg: msg})
+			continue
+		}
 		switch {
 		case strings.TrimSpace(f.File) == "":
 			out = append(out, Problem{File: kp, Line: jsonLine(c.KeyRaw, `"facts"`), Field: field + ".file", Msg: "missing, expected the workspace file that proves the claim"})

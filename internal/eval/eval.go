@@ -342,7 +342,7 @@ func (s Settings) Check() error {
 	case len(s.Grid) > 0 && s.Against == "":
 		return errors.New("--grid needs --against NAME: each model and effort is run against one stored baseline")
 	case s.Baseline != "" && !validName(s.Baseline):
-		return fmt.Errorf("--baseline: %q, expected a name of letters, digits, '.', '-' or '_'", s.Baseline)
+		return fmt.Errorf("--baseline: %q, expected a name of letters, digits, '.', '-' or '_' that does not begin with '.'", s.Baseline)
 	case s.Against != "" && !validName(s.Against):
 		return fmt.Errorf("--against: %q, expected a baseline's name (a folder in the case set's baselines/)", s.Against)
 	case s.Repeats < 0 || s.Repeats > 20:
