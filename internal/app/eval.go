@@ -311,7 +311,7 @@ func evalExit(res *eval.Result) error {
 	if res.Exit == exit.OK {
 		return nil
 	}
-	return &exit.Error{Code: res.Exit, Err: errors.New(res.Verdict)}
+	return &exit.Error{Code: res.Exit, Err: errors.New(outcomeLine(res.Exit, res.Verdict, res.Sentence))}
 }
 
 // resumeEval continues an interrupted eval.

@@ -327,7 +327,19 @@ func outcomeError(r *record.Run) error {
 	if r.Outcome.Exit == exit.OK {
 		return nil
 	}
-	return &exit.Error{Code: r.Outcome.Exit, Err: errors.New(r.Outcome.Verdict)}
+	return &exit.Error{Code: r.Outcome.Exit, Err: errors.New(outcomeLine(r.Outcome.Exit, r.Outcome.Verdict, r.Outcome.Sentence))}
+}
+
+// outcomeLine is stderr's last line for a finished run or eval that did
+// not pass: its verdict ("decay", a CI log's marker), and for no verdict
+// (exit 3) the reason too: "vibe-test: error" alone ended a run whose
+// every turn had failed to reach the API, the cause only in the summary
+// above it.
+func outcomeLine(code int, verdict, sentence string) string {
+	if code == exit.Tool && sentence != "" {
+		return verdict + ": " + sentence
+	}
+	return verdict
 }
 
 // splitTools reads --allowed-tools values: each may hold several tools,
