@@ -381,6 +381,13 @@ func skillWarnings(sk *skill.Skill, cfg *plan.Config, o Settings, drv agent.Agen
 		if len(sk.Hooks) > 0 {
 			warnings = append(warnings, fmt.Sprintf("skill %s: its hooks (%s) are Claude Code's; --agent %s does not run them", sk.Name, strings.Join(sk.Hooks, ", "), driven))
 		}
+		// A skill written for Claude Code names its files where that CLI
+		// installs it; this agent finds it elsewhere (as it would on the
+		// author's machine), and the agent's commands there fail.
+		if line := claudeSkillPathLine(sk.Raw); line > 0 {
+			warnings = append(warnings, fmt.Sprintf("skill %s: SKILL.md:%d names .claude/skills/, where Claude Code installs skills; --agent %s finds the skill at %s/, so commands on those paths fail in the sandbox (name the skill's files relative to its folder)",
+				sk.Name, line, driven, filepath.ToSlash(drv.SkillDir(sk.Name))))
+		}
 	}
 	if len(sk.Hooks) > 0 && jailKind == jail.None {
 		// Hooks are commands like the agent's Bash: without a jail both run
@@ -446,4 +453,15 @@ func beforeRun(ctx context.Context, err error) error {
 // was verified on.
 func warnUnverified(w io.Writer, agent, version, verified string) {
 	fmt.Fprintf(w, "warning: %s %s differs from %s, the version vibe-test's parser was verified on; results may be misread\n", agent, version, verified)
+}
+
+// claudeSkillPathLine is the first line of SKILL.md naming a path under
+// .claude/skills/, or 0.
+func claudeSkillPathLine(raw string) int {
+	for i, l := range strings.Split(raw, "\n") {
+		if strings.Contains(l, ".claude/skills/") {
+			return i + 1
+		}
+	}
+	return 0
 }
