@@ -210,10 +210,9 @@ type Facts struct {
 	JudgeModel  string // rubric, plan and judge model; "" = the CLI's default
 
 	VibeTestVersion string
-	ClaudeVersion   string
-	ClaudeVerified  string // the claude version the parser was verified on
-	ClaudeMismatch  bool   // ClaudeVersion differs from ClaudeVerified: warn
-	ClaudeWarning   string // any other warning about the claude CLI
+	// CLIs are the agent CLIs that took part (claude first when it did),
+	// each with its version and any warning about it.
+	CLIs []CLIFact
 
 	// Agent names another agent's CLI than claude and its version ("" for
 	// claude), JudgeAgent the judge's when it is not the agent's;
@@ -541,4 +540,12 @@ func cleanStrings(v reflect.Value) {
 			v.SetMapIndex(k, e)
 		}
 	}
+}
+
+// CLIFact is one agent CLI of a run: its version, and whether it differs
+// from the one its parser was verified on.
+type CLIFact struct {
+	Name, Version, Verified string
+	Mismatch                bool
+	Warning                 string // any other warning about it
 }

@@ -58,7 +58,7 @@ func run(bypassed bool) Data {
 			SkillName: "capabilities-health", SkillPath: "skills/capabilities-health/SKILL.md",
 			SkillHash: "4b0e7c2a9d11f00d5e6a7b8c9d0e1f2a3b4c5d6e7f8091a2b3c4d5e6f708192a",
 			Model:     "claude-sonnet-5-5", VibeTestVersion: "v0.4.0",
-			ClaudeVersion: "2.1.330", ClaudeVerified: "2.1.328", ClaudeMismatch: true,
+			CLIs:      []CLIFact{{Name: "claude", Version: "2.1.330", Verified: "2.1.328", Mismatch: true}},
 			Isolation: "hermetic", Conversations: 2, Status: "completed",
 			Verdict: "not-enough-evidence", Sentence: "Not enough evidence: no decay shown (diluted 1/4 probes passed in conversations whose baseline passed, fresh 5/6), but this run was too small to reliably catch any drop, even a collapse.", ExitCode: 0,
 			Notes:      []string{"Left out of the diluted arm: 2 probes (not run)."},

@@ -91,7 +91,7 @@ func TestChartDataFromRun(t *testing.T) {
 	r := hostileRun()
 	d := summary.ChartData(r)
 
-	if d.Facts == nil || d.Facts.Model != "sonnet" || d.Facts.JudgeModel != "haiku" || !d.Facts.ClaudeMismatch || d.Facts.Costs.Plan != 0.02 {
+	if d.Facts == nil || d.Facts.Model != "sonnet" || d.Facts.JudgeModel != "haiku" || len(d.Facts.CLIs) != 1 || !d.Facts.CLIs[0].Mismatch || d.Facts.Costs.Plan != 0.02 {
 		t.Errorf("facts = %+v", d.Facts)
 	}
 	if len(d.Rubric) != 2 || d.Rubric[0].Check == nil || d.Rubric[0].Check.Pattern != `census\.sh` {

@@ -369,9 +369,11 @@ const reportSource = `
 {{- end}}
 <tr><th>judge model</th><td>{{orDefault .JudgeModel}} <span class="muted">(rubric, plan and judge)</span></td></tr>
 <tr><th>vibe-test</th><td>{{if .VibeTestVersion}}{{.VibeTestVersion}}{{else}}<span class="muted">unknown</span>{{end}}</td></tr>
-<tr><th>claude</th><td>{{if .ClaudeVersion}}{{.ClaudeVersion}}{{else}}<span class="muted">unknown</span>{{end}}
-{{- if .ClaudeMismatch}} <span class="warn">warning: differs from the version the parser was verified on ({{.ClaudeVerified}})</span>{{end}}
-{{- if .ClaudeWarning}} <span class="warn">warning: {{.ClaudeWarning}}</span>{{end}}</td></tr>
+{{- range .CLIs}}
+<tr><th>{{.Name}}</th><td>{{if .Version}}{{.Version}}{{else}}<span class="muted">unknown</span>{{end}}
+{{- if .Mismatch}} <span class="warn">warning: differs from the version the parser was verified on ({{.Verified}})</span>{{end}}
+{{- if .Warning}} <span class="warn">warning: {{.Warning}}</span>{{end}}</td></tr>
+{{- end}}
 <tr><th>isolation</th><td>{{.Isolation}}</td></tr>
 {{- if eq .Jail "none"}}
 <tr><th>jail</th><td class="warn">NO JAIL: {{.JailNote}}</td></tr>

@@ -142,3 +142,22 @@ func TestProgressLineIsCleaned(t *testing.T) {
 		t.Errorf("progress line lost its text: %q", line)
 	}
 }
+
+// The CLIs an eval ran, with their versions, for report.html's subtitle:
+// it said "claude " for an eval on codex, and never codex's version.
+func TestCLIVersions(t *testing.T) {
+	r := &Record{Versions: Versions{Claude: "2.1.328", Codex: "0.171.0", Gemini: "0.61.0"}}
+	for _, c := range []struct {
+		agent, judge, want string
+	}{
+		{"", "", "claude 2.1.328"},
+		{"codex", "codex", "codex 0.171.0"},
+		{"codex", "", "codex 0.171.0 · claude 2.1.328"},
+		{"gemini", "codex", "gemini 0.61.0 · codex 0.171.0"},
+	} {
+		r.Agent, r.JudgeAgent = c.agent, c.judge
+		if got := strings.Join(r.CLIVersions(), " · "); got != c.want {
+			t.Errorf("agent %q judge %q: %s, want %s", c.agent, c.judge, got, c.want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -180,6 +181,20 @@ func (r *Record) AgentName() string { return firstNonEmpty(r.Agent, agents.Claud
 
 // JudgeAgentName is the reader's and grader's CLI.
 func (r *Record) JudgeAgentName() string { return firstNonEmpty(r.JudgeAgent, agents.Claude) }
+
+// CLIVersions are the CLIs that played the roles, each with its version
+// ("codex 0.171.0"): the generator's, then the reader's and grader's when
+// another.
+func (r *Record) CLIVersions() []string {
+	version := map[string]string{agents.Claude: r.Versions.Claude, "codex": r.Versions.Codex, "gemini": r.Versions.Gemini}
+	var out []string
+	for _, name := range []string{r.AgentName(), r.JudgeAgentName()} {
+		if entry := strings.TrimSpace(name + " " + version[name]); !slices.Contains(out, entry) {
+			out = append(out, entry)
+		}
+	}
+	return out
+}
 
 // setAgents records which CLIs play the roles, and whether their costs
 // are estimated.

@@ -123,8 +123,10 @@ func newHTMLView(v *View) htmlView {
 		Title: v.Title(), Settings: v.Settings(), Goal: rec.Cases.Goal, Verdict: verdictWord(res.Verdict),
 		VerdictClass: exitClass(res.Exit), Exit: res.Exit, Sentence: res.Sentence, Notes: rec.Notes,
 		Columns: v.ColumnLabels(), HasHoldout: v.Holdout != nil, HoldoutCount: len(rec.Cases.Holdout), Folder: res.Dir,
-		Sub: fmt.Sprintf("skill %s · %d lines · %d words · hash %s · claude %s · vibe-test %s · started %s",
-			rec.Skill.Path, rec.Skill.Lines, rec.Skill.Words, short(rec.Skill.Hash), rec.Versions.Claude, rec.Versions.VibeTest,
+		// The CLIs that took part, each by its name: an eval on codex said
+		// "claude " (no version: claude took no part) and never codex's.
+		Sub: fmt.Sprintf("skill %s · %d lines · %d words · hash %s · %s · vibe-test %s · started %s",
+			rec.Skill.Path, rec.Skill.Lines, rec.Skill.Words, short(rec.Skill.Hash), strings.Join(rec.CLIVersions(), " · "), rec.Versions.VibeTest,
 			rec.StartedAt.UTC().Format("2006-01-02 15:04 UTC")),
 	}
 	if rec.Jail == "none" {

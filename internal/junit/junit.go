@@ -276,8 +276,14 @@ func suite(name string, r *record.Run, c *record.Conversation) (Suite, int64) {
 		Property{"vibe-test.isolation", r.Isolation},
 		Property{"vibe-test.jail", r.Jail},
 		Property{"vibe-test.version", r.Versions.VibeTest},
-		Property{"claude.version", r.Versions.Claude},
-		Property{"claude.model", r.Config.Model},
+	)
+	// Each CLI that took part, by its name (a codex run's model was
+	// "claude.model", and codex's version was nowhere).
+	for _, cli := range r.Versions.CLIs(r.Config) {
+		props = append(props, Property{cli.Name + ".version", cli.Version})
+	}
+	props = append(props,
+		Property{record.AgentOf(r.Config) + ".model", r.Config.Model},
 		Property{"vibe-test.session_mode", record.SessionModeOf(r.Config)},
 	)
 	kept := props[:0]

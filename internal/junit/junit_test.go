@@ -586,3 +586,24 @@ func TestRetriedTurnTimeCountsEveryTry(t *testing.T) {
 		t.Errorf("turn 6 time %s, want 10.000 (6 s and the 4 s try)", tc.Time)
 	}
 }
+
+// A codex run's properties name codex: its model was "claude.model" and
+// its version was nowhere; claude, which took no part, is not named.
+func TestAgentRunNamesItsCLI(t *testing.T) {
+	r := decayRun()
+	r.Config.Agent, r.Config.JudgeAgent, r.Config.Model = "codex", "codex", "gpt-5.5"
+	r.Versions = record.Versions{VibeTest: "0.1.0", Agent: "0.150.0", AgentVerified: "0.171.0"}
+	doc, _ := parse(t, r)
+	props := map[string]string{}
+	for _, p := range doc.Suites[0].Properties.Property {
+		props[p.Name] = p.Value
+	}
+	if props["codex.model"] != "gpt-5.5" || props["codex.version"] != "0.150.0" {
+		t.Errorf("codex's properties: %v", props)
+	}
+	for name := range props {
+		if strings.HasPrefix(name, "claude.") {
+			t.Errorf("a codex run has property %s", name)
+		}
+	}
+}

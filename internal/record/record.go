@@ -749,6 +749,41 @@ func AgentOf(c Config) string {
 	return c.Agent
 }
 
+// CLI is one agent CLI that took part in a run, with its version and the
+// one its parser was verified on.
+type CLI struct {
+	Name, Version, Verified string
+	// Mismatch: the version differs from the verified one (the run
+	// warned so when it started; every report says it again).
+	Mismatch bool
+}
+
+// CLIs are the CLIs that took part in a run (the driven agent, the
+// judge's), claude first when it did: a codex run judged by codex has no
+// claude version to show, and showed "claude: unknown".
+func (v Versions) CLIs(c Config) []CLI {
+	var out []CLI
+	agent, judge := AgentOf(c), JudgeAgentOf(c)
+	if agent == "claude" || judge == "claude" {
+		out = append(out, CLI{Name: "claude", Version: v.Claude, Verified: v.ClaudeVerified, Mismatch: v.ClaudeMismatch})
+	}
+	// Versions.Agent is the driven agent's when it is not claude, else
+	// the judge's.
+	other := agent
+	if other == "claude" {
+		other = judge
+	}
+	if other != "claude" {
+		out = append(out, CLI{Name: other, Version: v.Agent, Verified: v.AgentVerified,
+			Mismatch: v.Agent != "" && v.AgentVerified != "" && v.Agent != v.AgentVerified})
+	}
+	if judge != "claude" && judge != other {
+		out = append(out, CLI{Name: judge, Version: v.JudgeAgent, Verified: v.JudgeAgentVerified,
+			Mismatch: v.JudgeAgent != "" && v.JudgeAgentVerified != "" && v.JudgeAgent != v.JudgeAgentVerified})
+	}
+	return out
+}
+
 // JudgeAgentOf is the CLI a run's judge calls went through, or claude.
 func JudgeAgentOf(c Config) string {
 	if c.JudgeAgent == "" {

@@ -152,3 +152,33 @@ func TestLoadRefusesAFIFO(t *testing.T) {
 		}
 	}
 }
+
+// The CLIs that took part, by name, with their versions: claude only
+// when it drove or judged, another agent's version under its own name.
+func TestCLIs(t *testing.T) {
+	v := Versions{Claude: "2.1.330", ClaudeVerified: "2.1.328", ClaudeMismatch: true,
+		Agent: "0.150.0", AgentVerified: "0.171.0", JudgeAgent: "0.61.0", JudgeAgentVerified: "0.61.0"}
+	for _, c := range []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"claude", Config{}, "claude 2.1.330 (2.1.328)!"},
+		{"codex judged by codex", Config{Agent: "codex", JudgeAgent: "codex"}, "codex 0.150.0 (0.171.0)!"},
+		{"codex judged by claude", Config{Agent: "codex"}, "claude 2.1.330 (2.1.328)! codex 0.150.0 (0.171.0)!"},
+		{"claude judged by codex", Config{JudgeAgent: "codex"}, "claude 2.1.330 (2.1.328)! codex 0.150.0 (0.171.0)!"},
+		{"codex judged by gemini", Config{Agent: "codex", JudgeAgent: "gemini"}, "codex 0.150.0 (0.171.0)! gemini 0.61.0 (0.61.0)"},
+	} {
+		var parts []string
+		for _, cli := range v.CLIs(c.cfg) {
+			p := cli.Name + " " + cli.Version + " (" + cli.Verified + ")"
+			if cli.Mismatch {
+				p += "!"
+			}
+			parts = append(parts, p)
+		}
+		if got := strings.Join(parts, " "); got != c.want {
+			t.Errorf("%s: %s, want %s", c.name, got, c.want)
+		}
+	}
+}

@@ -114,9 +114,7 @@ func facts(r *record.Run) *chart.Facts {
 		Model: r.Config.Model, AgentTools: r.Config.AllowedTools, JudgeModel: r.Config.JudgeModel,
 		SessionMode:     SessionModeText(r.Config),
 		VibeTestVersion: r.Versions.VibeTest,
-		ClaudeVersion:   r.Versions.Claude, ClaudeVerified: r.Versions.ClaudeVerified,
-		ClaudeMismatch: r.Versions.ClaudeMismatch, ClaudeWarning: r.Versions.ClaudeParserMsg,
-		Isolation: r.Isolation, Jail: r.Jail, JailNote: r.JailNote,
+		Isolation:       r.Isolation, Jail: r.Jail, JailNote: r.JailNote,
 		CostEstimated: r.Config.CostEstimated,
 		Conversations: len(r.Conversations),
 		Status:        r.Status,
@@ -124,6 +122,13 @@ func facts(r *record.Run) *chart.Facts {
 		Error:     r.Error,
 		Costs:     costs(r),
 		StartedAt: r.StartedAt, FinishedAt: r.FinishedAt,
+	}
+	for _, cli := range r.Versions.CLIs(r.Config) {
+		fact := chart.CLIFact{Name: cli.Name, Version: cli.Version, Verified: cli.Verified, Mismatch: cli.Mismatch}
+		if cli.Name == "claude" {
+			fact.Warning = r.Versions.ClaudeParserMsg
+		}
+		f.CLIs = append(f.CLIs, fact)
 	}
 	// Another agent's CLI than claude, as the summary's agent line names it.
 	if a := r.Config.Agent; a != "" {

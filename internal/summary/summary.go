@@ -79,8 +79,10 @@ func Summary(w io.Writer, r *record.Run, styled bool) {
 		dot, arrow = "-", "->" // logs and pipes stay ASCII
 	}
 	fmt.Fprintf(&b, "%s  %s %s %s %s status %s\n", paint(bold, "vibe-test"), clean(r.Skill.Name), dot, Count(len(r.Conversations), "conversation"), dot, r.Status)
-	if r.Versions.ClaudeMismatch {
-		fmt.Fprintf(&b, "warning: claude %s differs from the version the parser was verified on (%s)\n", clean(r.Versions.Claude), r.Versions.ClaudeVerified)
+	for _, cli := range r.Versions.CLIs(r.Config) {
+		if cli.Mismatch {
+			fmt.Fprintf(&b, "warning: %s %s differs from the version the parser was verified on (%s)\n", cli.Name, clean(cli.Version), clean(cli.Verified))
+		}
 	}
 	fmt.Fprintf(&b, "isolation: %s%s\n", clean(r.Isolation), jailWords(r.Jail))
 	if r.Jail == jail.None {
