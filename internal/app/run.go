@@ -61,7 +61,7 @@ func runFlagSet() []cli.Flag {
 		&cli.BoolFlag{Name: "no-baseline-gate", Category: catVerdict, Usage: "go on when turn 1 fails (stamped loudly on every artifact)"},
 		&cli.BoolFlag{Name: "keep-sandbox", Category: catAgent, Usage: "keep each conversation's sandbox folder"},
 		&cli.DurationFlag{Name: "turn-timeout", Category: catLimits, Value: conversation.DefaultTurnTimeout, Usage: "stop a turn that runs longer (SIGTERM, then SIGKILL)"},
-		&cli.IntFlag{Name: "max-retries", Category: catLimits, Value: 2, Usage: "CLAUDE_CODE_MAX_RETRIES for every claude call"},
+		&cli.IntFlag{Name: "max-retries", Category: catLimits, Value: 2, Usage: "the CLI's own retries for every call (CLAUDE_CODE_MAX_RETRIES; codex's request and stream retries; gemini's attempts, one more)"},
 		&cli.StringFlag{Name: "fillers", Category: catDilution, Usage: "what dilutes the context: `work|passages|DIR` (coding chores in the sandbox that fill it with tool output; the built-in everyday passages; or a folder of your own passages, *.md and *.txt, added to those)", DefaultText: "the config's, else passages"},
 		&cli.StringFlag{Name: "dilute-to", Category: catDilution, Usage: "ask each probe once the context reaches these `levels` of tokens, one per probe, e.g. 50k,100k,150k (fillers are added until it does)", DefaultText: "the config's, else the seed's turns 6, 8 and 10"},
 		&cli.StringFlag{Name: "compact-before", Category: catDilution, Usage: "run the CLI's own /compact on the session before these `probes` (1 to 3, e.g. 2 or 2,3; on the seed's schedule probe 2 is turn 8)"},
