@@ -26,6 +26,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	pathpkg "path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -211,7 +212,11 @@ func (Agent) SkillLoaded(t Turn, name string) bool {
 // outside quotes) starts with a read verb and names path, as one word once
 // unquoted (a skill's folder may be named "Odd Folder" or "a;b": the
 // command quotes or escapes it).
+//
+// A cd earlier in the command moves where a relative path starts: `cd
+// .agents/skills/x && cat SKILL.md` reads it too.
 func readsFile(cmd, path string) bool {
+	dir := ""
 	for _, seg := range simpleCommands(cmd) {
 		words, ok := shellWords(seg)
 		if !ok {
@@ -221,14 +226,30 @@ func readsFile(cmd, path string) bool {
 		for len(words) > 0 && strings.Contains(words[0], "=") {
 			words = words[1:]
 		}
+		if len(words) >= 2 && words[0] == "cd" {
+			dir = joinShellPath(dir, words[1])
+			continue
+		}
 		if len(words) == 0 || !slices.Contains(readVerbs, filepath.Base(words[0])) {
 			continue
 		}
-		if slices.ContainsFunc(words[1:], func(w string) bool { return w == path || strings.HasSuffix(w, "/"+path) }) {
+		if slices.ContainsFunc(words[1:], func(w string) bool {
+			w = joinShellPath(dir, w)
+			return w == path || strings.HasSuffix(w, "/"+path)
+		}) {
 			return true
 		}
 	}
 	return false
+}
+
+// joinShellPath is p as seen from dir, a folder a cd went to ("": the
+// working folder): p itself when absolute or under ~, else cleaned.
+func joinShellPath(dir, p string) string {
+	if strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") {
+		return p
+	}
+	return pathpkg.Clean(pathpkg.Join(dir, p))
 }
 
 // simpleCommands splits cmd at ; & | ( ) and newlines that are not quoted

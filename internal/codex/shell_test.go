@@ -46,6 +46,12 @@ func TestSkillLoadedByRead(t *testing.T) {
 		"cat .agents/skills/release-notes-old/SKILL.md":                    false,
 		"cat .agents/skills/other/SKILL.md":                                false,
 		"cat README.md; ls .agents/skills/release-notes/SKILL.md":          false,
+		// A cd moves where a relative path starts (it was missed).
+		"cd .agents/skills/release-notes && cat SKILL.md":          true,
+		"cd .agents/skills; sed -n 1,50p ./release-notes/SKILL.md": true,
+		"cd .agents/skills/other && cat SKILL.md":                  false,
+		"cat SKILL.md": false,
+		"cd .agents/skills/release-notes && cat ../other/SKILL.md": false,
 	} {
 		turn := Turn{Calls: []ToolCall{call(cmd, false)}}
 		if got := a.SkillLoaded(turn, "release-notes"); got != want {
