@@ -109,7 +109,8 @@ func CacheDir(override string, env []string) string {
 // RubricCache is where a run whose judge is judgeAgent caches its rubric
 // (cacheDir as CacheDir gives it), and what an unnamed judge model is
 // keyed by there. Another judge agent's rubrics are cached apart: claude's
-// cache (and so its calibrated runs) never gets one extracted elsewhere.
+// cache (and so its calibrated runs) never gets one extracted elsewhere;
+// so are those a stand-in server wrote.
 // Claude's default model follows ANTHROPIC_MODEL, which the CLI is passed,
 // and whether it signs in with a key or the author's login (whose plan
 // sets it): a rubric haiku wrote was reused by a run whose CLI answered
@@ -118,6 +119,13 @@ func RubricCache(cacheDir, judgeAgent string, env []string) rubric.Cache {
 	c := rubric.Cache{Dir: cacheDir}
 	if judgeAgent != agents.Claude && c.Dir != "" {
 		c.Dir = filepath.Join(c.Dir, judgeAgent)
+	}
+	// A stand-in server's rubrics too (a base URL points the judge's CLI
+	// elsewhere than its vendor's API): one a scripted model wrote was
+	// reused by a run against the real one. Stand-ins share a folder: a
+	// scripted server's port changes from run to run.
+	if EnvValue(env, agents.BaseURLVar[judgeAgent]) != "" && c.Dir != "" {
+		c.Dir = filepath.Join(c.Dir, "stand-in")
 	}
 	c.Unnamed = fmt.Sprintf("ANTHROPIC_MODEL=%s key=%v", EnvValue(env, "ANTHROPIC_MODEL"), claude.HasCredentials(env))
 	return c

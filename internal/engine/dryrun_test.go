@@ -64,3 +64,18 @@ func TestDryRunSeesTheRubricCache(t *testing.T) {
 		t.Error("no rubric call counted for a codex judge, whose run does not read claude's cache")
 	}
 }
+
+// A rubric a stand-in server wrote is cached apart from the vendor's API's
+// (it was reused by a run against the real one), for each judge agent;
+// stand-ins share one folder (a scripted server's port changes per run).
+func TestRubricCacheKeepsStandInsApart(t *testing.T) {
+	for _, judge := range []string{"claude", "codex", "gemini"} {
+		urlVar := map[string]string{"claude": "ANTHROPIC_BASE_URL", "codex": "OPENAI_BASE_URL", "gemini": "GOOGLE_GEMINI_BASE_URL"}[judge]
+		real := RubricCache("/c", judge, nil).Dir
+		one := RubricCache("/c", judge, []string{urlVar + "=http://127.0.0.1:4001"}).Dir
+		two := RubricCache("/c", judge, []string{urlVar + "=http://127.0.0.1:4002/"}).Dir
+		if real == one || one != two {
+			t.Errorf("%s: the vendor's %s, stand-ins %s and %s", judge, real, one, two)
+		}
+	}
+}
