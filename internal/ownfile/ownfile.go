@@ -59,14 +59,16 @@ func IsOutputFolder(dir string) bool {
 // IsReport says whether the regular file at path is a report vibe-test
 // wrote, JUnit or Markdown, of a run, a suite or an eval: each begins so.
 func IsReport(path string) bool {
+	// A regular file before it is opened: opening a FIFO (a --junit
+	// path that is one) blocks until a writer comes, for ever.
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+		return false
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return false
-	}
 	head := make([]byte, 512)
 	n, _ := io.ReadFull(f, head)
 	h := string(head[:n])

@@ -4,7 +4,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/vibe-test/vibe-test/internal/eval"
 	"github.com/vibe-test/vibe-test/internal/ownfile"
@@ -105,4 +107,23 @@ func mustStat(t *testing.T, p string) fs.FileInfo {
 		t.Fatal(err)
 	}
 	return st
+}
+
+// A FIFO is not opened (the open blocks until a writer comes): `vibe-test
+// report RUN --junit fifo` hung, deaf to SIGTERM.
+func TestIsReportDoesNotOpenAFIFO(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "j.xml")
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		t.Fatalf("mkfifo: %v", err)
+	}
+	done := make(chan bool)
+	go func() { done <- ownfile.IsReport(p) }()
+	select {
+	case got := <-done:
+		if got {
+			t.Error("a FIFO is a report")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("IsReport blocked on a FIFO")
+	}
 }

@@ -576,6 +576,12 @@ func folderFiles(dir string) ([]File, []string, error) {
 				if info, err = os.Stat(target); err != nil {
 					return err
 				}
+				// What the link leads to is judged as the sandbox judges it:
+				// a link to a report or an output folder is no part of the
+				// skill either (it was hashed, and not installed).
+				if info.IsDir() && ownfile.IsOutputFolder(target) || !info.IsDir() && ownfile.IsReport(target) {
+					return nil
+				}
 				if info.IsDir() {
 					parent, err := filepath.EvalSymlinks(filepath.Dir(p))
 					if err != nil {

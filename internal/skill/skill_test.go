@@ -62,6 +62,15 @@ func TestLoadFolderAndFile(t *testing.T) {
 	if err != nil || e.Hash != c.Hash {
 		t.Errorf("vibe-test's reports, eval folder or a nested config changed the skill hash (%v)", err)
 	}
+	// A link to a report is judged by what it leads to, as the sandbox
+	// judges it (it was hashed, and not installed).
+	if err := os.Symlink("summary.md", filepath.Join(dir, "latest.md")); err != nil {
+		t.Fatal(err)
+	}
+	e, err = Load(dir)
+	if err != nil || e.Hash != c.Hash {
+		t.Errorf("a link to vibe-test's report changed the skill hash (%v)", err)
+	}
 	for _, f := range e.Files {
 		if f.Rel != "SKILL.md" && f.Rel != "scripts/census.sh" {
 			t.Errorf("the skill holds %s", f.Rel)
