@@ -179,7 +179,13 @@ func TestHygiene(t *testing.T) {
 	files["a/key.json"] = `{"correct": ["hold"], "facts": [
   {"claim": "40 in stock", "file": "stock.csv", "quote": "widgets,41"},
   {"claim": "the supplier", "file": "suppliers.md", "quote": "acme"},
-  {"claim": 40, "file": "stock.csv", "quote": "widgets"}]}`
+  {"claim": 40, "file": "stock.csv", "quote": "widgets"},
+  {"claim": "x", "file": ["stock.csv"], "quote": "widgets"},
+  {"claim": "the last count", "file": "summary.md", "quote": "widgets 40"}]}`
+	// vibe-test's own report in the fixture: the copy leaves it out, so
+	// the generator never reads what the fact quotes (--check said
+	// nothing).
+	files["a/fixture/summary.md"] = "## vibe-test\n\nwidgets 40\n"
 	files["c/case.yaml"] = "prompt: p\npair: a\n"
 	files["c/key.json"] = `{"correct": ["x"]}`
 	files["c/fixture/.env"] = "TOKEN=1\n"
@@ -206,6 +212,8 @@ func TestHygiene(t *testing.T) {
 		// A wrong type is named by its place: "expected a list of {claim,
 		// file, quote}" named neither, for a list.
 		`a/key.json:1: field "facts[2].claim": a number, expected a string`,
+		`a/key.json:1: field "facts[3].file": an array, expected a string`,
+		`a/key.json:6: field "facts[4].file": summary.md is vibe-test's own (a report it wrote, a vibe-test.yaml, or in a run's or eval's folder), which the copy leaves out of the workspace`,
 		`c/case.yaml:2: field "pair": "a" names "b", expected it to name "c" back`,
 		`cases.yaml:10: field "measures[1].uses[1]": "alternatives" is in no case's key.json`,
 		`c/fixture/.env: git would not commit it (` + filepath.Join(home, "ignore") + `:1: **/*.env), so a clean checkout runs the case without it: move its content into c/case.yaml's files as ".env"`,
@@ -218,8 +226,8 @@ func TestHygiene(t *testing.T) {
 			t.Errorf("no problem %q in:\n%s", want, strings.Join(got, "\n"))
 		}
 	}
-	if len(got) != 6 {
-		t.Errorf("%d problems, expected 6:\n%s", len(got), strings.Join(got, "\n"))
+	if len(got) != 8 {
+		t.Errorf("%d problems, expected 8:\n%s", len(got), strings.Join(got, "\n"))
 	}
 
 	// Without git, what could not be checked is said.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/vibe-test/vibe-test/internal/execpath"
+	"github.com/vibe-test/vibe-test/internal/ownfile"
 	"github.com/vibe-test/vibe-test/internal/term"
 )
 
@@ -171,7 +172,7 @@ func factProblems(c *Case) []Problem {
 			var te *json.UnmarshalTypeError
 			if errors.As(err, &te) && te.Field != "" {
 				field += "." + te.Field
-				msg = fmt.Sprintf("a %s, expected a %s", te.Value, te.Type)
+				msg = fmt.Sprintf("%s, expected %s", withArticle(te.Value), withArticle(te.Type.String()))
 			}
 			out = append(out, Problem{File: kp, Line: jsonLine(c.KeyRaw, `"facts"`), Field: field, Msg: msg})
 			continue
@@ -182,6 +183,11 @@ func factProblems(c *Case) []Problem {
 			continue
 		case strings.TrimSpace(f.Quote) == "":
 			out = append(out, Problem{File: kp, Line: jsonLine(c.KeyRaw, jsonString(f.File)), Field: field + ".quote", Msg: fmt.Sprintf("missing, expected the words of %s that prove the claim", f.File)})
+			continue
+		}
+		if c.leftOutOfCopy(f.File) {
+			out = append(out, Problem{File: kp, Line: jsonLine(c.KeyRaw, jsonString(f.File)), Field: field + ".file",
+				Msg: fmt.Sprintf("%s is vibe-test's own (a report it wrote, a %s, or in a run's or eval's folder), which the copy leaves out of the workspace: expected a file the generator reads (rename it, or put its content in %s's files)", f.File, ownfile.Config, CaseFile)})
 			continue
 		}
 		content, ok := c.Content(f.File)
@@ -320,4 +326,37 @@ func clip(s string, n int) string {
 		return s
 	}
 	return string(r[:n]) + "…"
+}
+
+// leftOutOfCopy says whether the fixture file rel (not one of the case's
+// files) is one the workspace copy leaves out as vibe-test's own
+// (ownfile): the generator never sees it, so no fact can rest on it.
+func (c *Case) leftOutOfCopy(rel string) bool {
+	clean := filepath.ToSlash(filepath.Clean(rel))
+	for k := range c.Files {
+		if filepath.ToSlash(filepath.Clean(k)) == clean {
+			return false
+		}
+	}
+	if c.Fixture == "" || strings.HasPrefix(clean, "../") || filepath.IsAbs(rel) {
+		return false
+	}
+	p := filepath.Join(c.Fixture, filepath.FromSlash(clean))
+	if filepath.Base(p) == ownfile.Config || ownfile.IsReport(p) {
+		return true
+	}
+	for dir := filepath.Dir(p); dir != c.Fixture && strings.HasPrefix(dir, c.Fixture+string(filepath.Separator)); dir = filepath.Dir(dir) {
+		if ownfile.IsOutputFolder(dir) {
+			return true
+		}
+	}
+	return false
+}
+
+// withArticle is "a number", "an object".
+func withArticle(w string) string {
+	if w != "" && strings.ContainsRune("aeiou", rune(w[0])) {
+		return "an " + w
+	}
+	return "a " + w
 }
