@@ -985,6 +985,15 @@ func TestUnfinishedEvalShowsNoDecision(t *testing.T) {
 	if err := json.Unmarshal(js.Bytes(), &doc); err != nil || len(doc.Comparisons) != 0 || doc.Exit != exit.Interrupted {
 		t.Errorf("--json: %d comparisons, exit %d (%v)", len(doc.Comparisons), doc.Exit, err)
 	}
+	// JUnit says it did not complete: with the comparisons gone it was the
+	// rates alone, all passing, beside exit 130.
+	var ju bytes.Buffer
+	if err := evalreport.JUnit(&ju, v); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(ju.String(), `<testcase name="the eval completed"`) || !strings.Contains(ju.String(), `errors="1"`) {
+		t.Errorf("the JUnit of an interrupted eval:\n%s", ju.String())
+	}
 }
 
 // A stored baseline's cells are checked against its manifest's digest: a

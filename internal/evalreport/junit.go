@@ -53,6 +53,14 @@ func JUnit(w io.Writer, v *View) error {
 	for _, c := range res.Comparisons {
 		candidates += eval.FailedCells(c.Candidate)
 	}
+	// An eval that did not complete decides nothing (its comparisons are
+	// dropped): without this case its report was the rates alone, all
+	// passing, beside exit 130.
+	if v.Rec.Status != eval.StatusCompleted && len(doc.Suites) > 0 {
+		s := &doc.Suites[0]
+		s.Cases = append(s.Cases, junit.Case{Name: "the eval completed", Classname: junitClassEval, Time: "0",
+			Error: &junit.Problem{Message: term.Line(res.Sentence), Type: TypeToolError}})
+	}
 	if res.CellErrors > candidates && len(doc.Suites) > 0 {
 		s := &doc.Suites[0]
 		s.Cases = append(s.Cases, junit.Case{Name: "every cell made", Classname: junitClassEval, Time: "0",
