@@ -384,9 +384,8 @@ func skillWarnings(sk *skill.Skill, cfg *plan.Config, o Settings, drv agent.Agen
 		// A skill written for Claude Code names its files where that CLI
 		// installs it; this agent finds it elsewhere (as it would on the
 		// author's machine), and the agent's commands there fail.
-		if line := claudeSkillPathLine(sk.Raw); line > 0 {
-			warnings = append(warnings, fmt.Sprintf("skill %s: SKILL.md:%d names .claude/skills/, where Claude Code installs skills; --agent %s finds the skill at %s/, so commands on those paths fail in the sandbox (name the skill's files relative to its folder)",
-				sk.Name, line, driven, filepath.ToSlash(drv.SkillDir(sk.Name))))
+		if w := skill.ClaudePathWarning(sk, driven, drv.SkillDir(sk.Name)); w != "" {
+			warnings = append(warnings, w)
 		}
 	}
 	if len(sk.Hooks) > 0 && jailKind == jail.None {
@@ -453,15 +452,4 @@ func beforeRun(ctx context.Context, err error) error {
 // was verified on.
 func warnUnverified(w io.Writer, agent, version, verified string) {
 	fmt.Fprintf(w, "warning: %s %s differs from %s, the version vibe-test's parser was verified on; results may be misread\n", agent, version, verified)
-}
-
-// claudeSkillPathLine is the first line of SKILL.md naming a path under
-// .claude/skills/, or 0.
-func claudeSkillPathLine(raw string) int {
-	for i, l := range strings.Split(raw, "\n") {
-		if strings.Contains(l, ".claude/skills/") {
-			return i + 1
-		}
-	}
-	return 0
 }

@@ -185,6 +185,13 @@ func warnSkill(sk *skill.Skill, s Settings, stdio IO) {
 	for _, w := range sk.Warnings {
 		fmt.Fprintf(stdio.Stderr, "warning: %s\n", term.Line(w))
 	}
+	// As a run says it (engine): the generator finds the skill where its
+	// CLI looks, not where Claude Code installs it.
+	if a := firstNonEmpty(s.Agent, agents.Claude); a != agents.Claude {
+		if w := skill.ClaudePathWarning(sk, a, agents.For(a, 0).SkillDir(sk.Name)); w != "" {
+			fmt.Fprintf(stdio.Stderr, "warning: %s\n", term.Line(w))
+		}
+	}
 }
 
 // CheckHygiene runs the case set's hygiene check and prints each problem

@@ -705,3 +705,17 @@ func hashFiles(dir string, files []File) (string, error) {
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
+
+// ClaudePathWarning is the warning for a skill run by another agent than
+// claude (agent, which finds it in dir) whose SKILL.md names a path under
+// .claude/skills/, where Claude Code installs skills: commands on those
+// paths fail there. "" when it names none.
+func ClaudePathWarning(s *Skill, agent, dir string) string {
+	for i, l := range strings.Split(s.Raw, "\n") {
+		if strings.Contains(l, ".claude/skills/") {
+			return fmt.Sprintf("skill %s: SKILL.md:%d names .claude/skills/, where Claude Code installs skills; --agent %s finds the skill at %s/, so commands on those paths fail in the sandbox (name the skill's files relative to its folder)",
+				s.Name, i+1, agent, filepath.ToSlash(dir))
+		}
+	}
+	return ""
+}
