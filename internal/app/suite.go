@@ -165,10 +165,21 @@ func suiteExit(idx *record.Suite) error {
 	if idx.ExitCode == exit.OK {
 		return nil
 	}
+	// Each with its verdict, and for no verdict its error: "set by a"
+	// alone ended a suite whose skill ran out of budget, the reason only
+	// in the table above it.
 	var names []string
 	for _, e := range idx.Skills {
 		if e.ExitCode == idx.ExitCode {
-			names = append(names, e.Name)
+			why := e.Verdict
+			if e.ExitCode == exit.Tool && e.Error != "" {
+				why = strings.TrimSpace(why + ": " + e.Error)
+			}
+			if why != "" {
+				names = append(names, e.Name+" ("+why+")")
+			} else {
+				names = append(names, e.Name)
+			}
 		}
 	}
 	return exit.Errorf(idx.ExitCode, "suite exit code %d, set by %s", idx.ExitCode, strings.Join(names, ", "))
