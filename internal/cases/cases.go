@@ -581,20 +581,39 @@ func (c *Case) FixtureFiles() ([]string, error) {
 // Content is what the workspace holds at rel: case.yaml's files entry,
 // else the fixture's file; ok is false when it holds none.
 func (c *Case) Content(rel string) (string, bool) {
+	if v, ok := c.file(rel); ok {
+		return v, true
+	}
+	p, ok := c.fixturePath(rel)
+	if !ok {
+		return "", false
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return "", false
+	}
+	return string(b), true
+}
+
+// file is the case's files: entry named rel, if any.
+func (c *Case) file(rel string) (string, bool) {
 	clean := filepath.ToSlash(filepath.Clean(rel))
 	for k, v := range c.Files {
 		if filepath.ToSlash(filepath.Clean(k)) == clean {
 			return v, true
 		}
 	}
+	return "", false
+}
+
+// fixturePath is where rel lies in the case's fixture; not ok when the
+// case has none or rel leads out of it.
+func (c *Case) fixturePath(rel string) (string, bool) {
+	clean := filepath.ToSlash(filepath.Clean(rel))
 	if c.Fixture == "" || strings.HasPrefix(clean, "../") || filepath.IsAbs(rel) {
 		return "", false
 	}
-	b, err := os.ReadFile(filepath.Join(c.Fixture, filepath.FromSlash(clean)))
-	if err != nil {
-		return "", false
-	}
-	return string(b), true
+	return filepath.Join(c.Fixture, filepath.FromSlash(clean)), true
 }
 
 // KeyFields is the key's fields a measure uses, as a JSON object: what the

@@ -332,16 +332,13 @@ func clip(s string, n int) string {
 // files) is one the workspace copy leaves out as vibe-test's own
 // (ownfile): the generator never sees it, so no fact can rest on it.
 func (c *Case) leftOutOfCopy(rel string) bool {
-	clean := filepath.ToSlash(filepath.Clean(rel))
-	for k := range c.Files {
-		if filepath.ToSlash(filepath.Clean(k)) == clean {
-			return false
-		}
-	}
-	if c.Fixture == "" || strings.HasPrefix(clean, "../") || filepath.IsAbs(rel) {
+	if _, ok := c.file(rel); ok {
 		return false
 	}
-	p := filepath.Join(c.Fixture, filepath.FromSlash(clean))
+	p, ok := c.fixturePath(rel)
+	if !ok {
+		return false
+	}
 	if filepath.Base(p) == ownfile.Config || ownfile.IsReport(p) {
 		return true
 	}
