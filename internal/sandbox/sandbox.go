@@ -461,15 +461,20 @@ func newExclusions(own []string, sandboxRoot string) exclusions {
 }
 
 // covers reports whether p, or a folder it lies in below stop, is one of
-// vibe-test's own (an excluded path, one skip leaves out).
+// vibe-test's own (an excluded path, a folder skip leaves out). The file
+// itself is not read again: the skill's file list (skill.Load) has left
+// out vibe-test's reports and configs already (ownfile), links judged by
+// what they lead to.
 func (e exclusions) covers(p, stop string) bool {
 	stop = filepath.Clean(stop)
 	for dir := p; dir != stop && dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
 		if e.paths[dir] {
 			return true
 		}
-		if st, err := os.Lstat(dir); err == nil && e.skip(dir, fs.FileInfoToDirEntry(st)) {
-			return true
+		if dir != p {
+			if st, err := os.Lstat(dir); err == nil && e.skip(dir, fs.FileInfoToDirEntry(st)) {
+				return true
+			}
 		}
 	}
 	return false
