@@ -46,8 +46,9 @@ func run(ctx context.Context, inv Invocation) (out Outcome, turnStarted bool, er
 	}
 	defer cancel()
 
-	args, prompt := promptOnStdin(inv.Args)
-	cmd, started, err := jail.Process(inv.Jail, inv.Binary, args, inv.Env, inv.Dir)
+	var prompt string
+	inv.Args, prompt = promptOnStdin(inv.Args)
+	cmd, started, err := inv.command()
 	if err != nil {
 		return out, false, err
 	}

@@ -186,7 +186,7 @@ func (r *Record) JudgeAgentName() string { return firstNonEmpty(r.JudgeAgent, ag
 // ("codex 0.171.0"): the generator's, then the reader's and grader's when
 // another.
 func (r *Record) CLIVersions() []string {
-	version := map[string]string{agents.Claude: r.Versions.Claude, "codex": r.Versions.Codex, "gemini": r.Versions.Gemini}
+	version := map[string]string{agents.Claude: r.Versions.Claude, agents.Codex: r.Versions.Codex, agents.Gemini: r.Versions.Gemini}
 	var out []string
 	for _, name := range []string{r.AgentName(), r.JudgeAgentName()} {
 		if entry := strings.TrimSpace(name + " " + version[name]); !slices.Contains(out, entry) {

@@ -773,13 +773,16 @@ func (v Versions) CLIs(c Config) []CLI {
 	if other == "claude" {
 		other = judge
 	}
+	// Known on both sides and different: a version never read is no
+	// mismatch.
+	unverified := func(version, verified string) bool {
+		return version != "" && verified != "" && version != verified
+	}
 	if other != "claude" {
-		out = append(out, CLI{Name: other, Version: v.Agent, Verified: v.AgentVerified,
-			Mismatch: v.Agent != "" && v.AgentVerified != "" && v.Agent != v.AgentVerified})
+		out = append(out, CLI{Name: other, Version: v.Agent, Verified: v.AgentVerified, Mismatch: unverified(v.Agent, v.AgentVerified)})
 	}
 	if judge != "claude" && judge != other {
-		out = append(out, CLI{Name: judge, Version: v.JudgeAgent, Verified: v.JudgeAgentVerified,
-			Mismatch: v.JudgeAgent != "" && v.JudgeAgentVerified != "" && v.JudgeAgent != v.JudgeAgentVerified})
+		out = append(out, CLI{Name: judge, Version: v.JudgeAgent, Verified: v.JudgeAgentVerified, Mismatch: unverified(v.JudgeAgent, v.JudgeAgentVerified)})
 	}
 	return out
 }
