@@ -120,6 +120,10 @@ func TestNoJailWarned(t *testing.T) {
 // run's do: they read what an agent wrote. They ran outside it (a
 // security review saw them in the host's mount namespace).
 func TestJudgesJailed(t *testing.T) {
+	// The judges' CLIs are the pinned ones, which `go test` outside make
+	// (whose PATH has tools/) finds too.
+	t.Setenv("VIBE_TEST_CLAUDE", testenv.Claude(t))
+	t.Setenv("VIBE_TEST_CODEX", testenv.Codex(t))
 	env := append(os.Environ(), "ANTHROPIC_API_KEY=sk-offline-placeholder")
 	kind, note, err := engine.ChooseJail(t.Context(), "", env)
 	if err != nil {
