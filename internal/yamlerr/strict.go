@@ -35,7 +35,7 @@ func Strict(file string, src []byte, dst any) error {
 			return fmt.Errorf("%s:%d: %s, expected one of: %s", file, unknown.Token.Position.Line, oneLine(unknown.Message), strings.Join(keys, ", "))
 		}
 	}
-	return Format(file, 0, err)
+	return format(file, 0, err, src)
 }
 
 // expectedKeys are the keys the struct type of the mapping holding the key

@@ -30,6 +30,7 @@ func TestStrictNamesTheExpectedKeys(t *testing.T) {
 		{"top level", "base_task: b\nconversation: 3\n", `c.yaml:2: unknown field "conversation", expected one of: base_task, probes, seed, model`},
 		{"in a list", "base_task: b\nprobes:\n  - task: t\n  - tsk: u\n", `c.yaml:4: unknown field "tsk", expected one of: task, files`},
 		{"kind still named", "base_task: [x]\n", `c.yaml:1: field "base_task" is a list, expected text`},
+		{"kind by its path", "probes:\n  - task: t\n  - task: {a: b}\n", `c.yaml:3: field "probes[1].task" is a mapping, expected text`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var c strictConfig
@@ -58,8 +59,9 @@ type strictKinds struct {
 }
 
 // A value the decoder would convert into its field's kind (7.9 and "7"
-// read as 7) is refused, naming the field by its place (a bool the decoder
-// refuses itself, by its key); text fields take
+// read as 7) is refused, naming the field by its place, as is a value the
+// decoder refuses itself (it was named by its key alone: "keep"); text
+// fields take
 // numbers, and a duration its own text.
 func TestStrictRefusesConvertedKinds(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
@@ -67,7 +69,12 @@ func TestStrictRefusesConvertedKinds(t *testing.T) {
 		{"schedule:\n  max_fillers: \"7\"\n", `c.yaml:2: field "schedule.max_fillers" is text, expected a whole number`},
 		{"schedule: {compact_before: [1, 2.5]}\n", `c.yaml:1: field "schedule.compact_before[1]" is a decimal number, expected a whole number`},
 		{"schedule: {compact_before: [\"3\"]}\n", `c.yaml:1: field "schedule.compact_before[0]" is text, expected a whole number`},
-		{"schedule:\n  keep: 1\n", `c.yaml:2: field "keep" is a number, expected true or false`},
+		{"schedule:\n  keep: 1\n", `c.yaml:2: field "schedule.keep" is a number, expected true or false`},
+		{"schedule: {keep: [x]}\n", `c.yaml:1: field "schedule.keep" is a list, expected true or false`},
+		{"schedule:\n  keep:\n    a: 1\n", `c.yaml:3: field "schedule.keep" is a mapping, expected true or false`},
+		{"schedule:\n  keep:\n    - x\n", `c.yaml:3: field "schedule.keep" is a list, expected true or false`},
+		{"schedule:\n  compact_before:\n    - 1\n    - [2]\n", `c.yaml:4: field "schedule.compact_before[1]" is a list, expected a whole number`},
+		{"task: [x]\n", `c.yaml:1: field "task" is a list, expected text`},
 	} {
 		var c strictKinds
 		if err := Strict("c.yaml", []byte(tc.src), &c); err == nil || err.Error() != tc.want {

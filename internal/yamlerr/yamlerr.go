@@ -14,6 +14,7 @@ import (
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
 
 	"github.com/vibe-test/vibe-test/internal/jsonerr"
@@ -22,13 +23,20 @@ import (
 // Format renders err as "file:line: message". lineOffset is added to the
 // parser's line (frontmatter starts below the opening "---").
 func Format(file string, lineOffset int, err error) error {
+	return format(file, lineOffset, err, nil)
+}
+
+// format is Format with the document's source, when known: a value of the
+// wrong kind is then named by its whole path ("defaults.repeats",
+// "probes[1].task"), which its key alone ("repeats") does not give.
+func format(file string, lineOffset int, err error, src []byte) error {
 	var ye yaml.Error
 	if errors.As(err, &ye) {
 		line := 0
 		if tk := ye.GetToken(); tk != nil && tk.Position != nil {
 			line = tk.Position.Line
 		}
-		msg := wrongKind(err)
+		msg := wrongKind(err, src)
 		if msg == "" {
 			msg = oneLine(ye.GetMessage())
 		}
@@ -40,21 +48,68 @@ func Format(file string, lineOffset int, err error) error {
 	return fmt.Errorf("%s: %s", file, oneLine(err.Error()))
 }
 
-// wrongKind describes a value of the wrong kind by its key, or "" for any
-// other error.
-func wrongKind(err error) string {
+// wrongKind describes a value of the wrong kind by its path in src (by its
+// key when src is nil), or "" for any other error.
+func wrongKind(err error, src []byte) string {
 	var typ *yaml.TypeError
 	var node *yaml.UnexpectedNodeTypeError
 	var overflow *yaml.OverflowError
+	name := func(tk *token.Token) string {
+		if p := pathAt(src, tk); p != "" {
+			return fmt.Sprintf("field %q ", p)
+		}
+		return field(tk)
+	}
 	switch {
 	case errors.As(err, &typ):
-		return field(typ.Token) + fmt.Sprintf("is %s, expected %s", sourceKind(typ.SrcType), expected(typ.DstType))
+		return name(typ.Token) + fmt.Sprintf("is %s, expected %s", sourceKind(typ.SrcType), expected(typ.DstType))
 	case errors.As(err, &node):
-		return field(node.Token) + fmt.Sprintf("is %s, expected %s", nodeKind(node.Actual), nodeKind(node.Expected))
+		return name(node.Token) + fmt.Sprintf("is %s, expected %s", nodeKind(node.Actual), nodeKind(node.Expected))
 	case errors.As(err, &overflow):
-		return field(overflow.Token) + fmt.Sprintf("is %s, too large for %s", overflow.SrcNum, expected(overflow.DstType))
+		return name(overflow.Token) + fmt.Sprintf("is %s, too large for %s", overflow.SrcNum, expected(overflow.DstType))
 	}
 	return ""
+}
+
+// pathAt is the path ("defaults.repeats", "probes[1].task") of the value
+// that starts at tk in src, or "" when src is nil, does not parse, or has
+// no such value below its top. The outermost node starting there is the
+// value: a block mapping starts where its first key's pair does.
+func pathAt(src []byte, tk *token.Token) string {
+	if src == nil || tk == nil || tk.Position == nil {
+		return ""
+	}
+	f, err := parser.ParseBytes(src, 0)
+	if err != nil {
+		return ""
+	}
+	at := func(n ast.Node) bool {
+		p := n.GetToken().Position
+		return p != nil && p.Line == tk.Position.Line && p.Column == tk.Position.Column
+	}
+	for _, doc := range f.Docs {
+		var found ast.Node
+		ast.Walk(visitFunc(func(n ast.Node) bool {
+			if found == nil && n.GetToken() != nil && at(n) {
+				found = n
+			}
+			return found == nil
+		}), doc.Body)
+		if found != nil {
+			return strings.TrimPrefix(strings.TrimPrefix(found.GetPath(), "$"), ".")
+		}
+	}
+	return ""
+}
+
+// visitFunc is an ast.Visitor from a function that says whether to go on.
+type visitFunc func(ast.Node) bool
+
+func (v visitFunc) Visit(n ast.Node) ast.Visitor {
+	if n == nil || !v(n) {
+		return nil
+	}
+	return v
 }
 
 // field is `field "KEY" ` for the key the value at tk belongs to ("task"
