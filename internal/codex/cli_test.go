@@ -459,6 +459,7 @@ func TestStructuredCall(t *testing.T) {
 		scripted.Rule{Kind: scripted.KindJudge, Contains: "wrong", Steps: []scripted.Step{{ToolUses: []scripted.ToolUse{{Name: "StructuredOutput", Input: map[string]any{"criteria": "none"}}}}}},
 		scripted.Rule{Kind: scripted.KindJudge, Contains: "prose", Steps: []scripted.Step{{Text: "It passed, I think."}}},
 		scripted.Rule{Kind: scripted.KindJudge, Contains: "refused", Steps: []scripted.Step{{Error: &scripted.HTTPError{Status: 401, Count: 100}}}},
+		scripted.Rule{Kind: scripted.KindJudge, Contains: "broken", Steps: []scripted.Step{{Error: &scripted.HTTPError{Status: 500, Count: 100}}}},
 	)
 	turn, err := caller.Structured(context.Background(), "judge this: good", judge.Schema, "")
 	if err != nil {
@@ -485,6 +486,12 @@ func TestStructuredCall(t *testing.T) {
 	_, err = caller.Structured(context.Background(), "judge this: refused", judge.Schema, "")
 	if !errors.Is(err, ErrCredentials) {
 		t.Errorf("a refused key: %v", err)
+	}
+	// A failed call says why, not codex's warning about its temp home,
+	// which it quoted beside every failure.
+	_, err = caller.Structured(context.Background(), "judge this: broken", judge.Schema, "")
+	if err == nil || strings.Contains(err.Error(), "PATH aliases") || !strings.Contains(err.Error(), "500") {
+		t.Errorf("a server error: %v", err)
 	}
 }
 

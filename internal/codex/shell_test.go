@@ -82,3 +82,16 @@ func TestSkillLoadedByRead(t *testing.T) {
 		t.Error("injected skills")
 	}
 }
+
+func TestStderrLineSkipsTheTempHomeWarning(t *testing.T) {
+	for stderr, want := range map[string]string{
+		"": "",
+		"WARNING: proceeding, even though we could not create PATH aliases: Refusing (x)\n":                        "",
+		"WARNING: proceeding, even though we could not create PATH aliases: x\n\nError: stream disconnected\nmore": "Error: stream disconnected",
+		"  Error: first\nWARNING: proceeding, even though we could not create PATH aliases":                        "Error: first",
+	} {
+		if got := stderrLine(stderr); got != want {
+			t.Errorf("stderrLine(%q) = %q, want %q", stderr, got, want)
+		}
+	}
+}

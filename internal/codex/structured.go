@@ -129,8 +129,7 @@ func (c Caller) Structured(ctx context.Context, prompt, schema, model string) (T
 		case out.TimedOut:
 			f = fmt.Sprintf("timed out after %s", c.Timeout)
 		}
-		if out.Stderr != "" {
-			line, _, _ := strings.Cut(strings.TrimSpace(out.Stderr), "\n")
+		if line := stderrLine(out.Stderr); line != "" {
 			f += " (stderr: " + line + ")"
 		}
 		return out.Turn, errors.New(f)
@@ -300,4 +299,22 @@ func stringsOf(v any) []string {
 func firstLineOf(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
+}
+
+// pathAliasWarning starts the line codex writes to stderr on every start
+// whose CODEX_HOME lies in a temp dir, as each call's home does (PROTOCOL.md
+// §9): it says nothing about why a call failed.
+const pathAliasWarning = "WARNING: proceeding, even though we could not create PATH aliases"
+
+// stderrLine is the first line of stderr that may say why a call failed:
+// quoting the warning instead put it beside every failure ("Connection
+// failed: error sending request (stderr: WARNING: proceeding, ...)").
+func stderrLine(stderr string) string {
+	for line := range strings.Lines(stderr) {
+		line = strings.TrimSpace(line)
+		if line != "" && !strings.HasPrefix(line, pathAliasWarning) {
+			return line
+		}
+	}
+	return ""
 }
