@@ -175,10 +175,11 @@ func coldFailure(out agent.Outcome, timeout time.Duration) error {
 func firstStderrLine(stderr string) string {
 	for _, line := range strings.Split(stderr, "\n") {
 		line = strings.TrimSpace(line)
-		switch {
+		// 0.61.0 writes its terminal warning after a "Warning: ".
+		switch bare := strings.TrimPrefix(line, "Warning: "); {
 		case line == "",
 			strings.HasPrefix(line, "Warning: 256-color"),
-			strings.HasPrefix(line, "Basic terminal detected"),
+			strings.HasPrefix(bare, "Basic terminal detected"),
 			strings.HasPrefix(line, "Ripgrep is not available"),
 			strings.HasPrefix(line, "[STARTUP]"):
 			continue

@@ -33,7 +33,9 @@ func TestAnswerJSON(t *testing.T) {
 }
 
 func TestFirstStderrLine(t *testing.T) {
-	got := firstStderrLine("Warning: 256-color support not detected.\nRipgrep is not available.\n\nWhen using Gemini API, you must specify the GEMINI_API_KEY environment variable.\n")
+	// The terminal warning as 0.61.0 writes it under TERM=dumb, which every
+	// call has: it was quoted beside an unreachable server's error.
+	got := firstStderrLine("Warning: 256-color support not detected.\nWarning: Basic terminal detected (TERM=dumb). Visual rendering will be limited. For the best experience, use a terminal emulator with truecolor support.\nRipgrep is not available.\n\nWhen using Gemini API, you must specify the GEMINI_API_KEY environment variable.\n")
 	if !strings.HasPrefix(got, "When using Gemini API") {
 		t.Errorf("%q", got)
 	}
