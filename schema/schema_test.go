@@ -229,7 +229,7 @@ func populated() *record.Run {
 				{Task: "We just got a delivery note, see deliveries.txt. How many hinges now?", Setup: map[string]string{"deliveries.txt": "hinges +10\n"}},
 				{Task: "Before I close for the day, how many widgets are left?"},
 			},
-			Fixture: "/home/dev/skills/stock-ledger/fixture", Files: map[string]string{".env": "API_URL=http://localhost:8080\n"},
+			Fixture: "/home/dev/skills/stock-ledger/fixture", FixtureHash: "3c1f0a9e5b7d2c4e6f8a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e", Files: map[string]string{".env": "API_URL=http://localhost:8080\n"},
 			Model: "sonnet", JudgeModel: "sonnet", FillerSeed: 7,
 			Fillers: [][]string{c1.Fillers, c2.Fillers, c3.Fillers},
 		},

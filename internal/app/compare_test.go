@@ -296,6 +296,7 @@ func TestCompareNamesAnotherJudge(t *testing.T) {
 			t.Fatal(err)
 		}
 		r.Versions.JudgePrompt, r.Rubric.Model, r.Versions.Claude, r.Isolation, r.Jail = "judge-v3", "claude-sonnet-4-5", "2.1.328", "hermetic", "bubblewrap"
+		r.Plan = &plan.Plan{FixtureHash: strings.Repeat("a1", 32)}
 		edit(r)
 		if err := record.Save(dir, r); err != nil {
 			t.Fatal(err)
@@ -313,6 +314,7 @@ func TestCompareNamesAnotherJudge(t *testing.T) {
 		{"agent CLI version", func(r *record.Run) { r.Versions.Claude = "2.1.400" }},
 		{"isolation", func(r *record.Run) { r.Isolation = "author-config" }},
 		{"jail", func(r *record.Run) { r.Jail = "none" }},
+		{"fixture", func(r *record.Run) { r.Plan.FixtureHash = strings.Repeat("b2", 32) }},
 	} {
 		t.Run(tc.field, func(t *testing.T) {
 			cand := writeRun(t, "stock-ledger", "hash-v2", synthCriteria, convs("pppp", "pppp", "pppp"))
@@ -333,7 +335,7 @@ func TestCompareNamesAnotherJudge(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, out, _ := compareMain(t, a, old)
-	if strings.Contains(out, "judge model differs") || strings.Contains(out, "jail differs") {
+	if strings.Contains(out, "judge model differs") || strings.Contains(out, "jail differs") || strings.Contains(out, "fixture differs") {
 		t.Errorf("an older record's missing values warned about:\n%s", out)
 	}
 	// A named judge model against an older record's default still

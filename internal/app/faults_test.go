@@ -116,6 +116,36 @@ func TestCredentialsRefusedStopsAtOnce(t *testing.T) {
 	}
 }
 
+// A fixture whose contents changed after the run began is refused by
+// resume, before any call, as a changed skill is: the conversations left
+// were copied the new contents and worked on another project than the
+// first ones did.
+func TestResumeRefusesAChangedFixture(t *testing.T) {
+	t.Parallel()
+	s := runScript(t, fastCLI(t), faultScript(t, scripted.Rule{Kind: scripted.KindAgent, Steps: []scripted.Step{{Error: &scripted.HTTPError{Status: 401, Count: 1000}}}}), 1, nil)
+	if s.code != 3 || s.run.Plan == nil || s.run.Plan.Fixture == "" || len(s.run.Plan.FixtureHash) != 64 {
+		t.Fatalf("exit %d, plan %+v", s.code, s.run.Plan)
+	}
+	stock := filepath.Join(s.run.Plan.Fixture, "data", "stock.csv")
+	b, err := os.ReadFile(stock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(stock, append(b, "washers,5\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	calls := len(s.srv.Requests())
+	env := append(DemoEnv(os.Environ(), s.srv.URL()), "VIBE_TEST_CLAUDE="+fastCLI(t))
+	var stdout, stderr bytes.Buffer
+	code := Main(context.Background(), []string{"vibe-test", "resume", s.dir}, IO{Env: env, Stdout: &stdout, Stderr: &stderr})
+	if code != 3 || !strings.Contains(stderr.String(), s.run.Plan.Fixture+": the fixture changed since the run began") {
+		t.Errorf("resume after the fixture changed: exit %d\n%s", code, stderr.String())
+	}
+	if n := len(s.srv.Requests()); n != calls {
+		t.Errorf("%d model calls after the refusal", n-calls)
+	}
+}
+
 // TestJudgeCredentialsRefusedStopsAtOnce: a judge whose key is refused
 // stops the run as an agent's refused key does (faults.md), rather than
 // running every other turn and fresh probe, each paid for and none

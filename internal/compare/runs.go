@@ -201,6 +201,14 @@ func Runs(bases []Sample, cand Sample, alpha float64) *Comparison {
 		// The author's login (settings, CLAUDE.md) or a fresh home, in a
 		// jail or not: what the agent starts from.
 		{"isolation", func(r *record.Run) string { return r.Isolation }, true},
+		// The project the agent works in, by its contents (runs before
+		// fixtures were hashed have none).
+		{"fixture", func(r *record.Run) string {
+			if r.Plan == nil || r.Plan.FixtureHash == "" {
+				return ""
+			}
+			return "hash " + short(r.Plan.FixtureHash)
+		}, true},
 		{"jail", func(r *record.Run) string { return r.Jail }, true},
 		// A resumed process re-reads the whole skill at each invocation; a
 		// live session answers "already loaded": not the same dilution.

@@ -68,6 +68,15 @@ func Resume(ctx context.Context, dir string, r *record.Run, rs ResumeSettings, s
 	if sk.Hash != r.Skill.Hash {
 		return nil, exit.Errorf(exit.Tool, "%s: the skill changed since the run began (hash %.12s, now %.12s): resuming would mix two versions; start a new run", r.Skill.Path, r.Skill.Hash, sk.Hash)
 	}
+	if r.Plan.FixtureHash != "" {
+		now, err := fixtureHash(r.Plan, dir, r.Config.RubricFile, CacheDir("", stdio.Env))
+		if err != nil {
+			return nil, exit.With(exit.Tool, fmt.Errorf("resume needs the run's fixture: %w", err))
+		}
+		if now != r.Plan.FixtureHash {
+			return nil, exit.Errorf(exit.Tool, "%s: the fixture changed since the run began (hash %.12s, now %.12s): resuming would give the conversations left another project; start a new run", r.Plan.Fixture, r.Plan.FixtureHash, now)
+		}
+	}
 	pool, err := fillerPool(r.Plan.Schedule, r.Config.FillersDir)
 	if err != nil {
 		return nil, exit.With(exit.Tool, err)

@@ -21,6 +21,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/plan"
 	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/rubric"
+	"github.com/vibe-test/vibe-test/internal/sandbox"
 	"github.com/vibe-test/vibe-test/internal/skill"
 	"github.com/vibe-test/vibe-test/internal/term"
 )
@@ -242,6 +243,9 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*record.Run, err
 		fmt.Fprintf(stdio.Stderr, "Drafted tasks (saved in plan.json; copy them into %s beside SKILL.md to keep them):\n%s\n", plan.ConfigName, indent(term.Clean(pl.YAML())))
 	}
 	pl.Model, pl.JudgeModel, pl.FillerSeed, pl.Schedule = resolved, judgeModel, o.Seed, sched
+	if pl.FixtureHash, err = fixtureHash(pl, outDir, o.RubricPath, CacheDir(o.CacheDir, stdio.Env)); err != nil {
+		return fail(err)
+	}
 	units := o.units()
 	picks := make([][]fillers.Passage, len(units))
 	for i, index := range units {
@@ -452,4 +456,23 @@ func beforeRun(ctx context.Context, err error) error {
 // was verified on.
 func warnUnverified(w io.Writer, agent, version, verified string) {
 	fmt.Fprintf(w, "warning: %s %s differs from %s, the version vibe-test's parser was verified on; results may be misread\n", agent, version, verified)
+}
+
+// fixtureHash hashes the plan's fixture as the run's sandboxes copy it
+// (sandbox.FixtureHash), without vibe-test's own files they leave out: the
+// run folder, the config, the rubric file and the cache. "" without a
+// fixture.
+func fixtureHash(p *plan.Plan, runDir, rubricFile, cacheDir string) (string, error) {
+	if p.Fixture == "" {
+		return "", nil
+	}
+	exclude := []string{runDir, rubricFile, cacheDir}
+	if p.Source != "drafted" {
+		exclude = append(exclude, p.Source)
+	}
+	h, err := sandbox.FixtureHash(p.Fixture, exclude)
+	if err != nil {
+		return "", fmt.Errorf("fixture %s: %w", p.Fixture, err)
+	}
+	return h, nil
 }

@@ -147,13 +147,17 @@ func nodeError(node ast.Node, field, msg string) error {
 
 // Plan is what the run will do; saved as plan.json.
 type Plan struct {
-	Source     string            `json:"source"` // config path, or "drafted"
-	BaseTask   string            `json:"base_task"`
-	Probes     []Probe           `json:"probes"`
-	Fixture    string            `json:"fixture,omitempty"` // absolute
-	Files      map[string]string `json:"files,omitempty"`
-	Model      string            `json:"model,omitempty"`
-	JudgeModel string            `json:"judge_model,omitempty"`
+	Source   string  `json:"source"` // config path, or "drafted"
+	BaseTask string  `json:"base_task"`
+	Probes   []Probe `json:"probes"`
+	Fixture  string  `json:"fixture,omitempty"` // absolute
+	// FixtureHash covers what a sandbox gets of the fixture
+	// (sandbox.FixtureHash): a resume or a merge refuses a fixture whose
+	// contents changed. Runs before it have none.
+	FixtureHash string            `json:"fixture_hash,omitempty"`
+	Files       map[string]string `json:"files,omitempty"`
+	Model       string            `json:"model,omitempty"`
+	JudgeModel  string            `json:"judge_model,omitempty"`
 	// Schedule is when the probes are asked and what dilutes the context;
 	// nil is the seed's ten turns.
 	Schedule *Schedule `json:"schedule,omitempty"`

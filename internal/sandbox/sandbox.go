@@ -9,6 +9,8 @@
 package sandbox
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -133,7 +135,7 @@ func New(o Options) (sb *Sandbox, err error) {
 	defer dst.Close()
 	excl := newExclusions(o.Exclude, root)
 	if o.Fixture != "" {
-		if err := copyTree(o.Fixture, dst, ".", nil, excl); err != nil {
+		if err := copyTree(o.Fixture, dst, ".", nil, excl, nil); err != nil {
 			return nil, fmt.Errorf("copying fixture %s: %w", o.Fixture, err)
 		}
 	}
@@ -422,14 +424,26 @@ func CopyDir(src, dst string, skip func(rel string) bool) error {
 		return err
 	}
 	defer root.Close()
-	return copyTree(src, root, ".", skip, newExclusions(nil, ""))
+	return copyTree(src, root, ".", skip, newExclusions(nil, ""), nil)
 }
 
 // CheckFixture applies the copy's rules to a fixture without copying it
 // (links that leave it, the caps), so a bad fixture is refused before any
 // conversation starts. exclude are vibe-test's own files, as for New.
 func CheckFixture(dir string, exclude []string) error {
-	return copyTree(dir, nil, ".", nil, newExclusions(exclude, ""))
+	return copyTree(dir, nil, ".", nil, newExclusions(exclude, ""), nil)
+}
+
+// FixtureHash is CheckFixture that also hashes what a sandbox would get of
+// the fixture: each file's path, mode and content, each link's path and
+// target. A run records it, so that a resume or a shard merge can tell a
+// fixture whose contents changed from one at another path.
+func FixtureHash(dir string, exclude []string) (string, error) {
+	h := sha256.New()
+	if err := copyTree(dir, nil, ".", nil, newExclusions(exclude, ""), h); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // exclusions are what a copy leaves out wherever it lies in the source:
@@ -501,8 +515,10 @@ func (e exclusions) skip(p string, d fs.DirEntry) bool {
 // target stays inside src, by its text and in fact, are copied as links;
 // any other link is refused with an error naming it, since a link out of
 // the sandbox would let a write (ours or the agent's) land outside.
-// FIFOs, sockets and devices are left out. A nil dst only checks.
-func copyTree(src string, dst *os.Root, to string, skip func(rel string) bool, excl exclusions) error {
+// FIFOs, sockets and devices are left out. A nil dst only checks. sum,
+// when set, is given each file and link copied, in the walk's (lexical)
+// order.
+func copyTree(src string, dst *os.Root, to string, skip func(rel string) bool, excl exclusions, sum io.Writer) error {
 	st, err := os.Stat(src)
 	if err != nil {
 		return err
@@ -553,6 +569,11 @@ func copyTree(src string, dst *os.Root, to string, skip func(rel string) bool, e
 				return fmt.Errorf("more than %d bytes, expected at most %d (it is copied into every sandbox)", MaxFixtureBytes, MaxFixtureBytes)
 			}
 		}
+		if sum != nil {
+			if err := hashEntry(sum, p, filepath.ToSlash(rel), link, d, info); err != nil {
+				return err
+			}
+		}
 		switch {
 		case dst == nil:
 			return nil // only checking
@@ -565,6 +586,26 @@ func copyTree(src string, dst *os.Root, to string, skip func(rel string) bool, e
 		}
 		return nil // sockets, devices, FIFOs: not part of a skill or fixture
 	})
+}
+
+// hashEntry writes a file's or a link's part of FixtureHash to sum.
+func hashEntry(sum io.Writer, p, rel, link string, d fs.DirEntry, info fs.FileInfo) error {
+	switch {
+	case link != "":
+		fmt.Fprintf(sum, "link\x00%s\x00%s\x00", rel, link)
+	case d.Type().IsRegular():
+		// As copyFile opens it: a FIFO swapped in must not hang us.
+		in, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		fmt.Fprintf(sum, "file\x00%s\x00%o\x00%d\x00", rel, info.Mode().Perm(), info.Size())
+		if n, err := io.Copy(sum, in); err != nil || n != info.Size() {
+			return fmt.Errorf("%s: changed while being read", p)
+		}
+	}
+	return nil
 }
 
 // linkInside: the link's text points inside src, and the kernel's resolution

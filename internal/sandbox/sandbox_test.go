@@ -660,3 +660,73 @@ func TestKillStraysStaysInItsFolder(t *testing.T) {
 		t.Errorf("the process in %s was killed: %v %q", sibling, err, stat)
 	}
 }
+
+// FixtureHash tells a fixture's contents apart, not its path: the same
+// files elsewhere hash alike; a byte, a mode or a link's target changed
+// does not; vibe-test's own outputs, which no sandbox gets (a run folder
+// written into the project), change nothing.
+func TestFixtureHash(t *testing.T) {
+	isolatedTemp(t)
+	newFixture := func() string {
+		t.Helper()
+		dir := t.TempDir()
+		for rel, body := range map[string]string{"stock.csv": "item,count\nbolts,12\n", "docs/README": "read me\n"} {
+			p := filepath.Join(dir, rel)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.Symlink("stock.csv", filepath.Join(dir, "current.csv")); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	hash := func(dir string) string {
+		t.Helper()
+		h, err := FixtureHash(dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	a, b := newFixture(), newFixture()
+	base := hash(a)
+	if got := hash(b); got != base {
+		t.Errorf("the same fixture at another path: %s, not %s", got, base)
+	}
+	run := filepath.Join(b, "runs", "20261207T150000Z-stock-ledger")
+	if err := os.MkdirAll(run, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"run.json", "plan.json"} {
+		if err := os.WriteFile(filepath.Join(run, f), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := hash(b); got != base {
+		t.Errorf("a run folder written into the fixture changed its hash")
+	}
+	for what, change := range map[string]func(dir string) error{
+		"a byte": func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, "stock.csv"), []byte("item,count\nbolts,13\n"), 0o644)
+		},
+		"a mode": func(dir string) error { return os.Chmod(filepath.Join(dir, "docs", "README"), 0o755) },
+		"a link": func(dir string) error {
+			os.Remove(filepath.Join(dir, "current.csv"))
+			return os.Symlink("docs/README", filepath.Join(dir, "current.csv"))
+		},
+		"a file":   func(dir string) error { return os.WriteFile(filepath.Join(dir, "new.txt"), nil, 0o644) },
+		"a rename": func(dir string) error { return os.Rename(filepath.Join(dir, "docs"), filepath.Join(dir, "doc")) },
+	} {
+		dir := newFixture()
+		if err := change(dir); err != nil {
+			t.Fatal(err)
+		}
+		if hash(dir) == base {
+			t.Errorf("%s changed: the same hash", what)
+		}
+	}
+}

@@ -263,6 +263,9 @@ func differs(a, b *record.Run) string {
 	case a.Versions.JudgePrompt != b.Versions.JudgePrompt:
 		// The judge's instructions decide every verdict.
 		return fmt.Sprintf("judge prompt (%s, not %s)", b.Versions.JudgePrompt, a.Versions.JudgePrompt)
+	case fixtureOf(a) != "" && fixtureOf(b) != "" && fixtureOf(a) != fixtureOf(b):
+		// Its path may differ; its contents are what the agent worked on.
+		return fmt.Sprintf("fixture contents (hash %.12s, not %.12s)", fixtureOf(b), fixtureOf(a))
 	case !sameJSON(criteria(a), criteria(b)):
 		return "rubric (extracted differently: put a reviewed rubric.json beside the SKILL.md for every shard)"
 	case !sameJSON(measured(a), measured(b)):
@@ -325,6 +328,15 @@ func diffAt(path string, x, y any) (string, any, any) {
 	return path, x, y
 }
 
+// fixtureOf is the hash of the fixture r's conversations worked on, or ""
+// (none, or a run from before fixtures were hashed).
+func fixtureOf(r *record.Run) string {
+	if r.Plan == nil {
+		return ""
+	}
+	return r.Plan.FixtureHash
+}
+
 // criteria is what of a run's rubric judged it: where it came from (the
 // cache on one machine, a fresh extraction on another) does not matter.
 func criteria(r *record.Run) any {
@@ -349,7 +361,9 @@ func measured(r *record.Run) any {
 	var p plan.Plan
 	if r.Plan != nil {
 		p = *r.Plan
-		p.Source, p.Fixture, p.Fillers = "", "", nil
+		// The fixture's contents are compared on their own (differs), where
+		// both shards recorded them.
+		p.Source, p.Fixture, p.FixtureHash, p.Fillers = "", "", "", nil
 	}
 	// Isolation (hermetic or the author's login) changes what the agent
 	// starts from; the jail does not change what it is asked.

@@ -110,6 +110,23 @@ func TestMergeSaysWhatDiffers(t *testing.T) {
 	if got := differs(a, heldRun(t)); got != "" {
 		t.Errorf("the same run differs: %q", got)
 	}
+	// The fixture's contents, at whatever path: they were not compared.
+	a.Plan.Fixture, a.Plan.FixtureHash = "/ci/one/fixture", "aaaa1111"
+	b = heldRun(t)
+	b.Plan.Fixture, b.Plan.FixtureHash = "/ci/two/fixture", "bbbb2222"
+	if got := differs(a, b); got != "fixture contents (hash bbbb2222, not aaaa1111)" {
+		t.Errorf("another fixture's contents: %q", got)
+	}
+	b.Plan.FixtureHash = a.Plan.FixtureHash
+	if got := differs(a, b); got != "" {
+		t.Errorf("the same fixture at another path: %q", got)
+	}
+	// A shard from before fixtures were hashed is compared as before.
+	b.Plan.FixtureHash = ""
+	if got := differs(a, b); got != "" {
+		t.Errorf("a shard without a fixture hash: %q", got)
+	}
+	a = heldRun(t)
 	// How a machine rides out errors is not what was measured.
 	b = heldRun(t)
 	b.Config.MaxRetries, b.Config.TurnTimeout = a.Config.MaxRetries+3, "15m0s"
