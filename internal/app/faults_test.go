@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -372,6 +373,77 @@ func TestRunStopsWhenItsRecordCannotBeWritten(t *testing.T) {
 	for _, r := range srv.Requests() {
 		if r.Kind == scripted.KindAgent && r.Turn > 2 {
 			t.Fatalf("an agent request of turn %d after run.json could not be written during turn 1", r.Turn)
+		}
+	}
+}
+
+// A run stopped because its record could not be written (a full disk)
+// keeps its conversations' sandboxes, as an interrupted one does: once the
+// record can be written again, resume goes on from the last completed
+// turn. They were removed, and resume ran every turn again from turn 1,
+// each paid for twice.
+func TestResumeAfterTheRecordCouldNotBeWritten(t *testing.T) {
+	t.Parallel()
+	steps := append([]scripted.Step{}, demo.Procedure().Follow...)
+	steps[0].Delay = 2 * time.Second
+	slow := scripted.Rule{Kind: scripted.KindAgent, Persona: "steady", Turns: []int{3}, Steps: steps}
+	_, paths, out, env := demoRun(t, faultScript(t, slow), fastCLI(t))
+	runJSON, turn3 := filepath.Join(out, "run.json"), filepath.Join(out, "conv-1", "turn-03.jsonl")
+	var saved []byte
+	swapped := make(chan error, 1)
+	go func() {
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			if _, err := os.Lstat(turn3); err != nil {
+				continue // turn 3 has not begun
+			}
+			b, err := os.ReadFile(runJSON)
+			if err == nil && os.Remove(runJSON) == nil && os.Mkdir(runJSON, 0o755) == nil {
+				saved = b // the last record written, as a full disk leaves it
+				swapped <- nil
+				return
+			}
+		}
+		swapped <- errors.New("turn 3 never began")
+	}()
+	var stdout, stderr bytes.Buffer
+	code := Main(context.Background(), []string{"vibe-test", paths.Skill, "--config", paths.Config, "--out", out,
+		"--seed", "7", "--conversations", "1", "--max-retries", "1"}, IO{Env: env, Stdout: &stdout, Stderr: &stderr})
+	if err := <-swapped; err != nil {
+		t.Fatal(err)
+	}
+	if code != 3 {
+		t.Fatalf("exit %d, want 3\n%s", code, stderr.String())
+	}
+	// The space is back.
+	if err := os.Remove(runJSON); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(runJSON, saved, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before, err := record.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := before.Conversations[0]; c.Sandbox == "" || len(c.Turns) < 2 {
+		t.Fatalf("the saved record: sandbox %q, %d turns", c.Sandbox, len(c.Turns))
+	}
+	stdout.Reset()
+	stderr.Reset()
+	code = Main(context.Background(), []string{"vibe-test", "resume", out}, IO{Env: env, Stdout: &stdout, Stderr: &stderr})
+	t.Cleanup(func() { removeKeptSandboxesNow(out) })
+	after, err := record.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := after.Conversations[0]
+	if code != 0 || c.Status != record.StatusCompleted || slices.ContainsFunc(c.Notes, func(n string) bool { return strings.Contains(n, "sandbox was gone") }) {
+		t.Errorf("resume: exit %d, conversation %s, notes %q\n%s", code, c.Status, c.Notes, stderr.String())
+	}
+	// A turn run again gets a transcript of its own (turn-NN.run-K.jsonl).
+	for _, turn := range []string{"turn-01", "turn-02"} {
+		if again, _ := filepath.Glob(filepath.Join(out, "conv-1", turn+".run-*.jsonl")); len(again) > 0 {
+			t.Errorf("resume ran %s again: %v", turn, again)
 		}
 	}
 }

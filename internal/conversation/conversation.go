@@ -228,8 +228,11 @@ func (d *Driver) Converse(ctx context.Context, conv *record.Conversation, passag
 	defer func() {
 		// An interrupted conversation keeps its sandbox for resume, and so
 		// does one stopped by a transient error (rate limits, overload, a
-		// timeout): resume continues its session rather than restarting it.
-		if !keep && conv.Status != record.StatusInterrupted {
+		// timeout), or by a fatal error of the run's (a run record that
+		// cannot be written, a refused key): resume continues its session
+		// rather than restarting it. Removed after a full disk stopped the
+		// run, resume ran every turn again from turn 1.
+		if !keep && conv.Status != record.StatusInterrupted && ctx.Err() == nil {
 			// run.json must say how the conversation ended before its
 			// sandbox goes: a SIGKILL between the two would otherwise
 			// leave a record of a running conversation whose session
