@@ -54,7 +54,7 @@ func outputFrom(c *cli.Context) Output {
 // skill's folder, the config, the rubric: a file, or a folder whose files
 // are kept).
 func (o Output) checkFiles(keep ...string) error {
-	if o.JUnit != "" && filepath.Clean(o.JUnit) == filepath.Clean(o.Markdown) {
+	if o.JUnit != "" && o.Markdown != "" && sameFile(o.JUnit, o.Markdown) {
 		return exit.Errorf(exit.Tool, "--junit and --markdown both name %s, expected two files", o.JUnit)
 	}
 	for _, f := range []struct{ flag, path string }{{"--junit", o.JUnit}, {"--markdown", o.Markdown}} {
@@ -80,8 +80,57 @@ func (o Output) checkFiles(keep ...string) error {
 		case !st.IsDir():
 			return exit.Errorf(exit.Tool, "%s %s: %s is a file, expected the file's folder", f.flag, f.path, dir)
 		}
+		// The file is written through a temporary one beside it, which
+		// the folder must take (not read-only, not another user's): tried
+		// now with an empty one, removed at once. Found at the end, it cost
+		// the run and turned its exit code into 3.
+		if err := canCreateIn(dir); err != nil {
+			return exit.Errorf(exit.Tool, "%s %s: folder %s takes no new file (%v), expected a folder vibe-test may write in", f.flag, f.path, dir, unwrapPath(err))
+		}
 	}
 	return nil
+}
+
+// canCreateIn makes and removes an empty file in dir.
+func canCreateIn(dir string) error {
+	f, err := os.CreateTemp(dir, ".vibe-test-*")
+	if err != nil {
+		return err
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// unwrapPath is a *PathError's cause alone ("permission denied"): the
+// message names the folder already.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// sameFile says whether two paths name one file: spelled alike once
+// absolute, in the same folder reached through a link, or one file
+// already (a link to the other, a hard link).
+func sameFile(a, b string) bool {
+	resolved := func(p string) string {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return filepath.Clean(p)
+		}
+		if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+			return filepath.Join(dir, filepath.Base(abs))
+		}
+		return abs
+	}
+	if resolved(a) == resolved(b) {
+		return true
+	}
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(sa, sb)
 }
 
 // styled says whether to show colours and rounded borders: on a terminal,

@@ -1058,7 +1058,22 @@ func checkNewBaseline(set *cases.Set, name string) error {
 	if _, err := os.Stat(BaselineDir(set, name)); err == nil {
 		return exit.Errorf(exit.Tool, "--baseline %s: %s exists, expected a new name (a stored baseline is never written over; delete the folder to make it again)", name, BaselineDir(set, name))
 	}
-	return nil
+	// It is stored once every cell is made: a case set that takes no new
+	// folder (read-only, another user's) is found now, not after the
+	// runs it would have cost.
+	parent := filepath.Join(set.Dir, cases.BaselinesDir)
+	if _, err := os.Stat(parent); err != nil {
+		parent = set.Dir
+	}
+	probe, err := os.MkdirTemp(parent, ".vibe-test-*")
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return exit.Errorf(exit.Tool, "--baseline %s: %s takes no new folder (%v), expected a case set the baseline can be stored in", name, parent, err)
+	}
+	return os.Remove(probe)
 }
 
 // freeName is rel, or rel with -N before its extension for the first N
