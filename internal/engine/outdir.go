@@ -95,8 +95,14 @@ func claimOutDir(dir, marker string) error {
 		if !errors.Is(err, fs.ErrExist) {
 			return err
 		}
-		if entries, rerr := os.ReadDir(dir); rerr != nil || len(entries) > 0 {
-			return err // taken (or not a folder)
+		entries, rerr := os.ReadDir(dir)
+		if rerr != nil {
+			// Not a folder, or one that cannot be read: said as it is,
+			// not as another run's claim.
+			return rerr
+		}
+		if len(entries) > 0 {
+			return err // taken
 		}
 		if err := os.Chmod(dir, record.DirMode); err != nil {
 			return err
@@ -117,12 +123,25 @@ func CheckOutDir(out string) error {
 	}
 	st, err := os.Stat(out)
 	if err != nil {
+		// A link to nothing: the folder cannot be made there, and it was
+		// refused as "another run took the folder".
+		if target, lerr := os.Readlink(out); lerr == nil {
+			return fmt.Errorf("--out %s: a link to %s, which does not exist, expected a new folder", out, target)
+		}
 		return nil
 	}
 	if !st.IsDir() {
 		return fmt.Errorf("--out %s: is a file, expected a new folder", out)
 	}
-	if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 {
+	entries, err := os.ReadDir(out)
+	switch {
+	case err != nil:
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("--out %s: the folder cannot be read (%v), expected a new folder", out, err)
+	case len(entries) > 0:
 		return fmt.Errorf("--out %s: folder exists and is not empty, expected a new folder (a run is never written over another)", out)
 	}
 	return nil
