@@ -7,6 +7,7 @@ import (
 	"io"
 	"path"
 	"path/filepath"
+	"reflect"
 	"strings"
 
 	"github.com/vibe-test/vibe-test/internal/jail"
@@ -24,7 +25,13 @@ const SuitePageName = "index.html"
 // html/template.
 func RenderSuite(w io.Writer, s *record.Suite) error {
 	var buf bytes.Buffer
-	if err := suiteTemplate.Execute(&buf, newSuiteView(s)); err != nil {
+	v := newSuiteView(s)
+	// Control and bidi characters go, as from chart.html: a skill's error
+	// may quote a CLI's stderr, whose escape sequences retitled the
+	// terminal that printed the page and whose U+202E turned its cell
+	// around.
+	cleanStrings(reflect.ValueOf(&v).Elem())
+	if err := suiteTemplate.Execute(&buf, v); err != nil {
 		return fmt.Errorf("rendering %s: %w", SuitePageName, err)
 	}
 	_, err := w.Write(buf.Bytes())

@@ -62,6 +62,21 @@ func TestSuitePage(t *testing.T) {
 	}
 }
 
+// The terminal's control sequences and bidi overrides in a skill's name
+// or error (a CLI's stderr, quoted) are dropped, as chart.html drops them.
+func TestSuitePageDropsControlCharacters(t *testing.T) {
+	s := suiteFixture()
+	s.Skills[0].Name = "stock\x1b]0;retitled\x07-ledger"
+	s.Skills[2].Error = "claude said \x1b[31mred\x1b[0m \u202eliaf"
+	page := renderSuite(t, s)
+	if strings.ContainsAny(page, "\x1b\x07\u202e") {
+		t.Errorf("the suite page holds control or bidi characters: %q", page)
+	}
+	if !strings.Contains(page, "claude said") {
+		t.Error("the error's text is gone with its control characters")
+	}
+}
+
 func TestSuitePageWithoutBypass(t *testing.T) {
 	s := suiteFixture()
 	s.Skills = s.Skills[:2]
