@@ -320,14 +320,14 @@ var htmlTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;max-width:1200px;padding:0 16px;color:#1d1d1f}
 h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:28px 0 8px}
 .sub{color:#666;font-size:12px}
-table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}
+table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top;overflow-wrap:anywhere}
 th{background:#f5f5f7}
 .verdict{padding:10px 14px;border-radius:6px;margin:14px 0}
 .r-pass{background:#e3f5e6}.r-fail{background:#fde2e1}.r-open{background:#fff4d6}.r-error{background:#eee}
 .g-pass{background:#d7f0db}.g-fail{background:#f8d0ce}.g-mixed{background:#fbeec4}.g-na{background:#f2f2f2;color:#999}
 .g-regressed{background:#e8a09b;font-weight:bold}
 .worse{color:#b00020;font-weight:bold}
-pre{white-space:pre-wrap;background:#fafafa;border:1px solid #eee;padding:8px;margin:4px 0}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#fafafa;border:1px solid #eee;padding:8px;margin:4px 0}
 details{margin:6px 0}summary{cursor:pointer}
 .warn{background:#b00020;color:#fff;padding:8px 12px;border-radius:6px}
 .small{font-size:12px;color:#555}

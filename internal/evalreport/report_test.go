@@ -88,8 +88,11 @@ func writeEval(t *testing.T) *eval.Result {
 					m1 = "fail"
 				}
 				msg := "REORDER widgets. data/stock.csv lists 12. Shall I order 20?"
-				if id == "c" {
+				switch id {
+				case "c":
 					msg = hostile
+				case "d":
+					msg = longToken
 				}
 				put(run, id, false, rep, m1, m2, msg)
 			}
@@ -339,6 +342,38 @@ func TestJUnit(t *testing.T) {
 	}
 	if out, err := exec.Command(xmllint, "--noout", "--schema", filepath.Join("..", "junit", "testdata", "junit.xsd"), path).CombinedOutput(); err != nil {
 		t.Fatalf("the JUnit report does not validate: %v\n%s", err, out)
+	}
+}
+
+// longToken is a message with a word wider than any page: a URL, a
+// base64 blob.
+var longToken = "See https://example.com/" + strings.Repeat("a", 3000) + " for the ledger."
+
+// report.html stays as wide as its window with every case opened, though a
+// message holds a 3,000-character word: the page was 25,480 pixels wide.
+func TestHTMLWrapsLongWords(t *testing.T) {
+	if _, err := os.Stat(testenv.ChromiumPath); err != nil {
+		testenv.Missing(t, fmt.Sprintf("%s is missing (apt-get install -y chromium)", testenv.ChromiumPath))
+	}
+	page := filepath.Join(t.TempDir(), "report.html")
+	var b bytes.Buffer
+	if err := HTML(&b, NewView(writeEval(t))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(page, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	browser := testenv.StartBrowser(t, t.TempDir())
+	tab := browser.Load(t, "file://"+page, 1280, 800)
+	defer tab.Close()
+	tab.Run(t, `document.querySelectorAll("details").forEach(d => d.open = true);
+document.documentElement.setAttribute("data-width", document.documentElement.scrollWidth)`)
+	m := regexp.MustCompile(`data-width="(\d+)"`).FindStringSubmatch(tab.DOM(t))
+	if m == nil {
+		t.Fatal("the page's width was not measured")
+	}
+	if w, _ := strconv.Atoi(m[1]); w > 1280 {
+		t.Errorf("report.html is %d pixels wide in a 1280-pixel window", w)
 	}
 }
 
