@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -890,5 +891,45 @@ func TestControlCharactersDropped(t *testing.T) {
 	page := renderPageT(t, d)
 	if strings.ContainsAny(page, "\x1b\x07\u009b\u202e") || !strings.Contains(page, "stock[31mRED[0m") || !strings.Contains(page, "evidence") {
 		t.Errorf("control characters reached chart.html, or the text was lost")
+	}
+}
+
+// The plot keeps its height however many conversations the legend lists:
+// a fixed 600-pixel chart gave it 110 pixels at 40 conversations and none
+// from about 53, the legend over the title. Past maxLegendRows the legend
+// pages instead of growing.
+func TestPlotKeepsItsHeight(t *testing.T) {
+	base := run(false)
+	for _, n := range []int{1, 10, 23, 40, 60, 200} {
+		d := base
+		d.Conversations = nil
+		for i := range n {
+			c := base.Conversations[i%len(base.Conversations)]
+			c.Label = fmt.Sprintf("conv %d", i+1)
+			d.Conversations = append(d.Conversations, c)
+		}
+		line, err := build(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		height, err := strconv.Atoi(strings.TrimSuffix(line.Initialization.Height, "px"))
+		if err != nil {
+			t.Fatalf("%d conversations: height %q", n, line.Initialization.Height)
+		}
+		opt, err := OptionJSON(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var o struct {
+			Grid []struct{ Top, Bottom string } `json:"grid"`
+		}
+		if err := json.Unmarshal(opt, &o); err != nil || len(o.Grid) != 1 {
+			t.Fatalf("%d conversations: grid %v (%v)", n, o.Grid, err)
+		}
+		top, _ := strconv.Atoi(o.Grid[0].Top)
+		bottom, _ := strconv.Atoi(o.Grid[0].Bottom)
+		if plot := height - top - bottom; plot < 400 || height > chartHeight+legendRowHeight*(maxLegendRows-1) {
+			t.Errorf("%d conversations: a %d-pixel plot in a %d-pixel chart (top %d, bottom %d)", n, plot, height, top, bottom)
+		}
 	}
 }

@@ -37,6 +37,13 @@ const (
 	// chart ("conv 10 context" is the widest), each row this high.
 	legendPerRow    = 6
 	legendRowHeight = 24
+	// chartHeight is the chart's height with a one-row legend; each more
+	// row of legend adds its own height, so the plot keeps its size
+	// (it was squashed to 22 px at 50 conversations). Past maxLegendRows
+	// the legend is one row that pages (echarts' scroll legend): 200
+	// conversations would have made it 67 rows.
+	chartHeight   = 600
+	maxLegendRows = 8
 )
 
 // palette gives conversation i its colour; its result line and its
@@ -142,8 +149,12 @@ func build(d Data) (*charts.Line, error) {
 	if compactions != nil {
 		entries++
 	}
-	legendRows := max(1, (entries+legendPerRow-1)/legendPerRow)
-	gridBottom := strconv.Itoa(80 + legendRowHeight*(legendRows-1))
+	legendRows, legendType := max(1, (entries+legendPerRow-1)/legendPerRow), ""
+	if legendRows > maxLegendRows {
+		legendRows, legendType = 1, "scroll"
+	}
+	legendExtra := legendRowHeight * (legendRows - 1)
+	gridBottom := strconv.Itoa(80 + legendExtra)
 
 	line := charts.NewLine()
 	// go-echarts writes its own palette into the option; make it ours.
@@ -156,7 +167,7 @@ func build(d Data) (*charts.Line, error) {
 			ChartID:   chartID,
 			PageTitle: pageTitle(d.Title),
 			Width:     "1000px",
-			Height:    "600px",
+			Height:    strconv.Itoa(chartHeight+legendExtra) + "px",
 			// SVG keeps text crisp and selectable, and lets a test see
 			// what was drawn in the DOM.
 			Renderer: "svg",
@@ -166,7 +177,7 @@ func build(d Data) (*charts.Line, error) {
 		// screenshots deterministic.
 		charts.WithAnimation(false),
 		charts.WithTitleOpts(opts.Title{Title: d.Title, Subtitle: d.Subtitle, Left: "center", Top: "10"}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Bottom: "10"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: legendType, Bottom: "10"}),
 		charts.WithGridOpts(opts.Grid{Top: gridTop, Bottom: gridBottom, Left: "80", Right: "90"}),
 		charts.WithXAxisOpts(opts.XAxis{
 			Type:         "value",
