@@ -398,7 +398,11 @@ func Render(w io.Writer, d Data) error {
 	// go-echarts does not escape.
 	line.AddCustomizedHeaders("<script>"+scriptSlot+"</script>", pageStyle)
 
-	page, err := renderPage(safePage{Line: line, option: option})
+	// The title goes in after go-echarts' pass too, which deleted any
+	// "__f__" in it (a skill named by its folder may hold one).
+	title := line.Initialization.PageTitle
+	line.Initialization.PageTitle = titleSlot
+	page, err := renderPage(safePage{Line: line, option: option, title: title})
 	if err != nil {
 		return err
 	}
@@ -433,7 +437,14 @@ func Render(w io.Writer, d Data) error {
 type safePage struct {
 	*charts.Line
 	option []byte
+	// title replaces the page's titleSlot, escaped for HTML; "" for a
+	// snippet, which has no <title>.
+	title string
 }
+
+// titleSlot stands in for the page's <title> while go-echarts renders, as
+// optionSlot does for the option.
+const titleSlot = "vibe-chart-title-slot"
 
 // JSONNotEscaped returns the slot the option goes into once go-echarts has
 // rendered (withOption).
@@ -472,7 +483,14 @@ func renderPage(p safePage) (page []byte, err error) {
 	if err := render.NewChartRender(p).Render(&buf); err != nil {
 		return nil, fmt.Errorf("rendering chart.html: %w", err)
 	}
-	return withOption(buf.Bytes(), p.option)
+	page, err = withOption(buf.Bytes(), p.option)
+	if err != nil {
+		return nil, err
+	}
+	if n := bytes.Count(page, []byte(titleSlot)); n != 1 {
+		return nil, fmt.Errorf("rendering chart.html: %d slots for the page's title, want 1", n)
+	}
+	return bytes.Replace(page, []byte(titleSlot), []byte(template.HTMLEscapeString(p.title)), 1), nil
 }
 
 // renderSnippet runs go-echarts' templates for a chart's element and script

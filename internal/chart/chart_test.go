@@ -481,6 +481,13 @@ func TestFuncMarker(t *testing.T) {
 			t.Errorf("label %q: series name in page = %q", label, got)
 		}
 	}
+	// The page's <title>, which go-echarts' template writes: "stock__f__ledger"
+	// was titled "stockledger".
+	d := run(false)
+	d.Title = `stock__f__ledger <b> — decay over 10 turns`
+	if page := renderPageT(t, d); !strings.Contains(page, "<title>stock__f__ledger &lt;b&gt; — decay over 10 turns</title>") {
+		t.Errorf("the page's title is not the run's: %s", regexp.MustCompile(`<title>.*</title>`).FindString(page))
+	}
 }
 
 // remoteRef matches an attribute that would load something from a host.
