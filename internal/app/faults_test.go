@@ -448,6 +448,44 @@ func TestResumeAfterTheRecordCouldNotBeWritten(t *testing.T) {
 	}
 }
 
+// A resume of a run still going (another terminal, a CI job not yet
+// stopped) is refused, before any call: it ran the run's turns again on
+// the same sessions, each paid for twice, and cut back the session file
+// the live run was writing.
+func TestResumeOfALiveRunRefused(t *testing.T) {
+	t.Parallel()
+	steps := append([]scripted.Step{}, demo.Procedure().Follow...)
+	steps[0].Delay = 2 * time.Second
+	slow := scripted.Rule{Kind: scripted.KindAgent, Persona: "steady", Turns: []int{3}, Steps: steps}
+	_, paths, out, env := demoRun(t, faultScript(t, slow), fastCLI(t))
+	done := make(chan int, 1)
+	var stdout, stderr bytes.Buffer
+	go func() {
+		done <- Main(context.Background(), []string{"vibe-test", paths.Skill, "--config", paths.Config, "--out", out,
+			"--seed", "7", "--conversations", "1", "--max-retries", "1"}, IO{Env: env, Stdout: &stdout, Stderr: &stderr})
+	}()
+	turn3 := filepath.Join(out, "conv-1", "turn-03.jsonl")
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if _, err := os.Lstat(turn3); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("turn 3 never began")
+		}
+	}
+	var rout, rerr bytes.Buffer
+	code := Main(context.Background(), []string{"vibe-test", "resume", out}, IO{Env: env, Stdout: &rout, Stderr: &rerr})
+	if code != 3 || !strings.Contains(rerr.String(), "another vibe-test process is running or resuming it") {
+		t.Errorf("resume beside the live run: exit %d\n%s", code, rerr.String())
+	}
+	if code := <-done; code != 0 {
+		t.Errorf("the live run: exit %d\n%s", code, stderr.String())
+	}
+	if again, _ := filepath.Glob(filepath.Join(out, "conv-1", "*.run-*.jsonl")); len(again) > 0 {
+		t.Errorf("turns run again: %v", again)
+	}
+}
+
 // TestNoTurnRetryPastTheBudget: a turn that spent the last of the budget
 // and then failed on a transient error is not tried again (each new try
 // is paid for: the old code tried it --turn-retries times more, past

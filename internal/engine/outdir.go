@@ -11,6 +11,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/vibe-test/vibe-test/internal/record"
 )
 
@@ -145,4 +147,26 @@ func CheckOutDir(out string) error {
 		return fmt.Errorf("--out %s: folder exists and is not empty, expected a new folder (a run is never written over another)", out)
 	}
 	return nil
+}
+
+// LockFolder takes dir (a run's or an eval's folder) for this process
+// until release: a second vibe-test that runs or resumes it meanwhile is
+// refused. Neither was: a resume beside the live run ran its turns again
+// on the same sessions, and two resumes collided on transcript names,
+// each paying for the same turns. The lock is flock(2) on the folder,
+// which the kernel drops when the process ends, however it ends; the
+// descriptor is not inherited by the CLIs the run starts (O_CLOEXEC).
+func LockFolder(dir string) (release func(), err error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%s: another vibe-test process is running or resuming it, expected none: let it end (or stop it), then resume", dir)
+		}
+		return nil, fmt.Errorf("%s: locking the folder: %w", dir, err)
+	}
+	return func() { f.Close() }, nil
 }

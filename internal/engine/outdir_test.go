@@ -72,3 +72,22 @@ func TestRunFolderCreatedAtomically(t *testing.T) {
 		t.Errorf("second run into the same --out: %v", err)
 	}
 }
+
+// A folder locked by one run or resume refuses a second until the first
+// lets it go; the lock is the folder's, not the path's spelling.
+func TestLockFolder(t *testing.T) {
+	dir := t.TempDir()
+	release, err := LockFolder(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LockFolder(filepath.Join(dir, ".")); err == nil || !strings.Contains(err.Error(), "another vibe-test process is running or resuming it") {
+		t.Fatalf("a second lock of a locked folder: %v", err)
+	}
+	release()
+	again, err := LockFolder(dir)
+	if err != nil {
+		t.Fatalf("a lock after the release: %v", err)
+	}
+	again()
+}

@@ -58,6 +58,11 @@ func Finished(r *record.Run) bool {
 // config dir (in the run's own jail), and unjudged turns are judged. r is
 // the run loaded from dir.
 func Resume(ctx context.Context, dir string, r *record.Run, rs ResumeSettings, stdio IO, h Hooks) (*record.Run, error) {
+	release, err := LockFolder(dir)
+	if err != nil {
+		return nil, exit.With(exit.Tool, err)
+	}
+	defer release()
 	if r.Plan == nil || len(r.Conversations) == 0 {
 		return nil, exit.Errorf(exit.Tool, "%s: the run stopped before its conversations began (no plan in run.json): start a new run", dir)
 	}

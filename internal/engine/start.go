@@ -143,6 +143,11 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*record.Run, err
 	if err != nil {
 		return nil, exit.With(exit.Tool, err)
 	}
+	release, err := LockFolder(outDir)
+	if err != nil {
+		return nil, exit.With(exit.Tool, err)
+	}
+	defer release()
 	spec := JailSpec(jailKind, stdio.Env, turnBinary, turnHermetic, claude.AuthorConfigDir(),
 		outDir, sk.Dir, filepath.Dir(cfgPath), CacheDir(o.CacheDir, stdio.Env))
 	cold.jail = spec

@@ -467,6 +467,11 @@ func Start(ctx context.Context, s Settings, stdio IO) (*Result, error) {
 	if err != nil {
 		return nil, exit.With(exit.Tool, err)
 	}
+	release, err := engine.LockFolder(dir)
+	if err != nil {
+		return nil, exit.With(exit.Tool, err)
+	}
+	defer release()
 	rec := &Record{
 		SchemaVersion: SchemaVersion, Kind: Kind, Status: StatusRunning, StartedAt: time.Now().UTC(), Mode: s.mode(),
 		Versions: tc.versions(),

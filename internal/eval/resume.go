@@ -24,6 +24,13 @@ func Resume(ctx context.Context, dir string, stdio IO) (*Result, error) {
 	if err != nil {
 		return nil, exit.With(exit.Tool, err)
 	}
+	// Read first: a folder that is no eval's is said to be so. Locked
+	// before anything is made: a live eval's cells would be made twice.
+	release, err := engine.LockFolder(dir)
+	if err != nil {
+		return nil, exit.With(exit.Tool, err)
+	}
+	defer release()
 	if rec.Rejudged {
 		// Its cells are read and graded messages, which resume would
 		// generate afresh into it.
