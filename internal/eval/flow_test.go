@@ -1054,3 +1054,21 @@ func TestBaselineCellsEditedAreRefused(t *testing.T) {
 		}
 	}
 }
+
+// An eval folder another process is running or resuming is not resumed
+// beside it: its cells would be made twice, each paid for.
+func TestResumeOfALiveEvalRefused(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, eval.RecordFile), []byte(`{"schema_version": 1, "kind": "eval", "status": "running", "mode": "run"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	release, err := engine.LockFolder(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	_, err = eval.Resume(context.Background(), dir, eval.IO{Env: os.Environ(), Stderr: io.Discard})
+	if err == nil || !strings.Contains(err.Error(), "another vibe-test process is running or resuming it") || exit.Code(err) != exit.Tool {
+		t.Errorf("resume of a locked eval: %v", err)
+	}
+}
