@@ -261,6 +261,9 @@ func runEval(ctx context.Context, o EvalOptions, stdio IO) error {
 	if err := o.Output.checkOutside(o.Settings.OutDir); err != nil {
 		return err
 	}
+	if err := outsideCaseSet(o); err != nil {
+		return err
+	}
 	res, err := eval.Start(ctx, o.Settings, eio)
 	if res != nil {
 		if serr := showEval(res, o.Output, stdio); serr != nil && err == nil {
@@ -380,4 +383,38 @@ func evalCommand(ch *chosen, stdio IO) *cli.Command {
 		Flags:  evalFlags(),
 		Action: bind(ch, stdio, evalOptions, runEval),
 	}
+}
+
+// outsideCaseSet refuses an eval's output (--out, or vibe-runs/ in the
+// working folder without it, --junit, --markdown) inside its case set:
+// written there, it changes what is measured. A report in a case's fixture
+// changed the case's hash, and the next eval --against refused its
+// baseline; an eval folder there is a folder with no case.yaml, and the
+// case set no longer loaded. A case set that cannot be found is left to
+// the eval to say so.
+func outsideCaseSet(o EvalOptions) error {
+	dir := o.Settings.CasesDir
+	if dir == "" {
+		sk, err := skill.Load(o.Settings.SkillPath)
+		if err != nil {
+			return nil
+		}
+		if dir, err = eval.FindCases("", sk); err != nil {
+			return nil
+		}
+	}
+	set := resolvedPath(dir)
+	out, outFlag := o.Settings.OutDir, "--out"
+	if out == "" {
+		out, outFlag = "vibe-runs", "the eval folder (vibe-runs/ in the working folder, without --out)"
+	}
+	for _, f := range []struct{ flag, path string }{{outFlag, out}, {"--junit", o.Output.JUnit}, {"--markdown", o.Output.Markdown}} {
+		if f.path == "" {
+			continue
+		}
+		if p := resolvedPath(f.path); p == set || strings.HasPrefix(p, set+string(filepath.Separator)) {
+			return exit.Errorf(exit.Tool, "%s %s: inside the case set %s, expected a path outside it (what is written there changes the cases measured)", f.flag, f.path, dir)
+		}
+	}
+	return nil
 }

@@ -91,6 +91,22 @@ func (o Output) checkFiles(keep ...string) error {
 	return nil
 }
 
+// resolvedPath is p absolute, with the links of its folders resolved (p
+// itself need not exist yet): two spellings of one place give one path.
+func resolvedPath(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.Clean(p)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real
+	}
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		return filepath.Join(dir, filepath.Base(abs))
+	}
+	return abs
+}
+
 // canCreateIn makes and removes an empty file in dir.
 func canCreateIn(dir string) error {
 	f, err := os.CreateTemp(dir, ".vibe-test-*")
@@ -115,17 +131,7 @@ func unwrapPath(err error) error {
 // absolute, in the same folder reached through a link, or one file
 // already (a link to the other, a hard link).
 func sameFile(a, b string) bool {
-	resolved := func(p string) string {
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			return filepath.Clean(p)
-		}
-		if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
-			return filepath.Join(dir, filepath.Base(abs))
-		}
-		return abs
-	}
-	if resolved(a) == resolved(b) {
+	if resolvedPath(a) == resolvedPath(b) {
 		return true
 	}
 	sa, errA := os.Stat(a)
