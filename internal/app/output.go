@@ -14,6 +14,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/vibe-test/vibe-test/internal/chart"
+	"github.com/vibe-test/vibe-test/internal/evalreport"
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/junit"
 	"github.com/vibe-test/vibe-test/internal/ownfile"
@@ -217,8 +219,8 @@ func (o Output) checkOutside(out string) error {
 		if err != nil || !strings.HasPrefix(abs, root+string(filepath.Separator)) {
 			continue
 		}
-		if recordExt(abs) {
-			return exit.Errorf(exit.Tool, "%s %s: inside --out %s, where the record is written, expected another file (a .json or .jsonl there is the record's)", f.flag, f.path, out)
+		if recordExt(abs) || ownPage(abs) {
+			return exit.Errorf(exit.Tool, "%s %s: inside --out %s, where the record is written, expected another file (a .json or .jsonl there is the record's; chart.html, index.html and report.html its pages)", f.flag, f.path, out)
 		}
 	}
 	return nil
@@ -257,6 +259,17 @@ var folderRecords = []string{"run.json", record.SuiteFile, "eval.json"}
 
 // recordExt says whether path is named as a folder's records are: JSON
 // (run.json, cells, verdicts) or JSON lines (transcripts).
+// ownPage says whether path is named as the pages vibe-test writes into
+// its folders (a run's chart.html, a suite's index.html, an eval's
+// report.html): --markdown OUT/chart.html replaced the run's chart.
+func ownPage(path string) bool {
+	switch filepath.Base(path) {
+	case "chart.html", chart.SuitePageName, evalreport.HTMLName:
+		return true
+	}
+	return false
+}
+
 func recordExt(path string) bool {
 	ext := filepath.Ext(path)
 	return ext == ".json" || ext == ".jsonl"
