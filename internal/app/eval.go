@@ -255,7 +255,7 @@ func runEval(ctx context.Context, o EvalOptions, stdio IO) error {
 		e.Write(stdio.Stdout, term.Line)
 		return nil
 	}
-	if err := o.Output.checkFiles(append(skillFolders([]string{o.Settings.SkillPath}), o.Settings.CasesDir)...); err != nil {
+	if err := o.Output.checkFiles(o.Settings.OutDir, append(skillFolders([]string{o.Settings.SkillPath}), o.Settings.CasesDir)...); err != nil {
 		return err
 	}
 	if err := o.Output.checkOutside(o.Settings.OutDir); err != nil {

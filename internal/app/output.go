@@ -55,7 +55,12 @@ func outputFrom(c *cli.Context) Output {
 // transcript of a run, suite or eval folder, or what keep names (the
 // skill's folder, the config, the rubric: a file, or a folder whose files
 // are kept).
-func (o Output) checkFiles(keep ...string) error {
+//
+// out is the folder the command is about to make (--out), or "": a report
+// directly in it (`--out results --junit results/junit.xml`, a CI job's
+// layout) has a folder by the time it is written, and was refused as
+// having none.
+func (o Output) checkFiles(out string, keep ...string) error {
 	if o.JUnit != "" && o.Markdown != "" && sameFile(o.JUnit, o.Markdown) {
 		return exit.Errorf(exit.Tool, "--junit and --markdown both name %s, expected two files", o.JUnit)
 	}
@@ -74,6 +79,9 @@ func (o Output) checkFiles(keep ...string) error {
 		}
 		dir := filepath.Dir(f.path)
 		st, err := os.Stat(dir)
+		if errors.Is(err, fs.ErrNotExist) && out != "" && resolvedPath(dir) == resolvedPath(out) {
+			continue // made by the command, before the report is written
+		}
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			return exit.Errorf(exit.Tool, "%s %s: no folder %s, expected the file's folder to exist", f.flag, f.path, dir)

@@ -298,7 +298,7 @@ func TestReportsNeverWriteOverKeptFiles(t *testing.T) {
 	if code := Main(t.Context(), []string{"vibe-test", "report", run, "--junit", own}, IO{Env: os.Environ(), Stdout: &stdout, Stderr: &stderr}); code != 0 {
 		t.Fatalf("report --junit: exit %d %s", code, stderr.String())
 	}
-	if err := (Output{JUnit: own, Markdown: filepath.Join(skill, "summary.md")}).checkFiles(skill); err != nil {
+	if err := (Output{JUnit: own, Markdown: filepath.Join(skill, "summary.md")}).checkFiles("", skill); err != nil {
 		t.Errorf("vibe-test's own junit.xml in the skill's folder: %v", err)
 	}
 }

@@ -233,7 +233,7 @@ func mergeOptions(c *cli.Context) (MergeOptions, error) {
 // runMerge joins shard folders into one suite folder and exits with the
 // merged suite's code.
 func runMerge(ctx context.Context, o MergeOptions, stdio IO) error {
-	if err := o.Output.checkFiles(); err != nil {
+	if err := o.Output.checkFiles(o.Out); err != nil {
 		return err
 	}
 	if err := o.Output.checkOutside(o.Out); err != nil {
