@@ -470,6 +470,10 @@ func loadCase(dir, id string, holdout bool) (*Case, error) {
 	if c.Key == nil {
 		return nil, fmt.Errorf("%s:1: null, expected a JSON object", kp)
 	}
+	if path, line, dup := jsonerr.DuplicateKey(c.KeyRaw); dup {
+		// JSON keeps the last: the grader would have seen half the key.
+		return nil, fmt.Errorf("%s:%d: field %q given twice, expected it once (only the last would count)", kp, line, path)
+	}
 	if c.Hash, err = caseHash(c); err != nil {
 		return nil, err
 	}

@@ -213,3 +213,66 @@ func join(path, key string) string {
 	}
 	return path + "." + key
 }
+
+// DuplicateKey finds the first key that one JSON object of data holds
+// twice: its path ("correct", "criteria[2].id") and the line of its second
+// appearance. encoding/json keeps the last value without a word, so a
+// hand-edited file (an answer key, a reviewed rubric) that repeats a key
+// loses the first silently. Not ok for data without one, or that is not
+// JSON (its decoding says so).
+func DuplicateKey(data []byte) (path string, line int, ok bool) {
+	type frame struct {
+		keys   map[string]bool // an object's keys so far; nil for an array
+		path   string
+		index  int    // an array's next element
+		key    string // an object's key whose value comes next
+		expect bool   // an object's next token is a key
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var stack []*frame
+	// child is the path of the value about to start in the top frame.
+	child := func() string {
+		if len(stack) == 0 {
+			return ""
+		}
+		top := stack[len(stack)-1]
+		if top.keys == nil {
+			p := fmt.Sprintf("%s[%d]", top.path, top.index)
+			top.index++
+			return p
+		}
+		top.expect = true
+		return join(top.path, top.key)
+	}
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", 0, false
+		}
+		if len(stack) > 0 {
+			if top := stack[len(stack)-1]; top.keys != nil && top.expect {
+				if key, isKey := tok.(string); isKey {
+					if top.keys[key] {
+						return join(top.path, key), LineAt(data, dec.InputOffset()), true
+					}
+					top.keys[key], top.key, top.expect = true, key, false
+					continue
+				}
+			}
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &frame{keys: map[string]bool{}, path: child(), expect: true})
+		case json.Delim('['):
+			stack = append(stack, &frame{path: child()})
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			if len(stack) == 0 {
+				return "", 0, false
+			}
+		default:
+			child()
+		}
+	}
+}

@@ -76,3 +76,26 @@ func TestFormatWithoutFile(t *testing.T) {
 		t.Errorf("got %q, want %q", err, want)
 	}
 }
+
+func TestDuplicateKey(t *testing.T) {
+	for _, tc := range []struct {
+		data, path string
+		line       int
+	}{
+		{`{"correct": ["A"], "invalid": [], "correct": ["B"]}`, "correct", 1},
+		{"{\n  \"a\": {\"x\": 1},\n  \"b\": [{\"id\": 1}, {\"id\": 2,\n \"id\": 3}]\n}", "b[1].id", 4},
+		{`{"a": {"x": 1, "y": {"x": 2}}, "z": [[{"k": 1, "k": 2}]]}`, "z[0][0].k", 1},
+	} {
+		path, line, ok := DuplicateKey([]byte(tc.data))
+		if !ok || path != tc.path || line != tc.line {
+			t.Errorf("%s: %q line %d (%v), want %q line %d", tc.data, path, line, ok, tc.path, tc.line)
+		}
+	}
+	// The same key in two objects, a key equal to a value, arrays of
+	// scalars, and what is not JSON: no duplicate.
+	for _, data := range []string{`{"a": {"x": 1}, "b": {"x": 1}}`, `{"a": "a", "b": ["a", "a"]}`, `[1, 1, {"a": 1}, {"a": 2}]`, `{"a": `, `not json`} {
+		if path, _, ok := DuplicateKey([]byte(data)); ok {
+			t.Errorf("%s: duplicate %q", data, path)
+		}
+	}
+}

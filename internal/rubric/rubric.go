@@ -85,6 +85,11 @@ func parse(b []byte, file string) (*Rubric, error) {
 		}
 		return nil, jsonerr.Format(file, b, err, "a rubric")
 	}
+	if path, line, dup := jsonerr.DuplicateKey(b); dup && file != "" {
+		// JSON keeps the last: a reviewed rubric.json lost the first
+		// silently. (A model's answer is its schema's, checked as such.)
+		return nil, fmt.Errorf("%s:%d: not a rubric: field %q given twice, expected it once (only the last would count)", file, line, path)
+	}
 	// One rubric, nothing after it: a second one back to back was ignored.
 	end := dec.InputOffset()
 	if _, err := dec.Token(); err != io.EOF {
