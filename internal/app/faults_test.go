@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -483,6 +484,50 @@ func TestResumeOfALiveRunRefused(t *testing.T) {
 	}
 	if again, _ := filepath.Glob(filepath.Join(out, "conv-1", "*.run-*.jsonl")); len(again) > 0 {
 		t.Errorf("turns run again: %v", again)
+	}
+}
+
+// A run started with paths relative to its working folder (--config,
+// the fixture it names, the config inside that fixture) resumes from
+// another working folder: the paths are recorded absolute. Resolved
+// there, the config was hashed with the fixture it lies in, and resume
+// refused the fixture as changed; the fixture itself was looked for in
+// the wrong place.
+func TestResumeFromAnotherFolder(t *testing.T) {
+	t.Parallel()
+	fault := scripted.Rule{Kind: scripted.KindAgent, Turns: []int{3}, Steps: []scripted.Step{{Error: &scripted.HTTPError{Status: 401, Count: 2}}}}
+	_, paths, out, env := demoRun(t, faultScript(t, fault), fastCLI(t))
+	files := filepath.Dir(paths.Config)
+	b, err := os.ReadFile(paths.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(files, "fixture", "ci", "vt.yaml")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte(strings.Replace(string(b), "fixture: fixture", "fixture: ../../fixture", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// In a process of its own, whose working folder the test chooses.
+	bin := vibeTestBinary(t)
+	vibeTest := func(dir string, args ...string) (int, string) {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir, cmd.Env = dir, env
+		b, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatal(err)
+		}
+		return cmd.ProcessState.ExitCode(), string(b)
+	}
+	code, output := vibeTest(files, paths.Skill, "--config", "fixture/ci/vt.yaml", "--out", out, "--seed", "7", "--conversations", "1", "--max-retries", "1")
+	t.Cleanup(func() { removeKeptSandboxesNow(out) })
+	if code != 3 || !strings.Contains(output, "refused the credentials") {
+		t.Fatalf("the run: exit %d, want 3 after the refused key\n%s", code, output)
+	}
+	if code, output = vibeTest(t.TempDir(), "resume", out); code != 0 {
+		t.Errorf("resume from another folder: exit %d\n%s", code, output)
 	}
 }
 

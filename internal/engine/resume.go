@@ -188,6 +188,9 @@ func SavedRunSetup(dir string, r *record.Run, env []string, purpose string) (bin
 }
 
 func absDir(dir string) string {
+	if dir == "" {
+		return ""
+	}
 	if abs, err := filepath.Abs(dir); err == nil {
 		return abs
 	}
