@@ -435,8 +435,8 @@ func CheckFixture(dir string, exclude []string) error {
 }
 
 // FixtureHash is CheckFixture that also hashes what a sandbox would get of
-// the fixture: each file's path, mode and content, each link's path and
-// target. A run records it, so that a resume or a shard merge can tell a
+// the fixture: each file's path, whether it is executable, and its
+// content, each link's path and target. A run records it, so that a resume or a shard merge can tell a
 // fixture whose contents changed from one at another path.
 func FixtureHash(dir string, exclude []string) (string, error) {
 	h := sha256.New()
@@ -600,7 +600,10 @@ func hashEntry(sum io.Writer, p, rel, link string, d fs.DirEntry, info fs.FileIn
 			return err
 		}
 		defer in.Close()
-		fmt.Fprintf(sum, "file\x00%s\x00%o\x00%d\x00", rel, info.Mode().Perm(), info.Size())
+		// The executable bit alone of the mode: what git keeps, and what
+		// differs in a sandbox's copy whatever the umask (0644 and 0664
+		// checkouts of one commit hashed apart, and merge refused them).
+		fmt.Fprintf(sum, "file\x00%s\x00%t\x00%d\x00", rel, info.Mode().Perm()&0o111 != 0, info.Size())
 		if n, err := io.Copy(sum, in); err != nil || n != info.Size() {
 			return fmt.Errorf("%s: changed while being read", p)
 		}

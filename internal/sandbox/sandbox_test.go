@@ -662,8 +662,8 @@ func TestKillStraysStaysInItsFolder(t *testing.T) {
 }
 
 // FixtureHash tells a fixture's contents apart, not its path: the same
-// files elsewhere hash alike; a byte, a mode or a link's target changed
-// does not; vibe-test's own outputs, which no sandbox gets (a run folder
+// files elsewhere hash alike, and under another umask; a byte, an
+// executable bit or a link's target changed does not; vibe-test's own outputs, which no sandbox gets (a run folder
 // written into the project), change nothing.
 func TestFixtureHash(t *testing.T) {
 	isolatedTemp(t)
@@ -708,6 +708,13 @@ func TestFixtureHash(t *testing.T) {
 	}
 	if got := hash(b); got != base {
 		t.Errorf("a run folder written into the fixture changed its hash")
+	}
+	// A checkout under another umask: git keeps the executable bit only.
+	if err := os.Chmod(filepath.Join(b, "stock.csv"), 0o664); err != nil {
+		t.Fatal(err)
+	}
+	if got := hash(b); got != base {
+		t.Errorf("a file made group-writable changed the hash")
 	}
 	for what, change := range map[string]func(dir string) error{
 		"a byte": func(dir string) error {
