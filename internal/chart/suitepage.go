@@ -30,7 +30,18 @@ func RenderSuite(w io.Writer, s *record.Suite) error {
 	// may quote a CLI's stderr, whose escape sequences retitled the
 	// terminal that printed the page and whose U+202E turned its cell
 	// around.
+	// The links are paths, not text: a run folder's name may hold a bidi
+	// mark (engine.FolderPart keeps them), which cleaned away pointed the
+	// link at a folder that does not exist. html/template escapes them
+	// as URLs.
+	links := make([]string, len(v.Rows))
+	for i, r := range v.Rows {
+		links[i] = r.Chart
+	}
 	cleanStrings(reflect.ValueOf(&v).Elem())
+	for i := range v.Rows {
+		v.Rows[i].Chart = links[i]
+	}
 	if err := suiteTemplate.Execute(&buf, v); err != nil {
 		return fmt.Errorf("rendering %s: %w", SuitePageName, err)
 	}

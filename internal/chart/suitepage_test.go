@@ -75,6 +75,12 @@ func TestSuitePageDropsControlCharacters(t *testing.T) {
 	if !strings.Contains(page, "claude said") {
 		t.Error("the error's text is gone with its control characters")
 	}
+	// A link is a folder's path, kept whole: cleaned, it led nowhere.
+	s = suiteFixture()
+	s.Skills[0].RunDir = "stock\u200fledger"
+	if page := renderSuite(t, s); !strings.Contains(page, `<a href="stock%e2%80%8fledger/chart.html">`) {
+		t.Errorf("the link to a folder named with a bidi mark is not that folder's:\n%s", page)
+	}
 }
 
 func TestSuitePageWithoutBypass(t *testing.T) {
