@@ -320,7 +320,8 @@ var htmlTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;max-width:1200px;padding:0 16px;color:#1d1d1f}
 h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:28px 0 8px}
 .sub{color:#666;font-size:12px}
-table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}
+td.q{overflow-wrap:anywhere}
 th{background:#f5f5f7}
 .verdict{padding:10px 14px;border-radius:6px;margin:14px 0}
 .r-pass{background:#e3f5e6}.r-fail{background:#fde2e1}.r-open{background:#fff4d6}.r-error{background:#eee}
@@ -378,7 +379,7 @@ details{margin:6px 0}summary{cursor:pointer}
 {{if .Error}}<p class="worse">{{.Error}}</p>{{end}}
 <pre>{{.Message}}</pre>
 {{with .Reader}}<p class="small">reader: decision: {{.Decision}}<br>rebuild: {{.Rebuild}}<br>follow-ups: {{range .FollowUps}}[{{.}}] {{end}}<br>answer to the close: {{.CloseAnswer}}</p>{{end}}
-<table><tr><th>measure</th><th>grade</th><th>quote</th></tr>{{range .Grades}}<tr><td>{{.Measure}}</td><td>{{.Result}}</td><td>{{.Quote}}{{if .Error}} <span class="worse">{{.Error}}</span>{{end}}</td></tr>{{end}}</table>
+<table><tr><th>measure</th><th>grade</th><th>quote</th></tr>{{range .Grades}}<tr><td>{{.Measure}}</td><td>{{.Result}}</td><td class="q">{{.Quote}}{{if .Error}} <span class="worse">{{.Error}}</span>{{end}}</td></tr>{{end}}</table>
 {{if .Diagnostics}}<p class="small">diagnostics (never decide): {{range .Diagnostics}}{{.ID}} {{if .Pass}}holds{{else}}fails{{end}} ({{.Detail}}); {{end}}</p>{{end}}
 </details>{{end}}{{end}}
 </details>{{end}}

@@ -65,6 +65,9 @@ func writeEval(t *testing.T) *eval.Result {
 		if holdout {
 			c.Grades[0].Quote = holdoutQuote
 		}
+		if id == "d" {
+			c.Grades[1].Quote = longToken
+		}
 		p := filepath.Join(dir, run.Dir, id, strconv.Itoa(rep)+".json")
 		if holdout {
 			p = filepath.Join(dir, "holdout", run.Dir, id, strconv.Itoa(rep)+".json")
@@ -350,7 +353,8 @@ func TestJUnit(t *testing.T) {
 var longToken = "See https://example.com/" + strings.Repeat("a", 3000) + " for the ledger."
 
 // report.html stays as wide as its window with every case opened, though a
-// message holds a 3,000-character word: the page was 25,480 pixels wide.
+// message and a quote hold a 3,000-character word: the page was 25,480
+// pixels wide.
 func TestHTMLWrapsLongWords(t *testing.T) {
 	if _, err := os.Stat(testenv.ChromiumPath); err != nil {
 		testenv.Missing(t, fmt.Sprintf("%s is missing (apt-get install -y chromium)", testenv.ChromiumPath))
@@ -366,14 +370,24 @@ func TestHTMLWrapsLongWords(t *testing.T) {
 	browser := testenv.StartBrowser(t, t.TempDir())
 	tab := browser.Load(t, "file://"+page, 1280, 800)
 	defer tab.Close()
+	// The page's width, and the narrowest header of a case's grades table
+	// (whose quote is the long word): wrapping every cell anywhere had
+	// squeezed "measure" and "grade" to two characters a line.
 	tab.Run(t, `document.querySelectorAll("details").forEach(d => d.open = true);
-document.documentElement.setAttribute("data-width", document.documentElement.scrollWidth)`)
-	m := regexp.MustCompile(`data-width="(\d+)"`).FindStringSubmatch(tab.DOM(t))
-	if m == nil {
-		t.Fatal("the page's width was not measured")
+const heads = [...document.querySelectorAll("th")].filter(th => th.textContent === "measure" || th.textContent === "grade");
+document.documentElement.setAttribute("data-width", document.documentElement.scrollWidth);
+document.documentElement.setAttribute("data-head", Math.min(...heads.map(th => th.offsetWidth)))`)
+	dom := tab.DOM(t)
+	m := regexp.MustCompile(`data-width="(\d+)"`).FindStringSubmatch(dom)
+	h := regexp.MustCompile(`data-head="(\d+)"`).FindStringSubmatch(dom)
+	if m == nil || h == nil {
+		t.Fatal("the page was not measured")
 	}
 	if w, _ := strconv.Atoi(m[1]); w > 1280 {
 		t.Errorf("report.html is %d pixels wide in a 1280-pixel window", w)
+	}
+	if w, _ := strconv.Atoi(h[1]); w < 40 {
+		t.Errorf("a grades table's header is squeezed to %d pixels", w)
 	}
 }
 
