@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-echarts/go-echarts/v2/charts"
+
 	"github.com/vibe-test/vibe-test/internal/testenv"
 )
 
@@ -901,29 +903,18 @@ func TestControlCharactersDropped(t *testing.T) {
 	}
 }
 
-// The plot keeps its height however many conversations the legend lists:
-// a fixed 600-pixel chart gave it 110 pixels at 40 conversations and none
-// from about 53, the legend over the title. Past maxLegendRows the legend
-// pages instead of growing.
+// The plot keeps its height however many conversations the legend lists,
+// on the turn chart and on the context chart: fixed at 600 pixels, they
+// gave it 110 pixels at 40 conversations and none from about 53, the legend
+// over the title. Past maxLegendRows the legend pages instead of growing.
 func TestPlotKeepsItsHeight(t *testing.T) {
-	base := run(false)
-	for _, n := range []int{1, 10, 23, 40, 60, 200} {
-		d := base
-		d.Conversations = nil
-		for i := range n {
-			c := base.Conversations[i%len(base.Conversations)]
-			c.Label = fmt.Sprintf("conv %d", i+1)
-			d.Conversations = append(d.Conversations, c)
-		}
-		line, err := build(d)
-		if err != nil {
-			t.Fatal(err)
-		}
+	plotOf := func(line *charts.Line) (plot, height int) {
+		t.Helper()
 		height, err := strconv.Atoi(strings.TrimSuffix(line.Initialization.Height, "px"))
 		if err != nil {
-			t.Fatalf("%d conversations: height %q", n, line.Initialization.Height)
+			t.Fatalf("height %q", line.Initialization.Height)
 		}
-		opt, err := OptionJSON(d)
+		opt, err := optionJSON(line)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -931,12 +922,36 @@ func TestPlotKeepsItsHeight(t *testing.T) {
 			Grid []struct{ Top, Bottom string } `json:"grid"`
 		}
 		if err := json.Unmarshal(opt, &o); err != nil || len(o.Grid) != 1 {
-			t.Fatalf("%d conversations: grid %v (%v)", n, o.Grid, err)
+			t.Fatalf("grid %v (%v)", o.Grid, err)
 		}
 		top, _ := strconv.Atoi(o.Grid[0].Top)
 		bottom, _ := strconv.Atoi(o.Grid[0].Bottom)
-		if plot := height - top - bottom; plot < 400 || height > chartHeight+legendRowHeight*(maxLegendRows-1) {
-			t.Errorf("%d conversations: a %d-pixel plot in a %d-pixel chart (top %d, bottom %d)", n, plot, height, top, bottom)
+		return height - top - bottom, height
+	}
+	many := func(base Data, n int) Data {
+		d := base
+		d.Conversations = nil
+		for i := range n {
+			c := base.Conversations[i%len(base.Conversations)]
+			c.Label = fmt.Sprintf("conv %d", i+1)
+			d.Conversations = append(d.Conversations, c)
+		}
+		return d
+	}
+	for _, n := range []int{1, 10, 23, 40, 60, 200} {
+		line, err := build(many(run(false), n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if plot, height := plotOf(line); plot < 400 || height > chartHeight+legendRowHeight*(maxLegendRows-1) {
+			t.Errorf("%d conversations: a %d-pixel plot in a %d-pixel turn chart", n, plot, height)
+		}
+		context, err := buildContext(many(contextRun(), n))
+		if err != nil || context == nil {
+			t.Fatalf("%d conversations: no context chart (%v)", n, err)
+		}
+		if plot, height := plotOf(context); plot < 300 || height > chartHeight+legendRowHeight*(maxLegendRows-1) {
+			t.Errorf("%d conversations: a %d-pixel plot in a %d-pixel context chart", n, plot, height)
 		}
 	}
 }

@@ -142,19 +142,19 @@ func buildContext(d Data) (*charts.Line, error) {
 
 	note := contextNote(d.Schedule, fresh, rate != nil, freshRate != nil, arrows != nil || compacted)
 	gridTop := strconv.Itoa(70 + 17*len(note))
-	legendRows := max(1, (len(series)+legendPerRow-1)/legendPerRow)
-	gridBottom := strconv.Itoa(80 + legendRowHeight*(legendRows-1))
+	legendType, legendExtra := legendLayout(len(series))
+	gridBottom := strconv.Itoa(80 + legendExtra)
 
 	line := charts.NewLine()
 	line.Colors = palette
 	line.ClearPresetAssets()
 	line.SetGlobalOptions(
 		charts.WithInitializationOpts(opts.Initialization{
-			ChartID: contextChartID, Width: "1000px", Height: "600px", Renderer: "svg", Theme: "white",
+			ChartID: contextChartID, Width: "1000px", Height: strconv.Itoa(chartHeight+legendExtra) + "px", Renderer: "svg", Theme: "white",
 		}),
 		charts.WithAnimation(false),
 		charts.WithTitleOpts(opts.Title{Title: contextTitle, Subtitle: strings.Join(note, "\n"), Left: "center", Top: "10"}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Bottom: "10"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: legendType, Bottom: "10"}),
 		charts.WithGridOpts(opts.Grid{Top: gridTop, Bottom: gridBottom, Left: "80", Right: "90"}),
 		charts.WithXAxisOpts(opts.XAxis{
 			Type: "value", Name: "context (tokens)", NameLocation: "middle", NameGap: 30,

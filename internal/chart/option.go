@@ -149,11 +149,7 @@ func build(d Data) (*charts.Line, error) {
 	if compactions != nil {
 		entries++
 	}
-	legendRows, legendType := max(1, (entries+legendPerRow-1)/legendPerRow), ""
-	if legendRows > maxLegendRows {
-		legendRows, legendType = 1, "scroll"
-	}
-	legendExtra := legendRowHeight * (legendRows - 1)
+	legendType, legendExtra := legendLayout(entries)
 	gridBottom := strconv.Itoa(80 + legendExtra)
 
 	line := charts.NewLine()
@@ -364,6 +360,18 @@ func checkRate(r TurnRate) error {
 		return fmt.Errorf("rate %g is outside its interval [%g, %g]", r.Rate(), r.Lo, r.Hi)
 	}
 	return nil
+}
+
+// legendLayout is how a chart's legend of entries lays out: the echarts
+// legend type ("" for the plain one that wraps, "scroll" past
+// maxLegendRows), and the pixels its rows past the first take, which the
+// chart adds to its height so that the plot keeps its own.
+func legendLayout(entries int) (legendType string, extra int) {
+	rows := max(1, (entries+legendPerRow-1)/legendPerRow)
+	if rows > maxLegendRows {
+		return "scroll", 0
+	}
+	return "", legendRowHeight * (rows - 1)
 }
 
 func pageTitle(title string) string {
