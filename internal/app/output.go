@@ -228,7 +228,7 @@ func (o Output) checkOutside(out string) error {
 			continue
 		}
 		if recordExt(abs) || ownPage(abs) {
-			return exit.Errorf(exit.Tool, "%s %s: inside --out %s, where the record is written, expected another file (a .json or .jsonl there is the record's; chart.html, index.html and report.html its pages)", f.flag, f.path, out)
+			return exit.Errorf(exit.Tool, "%s %s: inside %s, where the record is written, expected another file (a .json or .jsonl there is the record's; chart.html, index.html and report.html its pages)", f.flag, f.path, out)
 		}
 	}
 	return nil
@@ -265,8 +265,6 @@ func inRecordFolder(path string) bool {
 // eval's.
 var folderRecords = []string{"run.json", record.SuiteFile, "eval.json"}
 
-// recordExt says whether path is named as a folder's records are: JSON
-// (run.json, cells, verdicts) or JSON lines (transcripts).
 // ownPage says whether path is named as the pages vibe-test writes into
 // its folders (a run's chart.html, a suite's index.html, an eval's
 // report.html): --markdown OUT/chart.html replaced the run's chart.
@@ -278,6 +276,8 @@ func ownPage(path string) bool {
 	return false
 }
 
+// recordExt says whether path is named as a folder's records are: JSON
+// (run.json, cells, verdicts) or JSON lines (transcripts).
 func recordExt(path string) bool {
 	ext := filepath.Ext(path)
 	return ext == ".json" || ext == ".jsonl"

@@ -33,6 +33,10 @@ func runReport(_ context.Context, o ReportOptions, stdio IO) error {
 	if err := o.Output.checkFiles(""); err != nil {
 		return err
 	}
+	// Nor over its pages: --markdown RUN/chart.html replaced the chart.
+	if err := o.Output.checkOutside(o.Dir); err != nil {
+		return err
+	}
 	dir := o.Dir
 	if record.IsSuite(dir) {
 		return reportSuite(o, stdio)

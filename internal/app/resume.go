@@ -59,6 +59,10 @@ func runResume(ctx context.Context, o ResumeOptions, stdio IO) error {
 	if err := o.Output.checkFiles(""); err != nil {
 		return err
 	}
+	// Nor over its pages: --markdown RUN/chart.html replaced the chart.
+	if err := o.Output.checkOutside(o.Dir); err != nil {
+		return err
+	}
 	dir := o.Dir
 	if record.IsSuite(dir) {
 		return resumeSuite(ctx, o, stdio)
