@@ -221,6 +221,17 @@ func join(path, key string) string {
 // loses the first silently. Not ok for data without one, or that is not
 // JSON (its decoding says so).
 func DuplicateKey(data []byte) (path string, line int, ok bool) {
+	return duplicateKey(data, false)
+}
+
+// DuplicateField is DuplicateKey for data decoded into a struct, whose
+// fields encoding/json matches without regard to case: "text" and "Text"
+// fill one field, the last kept.
+func DuplicateField(data []byte) (path string, line int, ok bool) {
+	return duplicateKey(data, true)
+}
+
+func duplicateKey(data []byte, fold bool) (path string, line int, ok bool) {
 	type frame struct {
 		keys   map[string]bool // an object's keys so far; nil for an array
 		path   string
@@ -253,10 +264,14 @@ func DuplicateKey(data []byte) (path string, line int, ok bool) {
 		if len(stack) > 0 {
 			if top := stack[len(stack)-1]; top.keys != nil && top.expect {
 				if key, isKey := tok.(string); isKey {
-					if top.keys[key] {
+					seen := key
+					if fold {
+						seen = strings.ToLower(key)
+					}
+					if top.keys[seen] {
 						return join(top.path, key), LineAt(data, dec.InputOffset()), true
 					}
-					top.keys[key], top.key, top.expect = true, key, false
+					top.keys[seen], top.key, top.expect = true, key, false
 					continue
 				}
 			}

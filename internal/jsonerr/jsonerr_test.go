@@ -91,6 +91,13 @@ func TestDuplicateKey(t *testing.T) {
 			t.Errorf("%s: %q line %d (%v), want %q line %d", tc.data, path, line, ok, tc.path, tc.line)
 		}
 	}
+	// A struct's fields are matched without regard to case.
+	if path, line, ok := DuplicateField([]byte("{\"criteria\": [],\n\"Criteria\": []}")); !ok || path != "Criteria" || line != 2 {
+		t.Errorf("DuplicateField: %q line %d (%v)", path, line, ok)
+	}
+	if _, _, ok := DuplicateKey([]byte(`{"correct": 1, "Correct": 2}`)); ok {
+		t.Error("DuplicateKey: a map's keys differing in case are two keys")
+	}
 	// The same key in two objects, a key equal to a value, arrays of
 	// scalars, and what is not JSON: no duplicate.
 	for _, data := range []string{`{"a": {"x": 1}, "b": {"x": 1}}`, `{"a": "a", "b": ["a", "a"]}`, `[1, 1, {"a": 1}, {"a": 2}]`, `{"a": `, `not json`} {

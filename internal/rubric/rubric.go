@@ -85,7 +85,7 @@ func parse(b []byte, file string) (*Rubric, error) {
 		}
 		return nil, jsonerr.Format(file, b, err, "a rubric")
 	}
-	if path, line, dup := jsonerr.DuplicateKey(b); dup && file != "" {
+	if path, line, dup := jsonerr.DuplicateField(b); dup && file != "" {
 		// JSON keeps the last: a reviewed rubric.json lost the first
 		// silently. (A model's answer is its schema's, checked as such.)
 		return nil, fmt.Errorf("%s:%d: not a rubric: field %q given twice, expected it once (only the last would count)", file, line, path)
