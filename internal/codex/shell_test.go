@@ -89,6 +89,7 @@ func TestStderrLineSkipsTheTempHomeWarning(t *testing.T) {
 		"WARNING: proceeding, even though we could not create PATH aliases: Refusing (x)\n":                        "",
 		"WARNING: proceeding, even though we could not create PATH aliases: x\n\nError: stream disconnected\nmore": "Error: stream disconnected",
 		"  Error: first\nWARNING: proceeding, even though we could not create PATH aliases":                        "Error: first",
+		"Reading additional input from stdin...\nError: stream disconnected":                                       "Error: stream disconnected",
 	} {
 		if got := stderrLine(stderr); got != want {
 			t.Errorf("stderrLine(%q) = %q, want %q", stderr, got, want)

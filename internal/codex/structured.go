@@ -301,18 +301,25 @@ func firstLineOf(s string) string {
 	return s
 }
 
-// pathAliasWarning starts the line codex writes to stderr on every start
-// whose CODEX_HOME lies in a temp dir, as each call's home does (PROTOCOL.md
-// §9): it says nothing about why a call failed.
-const pathAliasWarning = "WARNING: proceeding, even though we could not create PATH aliases"
+// stderrNoise starts the lines codex writes to stderr on calls that went
+// well as on those that failed, which say nothing about why one failed:
+// its warning on every start whose CODEX_HOME lies under /tmp, as a call's
+// home does by default (PROTOCOL.md §9), and its note that the prompt is
+// read from stdin, as a cold call's is.
+var stderrNoise = []string{
+	"WARNING: proceeding, even though we could not create PATH aliases",
+	"Reading additional input from stdin",
+	"Reading prompt from stdin",
+}
 
 // stderrLine is the first line of stderr that may say why a call failed:
-// quoting the warning instead put it beside every failure ("Connection
+// quoting the noise instead put it beside every failure ("Connection
 // failed: error sending request (stderr: WARNING: proceeding, ...)").
 func stderrLine(stderr string) string {
 	for line := range strings.Lines(stderr) {
 		line = strings.TrimSpace(line)
-		if line != "" && !strings.HasPrefix(line, pathAliasWarning) {
+		noise := slices.ContainsFunc(stderrNoise, func(p string) bool { return strings.HasPrefix(line, p) })
+		if line != "" && !noise {
 			return line
 		}
 	}
