@@ -75,6 +75,11 @@ func TestStrictRefusesConvertedKinds(t *testing.T) {
 		{"schedule:\n  keep:\n    - x\n", `c.yaml:3: field "schedule.keep" is a list, expected true or false`},
 		{"schedule:\n  compact_before:\n    - 1\n    - [2]\n", `c.yaml:4: field "schedule.compact_before[1]" is a list, expected a whole number`},
 		{"task: [x]\n", `c.yaml:1: field "task" is a list, expected text`},
+		// An alias's value is named by where it is used: the decoder's
+		// token is the anchor's, whose own field ("task") was named.
+		{"task: &a ok\nschedule:\n  keep: *a\n", `c.yaml:1: the value of &a, used at schedule.keep (line 3), is text, expected true or false`},
+		// A merge key's fields are its mapping's.
+		{"schedule:\n  <<: {keep: [1]}\n", `c.yaml:2: field "schedule.keep" is a list, expected true or false`},
 	} {
 		var c strictKinds
 		if err := Strict("c.yaml", []byte(tc.src), &c); err == nil || err.Error() != tc.want {

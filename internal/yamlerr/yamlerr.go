@@ -55,6 +55,9 @@ func wrongKind(err error, src []byte) string {
 	var node *yaml.UnexpectedNodeTypeError
 	var overflow *yaml.OverflowError
 	name := func(tk *token.Token) string {
+		if a := anchorAt(src, tk); a != "" {
+			return a
+		}
 		if p := pathAt(src, tk); p != "" {
 			return fmt.Sprintf("field %q ", p)
 		}
@@ -96,10 +99,56 @@ func pathAt(src []byte, tk *token.Token) string {
 			return found == nil
 		}), doc.Body)
 		if found != nil {
-			return strings.TrimPrefix(strings.TrimPrefix(found.GetPath(), "$"), ".")
+			// A merge key's mapping ("<<: {keep: 1}") fills the mapping
+			// it is in: its fields are that mapping's.
+			p := strings.ReplaceAll(found.GetPath(), ".<<.", ".")
+			return strings.TrimPrefix(strings.TrimPrefix(p, "$"), ".")
 		}
 	}
 	return ""
+}
+
+// anchorAt describes the value that starts at tk when it is an anchor's
+// ("&setup"), decoded where an alias of it stands ("*setup"): the decoder
+// names the anchor's place, where the value may well be right, so the
+// description names the places it is used at, each with its line ("the
+// value of &setup, used at probes[0].setup (line 6) and probes[1].task
+// (line 7), "). "" when no anchor's value starts at tk.
+func anchorAt(src []byte, tk *token.Token) string {
+	if src == nil || tk == nil || tk.Position == nil {
+		return ""
+	}
+	f, err := parser.ParseBytes(src, 0)
+	if err != nil {
+		return ""
+	}
+	var anchor string
+	var uses []string
+	for _, doc := range f.Docs {
+		ast.Walk(visitFunc(func(n ast.Node) bool {
+			if a, ok := n.(*ast.AnchorNode); ok && a.Value != nil && a.Name != nil {
+				if p := a.Value.GetToken().Position; p != nil && p.Line == tk.Position.Line && p.Column == tk.Position.Column {
+					anchor = a.Name.GetToken().Value
+				}
+			}
+			return true
+		}), doc.Body)
+		if anchor == "" {
+			continue
+		}
+		ast.Walk(visitFunc(func(n ast.Node) bool {
+			if a, ok := n.(*ast.AliasNode); ok && a.Value != nil && a.Value.GetToken().Value == anchor {
+				p := strings.TrimPrefix(strings.TrimPrefix(strings.ReplaceAll(a.GetPath(), ".<<.", "."), "$"), ".")
+				uses = append(uses, fmt.Sprintf("%s (line %d)", p, a.GetToken().Position.Line))
+			}
+			return true
+		}), doc.Body)
+		break
+	}
+	if anchor == "" || len(uses) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the value of &%s, used at %s, ", anchor, strings.Join(uses, " and "))
 }
 
 // visitFunc is an ast.Visitor from a function that says whether to go on.
