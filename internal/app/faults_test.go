@@ -361,8 +361,12 @@ func TestRunStopsWhenItsRecordCannotBeWritten(t *testing.T) {
 		}
 		swapped <- errors.New("turn 1 never began")
 	}()
+	// In a process of its own with a TMPDIR of the test's: the stopped
+	// conversation keeps its sandbox for a resume, which the record that
+	// could not be written does not name for the test to remove.
+	env = append(env, "TMPDIR="+killedRunTmp(t))
 	var stdout, stderr bytes.Buffer
-	code := Main(context.Background(), []string{"vibe-test", paths.Skill, "--config", paths.Config, "--out", out,
+	code := builtMain(t)(context.Background(), []string{"vibe-test", paths.Skill, "--config", paths.Config, "--out", out,
 		"--seed", "7", "--conversations", "1", "--max-retries", "1"}, IO{Env: env, Stdout: &stdout, Stderr: &stderr})
 	if err := <-swapped; err != nil {
 		t.Fatal(err)
