@@ -577,3 +577,36 @@ func TestNoTurnRetryPastTheBudget(t *testing.T) {
 	}
 	removeKeptSandboxesNow(s.dir)
 }
+
+// A config named by a path relative to the working folder is named so in
+// the checks' messages: 42443a0 made it absolute before they ran, and
+// they said /tmp/.../cfg.yaml for cfg.yaml.
+func TestConfigNamedAsGiven(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	skill := filepath.Join(dir, "good", "SKILL.md")
+	if err := os.MkdirAll(filepath.Dir(skill), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(skill, []byte("---\nname: good\ndescription: d\n---\nRun the script.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "cfg.yaml")
+	if err := os.WriteFile(cfg, []byte("base_task: a\nprobes: [{task: b}, {task: c}, {task: d}]\nschedule:\n  compact_before: [2]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(wd, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := Main(context.Background(), []string{"vibe-test", skill, "--config", rel, "--agent", "gemini", "--out", filepath.Join(dir, "run")},
+		IO{Env: []string{"PATH=" + t.TempDir()}, Stdout: &stdout, Stderr: &stderr})
+	if want := "vibe-test: " + rel + `: field "schedule.compact_before" asks for a compaction`; code != 3 || !strings.HasPrefix(stderr.String(), want) {
+		t.Errorf("exit %d, stderr %q; want 3 and a line starting %q", code, stderr.String(), want)
+	}
+}

@@ -35,9 +35,14 @@ func Start(ctx context.Context, o Settings, stdio IO, h Hooks) (*record.Run, err
 		return nil, err
 	}
 	sk, cfg, cfgPath, reviewed, sched, pool := inp.skill, inp.cfg, inp.cfgPath, inp.rubric, inp.sched, inp.pool
-	// Recorded absolute, as the config is: resume reads them wherever it
-	// is started.
-	o.RubricPath, o.FillersDir = absDir(o.RubricPath), absDir(o.FillersDir)
+	// Recorded absolute (the checks above named them as given): a resume
+	// from another working folder read them elsewhere (the fixture, the
+	// config the sandbox leaves out of its copy and of the fixture's hash,
+	// the rubric, the fillers).
+	cfgPath, o.RubricPath, o.FillersDir = absDir(cfgPath), absDir(o.RubricPath), absDir(o.FillersDir)
+	if cfg != nil {
+		cfg.Fixture = absDir(cfg.Fixture)
+	}
 	driven, judgeAgent := AgentName(o.Agent), JudgeAgentName(o.JudgeAgent, o.Agent, stdio.Env)
 	// Another agent signs in from the environment alone (its home is
 	// hermetic): without its key or a stand-in, stop before any call.
@@ -375,13 +380,9 @@ func loadConfig(o Settings, sk *skill.Skill) (*plan.Config, string, error) {
 	}
 	cfg, err := plan.LoadConfig(path)
 	if err != nil {
-		return nil, "", err // named as given
+		return nil, "", err
 	}
-	// Recorded absolute, with the fixture it names: a resume from another
-	// working folder read them elsewhere (the fixture, the config the
-	// sandbox leaves out of its copy and of the fixture's hash).
-	cfg.Fixture = absDir(cfg.Fixture)
-	return cfg, absDir(path), nil
+	return cfg, path, nil
 }
 
 // skillWarnings are what a run says about the skill before it starts, and a
