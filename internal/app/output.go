@@ -215,16 +215,15 @@ func (o Output) checkOutside(out string) error {
 	if out == "" {
 		return nil
 	}
-	root, err := filepath.Abs(out)
-	if err != nil {
-		return nil
-	}
+	// Resolved, links and all: `report LINK --markdown RUN/chart.html`,
+	// LINK leading to RUN, replaced the chart.
+	root := resolvedPath(out)
 	for _, f := range []struct{ flag, path string }{{"--junit", o.JUnit}, {"--markdown", o.Markdown}} {
 		if f.path == "" {
 			continue
 		}
-		abs, err := filepath.Abs(f.path)
-		if err != nil || !strings.HasPrefix(abs, root+string(filepath.Separator)) {
+		abs := resolvedPath(f.path)
+		if !strings.HasPrefix(abs, root+string(filepath.Separator)) {
 			continue
 		}
 		if recordExt(abs) || ownPage(abs) {
