@@ -75,9 +75,14 @@ func TestStrictRefusesConvertedKinds(t *testing.T) {
 		{"schedule:\n  keep:\n    - x\n", `c.yaml:3: field "schedule.keep" is a list, expected true or false`},
 		{"schedule:\n  compact_before:\n    - 1\n    - [2]\n", `c.yaml:4: field "schedule.compact_before[1]" is a list, expected a whole number`},
 		{"task: [x]\n", `c.yaml:1: field "task" is a list, expected text`},
-		// An alias's value is named by where it is used: the decoder's
-		// token is the anchor's, whose own field ("task") was named.
-		{"task: &a ok\nschedule:\n  keep: *a\n", `c.yaml:1: the value of &a, used at schedule.keep (line 3), is text, expected true or false`},
+		// A value reached through an alias: the decoder's token is its
+		// anchor's, so the fault is at the anchor's own field or where an
+		// alias uses it (the anchor's field alone was named, though "task"
+		// is text), and only the aliases of that anchor (a name given
+		// again anchors another value).
+		{"task: &a ok\nschedule:\n  keep: *a\n", `c.yaml:1: field "task", or where its anchor &a is used (schedule.keep, line 3), is text, expected true or false`},
+		{"task: &a ok\nschedule:\n  compact_before: &a [1]\n  max_fillers: *a\n  keep: true\nwait: *a\n", `c.yaml:3: field "schedule.compact_before", or where its anchor &a is used (schedule.max_fillers, line 4; wait, line 6), is a list, expected a whole number`},
+		{"wait: &a 1s\nschedule:\n  keep: *a\n  compact_before: &a [1]\n  max_fillers: *a\n", `c.yaml:4: field "schedule.compact_before", or where its anchor &a is used (schedule.max_fillers, line 5), is a list, expected a whole number`},
 		// A merge key's fields are its mapping's.
 		{"schedule:\n  <<: {keep: [1]}\n", `c.yaml:2: field "schedule.keep" is a list, expected true or false`},
 	} {

@@ -55,13 +55,15 @@ func wrongKind(err error, src []byte) string {
 	var node *yaml.UnexpectedNodeTypeError
 	var overflow *yaml.OverflowError
 	name := func(tk *token.Token) string {
-		if a := anchorAt(src, tk); a != "" {
-			return a
-		}
+		own := field(tk)
 		if p := pathAt(src, tk); p != "" {
-			return fmt.Sprintf("field %q ", p)
+			own = fmt.Sprintf("field %q ", p)
 		}
-		return field(tk)
+		if anchor, uses := anchorAt(src, tk); len(uses) > 0 {
+			// The decoder cannot say which of them it was decoding.
+			return fmt.Sprintf("%s, or where its anchor &%s is used (%s), ", strings.TrimSuffix(own, " "), anchor, strings.Join(uses, "; "))
+		}
+		return own
 	}
 	switch {
 	case errors.As(err, &typ):
@@ -108,47 +110,49 @@ func pathAt(src []byte, tk *token.Token) string {
 	return ""
 }
 
-// anchorAt describes the value that starts at tk when it is an anchor's
-// ("&setup"), decoded where an alias of it stands ("*setup"): the decoder
-// names the anchor's place, where the value may well be right, so the
-// description names the places it is used at, each with its line ("the
-// value of &setup, used at probes[0].setup (line 6) and probes[1].task
-// (line 7), "). "" when no anchor's value starts at tk.
-func anchorAt(src []byte, tk *token.Token) string {
+// anchorAt is the anchor whose value starts at tk ("setup" of &setup),
+// and where its aliases (*setup) use it, each with its line
+// ("probes[1].task, line 7"): the decoder's token for a value reached
+// through an alias is its anchor's, so the fault may lie at any of them.
+// Only the aliases up to the next anchor of the same name are its. No
+// uses when no anchor's value starts at tk.
+func anchorAt(src []byte, tk *token.Token) (anchor string, uses []string) {
 	if src == nil || tk == nil || tk.Position == nil {
-		return ""
+		return "", nil
 	}
 	f, err := parser.ParseBytes(src, 0)
 	if err != nil {
-		return ""
+		return "", nil
 	}
-	var anchor string
-	var uses []string
 	for _, doc := range f.Docs {
+		active := false
 		ast.Walk(visitFunc(func(n ast.Node) bool {
-			if a, ok := n.(*ast.AnchorNode); ok && a.Value != nil && a.Name != nil {
-				if p := a.Value.GetToken().Position; p != nil && p.Line == tk.Position.Line && p.Column == tk.Position.Column {
-					anchor = a.Name.GetToken().Value
+			switch n := n.(type) {
+			case *ast.AnchorNode:
+				if n.Name == nil || n.Value == nil {
+					break
+				}
+				p := n.Value.GetToken().Position
+				here := p != nil && p.Line == tk.Position.Line && p.Column == tk.Position.Column
+				switch {
+				case here:
+					anchor, active = n.Name.GetToken().Value, true
+				case active && n.Name.GetToken().Value == anchor:
+					active = false // the name anchors another value now
+				}
+			case *ast.AliasNode:
+				if active && n.Value != nil && n.Value.GetToken().Value == anchor {
+					path := strings.TrimPrefix(strings.TrimPrefix(strings.ReplaceAll(n.GetPath(), ".<<.", "."), "$"), ".")
+					uses = append(uses, fmt.Sprintf("%s, line %d", path, n.GetToken().Position.Line))
 				}
 			}
 			return true
 		}), doc.Body)
-		if anchor == "" {
-			continue
+		if anchor != "" {
+			return anchor, uses
 		}
-		ast.Walk(visitFunc(func(n ast.Node) bool {
-			if a, ok := n.(*ast.AliasNode); ok && a.Value != nil && a.Value.GetToken().Value == anchor {
-				p := strings.TrimPrefix(strings.TrimPrefix(strings.ReplaceAll(a.GetPath(), ".<<.", "."), "$"), ".")
-				uses = append(uses, fmt.Sprintf("%s (line %d)", p, a.GetToken().Position.Line))
-			}
-			return true
-		}), doc.Body)
-		break
 	}
-	if anchor == "" || len(uses) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("the value of &%s, used at %s, ", anchor, strings.Join(uses, " and "))
+	return "", nil
 }
 
 // visitFunc is an ast.Visitor from a function that says whether to go on.
