@@ -142,7 +142,7 @@ func buildContext(d Data) (*charts.Line, error) {
 
 	note := contextNote(d.Schedule, fresh, rate != nil, freshRate != nil, arrows != nil || compacted)
 	gridTop := strconv.Itoa(70 + 17*len(note))
-	legendType, legendExtra := legendLayout(len(series))
+	legendType, legendExtra := legendLayout(len(series), contextLegendPerRow)
 	gridBottom := strconv.Itoa(80 + legendExtra)
 
 	line := charts.NewLine()

@@ -37,6 +37,9 @@ const (
 	// chart ("conv 10 context" is the widest), each row this high.
 	legendPerRow    = 6
 	legendRowHeight = 24
+	// The context chart's entries are "conv N" but for its rates: about
+	// twelve fit a row, measured in Chromium; ten leaves room.
+	contextLegendPerRow = 10
 	// chartHeight is the chart's height with a one-row legend; each more
 	// row of legend adds its own height, so the plot keeps its size
 	// (it was squashed to 22 px at 50 conversations). Past maxLegendRows
@@ -149,7 +152,7 @@ func build(d Data) (*charts.Line, error) {
 	if compactions != nil {
 		entries++
 	}
-	legendType, legendExtra := legendLayout(entries)
+	legendType, legendExtra := legendLayout(entries, legendPerRow)
 	gridBottom := strconv.Itoa(80 + legendExtra)
 
 	line := charts.NewLine()
@@ -362,12 +365,12 @@ func checkRate(r TurnRate) error {
 	return nil
 }
 
-// legendLayout is how a chart's legend of entries lays out: the echarts
-// legend type ("" for the plain one that wraps, "scroll" past
-// maxLegendRows), and the pixels its rows past the first take, which the
-// chart adds to its height so that the plot keeps its own.
-func legendLayout(entries int) (legendType string, extra int) {
-	rows := max(1, (entries+legendPerRow-1)/legendPerRow)
+// legendLayout is how a chart's legend of entries, perRow to a row, lays
+// out: the echarts legend type ("" for the plain one that wraps, "scroll"
+// past maxLegendRows), and the pixels its rows past the first take, which
+// the chart adds to its height so that the plot keeps its own.
+func legendLayout(entries, perRow int) (legendType string, extra int) {
+	rows := max(1, (entries+perRow-1)/perRow)
 	if rows > maxLegendRows {
 		return "scroll", 0
 	}
