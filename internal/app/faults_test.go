@@ -333,6 +333,15 @@ func TestBudgetExhausted(t *testing.T) {
 	}
 }
 
+// slowTurn is the steady persona's turn n, which follows the skill with
+// its first answer two seconds late: a window in which a test acts while
+// the turn runs.
+func slowTurn(n int) scripted.Rule {
+	steps := append([]scripted.Step{}, demo.Procedure().Follow...)
+	steps[0].Delay = 2 * time.Second
+	return scripted.Rule{Kind: scripted.KindAgent, Persona: "steady", Turns: []int{n}, Steps: steps}
+}
+
 // TestRunStopsWhenItsRecordCannotBeWritten: run.json is what resume,
 // report and rejudge read, so a run whose record cannot be written stops
 // at once, without spending the turns it could never report. The record
@@ -342,9 +351,7 @@ func TestRunStopsWhenItsRecordCannotBeWritten(t *testing.T) {
 	t.Parallel()
 	// Turn 1 follows the skill, slowly: the baseline passes, and the old
 	// code ran all ten turns after the failed write.
-	steps := append([]scripted.Step{}, demo.Procedure().Follow...)
-	steps[0].Delay = 2 * time.Second
-	slow := scripted.Rule{Kind: scripted.KindAgent, Persona: "steady", Turns: []int{1}, Steps: steps}
+	slow := slowTurn(1)
 	srv, paths, out, env := demoRun(t, faultScript(t, slow), fastCLI(t))
 	record, turn1 := filepath.Join(out, "run.json"), filepath.Join(out, "conv-1", "turn-01.jsonl")
 	swapped := make(chan error, 1)
@@ -389,9 +396,7 @@ func TestRunStopsWhenItsRecordCannotBeWritten(t *testing.T) {
 // each paid for twice.
 func TestResumeAfterTheRecordCouldNotBeWritten(t *testing.T) {
 	t.Parallel()
-	steps := append([]scripted.Step{}, demo.Procedure().Follow...)
-	steps[0].Delay = 2 * time.Second
-	slow := scripted.Rule{Kind: scripted.KindAgent, Persona: "steady", Turns: []int{3}, Steps: steps}
+	slow := slowTurn(3)
 	_, paths, out, env := demoRun(t, faultScript(t, slow), fastCLI(t))
 	runJSON, turn3 := filepath.Join(out, "run.json"), filepath.Join(out, "conv-1", "turn-03.jsonl")
 	var saved []byte
@@ -459,9 +464,7 @@ func TestResumeAfterTheRecordCouldNotBeWritten(t *testing.T) {
 // the live run was writing.
 func TestResumeOfALiveRunRefused(t *testing.T) {
 	t.Parallel()
-	steps := append([]scripted.Step{}, demo.Procedure().Follow...)
-	steps[0].Delay = 2 * time.Second
-	slow := scripted.Rule{Kind: scripted.KindAgent, Persona: "steady", Turns: []int{3}, Steps: steps}
+	slow := slowTurn(3)
 	_, paths, out, env := demoRun(t, faultScript(t, slow), fastCLI(t))
 	done := make(chan int, 1)
 	var stdout, stderr bytes.Buffer
