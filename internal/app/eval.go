@@ -350,7 +350,7 @@ func reportEval(dir string, out Output, stdio IO) error {
 		return exit.With(exit.Tool, err)
 	}
 	if rec.Status != eval.StatusCompleted {
-		return exit.Errorf(exit.Tool, "%s: the eval did not complete (%s): `vibe-test resume %s` continues it", dir, rec.Status, dir)
+		return exit.Errorf(exit.Tool, "%s: the eval did not complete (%s): `vibe-test resume %s` continues it", dir, rec.Status, term.Arg(dir))
 	}
 	return evalExit(res)
 }

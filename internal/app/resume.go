@@ -12,6 +12,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/eval"
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/record"
+	"github.com/vibe-test/vibe-test/internal/term"
 )
 
 func resumeFlags() []cli.Flag {
@@ -75,7 +76,7 @@ func runResume(ctx context.Context, o ResumeOptions, stdio IO) error {
 		return exit.With(exit.Tool, err)
 	}
 	if finished(r) {
-		fmt.Fprintf(stdio.Stdout, "%s: nothing to resume: the run finished (status %s); `%s report %s` shows it again\n", dir, r.Status, stdio.prog(), dir)
+		fmt.Fprintf(stdio.Stdout, "%s: nothing to resume: the run finished (status %s); `%s report %s` shows it again\n", dir, r.Status, stdio.prog(), term.Arg(dir))
 		return nil
 	}
 	if demo.IsRun(r) {

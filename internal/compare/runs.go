@@ -14,6 +14,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/plan"
 	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/stats"
+	"github.com/vibe-test/vibe-test/internal/term"
 )
 
 // What `vibe-test compare` does around the rule: load the runs, score each
@@ -278,7 +279,7 @@ func Runs(bases []Sample, cand Sample, alpha float64) *Comparison {
 			cmp.Notes = append(cmp.Notes, fmt.Sprintf("WARNING: %s: %d of its %d judged turns are judge errors or uncertain (repeats that disagreed): they count as neither pass nor fail.", r.Dir, r.Unjudged, r.Judged))
 		}
 		if 2*r.Unjudged > r.Judged && cmp.Undecided == "" {
-			cmp.Undecided = fmt.Sprintf("%s: %d of its %d judged turns are judge errors or uncertain, so its scores rest on what happened to be judged; `vibe-test rejudge %s`, or run it again", r.Dir, r.Unjudged, r.Judged, r.Dir)
+			cmp.Undecided = fmt.Sprintf("%s: %d of its %d judged turns are judge errors or uncertain, so its scores rest on what happened to be judged; `vibe-test rejudge %s`, or run it again", r.Dir, r.Unjudged, r.Judged, term.Arg(r.Dir))
 		}
 	}
 	if cmp.Undecided != "" {

@@ -37,6 +37,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/redact"
 	"github.com/vibe-test/vibe-test/internal/sandbox"
 	"github.com/vibe-test/vibe-test/internal/skill"
+	"github.com/vibe-test/vibe-test/internal/term"
 )
 
 // GateMessage is what a conversation stopped by the baseline gate says.
@@ -695,7 +696,7 @@ func (d *Driver) runTurn(ctx context.Context, sb *sandbox.Sandbox, resume string
 		t := out.Turn
 		switch status := t.APIErrorStatus; {
 		case status == 401 || status == 403:
-			d.Fatal(fmt.Errorf("%w (HTTP %d) at turn %d: %s; then `vibe-test resume %s`", ErrCredentials, status, rec.Turn, agents.CredentialsAdvice(d.agentName()), d.RunDir))
+			d.Fatal(fmt.Errorf("%w (HTTP %d) at turn %d: %s; then `vibe-test resume %s`", ErrCredentials, status, rec.Turn, agents.CredentialsAdvice(d.agentName()), term.Arg(d.RunDir)))
 			return out, false
 		case rec.Status == record.TurnTimedOut:
 			timeouts++
@@ -1060,7 +1061,7 @@ func (d *Driver) judgeTurn(ctx context.Context, conv *record.Conversation, idx i
 	if v.Refused {
 		// As a refused agent turn: every turn run from here would be paid
 		// for and could not be judged.
-		d.Fatal(fmt.Errorf("judging turn %d: %s; then `vibe-test resume %s`", turn, v.Error, d.RunDir))
+		d.Fatal(fmt.Errorf("judging turn %d: %s; then `vibe-test resume %s`", turn, v.Error, term.Arg(d.RunDir)))
 		return v, false
 	}
 	return v, true

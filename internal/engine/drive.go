@@ -24,6 +24,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/rubric"
 	"github.com/vibe-test/vibe-test/internal/skill"
 	"github.com/vibe-test/vibe-test/internal/summary"
+	"github.com/vibe-test/vibe-test/internal/term"
 	"github.com/vibe-test/vibe-test/internal/verdict"
 )
 
@@ -412,7 +413,7 @@ func drive(parent context.Context, s *journal, in driveInput, stdio IO, h Hooks)
 	case fatal:
 		return run, exit.With(exit.Tool, cause)
 	case parent.Err() != nil:
-		return run, exit.Errorf(exit.Interrupted, "interrupted: `vibe-test resume %s` continues from the last completed turn", s.dir)
+		return run, exit.Errorf(exit.Interrupted, "interrupted: `vibe-test resume %s` continues from the last completed turn", term.Arg(s.dir))
 	}
 	return run, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/jail"
 	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/skill"
+	"github.com/vibe-test/vibe-test/internal/term"
 )
 
 // ResumeSettings are what a resumed run may change; everything else comes
@@ -126,7 +127,7 @@ func Resume(ctx context.Context, dir string, r *record.Run, rs ResumeSettings, s
 		// An interrupt while the jail is tried is an interrupt (exit
 		// 130), not a jail that cannot start: nothing was changed yet.
 		if ctx.Err() != nil {
-			return nil, exit.Errorf(exit.Interrupted, "interrupted before the run went on; `vibe-test resume %s` continues it", dir)
+			return nil, exit.Errorf(exit.Interrupted, "interrupted before the run went on; `vibe-test resume %s` continues it", term.Arg(dir))
 		}
 		return nil, exit.With(exit.Tool, err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/vibe-test/vibe-test/internal/evalstats"
 	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/internal/term"
 )
 
 // Result is what an eval shows: its record, each run's cells as the
@@ -121,7 +122,7 @@ func (r *Result) TakeStatus() {
 	o := rec.Outcome
 	if o.Verdict == "" {
 		o = Outcome{Exit: exit.Tool, Verdict: evalstats.ToolFail,
-			Sentence: fmt.Sprintf("No verdict: the eval stopped while it ran; `vibe-test resume %s` continues it.", r.Dir)}
+			Sentence: fmt.Sprintf("No verdict: the eval stopped while it ran; `vibe-test resume %s` continues it.", term.Arg(r.Dir))}
 	}
 	r.Exit, r.Verdict, r.Sentence = o.Exit, o.Verdict, o.Sentence
 	// The comparisons and the instrument's check of the cells made so far
@@ -266,16 +267,16 @@ func decide(res *Result) {
 		res.Sentence = "Measured, not decided: no baseline to compare with. Store one with --baseline NAME, then decide a candidate with --against NAME."
 	}
 	if res.CellErrors > 0 {
-		mend := fmt.Sprintf("`vibe-test resume %s` makes them again", res.Dir)
+		mend := fmt.Sprintf("`vibe-test resume %s` makes them again", term.Arg(res.Dir))
 		if rec.Rejudged {
 			// A rejudge folder is not resumed: a new rejudge grades every
 			// message again (the folder is inside the one it rejudged). A
 			// message that never came back no rejudge can make: the eval
 			// it rejudged is resumed first.
 			src := filepath.Dir(res.Dir)
-			mend = fmt.Sprintf("`vibe-test rejudge %s` grades them again in a new folder", src)
+			mend = fmt.Sprintf("`vibe-test rejudge %s` grades them again in a new folder", term.Arg(src))
 			if res.unmade > 0 {
-				mend = fmt.Sprintf("%d had no message to grade: `vibe-test resume %s` makes them, then `vibe-test rejudge %s` grades them all again", res.unmade, res.origin, res.origin)
+				mend = fmt.Sprintf("%d had no message to grade: `vibe-test resume %s` makes them, then `vibe-test rejudge %s` grades them all again", res.unmade, term.Arg(res.origin), term.Arg(res.origin))
 			}
 		}
 		res.Exit, res.Verdict = exit.Tool, evalstats.ToolFail

@@ -1033,7 +1033,7 @@ func (s *session) finish(ctx context.Context) (*Result, error) {
 	}
 	switch {
 	case interrupted:
-		return res, exit.Errorf(exit.Interrupted, "interrupted; `vibe-test resume %s` continues the eval", s.dir)
+		return res, exit.Errorf(exit.Interrupted, "interrupted; `vibe-test resume %s` continues the eval", term.Arg(s.dir))
 	case fatal != nil:
 		return res, exit.With(exit.Tool, fatal)
 	}

@@ -43,7 +43,7 @@ func Rejudge(ctx context.Context, dir string, rs RejudgeSettings, stdio IO) (*Re
 	// The cells of an eval that did not complete decide nothing (report
 	// exits 3 on it); graded again they would still be missing some.
 	if rec.Status != StatusCompleted {
-		return nil, exit.Errorf(exit.Tool, "%s: the eval did not complete (%s): `vibe-test resume %s` continues it; rejudge it then", dir, rec.Status, dir)
+		return nil, exit.Errorf(exit.Tool, "%s: the eval did not complete (%s): `vibe-test resume %s` continues it; rejudge it then", dir, rec.Status, term.Arg(dir))
 	}
 	set, err := cases.Load(rec.Cases.Dir)
 	if err != nil {
@@ -155,7 +155,7 @@ loop:
 	if ctx.Err() != nil && sess.fatal == nil {
 		nrec.Status = StatusInterrupted
 		_ = SaveRecord(out, &nrec)
-		return nil, exit.Errorf(exit.Interrupted, "interrupted; the rejudge folder %s is incomplete: run `vibe-test rejudge %s` again", out, dir)
+		return nil, exit.Errorf(exit.Interrupted, "interrupted; the rejudge folder %s is incomplete: run `vibe-test rejudge %s` again", out, term.Arg(dir))
 	}
 	return sess.finishRejudge(ctx)
 }

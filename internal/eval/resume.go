@@ -34,10 +34,10 @@ func Resume(ctx context.Context, dir string, stdio IO) (*Result, error) {
 	if rec.Rejudged {
 		// Its cells are read and graded messages, which resume would
 		// generate afresh into it.
-		return nil, exit.Errorf(exit.Tool, "%s: a rejudge's folder is not resumed: `vibe-test rejudge %s` grades the messages again in a new one", dir, filepath.Dir(dir))
+		return nil, exit.Errorf(exit.Tool, "%s: a rejudge's folder is not resumed: `vibe-test rejudge %s` grades the messages again in a new one", dir, term.Arg(filepath.Dir(dir)))
 	}
 	if rec.Status == StatusCompleted && failedCells(rec) == 0 {
-		return nil, exit.Errorf(exit.Tool, "%s: the eval completed, nothing to resume (`vibe-test report %s` shows it again)", dir, dir)
+		return nil, exit.Errorf(exit.Tool, "%s: the eval completed, nothing to resume (`vibe-test report %s` shows it again)", dir, term.Arg(dir))
 	}
 	set, sk, err := LoadSet(Settings{SkillPath: rec.Skill.Path, CasesDir: rec.Cases.Dir})
 	if err != nil {

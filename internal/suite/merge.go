@@ -67,7 +67,7 @@ func Merge(ctx context.Context, out string, dirs []string, stderr io.Writer, h H
 					return nil, "", exit.Errorf(exit.Tool, "%s: skill %s stopped before its conversations began (no plan in run.json): run the shard again", s.dir, e.Name)
 				}
 				if !engine.Finished(r) {
-					return nil, "", exit.Errorf(exit.Tool, "%s: skill %s did not finish (status %s): `vibe-test resume %s` first, so the merged verdict counts every conversation", s.dir, e.Name, r.Status, s.dir)
+					return nil, "", exit.Errorf(exit.Tool, "%s: skill %s did not finish (status %s): `vibe-test resume %s` first, so the merged verdict counts every conversation", s.dir, e.Name, r.Status, term.Arg(s.dir))
 				}
 				if r.Skill.Hash != sk.Hash {
 					return nil, "", exit.Errorf(exit.Tool, "%s: skill %s: run.json's skill hash %.12s differs from the shard plan's %.12s", s.dir, e.Name, r.Skill.Hash, sk.Hash)

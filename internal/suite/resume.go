@@ -79,7 +79,7 @@ func Resume(ctx context.Context, dir string, rs engine.ResumeSettings, stdio eng
 		return idx, err
 	}
 	if ctx.Err() != nil {
-		return idx, exit.Errorf(exit.Interrupted, "interrupted: `vibe-test resume %s` continues the suite", dir)
+		return idx, exit.Errorf(exit.Interrupted, "interrupted: `vibe-test resume %s` continues the suite", term.Arg(dir))
 	}
 	return idx, nil
 }

@@ -6,6 +6,7 @@
 package term
 
 import (
+	"fmt"
 	"strings"
 	"unicode/utf8"
 )
@@ -85,4 +86,42 @@ func hasC1OrInvalid(s string) bool {
 		i += size
 	}
 	return false
+}
+
+// Arg is s as one word of a shell command the author may copy from a hint
+// (`vibe-test resume DIR`): as it is when it holds only characters no
+// shell treats specially, else single-quoted, or, when it holds a control
+// character (a folder's name may hold a newline, which Line would turn
+// into a space), in bash's $'...' with the character escaped.
+func Arg(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool { return !plainArg(r) }) < 0 {
+		return s
+	}
+	if strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) < 0 {
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	var b strings.Builder
+	b.WriteString("$'")
+	for _, r := range s {
+		switch {
+		case r == '\\' || r == '\'':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteString("'")
+	return b.String()
+}
+
+// plainArg says whether r needs no quoting in a shell word.
+func plainArg(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_@%+=:,./-", r)
 }

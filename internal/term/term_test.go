@@ -1,6 +1,9 @@
 package term
 
-import "testing"
+import (
+	"os/exec"
+	"testing"
+)
 
 func TestClean(t *testing.T) {
 	for _, tc := range []struct{ name, in, want string }{
@@ -38,4 +41,31 @@ func FuzzClean(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A folder named in a hint is one word a shell takes back as it was.
+func TestArg(t *testing.T) {
+	for in, want := range map[string]string{
+		"vibe-runs/20261207T150000Z-stock-ledger": "vibe-runs/20261207T150000Z-stock-ledger",
+		"vibe-runs/20261207T150000Z-My Skill":     "'vibe-runs/20261207T150000Z-My Skill'",
+		"it's":                                    `'it'\''s'`,
+		"":                                        "''",
+		"a\nb's":                                  `$'a\nb\'s'`,
+		"$(rm -rf ~)":                             "'$(rm -rf ~)'",
+	} {
+		if got := Arg(in); got != want {
+			t.Errorf("Arg(%q) = %s, want %s", in, got, want)
+		}
+	}
+	// What bash makes of each word is the string itself.
+	bash, err := exec.LookPath("bash") // .ci/run's own shell
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range []string{"My Skill", "it's", "a\nb's\\c", "x\x01y", "$HOME `id`", "ü ñ"} {
+		out, err := exec.Command(bash, "-c", "printf %s "+Arg(in)).Output()
+		if err != nil || string(out) != in {
+			t.Errorf("bash reads %s as %q (%v), want %q", Arg(in), out, err, in)
+		}
+	}
 }
