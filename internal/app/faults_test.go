@@ -538,6 +538,53 @@ func TestResumeFromAnotherFolder(t *testing.T) {
 	}
 }
 
+// A fresh probe's sandbox that a SIGKILL left is named in run.json, and
+// resume removes it: it stayed in the temp folder for good, one a killed
+// run, where no record named it.
+func TestKilledFreshProbeSandboxRemovedOnResume(t *testing.T) {
+	t.Parallel()
+	// The first fresh probe (turn 1 of its own session, asking about
+	// gaskets) answers 3 seconds late: the run is killed meanwhile.
+	steps := append([]scripted.Step{}, demo.Procedure().Follow...)
+	steps[0].Delay = 3 * time.Second
+	slow := scripted.Rule{Kind: scripted.KindAgent, Persona: "steady", Turns: []int{1}, Contains: "gaskets", Steps: steps}
+	_, paths, out, env := demoRun(t, faultScript(t, slow), fastCLI(t))
+	env = append(env, "TMPDIR="+killedRunTmp(t))
+	cmd := exec.Command(vibeTestBinary(t), paths.Skill, "--config", paths.Config, "--out", out, "--seed", "7", "--conversations", "1", "--max-retries", "1")
+	cmd.Env = env
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var sandboxDir string
+	for deadline := time.Now().Add(30 * time.Second); sandboxDir == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if r, err := record.Load(out); err == nil && len(r.Fresh) > 0 && r.Fresh[0].Sandbox != "" {
+			if _, err := os.Stat(filepath.Join(out, "fresh-1", "turn-06.jsonl")); err == nil {
+				sandboxDir = r.Fresh[0].Sandbox
+			}
+		}
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	if sandboxDir == "" {
+		t.Fatalf("the first fresh probe's sandbox was never recorded\n%s", buf.String())
+	}
+	if _, err := os.Stat(sandboxDir); err != nil {
+		t.Fatalf("the killed run's fresh sandbox: %v", err)
+	}
+	code := builtMain(t)(context.Background(), []string{"vibe-test", "resume", out}, IO{Env: env, Stdout: &buf, Stderr: &buf})
+	if code != 0 {
+		t.Fatalf("resume: exit %d\n%s", code, buf.String())
+	}
+	if _, err := os.Stat(filepath.Dir(sandboxDir)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the killed run's fresh sandbox %s is still there after resume (%v)", sandboxDir, err)
+	}
+	if r, err := record.Load(out); err != nil || r.Fresh[0].Sandbox != "" {
+		t.Errorf("run.json still names a fresh sandbox: %v", err)
+	}
+}
+
 // TestNoTurnRetryPastTheBudget: a turn that spent the last of the budget
 // and then failed on a transient error is not tried again (each new try
 // is paid for: the old code tried it --turn-retries times more, past

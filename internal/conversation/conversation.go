@@ -1107,6 +1107,14 @@ func (d *Driver) Fresh(ctx context.Context, conv *record.Conversation) {
 		return
 	}
 	d.Update(func() { conv.Status = record.StatusRunning })
+	if conv.Sandbox != "" {
+		// A probe's sandbox a killed run left (below): its session is
+		// never continued, each fresh probe being a new one, so it goes.
+		if sb, err := sandbox.Open(conv.Sandbox, conv.Home, d.AuthorConfigDir, d.Hermetic); err == nil {
+			_ = sb.Remove()
+		}
+		d.Update(func() { conv.Sandbox, conv.Home = "", "" })
+	}
 	for k := 1; k <= len(d.Plan.Probes); k++ {
 		// A fresh probe has no place in a schedule; it keeps the turn its
 		// probe has in the seed's, and its number pairs it.
@@ -1137,14 +1145,24 @@ func (d *Driver) Fresh(ctx context.Context, conv *record.Conversation) {
 			setStatus(record.StatusError, err.Error())
 			return
 		}
+		// Recorded while it is in use: a run killed meanwhile (SIGKILL)
+		// left it in the temp folder for good; resume removes it now.
+		d.Update(func() { conv.Sandbox, conv.Home = sb.Dir, sb.Home })
+		if d.Flush != nil {
+			d.Flush()
+		}
+		removeSandbox := func() {
+			sb.Remove()
+			d.Update(func() { conv.Sandbox, conv.Home = "", "" })
+		}
 		rec := record.Turn{Turn: turn, Kind: plan.KindProbe, Probe: k, Prompt: d.Plan.ProbeTask(k), Transcript: d.transcriptName(conv, turn)}
 		if err := sb.WriteFiles(d.Plan.ProbeSetup(k)); err != nil {
-			sb.Remove()
+			removeSandbox()
 			setStatus(record.StatusError, err.Error())
 			return
 		}
 		out, outOfBudget := d.runTurn(ctx, sb, "", 0, &rec, nil, nil, false) // a new session on every try
-		sb.Remove()
+		removeSandbox()
 		if rec.Status != record.TurnOK {
 			d.Update(func() { conv.Abandoned = append(conv.Abandoned, rec) })
 			if ctx.Err() != nil {
