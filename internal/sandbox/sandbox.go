@@ -436,8 +436,9 @@ func CheckFixture(dir string, exclude []string) error {
 
 // FixtureHash is CheckFixture that also hashes what a sandbox would get of
 // the fixture: each file's path, whether it is executable, and its
-// content, each link's path and target. A run records it, so that a resume or a shard merge can tell a
-// fixture whose contents changed from one at another path.
+// content, each link's path and target. A run records it, so that a
+// resume or a shard merge can tell a fixture whose contents changed from
+// one at another path.
 func FixtureHash(dir string, exclude []string) (string, error) {
 	h := sha256.New()
 	if err := copyTree(dir, nil, ".", nil, newExclusions(exclude, ""), h); err != nil {
