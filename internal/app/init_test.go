@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -197,5 +199,58 @@ func TestInitRefusedCredentials(t *testing.T) {
 	}
 	if len(sessions) != 1 {
 		t.Errorf("%d rubric calls after a 401, want 1 (no retry)", len(sessions))
+	}
+}
+
+// init on a skill whose folder takes no new file (read-only, another
+// user's) is refused before its two model calls: the write failed after
+// them. Run as a user who may not write there (root may write anywhere:
+// as root, the built binary runs as nobody).
+func TestInitReadOnlySkillFolder(t *testing.T) {
+	t.Parallel()
+	// Folders nobody may enter (t.TempDir's parents are the owner's alone).
+	open := func(prefix string) string {
+		dir, err := os.MkdirTemp("", prefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Chmod(dir, 0o700); os.RemoveAll(dir) })
+		if err := os.Chmod(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	bin := filepath.Join(open("bin-"), "vibe-test")
+	b, err := os.ReadFile(vibeTestBinary(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	skillDir := filepath.Join(open("skill-"), "ledger")
+	if err := os.Mkdir(skillDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(skillDir, "SKILL.md"), []byte("---\nname: ledger\ndescription: d\n---\nRead the ledger.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "init", filepath.Join(skillDir, "SKILL.md"))
+	// Outside the repository, with no claude on PATH: the code before
+	// went on to look for the CLI, and failed there.
+	cmd.Dir = filepath.Dir(skillDir)
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=/nonexistent", "ANTHROPIC_API_KEY=sk-offline-placeholder"}
+	if os.Geteuid() == 0 {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	} else {
+		if err := os.Chmod(skillDir, 0o555); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Chmod(skillDir, 0o755) }) // before its parent goes
+	}
+	out, _ := cmd.CombinedOutput()
+	code := cmd.ProcessState.ExitCode()
+	if want := skillDir + ": the skill's folder takes no new file (permission denied), expected one vibe-test.yaml can be written in"; code != 3 || !strings.Contains(string(out), want) {
+		t.Errorf("init in a folder that takes no file: exit %d\n%s\nwant 3 and %q", code, out, want)
 	}
 }
