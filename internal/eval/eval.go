@@ -1018,7 +1018,7 @@ func (s *session) finish(ctx context.Context) (*Result, error) {
 		switch {
 		case interrupted:
 			s.rec.Status = StatusInterrupted
-			s.rec.Outcome = Outcome{Exit: exit.Interrupted, Verdict: "interrupted", Sentence: fmt.Sprintf("Interrupted: `vibe-test resume %s` makes the cells still missing.", s.dir)}
+			s.rec.Outcome = Outcome{Exit: exit.Interrupted, Verdict: "interrupted", Sentence: fmt.Sprintf("Interrupted: `vibe-test resume %s` makes the cells still missing.", term.Arg(s.dir))}
 		case fatal != nil:
 			s.rec.Status, s.rec.Error = StatusError, fatal.Error()
 			s.rec.Outcome = Outcome{Exit: exit.Tool, Verdict: evalstats.ToolFail, Sentence: "No verdict: " + fatal.Error()}

@@ -774,7 +774,9 @@ func TestInterruptKeepsAMessageThatCameBack(t *testing.T) {
 		}
 	}
 	f := newFlowScript(t, testenv.FakeClaude(t), script)
-	s := f.settings(demo.VersionBaseline, "measure")
+	// A folder with a space in its name: the saved sentence names it as
+	// one word a shell takes (it was cut in two).
+	s := f.settings(demo.VersionBaseline, "my measure")
 	s.Repeats = 1
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -796,6 +798,9 @@ func TestInterruptKeepsAMessageThatCameBack(t *testing.T) {
 	rec, err := eval.LoadRecord(s.OutDir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if want := "`vibe-test resume '" + s.OutDir + "'`"; !strings.Contains(rec.Outcome.Sentence, want) {
+		t.Errorf("the interrupted eval's sentence %q does not hold %s", rec.Outcome.Sentence, want)
 	}
 	made := f.generatorCalls()
 	if made == 0 || rec.Costs.Generator <= 0 {

@@ -89,20 +89,26 @@ func hasC1OrInvalid(s string) bool {
 }
 
 // Arg is s as one word of a shell command the author may copy from a hint
-// (`vibe-test resume DIR`): as it is when it holds only characters no
-// shell treats specially, else single-quoted, or, when it holds a control
-// character (a folder's name may hold a newline, which Line would turn
-// into a space), in bash's $'...' with the character escaped.
+// (`vibe-test resume DIR`), which survives Line: as it is when it holds
+// only characters no shell treats specially, else single-quoted, or, when
+// it holds what Line would change (a newline, a control or bidi character,
+// a byte that is not UTF-8: a folder's name may hold any), in bash's
+// $'...' with those escaped byte by byte. A word that would begin with a
+// dash, read as a flag, is given as ./-x.
 func Arg(s string) string {
+	if strings.HasPrefix(s, "-") {
+		s = "./" + s
+	}
 	if s != "" && strings.IndexFunc(s, func(r rune) bool { return !plainArg(r) }) < 0 {
 		return s
 	}
-	if strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) < 0 {
+	if Line(s) == s {
 		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 	}
 	var b strings.Builder
 	b.WriteString("$'")
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == '\\' || r == '\'':
 			b.WriteByte('\\')
@@ -111,11 +117,14 @@ func Arg(s string) string {
 			b.WriteString(`\n`)
 		case r == '\t':
 			b.WriteString(`\t`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\x%02x`, r)
+		case r == utf8.RuneError && size == 1, control(r):
+			for _, c := range []byte(s[i : i+size]) {
+				fmt.Fprintf(&b, `\x%02x`, c)
+			}
 		default:
 			b.WriteRune(r)
 		}
+		i += size
 	}
 	b.WriteString("'")
 	return b.String()

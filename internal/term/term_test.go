@@ -2,6 +2,7 @@ package term
 
 import (
 	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -43,7 +44,8 @@ func FuzzClean(f *testing.F) {
 	})
 }
 
-// A folder named in a hint is one word a shell takes back as it was.
+// A folder named in a hint is one word a shell takes back as it was,
+// printed through Line as every message is.
 func TestArg(t *testing.T) {
 	for in, want := range map[string]string{
 		"vibe-runs/20261207T150000Z-stock-ledger": "vibe-runs/20261207T150000Z-stock-ledger",
@@ -52,20 +54,28 @@ func TestArg(t *testing.T) {
 		"":                                        "''",
 		"a\nb's":                                  `$'a\nb\'s'`,
 		"$(rm -rf ~)":                             "'$(rm -rf ~)'",
+		"caf\xe9":                                 `$'caf\xe9'`,
+		"-x":                                      "./-x",
 	} {
 		if got := Arg(in); got != want {
 			t.Errorf("Arg(%q) = %s, want %s", in, got, want)
 		}
 	}
-	// What bash makes of each word is the string itself.
+	// What bash makes of each word, as Line prints it, is the string
+	// itself (a dash first, the same folder as ./-x): a byte that is not
+	// UTF-8, a C1 or bidi character came out of Line changed.
 	bash, err := exec.LookPath("bash") // .ci/run's own shell
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, in := range []string{"My Skill", "it's", "a\nb's\\c", "x\x01y", "$HOME `id`", "ü ñ"} {
-		out, err := exec.Command(bash, "-c", "printf %s "+Arg(in)).Output()
-		if err != nil || string(out) != in {
-			t.Errorf("bash reads %s as %q (%v), want %q", Arg(in), out, err, in)
+	for _, in := range []string{"My Skill", "it's", "a\nb's\\c", "x\x01y", "$HOME `id`", "ü ñ", "caf\xe9", "caf\xe9\nx", "a\u0085b", "a\u202eb", "-x y"} {
+		out, err := exec.Command(bash, "-c", "printf %s "+Line(Arg(in))).Output()
+		want := in
+		if strings.HasPrefix(in, "-") {
+			want = "./" + in
+		}
+		if err != nil || string(out) != want {
+			t.Errorf("bash reads %s as %q (%v), want %q", Line(Arg(in)), out, err, want)
 		}
 	}
 }
