@@ -101,20 +101,25 @@ func (o Output) checkFiles(out string, keep ...string) error {
 	return nil
 }
 
-// resolvedPath is p absolute, with the links of its folders resolved (p
-// itself need not exist yet): two spellings of one place give one path.
+// resolvedPath is p absolute, with the links of its folders resolved: its
+// longest part that exists, then the rest as written (p and its folder
+// need not exist yet: a new --out's report). Two spellings of one place
+// give one path.
 func resolvedPath(p string) string {
 	abs, err := filepath.Abs(p)
 	if err != nil {
 		return filepath.Clean(p)
 	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		return real
+	rest := ""
+	for dir := abs; ; dir = filepath.Dir(dir) {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(real, rest)
+		}
+		if dir == filepath.Dir(dir) {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
 	}
-	if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
-		return filepath.Join(dir, filepath.Base(abs))
-	}
-	return abs
 }
 
 // canCreateIn makes and removes an empty file in dir.
