@@ -94,8 +94,8 @@ func (o Output) checkFiles(out string, keep ...string) error {
 		// the folder must take (not read-only, not another user's): tried
 		// now with an empty one, removed at once. Found at the end, it cost
 		// the run and turned its exit code into 3.
-		if err := canCreateIn(dir); err != nil {
-			return exit.Errorf(exit.Tool, "%s %s: folder %s takes no new file (%v), expected a folder vibe-test may write in", f.flag, f.path, dir, unwrapPath(err))
+		if err := atomicfile.CanCreateIn(dir); err != nil {
+			return exit.Errorf(exit.Tool, "%s %s: folder %s takes no new file (%v), expected a folder vibe-test may write in", f.flag, f.path, dir, err)
 		}
 	}
 	return nil
@@ -120,26 +120,6 @@ func resolvedPath(p string) string {
 		}
 		rest = filepath.Join(filepath.Base(dir), rest)
 	}
-}
-
-// canCreateIn makes and removes an empty file in dir.
-func canCreateIn(dir string) error {
-	f, err := os.CreateTemp(dir, ".vibe-test-*")
-	if err != nil {
-		return err
-	}
-	f.Close()
-	return os.Remove(f.Name())
-}
-
-// unwrapPath is a *PathError's cause alone ("permission denied"): the
-// message names the folder already.
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 // sameFile says whether two paths name one file: spelled alike once

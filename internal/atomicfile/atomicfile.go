@@ -5,6 +5,7 @@
 package atomicfile
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -48,4 +49,22 @@ func WriteFunc(path string, mode fs.FileMode, write func(io.Writer) error) error
 		return fmt.Errorf("replacing %s: %w", path, err)
 	}
 	return nil
+}
+
+// CanCreateIn says whether dir takes the temporary file WriteFunc writes
+// through: one is made and removed at once, so that a command finds a
+// folder it cannot write in (read-only, another user's) before the work
+// whose result goes there. The error is the cause alone ("permission
+// denied"): the caller names the folder.
+func CanCreateIn(dir string) error {
+	f, err := os.CreateTemp(dir, ".vibe-test-*")
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return pe.Err
+		}
+		return err
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }

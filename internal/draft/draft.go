@@ -69,16 +69,9 @@ func Write(ctx context.Context, s Settings, stdio engine.IO) (Result, error) {
 	// The config is written through a temporary file beside SKILL.md:
 	// a folder that takes none (read-only, another user's) is found now,
 	// before the two model calls it would have cost.
-	probe, err := os.CreateTemp(sk.Dir, "."+plan.ConfigName+".*")
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
+	if err := atomicfile.CanCreateIn(sk.Dir); err != nil {
 		return Result{}, exit.Errorf(exit.Tool, "%s: the skill's folder takes no new file (%v), expected one %s can be written in", sk.Dir, err, plan.ConfigName)
 	}
-	probe.Close()
-	os.Remove(probe.Name())
 	binary, err := engine.FindClaude(stdio.Env)
 	if err != nil {
 		return Result{}, exit.With(exit.Tool, err)

@@ -51,6 +51,7 @@ import (
 
 	"github.com/vibe-test/vibe-test/internal/agent"
 	"github.com/vibe-test/vibe-test/internal/agents"
+	"github.com/vibe-test/vibe-test/internal/atomicfile"
 	"github.com/vibe-test/vibe-test/internal/cases"
 	"github.com/vibe-test/vibe-test/internal/claude"
 	"github.com/vibe-test/vibe-test/internal/engine"
@@ -1070,15 +1071,10 @@ func checkNewBaseline(set *cases.Set, name string) error {
 	if _, err := os.Stat(parent); err != nil {
 		parent = set.Dir
 	}
-	probe, err := os.MkdirTemp(parent, ".vibe-test-*")
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
+	if err := atomicfile.CanCreateIn(parent); err != nil {
 		return exit.Errorf(exit.Tool, "--baseline %s: %s takes no new folder (%v), expected a case set the baseline can be stored in", name, parent, err)
 	}
-	return os.Remove(probe)
+	return nil
 }
 
 // freeName is rel, or rel with -N before its extension for the first N
