@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/vibe-test/vibe-test/internal/execpath"
+	"github.com/vibe-test/vibe-test/internal/jsonerr"
 	"github.com/vibe-test/vibe-test/internal/ownfile"
 	"github.com/vibe-test/vibe-test/internal/term"
 )
@@ -172,7 +173,8 @@ func factProblems(c *Case) []Problem {
 			var te *json.UnmarshalTypeError
 			if errors.As(err, &te) && te.Field != "" {
 				field += "." + te.Field
-				msg = fmt.Sprintf("%s, expected %s", withArticle(te.Value), withArticle(te.Type.String()))
+				got, want := jsonerr.Kinds(te)
+				msg = fmt.Sprintf("%s, expected %s", got, want)
 			}
 			out = append(out, Problem{File: kp, Line: jsonLine(c.KeyRaw, `"facts"`), Field: field, Msg: msg})
 			continue
@@ -348,12 +350,4 @@ func (c *Case) leftOutOfCopy(rel string) bool {
 		}
 	}
 	return false
-}
-
-// withArticle is "a number", "an object".
-func withArticle(w string) string {
-	if w != "" && strings.ContainsRune("aeiou", rune(w[0])) {
-		return "an " + w
-	}
-	return "a " + w
 }

@@ -44,11 +44,11 @@ func Describe(data []byte, err error) (line int, detail string) {
 	case errors.As(err, &syntax):
 		return LineAt(data, syntax.Offset), "invalid JSON (" + syntax.Error() + ")"
 	case errors.As(err, &typ):
-		got := valueKind(typ.Value)
+		got, want := Kinds(typ)
 		if typ.Field == "" {
-			return LineAt(data, typ.Offset), fmt.Sprintf("the document is %s, expected %s", got, Expected(typ.Type))
+			return LineAt(data, typ.Offset), fmt.Sprintf("the document is %s, expected %s", got, want)
 		}
-		return LineAt(data, typ.Offset), fmt.Sprintf("field %q is %s, expected %s", typ.Field, got, Expected(typ.Type))
+		return LineAt(data, typ.Offset), fmt.Sprintf("field %q is %s, expected %s", typ.Field, got, want)
 	}
 	msg := strings.TrimPrefix(firstLine(err.Error()), "json: ")
 	// DisallowUnknownFields' error carries no offset: the field's first
@@ -68,6 +68,12 @@ func Describe(data []byte, err error) (line int, detail string) {
 func LineAt(data []byte, off int64) int {
 	off = min(max(off, 0), int64(len(data)))
 	return bytes.Count(data[:off], []byte("\n")) + 1
+}
+
+// Kinds names, as a person reading the file would, the value a type error
+// found ("a number") and the one its field takes ("a string").
+func Kinds(te *json.UnmarshalTypeError) (got, want string) {
+	return valueKind(te.Value), Expected(te.Type)
 }
 
 // valueKind names the JSON value encoding/json found ("string", "number",
