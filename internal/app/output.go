@@ -277,11 +277,7 @@ func keptBy(path string, keep []string) (string, bool) {
 	if err != nil || ownfile.IsReport(path) {
 		return "", false
 	}
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return "", false
-	}
-	real, _ = filepath.Abs(real)
+	real := resolvedPath(path)
 	for _, k := range keep {
 		kst, err := os.Stat(k)
 		if k == "" || err != nil {
@@ -290,14 +286,8 @@ func keptBy(path string, keep []string) (string, bool) {
 		if os.SameFile(st, kst) {
 			return k, true
 		}
-		if kst.IsDir() {
-			kr, err := filepath.EvalSymlinks(k)
-			if err != nil {
-				continue
-			}
-			if kr, _ = filepath.Abs(kr); strings.HasPrefix(real, kr+string(filepath.Separator)) {
-				return k, true
-			}
+		if kst.IsDir() && strings.HasPrefix(real, resolvedPath(k)+string(filepath.Separator)) {
+			return k, true
 		}
 	}
 	return "", false
