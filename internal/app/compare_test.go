@@ -201,13 +201,15 @@ func TestCompareOneSlipIsNoise(t *testing.T) {
 	t.Parallel()
 	a := writeRun(t, "stock-ledger", "hash-v1", synthCriteria, convs("pppp", "pppp"))
 	b := writeRun(t, "stock-ledger", "hash-v1", synthCriteria, convs("pppp", "pppp"))
-	same := writeRun(t, "stock-ledger", "hash-v1", synthCriteria, convs("pppp", "pppp"))
+	// Three candidate conversations: against four, 2 could give no p-value
+	// below 1/15, and compare cannot decide there.
+	same := writeRun(t, "stock-ledger", "hash-v1", synthCriteria, convs("pppp", "pppp", "pppp"))
 	code, out, _ := compareMain(t, a, b, same)
 	if code != 0 {
 		t.Fatalf("identical candidate: exit %d, want 0", code)
 	}
 	mustContain(t, out, "same skill content as the base", "ACCEPT")
-	if code, _, _ := compareMain(t, a, b, writeRun(t, "stock-ledger", "hash-v2", synthCriteria, convs("pppp", "pppf"))); code != 0 {
+	if code, _, _ := compareMain(t, a, b, writeRun(t, "stock-ledger", "hash-v2", synthCriteria, convs("pppp", "pppf", "pppp"))); code != 0 {
 		t.Fatalf("one slip: exit %d, want 0", code)
 	}
 	if code, _, _ := compareMain(t, a, b, writeRun(t, "stock-ledger", "hash-v2", synthCriteria, convs("ffff", "ffff", "ffff", "ffff"))); code != 1 {
@@ -218,7 +220,7 @@ func TestCompareOneSlipIsNoise(t *testing.T) {
 func TestCompareOneBaseNote(t *testing.T) {
 	t.Parallel()
 	a, _ := noisyBases(t)
-	cand := writeRun(t, "stock-ledger", "hash-v2", synthCriteria, convs("pppp", "pppp"))
+	cand := writeRun(t, "stock-ledger", "hash-v2", synthCriteria, convs("pppp", "pppp", "pppp", "pppp"))
 	code, out, _ := compareMain(t, a, cand)
 	if code != 0 {
 		t.Fatalf("exit %d, want 0", code)

@@ -23,6 +23,7 @@
 package compare
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/vibe-test/vibe-test/internal/judge"
@@ -154,9 +155,39 @@ func Decide(base, cand []Scored, criteria []string, alpha float64) Result {
 		res.Reject = res.Reject || me.Reject
 		res.Measures = append(res.Measures, me)
 	}
-	if t := res.Measures[0].Test; !t.Testable {
+	t := res.Measures[0].Test
+	if !t.Testable {
 		res.Undecided = "the total needs at least 2 scored conversations in the base runs and in the candidate"
 		res.Reject = false
+		return res
+	}
+	// A relabelling test's p-value is at least one over the number of ways
+	// to choose the candidate's conversations among all: with 2 and 2 that
+	// is 1/6, and no scores, however far apart, reach alpha 0.05. An
+	// ACCEPT there would pass a candidate that failed every turn; a
+	// REJECT (the random relabellings can undercount the observed one)
+	// would rest on that luck alone.
+	if ways := relabellings(t.Fresh.Units, t.Diluted.Units, alpha); 1/ways > alpha*(1+1e-9) {
+		res.Undecided = fmt.Sprintf("with %d base and %d candidate conversations the test cannot reject at alpha %.3g whatever the scores: its smallest p-value is 1/%.0f = %.3g; run more conversations",
+			t.Fresh.Units, t.Diluted.Units, alpha, ways, 1/ways)
+		res.Reject = false
+		for i := range res.Measures {
+			res.Measures[i].Reject = false
+		}
 	}
 	return res
+}
+
+// relabellings is the number of ways to choose m units of m+n, counted up
+// to the first value above 1/alpha (all that decides whether 1/ways can
+// reach alpha).
+func relabellings(m, n int, alpha float64) float64 {
+	ways := 1.0
+	for i := 1; i <= min(m, n); i++ {
+		ways = ways * float64(m+n-min(m, n)+i) / float64(i)
+		if ways > 1/alpha {
+			break
+		}
+	}
+	return ways
 }

@@ -149,3 +149,42 @@ func TestWriteStripsEscapesFromFolderNames(t *testing.T) {
 		t.Errorf("the folder's printable name should stay:\n%s", out)
 	}
 }
+
+// TestDecideUndecidedWhereNoScoresCanReject: at sizes where the smallest
+// p-value a relabelling test can give is above alpha, a candidate that
+// failed every turn must not be accepted (exit 0 would pass it in CI).
+func TestDecideUndecidedWhereNoScoresCanReject(t *testing.T) {
+	all := func(n, passed int) []Scored {
+		var out [][2]int
+		for range n {
+			out = append(out, [2]int{passed, 4})
+		}
+		return scored(out...)
+	}
+	for _, c := range []struct {
+		base, cand int
+		alpha      float64
+		undecided  string // "" where the collapse must be rejected
+	}{
+		{2, 2, 0.05, "with 2 base and 2 candidate conversations the test cannot reject at alpha 0.05 whatever the scores: its smallest p-value is 1/6 = 0.167"},
+		{6, 3, 0.01, "its smallest p-value is 1/84 = 0.0119"},
+		{3, 6, 0.01, "its smallest p-value is 1/84 = 0.0119"},
+		{4, 4, 0.05, ""},
+		{6, 3, 0.05, ""},
+	} {
+		res := Decide(all(c.base, 4), all(c.cand, 0), []string{"c"}, c.alpha)
+		switch {
+		case c.undecided == "" && (!res.Reject || res.Undecided != ""):
+			t.Errorf("%d against %d at %v: a collapse was not rejected: %+v", c.base, c.cand, c.alpha, res)
+		case c.undecided != "" && (res.Reject || !strings.Contains(res.Undecided, c.undecided)):
+			t.Errorf("%d against %d at %v: got reject %v, undecided %q; want undecided %q", c.base, c.cand, c.alpha, res.Reject, res.Undecided, c.undecided)
+		}
+		if c.undecided != "" {
+			for _, m := range res.Measures {
+				if m.Reject {
+					t.Errorf("%d against %d: measure %s rejected in an undecided comparison", c.base, c.cand, m.Name)
+				}
+			}
+		}
+	}
+}
