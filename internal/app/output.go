@@ -10,11 +10,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/vibe-test/vibe-test/internal/atomicfile"
-
 	"github.com/urfave/cli/v2"
 
+	"github.com/vibe-test/vibe-test/internal/atomicfile"
 	"github.com/vibe-test/vibe-test/internal/chart"
+	"github.com/vibe-test/vibe-test/internal/eval"
 	"github.com/vibe-test/vibe-test/internal/evalreport"
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/junit"
@@ -302,6 +302,49 @@ func skillFolders(args []string) []string {
 			a = filepath.Dir(a)
 		}
 		out = append(out, a)
+	}
+	return out
+}
+
+// recordedInputs are the author's files the run, suite or eval folder dir
+// was made from, as its record names them: the skills' folders, the
+// config, rubric, fillers and fixture, the case set. report, resume and
+// merge write --junit and --markdown over none of them, as run and eval
+// refuse to (checkFiles' keep): `report RUN --markdown skill/SKILL.md`
+// replaced the skill, and the next resume found its hash changed. A record
+// that does not load names none; its own error comes after, named.
+func recordedInputs(dir string) []string {
+	switch {
+	case record.IsSuite(dir):
+		s, err := record.LoadSuite(dir)
+		if err != nil {
+			return nil
+		}
+		var out []string
+		for _, e := range s.Skills {
+			out = append(out, skillFolders([]string{e.Path})...)
+			out = append(out, runInputs(filepath.Join(dir, e.RunDir))...)
+		}
+		return out
+	case eval.IsEvalDir(dir):
+		rec, err := eval.LoadRecord(dir)
+		if err != nil {
+			return nil
+		}
+		return append(skillFolders([]string{rec.Skill.Path}), rec.Cases.Dir)
+	}
+	return runInputs(dir)
+}
+
+// runInputs is recordedInputs of one run folder.
+func runInputs(dir string) []string {
+	r, err := record.Load(dir)
+	if err != nil {
+		return nil
+	}
+	out := append(skillFolders([]string{r.Skill.Path}), r.Config.ConfigFile, r.Config.RubricFile, r.Config.FillersDir)
+	if r.Plan != nil {
+		out = append(out, r.Plan.Fixture)
 	}
 	return out
 }

@@ -357,3 +357,68 @@ func TestRecordTextIsCleanedOnTheTerminal(t *testing.T) {
 		t.Errorf("resume of an unknown session mode: exit %d, %s", code, stderr.String())
 	}
 }
+
+// report, resume and merge write --junit and --markdown over none of the
+// files the folder's record names as the author's (the skill's folder, the
+// config, the fixture), as run refuses to: `report RUN --markdown
+// skill/SKILL.md` replaced the skill, and the next resume found its hash
+// changed.
+func TestRecordedInputsAreKept(t *testing.T) {
+	t.Parallel()
+	author := t.TempDir()
+	skillMD := filepath.Join(author, "skill", "stock-ledger", "SKILL.md")
+	config := filepath.Join(author, "vibe-test.yaml")
+	fixtureFile := filepath.Join(author, "fixture", "data", "stock.csv")
+	for _, f := range []string{skillMD, config, fixtureFile} {
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte("the author's\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A run's record points at them, as one made from them does.
+	pointAt := func(runJSON string) {
+		t.Helper()
+		var r map[string]any
+		raw, err := os.ReadFile(runJSON)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(raw, &r); err != nil {
+			t.Fatal(err)
+		}
+		r["skill"].(map[string]any)["path"] = skillMD
+		r["config"].(map[string]any)["config_file"] = config
+		r["plan"].(map[string]any)["fixture"] = filepath.Join(author, "fixture")
+		out, _ := json.Marshal(r)
+		if err := os.WriteFile(runJSON, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := testenv.CopyOfRun(t, "held")
+	pointAt(filepath.Join(run, "run.json"))
+	suite := testenv.CopyOfRun(t, "suite")
+	pointAt(filepath.Join(suite, "stock-ledger", "run.json"))
+	for _, c := range []struct {
+		args   []string
+		target string
+	}{
+		{[]string{"report", run, "--markdown", skillMD}, skillMD},
+		{[]string{"report", run, "--junit", config}, config},
+		{[]string{"resume", run, "--markdown", fixtureFile}, fixtureFile},
+		{[]string{"report", suite, "--junit", skillMD}, skillMD},
+		{[]string{"merge", "--out", filepath.Join(t.TempDir(), "m"), "--markdown", config, suite, suite}, config},
+	} {
+		before, err := os.ReadFile(c.target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stdout, stderr bytes.Buffer
+		code := Main(t.Context(), append([]string{"vibe-test"}, c.args...), IO{Env: os.Environ(), Stdout: &stdout, Stderr: &stderr})
+		after, _ := os.ReadFile(c.target)
+		if code != 3 || !strings.Contains(stderr.String(), "an existing file of ") || strings.Count(strings.TrimSpace(stderr.String()), "\n") > 0 || !bytes.Equal(before, after) {
+			t.Errorf("%v: exit %d, %q; the file changed: %v", c.args, code, stderr.String(), !bytes.Equal(before, after))
+		}
+	}
+}

@@ -30,7 +30,7 @@ func reportOptions(c *cli.Context) (ReportOptions, error) {
 // Derived figures (shapes, statistics, the verdict) are recomputed from the
 // record; what the record never held is named, not invented.
 func runReport(_ context.Context, o ReportOptions, stdio IO) error {
-	if err := o.Output.checkFiles(""); err != nil {
+	if err := o.Output.checkFiles("", recordedInputs(o.Dir)...); err != nil {
 		return err
 	}
 	// Nor over its pages: --markdown RUN/chart.html replaced the chart.

@@ -57,7 +57,7 @@ func resumeOptions(c *cli.Context) (ResumeOptions, error) {
 // conversation goes on from its last completed turn with its saved session
 // and config dir, and unjudged turns are judged.
 func runResume(ctx context.Context, o ResumeOptions, stdio IO) error {
-	if err := o.Output.checkFiles(""); err != nil {
+	if err := o.Output.checkFiles("", recordedInputs(o.Dir)...); err != nil {
 		return err
 	}
 	// Nor over its pages: --markdown RUN/chart.html replaced the chart.

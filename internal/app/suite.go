@@ -233,7 +233,11 @@ func mergeOptions(c *cli.Context) (MergeOptions, error) {
 // runMerge joins shard folders into one suite folder and exits with the
 // merged suite's code.
 func runMerge(ctx context.Context, o MergeOptions, stdio IO) error {
-	if err := o.Output.checkFiles(o.Out); err != nil {
+	var inputs []string
+	for _, shard := range o.Shards {
+		inputs = append(inputs, recordedInputs(shard)...)
+	}
+	if err := o.Output.checkFiles(o.Out, inputs...); err != nil {
 		return err
 	}
 	if err := o.Output.checkOutside(o.Out); err != nil {
