@@ -244,7 +244,8 @@ func TestReportsNeverWriteOverKeptFiles(t *testing.T) {
 	run := testenv.CopyOfRun(t, "held")
 	skill := t.TempDir()
 	config := filepath.Join(t.TempDir(), "vibe-test.yaml")
-	for _, f := range []string{filepath.Join(skill, "SKILL.md"), filepath.Join(skill, "scripts", "census.sh"), config} {
+	fillers := t.TempDir()
+	for _, f := range []string{filepath.Join(skill, "SKILL.md"), filepath.Join(skill, "scripts", "census.sh"), config, filepath.Join(fillers, "p1.md")} {
 		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -262,6 +263,7 @@ func TestReportsNeverWriteOverKeptFiles(t *testing.T) {
 		{[]string{skill, "--junit", filepath.Join(skill, "SKILL.md")}, filepath.Join(skill, "SKILL.md"), "an existing file of " + skill},
 		{[]string{skill, "--markdown", filepath.Join(skill, "scripts", "census.sh")}, filepath.Join(skill, "scripts", "census.sh"), "an existing file of " + skill},
 		{[]string{skill, "--config", config, "--markdown", config}, config, "an existing file of " + config},
+		{[]string{skill, "--fillers", fillers, "--junit", filepath.Join(fillers, "p1.md")}, filepath.Join(fillers, "p1.md"), "an existing file of " + fillers},
 	} {
 		before, err := os.ReadFile(c.target)
 		if err != nil {

@@ -279,7 +279,7 @@ func runRun(ctx context.Context, o RunOptions, stdio IO) error {
 		writeEstimate(e, stdio)
 		return nil
 	}
-	if err := o.Output.checkFiles(o.OutDir, append(skillFolders(o.Args), o.ConfigPath, o.RubricPath)...); err != nil {
+	if err := o.Output.checkFiles(o.OutDir, append(skillFolders(o.Args), o.ConfigPath, o.RubricPath, o.FillersDir)...); err != nil {
 		return err
 	}
 	if err := o.Output.checkOutside(o.OutDir); err != nil {
