@@ -268,7 +268,9 @@ func TestCompareCannotDecide(t *testing.T) {
 		// Judge errors on every probe: the candidate was scored on turn 1
 		// alone and accepted, and nothing said so.
 		{"candidate's probes all judge errors", []string{a, b, writeRun(t, "stock-ledger", "hash-v2", synthCriteria, convs("peee", "peee", "peee"))},
-			"9 of its 12 judged turns are judge errors or uncertain"},
+			// resume judges them again into run.json; rejudge writes
+			// verdicts-N.json, which compare does not read.
+			"9 of its 12 judged turns are judge errors or uncertain, so its scores rest on what happened to be judged; `vibe-test resume "},
 		{"no shared criterion", []string{a, b, writeRun(t, "stock-ledger", "hash-v2", []string{"x-one", "x-two"}, convs("pppp", "pppp"))},
 			"share no criterion"},
 	}

@@ -278,8 +278,10 @@ func Runs(bases []Sample, cand Sample, alpha float64) *Comparison {
 		if r.Unjudged > 0 {
 			cmp.Notes = append(cmp.Notes, fmt.Sprintf("WARNING: %s: %d of its %d judged turns are judge errors or uncertain (repeats that disagreed): they count as neither pass nor fail.", r.Dir, r.Unjudged, r.Judged))
 		}
+		// resume, not rejudge: rejudge writes verdicts-N.json beside
+		// run.json, which compare does not read.
 		if 2*r.Unjudged > r.Judged && cmp.Undecided == "" {
-			cmp.Undecided = fmt.Sprintf("%s: %d of its %d judged turns are judge errors or uncertain, so its scores rest on what happened to be judged; `vibe-test rejudge %s`, or run it again", r.Dir, r.Unjudged, r.Judged, term.Arg(r.Dir))
+			cmp.Undecided = fmt.Sprintf("%s: %d of its %d judged turns are judge errors or uncertain, so its scores rest on what happened to be judged; `vibe-test resume %s` judges its judge errors again from the saved transcripts, or run it again", r.Dir, r.Unjudged, r.Judged, term.Arg(r.Dir))
 		}
 	}
 	if cmp.Undecided != "" {

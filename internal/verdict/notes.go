@@ -13,10 +13,16 @@ func notes(f *facts, verdict string) []string {
 	r := f.r
 	var out []string
 	if f.judgeErrors > 0 && verdict != record.VerdictError {
-		out = append(out, fmt.Sprintf("%d judged turns ended in judge errors; they count as neither pass nor fail (`vibe-test rejudge` can redo them).", f.judgeErrors))
+		// resume, not rejudge: rejudge writes verdicts-N.json beside
+		// run.json, and neither report nor compare reads it.
+		what := fmt.Sprintf("%d judged turns ended in judge errors; they count", f.judgeErrors)
+		if f.judgeErrors == 1 {
+			what = "1 judged turn ended in a judge error; it counts"
+		}
+		out = append(out, what+" as neither pass nor fail (`vibe-test resume` judges again from the saved transcripts).")
 	}
 	if f.uncertain > 0 {
-		out = append(out, fmt.Sprintf("%d judged turns are uncertain (the repeated judgements disagreed); they are left out of the comparison.", f.uncertain))
+		out = append(out, fmt.Sprintf("%s uncertain (the repeated judgements disagreed): left out of the comparison.", plural(f.uncertain, "judged turn is", "judged turns are")))
 	}
 	if f.gateStops > 0 && !r.Config.NoBaselineGate && verdict != record.VerdictBaselineFailed {
 		out = append(out, fmt.Sprintf("The baseline failed in %d of %s; the gate stopped %s, so the diluted arm holds only %s.", f.gateStops, plural(f.n, "conversation", "conversations"), pronoun(f.gateStops), record.PopGatePassed))
