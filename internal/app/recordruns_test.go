@@ -4,6 +4,7 @@ package app
 
 import (
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -175,6 +176,10 @@ func copyMasked(src, dst string) error {
 	sort.SliceStable(files, func(i, j int) bool {
 		return depth(files[i]) < depth(files[j]) || depth(files[i]) == depth(files[j]) && files[i] < files[j]
 	})
+	// Ids are numbered per recorded folder: its name's checksum tells one
+	// folder's session 1 from another's (compare refuses a conversation
+	// given in two base runs, by its session id).
+	tag := fmt.Sprintf("%08x", crc32.ChecksumIEEE([]byte(filepath.Base(dst))))
 	numbers := make([]map[string]int, len(renumbered))
 	for i := range numbers {
 		numbers[i] = map[string]int{}
@@ -193,7 +198,11 @@ func copyMasked(src, dst string) error {
 				if _, ok := seen[id]; !ok {
 					seen[id] = len(seen) + 1
 				}
-				return m[:sub[2]] + fmt.Sprintf(rn.format, seen[id]) + m[sub[3]:]
+				format := rn.format
+				if i == 0 {
+					format = tag + format[len(tag):]
+				}
+				return m[:sub[2]] + fmt.Sprintf(format, seen[id]) + m[sub[3]:]
 			})
 		}
 		s = timeRE.ReplaceAllString(s, "2026-12-01T10:00:00Z")

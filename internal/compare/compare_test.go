@@ -1,7 +1,9 @@
 package compare
 
 import (
+	"fmt"
 	"os"
+	"slices"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -80,6 +82,41 @@ func TestLoadRefusesABaseRunTwice(t *testing.T) {
 	}
 	if _, err := Load([]string{base, cp}); err != nil {
 		t.Errorf("a copy of the base run as the candidate (A/A): %v", err)
+	}
+}
+
+// A merged suite's run holds its shards' conversations: a shard given
+// beside it pooled one conversation twice (the base showed n=4 for three).
+// Among the base runs that is refused; a candidate sharing conversations
+// with the base is warned of.
+func TestOneConversationInTwoRuns(t *testing.T) {
+	merged := testenv.CopyOfRun(t, "held")
+	shard := testenv.CopyOfRun(t, "decay")
+	mr, err := record.Load(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sr, err := record.Load(shard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sr.Conversations[0].SessionID = mr.Conversations[1].SessionID
+	if err := record.WriteJSON(filepath.Join(shard, "run.json"), sr); err != nil {
+		t.Fatal(err)
+	}
+	cand := testenv.RecordedRun(t, "not-enough-evidence")
+	if _, err := Load([]string{merged, shard, cand}); err == nil || !strings.Contains(err.Error(), "hold the same conversation (session "+mr.Conversations[1].SessionID+")") {
+		t.Errorf("a conversation in two base runs: %v", err)
+	}
+	samples, err := Load([]string{merged, shard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmp := Runs(samples[:1], samples[1], 0.05)
+	if !slices.ContainsFunc(cmp.Notes, func(n string) bool {
+		return strings.Contains(n, fmt.Sprintf("WARNING: 1 conversation of the candidate's %d are also in the base runs", len(sr.Conversations)))
+	}) {
+		t.Errorf("a candidate sharing a conversation with the base, notes: %q", cmp.Notes)
 	}
 }
 

@@ -27,7 +27,8 @@ import (
 // measured noise.
 func Load(dirs []string) ([]Sample, error) {
 	seen := map[string]string{}
-	sameRun := map[string]string{} // a base run's identity → its folder
+	sameRun := map[string]string{}  // a base run's identity → its folder
+	sameConv := map[string]string{} // a base conversation's session → its run's folder
 	runs := make([]Sample, 0, len(dirs))
 	for i, dir := range dirs {
 		abs, err := filepath.Abs(dir)
@@ -53,6 +54,18 @@ func Load(dirs []string) ([]Sample, error) {
 				return nil, fmt.Errorf("compare: %s is a copy of %s (the same start time and sessions): a run counted twice would shrink the measured noise", dir, first)
 			}
 			sameRun[id] = dir
+			// Nor one conversation in two base runs: a merged suite's run
+			// holds its shards' conversations, and a shard beside it
+			// pooled them twice.
+			for _, c := range r.Conversations {
+				if c.SessionID == "" {
+					continue
+				}
+				if first, ok := sameConv[c.SessionID]; ok {
+					return nil, fmt.Errorf("compare: %s and %s hold the same conversation (session %s): a conversation counted twice would shrink the measured noise; give each base conversation once", first, dir, c.SessionID)
+				}
+				sameConv[c.SessionID] = dir
+			}
 		}
 		runs = append(runs, SampleOf(dir, r))
 	}
@@ -176,6 +189,24 @@ func Runs(bases []Sample, cand Sample, alpha float64) *Comparison {
 			short(cand.Run.Skill.Hash), short(baseHash)))
 	} else {
 		cmp.Notes = append(cmp.Notes, "The candidate has the same skill content as the base (same hash): unless the model, the task or the agent changed, this compares the base with itself (an A/A check).")
+	}
+	// The candidate may be a base run's copy (an A/A check of the tool),
+	// but conversations on both sides are compared with themselves: said.
+	baseSessions := map[string]bool{}
+	for _, b := range bases {
+		for _, c := range b.Run.Conversations {
+			baseSessions[c.SessionID] = c.SessionID != ""
+		}
+	}
+	inBoth := 0
+	for _, c := range cand.Run.Conversations {
+		if baseSessions[c.SessionID] {
+			inBoth++
+		}
+	}
+	if inBoth > 0 {
+		cmp.Notes = append(cmp.Notes, fmt.Sprintf("WARNING: %s of the candidate's %d are also in the base runs (the same sessions): compared with themselves, they pull the verdict toward accept.",
+			plural(inBoth, "conversation", "conversations"), len(cand.Run.Conversations)))
 	}
 	for _, field := range []struct {
 		what string
