@@ -359,7 +359,7 @@ func TestSuiteShardsMergeAsOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(rj, bytes.Replace(b, []byte("runs scripts/census.sh"), []byte("runs the census script"), 1), 0o600)
-	refused(tampered+": skill sprocket-ledger: rubric", shards[0], shards[1], tampered)
+	refused(tampered+": skill sprocket-ledger differs from "+shards[0]+"'s: rubric", shards[0], shards[1], tampered)
 	os.WriteFile(rj, bytes.Replace(b, []byte(`"status": "completed"`), []byte(`"status": "interrupted"`), 1), 0o600)
 	refused(tampered+": skill sprocket-ledger did not finish (status interrupted): `vibe-test resume", shards[0], shards[1], tampered)
 	// Where a rubric came from (a cache here, an extraction there) is no

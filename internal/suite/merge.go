@@ -74,7 +74,7 @@ func Merge(ctx context.Context, out string, dirs []string, stderr io.Writer, h H
 				}
 				if ps := parts[sk.Name]; len(ps) > 0 {
 					if what := differs(ps[0].run, r); what != "" {
-						return nil, "", exit.Errorf(exit.Tool, "%s: skill %s: %s differs from %s's", s.dir, e.Name, what, filepath.Dir(ps[0].dir))
+						return nil, "", exit.Errorf(exit.Tool, "%s: skill %s differs from %s's: %s", s.dir, e.Name, filepath.Dir(ps[0].dir), what)
 					}
 				}
 				parts[sk.Name] = append(parts[sk.Name], part{dir: rd, run: r})
@@ -236,8 +236,12 @@ func skillsDiff(a, b []record.ShardSkill) string {
 			return fmt.Sprintf("extra skill %s", b[i].Name)
 		case i >= len(b):
 			return fmt.Sprintf("no skill %s", a[i].Name)
-		case a[i] != b[i]:
-			return fmt.Sprintf("%+v vs %+v", b[i], a[i])
+		case a[i].Name != b[i].Name:
+			return fmt.Sprintf("skill %s where it has %s", b[i].Name, a[i].Name)
+		case a[i].Hash != b[i].Hash:
+			return fmt.Sprintf("skill %s's hash %.12s, not %.12s", b[i].Name, b[i].Hash, a[i].Hash)
+		case a[i].Conversations != b[i].Conversations:
+			return fmt.Sprintf("skill %s with %d conversations, not %d", b[i].Name, b[i].Conversations, a[i].Conversations)
 		}
 	}
 	return "order"
@@ -292,7 +296,7 @@ func firstDiff(a, b any) string {
 		}
 		return string(b)
 	}
-	return fmt.Sprintf("%s is %s here, %s in the first", strings.TrimPrefix(path, "."), term.Line(short(vy)), term.Line(short(vx)))
+	return fmt.Sprintf("%s is %s here, %s there", strings.TrimPrefix(path, "."), term.Line(short(vy)), term.Line(short(vx)))
 }
 
 func diffAt(path string, x, y any) (string, any, any) {

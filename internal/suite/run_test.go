@@ -104,7 +104,7 @@ func TestMergeSaysWhatDiffers(t *testing.T) {
 	}
 	b = heldRun(t)
 	b.Config.Alpha = 0.1
-	if got := differs(a, b); !strings.Contains(got, "config.alpha is 0.1 here, 0.05 in the first") {
+	if got := differs(a, b); !strings.Contains(got, "config.alpha is 0.1 here, 0.05 there") {
 		t.Errorf("another alpha: %q", got)
 	}
 	if got := differs(a, heldRun(t)); got != "" {
@@ -143,4 +143,23 @@ func heldRun(t *testing.T) *record.Run {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// A shard plan that differs is named by what differs, not printed as Go
+// structs ({Name:dowel-ledger Hash:c161c6a0... Conversations:2} vs ...).
+func TestSkillsDiffNamesTheDifference(t *testing.T) {
+	a := []record.ShardSkill{{Name: "dowel-ledger", Hash: "aaaa1111aaaa1111", Conversations: 3}, {Name: "stock-ledger", Hash: "cccc", Conversations: 3}}
+	for _, c := range []struct {
+		b    []record.ShardSkill
+		want string
+	}{
+		{[]record.ShardSkill{{Name: "dowel-ledger", Hash: "aaaa1111aaaa1111", Conversations: 2}, a[1]}, "skill dowel-ledger with 2 conversations, not 3"},
+		{[]record.ShardSkill{{Name: "dowel-ledger", Hash: "bbbb2222bbbb2222", Conversations: 3}, a[1]}, "skill dowel-ledger's hash bbbb2222bbbb, not aaaa1111aaaa"},
+		{[]record.ShardSkill{a[0], {Name: "sprocket-ledger", Hash: "cccc", Conversations: 3}}, "skill sprocket-ledger where it has stock-ledger"},
+		{a[:1], "no skill stock-ledger"},
+	} {
+		if got := skillsDiff(a, c.b); got != c.want {
+			t.Errorf("got %q, want %q", got, c.want)
+		}
+	}
 }
