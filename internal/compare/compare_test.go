@@ -3,8 +3,8 @@ package compare
 import (
 	"fmt"
 	"os"
-	"slices"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
