@@ -84,7 +84,16 @@ func SuiteTable(w io.Writer, s *record.Suite, dir string, styled bool) {
 		tbl = tbl.Border(lipgloss.ASCIIBorder())
 	}
 	b.WriteString(tbl.Render() + "\n")
-	b.WriteString("diluted = probes passed in conversations whose baseline passed; fresh = the same probes, each the first message of a new session\n")
+	population := "in conversations whose baseline passed"
+	for _, e := range s.Skills {
+		if e.GateBypassed {
+			// A bypassed gate let every conversation go on: its skill's
+			// diluted count is over all of them.
+			population += " (in all, where the gate was bypassed)"
+			break
+		}
+	}
+	b.WriteString("diluted = probes passed " + population + "; fresh = the same probes, each the first message of a new session\n")
 	for _, e := range s.Skills {
 		if e.Error != "" {
 			fmt.Fprintf(&b, "%s: %s\n", clean(e.Name), clean(e.Error))

@@ -61,10 +61,15 @@ func TestSuiteTableStampsBypass(t *testing.T) {
 	if !strings.Contains(b.String(), "does-not-work-fresh (gate bypassed)") {
 		t.Errorf("the bypassed skill's row does not say so:\n%s", b.String())
 	}
+	// Its diluted count is over every conversation: the legend says so.
+	const allOfThem = "diluted = probes passed in conversations whose baseline passed (in all, where the gate was bypassed);"
+	if !strings.Contains(b.String(), allOfThem) {
+		t.Errorf("the legend does not say a bypassed skill's diluted count is over all:\n%s", b.String())
+	}
 	s.Skills = s.Skills[:1]
 	b.Reset()
 	SuiteTable(&b, s, "runs/x-suite", false)
-	if strings.Contains(b.String(), "BYPASSED") {
+	if strings.Contains(b.String(), "BYPASSED") || strings.Contains(b.String(), "(in all,") {
 		t.Errorf("stamp on a suite without a bypassed gate:\n%s", b.String())
 	}
 }
