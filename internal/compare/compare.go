@@ -95,6 +95,7 @@ func ByMeasure(convs []Scored) map[string][]stats.Unit {
 
 // Permutations is how many relabellings the test draws: enough that a
 // p-value near alpha/10 is resolved, and a decision takes milliseconds.
+// Where there are no more relabellings than that, it takes each once.
 const Permutations = 1999
 
 // permutationSeed fixes the relabellings, so the same runs always get the

@@ -45,8 +45,8 @@ func (cmp *Comparison) Write(w io.Writer) {
 	tw.Flush()
 
 	if len(cmp.Result.Measures) > 0 {
-		fmt.Fprintf(w, "\nEach measure is a share per conversation (the conversations are the units). A permutation test of which run each conversation came from (up to %d random relabellings) compares the versions; each measure's p is adjusted for all %d measures (maxT), and a measure fails at adjusted p <= alpha %.2g.\n\n",
-			Permutations, len(cmp.Result.Measures), cmp.Result.Alpha)
+		fmt.Fprintf(w, "\nEach measure is a share per conversation (the conversations are the units). A permutation test of which run each conversation came from (every relabelling where there are at most %d, else up to %d at random) compares the versions; each measure's p is adjusted for all %d measures (maxT), and a measure fails at adjusted p <= alpha %.2g.\n\n",
+			Permutations, Permutations, len(cmp.Result.Measures), cmp.Result.Alpha)
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "\tbase\tcandidate\tdrop\tadjusted p\tresult")
 		for _, m := range cmp.Result.Measures {

@@ -35,9 +35,10 @@ type Permuted struct {
 // The statistic of a measure is Welch's t of the groups' mean shares with
 // each variance floored at the binomial variance of the pooled rate
 // (CompareArms'); a measure either group scored on fewer than
-// MinUnitsPerArm units cannot be tested and never counts. perms
-// permutations are drawn from a generator seeded with seed, so the same
-// data give the same p-values.
+// MinUnitsPerArm units cannot be tested and never counts. Where there are
+// at most perms relabellings, each is taken once and the p-values are
+// exact; else perms permutations are drawn from a generator seeded with
+// seed, so the same data give the same p-values.
 func PermuteLower(a, b []Scores, measures, perms int, seed uint64) []Permuted {
 	return permuteLower(a, b, measures, perms, enough, seed)
 }
@@ -85,24 +86,13 @@ func permuteLower(a, b []Scores, measures, perms, stopAt int, seed uint64) []Per
 		hardest = math.Max(hardest, o)
 	}
 	exceed, exceedMax := make([]int, measures), make([]int, measures)
-	rng := rand.New(rand.NewPCG(seed, 0x5bd1e995))
-	idx := make([]int, len(all))
-	for i := range idx {
-		idx[i] = i
-	}
 	stat := make([]float64, measures)
-	drawn, hardestReached := 0, 0
-	for drawn < perms && !math.IsInf(hardest, -1) {
-		drawn++
-		// A uniformly random smaller group: the first places of a partial
-		// Fisher–Yates shuffle.
-		for i := 0; i < small; i++ {
-			j := i + rng.IntN(len(all)-i)
-			idx[i], idx[j] = idx[j], idx[i]
-		}
+	// count adds one relabelling (the smaller group's members) to the
+	// counts, and says whether its largest statistic reached the hardest.
+	count := func(members []int) bool {
 		top := math.Inf(-1)
 		for m := range measures {
-			stat[m] = cols[m].subsetStatistic(idx[:small], smallIsB)
+			stat[m] = cols[m].subsetStatistic(members, smallIsB)
 			top = math.Max(top, stat[m])
 		}
 		for m := range measures {
@@ -116,7 +106,38 @@ func permuteLower(a, b []Scores, measures, perms, stopAt int, seed uint64) []Per
 				exceedMax[m]++
 			}
 		}
-		if top >= hardest-1e-12 {
+		return top >= hardest-1e-12
+	}
+	// Few enough relabellings to take every one (C(6,3) = 20): the
+	// p-values are then exact, the share of all relabellings at or above
+	// the observed one (itself among them). Drawn at random, a p-value of
+	// exactly 1/20 came out above or below 0.05 by the draw.
+	if ways := subsets(len(all), small, perms); ways <= perms && !math.IsInf(hardest, -1) {
+		eachSubset(len(all), small, func(members []int) { count(members) })
+		for m := range measures {
+			out[m].P, out[m].Adjusted = 1, 1
+			if !math.IsInf(obs[m], -1) {
+				out[m].P = float64(exceed[m]) / float64(ways)
+				out[m].Adjusted = float64(exceedMax[m]) / float64(ways)
+			}
+		}
+		return out
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x5bd1e995))
+	idx := make([]int, len(all))
+	for i := range idx {
+		idx[i] = i
+	}
+	drawn, hardestReached := 0, 0
+	for drawn < perms && !math.IsInf(hardest, -1) {
+		drawn++
+		// A uniformly random smaller group: the first places of a partial
+		// Fisher–Yates shuffle.
+		for i := 0; i < small; i++ {
+			j := i + rng.IntN(len(all)-i)
+			idx[i], idx[j] = idx[j], idx[i]
+		}
+		if count(idx[:small]) {
 			hardestReached++
 		}
 		// Besag and Clifford's sequential p-value: once every measure's
@@ -141,6 +162,41 @@ func permuteLower(a, b []Scores, measures, perms, stopAt int, seed uint64) []Per
 		out[m].Adjusted = float64(1+exceedMax[m]) / float64(1+drawn)
 	}
 	return out
+}
+
+// subsets is C(n, k), counted up to the first value above limit.
+func subsets(n, k, limit int) int {
+	ways := 1
+	for i := 1; i <= k; i++ {
+		ways = ways * (n - k + i) / i // exact: a product of i consecutive integers over i!
+		if ways > limit {
+			return ways
+		}
+	}
+	return ways
+}
+
+// eachSubset calls f with every k-subset of 0..n-1, in lexicographic
+// order; f must not keep the slice.
+func eachSubset(n, k int, f func(members []int)) {
+	idx := make([]int, k)
+	for i := range idx {
+		idx[i] = i
+	}
+	for {
+		f(idx)
+		i := k - 1
+		for i >= 0 && idx[i] == n-k+i {
+			i--
+		}
+		if i < 0 {
+			return
+		}
+		idx[i]++
+		for j := i + 1; j < k; j++ {
+			idx[j] = idx[j-1] + 1
+		}
+	}
 }
 
 // enough is Besag and Clifford's h: the count of permutations at or above

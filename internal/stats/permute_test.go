@@ -14,10 +14,12 @@ func scoresOf(units ...Unit) []Scores {
 }
 
 // With 3 units a side there are only C(6,3) = 20 relabellings, so the
-// permutation p-value can be computed exactly: the share of the 20 whose
-// statistic is at least the observed one. The random relabellings must
-// agree within Monte Carlo error, and a test stopped early (Besag and
-// Clifford) within the precision its stopping count allows.
+// permutation p-value is computed exactly: the share of the 20 whose
+// statistic is at least the observed one (counted here by hand).
+// PermuteLower takes every relabelling when there are no more than the
+// permutations asked for, so its p-value is that share exactly (drawn at
+// random, a p-value of exactly 1/20 came out above or below 0.05 by the
+// draw).
 func TestPermutationPValueMatchesEnumeration(t *testing.T) {
 	a := []Unit{{4, 4}, {3, 4}, {4, 4}}
 	b := []Unit{{2, 4}, {3, 4}, {1, 4}}
@@ -43,14 +45,34 @@ func TestPermutationPValueMatchesEnumeration(t *testing.T) {
 		}
 	}
 	exact := float64(atLeast) / float64(total)
-	const perms = 19999
-	full := permuteLower(scoresOf(a...), scoresOf(b...), 1, perms, perms+1, 7)[0]
-	if math.Abs(full.P-exact) > 4*math.Sqrt(exact*(1-exact)/perms) || full.Adjusted != full.P {
-		t.Errorf("permutation p %v (adjusted %v), exact %v (%d of %d relabellings)", full.P, full.Adjusted, exact, atLeast, total)
+	if got := PermuteLower(scoresOf(a...), scoresOf(b...), 1, 1999, 7)[0]; got.P != exact || got.Adjusted != exact {
+		t.Errorf("permutation p %v (adjusted %v), exact %v (%d of %d relabellings)", got.P, got.Adjusted, exact, atLeast, total)
 	}
-	early := PermuteLower(scoresOf(a...), scoresOf(b...), 1, perms, 7)[0]
+	// The extreme relabelling of 3 against 3 is rejected at 0.05.
+	if got := PermuteLower(scoresOf(a[0], a[0], a[0]), scoresOf(Unit{0, 4}, Unit{0, 4}, Unit{0, 4}), 1, 1999, 7)[0]; got.P != 1.0/20 {
+		t.Errorf("the extreme of 20 relabellings: p %v, want 0.05", got.P)
+	}
+}
+
+// Past the permutations asked for (7 against 7: C(14,7) = 3432 against
+// 1999), the relabellings are drawn at random: they must agree with the
+// exact share within Monte Carlo error, and a test stopped early (Besag
+// and Clifford) within the precision its stopping count allows.
+func TestRandomRelabellingsMatchTheExactShare(t *testing.T) {
+	a := scoresOf(Unit{4, 4}, Unit{3, 4}, Unit{4, 4}, Unit{2, 4}, Unit{4, 4}, Unit{3, 4}, Unit{4, 4})
+	b := scoresOf(Unit{2, 4}, Unit{3, 4}, Unit{1, 4}, Unit{4, 4}, Unit{3, 4}, Unit{2, 4}, Unit{3, 4})
+	exact := PermuteLower(a, b, 1, 3432, 7)[0].P // every relabelling
+	const perms = 19999
+	full := permuteLower(a, b, 1, perms, perms+1, 7)[0]
+	if math.Abs(full.P-exact) > 4*math.Sqrt(exact*(1-exact)/perms) || full.Adjusted != full.P {
+		t.Errorf("random relabellings: p %v (adjusted %v), exact %v", full.P, full.Adjusted, exact)
+	}
+	early := PermuteLower(a, b, 1, perms, 7)[0]
 	if math.Abs(early.P-exact) > 4*exact/math.Sqrt(enough) {
 		t.Errorf("stopped early: p %v, exact %v", early.P, exact)
+	}
+	if exact <= 0 || exact >= 1 {
+		t.Fatalf("exact p %v: the data test nothing", exact)
 	}
 }
 
