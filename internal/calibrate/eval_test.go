@@ -101,8 +101,12 @@ func TestEvalFalseRejectRate(t *testing.T) {
 		if fr > worst {
 			worst, worstAt = fr, describeEval(w)
 		}
-		if r.Exits[exit.Tool] > 0 {
-			t.Errorf("%s: %d runs could not be decided (exit 3)", describeEval(w), r.Exits[exit.Tool])
+		// Grade errors that fall at random withhold a decision only where
+		// they could change it and one side's error rate looks higher
+		// (Fisher, Bonferroni over the measures at alpha): at most alpha of
+		// the runs.
+		if limit := 0.05 + 3*r.MCError(0.05); r.Rate(exit.Tool) > limit {
+			t.Errorf("%s: %d runs could not be decided (exit 3), %.4f > %.4f", describeEval(w), r.Exits[exit.Tool], r.Rate(exit.Tool), limit)
 		}
 		if limit := 0.05 + 3*r.MCError(0.05); fr > limit {
 			t.Errorf("%s: false-reject rate %.4f > %.4f over %d runs (replay: VIBE_TEST_SEED=%d)", describeEval(w), fr, limit, runs, base)

@@ -417,12 +417,19 @@ func (g *grader) grade(ctx context.Context, c *cases.Case, message string, notes
 				continue // settled by the first answer
 			}
 			switch ag.Result {
-			case ResultPass, ResultFail, ResultNA:
+			case ResultPass, ResultFail:
+			case ResultNA:
+				// The case's key says the measure applies (it was asked
+				// only so): an n/a left it out of both sides' scores
+				// without a trace, where it may have been a fail.
+				bad = append(bad, fmt.Sprintf("%s: n/a, but the case's key applies it: answer pass or fail", ag.ID))
+				grades[i].Error = "n/a for a measure the case's key applies"
+				continue
 			default:
 				bad = append(bad, fmt.Sprintf("%s: result %q", ag.ID, ag.Result))
 				continue
 			}
-			if ag.Result != ResultNA && !quoted(evidence, ag.Quote) {
+			if !quoted(evidence, ag.Quote) {
 				bad = append(bad, fmt.Sprintf("%s: the quote %q is not in the reply or the notes", ag.ID, clip(ag.Quote, 80)))
 				grades[i].Quote, grades[i].Error = ag.Quote, "the quote is not in the reply or the reader's notes"
 				continue

@@ -73,6 +73,13 @@ func TestGraderQuotes(t *testing.T) {
 			`{"grades":[{"id":"M2","result":"pass","quote":"lists 12"}]}`,
 			`{"grades":[{"id":"M1","result":"pass","quote":"REORDER widgets"}]}`},
 			map[string]string{"M1": "pass", "M2": "pass", "M3": "n/a"}, 2},
+		// The key applies M1: an n/a left it out of both sides' scores
+		// without a trace (a candidate's failing M1 grades hidden so was
+		// accepted).
+		{"n/a for a measure the key applies, twice: a grade error", []string{
+			`{"grades":[{"id":"M1","result":"n/a","quote":""},{"id":"M2","result":"pass","quote":"lists 12"}]}`,
+			`{"grades":[{"id":"M1","result":"n/a","quote":""},{"id":"M2","result":"pass","quote":"lists 12"}]}`},
+			map[string]string{"M1": "error", "M2": "pass", "M3": "n/a"}, 2},
 		{"no answer that parses", []string{`{"grades":[{"id":"M1","result":"pass","quote":"x","extra":1}]}`, ""},
 			map[string]string{"M1": "error", "M2": "error", "M3": "n/a"}, 2},
 	} {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/internal/stats"
 )
 
 // Defaults of Options.
@@ -42,9 +43,117 @@ func (o Options) withDefaults() Options {
 // sentence saying why. That happens when there is no base run, a run is
 // malformed (a cell whose grades do not match its measures, a case twice),
 // the two sides share no measure, more than MaxErrorShare of either side's
-// grades are errors, or fewer than 2 cases are graded on both sides on the
-// total (a paired comparison needs a spread).
+// grades are errors, fewer than 2 cases are graded on both sides on the
+// total (a paired comparison needs a spread), or grade errors that lean to
+// one side could change the decision.
 func Decide(base []Run, cand Run, opts Options) Decision {
+	d := decide(base, cand, opts)
+	if d.GradeErrors == 0 || d.Verdict == ToolFail {
+		return d
+	}
+	errs := fmt.Sprintf("%d cells with grade errors", d.GradeErrors)
+	if d.GradeErrors == 1 {
+		errs = "1 cell with a grade error"
+	}
+	if d.Verdict == NotEnuf {
+		if !opts.ExitOnly {
+			d.Sentence += fmt.Sprintf(" The %s are left out.", errs)
+		}
+		return d
+	}
+	// An error is neither a pass nor a fail, and errors need not fall at
+	// random: a grader that cannot quote a failing message errs exactly
+	// where the candidate got worse, and with those grades left out a
+	// candidate that got half the cases wrong was accepted (exit 0). A
+	// decision that no outcome of the errors could change stands: an
+	// accept with the candidate's errors counted as fails and the base's
+	// as passes, a reject the other way round. One that they could change
+	// stands only while the errors fall on both sides alike (read as
+	// chance); where the side they would favour errs significantly more
+	// often, no decision is made.
+	candAs, baseAs, what := Fail, Pass, "counted as fails for the candidate and passes for the baseline"
+	if d.Verdict == Reject {
+		candAs, baseAs, what = Pass, Fail, "counted as passes for the candidate and fails for the baseline"
+	}
+	resolvedBase := make([]Run, len(base))
+	for i, r := range base {
+		resolvedBase[i] = withErrorsAs(r, baseAs)
+	}
+	alt := decide(resolvedBase, withErrorsAs(cand, candAs), opts)
+	if alt.Verdict == d.Verdict {
+		if !opts.ExitOnly {
+			d.Sentence += fmt.Sprintf(" The %s are left out; however they fell, the decision would be the same.", errs)
+		}
+		return d
+	}
+	if lean := errorsLean(base, cand, d.Verdict == Accept, opts.withDefaults().Alpha); lean != "" {
+		verdict := d.Verdict
+		d.Verdict, d.Exit = ToolFail, exit.Tool
+		d.Sentence = fmt.Sprintf("Cannot decide: %s: errors that lean to one side can hide where that side fails, and %s, the %s would make it %s, not %s. `vibe-test rejudge` on the eval's folder grades them again.",
+			lean, what, errs, alt.Verdict, verdict)
+		return d
+	}
+	if !opts.ExitOnly {
+		d.Sentence += fmt.Sprintf(" The %s are left out, at error rates the two sides share (read as chance); %s, they would make it %s.", errs, what, alt.Verdict)
+	}
+	return d
+}
+
+// errorsLean names the first measure on which one side's grades are
+// errors significantly more often than the other's (Fisher's exact test,
+// one-sided, Bonferroni over the measures at alpha): the candidate's
+// when onCandidate, else the baseline's. "" when none is.
+func errorsLean(base []Run, cand Run, onCandidate bool, alpha float64) string {
+	l := score(append(append([]Run{}, base...), cand))
+	bs, cs := l.runs[:len(base)], l.runs[len(base):]
+	sum := func(runs []scoredRun, j int) (errs, graded int) {
+		for r := range runs {
+			errs += runs[r].measureErrors[j]
+			graded += runs[r].counts[j].m
+		}
+		return errs, graded
+	}
+	for j, name := range l.measures {
+		be, bg := sum(bs, j)
+		ce, cg := sum(cs, j)
+		side, e, g, oe, og := "the candidate", ce, cg, be, bg
+		if !onCandidate {
+			side, e, g, oe, og = "the baseline", be, bg, ce, cg
+		}
+		if e == 0 {
+			continue
+		}
+		if p := stats.FisherGreater(e, g, oe, og) * float64(len(l.measures)); p <= alpha {
+			other := map[bool]string{true: "the baseline's", false: "the candidate's"}[onCandidate]
+			return fmt.Sprintf("%s's grades on %s are errors %d of %d times against %s %d of %d (Fisher's exact p %.3g, %d measures)",
+				side, name, e, e+g, other, oe, oe+og, p/float64(len(l.measures)), len(l.measures))
+		}
+	}
+	return ""
+}
+
+// withErrorsAs is r with every error grade read as g.
+func withErrorsAs(r Run, g Grade) Run {
+	out := r
+	out.Cases = make([]Case, len(r.Cases))
+	for i, c := range r.Cases {
+		out.Cases[i] = Case{ID: c.ID, Cells: make([]Cell, len(c.Cells))}
+		for k, cell := range c.Cells {
+			grades := make([]Grade, len(cell.Grades))
+			for j, x := range cell.Grades {
+				if x == Error {
+					x = g
+				}
+				grades[j] = x
+			}
+			out.Cases[i].Cells[k] = Cell{Grades: grades, Words: cell.Words}
+		}
+	}
+	return out
+}
+
+// decide is Decide with the grade errors left out.
+func decide(base []Run, cand Run, opts Options) Decision {
 	opts = opts.withDefaults()
 	d := Decision{Rule: opts.Rule}
 	fail := func(format string, args ...any) Decision {

@@ -849,3 +849,54 @@ func TestAcceptedBoundPrintedBelowTheMargin(t *testing.T) {
 		}
 	}
 }
+
+// Grade errors need not fall at random: a grader that cannot quote a
+// failing message errs exactly where the candidate got worse. With half
+// of a measure's grades errors, exactly on the cases it got wrong, a
+// candidate was accepted (exit 0). A decision stands only where no outcome
+// of the errors could change it.
+func TestGradeErrorsThatCouldHideADrop(t *testing.T) {
+	ms := []string{"M1", "M2", "M3"}
+	var pass, halfHidden, oneError, brokenWithErrors []string
+	for c := range 6 {
+		pass = append(pass, fmt.Sprintf("c%02d: PPP PPP PPP", c))
+		if c%2 == 0 {
+			halfHidden = append(halfHidden, fmt.Sprintf("c%02d: PPP PPP PPP", c))
+			brokenWithErrors = append(brokenWithErrors, fmt.Sprintf("c%02d: FFP FFP EFP", c))
+		} else {
+			halfHidden = append(halfHidden, fmt.Sprintf("c%02d: EPP EPP EPP", c))
+			brokenWithErrors = append(brokenWithErrors, fmt.Sprintf("c%02d: FFP FFP FFP", c))
+		}
+	}
+	b1, b2 := mkRun("base 1", ms, pass...), mkRun("base 2", ms, pass...)
+	d := Decide([]Run{b1, b2}, mkRun("candidate", ms, halfHidden...), Options{})
+	if d.Verdict != ToolFail || d.Exit != exit.Tool || !strings.Contains(d.Sentence, "Cannot decide: the candidate's grades on M1 are errors 9 of 18 times against the baseline's 0 of 36 (Fisher's exact p ") ||
+		!strings.Contains(d.Sentence, "counted as fails for the candidate and passes for the baseline, the 9 cells with grade errors would make it not-enough-evidence, not accept.") {
+		t.Errorf("M1's errors on exactly the cases it got wrong: %s (exit %d): %s", d.Verdict, d.Exit, d.Sentence)
+	}
+	// A reject that holds however its errors fall stands.
+	if d := Decide([]Run{b1, b2}, mkRun("candidate", ms, brokenWithErrors...), Options{}); d.Verdict != Reject {
+		t.Errorf("a collapse with 3 grade errors: %s (exit %d): %s", d.Verdict, d.Exit, d.Sentence)
+	}
+	// And an accept that holds however they fall.
+	for c := range 24 {
+		oneError = append(oneError, fmt.Sprintf("c%02d: PPP PPP PPP", c))
+	}
+	long := mkRun("base", ms, oneError...)
+	oneError[0] = "c00: EPP PPP PPP"
+	if d := Decide([]Run{long, long}, mkRun("candidate", ms, oneError...), Options{}); d.Verdict != Accept || d.GradeErrors != 1 {
+		t.Errorf("one M1 error in 72 cells: %s (exit %d, %d errors): %s", d.Verdict, d.Exit, d.GradeErrors, d.Sentence)
+	}
+	// Errors that could change an accept but fall on both sides alike are
+	// read as chance: the accept stands, and says what they could do.
+	var even []string
+	for c := range 8 {
+		even = append(even, fmt.Sprintf("c%02d: PPP PPP PPP", c))
+	}
+	even[1], even[2], even[3] = "c01: EEP PPP PPP", "c02: PEE PPP PPP", "c03: EPE PPP PPP"
+	evenRun := mkRun("x", ms, even...)
+	d = Decide([]Run{evenRun, evenRun}, evenRun, Options{})
+	if d.Verdict != Accept || !strings.Contains(d.Sentence, "The 9 cells with grade errors are left out, at error rates the two sides share (read as chance); counted as fails for the candidate and passes for the baseline, they would make it ") {
+		t.Errorf("errors alike on both sides: %s (exit %d): %s", d.Verdict, d.Exit, d.Sentence)
+	}
+}
