@@ -477,7 +477,7 @@ func Start(ctx context.Context, s Settings, stdio IO) (*Result, error) {
 		SchemaVersion: SchemaVersion, Kind: Kind, Status: StatusRunning, StartedAt: time.Now().UTC(), Mode: s.mode(),
 		Versions: tc.versions(),
 		Skill:    skillInfo(sk),
-		Cases:    setInfo(set),
+		Cases:    setInfo(set, redact.FromEnv(stdio.Env, agents.CredentialVars()).String),
 		Config:   cfg,
 		Jail:     tc.jailKind, JailNote: tc.jailNote, Hermetic: tc.hermetic || tc.agent != agents.Claude,
 	}
@@ -1118,10 +1118,15 @@ func skillInfo(sk *skill.Skill) SkillInfo {
 	return SkillInfo{Name: sk.Name, Path: sk.Path, Hash: sk.Hash, Lines: strings.Count(sk.Raw, "\n"), Words: cases.Words(sk.Raw)}
 }
 
-func setInfo(set *cases.Set) SetInfo {
-	si := SetInfo{Dir: set.Dir, Hash: set.Hash, MeasuresHash: MeasuresHash(set), Goal: set.Goal, CaseHashes: map[string]string{}}
+// setInfo is what the record keeps of the case set, its author's words
+// (the goal, the measures' names) through clean: a key pasted into
+// cases.yaml reached eval.json, report.html, JUnit, Markdown and the
+// terminal, which print them from the record. The hashes are of the set
+// as it is.
+func setInfo(set *cases.Set, clean func(string) string) SetInfo {
+	si := SetInfo{Dir: set.Dir, Hash: set.Hash, MeasuresHash: MeasuresHash(set), Goal: clean(set.Goal), CaseHashes: map[string]string{}}
 	for _, m := range set.Measures {
-		si.Measures = append(si.Measures, MeasureInfo{ID: m.ID, Name: m.Name, Label: m.Label()})
+		si.Measures = append(si.Measures, MeasureInfo{ID: m.ID, Name: clean(m.Name), Label: clean(m.Label())})
 	}
 	for _, c := range set.Cases {
 		si.Main = append(si.Main, c.ID)

@@ -1077,3 +1077,61 @@ func TestResumeOfALiveEvalRefused(t *testing.T) {
 		t.Errorf("resume of a locked eval: %v", err)
 	}
 }
+
+// A key pasted into cases.yaml (the goal, a measure's name) is redacted
+// wherever the eval saves or prints it, as one in a reply is: it reached
+// eval.json, report.html, JUnit, Markdown and the terminal.
+func TestSecretInTheCaseSetIsRedacted(t *testing.T) {
+	f := newFlow(t, testenv.FakeClaude(t))
+	const secret = "sk-ant-api03-" + "Zq7Vx2Lm9Pt4Rk8Wn3Hy6Jd1Fs5Gb0Cv7Xe2Ua9Qo4Ti8Mr3Nl6Ks1Dh5Fj0Gp7Yw2Bz9Ec4Av8Su3Ix6Or1Kn5Lm0Pq-AbCdEfAA"
+	setFile := filepath.Join(f.paths.Cases, "cases.yaml")
+	b, err := os.ReadFile(setFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = bytes.Replace(b, []byte("goal: After one message,"), []byte("goal: After one message ("+secret+"),"), 1)
+	b = bytes.Replace(b, []byte("name: Right decision"), []byte("name: Right decision "+secret), 1)
+	if !bytes.Contains(b, []byte(secret+"),")) || !bytes.Contains(b, []byte("decision "+secret)) {
+		t.Fatal("the demo's cases.yaml changed: no goal or measure name to put the key in")
+	}
+	if err := os.WriteFile(setFile, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := f.settings(demo.VersionBaseline, "measure")
+	var stderr bytes.Buffer
+	res, err := eval.Start(context.Background(), s, eval.IO{Env: f.env, Stderr: &stderr})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	var text, page, md, junit bytes.Buffer
+	v := evalreport.NewView(res)
+	evalreport.Summary(&text, v, false)
+	if err := evalreport.HTML(&page, v); err != nil {
+		t.Fatal(err)
+	}
+	if err := evalreport.Markdown(&md, v); err != nil {
+		t.Fatal(err)
+	}
+	if err := evalreport.JUnit(&junit, v); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "goal: After one message ([REDACTED]") {
+		t.Errorf("the summary's goal:\n%s", text.String())
+	}
+	for name, got := range map[string]string{"stderr": stderr.String(), "the summary": text.String(), "report.html": page.String(), "Markdown": md.String(), "JUnit": junit.String()} {
+		if strings.Contains(got, secret) {
+			t.Errorf("the key reached %s", name)
+		}
+	}
+	filepath.WalkDir(res.Dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if b, _ := os.ReadFile(p); bytes.Contains(b, []byte(secret)) {
+				t.Errorf("the key reached %s", p)
+			}
+		}
+		return nil
+	})
+	if !strings.Contains(res.Record.Cases.Goal, "After one message") || res.Record.Cases.Measures[0].Name == "" {
+		t.Errorf("the goal or the measure's name is gone: %q, %+v", res.Record.Cases.Goal, res.Record.Cases.Measures[0])
+	}
+}

@@ -69,7 +69,7 @@ func Rejudge(ctx context.Context, dir string, rs RejudgeSettings, stdio IO) (*Re
 	nrec.Status, nrec.Error, nrec.StartedAt, nrec.FinishedAt, nrec.Outcome = StatusRunning, "", time.Now().UTC(), time.Time{}, Outcome{}
 	nrec.Versions.ReaderPrompt, nrec.Versions.GraderPrompt = ReaderPromptVersion, GraderPromptVersion
 	nrec.Config.ReaderModel, nrec.Config.GraderModel = tc.readerModel, tc.graderModel
-	nrec.Cases = setInfo(set)
+	nrec.Cases = setInfo(set, redact.FromEnv(stdio.Env, agents.CredentialVars()).String)
 	nrec.Runs = append([]RunInfo{}, rec.Runs...)
 	for i := range nrec.Runs {
 		nrec.Runs[i].Regraded = false // this rejudge's, set below; not the one it rejudges
