@@ -958,7 +958,7 @@ func progressLine(rec *Record, j job, c *Cell) string {
 	if c.Holdout {
 		name = "holdout case"
 	}
-	passed, graded := 0, 0
+	passed, graded, errs := 0, 0, 0
 	for _, g := range c.Grades {
 		switch g.Result {
 		case ResultPass:
@@ -966,9 +966,15 @@ func progressLine(rec *Record, j job, c *Cell) string {
 			graded++
 		case ResultFail:
 			graded++
+		case ResultError:
+			errs++
 		}
 	}
 	status := fmt.Sprintf("%d/%d measures passed, %d words", passed, graded, c.Words)
+	if errs > 0 {
+		// "1/1 passed" read as a clean cell beside an error and an n/a.
+		status = fmt.Sprintf("%d/%d measures passed, %d %s, %d words", passed, graded, errs, plural(errs, "grade error", "grade errors"), c.Words)
+	}
 	if c.Status != CellOK {
 		status = "error: " + firstLine(c.Error)
 	}

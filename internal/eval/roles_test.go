@@ -218,3 +218,18 @@ func TestGeneratorArgs(t *testing.T) {
 		t.Errorf("argv\n%s\nwant\n%s", got, want)
 	}
 }
+
+// A cell with an M1 error, an M2 n/a and an M3 pass printed "1/1
+// measures passed", read as a clean cell: the progress line names its
+// grade errors.
+func TestProgressLineNamesGradeErrors(t *testing.T) {
+	rec := &Record{Runs: []RunInfo{{Label: "candidate"}}}
+	c := &Cell{Case: "hinges", Status: CellOK, Words: 42, Grades: []Grade{{Measure: "M1", Result: ResultError}, {Measure: "M2", Result: ResultNA}, {Measure: "M3", Result: ResultPass}}}
+	if got := progressLine(rec, job{repeat: 1}, c); !strings.Contains(got, "1/1 measures passed, 1 grade error, 42 words") {
+		t.Errorf("progress line %q", got)
+	}
+	c.Grades[0].Result = ResultFail
+	if got := progressLine(rec, job{repeat: 1}, c); !strings.Contains(got, "1/2 measures passed, 42 words") {
+		t.Errorf("progress line %q", got)
+	}
+}
