@@ -111,7 +111,14 @@ func compareSuite(v *View, c *eval.Comparison, holdout, grid bool) junit.Suite {
 			SystemOut: fmt.Sprintf("base %s, candidate %s, drop %s", rate(m.Base), rate(m.Candidate), dropCol(d, m))}
 		switch {
 		case m.Reject:
-			jc.Failure = &junit.Problem{Message: fmt.Sprintf("%s: the candidate does worse (%s against %s)", term.Line(v.label(m.Name)), rateShort(m.Candidate), rateShort(m.Base)),
+			// The drop is the paired rule's (the mean of the per-case
+			// drops), which the pooled rates beside it need not give:
+			// "0.600 against 1.000" read as a drop of 0.4 beside 0.429.
+			rates := fmt.Sprintf("%s against %s", rateShort(m.Candidate), rateShort(m.Base))
+			if d.Rule != evalstats.RuleSeed {
+				rates += fmt.Sprintf(" pooled; mean per-case drop %s", dropCol(d, m))
+			}
+			jc.Failure = &junit.Problem{Message: fmt.Sprintf("%s: the candidate does worse (%s)", term.Line(v.label(m.Name)), rates),
 				Type: TypeWorse, Text: term.Line(d.Sentence)}
 		case m.Name == evalstats.Total && d.Verdict == evalstats.NotEnuf:
 			jc.Skipped = &junit.Skip{Message: term.Line(d.Sentence)}

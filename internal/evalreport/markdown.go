@@ -62,6 +62,9 @@ func Markdown(w io.Writer, v *View) error {
 				fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", md(v.label(m.Name)), rateShort(m.Base), rateShort(m.Candidate), dropCol(d, m), c1, c2, res)
 			}
 			b.WriteString("\n")
+			if pooledDiffers(d) {
+				b.WriteString(md(strings.ReplaceAll(strings.ReplaceAll(pooledNote, "\n    ", " "), "base and candidate:", "Base and candidate:")) + ".\n\n")
+			}
 		}
 		if c.Holdout != nil {
 			fmt.Fprintf(&b, "Overfit gap: main gain %+.3f minus holdout gain %+.3f = %+.3f\n\n", c.Gain, c.HoldoutGain, c.Gain-c.HoldoutGain)

@@ -556,5 +556,23 @@ func TestPooledRatesAgainstThePairedDrop(t *testing.T) {
 		if got := strings.Contains(b.String(), "pooled over the cases"); got != c.note {
 			t.Errorf("drop %.3f against 1.000 - 0.600: note %v, want %v\n%s", c.drop, got, c.note, b.String())
 		}
+		// JUnit's failure says which figure is which: "0.600 against
+		// 1.000" read as a drop of 0.4 beside the system-out's 0.417.
+		d.Measures[0].Reject = true
+		s := compareSuite(v, &eval.Comparison{Main: d, Candidate: &eval.RunData{Info: eval.RunInfo{Label: "candidate"}}}, false, false)
+		want := fmt.Sprintf("total: the candidate does worse (0.600 against 1.000 pooled; mean per-case drop %+.3f)", c.drop)
+		if f := s.Cases[0].Failure; f == nil || f.Message != want {
+			t.Errorf("JUnit failure %+v, want %q", f, want)
+		}
+		// And Markdown's table, as the terminal's does.
+		res := writeEval(t)
+		res.Comparisons = []*eval.Comparison{{Main: d, Candidate: &eval.RunData{Info: eval.RunInfo{Label: "candidate"}}, Verdict: d.Verdict}}
+		var m bytes.Buffer
+		if err := Markdown(&m, NewView(res)); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(m.String(), md("Base and candidate: graded measures passed, pooled over the cases; drop: the mean of the per-case drops over the cases")); got != c.note {
+			t.Errorf("drop %.3f: Markdown note %v, want %v\n%s", c.drop, got, c.note, m.String())
+		}
 	}
 }

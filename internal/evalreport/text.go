@@ -163,14 +163,18 @@ func measures(b *strings.Builder, v *View, part string, d evalstats.Decision) {
 	}
 	tw.Flush()
 	if pooledDiffers(d) {
-		b.WriteString("    (base and candidate: graded measures passed, pooled over the cases; drop: the mean of the per-case drops\n" +
-			"    over the cases graded on both sides, the paired rule's estimate; they differ where cases have different\n" +
-			"    numbers of graded measures)\n")
+		b.WriteString("    (" + pooledNote + ")\n")
 	}
 	if part == "main" || d.Verdict != evalstats.Accept {
 		fmt.Fprintf(b, "    %s\n", term.Line(d.Sentence))
 	}
 }
+
+// pooledNote says why a table's drop is not its base minus its candidate
+// (pooledDiffers), wrapped for the terminal's table.
+const pooledNote = "base and candidate: graded measures passed, pooled over the cases; drop: the mean of the per-case drops\n" +
+	"    over the cases graded on both sides, the paired rule's estimate; they differ where cases have different\n" +
+	"    numbers of graded measures"
 
 // pooledDiffers says whether a paired decision's table shows a drop that
 // is not its base minus its candidate as printed: "1.000 0.600 +0.417" read
