@@ -259,6 +259,9 @@ func Load(dir string) (*Set, error) {
 			return nil, err
 		}
 	}
+	if len(s.Cases) == 0 && len(s.Holdout) > 0 {
+		return nil, fmt.Errorf("%s: no main cases (%d in %s/), expected folders holding %s beside %s too: the holdout only checks what the main cases decide", abs, len(s.Holdout), HoldoutDir, CaseFile, SetFile)
+	}
 	if len(s.Cases) == 0 {
 		return nil, fmt.Errorf("%s: no cases, expected folders holding %s beside %s", abs, CaseFile, SetFile)
 	}
@@ -402,7 +405,7 @@ func loadCases(dir string, holdout, top bool) ([]*Case, error) {
 		}
 		cdir := filepath.Join(dir, name)
 		if !idRE.MatchString(name) {
-			return nil, fmt.Errorf("%s: folder name %q, expected a case id: a letter or digit, then letters, digits, '.', '-' or '_'", cdir, name)
+			return nil, fmt.Errorf("%s: folder name %q, expected a case id: an ASCII letter or digit, then ASCII letters, digits, '.', '-' or '_'", cdir, name)
 		}
 		c, err := loadCase(cdir, name, holdout)
 		if err != nil {
@@ -464,13 +467,23 @@ func loadCase(dir, id string, holdout bool) (*Case, error) {
 		}
 		return nil, err
 	}
-	if err := json.Unmarshal(c.KeyRaw, &c.Key); err != nil {
-		return nil, jsonerr.Format(kp, c.KeyRaw, err, "an answer key")
+	// A byte-order mark (some Windows editors write one) is no JSON: it
+	// read as "invalid character 'ï'". The hash keeps the file as it is.
+	keyJSON := bytes.TrimPrefix(c.KeyRaw, []byte("\xef\xbb\xbf"))
+	if err := json.Unmarshal(keyJSON, &c.Key); err != nil {
+		return nil, jsonerr.Format(kp, keyJSON, err, "an answer key")
 	}
 	if c.Key == nil {
 		return nil, fmt.Errorf("%s:1: null, expected a JSON object", kp)
 	}
-	if path, line, dup := jsonerr.DuplicateKey(c.KeyRaw); dup {
+	for _, field := range sortedKeys(c.Key) {
+		// A null field counted as present: the grader was asked to grade
+		// the measure against nothing.
+		if bytes.Equal(bytes.TrimSpace(c.Key[field]), []byte("null")) {
+			return nil, fmt.Errorf("%s:%d: field %q is null, expected its answer (leave the field out where no measure using it applies)", kp, keyLine(keyJSON, field), field)
+		}
+	}
+	if path, line, dup := jsonerr.DuplicateKey(keyJSON); dup {
 		// JSON keeps the last: the grader would have seen half the key.
 		return nil, fmt.Errorf("%s:%d: field %q given twice, expected it once (only the last would count)", kp, line, path)
 	}
@@ -478,6 +491,29 @@ func loadCase(dir, id string, holdout bool) (*Case, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// keyLine is the line of key.json's top-level field (1 where it is not
+// found).
+func keyLine(data []byte, field string) int {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return 1
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return 1
+		}
+		if k, _ := t.(string); k == field {
+			return jsonerr.LineAt(data, dec.InputOffset())
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return 1
+		}
+	}
+	return 1
 }
 
 // filesProblem says why a case's files cannot all be written over its

@@ -111,6 +111,27 @@ func TestLoadGood(t *testing.T) {
 
 // Every structural error is one line naming the file, the line and the
 // field.
+// Every case in holdout/ read as "no cases", the ten there unseen; a
+// key.json with a byte-order mark as "invalid character 'ï'": it is read.
+func TestLoadHoldoutOnlyAndBOM(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"cases.yaml": goodSet, "holdout/h1/case.yaml": "prompt: p\n", "holdout/h1/key.json": `{"correct": ["acme"]}`})
+	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "no main cases (1 in holdout/), expected folders holding case.yaml beside cases.yaml too") {
+		t.Errorf("a set with holdout cases only: %v", err)
+	}
+	dir = t.TempDir()
+	files := goodFiles()
+	files["a/key.json"] = "\ufeff" + files["a/key.json"]
+	write(t, dir, files)
+	s, err := Load(dir)
+	if err != nil {
+		t.Fatalf("a key.json with a byte-order mark: %v", err)
+	}
+	if _, ok := s.Cases[0].KeyFields(Measure{ID: "M1", Uses: []string{"correct"}}); !ok || s.Cases[0].ID != "a" {
+		t.Errorf("case %s: its key's correct field was not read", s.Cases[0].ID)
+	}
+}
+
 func TestLoadErrors(t *testing.T) {
 	for _, c := range []struct {
 		name  string
@@ -149,6 +170,11 @@ func TestLoadErrors(t *testing.T) {
 		{"key not object", map[string]string{"a/key.json": `["hold"]`}, `a/key.json:1: not an answer key: the document is an array, expected an object`},
 		{"not a case", map[string]string{"notes/readme.md": "x"}, `notes/case.yaml: no such file, expected every folder of the case set to be a case`},
 		{"bad id", map[string]string{"a b/case.yaml": "prompt: p\n"}, `a b: folder name "a b", expected a case id`},
+		// The rule is ASCII: "a letter" read as any letter.
+		{"non-ASCII id", map[string]string{"ŝraŭbo/case.yaml": "prompt: p\n"}, `expected a case id: an ASCII letter or digit, then ASCII letters`},
+		// A null field counted as present: the grader graded against nothing.
+		{"null key field", map[string]string{"a/key.json": "{\n  \"correct\": [\"hold\"],\n  \"facts\": null\n}\n"},
+			`a/key.json:3: field "facts" is null, expected its answer (leave the field out where no measure using it applies)`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -40,6 +40,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -143,6 +144,14 @@ func FindCases(dir string, sk *skill.Skill) (string, error) {
 		return "", yamlerr.Format(cfg, 0, err)
 	}
 	if strings.TrimSpace(c.Cases) == "" {
+		// A misspelt field ("casez:", "Cases:") read as none at all.
+		var fields map[string]any
+		_ = yaml.Unmarshal(b, &fields)
+		for _, k := range slices.Sorted(maps.Keys(fields)) {
+			if k != "cases" && nearlyCases(k) {
+				return "", fmt.Errorf("no case set: %s has no `cases:` field, but a `%s:` field; expected `cases: ../cases` (a folder outside the skill's), or pass --cases DIR", cfg, term.Line(k))
+			}
+		}
 		return "", fmt.Errorf("no case set: %s has no `cases:` field; add `cases: ../cases` (a folder outside the skill's) or pass --cases DIR", cfg)
 	}
 	if filepath.IsAbs(c.Cases) {
@@ -1173,6 +1182,38 @@ func firstNonEmpty(ss ...string) string {
 		}
 	}
 	return ""
+}
+
+// nearlyCases says whether a config's field name is "cases" mistyped: the
+// same but for case, or one letter changed, added or dropped.
+func nearlyCases(k string) bool {
+	k = strings.ToLower(k)
+	const want = "cases"
+	switch {
+	case k == want:
+		return true
+	case len(k) == len(want):
+		diff := 0
+		for i := range k {
+			if k[i] != want[i] {
+				diff++
+			}
+		}
+		return diff == 1
+	case len(k) == len(want)+1:
+		for i := range k {
+			if k[:i]+k[i+1:] == want {
+				return true
+			}
+		}
+	case len(k) == len(want)-1:
+		for i := range want {
+			if want[:i]+want[i+1:] == k {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func firstLine(s string) string {

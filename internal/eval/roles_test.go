@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/vibe-test/vibe-test/internal/cases"
 	"github.com/vibe-test/vibe-test/internal/claude"
+	"github.com/vibe-test/vibe-test/internal/skill"
 )
 
 // scriptedCaller answers cold calls from a list, in order, and keeps the
@@ -231,5 +234,27 @@ func TestProgressLineNamesGradeErrors(t *testing.T) {
 	c.Grades[0].Result = ResultFail
 	if got := progressLine(rec, job{repeat: 1}, c); !strings.Contains(got, "1/2 measures passed, 42 words") {
 		t.Errorf("progress line %q", got)
+	}
+}
+
+// A misspelt `cases:` in vibe-test.yaml read as no field at all: the
+// message names the field that is there.
+func TestFindCasesNamesAMisspeltField(t *testing.T) {
+	for _, c := range []struct {
+		yaml, want string
+	}{
+		{"casez: ../cases\n", "has no `cases:` field, but a `casez:` field; expected `cases: ../cases`"},
+		{"Cases: ../cases\n", "has no `cases:` field, but a `Cases:` field"},
+		{"case: ../cases\n", "has no `cases:` field, but a `case:` field"},
+		{"fixture: ./f\n", "has no `cases:` field; add `cases: ../cases`"},
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "vibe-test.yaml"), []byte(c.yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := FindCases("", &skill.Skill{Dir: dir})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.yaml, err, c.want)
+		}
 	}
 }
