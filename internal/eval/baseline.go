@@ -66,6 +66,19 @@ type Manifest struct {
 	// grade edited by hand made a broken skill's rejection "not enough
 	// evidence" without a word.
 	CellsHash string `json:"cells_hash"`
+	// ManifestHash digests every other field (ManifestHash): the settings
+	// --against holds the candidate to. A model edited by hand decided an
+	// opus candidate against cells a sonnet made, and accepted it.
+	ManifestHash string `json:"manifest_hash"`
+}
+
+// ManifestHash digests a manifest's fields but its own: their values, not
+// the file's bytes, as CellsHash reads the cells.
+func ManifestHash(m Manifest) string {
+	m.ManifestHash = ""
+	b, _ := json.Marshal(m)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 // Baseline is a loaded stored baseline.
@@ -120,6 +133,12 @@ func LoadBaseline(set *cases.Set, name string) (*Baseline, error) {
 	}
 	if bl.Kind != "baseline" || bl.SchemaVersion > SchemaVersion {
 		return nil, fmt.Errorf("%s: kind %q, schema_version %d: expected a baseline this vibe-test reads", path, bl.Kind, bl.SchemaVersion)
+	}
+	if bl.ManifestHash == "" {
+		return nil, fmt.Errorf("%s: field \"manifest_hash\": missing, expected the digest of the manifest's fields (a baseline stored before vibe-test kept one): store the baseline again under a new name", path)
+	}
+	if got := ManifestHash(bl.Manifest); got != bl.ManifestHash {
+		return nil, fmt.Errorf("%s: its fields hash to %s, its manifest_hash is %s: a setting (the models, repeats, tools, versions, cases) changed since the baseline was stored; restore it (git checkout) or store a new baseline", path, short(got), short(bl.ManifestHash))
 	}
 	var all []*Cell
 	for _, r := range bl.Runs {
@@ -448,6 +467,7 @@ func WriteBaseline(set *cases.Set, name, evalDir string, rec *Record) (string, e
 		all = append(append(all, main...), hold...)
 	}
 	m.CellsHash = CellsHash(all)
+	m.ManifestHash = ManifestHash(m)
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return "", err

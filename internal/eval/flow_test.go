@@ -1058,6 +1058,29 @@ func TestBaselineCellsEditedAreRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The manifest's settings too: a generator model edited by hand decided
+	// an opus candidate against cells a sonnet made.
+	manifest := filepath.Join(dir, eval.ManifestFile)
+	saved, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := readJSON[eval.Manifest](t, manifest)
+	m.Model = "claude-opus-5-5"
+	b, _ := json.MarshalIndent(m, "", "  ")
+	if err := os.WriteFile(manifest, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eval.LoadBaseline(set, "v1"); err == nil || !strings.Contains(err.Error(), "manifest_hash") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("the manifest's model edited: %v", err)
+	}
+	// Re-indented, it is the same manifest.
+	if err := os.WriteFile(manifest, bytes.ReplaceAll(saved, []byte("\n"), []byte("\r\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eval.LoadBaseline(set, "v1"); err != nil {
+		t.Errorf("the manifest with CRLF line endings: %v", err)
+	}
 }
 
 // An eval folder another process is running or resuming is not resumed
