@@ -267,7 +267,7 @@ func decide(res *Result) {
 		res.Sentence = "Measured, not decided: no baseline to compare with. Store one with --baseline NAME, then decide a candidate with --against NAME."
 	}
 	if res.CellErrors > 0 {
-		mend := fmt.Sprintf("`vibe-test resume %s` makes them again", term.Arg(res.Dir))
+		mend := fmt.Sprintf("`vibe-test resume %s` makes them again (a message that came back is read again, not made again)", term.Arg(res.Dir))
 		if rec.Rejudged {
 			// A rejudge folder is not resumed: a new rejudge grades every
 			// message again (the folder is inside the one it rejudged). A

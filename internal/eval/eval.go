@@ -858,10 +858,13 @@ func (s *session) cell(ctx context.Context, j job) {
 		s.rec.Costs.add(cell.Costs.minus(counted))
 	}
 	prev, _ := loadCell(filepath.Join(s.dir, rel))
-	if prev != nil && prev.Status == CellInterrupted && prev.Message != "" {
-		// Its message came back before an interrupt: read and graded now,
-		// not generated (and paid for) again. What the stopped reading or
-		// grading spent is kept too.
+	if prev != nil && (prev.Status == CellInterrupted || prev.Status == CellError) && prev.Message != "" {
+		// Its message came back before an interrupt, or before its reading
+		// failed (a failed generation keeps none): read and graded now, not
+		// generated (and paid for) again. Drawn again, the messages a
+		// reader could not handle would be replaced by ones it can, a
+		// sample leaning to the easy ones. What the stopped or failed
+		// reading or grading spent is kept too.
 		turn.Text = prev.Message
 		cell.Generator, cell.Costs, counted = prev.Generator, prev.Costs, prev.Costs
 	} else {

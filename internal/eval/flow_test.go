@@ -613,10 +613,13 @@ func oneFailedCell(t *testing.T, structured bool) (f *flow, s eval.Settings, res
 }
 
 // A cell whose generation was paid for and whose reading then failed is
-// made again by resume; the record keeps what the failed try spent, and
-// so does the cell's file, which the next resume sums the record from.
-// The file was overwritten by the new try's alone: the record counted the
-// failed try until it was rebuilt from the files, then dropped it.
+// read and graded again by resume, its message kept: generated again, it
+// was paid twice, and the messages a reader could not handle were
+// replaced by ones it can. The record keeps what the failed try spent,
+// and so does the cell's file, which the next resume sums the record
+// from. The file was overwritten by the new try's alone: the record
+// counted the failed try until it was rebuilt from the files, then
+// dropped it.
 func TestResumeKeepsAFailedCellsCost(t *testing.T) {
 	// The reader's call on the bolts case fails.
 	f, s, _, fail := oneFailedCell(t, true)
@@ -631,11 +634,18 @@ func TestResumeKeepsAFailedCellsCost(t *testing.T) {
 	}
 	after := cellFileCosts(t, s.OutDir)
 	var files float64
+	remade := 0
 	for p, c := range after {
 		files += c.Total()
-		if b, ok := before[p]; ok && b.status == eval.CellError && c.Generator < 1.5*b.Generator {
-			t.Errorf("%s: generation $%.6f after it was made again, $%.6f for the failed try alone", p, c.Generator, b.Generator)
+		if b, ok := before[p]; ok && b.status == eval.CellError {
+			remade++
+			if c.status != eval.CellOK || c.Generator != b.Generator || c.Reader <= b.Reader {
+				t.Errorf("%s: %s, generation $%.6f (the failed try's $%.6f), reading $%.6f (the failed try's $%.6f): want the message read again, not made again", p, c.status, c.Generator, b.Generator, c.Reader, b.Reader)
+			}
 		}
+	}
+	if remade != 1 {
+		t.Errorf("%d failed cells before the resume, want 1", remade)
 	}
 	if math.Abs(rec.Costs.Total()-files) > 1e-9 {
 		t.Errorf("the record counts $%.6f, its cells' files $%.6f: a resume rebuilding it from them drops the difference", rec.Costs.Total(), files)
