@@ -10,7 +10,8 @@
 // The test is a permutation test of the conversations' labels (base or
 // candidate): if the versions do not differ, which conversation came from
 // which run is arbitrary, so the observed gap is compared with the gaps of
-// random relabellings. That holds the level exactly at any sizes (a base
+// relabellings (every one where there are few, else random ones). That
+// holds the level exactly at any sizes (a base
 // of 6 conversations against a candidate of 30 was rejected up to 0.089 of
 // the time by Welch's t with alpha split over the measures; skewed shares
 // at small n are where the t distribution misleads). Each permutation
@@ -24,6 +25,7 @@ package compare
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/vibe-test/vibe-test/internal/judge"
@@ -165,10 +167,9 @@ func Decide(base, cand []Scored, criteria []string, alpha float64) Result {
 	// A relabelling test's p-value is at least one over the number of ways
 	// to choose the candidate's conversations among all: with 2 and 2 that
 	// is 1/6, and no scores, however far apart, reach alpha 0.05. An
-	// ACCEPT there would pass a candidate that failed every turn; a
-	// REJECT (the random relabellings can undercount the observed one)
-	// would rest on that luck alone.
-	if ways := relabellings(t.Fresh.Units, t.Diluted.Units, alpha); 1/ways > alpha*(1+1e-9) {
+	// ACCEPT there passed a candidate that failed every turn.
+	n := t.Fresh.Units + t.Diluted.Units
+	if ways := float64(stats.Subsets(n, min(t.Fresh.Units, t.Diluted.Units), int(math.Ceil(1/alpha)))); 1/ways > alpha*(1+1e-9) {
 		res.Undecided = fmt.Sprintf("with %d base and %d candidate conversations the test cannot reject at alpha %.3g whatever the scores: its smallest p-value is 1/%.0f = %.3g; run more conversations",
 			t.Fresh.Units, t.Diluted.Units, alpha, ways, 1/ways)
 		res.Reject = false
@@ -177,18 +178,4 @@ func Decide(base, cand []Scored, criteria []string, alpha float64) Result {
 		}
 	}
 	return res
-}
-
-// relabellings is the number of ways to choose m units of m+n, counted up
-// to the first value above 1/alpha (all that decides whether 1/ways can
-// reach alpha).
-func relabellings(m, n int, alpha float64) float64 {
-	ways := 1.0
-	for i := 1; i <= min(m, n); i++ {
-		ways = ways * float64(m+n-min(m, n)+i) / float64(i)
-		if ways > 1/alpha {
-			break
-		}
-	}
-	return ways
 }

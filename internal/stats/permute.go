@@ -112,7 +112,7 @@ func permuteLower(a, b []Scores, measures, perms, stopAt int, seed uint64) []Per
 	// p-values are then exact, the share of all relabellings at or above
 	// the observed one (itself among them). Drawn at random, a p-value of
 	// exactly 1/20 came out above or below 0.05 by the draw.
-	if ways := subsets(len(all), small, perms); ways <= perms && !math.IsInf(hardest, -1) {
+	if ways := Subsets(len(all), small, perms); ways <= perms && !math.IsInf(hardest, -1) {
 		eachSubset(len(all), small, func(members []int) { count(members) })
 		for m := range measures {
 			out[m].P, out[m].Adjusted = 1, 1
@@ -164,8 +164,10 @@ func permuteLower(a, b []Scores, measures, perms, stopAt int, seed uint64) []Per
 	return out
 }
 
-// subsets is C(n, k), counted up to the first value above limit.
-func subsets(n, k, limit int) int {
+// Subsets is C(n, k), counted up to the first value above limit: the
+// number of ways to relabel k units of n, as far as deciding whether it
+// exceeds limit needs.
+func Subsets(n, k, limit int) int {
 	ways := 1
 	for i := 1; i <= k; i++ {
 		ways = ways * (n - k + i) / i // exact: a product of i consecutive integers over i!
