@@ -282,6 +282,22 @@ func TestRecordFixtures(t *testing.T) {
 	l.Close()
 	r.rollout("live", c, thread)
 
+	// The session started again on its thread (a retried turn, a resume):
+	// thread/resume replays the last turn's usage before the turn starts.
+	s = r.spec(c, "", nil)
+	s.Resume = thread
+	l, err = r.a.StartLive(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf.Reset()
+	out, err = l.Send(context.Background(), "[restarted] one more", &buf, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.transcript("live-restarted", c, buf.Bytes(), out)
+	l.Close()
+
 	// A structured call: its request (the stand-in saw it; the caller's
 	// folder is gone afterwards, so only the body is kept).
 	j := testJail(t, bin)

@@ -161,6 +161,14 @@ func (p *parser) rpc(method string, m gjson.Result) {
 		// state again (total unchanged) and, after it, codex's estimate
 		// of the compacted history (last with no input).
 		last, total := params.Get("tokenUsage.last"), params.Get("tokenUsage.total.totalTokens").Int()
+		if !p.started {
+			// thread/resume replays the thread's last update (the turn
+			// before's last call, its turnId) before this turn starts: no
+			// call of this turn, but the total the next one adds to. Read
+			// as a call, a restarted session charged that call again.
+			p.prevTotal = total
+			return
+		}
 		call := (p.prevTotal < 0 || total > p.prevTotal) && last.Get("inputTokens").Int() > 0
 		p.prevTotal = total
 		if !call {

@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -235,6 +236,27 @@ func TestLiveTurns(t *testing.T) {
 	compact := parseFixture(t, "live-compact.jsonl")
 	if len(compact.Compactions) != 1 || compact.Compactions[0].PreTokens == 0 || compact.Compactions[0].PostTokens == 0 {
 		t.Errorf("compaction %+v", compact.Compactions)
+	}
+}
+
+// A live session started again on its thread (a retried turn, a resume):
+// thread/resume replays the turn before's last usage update before this
+// turn starts. Read as a call, every restarted turn was charged the turn
+// before's last call again (5 calls where the server answered 4).
+func TestRestartedLiveTurnCountsItsOwnCalls(t *testing.T) {
+	const name = "live-restarted.jsonl"
+	b, err := os.ReadFile(filepath.Join("testdata", "transcripts", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := bytes.Index(b, []byte(`"method":"turn/started"`))
+	if replay := bytes.Index(b, []byte(`"method":"thread/tokenUsage/updated"`)); replay < 0 || started < 0 || replay > started {
+		t.Fatalf("%s: no usage update before turn/started: not the case this test is for", name)
+	}
+	turn := parseFixture(t, name)
+	want := readIndex(t).Transcripts[name]
+	if turn.APICalls != 1 || want.APICalls != 1 || turn.ContextTokens != want.Context || !turn.HasResult || turn.IsError {
+		t.Errorf("%s: %d calls, context %d; recorded %d calls, context %d (%+v)", name, turn.APICalls, turn.ContextTokens, want.APICalls, want.Context, turn)
 	}
 }
 
