@@ -74,10 +74,16 @@ func markdownRow(e MarkdownEntry) string {
 	if o.Stats.EffectiveTurn > 0 {
 		eff = fmt.Sprint(o.Stats.EffectiveTurn)
 	}
+	cost := usd(r.Costs.Total)
+	if r.Config.CostEstimated {
+		// codex, gemini: priced from token counts, as the bullet below
+		// says; the table's cell read as the CLI's own figure.
+		cost += " (estimated)"
+	}
 	cells := []string{
 		name, verdict, armCell(c.Diluted), armCell(c.Fresh), drop, eff,
 		fmt.Sprintf("%d (%d in the diluted arm)", len(r.Conversations), c.Diluted.Units),
-		usd(r.Costs.Total), isolationCell(r),
+		cost, isolationCell(r),
 	}
 	return "| " + strings.Join(cells, " | ") + " |"
 }

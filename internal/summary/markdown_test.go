@@ -61,6 +61,20 @@ func TestMarkdownSaysTheOutcome(t *testing.T) {
 	}
 }
 
+// A codex or gemini run's cost is priced from token counts: its table cell
+// says so, as the bullet below the table does (the cell read as the CLI's
+// own figure).
+func TestMarkdownTableMarksAnEstimatedCost(t *testing.T) {
+	r := decayRun()
+	if row := markdownRow(MarkdownEntry{Run: r}); strings.Contains(row, "estimated") {
+		t.Errorf("claude's cost marked estimated: %s", row)
+	}
+	r.Config.CostEstimated = true
+	if row := markdownRow(MarkdownEntry{Run: r}); !strings.Contains(row, usd(r.Costs.Total)+" (estimated) |") {
+		t.Errorf("an estimated cost unmarked: %s", row)
+	}
+}
+
 // A skill name is user text and a sentence can quote tool output: neither
 // may add HTML, a link, a heading or a table cell, and both must render
 // as written (control characters aside).
