@@ -173,7 +173,35 @@ func errorsLeft(f *facts) (decision, bool) {
 	if f.incomplete > 0 {
 		what = append(what, plural(f.incomplete, "conversation", "conversations")+" ended before the last probe")
 	}
-	return decision{exit.Tool, record.VerdictError, fmt.Sprintf("No verdict: %s; what was measured did not show decay, but the missing turns count as neither pass nor fail.", strings.Join(what, ", "))}, true
+	// "What was measured did not show decay" where an arm had no probe
+	// judged pass or fail (every judge call failed) claimed a measurement
+	// that never happened.
+	measured := "what was measured did not show decay, but the missing turns count as neither pass nor fail"
+	if arm := unmeasuredArm(f); arm != "" {
+		measured = fmt.Sprintf("no %s probe was judged pass or fail, so nothing was measured; the missing turns count as neither pass nor fail", arm)
+	}
+	return decision{exit.Tool, record.VerdictError, fmt.Sprintf("No verdict: %s; %s.", strings.Join(what, ", "), measured)}, true
+}
+
+// unmeasuredArm names the arm (or "diluted or fresh") with no probe judged
+// pass or fail, "" when both have some: under seed 002's rule the diluted
+// probes alone.
+func unmeasuredArm(f *facts) string {
+	cmp := f.cmp()
+	diluted := cmp.Diluted.Probes == 0
+	fresh := f.fresh > 0 && cmp.Fresh.Probes == 0
+	if f.rule == record.RuleAnyProbeFailed {
+		diluted, fresh = f.probesJudged == 0, false
+	}
+	switch {
+	case diluted && fresh:
+		return "diluted or fresh"
+	case diluted:
+		return "diluted"
+	case fresh:
+		return "fresh"
+	}
+	return ""
 }
 
 // noProbeJudged: an arm has no probe judged pass or fail, because the
@@ -185,22 +213,8 @@ func noProbeJudged(f *facts) (decision, bool) {
 	if f.uncertain == 0 {
 		return decision{}, false
 	}
-	cmp := f.cmp()
-	diluted := cmp.Diluted.Probes == 0
-	fresh := f.fresh > 0 && cmp.Fresh.Probes == 0
-	if f.rule == record.RuleAnyProbeFailed {
-		// Seed 002's rule reads the diluted probes alone.
-		diluted, fresh = f.probesJudged == 0, false
-	}
-	var arm string
-	switch {
-	case diluted && fresh:
-		arm = "diluted or fresh"
-	case diluted:
-		arm = "diluted"
-	case fresh:
-		arm = "fresh"
-	default:
+	arm := unmeasuredArm(f)
+	if arm == "" {
 		return decision{}, false
 	}
 	return decision{exit.Tool, record.VerdictError, fmt.Sprintf("No verdict: no %s probe was judged pass or fail; %s uncertain (the judge's repeats disagreed), so nothing was measured.", arm, plural(f.uncertain, "judged turn was", "judged turns were"))}, true

@@ -176,6 +176,10 @@ func TestRuleErrorsLeft(t *testing.T) {
 		{"a conversation short of its last probe", func(f *facts) { f.incomplete = 1 }, true, exit.Tool, record.VerdictError, "No verdict: 1 conversation ended before the last probe; what"},
 		{"all three", func(f *facts) { f.errored, f.judgeErrors, f.incomplete = 2, 3, 1 }, true, exit.Tool, record.VerdictError,
 			"No verdict: 2 conversations or fresh triples stopped on an error, 3 judged turns ended in judge errors, 1 conversation ended before the last probe; what"},
+		// Every judge call failed: nothing was measured, and the sentence
+		// said "what was measured did not show decay".
+		{"judge errors on every probe", func(f *facts) { f.judgeErrors, f.stats.Comparison = 24, stats.TwoArm{} }, true, exit.Tool, record.VerdictError,
+			"No verdict: 24 judged turns ended in judge errors; no diluted or fresh probe was judged pass or fail, so nothing was measured;"},
 	})
 }
 
