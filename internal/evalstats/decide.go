@@ -51,51 +51,58 @@ func Decide(base []Run, cand Run, opts Options) Decision {
 	if d.GradeErrors == 0 || d.Verdict == ToolFail {
 		return d
 	}
-	errs := fmt.Sprintf("%d cells with grade errors", d.GradeErrors)
+	errs, are := fmt.Sprintf("%d cells with grade errors", d.GradeErrors), "are"
 	if d.GradeErrors == 1 {
-		errs = "1 cell with a grade error"
+		errs, are = "1 cell with a grade error", "is"
 	}
 	if d.Verdict == NotEnuf {
 		if !opts.ExitOnly {
-			d.Sentence += fmt.Sprintf(" The %s are left out.", errs)
+			d.Sentence += fmt.Sprintf(" The %s %s left out.", errs, are)
 		}
 		return d
 	}
 	// An error is neither a pass nor a fail, and errors need not fall at
 	// random: a grader that cannot quote a failing message errs exactly
 	// where the candidate got worse, and with those grades left out a
-	// candidate that got half the cases wrong was accepted (exit 0). A
-	// decision that no outcome of the errors could change stands: an
-	// accept with the candidate's errors counted as fails and the base's
-	// as passes, a reject the other way round. One that they could change
-	// stands only while the errors fall on both sides alike (read as
-	// chance); where the side they would favour errs significantly more
-	// often, no decision is made.
+	// candidate that got half the cases wrong was accepted (exit 0). An
+	// accept stands only while the candidate does not err significantly
+	// more often than the baseline on any measure, a reject only while the
+	// baseline does not err more often than the candidate (errors hiding
+	// its fails raise its rates): the side the errors could favour. Read
+	// as chance otherwise. No corner case (every error a fail, or a pass)
+	// settles it alone: neither rule moves one way as a grade changes
+	// (an outlier raises the spread).
+	favoured, other := "the candidate", "the baseline"
 	candAs, baseAs, what := Fail, Pass, "counted as fails for the candidate and passes for the baseline"
 	if d.Verdict == Reject {
+		favoured, other = other, favoured
 		candAs, baseAs, what = Pass, Fail, "counted as passes for the candidate and fails for the baseline"
 	}
+	// The decision's own rejection level: a holdout's parts and a grid's
+	// points split it, so that the exit code withholds a decision at most
+	// alpha of the time where errors fall at random.
+	lean := errorsLean(base, cand, d.Verdict == Accept, opts.withDefaults().RejectAlpha)
+	if lean == "" {
+		if !opts.ExitOnly {
+			d.Sentence += fmt.Sprintf(" The %s %s left out; %s errs no more often than %s (read as chance).", errs, are, favoured, other)
+		}
+		return d
+	}
+	verdict := d.Verdict
+	d.Verdict, d.Exit = ToolFail, exit.Tool
+	if opts.ExitOnly {
+		return d
+	}
+	stake := ""
 	resolvedBase := make([]Run, len(base))
 	for i, r := range base {
 		resolvedBase[i] = withErrorsAs(r, baseAs)
 	}
-	alt := decide(resolvedBase, withErrorsAs(cand, candAs), opts)
-	if alt.Verdict == d.Verdict {
-		if !opts.ExitOnly {
-			d.Sentence += fmt.Sprintf(" The %s are left out; however they fell, the decision would be the same.", errs)
-		}
-		return d
+	if alt := decide(resolvedBase, withErrorsAs(cand, candAs), opts); alt.Verdict != verdict {
+		stake = fmt.Sprintf(" (%s, the %s would make it %s)", what, errs, alt.Verdict)
 	}
-	if lean := errorsLean(base, cand, d.Verdict == Accept, opts.withDefaults().Alpha); lean != "" {
-		verdict := d.Verdict
-		d.Verdict, d.Exit = ToolFail, exit.Tool
-		d.Sentence = fmt.Sprintf("Cannot decide: %s: errors that lean to one side can hide where that side fails, and %s, the %s would make it %s, not %s. `vibe-test rejudge` on the eval's folder grades them again.",
-			lean, what, errs, alt.Verdict, verdict)
-		return d
-	}
-	if !opts.ExitOnly {
-		d.Sentence += fmt.Sprintf(" The %s are left out, at error rates the two sides share (read as chance); %s, they would make it %s.", errs, what, alt.Verdict)
-	}
+	d.Sentence = fmt.Sprintf("Cannot decide: %s: errors that lean to one side can hide where that side fails, and with them left out the decision (%s) rests on how they fell%s. `vibe-test rejudge` on the eval's folder grades them again.",
+		lean, verdict, stake)
 	return d
 }
 

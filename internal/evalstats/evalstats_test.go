@@ -853,8 +853,8 @@ func TestAcceptedBoundPrintedBelowTheMargin(t *testing.T) {
 // Grade errors need not fall at random: a grader that cannot quote a
 // failing message errs exactly where the candidate got worse. With half
 // of a measure's grades errors, exactly on the cases it got wrong, a
-// candidate was accepted (exit 0). A decision stands only where no outcome
-// of the errors could change it.
+// candidate was accepted (exit 0). A decision stands only while the side
+// the errors could favour does not err significantly more often.
 func TestGradeErrorsThatCouldHideADrop(t *testing.T) {
 	ms := []string{"M1", "M2", "M3"}
 	var pass, halfHidden, oneError, brokenWithErrors []string
@@ -871,14 +871,15 @@ func TestGradeErrorsThatCouldHideADrop(t *testing.T) {
 	b1, b2 := mkRun("base 1", ms, pass...), mkRun("base 2", ms, pass...)
 	d := Decide([]Run{b1, b2}, mkRun("candidate", ms, halfHidden...), Options{})
 	if d.Verdict != ToolFail || d.Exit != exit.Tool || !strings.Contains(d.Sentence, "Cannot decide: the candidate's grades on M1 are errors 9 of 18 times against the baseline's 0 of 36 (Fisher's exact p ") ||
-		!strings.Contains(d.Sentence, "counted as fails for the candidate and passes for the baseline, the 9 cells with grade errors would make it not-enough-evidence, not accept.") {
+		!strings.Contains(d.Sentence, "with them left out the decision (accept) rests on how they fell (counted as fails for the candidate and passes for the baseline, the 9 cells with grade errors would make it not-enough-evidence).") {
 		t.Errorf("M1's errors on exactly the cases it got wrong: %s (exit %d): %s", d.Verdict, d.Exit, d.Sentence)
 	}
-	// A reject that holds however its errors fall stands.
+	// A collapse whose errors are the candidate's stands: they can only
+	// hide more of its fails.
 	if d := Decide([]Run{b1, b2}, mkRun("candidate", ms, brokenWithErrors...), Options{}); d.Verdict != Reject {
 		t.Errorf("a collapse with 3 grade errors: %s (exit %d): %s", d.Verdict, d.Exit, d.Sentence)
 	}
-	// And an accept that holds however they fall.
+	// An accept with one error, the sides' error rates alike.
 	for c := range 24 {
 		oneError = append(oneError, fmt.Sprintf("c%02d: PPP PPP PPP", c))
 	}
@@ -896,7 +897,24 @@ func TestGradeErrorsThatCouldHideADrop(t *testing.T) {
 	even[1], even[2], even[3] = "c01: EEP PPP PPP", "c02: PEE PPP PPP", "c03: EPE PPP PPP"
 	evenRun := mkRun("x", ms, even...)
 	d = Decide([]Run{evenRun, evenRun}, evenRun, Options{})
-	if d.Verdict != Accept || !strings.Contains(d.Sentence, "The 9 cells with grade errors are left out, at error rates the two sides share (read as chance); counted as fails for the candidate and passes for the baseline, they would make it ") {
+	if d.Verdict != Accept || !strings.Contains(d.Sentence, "The 9 cells with grade errors are left out; the candidate errs no more often than the baseline (read as chance).") {
 		t.Errorf("errors alike on both sides: %s (exit %d): %s", d.Verdict, d.Exit, d.Sentence)
+	}
+	// One error: "is". A reject says which side it tested: the baseline's
+	// errors are the ones that could make a drop that is none.
+	var one, candErrs []string
+	for c := range 6 {
+		one = append(one, fmt.Sprintf("c%02d: FPP FPP FPP", c))
+		candErrs = append(candErrs, fmt.Sprintf("c%02d: EPP FPP FPP", c))
+	}
+	one[0] = "c00: EPP FPP FPP"
+	d = Decide([]Run{b1, b2}, mkRun("candidate", ms, one...), Options{})
+	if d.Verdict != Reject || !strings.Contains(d.Sentence, "The 1 cell with a grade error is left out; the baseline errs no more often than the candidate (read as chance).") {
+		t.Errorf("a reject with one candidate error: %s: %s", d.Verdict, d.Sentence)
+	}
+	// The candidate's errors alone do not block a reject: they can only
+	// hide its fails.
+	if d := Decide([]Run{b1, b2}, mkRun("candidate", ms, candErrs...), Options{}); d.Verdict != Reject {
+		t.Errorf("a reject whose errors are all the candidate's: %s: %s", d.Verdict, d.Sentence)
 	}
 }
