@@ -368,10 +368,12 @@ func (g *grader) grade(ctx context.Context, c *cases.Case, message string, notes
 	grades := make([]Grade, len(g.measures))
 	var asked []askedMeasure
 	index := map[string]int{}
+	keyed := map[string]bool{} // asked because the case's key has its fields
 	for i, m := range g.measures {
 		grades[i] = Grade{Measure: m.ID, Result: ResultNA}
 		if key, ok := c.KeyFields(m); ok {
 			index[m.ID] = i
+			keyed[m.ID] = len(m.Uses) > 0
 			asked = append(asked, askedMeasure{Measure: m, key: key})
 			grades[i].Result = ""
 		}
@@ -419,17 +421,21 @@ func (g *grader) grade(ctx context.Context, c *cases.Case, message string, notes
 			switch ag.Result {
 			case ResultPass, ResultFail:
 			case ResultNA:
-				// The case's key says the measure applies (it was asked
-				// only so): an n/a left it out of both sides' scores
-				// without a trace, where it may have been a fail.
-				bad = append(bad, fmt.Sprintf("%s: n/a, but the case's key applies it: answer pass or fail", ag.ID))
-				grades[i].Error = "n/a for a measure the case's key applies"
-				continue
+				if keyed[ag.ID] {
+					// The case's key says the measure applies (it was asked
+					// only so): an n/a left it out of both sides' scores
+					// without a trace, where it may have been a fail. A
+					// measure that uses no key field is the grader's to
+					// judge applicable, as the prompt says.
+					bad = append(bad, fmt.Sprintf("%s: n/a, but the case's key applies it: answer pass or fail", ag.ID))
+					grades[i].Error = "n/a for a measure the case's key applies"
+					continue
+				}
 			default:
 				bad = append(bad, fmt.Sprintf("%s: result %q", ag.ID, ag.Result))
 				continue
 			}
-			if !quoted(evidence, ag.Quote) {
+			if ag.Result != ResultNA && !quoted(evidence, ag.Quote) {
 				bad = append(bad, fmt.Sprintf("%s: the quote %q is not in the reply or the notes", ag.ID, clip(ag.Quote, 80)))
 				grades[i].Quote, grades[i].Error = ag.Quote, "the quote is not in the reply or the reader's notes"
 				continue

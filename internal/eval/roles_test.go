@@ -117,6 +117,25 @@ func TestGraderQuotes(t *testing.T) {
 	}
 }
 
+// A measure that uses no key field applies to every case by its key, and
+// is the grader's to judge applicable (a conditional question): its n/a
+// stands, where a keyed measure's is a grade error.
+func TestGraderNAForAMeasureWithoutKeyFields(t *testing.T) {
+	measures := append(append([]cases.Measure{}, testMeasures...), cases.Measure{ID: "M4", Name: "Answerable close", Question: "If the reply ends with a question, can it be answered from the reply?"})
+	sc := &scriptedCaller{answers: []string{`{"grades":[{"id":"M1","result":"pass","quote":"REORDER widgets"},{"id":"M2","result":"pass","quote":"lists 12"},{"id":"M4","result":"n/a","quote":""}]}`}}
+	g := &grader{caller: sc, model: "m", goal: "I rule without asking back.", measures: measures}
+	grades, _ := g.grade(context.Background(), testCase(), testMessage, &Notes{FollowUps: []string{}})
+	want := map[string]string{"M1": "pass", "M2": "pass", "M3": "n/a", "M4": "n/a"}
+	for _, gr := range grades {
+		if gr.Result != want[gr.Measure] {
+			t.Errorf("%s: %s (%s), want %s", gr.Measure, gr.Result, gr.Error, want[gr.Measure])
+		}
+	}
+	if len(sc.prompts) != 1 {
+		t.Errorf("%d calls, want 1", len(sc.prompts))
+	}
+}
+
 func TestReader(t *testing.T) {
 	sc := &scriptedCaller{answers: []string{`{"decision":"x"}`, `{"decision":"Reorder","rebuild":"r","follow_ups":null,"close_answer":"Yes"}`}}
 	r := &reader{caller: sc, model: "m"}
