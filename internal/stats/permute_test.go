@@ -54,15 +54,18 @@ func TestPermutationPValueMatchesEnumeration(t *testing.T) {
 	}
 }
 
-// Past the permutations asked for (7 against 7: C(14,7) = 3432 against
-// 1999), the relabellings are drawn at random: they must agree with the
+// Past the permutations asked for (8 against 8: C(16,8) = 12,870 against
+// 9,999), the relabellings are drawn at random: they must agree with the
 // exact share within Monte Carlo error, and a test stopped early (Besag
 // and Clifford) within the precision its stopping count allows.
 func TestRandomRelabellingsMatchTheExactShare(t *testing.T) {
-	a := scoresOf(Unit{4, 4}, Unit{3, 4}, Unit{4, 4}, Unit{2, 4}, Unit{4, 4}, Unit{3, 4}, Unit{4, 4})
-	b := scoresOf(Unit{2, 4}, Unit{3, 4}, Unit{1, 4}, Unit{4, 4}, Unit{3, 4}, Unit{2, 4}, Unit{3, 4})
-	exact := PermuteLower(a, b, 1, 3432, 7)[0].P // every relabelling
-	const perms = 19999
+	a := scoresOf(Unit{4, 4}, Unit{3, 4}, Unit{4, 4}, Unit{2, 4}, Unit{4, 4}, Unit{3, 4}, Unit{4, 4}, Unit{3, 4})
+	b := scoresOf(Unit{2, 4}, Unit{3, 4}, Unit{1, 4}, Unit{4, 4}, Unit{3, 4}, Unit{2, 4}, Unit{3, 4}, Unit{4, 4})
+	exact := PermuteLower(a, b, 1, 12870, 7)[0].P // every relabelling
+	const perms = 9999
+	if Subsets(16, 8, perms) <= perms {
+		t.Fatal("the sizes give no more relabellings than asked: the random path is not taken")
+	}
 	full := permuteLower(a, b, 1, perms, perms+1, 7)[0]
 	if math.Abs(full.P-exact) > 4*math.Sqrt(exact*(1-exact)/perms) || full.Adjusted != full.P {
 		t.Errorf("random relabellings: p %v (adjusted %v), exact %v", full.P, full.Adjusted, exact)
