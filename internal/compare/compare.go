@@ -168,10 +168,10 @@ func Decide(base, cand []Scored, criteria []string, alpha float64) Result {
 	// to choose the candidate's conversations among all: with 2 and 2 that
 	// is 1/6, and no scores, however far apart, reach alpha 0.05. An
 	// ACCEPT there passed a candidate that failed every turn.
-	n := t.Fresh.Units + t.Diluted.Units
-	if ways := float64(stats.Subsets(n, min(t.Fresh.Units, t.Diluted.Units), int(math.Ceil(1/alpha)))); 1/ways > alpha*(1+1e-9) {
+	// Counted as the test relabels: every conversation given.
+	if ways := float64(stats.Subsets(len(base)+len(cand), min(len(base), len(cand)), int(math.Ceil(1/alpha)))); 1/ways > alpha*(1+1e-9) {
 		res.Undecided = fmt.Sprintf("with %d base and %d candidate conversations the test cannot reject at alpha %.3g whatever the scores: its smallest p-value is 1/%.0f = %.3g; run more conversations",
-			t.Fresh.Units, t.Diluted.Units, alpha, ways, 1/ways)
+			len(base), len(cand), alpha, ways, 1/ways)
 		res.Reject = false
 		for i := range res.Measures {
 			res.Measures[i].Reject = false

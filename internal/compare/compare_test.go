@@ -225,3 +225,16 @@ func TestDecideUndecidedWhereNoScoresCanReject(t *testing.T) {
 		}
 	}
 }
+
+// The gate counts the conversations as the test relabels them, every one
+// given: a candidate's conversation with no scored total still counts (3
+// against 3: 1/20, which can reach 0.05), where counting the scored ones
+// alone said "cannot reject whatever the scores" (1/10).
+func TestDecideGateCountsWhatTheTestRelabels(t *testing.T) {
+	base := scored([2]int{4, 4}, [2]int{4, 4}, [2]int{4, 4})
+	cand := append(scored([2]int{0, 4}, [2]int{0, 4}), Scored{})
+	res := Decide(base, cand, []string{"c"}, 0.05)
+	if res.Undecided != "" || !res.Reject || res.Measures[0].Adjusted != 0.05 {
+		t.Errorf("3 against 3, one unscored: reject %v, adjusted p %v, undecided %q", res.Reject, res.Measures[0].Adjusted, res.Undecided)
+	}
+}

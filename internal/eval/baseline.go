@@ -73,7 +73,9 @@ type Manifest struct {
 }
 
 // ManifestHash digests a manifest's fields but its own: their values, not
-// the file's bytes, as CellsHash reads the cells.
+// the file's bytes, as CellsHash reads the cells. A field added to
+// Manifest must be omitempty (or omitzero): else every baseline stored
+// before it digests differently and reads as edited.
 func ManifestHash(m Manifest) string {
 	m.ManifestHash = ""
 	b, _ := json.Marshal(m)
