@@ -396,6 +396,9 @@ func skillWarnings(sk *skill.Skill, cfg *plan.Config, o Settings, drv agent.Agen
 	} else {
 		notGranted = drv.NotGranted(claude.AgentTools(sk.AllowedTools, o.AllowedTools))
 		if len(sk.Hooks) > 0 {
+			// In place of the line on how Claude Code runs them: both read
+			// "vibe-test runs them as the CLI does" and "does not run them".
+			warnings = slices.DeleteFunc(warnings, func(w string) bool { return w == sk.HooksWarning })
 			warnings = append(warnings, fmt.Sprintf("skill %s: its hooks (%s) are Claude Code's; --agent %s does not run them", sk.Name, strings.Join(sk.Hooks, ", "), driven))
 		}
 		// A skill written for Claude Code names its files where that CLI
@@ -405,7 +408,7 @@ func skillWarnings(sk *skill.Skill, cfg *plan.Config, o Settings, drv agent.Agen
 			warnings = append(warnings, w)
 		}
 	}
-	if len(sk.Hooks) > 0 && jailKind == jail.None {
+	if len(sk.Hooks) > 0 && jailKind == jail.None && drv == nil {
 		// Hooks are commands like the agent's Bash: without a jail both run
 		// with the author's rights (the CLI runs them so too).
 		warnings = append(warnings, fmt.Sprintf("skill %s: its hooks (%s) run with no jail, with your user's rights and view of this machine, like the agent's own commands", sk.Name, strings.Join(sk.Hooks, ", ")))

@@ -78,6 +78,9 @@ type Skill struct {
 	// Warnings are deviations from the Agent Skills spec that the pinned CLI
 	// still loads; each names the rule it breaks.
 	Warnings []string `json:"warnings,omitempty"`
+	// HooksWarning is the one of Warnings that says how Claude Code runs
+	// the hooks: another agent's run says its own instead.
+	HooksWarning string `json:"-"`
 	// Hash covers every file of the folder, so a changed script changes it.
 	Hash string `json:"hash"`
 	// Files are what the CLI would read, symlinks resolved: what Hash covers
@@ -362,6 +365,7 @@ func Parse(file string, raw []byte) (*Skill, error) {
 		s.Hooks, s.AllowedTools = nil, nil
 	case len(s.Hooks) > 0:
 		warn("%s:%d: frontmatter field \"hooks\" (%s): the CLI registers them at the skill's Skill call and runs them for the rest of that CLI process, to the end of the conversation in the default interactive session, only in the invoking turn with --session resume (a SessionStart hook never runs); they are commands run with the agent's rights, in the jail when there is one. vibe-test runs them as the CLI does and records each run (hooks in run.json)", file, line("hooks"), strings.Join(s.Hooks, ", "))
+		s.HooksWarning = s.Warnings[len(s.Warnings)-1]
 	}
 	if s.Paths = cliPaths(fields["paths"]); s.Paths != nil {
 		warn("%s:%d: frontmatter field \"paths\" (%s): the CLI does not list the skill until the agent Reads, Writes or Edits a matching file, or a prompt @-mentions one (Bash, Glob and Grep do not count): until then the model can neither see nor invoke it", file, line("paths"), strings.Join(s.Paths, ", "))
