@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/vibe-test/vibe-test/internal/agent"
 	"github.com/vibe-test/vibe-test/internal/cases"
@@ -435,6 +436,14 @@ func (g *grader) grade(ctx context.Context, c *cases.Case, message string, notes
 				bad = append(bad, fmt.Sprintf("%s: result %q", ag.ID, ag.Result))
 				continue
 			}
+			if ag.Result != ResultNA && !hasWord(ag.Quote) {
+				// "?" is in nearly every reply: a quote with no letter or
+				// digit proves no grade (it passed "ends with one answerable
+				// question" on any question).
+				bad = append(bad, fmt.Sprintf("%s: the quote %q holds no word: quote the words that show it", ag.ID, clip(ag.Quote, 80)))
+				grades[i].Quote, grades[i].Error = ag.Quote, "the quote holds no word"
+				continue
+			}
 			if ag.Result != ResultNA && !quoted(evidence, ag.Quote) {
 				bad = append(bad, fmt.Sprintf("%s: the quote %q is not in the reply or the notes", ag.ID, clip(ag.Quote, 80)))
 				grades[i].Quote, grades[i].Error = ag.Quote, "the quote is not in the reply or the reader's notes"
@@ -486,6 +495,11 @@ func quoted(text, quote string) bool {
 	}
 	norm := func(s string) string { return strings.Join(strings.Fields(s), " ") }
 	return strings.Contains(norm(text), norm(q))
+}
+
+// hasWord says whether a quote holds a letter or a digit.
+func hasWord(quote string) bool {
+	return strings.IndexFunc(quote, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0
 }
 
 func notesText(n *Notes) string {

@@ -83,6 +83,11 @@ func TestGraderQuotes(t *testing.T) {
 			`{"grades":[{"id":"M1","result":"n/a","quote":""},{"id":"M2","result":"pass","quote":"lists 12"}]}`,
 			`{"grades":[{"id":"M1","result":"n/a","quote":""},{"id":"M2","result":"pass","quote":"lists 12"}]}`},
 			map[string]string{"M1": "error", "M2": "pass", "M3": "n/a"}, 2},
+		// "?" is in nearly every reply: it proves no grade.
+		{"a quote with no word, twice: a grade error", []string{
+			`{"grades":[{"id":"M1","result":"pass","quote":"REORDER widgets"},{"id":"M2","result":"pass","quote":"?"}]}`,
+			`{"grades":[{"id":"M1","result":"pass","quote":"REORDER widgets"},{"id":"M2","result":"pass","quote":" . "}]}`},
+			map[string]string{"M1": "pass", "M2": "error", "M3": "n/a"}, 2},
 		{"no answer that parses", []string{`{"grades":[{"id":"M1","result":"pass","quote":"x","extra":1}]}`, ""},
 			map[string]string{"M1": "error", "M2": "error", "M3": "n/a"}, 2},
 	} {
