@@ -520,13 +520,10 @@ func fieldLine(fm frontmatter, field string) int {
 // NotPart reports whether a top-level entry of the skill folder belongs to
 // vibe-test, not to the skill: it is neither hashed nor installed in the
 // sandbox, so the agent never sees the config, the rubric or the runs.
-// Nor the folder's git history (.git), which no skill reads. A skill's
-// node_modules is its own: its scripts require what it bundles, and left
-// out they failed only under vibe-test.
 func NotPart(rel string) bool {
 	top := strings.Split(filepath.ToSlash(rel), "/")[0]
 	switch top {
-	case "vibe-test.yaml", "rubric.json", "vibe-runs", ".git":
+	case "vibe-test.yaml", "rubric.json", "vibe-runs", ".git", "node_modules":
 		return true
 	}
 	return false
