@@ -559,6 +559,13 @@ func folderFiles(dir string) ([]File, []string, error) {
 			// author wrote into the folder, a run folder put there with
 			// --out) are no part of the skill either.
 			if p != root && (NotPart(rel) || ownfile.LeftOut(p, d)) {
+				if filepath.ToSlash(rel) == "node_modules" {
+					// A package tree (10,000 files and more, pnpm's links
+					// copied as files) is not copied into every sandbox;
+					// said, since a script that requires it fails under
+					// vibe-test only.
+					warn("node_modules/ is left out of the sandbox and of the skill's hash: a script of the skill that requires a package from it fails under vibe-test, where it would run in a person's session; bundle what the scripts need into the skill's own files, or install it in the config's fixture")
+				}
 				if d.IsDir() {
 					return filepath.SkipDir
 				}

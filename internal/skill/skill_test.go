@@ -76,6 +76,16 @@ func TestLoadFolderAndFile(t *testing.T) {
 			t.Errorf("the skill holds %s", f.Rel)
 		}
 	}
+	// A node_modules is left out (a package tree is not copied into every
+	// sandbox), and said: a script that requires it fails under vibe-test.
+	write(t, dir, "node_modules/leftpad/index.js", "module.exports = 1\n")
+	g, err := Load(dir)
+	if err != nil || g.Hash != c.Hash {
+		t.Fatalf("node_modules changed the hash (%v)", err)
+	}
+	if w := strings.Join(g.Warnings, "\n"); !strings.Contains(w, "node_modules/ is left out of the sandbox and of the skill's hash: a script of the skill that requires a package from it fails under vibe-test") {
+		t.Errorf("no warning of the node_modules left out: %q", g.Warnings)
+	}
 }
 
 func TestLoadErrors(t *testing.T) {
