@@ -27,7 +27,11 @@ import (
 // grades the baseline again first).
 const (
 	ReaderPromptVersion = "reader-v1"
-	GraderPromptVersion = "grader-v1"
+	// grader-v2: pass or fail only. Every measure asked applies to the
+	// case (its key has the measure's fields, or it uses none and applies
+	// to every case), and an n/a left it out of both sides' scores without
+	// a trace: a grader that could not quote a missing fact hid a drop so.
+	GraderPromptVersion = "grader-v2"
 )
 
 // ReaderSchema is the reader's answer; its title routes the call in the
@@ -40,7 +44,7 @@ const ReaderSchema = `{"title":"reading","type":"object","additionalProperties":
 // GraderSchema is the grader's answer.
 const GraderSchema = `{"title":"grades","type":"object","additionalProperties":false,"properties":{` +
 	`"grades":{"type":"array","items":{"type":"object","additionalProperties":false,"properties":{` +
-	`"id":{"type":"string"},"result":{"type":"string","enum":["pass","fail","n/a"]},"quote":{"type":"string"}},` +
+	`"id":{"type":"string"},"result":{"type":"string","enum":["pass","fail"]},"quote":{"type":"string"}},` +
 	`"required":["id","result","quote"]}}},"required":["grades"]}`
 
 // generator runs the agent under test on one case: `claude -p` in the
@@ -346,7 +350,7 @@ func GraderPrompt(goal, prompt, message string, notes *Notes, asked []askedMeasu
 	for _, m := range asked {
 		fmt.Fprintf(&b, "- %s (%s): %s\n  Answer key for it: %s\n", m.ID, orID(m.Name, m.ID), m.Question, indentJSON(m.key))
 	}
-	b.WriteString("\nFor every measure above give result pass, fail or n/a (n/a only when the measure does not apply to this request), and in quote the exact words of the reply or of the reader's notes that show it, copied character for character (a sentence or two at most; it may be empty for n/a). Answer with the StructuredOutput tool.")
+	b.WriteString("\nFor every measure above give result pass or fail (each applies to this request), and in quote the exact words of the reply or of the reader's notes that show it, copied character for character (a sentence or two at most). Answer with the StructuredOutput tool.")
 	if note != "" {
 		b.WriteString("\n\nYOUR LAST ANSWER WAS NOT USABLE: " + note + " Answer again, with quotes copied exactly.")
 	}
@@ -369,12 +373,10 @@ func (g *grader) grade(ctx context.Context, c *cases.Case, message string, notes
 	grades := make([]Grade, len(g.measures))
 	var asked []askedMeasure
 	index := map[string]int{}
-	keyed := map[string]bool{} // asked because the case's key has its fields
 	for i, m := range g.measures {
 		grades[i] = Grade{Measure: m.ID, Result: ResultNA}
 		if key, ok := c.KeyFields(m); ok {
 			index[m.ID] = i
-			keyed[m.ID] = len(m.Uses) > 0
 			asked = append(asked, askedMeasure{Measure: m, key: key})
 			grades[i].Result = ""
 		}
@@ -422,29 +424,25 @@ func (g *grader) grade(ctx context.Context, c *cases.Case, message string, notes
 			switch ag.Result {
 			case ResultPass, ResultFail:
 			case ResultNA:
-				if keyed[ag.ID] {
-					// The case's key says the measure applies (it was asked
-					// only so): an n/a left it out of both sides' scores
-					// without a trace, where it may have been a fail. A
-					// measure that uses no key field is the grader's to
-					// judge applicable, as the prompt says.
-					bad = append(bad, fmt.Sprintf("%s: n/a, but the case's key applies it: answer pass or fail", ag.ID))
-					grades[i].Error = "n/a for a measure the case's key applies"
-					continue
-				}
+				// Every measure asked applies (GraderPromptVersion): an n/a
+				// left it out of both sides' scores without a trace, where
+				// it may have been a fail.
+				bad = append(bad, fmt.Sprintf("%s: n/a, but the measure applies to this request: answer pass or fail", ag.ID))
+				grades[i].Error = "n/a for a measure that applies"
+				continue
 			default:
 				bad = append(bad, fmt.Sprintf("%s: result %q", ag.ID, ag.Result))
 				continue
 			}
-			if ag.Result != ResultNA && !hasWord(ag.Quote) {
-				// "?" is in nearly every reply: a quote with no letter or
-				// digit proves no grade (it passed "ends with one answerable
+			if !hasWord(ag.Quote) {
+				// "?" is in nearly every reply: a quote of a character or
+				// two proves no grade (it passed "ends with one answerable
 				// question" on any question).
-				bad = append(bad, fmt.Sprintf("%s: the quote %q holds no word: quote the words that show it", ag.ID, clip(ag.Quote, 80)))
-				grades[i].Quote, grades[i].Error = ag.Quote, "the quote holds no word"
+				bad = append(bad, fmt.Sprintf("%s: the quote %q is too short to show anything: quote the words that show it", ag.ID, clip(ag.Quote, 80)))
+				grades[i].Quote, grades[i].Error = ag.Quote, fmt.Sprintf("the quote holds fewer than %d letters or digits", minQuoteRunes)
 				continue
 			}
-			if ag.Result != ResultNA && !quoted(evidence, ag.Quote) {
+			if !quoted(evidence, ag.Quote) {
 				bad = append(bad, fmt.Sprintf("%s: the quote %q is not in the reply or the notes", ag.ID, clip(ag.Quote, 80)))
 				grades[i].Quote, grades[i].Error = ag.Quote, "the quote is not in the reply or the reader's notes"
 				continue
@@ -497,9 +495,20 @@ func quoted(text, quote string) bool {
 	return strings.Contains(norm(text), norm(q))
 }
 
-// hasWord says whether a quote holds a letter or a digit.
+// minQuoteRunes is the fewest letters and digits a quote must hold: "?",
+// "e" or "1" is in nearly every reply, and proved a grade so.
+const minQuoteRunes = 3
+
+// hasWord says whether a quote holds at least minQuoteRunes letters or
+// digits.
 func hasWord(quote string) bool {
-	return strings.IndexFunc(quote, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0
+	n := 0
+	for _, r := range quote {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			n++
+		}
+	}
+	return n >= minQuoteRunes
 }
 
 func notesText(n *Notes) string {

@@ -83,10 +83,10 @@ func TestGraderQuotes(t *testing.T) {
 			`{"grades":[{"id":"M1","result":"n/a","quote":""},{"id":"M2","result":"pass","quote":"lists 12"}]}`,
 			`{"grades":[{"id":"M1","result":"n/a","quote":""},{"id":"M2","result":"pass","quote":"lists 12"}]}`},
 			map[string]string{"M1": "error", "M2": "pass", "M3": "n/a"}, 2},
-		// "?" is in nearly every reply: it proves no grade.
-		{"a quote with no word, twice: a grade error", []string{
+		// "?" or "e" is in nearly every reply: it proves no grade.
+		{"a quote too short, twice: a grade error", []string{
 			`{"grades":[{"id":"M1","result":"pass","quote":"REORDER widgets"},{"id":"M2","result":"pass","quote":"?"}]}`,
-			`{"grades":[{"id":"M1","result":"pass","quote":"REORDER widgets"},{"id":"M2","result":"pass","quote":" . "}]}`},
+			`{"grades":[{"id":"M1","result":"pass","quote":"REORDER widgets"},{"id":"M2","result":"pass","quote":" e? "}]}`},
 			map[string]string{"M1": "pass", "M2": "error", "M3": "n/a"}, 2},
 		{"no answer that parses", []string{`{"grades":[{"id":"M1","result":"pass","quote":"x","extra":1}]}`, ""},
 			map[string]string{"M1": "error", "M2": "error", "M3": "n/a"}, 2},
@@ -122,22 +122,29 @@ func TestGraderQuotes(t *testing.T) {
 	}
 }
 
-// A measure that uses no key field applies to every case by its key, and
-// is the grader's to judge applicable (a conditional question): its n/a
-// stands, where a keyed measure's is a grade error.
+// A measure that uses no key field applies to every case, as a keyed one
+// applies where the key has its fields: the grader answers pass or fail
+// (its schema offers nothing else), and an n/a is asked again, then a
+// grade error. Accepted, an n/a left the measure out of both sides'
+// scores without a trace: a grader that could not quote a missing fact
+// hid a drop so (the review's TestRVNAHidesADrop: accepted, exit 0).
 func TestGraderNAForAMeasureWithoutKeyFields(t *testing.T) {
-	measures := append(append([]cases.Measure{}, testMeasures...), cases.Measure{ID: "M4", Name: "Answerable close", Question: "If the reply ends with a question, can it be answered from the reply?"})
-	sc := &scriptedCaller{answers: []string{`{"grades":[{"id":"M1","result":"pass","quote":"REORDER widgets"},{"id":"M2","result":"pass","quote":"lists 12"},{"id":"M4","result":"n/a","quote":""}]}`}}
+	measures := append(append([]cases.Measure{}, testMeasures...), cases.Measure{ID: "M4", Name: "Answerable close", Question: "Does the reply end with a question answerable from the reply alone?"})
+	na := `{"grades":[{"id":"M1","result":"pass","quote":"REORDER widgets"},{"id":"M2","result":"pass","quote":"lists 12"},{"id":"M4","result":"n/a","quote":""}]}`
+	sc := &scriptedCaller{answers: []string{na, na}}
 	g := &grader{caller: sc, model: "m", goal: "I rule without asking back.", measures: measures}
 	grades, _ := g.grade(context.Background(), testCase(), testMessage, &Notes{FollowUps: []string{}})
-	want := map[string]string{"M1": "pass", "M2": "pass", "M3": "n/a", "M4": "n/a"}
+	want := map[string]string{"M1": "pass", "M2": "pass", "M3": "n/a", "M4": "error"}
 	for _, gr := range grades {
 		if gr.Result != want[gr.Measure] {
 			t.Errorf("%s: %s (%s), want %s", gr.Measure, gr.Result, gr.Error, want[gr.Measure])
 		}
 	}
-	if len(sc.prompts) != 1 {
-		t.Errorf("%d calls, want 1", len(sc.prompts))
+	if len(sc.prompts) != 2 || !strings.Contains(sc.prompts[1], "M4: n/a, but the measure applies to this request: answer pass or fail") {
+		t.Errorf("%d calls; the retry does not say why", len(sc.prompts))
+	}
+	if strings.Contains(GraderSchema, "n/a") || strings.Contains(sc.prompts[0], "n/a") {
+		t.Error("the grader is still offered n/a")
 	}
 }
 
