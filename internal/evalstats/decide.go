@@ -84,7 +84,7 @@ func Decide(base []Run, cand Run, opts Options) Decision {
 	lean := errorsLean(base, cand, d.Verdict == Accept, opts.withDefaults().RejectAlpha)
 	if lean == "" {
 		if !opts.ExitOnly {
-			d.Sentence += fmt.Sprintf(" The %s %s left out; %s errs no more often than %s (read as chance).", errs, are, favoured, other)
+			d.Sentence += fmt.Sprintf(" The %s %s left out; %s does not err significantly more often than %s on any measure (Fisher's exact test, one-sided), so they are read as chance.", errs, are, favoured, other)
 		}
 		return d
 	}

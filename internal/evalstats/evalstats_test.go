@@ -897,7 +897,7 @@ func TestGradeErrorsThatCouldHideADrop(t *testing.T) {
 	even[1], even[2], even[3] = "c01: EEP PPP PPP", "c02: PEE PPP PPP", "c03: EPE PPP PPP"
 	evenRun := mkRun("x", ms, even...)
 	d = Decide([]Run{evenRun, evenRun}, evenRun, Options{})
-	if d.Verdict != Accept || !strings.Contains(d.Sentence, "The 9 cells with grade errors are left out; the candidate errs no more often than the baseline (read as chance).") {
+	if d.Verdict != Accept || !strings.Contains(d.Sentence, "The 9 cells with grade errors are left out; the candidate does not err significantly more often than the baseline on any measure (Fisher's exact test, one-sided), so they are read as chance.") {
 		t.Errorf("errors alike on both sides: %s (exit %d): %s", d.Verdict, d.Exit, d.Sentence)
 	}
 	// One error: "is". A reject says which side it tested: the baseline's
@@ -909,7 +909,7 @@ func TestGradeErrorsThatCouldHideADrop(t *testing.T) {
 	}
 	one[0] = "c00: EPP FPP FPP"
 	d = Decide([]Run{b1, b2}, mkRun("candidate", ms, one...), Options{})
-	if d.Verdict != Reject || !strings.Contains(d.Sentence, "The 1 cell with a grade error is left out; the baseline errs no more often than the candidate (read as chance).") {
+	if d.Verdict != Reject || !strings.Contains(d.Sentence, "The 1 cell with a grade error is left out; the baseline does not err significantly more often than the candidate on any measure") {
 		t.Errorf("a reject with one candidate error: %s: %s", d.Verdict, d.Sentence)
 	}
 	// The candidate's errors alone do not block a reject: they can only
