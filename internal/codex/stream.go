@@ -80,8 +80,9 @@ type parser struct {
 	// thread's total tokens at the last usage update (-1: not known).
 	calls       []CallUsage
 	prevTotal   int64
-	compacting  bool // between a contextCompaction item's start and end
-	compactCall bool // a call was counted during it
+	turnID      string // this turn's id (turn/start's answer, turn/started)
+	compacting  bool   // between a contextCompaction item's start and end
+	compactCall bool   // a call was counted during it
 	compaction  claude.Compaction
 }
 
@@ -146,6 +147,9 @@ func (p *parser) rpc(method string, m gjson.Result) {
 				p.t.Model = mod
 			}
 		}
+		if id := m.Get("result.turn.id").String(); id != "" {
+			p.turnID = id // turn/start's answer, before turn/started
+		}
 		if e := m.Get("error"); e.Exists() && e.Type != gjson.Null {
 			p.t.Errors = append(p.t.Errors, e.Get("message").String())
 		}
@@ -153,6 +157,9 @@ func (p *parser) rpc(method string, m gjson.Result) {
 		p.t.SessionID = params.Get("thread.id").String()
 	case "turn/started":
 		p.started = true
+		if id := params.Get("turn.id").String(); id != "" {
+			p.turnID = id
+		}
 	case "item/started", "item/completed":
 		p.item(params.Get("item"), method == "item/completed", true)
 	case "thread/tokenUsage/updated":
@@ -161,11 +168,12 @@ func (p *parser) rpc(method string, m gjson.Result) {
 		// state again (total unchanged) and, after it, codex's estimate
 		// of the compacted history (last with no input).
 		last, total := params.Get("tokenUsage.last"), params.Get("tokenUsage.total.totalTokens").Int()
-		if !p.started {
+		if id := params.Get("turnId").String(); !p.started || id != "" && p.turnID != "" && id != p.turnID {
 			// thread/resume replays the thread's last update (the turn
-			// before's last call, its turnId) before this turn starts: no
-			// call of this turn, but the total the next one adds to. Read
-			// as a call, a restarted session charged that call again.
+			// before's last call, under its turnId), sent on its own as
+			// this turn starts, before or after turn/started: no call of
+			// this turn, but the total the next one adds to. Read as a
+			// call, a restarted session charged that call again.
 			p.prevTotal = total
 			return
 		}

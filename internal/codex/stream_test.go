@@ -258,6 +258,28 @@ func TestRestartedLiveTurnCountsItsOwnCalls(t *testing.T) {
 	if turn.APICalls != 1 || want.APICalls != 1 || turn.ContextTokens != want.Context || !turn.HasResult || turn.IsError {
 		t.Errorf("%s: %d calls, context %d; recorded %d calls, context %d (%+v)", name, turn.APICalls, turn.ContextTokens, want.APICalls, want.Context, turn)
 	}
+	// The replay is sent on its own, not in order with the turn: moved to
+	// just after turn/started it is still the turn before's (its turnId).
+	lines := bytes.Split(bytes.TrimSpace(b), []byte("\n"))
+	var replay []byte
+	var moved [][]byte
+	for _, l := range lines {
+		if replay == nil && bytes.Contains(l, []byte(`"method":"thread/tokenUsage/updated"`)) {
+			replay = l
+			continue
+		}
+		moved = append(moved, l)
+		if bytes.Contains(l, []byte(`"method":"turn/started"`)) {
+			moved = append(moved, replay)
+		}
+	}
+	p := newParser()
+	for _, l := range moved {
+		p.line(l)
+	}
+	if got := p.finish(); got.APICalls != 1 || got.ContextTokens != want.Context {
+		t.Errorf("the replay after turn/started: %d calls, context %d; want 1, %d", got.APICalls, got.ContextTokens, want.Context)
+	}
 }
 
 func TestCutStream(t *testing.T) {
