@@ -133,6 +133,13 @@ type Result struct {
 // permutation test, rejecting a measure whose adjusted p-value is at most
 // alpha. A criterion either side never scored is left out.
 func Decide(base, cand []Scored, criteria []string, alpha float64) Result {
+	// A conversation with no scored total is no unit (Score gives none):
+	// relabelled with the rest, it made the smallest p-value a count the
+	// gate below could not see.
+	scoredOnly := func(convs []Scored) []Scored {
+		return slices.DeleteFunc(slices.Clone(convs), func(c Scored) bool { return c[Total].Judged == 0 })
+	}
+	base, cand = scoredOnly(base), scoredOnly(cand)
 	baseBy, candBy := ByMeasure(base), ByMeasure(cand)
 	names := []string{Total}
 	for _, id := range criteria {
@@ -168,7 +175,7 @@ func Decide(base, cand []Scored, criteria []string, alpha float64) Result {
 	// to choose the candidate's conversations among all: with 2 and 2 that
 	// is 1/6, and no scores, however far apart, reach alpha 0.05. An
 	// ACCEPT there passed a candidate that failed every turn.
-	// Counted as the test relabels: every conversation given.
+	// Counted as the test relabels: every scored conversation.
 	if ways := float64(stats.Subsets(len(base)+len(cand), min(len(base), len(cand)), int(math.Ceil(1/alpha)))); 1/ways > alpha*(1+1e-9) {
 		res.Undecided = fmt.Sprintf("with %d base and %d candidate conversations the test cannot reject at alpha %.3g whatever the scores: its smallest p-value is 1/%.0f = %.3g; run more conversations",
 			len(base), len(cand), alpha, ways, 1/ways)

@@ -226,15 +226,22 @@ func TestDecideUndecidedWhereNoScoresCanReject(t *testing.T) {
 	}
 }
 
-// The gate counts the conversations as the test relabels them, every one
-// given: a candidate's conversation with no scored total still counts (3
-// against 3: 1/20, which can reach 0.05), where counting the scored ones
-// alone said "cannot reject whatever the scores" (1/10).
+// The gate counts the conversations as the test relabels them: the
+// scored ones. A conversation with no scored total is no unit: relabelled
+// with the rest (3 scored and 1 unscored against 2 and 1), the smallest
+// p-value was 2/35, above 0.05, while the gate counted 1/35 and let an
+// accept through; counted apart from the test, the gate said "cannot
+// reject" where the test could.
 func TestDecideGateCountsWhatTheTestRelabels(t *testing.T) {
-	base := scored([2]int{4, 4}, [2]int{4, 4}, [2]int{4, 4})
+	base := append(scored([2]int{4, 4}, [2]int{4, 4}, [2]int{4, 4}), Scored{})
 	cand := append(scored([2]int{0, 4}, [2]int{0, 4}), Scored{})
 	res := Decide(base, cand, []string{"c"}, 0.05)
-	if res.Undecided != "" || !res.Reject || res.Measures[0].Adjusted != 0.05 {
-		t.Errorf("3 against 3, one unscored: reject %v, adjusted p %v, undecided %q", res.Reject, res.Measures[0].Adjusted, res.Undecided)
+	if res.Reject || !strings.Contains(res.Undecided, "with 3 base and 2 candidate conversations the test cannot reject at alpha 0.05 whatever the scores: its smallest p-value is 1/10") {
+		t.Errorf("3 and 2 scored, 1 unscored each: reject %v, undecided %q", res.Reject, res.Undecided)
+	}
+	base = append(base, scored([2]int{4, 4})...)
+	cand = append(cand, scored([2]int{0, 4})...)
+	if res := Decide(base, cand, []string{"c"}, 0.05); !res.Reject || res.Measures[0].Adjusted != 1.0/35 {
+		t.Errorf("4 against 3 scored, each with an unscored one: reject %v, adjusted p %v, want 1/35", res.Reject, res.Measures[0].Adjusted)
 	}
 }
