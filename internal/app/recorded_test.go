@@ -265,16 +265,7 @@ func TestReportsNeverWriteOverKeptFiles(t *testing.T) {
 		{[]string{skill, "--config", config, "--markdown", config}, config, "an existing file of " + config},
 		{[]string{skill, "--fillers", fillers, "--junit", filepath.Join(fillers, "p1.md")}, filepath.Join(fillers, "p1.md"), "an existing file of " + fillers},
 	} {
-		before, err := os.ReadFile(c.target)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var stdout, stderr bytes.Buffer
-		code := Main(t.Context(), append([]string{"vibe-test"}, c.args...), IO{Env: os.Environ(), Stdout: &stdout, Stderr: &stderr})
-		after, _ := os.ReadFile(c.target)
-		if code != 3 || !strings.Contains(stderr.String(), c.says) || strings.Count(strings.TrimSpace(stderr.String()), "\n") > 0 || !bytes.Equal(before, after) {
-			t.Errorf("%v: exit %d, %q; the file changed: %v", c.args, code, stderr.String(), !bytes.Equal(before, after))
-		}
+		refusedUntouched(t, c.args, c.target, c.says)
 	}
 	// Nor into the folder about to be made, where the record will be
 	// (`--out o --junit o/suite.json` replaced the new suite.json).
@@ -412,15 +403,22 @@ func TestRecordedInputsAreKept(t *testing.T) {
 		{[]string{"report", suite, "--junit", skillMD}, skillMD},
 		{[]string{"merge", "--out", filepath.Join(t.TempDir(), "m"), "--markdown", config, suite, suite}, config},
 	} {
-		before, err := os.ReadFile(c.target)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var stdout, stderr bytes.Buffer
-		code := Main(t.Context(), append([]string{"vibe-test"}, c.args...), IO{Env: os.Environ(), Stdout: &stdout, Stderr: &stderr})
-		after, _ := os.ReadFile(c.target)
-		if code != 3 || !strings.Contains(stderr.String(), "an existing file of ") || strings.Count(strings.TrimSpace(stderr.String()), "\n") > 0 || !bytes.Equal(before, after) {
-			t.Errorf("%v: exit %d, %q; the file changed: %v", c.args, code, stderr.String(), !bytes.Equal(before, after))
-		}
+		refusedUntouched(t, c.args, c.target, "an existing file of ")
+	}
+}
+
+// refusedUntouched runs vibe-test with args in process and checks that it
+// refused in one line holding says, exit 3, and left target as it was.
+func refusedUntouched(t *testing.T, args []string, target, says string) {
+	t.Helper()
+	before, err := os.ReadFile(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := Main(t.Context(), append([]string{"vibe-test"}, args...), IO{Env: os.Environ(), Stdout: &stdout, Stderr: &stderr})
+	after, _ := os.ReadFile(target)
+	if code != 3 || !strings.Contains(stderr.String(), says) || strings.Count(strings.TrimSpace(stderr.String()), "\n") > 0 || !bytes.Equal(before, after) {
+		t.Errorf("%v: exit %d, %q; the file changed: %v", args, code, stderr.String(), !bytes.Equal(before, after))
 	}
 }
