@@ -362,6 +362,11 @@ func (o Settings) readInputs() (inputs, error) {
 	if err := CheckCompaction(o.Agent, in.sched, o, in.cfgPath); err != nil {
 		return in, err
 	}
+	// A skill the agent would never list: the run reported it as a
+	// baseline that failed, blaming the skill for what the CLI did.
+	if AgentName(o.Agent) == agents.Gemini && in.skill.GeminiUnlisted != "" {
+		return in, exit.Errorf(exit.Tool, "%s: the Gemini CLI lists no skill whose frontmatter lacks a name or a description as strings (Claude Code falls back to the folder's name and the body's first line), so the agent could never use it; add both, or run it with --agent claude", in.skill.GeminiUnlisted)
+	}
 	if err := CheckOutDir(o.OutDir); err != nil {
 		return in, exit.With(exit.Tool, err)
 	}

@@ -81,6 +81,12 @@ type Skill struct {
 	// HooksWarning is the one of Warnings that says how Claude Code runs
 	// the hooks: another agent's run says its own instead.
 	HooksWarning string `json:"-"`
+	// GeminiUnlisted says why the Gemini CLI (0.61.0) would list no such
+	// skill ("" when it would): its loader reads a frontmatter's name and
+	// description and drops a skill lacking either as a string, where
+	// Claude Code falls back to the folder's name and the body's first
+	// line. A file with no frontmatter it lists.
+	GeminiUnlisted string `json:"-"`
 	// Hash covers every file of the folder, so a changed script changes it.
 	Hash string `json:"hash"`
 	// Files are what the CLI would read, symlinks resolved: what Hash covers
@@ -266,6 +272,16 @@ func Parse(file string, raw []byte) (*Skill, error) {
 	}
 
 	raw0, present := fields["description"]
+	if noFront == "" && !dropped {
+		_, nameOK := fields["name"].(string)
+		_, descOK := raw0.(string)
+		switch {
+		case !nameOK:
+			s.GeminiUnlisted = fmt.Sprintf("%s: the frontmatter has no name as a string", file)
+		case !descOK:
+			s.GeminiUnlisted = fmt.Sprintf("%s: the frontmatter has no description as a string", file)
+		}
+	}
 	desc, usable := cliDescription(raw0)
 	switch {
 	case dropped, !present && noFront != "":
