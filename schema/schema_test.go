@@ -181,6 +181,8 @@ func populated() *record.Run {
 		Abandoned: []record.Turn{{
 			Turn: 9, Kind: "filler", Prompt: "Plan a two-day trip.", FillerID: "trip-planning", Transcript: "conv-2/turn-09.jsonl",
 			Status: record.TurnTimedOut, Error: "timed out after 10m0s", ExitCode: -1, DurationMS: 600000, ToolCalls: []record.Call{},
+			CostUSD: 0.0412, CostEstimated: true,
+			Attempts: []record.Attempt{{Transcript: "conv-2/turn-09.attempt-1.jsonl", Status: record.TurnTimedOut, Error: "timed out after 10m0s", ExitCode: -1, CostUSD: 0.0397, CostEstimated: true, DurationMS: 600000}},
 		}},
 	}
 	// Conversation 3 stopped on an error in a filler.

@@ -211,6 +211,16 @@ func TestTimeoutKillsStraysAndIsNeverAFail(t *testing.T) {
 	if a.Status != record.TurnTimedOut || len(a.Attempts) != 1 || a.Verdict != nil {
 		t.Fatalf("turn 2: status %s, attempts %d (want a retry), verdict %v (never judged)", a.Status, len(a.Attempts), a.Verdict)
 	}
+	// Each try made a model call (its Bash call) before it hung, and was
+	// billed for it, though the CLI says a cost only in its result line:
+	// priced from the stream's usage, marked estimated, counted in the
+	// run's agent cost and said in the summary (both were $0).
+	if !a.CostEstimated || a.CostUSD <= 0 || !a.Attempts[0].CostEstimated || a.Attempts[0].CostUSD <= 0 {
+		t.Errorf("turn 2's tries: $%v (estimated %v), $%v (estimated %v): want each priced from its token counts", a.CostUSD, a.CostEstimated, a.Attempts[0].CostUSD, a.Attempts[0].CostEstimated)
+	}
+	if s.run.Costs.Agent < a.CostUSD+a.Attempts[0].CostUSD || !strings.Contains(s.stdout, "estimated from token counts for 2 tries stopped before the CLI said their cost") {
+		t.Errorf("agent cost $%v; the summary:\n%s", s.run.Costs.Agent, s.stdout)
+	}
 	// A timeout is transient: the sandbox stays for resume, and says so.
 	if st, err := os.Stat(c.Sandbox); err != nil || !st.IsDir() || !strings.Contains(strings.Join(c.Notes, "\n"), "vibe-test resume` continues the session from turn 2") {
 		t.Errorf("sandbox %q (%v) not kept for resume; notes %q", c.Sandbox, err, c.Notes)

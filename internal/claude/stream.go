@@ -97,6 +97,17 @@ type Turn struct {
 	// Hooks are the hooks that ran (system/hook_response, printed only
 	// with --include-hook-events): a skill's frontmatter hooks.
 	Hooks []HookRun `json:"hooks,omitempty"`
+	// Spent is each API call's model and usage, the main agent's and its
+	// sub-agents', as the stream last showed them: what an invocation
+	// stopped before its result line (which alone says its cost) was
+	// billed for.
+	Spent []CallSpend `json:"spent,omitempty"`
+}
+
+// CallSpend is one API call's model and usage.
+type CallSpend struct {
+	Model string `json:"model"`
+	Usage Usage  `json:"usage"`
 }
 
 // HookRun is one hook the CLI ran: its name ("PreToolUse:Bash", the event
@@ -126,6 +137,7 @@ func ParseTurn(r io.Reader) (Turn, error) {
 	byID := map[string]int{} // tool_use id → index in t.Calls
 	var lastMsgID string
 	subMsgID := map[string]string{} // a sub-agent's parent call → its last message id
+	spentAt := map[string]int{}     // a message id → its place in t.Spent
 	var lastText strings.Builder
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
@@ -181,6 +193,20 @@ func ParseTurn(r io.Reader) (Turn, error) {
 			// Synthetic messages report API errors; they are not model calls.
 			if model == "<synthetic>" || isAPIError.Bool() {
 				continue
+			}
+			spend := CallSpend{Model: model, Usage: Usage{
+				Input:         usage.Get("input_tokens").Int(),
+				CacheCreation: usage.Get("cache_creation_input_tokens").Int(),
+				CacheRead:     usage.Get("cache_read_input_tokens").Int(),
+				Output:        usage.Get("output_tokens").Int(),
+			}}
+			// A message's blocks come as lines of their own, each with the
+			// message's usage so far: the last one seen is the call's.
+			if i, ok := spentAt[id]; ok && id != "" {
+				t.Spent[i] = spend
+			} else {
+				spentAt[id] = len(t.Spent)
+				t.Spent = append(t.Spent, spend)
 			}
 			if parent.Type == gjson.String && parent.String() != "" {
 				// A sub-agent's message (a context: fork skill runs as one):

@@ -29,6 +29,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/agent"
 	"github.com/vibe-test/vibe-test/internal/agents"
 	"github.com/vibe-test/vibe-test/internal/claude"
+	"github.com/vibe-test/vibe-test/internal/estimate"
 	"github.com/vibe-test/vibe-test/internal/fillers"
 	"github.com/vibe-test/vibe-test/internal/jail"
 	"github.com/vibe-test/vibe-test/internal/judge"
@@ -721,7 +722,7 @@ func (d *Driver) runTurn(ctx context.Context, sb *sandbox.Sandbox, resume string
 		// Keep the failed attempt and try again.
 		kept := fmt.Sprintf("%s.attempt-%d", rec.Transcript, attempt)
 		_ = os.Rename(filepath.Join(d.RunDir, rec.Transcript), filepath.Join(d.RunDir, kept))
-		rec.Attempts = append(rec.Attempts, record.Attempt{Transcript: kept, Status: rec.Status, Error: rec.Error, ExitCode: rec.ExitCode, CostUSD: rec.CostUSD + rec.CompactionCost(), DurationMS: rec.DurationMS})
+		rec.Attempts = append(rec.Attempts, record.Attempt{Transcript: kept, Status: rec.Status, Error: rec.Error, ExitCode: rec.ExitCode, CostUSD: rec.CostUSD + rec.CompactionCost(), CostEstimated: rec.CostEstimated, DurationMS: rec.DurationMS})
 		reason = rec.Status
 		if rec.Status != record.TurnTimedOut {
 			select {
@@ -940,6 +941,18 @@ func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string
 	t := out.Turn
 	total := d.sessionCost(t.CostUSD, costBefore)
 	cost := turnCost(total, costBefore)
+	estimated := false
+	if d.Agent == nil && !t.HasResult && cost == 0 {
+		// The claude CLI says what a turn cost in its result line alone:
+		// a try stopped before it (a turn timeout, a kill, an interrupt)
+		// was billed for the calls it made all the same, and counted $0
+		// here and against the budget. Priced from the stream's usage at
+		// the catalogue's list prices, marked estimated; the session's
+		// running total stays the CLI's.
+		if est, ok := estimate.SpentCost(t.Spent); ok && est > 0 {
+			cost, estimated = est, true
+		}
+	}
 	d.Budget.Spend(cost)
 	rec.ExitCode = out.ExitCode
 	rec.ToolCalls = record.CallsOf(t, d.Redactor.Bytes)
@@ -979,7 +992,7 @@ func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string
 	rec.APICalls = t.APICalls
 	rec.SubagentAPICalls, rec.SubagentModels = t.SubagentAPICalls, t.SubagentModels
 	rec.ContextTokens = t.ContextTokens
-	rec.CostUSD, rec.SessionCostUSD = cost, total
+	rec.CostUSD, rec.SessionCostUSD, rec.CostEstimated = cost, total, estimated
 	rec.Retries = t.Retries
 	if runErr != nil {
 		return out, runErr

@@ -3,6 +3,8 @@ package estimate
 import (
 	"regexp"
 	"strings"
+
+	"github.com/vibe-test/vibe-test/internal/claude"
 )
 
 // Price is a model's list price in dollars per million tokens: fresh input,
@@ -77,4 +79,24 @@ func PriceOf(model string) (p Price, id string, ok bool) {
 // cost is the dollars of a token count at a price per million.
 func (p Price) cost(t Tokens) float64 {
 	return (t.Input*p.Input + t.Output*p.Output + t.CacheWrite*p.CacheWrite + t.CacheRead*p.CacheRead) / 1e6
+}
+
+// SpentCost prices an invocation's API calls (claude.Turn.Spent) at the
+// catalogue's list prices: what a try stopped before its result line,
+// which alone carries the CLI's own figure, was billed for. ok is false
+// when there is no call, or a call's model is not in the table (nothing is
+// guessed).
+func SpentCost(spent []claude.CallSpend) (cost float64, ok bool) {
+	if len(spent) == 0 {
+		return 0, false
+	}
+	for _, c := range spent {
+		p, _, found := PriceOf(c.Model)
+		if !found {
+			return 0, false
+		}
+		cost += p.cost(Tokens{Input: float64(c.Usage.Input), Output: float64(c.Usage.Output),
+			CacheWrite: float64(c.Usage.CacheCreation), CacheRead: float64(c.Usage.CacheRead)})
+	}
+	return cost, true
 }

@@ -268,6 +268,9 @@ type Attempt struct {
 	Error      string  `json:"error,omitempty"`
 	ExitCode   int     `json:"exit_code"`
 	CostUSD    float64 `json:"cost_usd"`
+	// CostEstimated: CostUSD is priced from the try's token counts (a
+	// claude try stopped before its result line): Turn.CostEstimated.
+	CostEstimated bool `json:"cost_estimated,omitempty"`
 	// DurationMS is how long the try ran: the turn's own duration_ms is
 	// its last try's.
 	DurationMS int64 `json:"duration_ms,omitempty"`
@@ -319,7 +322,13 @@ type Turn struct {
 	// total for the session when the turn ended (what it reports).
 	CostUSD        float64 `json:"cost_usd"`
 	SessionCostUSD float64 `json:"session_cost_usd,omitempty"`
-	Retries        int     `json:"api_retries,omitempty"`
+	// CostEstimated: the claude CLI says a turn's cost in its result line
+	// alone, and this try stopped before it (a turn timeout, a kill, an
+	// interrupt), billed for its API calls all the same: CostUSD prices
+	// the calls the stream showed at the catalogue's list prices
+	// (estimate.SpentCost). SessionCostUSD stays the CLI's.
+	CostEstimated bool `json:"cost_estimated,omitempty"`
+	Retries       int  `json:"api_retries,omitempty"`
 	// SessionBytes is the session file's length when the turn completed:
 	// a rerun of the next turn first cuts the file back to it. 0: unknown
 	// (a record from before it was kept, or a session of its own).

@@ -163,7 +163,7 @@ func markdownDetails(b *strings.Builder, e MarkdownEntry) {
 		fmt.Fprintf(b, "- effective turn: %d (the last probe whose diluted pass rate is still at least 85%% of its fresh rate)\n", s.EffectiveTurn)
 	}
 	fmt.Fprintf(b, "- conversations: %d run, %d in the diluted arm (%s); %s\n", len(r.Conversations), c.Diluted.Units, md(s.DilutedPopulation), Count(len(r.Fresh), "fresh triple"))
-	fmt.Fprintf(b, "- %s: %s (%s)\n", costWord(r), usd(r.Costs.Total), costs(r).Breakdown(usd))
+	fmt.Fprintf(b, "- %s: %s (%s%s)\n", costWord(r), usd(r.Costs.Total), costs(r).Breakdown(usd), stoppedSpend(r, usd))
 	fmt.Fprintf(b, "- isolation: %s%s\n", md(r.Isolation), jailWords(r.Jail))
 	if r.Jail == jail.None {
 		fmt.Fprintf(b, "- **NO JAIL:** %s\n", md(r.JailNote))

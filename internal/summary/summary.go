@@ -177,7 +177,7 @@ func Summary(w io.Writer, r *record.Run, styled bool) {
 	for _, s := range o.StoppedConsulting {
 		fmt.Fprintf(&b, "stopped consulting (from the raw trace, judge-free): %s\n", clean(s))
 	}
-	fmt.Fprintf(&b, "\n%s: %s (%s)\n", costWord(r), chart.USD(r.Costs.Total), costs(r).Breakdown(chart.USD))
+	fmt.Fprintf(&b, "\n%s: %s (%s%s)\n", costWord(r), chart.USD(r.Costs.Total), costs(r).Breakdown(chart.USD), stoppedSpend(r, chart.USD))
 	for _, n := range o.Notes {
 		if n == BypassBanner {
 			continue // already the first line
@@ -464,6 +464,43 @@ func Count(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// stoppedSpend is the part of a claude run's agent cost priced from token
+// counts (record.Turn.CostEstimated: tries stopped before the CLI's result
+// line, the only place it says a cost), and how many tries: "" when none.
+func stoppedSpend(r *record.Run, usd func(float64) string) string {
+	if r.Config.CostEstimated {
+		return "" // all of it is, and costWord says so
+	}
+	var spent float64
+	tries := 0
+	for _, arm := range [][]record.Conversation{r.Conversations, r.Fresh, r.Controls} {
+		for i := range arm {
+			for _, ts := range [][]record.Turn{arm[i].Turns, arm[i].Abandoned} {
+				for k := range ts {
+					if ts[k].CostEstimated {
+						spent += ts[k].CostUSD
+						tries++
+					}
+					for _, a := range ts[k].Attempts {
+						if a.CostEstimated {
+							spent += a.CostUSD
+							tries++
+						}
+					}
+				}
+			}
+		}
+	}
+	if tries == 0 {
+		return ""
+	}
+	what := fmt.Sprintf("%d tries", tries)
+	if tries == 1 {
+		what = "1 try"
+	}
+	return fmt.Sprintf("; %s of it estimated from token counts for %s stopped before the CLI said their cost", usd(spent), what)
 }
 
 // costWord labels a run's cost: "cost", or "cost (estimated)" when the
