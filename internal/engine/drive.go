@@ -458,37 +458,20 @@ func KeptSandboxes(run *record.Run) string {
 func TallyCosts(run *record.Run) {
 	c := &run.Costs
 	c.Agent, c.Judge, c.JudgeTokens = 0, 0, 0
-	convs := append(append(append([]record.Conversation{}, run.Conversations...), run.Fresh...), run.Controls...)
-	for i := range convs {
-		conv := &convs[i]
-		for _, t := range conv.Abandoned {
-			// Its earlier tries too: a turn that failed after retries
-			// spent each of them; and its judging, when a completed turn
-			// was set aside (its sandbox gone on resume).
-			c.Agent += t.CostUSD + t.CompactionCost()
-			for _, a := range t.Attempts {
-				c.Agent += a.CostUSD
-			}
-			c.Judge += t.EarlierJudgeUSD
-			c.JudgeTokens += t.EarlierJudgeTokens
-			if t.Verdict != nil {
-				c.Judge += t.Verdict.CostUSD
-				c.JudgeTokens += t.Verdict.Tokens
-			}
+	for t := range run.EveryTurn() {
+		// Its earlier tries too: a turn that failed after retries spent
+		// each of them; a compaction's summary calls are the agent's
+		// session's; and its judging, when a completed turn was set aside
+		// (its sandbox gone on resume).
+		c.Agent += t.CostUSD + t.CompactionCost()
+		for _, a := range t.Attempts {
+			c.Agent += a.CostUSD
 		}
-		for k := range conv.Turns {
-			t := &conv.Turns[k]
-			// A compaction's summary calls are the agent's session's too.
-			c.Agent += t.CostUSD + t.CompactionCost()
-			for _, a := range t.Attempts {
-				c.Agent += a.CostUSD
-			}
-			c.Judge += t.EarlierJudgeUSD
-			c.JudgeTokens += t.EarlierJudgeTokens
-			if t.Verdict != nil {
-				c.Judge += t.Verdict.CostUSD
-				c.JudgeTokens += t.Verdict.Tokens
-			}
+		c.Judge += t.EarlierJudgeUSD
+		c.JudgeTokens += t.EarlierJudgeTokens
+		if t.Verdict != nil {
+			c.Judge += t.Verdict.CostUSD
+			c.JudgeTokens += t.Verdict.Tokens
 		}
 	}
 	c.Total = c.Agent + c.Rubric + c.Plan + c.Judge

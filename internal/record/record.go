@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"iter"
 	"path/filepath"
 	"strings"
 	"time"
@@ -454,6 +455,26 @@ const (
 	// ArmFresh marks a fresh triple (Conversation.Control).
 	ArmFresh = "fresh"
 )
+
+// EveryTurn yields every turn the run holds, in each arm (the diluted
+// conversations, the fresh triples, the controls) and, per conversation,
+// its abandoned turns and then its turns: every record that spent the
+// run's money (TallyCosts sums them in this order).
+func (r *Run) EveryTurn() iter.Seq[*Turn] {
+	return func(yield func(*Turn) bool) {
+		for _, arm := range [][]Conversation{r.Conversations, r.Fresh, r.Controls} {
+			for i := range arm {
+				for _, ts := range [][]Turn{arm[i].Abandoned, arm[i].Turns} {
+					for k := range ts {
+						if !yield(&ts[k]) {
+							return
+						}
+					}
+				}
+			}
+		}
+	}
+}
 
 // DirName is the folder of the conversation's transcripts in the run folder.
 func (c *Conversation) DirName() string {

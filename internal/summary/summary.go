@@ -475,21 +475,15 @@ func stoppedSpend(r *record.Run, usd func(float64) string) string {
 	}
 	var spent float64
 	tries := 0
-	for _, arm := range [][]record.Conversation{r.Conversations, r.Fresh, r.Controls} {
-		for i := range arm {
-			for _, ts := range [][]record.Turn{arm[i].Turns, arm[i].Abandoned} {
-				for k := range ts {
-					if ts[k].CostEstimated {
-						spent += ts[k].CostUSD
-						tries++
-					}
-					for _, a := range ts[k].Attempts {
-						if a.CostEstimated {
-							spent += a.CostUSD
-							tries++
-						}
-					}
-				}
+	for t := range r.EveryTurn() {
+		if t.CostEstimated {
+			spent += t.CostUSD
+			tries++
+		}
+		for _, a := range t.Attempts {
+			if a.CostEstimated {
+				spent += a.CostUSD
+				tries++
 			}
 		}
 	}
