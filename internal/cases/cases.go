@@ -480,7 +480,7 @@ func loadCase(dir, id string, holdout bool) (*Case, error) {
 		// A null field counted as present: the grader was asked to grade
 		// the measure against nothing.
 		if bytes.Equal(bytes.TrimSpace(c.Key[field]), []byte("null")) {
-			return nil, fmt.Errorf("%s:%d: field %q is null, expected its answer (leave the field out where no measure using it applies)", kp, keyLine(keyJSON, field), field)
+			return nil, fmt.Errorf("%s:%d: field %q is null, expected its answer (leave the field out where no measure using it applies)", kp, jsonerr.FieldLine(keyJSON, field), field)
 		}
 	}
 	if path, line, dup := jsonerr.DuplicateKey(keyJSON); dup {
@@ -491,29 +491,6 @@ func loadCase(dir, id string, holdout bool) (*Case, error) {
 		return nil, err
 	}
 	return c, nil
-}
-
-// keyLine is the line of key.json's top-level field (1 where it is not
-// found).
-func keyLine(data []byte, field string) int {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return 1
-	}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return 1
-		}
-		if k, _ := t.(string); k == field {
-			return jsonerr.LineAt(data, dec.InputOffset())
-		}
-		var skip json.RawMessage
-		if dec.Decode(&skip) != nil {
-			return 1
-		}
-	}
-	return 1
 }
 
 // filesProblem says why a case's files cannot all be written over its

@@ -64,6 +64,29 @@ func Describe(data []byte, err error) (line int, detail string) {
 	return 1, msg
 }
 
+// FieldLine is the 1-based line of the top-level object's field in data,
+// or 1 where there is none (data not an object, or no such field).
+func FieldLine(data []byte, field string) int {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return 1
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return 1
+		}
+		if k, _ := t.(string); k == field {
+			return LineAt(data, dec.InputOffset())
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return 1
+		}
+	}
+	return 1
+}
+
 // LineAt is the 1-based line of data that byte offset off falls on.
 func LineAt(data []byte, off int64) int {
 	off = min(max(off, 0), int64(len(data)))
