@@ -486,7 +486,7 @@ func Start(ctx context.Context, s Settings, stdio IO) (*Result, error) {
 		SchemaVersion: SchemaVersion, Kind: Kind, Status: StatusRunning, StartedAt: time.Now().UTC(), Mode: s.mode(),
 		Versions: tc.versions(),
 		Skill:    skillInfo(sk),
-		Cases:    setInfo(set, redact.FromEnv(stdio.Env, agents.CredentialVars()).String),
+		Cases:    setInfo(set, redactor(stdio).String),
 		Config:   cfg,
 		Jail:     tc.jailKind, JailNote: tc.jailNote, Hermetic: tc.hermetic || tc.agent != agents.Claude,
 	}
@@ -768,7 +768,7 @@ func newSession(dir string, set *cases.Set, rec *Record, plans []runPlan, tc *to
 		gen: &generator{
 			binary: tc.binary, env: stdio.Env, hermetic: tc.hermetic, authorConfig: claude.AuthorConfigDir(), jail: tc.jail,
 			timeout: s.Timeout, grace: s.Grace, maxRetries: s.MaxRetries, tools: s.Tools, deliver: s.Deliver,
-			keepSandbox: s.KeepSandbox, exclude: []string{dir}, redactor: redact.FromEnv(stdio.Env, agents.CredentialVars()),
+			keepSandbox: s.KeepSandbox, exclude: []string{dir}, redactor: redactor(stdio),
 			retries: 2, backoff: cmp.Or(s.RetryBackoff, 10*time.Second),
 			agent: tc.agent, drv: tc.drv, agentBinary: tc.agentBinary, agentJail: tc.agentJail, baseURL: tc.baseURL,
 		},
@@ -1130,6 +1130,12 @@ func redactNotes(n *Notes, clean func(string) string) *Notes {
 		c.FollowUps = []string{}
 	}
 	return &c
+}
+
+// redactor keeps the eval's secrets (the credential variables' values of
+// its environment, and key-shaped strings) out of what it saves and prints.
+func redactor(stdio IO) *redact.Redactor {
+	return redact.FromEnv(stdio.Env, agents.CredentialVars())
 }
 
 func skillInfo(sk *skill.Skill) SkillInfo {

@@ -13,10 +13,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/vibe-test/vibe-test/internal/agents"
 	"github.com/vibe-test/vibe-test/internal/cases"
 	"github.com/vibe-test/vibe-test/internal/exit"
-	"github.com/vibe-test/vibe-test/internal/redact"
 	"github.com/vibe-test/vibe-test/internal/term"
 )
 
@@ -69,7 +67,8 @@ func Rejudge(ctx context.Context, dir string, rs RejudgeSettings, stdio IO) (*Re
 	nrec.Status, nrec.Error, nrec.StartedAt, nrec.FinishedAt, nrec.Outcome = StatusRunning, "", time.Now().UTC(), time.Time{}, Outcome{}
 	nrec.Versions.ReaderPrompt, nrec.Versions.GraderPrompt = ReaderPromptVersion, GraderPromptVersion
 	nrec.Config.ReaderModel, nrec.Config.GraderModel = tc.readerModel, tc.graderModel
-	nrec.Cases = setInfo(set, redact.FromEnv(stdio.Env, agents.CredentialVars()).String)
+	red := redactor(stdio)
+	nrec.Cases = setInfo(set, red.String)
 	nrec.Runs = append([]RunInfo{}, rec.Runs...)
 	for i := range nrec.Runs {
 		nrec.Runs[i].Regraded = false // this rejudge's, set below; not the one it rejudges
@@ -96,7 +95,7 @@ func Rejudge(ctx context.Context, dir string, rs RejudgeSettings, stdio IO) (*Re
 	sess := &session{dir: out, set: set, rec: &nrec, stdio: stdio,
 		read:  &reader{caller: tc.cold, model: tc.readerModel},
 		grade: &grader{caller: tc.cold, model: tc.graderModel, goal: set.Goal, measures: set.Measures}}
-	sess.gen = &generator{redactor: redact.FromEnv(stdio.Env, agents.CredentialVars())}
+	sess.gen = &generator{redactor: red}
 	if err := SaveRecord(out, &nrec); err != nil {
 		return nil, exit.With(exit.Tool, err)
 	}
