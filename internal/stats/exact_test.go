@@ -107,3 +107,49 @@ func TestPanicsOnNegativeCounts(t *testing.T) {
 		}()
 	}
 }
+
+// BenchmarkFisherGreater times the one-sided test at the sizes the eval's
+// grade-error check meets: a few errors among hundreds of grades a side.
+func BenchmarkFisherGreater(b *testing.B) {
+	for b.Loop() {
+		FisherGreater(9, 351, 4, 716)
+	}
+}
+
+// TestFisherTableNumeratorsAreTheBinomialProducts holds the recurrence
+// fisherTable steps by against the definition, C(a+b, x) * C(c+d, a+c-x),
+// on every table with cells up to 9 and a few large ones, and ratFloat's
+// rounding against big.Rat's, to the bit.
+func TestFisherTableNumeratorsAreTheBinomialProducts(t *testing.T) {
+	check := func(a, b, c, d int) {
+		lo, nums, den := fisherTable("test", a, b, c, d)
+		r1, r2, c1 := a+b, c+d, a+c
+		for i, got := range nums {
+			x := lo + i
+			want := new(big.Int).Binomial(int64(r1), int64(x))
+			want.Mul(want, new(big.Int).Binomial(int64(r2), int64(c1-x)))
+			if got.Cmp(want) != 0 {
+				t.Fatalf("[[%d %d] [%d %d]] x=%d: numerator %v, want %v", a, b, c, d, x, got, want)
+			}
+			f := ratFloat(got, den)
+			if r, _ := new(big.Rat).SetFrac(got, den).Float64(); f != r {
+				t.Fatalf("[[%d %d] [%d %d]] x=%d: ratFloat %v, big.Rat %v", a, b, c, d, x, f, r)
+			}
+		}
+		if len(nums) != min(r1, c1)-lo+1 {
+			t.Fatalf("[[%d %d] [%d %d]]: %d numerators from x=%d, want up to %d", a, b, c, d, len(nums), lo, min(r1, c1))
+		}
+	}
+	for a := 0; a <= 9; a++ {
+		for b := 0; b <= 9; b++ {
+			for c := 0; c <= 9; c++ {
+				for d := 0; d <= 9; d++ {
+					check(a, b, c, d)
+				}
+			}
+		}
+	}
+	check(9, 351, 4, 716)
+	check(300, 700, 650, 350)
+	check(600, 400, 100, 900)
+}
