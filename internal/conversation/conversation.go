@@ -963,7 +963,7 @@ func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string
 	rec.SkillInvoked, rec.SkillDenied = false, false
 	if d.Skill != nil && d.Agent != nil {
 		// The agent's own signal (a read of SKILL.md, activate_skill).
-		for _, name := range []string{d.Skill.Name, d.Skill.DeclaredName} {
+		for _, name := range []string{d.Skill.Name, d.Skill.DeclaredName, d.Skill.ListedAs} {
 			rec.SkillInvoked = rec.SkillInvoked || (name != "" && d.Agent.SkillLoaded(t, name))
 		}
 	} else if d.Skill != nil {

@@ -67,7 +67,7 @@ func Resume(ctx context.Context, dir string, r *record.Run, rs ResumeSettings, s
 	if r.Plan == nil || len(r.Conversations) == 0 {
 		return nil, exit.Errorf(exit.Tool, "%s: the run stopped before its conversations began (no plan in run.json): start a new run", dir)
 	}
-	sk, err := skill.Load(r.Skill.Path)
+	sk, err := skill.LoadAs(r.Skill.Path, record.AgentOf(r.Config))
 	if err != nil {
 		return nil, exit.With(exit.Tool, fmt.Errorf("resume needs the run's skill: %w", err))
 	}

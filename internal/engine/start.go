@@ -344,7 +344,10 @@ func CheckInputs(o Settings) error {
 func (o Settings) readInputs() (inputs, error) {
 	var in inputs
 	var err error
-	if in.skill, err = skill.Load(o.SkillPath); err != nil {
+	// Read as the driven agent's CLI reads it: what it would never list
+	// is refused here, where the run reported it as a baseline that
+	// failed, blaming the skill for what the CLI did.
+	if in.skill, err = skill.LoadAs(o.SkillPath, AgentName(o.Agent)); err != nil {
 		return in, exit.With(exit.Tool, err)
 	}
 	if in.cfg, in.cfgPath, err = loadConfig(o, in.skill); err != nil {
@@ -361,11 +364,6 @@ func (o Settings) readInputs() (inputs, error) {
 	// A schedule the agent cannot play (gemini cannot compact).
 	if err := CheckCompaction(o.Agent, in.sched, o, in.cfgPath); err != nil {
 		return in, err
-	}
-	// A skill the agent would never list: the run reported it as a
-	// baseline that failed, blaming the skill for what the CLI did.
-	if AgentName(o.Agent) == agents.Gemini && in.skill.GeminiUnlisted != "" {
-		return in, exit.Errorf(exit.Tool, "%s: the Gemini CLI lists no skill whose frontmatter lacks a name or a description as strings (Claude Code falls back to the folder's name and the body's first line), so the agent could never use it; add both, or run it with --agent claude", in.skill.GeminiUnlisted)
 	}
 	if err := CheckOutDir(o.OutDir); err != nil {
 		return in, exit.With(exit.Tool, err)

@@ -85,7 +85,9 @@ func DryRun(ctx context.Context, s Settings, stdio IO) (*Estimate, error) {
 	if base != nil {
 		s = s.gridRoles(given, base)
 	}
-	warnSkill(sk, s, stdio)
+	if sk, err = readSkill(sk, s, stdio); err != nil {
+		return nil, err
+	}
 	e := &Estimate{Skill: sk.Path, Cases: len(set.Cases), Holdout: len(set.Holdout), Repeats: s.Repeats}
 	for _, a := range []string{s.Agent, s.JudgeAgent} {
 		if a != agents.Claude && !contains(e.Tables, a) {

@@ -166,7 +166,7 @@ func LoadSet(s Settings) (*cases.Set, *skill.Skill, error) {
 	var sk *skill.Skill
 	if s.SkillPath != "" {
 		var err error
-		if sk, err = skill.Load(s.SkillPath); err != nil {
+		if sk, err = skill.LoadAs(s.SkillPath, firstNonEmpty(s.Agent, agents.Claude)); err != nil {
 			return nil, nil, exit.With(exit.Tool, err)
 		}
 	}
@@ -184,13 +184,22 @@ func LoadSet(s Settings) (*cases.Set, *skill.Skill, error) {
 	return set, sk, nil
 }
 
-// warnSkill prints the skill's warnings (skill.Load's: frontmatter the
-// CLI ignores or reads otherwise) when the generator loads it as a
-// skill, as a run of the decay measurement does; delivered in the system
-// prompt, the CLI never reads its frontmatter.
-func warnSkill(sk *skill.Skill, s Settings, stdio IO) {
+// readSkill reads the skill again as the generator's CLI reads it when
+// that is not the one LoadSet read it as (the case set named the agent),
+// refusing one that CLI would never list, and prints its warnings
+// (frontmatter the CLI ignores or reads otherwise) when the generator
+// loads it as a skill, as a run of the decay measurement does; delivered
+// in the system prompt, the CLI never reads its frontmatter.
+func readSkill(sk *skill.Skill, s Settings, stdio IO) (*skill.Skill, error) {
 	if s.Deliver != cases.DeliverSkill {
-		return
+		return sk, nil
+	}
+	if s.Agent != sk.ReadAs {
+		again, err := skill.LoadAs(sk.Path, s.Agent)
+		if err != nil {
+			return nil, exit.With(exit.Tool, err)
+		}
+		sk = again
 	}
 	for _, w := range sk.Warnings {
 		fmt.Fprintf(stdio.Stderr, "warning: %s\n", term.Line(w))
@@ -202,6 +211,7 @@ func warnSkill(sk *skill.Skill, s Settings, stdio IO) {
 			fmt.Fprintf(stdio.Stderr, "warning: %s\n", term.Line(w))
 		}
 	}
+	return sk, nil
 }
 
 // CheckHygiene runs the case set's hygiene check and prints each problem
@@ -447,7 +457,9 @@ func Start(ctx context.Context, s Settings, stdio IO) (*Result, error) {
 	}
 	given := s
 	s = s.resolved(set, stdio.Env)
-	warnSkill(sk, s, stdio)
+	if sk, err = readSkill(sk, s, stdio); err != nil {
+		return nil, err
+	}
 	var base *Baseline
 	if err := checkNewBaseline(set, s.Baseline); err != nil {
 		return nil, err

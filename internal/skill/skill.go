@@ -81,12 +81,12 @@ type Skill struct {
 	// HooksWarning is the one of Warnings that says how Claude Code runs
 	// the hooks: another agent's run says its own instead.
 	HooksWarning string `json:"-"`
-	// GeminiUnlisted says why the Gemini CLI (0.61.0) would list no such
-	// skill ("" when it would): its loader reads a frontmatter's name and
-	// description and drops a skill lacking either as a string, where
-	// Claude Code falls back to the folder's name and the body's first
-	// line. A file with no frontmatter it lists.
-	GeminiUnlisted string `json:"-"`
+	// ListedAs is the name the driven agent's CLI lists the skill under
+	// when it is neither Name nor DeclaredName (the Gemini CLI makes a
+	// name's ":" a "-"): the agent loads the skill by it.
+	ListedAs string `json:"-"`
+	// ReadAs is the agent whose CLI's reading LoadAs applied.
+	ReadAs string `json:"-"`
 	// Hash covers every file of the folder, so a changed script changes it.
 	Hash string `json:"hash"`
 	// Files are what the CLI would read, symlinks resolved: what Hash covers
@@ -120,7 +120,13 @@ const (
 // Load reads the skill at path, which is a SKILL.md or the folder holding one.
 // Every error is one line naming the file, the line when known, the field and
 // what was expected.
-func Load(path string) (*Skill, error) {
+func Load(path string) (*Skill, error) { return LoadAs(path, "claude") }
+
+// LoadAs reads the skill at path as the given agent's CLI reads it (claude,
+// codex or gemini): Claude Code's reading is Parse's; another CLI's lists
+// the skill by rules of its own (readAs), so that a skill it loads runs and
+// one it would never list is refused.
+func LoadAs(path, agent string) (*Skill, error) {
 	if path == "" {
 		return nil, fmt.Errorf("no skill given: expected a path to a SKILL.md or its folder")
 	}
@@ -149,9 +155,19 @@ func Load(path string) (*Skill, error) {
 	}
 	// A FIFO, device or oversized file as SKILL.md is refused in one line
 	// that says which, not read forever; read it before the folder is walked.
-	raw, err := readfile.Regular(path, MaxSize)
-	if errors.Is(err, readfile.ErrTooLarge) {
+	claude := agent == "claude"
+	limit := int64(MaxSize)
+	if !claude {
+		// The Codex and Gemini CLIs read a SKILL.md of any size; the
+		// sandbox copies no file over its cap.
+		limit = maxFolder
+	}
+	raw, err := readfile.Regular(path, limit)
+	if errors.Is(err, readfile.ErrTooLarge) && claude {
 		return nil, fmt.Errorf("%s: %d bytes: the CLI skips a SKILL.md over %d bytes and would not list the skill (expected at most that)", path, st.Size(), MaxSize)
+	}
+	if errors.Is(err, readfile.ErrTooLarge) {
+		return nil, fmt.Errorf("%s: %d bytes: over the %d bytes vibe-test copies into a sandbox (expected at most that)", path, st.Size(), limit)
 	}
 	if err != nil {
 		return nil, err
@@ -173,9 +189,17 @@ func Load(path string) (*Skill, error) {
 		// becoming U+FFFD, and lists the skill (a Latin-1 é, say).
 		raw = replaceInvalid(raw)
 	}
-	s, err := Parse(path, raw)
+	s, hidden, err := parse(path, raw)
 	if err != nil {
 		return nil, err
+	}
+	if claude && hidden != nil {
+		return nil, hidden
+	}
+	if !claude {
+		if err := s.readAs(agent, raw); err != nil {
+			return nil, err
+		}
 	}
 	if invalid {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("%s: not valid UTF-8 (Latin-1 or another encoding?): the CLI reads each byte it cannot decode as U+FFFD, and so does vibe-test; save it as UTF-8", path))
@@ -183,13 +207,17 @@ func Load(path string) (*Skill, error) {
 	s.Path = abs
 	s.Dir = filepath.Dir(abs)
 	s.Files = files
-	if len(raw) > bigSize {
+	switch {
+	case len(raw) > bigSize && claude:
 		s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %d bytes (over %d): the CLI loads up to %d, whole, and resends the body on every request after the skill loads (about %d tokens each)", path, len(raw), bigSize, MaxSize, len(raw)/4))
+	case len(raw) > bigSize:
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %d bytes (over %d): the %s hands the agent all of it when the skill loads, and every request after carries it (about %d tokens each)", path, len(raw), bigSize, cliName(agent), len(raw)/4))
 	}
 	s.Warnings = append(s.Warnings, folderWarnings...)
 	if s.Hash, err = hashFiles(s.Dir, files); err != nil {
 		return nil, err
 	}
+	s.ReadAs = agent
 	return s, nil
 }
 
@@ -208,11 +236,21 @@ func Load(path string) (*Skill, error) {
 // body, and disable-model-invocation (the model cannot see or invoke the
 // skill).
 func Parse(file string, raw []byte) (*Skill, error) {
+	s, hidden, err := parse(file, raw)
+	if err == nil && hidden != nil {
+		return nil, hidden
+	}
+	return s, err
+}
+
+// parse is Parse, disable-model-invocation's refusal (hidden) apart: it is
+// Claude Code's alone (the Codex and Gemini CLIs ignore the field).
+func parse(file string, raw []byte) (s *Skill, hidden error, err error) {
 	fm := splitFrontmatter(string(raw))
 	// The body as vibe-test reads it (the rubric, the empty check); the
 	// CLI hands the model the file's own line endings.
 	body := strings.ReplaceAll(fm.body, "\r\n", "\n")
-	s := &Skill{Body: body, Raw: string(raw), Path: file}
+	s = &Skill{Body: body, Raw: string(raw), Path: file}
 	warn := func(format string, a ...any) { s.Warnings = append(s.Warnings, fmt.Sprintf(format, a...)) }
 	line := func(field string) int { return fieldLine(fm, field) }
 	noFront := ""
@@ -228,11 +266,11 @@ func Parse(file string, raw []byte) (*Skill, error) {
 	}
 	fields := fm.fields
 	if strings.TrimSpace(body) == "" {
-		return nil, fmt.Errorf("%s: empty body: expected the skill's instructions after the frontmatter", file)
+		return nil, nil, fmt.Errorf("%s: empty body: expected the skill's instructions after the frontmatter", file)
 	}
 	if v, ok := fields["disable-model-invocation"]; ok && cliTrue(v) {
 		shown, _ := jsString(v)
-		return nil, fmt.Errorf("%s:%d: frontmatter field \"disable-model-invocation\" is %q, which the CLI reads as true: it hides the skill from the model's listing and refuses the model's Skill call, so the skill can only be run as a /command and vibe-test, which measures whether the model uses it, has nothing to measure; remove the field (or set it to false) to test the skill", file, line("disable-model-invocation"), shown)
+		hidden = fmt.Errorf("%s:%d: frontmatter field \"disable-model-invocation\" is %q, which the CLI reads as true: it hides the skill from the model's listing and refuses the model's Skill call, so the skill can only be run as a /command and vibe-test, which measures whether the model uses it, has nothing to measure; remove the field (or set it to false) to test the skill", file, line("disable-model-invocation"), shown)
 	}
 
 	folder := folderName(file)
@@ -272,16 +310,6 @@ func Parse(file string, raw []byte) (*Skill, error) {
 	}
 
 	raw0, present := fields["description"]
-	if noFront == "" && !dropped {
-		_, nameOK := fields["name"].(string)
-		_, descOK := raw0.(string)
-		switch {
-		case !nameOK:
-			s.GeminiUnlisted = fmt.Sprintf("%s: the frontmatter has no name as a string", file)
-		case !descOK:
-			s.GeminiUnlisted = fmt.Sprintf("%s: the frontmatter has no description as a string", file)
-		}
-	}
 	desc, usable := cliDescription(raw0)
 	switch {
 	case dropped, !present && noFront != "":
@@ -386,7 +414,7 @@ func Parse(file string, raw []byte) (*Skill, error) {
 	if s.Paths = cliPaths(fields["paths"]); s.Paths != nil {
 		warn("%s:%d: frontmatter field \"paths\" (%s): the CLI does not list the skill until the agent Reads, Writes or Edits a matching file, or a prompt @-mentions one (Bash, Glob and Grep do not count): until then the model can neither see nor invoke it", file, line("paths"), strings.Join(s.Paths, ", "))
 	}
-	return s, nil
+	return s, hidden, nil
 }
 
 // hookShape says what in one event's matchers the CLI's hook schema

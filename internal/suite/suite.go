@@ -95,7 +95,7 @@ var skipDirs = map[string]bool{"vibe-runs": true, "node_modules": true}
 // folder whose skills lie below it (a skill's own folder is not searched
 // further). Skills are loaded, sorted by name, and named uniquely (a second
 // "x" becomes "x-2").
-func Discover(paths []string) ([]Skill, error) {
+func Discover(paths []string, agent string) ([]Skill, error) {
 	var found []string
 	for _, p := range paths {
 		st, err := os.Stat(p)
@@ -149,7 +149,7 @@ func Discover(paths []string) ([]Skill, error) {
 			seen[abs] = true
 		}
 		distinct++
-		sk, err := skill.Load(p)
+		sk, err := skill.LoadAs(p, engine.AgentName(agent))
 		if err != nil {
 			refused = append(refused, err)
 			continue
@@ -214,7 +214,7 @@ func ShardUnits(skills []record.ShardSkill, i, n int) []record.Unit {
 // DryRun is each skill's engine.DryRun, in name order, with the
 // conversations the suite (or the shard) would give it.
 func DryRun(ctx context.Context, s Settings, env []string, exactSeed bool) ([]*estimate.Estimate, error) {
-	skills, err := Discover(s.Paths)
+	skills, err := Discover(s.Paths, s.Agent)
 	if err != nil {
 		return nil, exit.With(exit.Tool, err)
 	}
@@ -254,7 +254,7 @@ func DryRun(ctx context.Context, s Settings, env []string, exactSeed bool) ([]*e
 // folder. The error is a tool error or an interrupt; the suite's verdict
 // is its ExitCode.
 func Run(ctx context.Context, s Settings, stdio engine.IO, h Hooks) (*record.Suite, string, error) {
-	skills, err := Discover(s.Paths)
+	skills, err := Discover(s.Paths, s.Agent)
 	if err != nil {
 		return nil, "", exit.With(exit.Tool, err)
 	}

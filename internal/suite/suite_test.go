@@ -60,7 +60,7 @@ func TestDiscoverFindsSkillsBelowAFolder(t *testing.T) {
 	write("lib/vibe-runs/x/alpha", "alpha")          // an earlier run's copy
 	write("lib/.hidden/h", "h")
 	write("other/alpha", "alpha") // the same name elsewhere
-	skills, err := Discover([]string{filepath.Join(dir, "lib"), filepath.Join(dir, "other", "alpha", "SKILL.md"), filepath.Join(dir, "lib", "zeta")})
+	skills, err := Discover([]string{filepath.Join(dir, "lib"), filepath.Join(dir, "other", "alpha", "SKILL.md"), filepath.Join(dir, "lib", "zeta")}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,12 +71,12 @@ func TestDiscoverFindsSkillsBelowAFolder(t *testing.T) {
 	if !slices.Equal(names, []string{"alpha", "alpha-2", "zeta"}) {
 		t.Errorf("skills %v, want alpha, alpha-2, zeta (zeta named twice, run once)", names)
 	}
-	if _, err := Discover([]string{filepath.Join(dir, "lib", "vibe-runs", "none")}); err == nil {
+	if _, err := Discover([]string{filepath.Join(dir, "lib", "vibe-runs", "none")}, ""); err == nil {
 		t.Error("a missing path was accepted")
 	}
 	empty := filepath.Join(dir, "empty")
 	os.Mkdir(empty, 0o755)
-	if _, err := Discover([]string{empty}); err == nil {
+	if _, err := Discover([]string{empty}, ""); err == nil {
 		t.Error("a folder with no skill was accepted")
 	}
 }
@@ -101,7 +101,7 @@ func TestDiscoverNamesFitFolders(t *testing.T) {
 	write("s/bar", "name: foo\n", "Do it.\n")
 	write("s/"+long, "", "Do it.\n")
 	write("s/new\nline", "", "Do it.\n")
-	skills, err := Discover([]string{filepath.Join(dir, "s")})
+	skills, err := Discover([]string{filepath.Join(dir, "s")}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestDiscoverNamesFitFolders(t *testing.T) {
 		t.Errorf("names %q", names)
 	}
 	empty := write("r/empty", "", "")
-	_, err = Discover([]string{empty, filepath.Dir(empty), write("r/hidden", "disable-model-invocation: yes\n", "Do it.\n")})
+	_, err = Discover([]string{empty, filepath.Dir(empty), write("r/hidden", "disable-model-invocation: yes\n", "Do it.\n")}, "")
 	if err == nil || !strings.HasPrefix(err.Error(), "2 of 2 skills cannot run: ") || strings.Count(err.Error(), "empty body") != 1 {
 		t.Errorf("refusals: %v", err)
 	}
