@@ -234,6 +234,17 @@ func Failure(name string, t claude.Turn, exitCode int) string {
 	return t.Failure(exitCode)
 }
 
+// SkillLoadFailure is why the agent's CLI said it could not load the skill
+// installed as skillName ("" when it said nothing): codex logs it on its
+// stderr; claude and gemini say nothing (vibe-test's reading of SKILL.md
+// follows theirs before the run starts).
+func SkillLoadFailure(name, stderr, skillName string) string {
+	if name == Codex {
+		return codex.SkillLoadFailure(stderr, skillName)
+	}
+	return ""
+}
+
 // DefaultModel is the model a non-claude agent runs when --model names
 // none (claude's is the CLI's own default, resolved once).
 func DefaultModel(name string) string {

@@ -468,3 +468,23 @@ func Piece(line []byte) (stream, path string, ok bool) {
 	}
 	return "", "", false
 }
+
+// SkillLoadFailure is why codex says, on its stderr, it could not load the
+// skill installed as name (.agents/skills/<name>/SKILL.md), "" when it
+// says nothing of it. CLI 0.171.0 logs "failed to load skill <path>:
+// <why>" at the session's start and lists the skill nowhere, so the model
+// can never see it: a turn run so measures the CLI, not the skill.
+func SkillLoadFailure(stderr, name string) string {
+	const mark = "failed to load skill "
+	tail := "/.agents/skills/" + name + "/SKILL.md: "
+	for line := range strings.Lines(stderr) {
+		_, rest, ok := strings.Cut(line, mark)
+		if !ok {
+			continue
+		}
+		if _, why, ok := strings.Cut(rest, tail); ok {
+			return strings.TrimSpace(why)
+		}
+	}
+	return ""
+}

@@ -1004,6 +1004,11 @@ func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string
 	default:
 		if f := agents.Failure(d.agentName(), t, out.ExitCode); f != "" {
 			rec.Status, rec.Error = record.TurnError, d.Redactor.String(f)
+		} else if why := d.skillLoadFailure(out.Stderr); why != "" {
+			// The model never saw the skill: whatever the turn did says
+			// nothing of it, and every other turn would say the same.
+			rec.Status, rec.Error = record.TurnError, why
+			d.Fatal(fmt.Errorf("turn %d: %s", rec.Turn, why))
 		} else if d.Agent == nil {
 			if err := d.Pin.check(t.Model); err != nil {
 				rec.Status, rec.Error = record.TurnError, err.Error()
@@ -1011,6 +1016,20 @@ func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string
 		}
 	}
 	return out, nil
+}
+
+// skillLoadFailure says, when the agent's CLI said it could not load the
+// skill under test, that it did and why ("" else): vibe-test's reading of
+// SKILL.md let it run, so the two readings differ.
+func (d *Driver) skillLoadFailure(stderr string) string {
+	if d.Skill == nil {
+		return ""
+	}
+	why := agents.SkillLoadFailure(d.agentName(), stderr, d.Skill.Name)
+	if why == "" {
+		return ""
+	}
+	return d.Redactor.String(fmt.Sprintf("the %s CLI did not load the skill (%q on its stderr), so the model never saw it; vibe-test's own reading of SKILL.md took it: fix what the CLI names, or run it with --agent claude", d.agentName(), why))
 }
 
 // jailFor is the jail of one turn: the sandbox and its temp dir writable;
