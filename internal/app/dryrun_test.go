@@ -143,3 +143,35 @@ func TestDryRunRefusesASetupOnAFixtureFolder(t *testing.T) {
 		t.Fatalf("exit %d, %q; want exit 3 and one line with %q", code, stderr.String(), want)
 	}
 }
+
+// A TMPDIR whose path names the experiment ("vibe-test-tmp", a CI job's
+// "skill-tests@tmp") is refused before anything runs, a dry run as the
+// run: every sandbox made there would show the agent the word in its
+// working directory (Claude Code's system prompt names it).
+func TestTempDirNamingTheExperimentIsRefused(t *testing.T) {
+	script, err := demo.Script([]string{"steady"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, files, paths := startDemo(t, script)
+	t.Setenv("TMPDIR", "/nonexistent/ci/vibe-test-tmp")
+	env := append(DemoEnv(os.Environ(), srv.URL()), "VIBE_TEST_CLAUDE="+fastCLI(t), "VIBE_TEST_CACHE_DIR="+filepath.Join(files, "cache"))
+	for _, dry := range []bool{true, false} {
+		args := []string{"vibe-test", paths.Skill, "--config", paths.Config, "--out", filepath.Join(files, "run"), "--conversations", "1"}
+		if dry {
+			args = append(args, "--dry-run")
+		}
+		var stdout, stderr bytes.Buffer
+		code := Main(context.Background(), args, IO{Env: env, Stdout: &stdout, Stderr: &stderr})
+		want := `vibe-test: the temp folder /nonexistent/ci/vibe-test-tmp (TMPDIR) names "vibe": the agent works in a folder made there and sees its path`
+		if code != exit.Tool || !strings.HasPrefix(stderr.String(), want) || strings.Count(stderr.String(), "\n") != 1 {
+			t.Errorf("dry run %v: exit %d, stderr %q; want exit 3 and the one line %q...", dry, code, stderr.String(), want)
+		}
+		if n := len(srv.Requests()); n != 0 {
+			t.Errorf("dry run %v: the model received %d requests", dry, n)
+		}
+		if _, err := os.Stat(filepath.Join(files, "run")); err == nil {
+			t.Errorf("dry run %v: a run folder was made", dry)
+		}
+	}
+}

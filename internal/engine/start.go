@@ -368,6 +368,10 @@ func (o Settings) readInputs() (inputs, error) {
 	if err := CheckOutDir(o.OutDir); err != nil {
 		return in, exit.With(exit.Tool, err)
 	}
+	// Before anything is paid for: every sandbox would be refused there.
+	if p := sandbox.TempDirProblem(); p != "" {
+		return in, exit.Errorf(exit.Tool, "%s", p)
+	}
 	return in, nil
 }
 

@@ -62,6 +62,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/plan"
 	"github.com/vibe-test/vibe-test/internal/readfile"
 	"github.com/vibe-test/vibe-test/internal/redact"
+	"github.com/vibe-test/vibe-test/internal/sandbox"
 	"github.com/vibe-test/vibe-test/internal/skill"
 	"github.com/vibe-test/vibe-test/internal/term"
 	"github.com/vibe-test/vibe-test/internal/yamlerr"
@@ -435,6 +436,11 @@ func admit(ctx context.Context, s Settings, stdio IO) (*cases.Set, *skill.Skill,
 	}
 	if sk == nil {
 		return nil, nil, exit.Errorf(exit.Tool, "no skill given: expected a path to a SKILL.md or its folder (or --check to check the case set alone)")
+	}
+	// Before anything is paid for: every generator's sandbox would be
+	// refused there.
+	if p := sandbox.TempDirProblem(); p != "" {
+		return nil, nil, exit.Errorf(exit.Tool, "%s", p)
 	}
 	if err := CheckHygiene(ctx, set, stdio); err != nil {
 		return nil, nil, err

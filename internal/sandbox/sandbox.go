@@ -89,6 +89,9 @@ var ErrForeign = errors.New("not made by vibe-test")
 
 // New creates the workspace. On error nothing is left behind.
 func New(o Options) (sb *Sandbox, err error) {
+	if p := TempDirProblem(); p != "" {
+		return nil, fmt.Errorf("creating sandbox: %s", p)
+	}
 	root, err := os.MkdirTemp("", "ws-")
 	if err != nil {
 		return nil, fmt.Errorf("creating sandbox: %w", err)

@@ -108,7 +108,7 @@ func TestSkillReplacesTheFixturesCopy(t *testing.T) {
 }
 
 func TestRefusesGitRepository(t *testing.T) {
-	parent := t.TempDir()
+	parent := neutralTemp(t)
 	os.Mkdir(filepath.Join(parent, ".git"), 0o755)
 	t.Setenv("TMPDIR", parent)
 	// An empty .git folder is no repository to git (a bind mount can leave
@@ -134,7 +134,7 @@ func TestRefusesGitRepository(t *testing.T) {
 // work beside the author's own files), a link to the home folder
 // resolved; one beside it is made.
 func TestRefusesHomeFolder(t *testing.T) {
-	root := t.TempDir()
+	root := neutralTemp(t)
 	home := filepath.Join(root, "home")
 	os.MkdirAll(filepath.Join(home, "tmp"), 0o755)
 	os.Symlink(home, filepath.Join(root, "home-link"))
@@ -177,7 +177,7 @@ func TestAuthorConfigSessionsRemoved(t *testing.T) {
 // sandbox made and left.
 func isolatedTemp(t *testing.T) string {
 	t.Helper()
-	tmp := t.TempDir()
+	tmp := neutralTemp(t)
 	t.Setenv("TMPDIR", tmp)
 	return tmp
 }
@@ -297,7 +297,7 @@ func TestFixtureLinks(t *testing.T) {
 // none of vibe-test's own files is copied, and the copy does not copy
 // itself.
 func TestFixtureLeavesOutOwnFiles(t *testing.T) {
-	fixture := t.TempDir()
+	fixture := neutralTemp(t)
 	tmp := filepath.Join(fixture, "tmp")
 	os.Mkdir(tmp, 0o700)
 	t.Setenv("TMPDIR", tmp)
@@ -615,7 +615,7 @@ func TestSkillDirInstallsElsewhere(t *testing.T) {
 // A .git file (a worktree's or a submodule's "gitdir: …") makes a
 // repository as a .git folder does: the sandbox is refused there too.
 func TestRefusesGitWorktree(t *testing.T) {
-	parent := t.TempDir()
+	parent := neutralTemp(t)
 	if err := os.WriteFile(filepath.Join(parent, ".git"), []byte("gitdir: /elsewhere/.git/worktrees/x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -736,4 +736,16 @@ func TestFixtureHash(t *testing.T) {
 			t.Errorf("%s changed: the same hash", what)
 		}
 	}
+}
+
+// neutralTemp is a fresh folder for TMPDIR whose path, unlike
+// t.TempDir()'s (it holds the test's name), names nothing New refuses.
+func neutralTemp(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "tmp-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
 }
