@@ -345,7 +345,7 @@ func (c *Case) leftOutOfCopy(rel string) bool {
 		return true
 	}
 	for dir := filepath.Dir(p); dir != c.Fixture && strings.HasPrefix(dir, c.Fixture+string(filepath.Separator)); dir = filepath.Dir(dir) {
-		if ownfile.IsOutputFolder(dir) {
+		if ownfile.IsOutputFolder(dir) || ownfile.IsCaseSet(dir) {
 			return true
 		}
 	}

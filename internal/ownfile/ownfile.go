@@ -30,6 +30,18 @@ const (
 	evalFile  = "eval.json"  // an eval's folder (or a rejudge's), kind "eval"
 	suiteFile = "suite.json" // a suite's folder
 	evalKind  = "eval"       // eval.json's kind
+	// A stored eval baseline (cases/baselines/<name>/): its manifest, of
+	// kind "baseline", beside the cells it kept.
+	manifestFile = "manifest.json"
+	baselineKind = "baseline"
+)
+
+// The files of a case set (vibe-test eval's input): cases.yaml, and a
+// folder per case holding case.yaml and its answer key.
+const (
+	caseSetFile = "cases.yaml"
+	caseFile    = "case.yaml"
+	keyFile     = "key.json"
 )
 
 // recordCap bounds what is read of a file named as a record to tell it
@@ -53,7 +65,38 @@ func IsOutputFolder(dir string) bool {
 		gjson.GetBytes(b, "seed").Exists() && gjson.GetBytes(b, "skills").IsArray() {
 		return true
 	}
+	if b, ok := readRecord(filepath.Join(dir, manifestFile)); ok && gjson.GetBytes(b, "kind").String() == baselineKind &&
+		gjson.GetBytes(b, "schema_version").Exists() {
+		return true
+	}
 	return false
+}
+
+// IsCaseSet says whether dir is a case set of vibe-test eval's or one of
+// its cases: a case folder holds case.yaml beside its answer key, a set
+// holds cases.yaml beside such folders. Its keys are what a generator is
+// graded against; a copy the agent sees holds none.
+func IsCaseSet(dir string) bool {
+	if isCase(dir) {
+		return true
+	}
+	if !regular(filepath.Join(dir, caseSetFile)) {
+		return false
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if e.IsDir() && isCase(filepath.Join(dir, e.Name())) {
+			return true
+		}
+	}
+	return false
+}
+
+func isCase(dir string) bool {
+	return regular(filepath.Join(dir, caseFile)) && regular(filepath.Join(dir, keyFile))
 }
 
 // IsReport says whether the regular file at path is a report vibe-test
@@ -79,12 +122,13 @@ func IsReport(path string) bool {
 }
 
 // LeftOut says whether the entry at p is vibe-test's own and so left out
-// of a copy the agent sees: an output folder, a report, or a config (a
-// fixture holding other skills' folders holds their configs, which name
-// vibe-test and hold their tasks and rubrics).
+// of a copy the agent sees: an output folder (a stored baseline's too), a
+// case set with its answer keys, a report, or a config (a fixture holding
+// other skills' folders holds their configs, which name vibe-test and
+// hold their tasks and rubrics).
 func LeftOut(p string, d fs.DirEntry) bool {
 	if d.IsDir() {
-		return IsOutputFolder(p)
+		return IsOutputFolder(p) || IsCaseSet(p)
 	}
 	if d.Name() == Config {
 		return true

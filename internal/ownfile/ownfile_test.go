@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vibe-test/vibe-test/internal/cases"
 	"github.com/vibe-test/vibe-test/internal/eval"
 	"github.com/vibe-test/vibe-test/internal/ownfile"
 	"github.com/vibe-test/vibe-test/internal/plan"
@@ -23,6 +24,18 @@ func TestNamesAreTheWritersNames(t *testing.T) {
 	write(t, filepath.Join(dir, eval.RecordFile), `{"schema_version": 1, "kind": "`+eval.Kind+`", "status": "completed"}`)
 	if !ownfile.IsOutputFolder(dir) {
 		t.Errorf("an eval folder (%s, kind %s) is not recognised", eval.RecordFile, eval.Kind)
+	}
+	dir = t.TempDir()
+	write(t, filepath.Join(dir, eval.ManifestFile), `{"schema_version": 1, "kind": "baseline", "name": "v1"}`)
+	if !ownfile.IsOutputFolder(dir) {
+		t.Errorf("a stored baseline (%s, kind baseline) is not recognised", eval.ManifestFile)
+	}
+	dir = t.TempDir()
+	write(t, filepath.Join(dir, cases.SetFile), "goal: x\n")
+	write(t, filepath.Join(dir, "a", cases.CaseFile), "prompt: x\n")
+	write(t, filepath.Join(dir, "a", cases.KeyFile), "{}")
+	if !ownfile.IsCaseSet(dir) {
+		t.Errorf("a case set (%s, %s, %s) is not recognised", cases.SetFile, cases.CaseFile, cases.KeyFile)
 	}
 	dir = t.TempDir()
 	write(t, filepath.Join(dir, record.SuiteFile), `{"schema_version": 1, "status": "completed", "seed": 7, "skills": []}`)
@@ -44,6 +57,8 @@ func TestOutputFolders(t *testing.T) {
 		{"a user's eval.json list", map[string]string{"eval.json": `[{"kind":"eval"}]`}, false},
 		{"suite", map[string]string{"suite.json": `{"schema_version":1,"seed":1,"skills":[{"name":"a"}]}`}, true},
 		{"a user's suite.json", map[string]string{"suite.json": `{"tests": ["a"], "seed": 1}`}, false},
+		{"baseline", map[string]string{"manifest.json": `{"schema_version":1,"kind":"baseline","name":"v1"}`}, true},
+		{"a user's manifest.json", map[string]string{"manifest.json": `{"name":"app","version":"1.0"}`}, false},
 		{"empty", nil, false},
 	} {
 		dir := t.TempDir()
@@ -87,6 +102,20 @@ func TestLeftOut(t *testing.T) {
 	write(t, filepath.Join(sub, "plan.json"), "{}")
 	if !ownfile.LeftOut(sub, fs.FileInfoToDirEntry(mustStat(t, sub))) {
 		t.Error("a run folder is not left out")
+	}
+	// A case set, or one case, holds answer keys: left out; a user's
+	// cases.yaml or key.json alone is theirs.
+	set := filepath.Join(dir, "cases")
+	write(t, filepath.Join(set, "cases.yaml"), "goal: x\n")
+	write(t, filepath.Join(set, "reorder", "case.yaml"), "prompt: x\n")
+	write(t, filepath.Join(set, "reorder", "key.json"), "{}")
+	mine := filepath.Join(dir, "mine")
+	write(t, filepath.Join(mine, "cases.yaml"), "- a\n")
+	write(t, filepath.Join(mine, "key.json"), "{}")
+	for p, want := range map[string]bool{set: true, filepath.Join(set, "reorder"): true, mine: false} {
+		if got := ownfile.LeftOut(p, fs.FileInfoToDirEntry(mustStat(t, p))); got != want {
+			t.Errorf("%s: LeftOut %v, want %v", p, got, want)
+		}
 	}
 }
 

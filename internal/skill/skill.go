@@ -634,7 +634,7 @@ func folderFiles(dir string) ([]File, []string, error) {
 				// What the link leads to is judged as the sandbox judges it:
 				// a link to a report or an output folder is no part of the
 				// skill either (it was hashed, and not installed).
-				if info.IsDir() && ownfile.IsOutputFolder(target) || !info.IsDir() && ownfile.IsReport(target) {
+				if info.IsDir() && (ownfile.IsOutputFolder(target) || ownfile.IsCaseSet(target)) || !info.IsDir() && ownfile.IsReport(target) {
 					return nil
 				}
 				if info.IsDir() {
