@@ -36,6 +36,9 @@ func (d *Driver) turnSpec(sb *sandbox.Sandbox, prompt, resume string, w io.Write
 		Dir: sb.Dir, Home: sb.Home, BaseEnv: d.BaseEnv, PassEnv: d.PassEnv, Stdout: w,
 		Timeout: d.TurnTimeout, Grace: d.Grace, BaseURL: d.BaseURL,
 	}
+	if d.Skill != nil {
+		spec.SkillNames = []string{d.Skill.Name, d.Skill.DeclaredName, d.Skill.ListedAs}
+	}
 	if sb.Home == "" {
 		return spec, fmt.Errorf("the %s conversation has no home folder of its own", d.agentName())
 	}

@@ -57,6 +57,9 @@ func (g *generator) onceAgent(ctx context.Context, c *cases.Case, v version, tra
 		SystemPromptFile: sysFile, Dir: sb.Dir, Home: sb.Home, BaseEnv: g.env, Stdout: w,
 		Timeout: g.timeout, Grace: g.grace, BaseURL: g.baseURL,
 	}
+	if v.skill != nil {
+		spec.SkillNames = []string{v.skill.Name, v.skill.DeclaredName, v.skill.ListedAs}
+	}
 	if sb.Tmp != "" {
 		// As a conversation's turn: without a jail (whose /tmp is the
 		// sandbox's) the CLI's and its commands' temp files went to the

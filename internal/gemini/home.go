@@ -122,7 +122,19 @@ func (a Agent) PrepareHome(spec agent.TurnSpec) error {
 	if len(tools) == 0 {
 		tools = claude.BaseTools
 	}
-	return writeHome(spec.Home, settings(spec.Home, grants(tools), a.attempts()), policy(grants(tools)), spec.SystemPromptFile)
+	s := settings(spec.Home, grants(tools), a.attempts())
+	// A project skill named as a built-in one takes its place in the
+	// listing (the CLI's addSkillsWithPrecedence) and the setting hides
+	// it by name (case aside): so it is not disabled, and the built-in
+	// is not listed either. anthropics/skills has a skill-creator.
+	var disabled []string
+	for _, b := range builtinSkills {
+		if !slices.ContainsFunc(spec.SkillNames, func(n string) bool { return strings.EqualFold(n, b) }) {
+			disabled = append(disabled, b)
+		}
+	}
+	s["skills"] = map[string]any{"disabled": disabled}
+	return writeHome(spec.Home, s, policy(grants(tools)), spec.SystemPromptFile)
 }
 
 func writeHome(home string, s map[string]any, pol, systemPromptFile string) error {
