@@ -36,6 +36,7 @@ func TestRedactKinds(t *testing.T) {
 		"ANTHROPIC_API_KEY=sk-offline-value-1234",
 		"MY_SERVICE_TOKEN=tok-plain-value-5678",
 		"DB_PASSWORD=correct horse battery",
+		"MY_DB_PW=db-pw-value-31415",
 		"SESSION_COOKIE=sess=abc\"quoted\\value",
 		"PRIVATE_THING=privately-held-99",
 		"CUSTOM_PASSED=passed-by-flag-42", // named by --pass-env only
@@ -55,6 +56,7 @@ func TestRedactKinds(t *testing.T) {
 		{"credential variable", "sk-offline-value-1234"},
 		{"secret-looking name", "tok-plain-value-5678"},
 		{"password with spaces", "correct horse battery"},
+		{"a _PW name", "db-pw-value-31415"},
 		{"cookie with quotes (JSON-escaped form)", `sess=abc\"quoted\\value`},
 		{"private", "privately-held-99"},
 		{"--pass-env value", "passed-by-flag-42"},
