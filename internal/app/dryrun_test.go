@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rogpeppe/go-internal/txtar"
+
 	"github.com/vibe-test/vibe-test/internal/demo"
 	"github.com/vibe-test/vibe-test/internal/exit"
 )
@@ -173,5 +175,30 @@ func TestTempDirNamingTheExperimentIsRefused(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(files, "run")); err == nil {
 			t.Errorf("dry run %v: a run folder was made", dry)
 		}
+	}
+}
+
+// So is an eval's, before the case set's keys or any call.
+func TestEvalTempDirNamingTheExperimentIsRefused(t *testing.T) {
+	ar, err := txtar.ParseFile(filepath.Join("testdata", "script", "eval-dryrun.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, f := range ar.Files {
+		p := filepath.Join(dir, f.Name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("TMPDIR", "/nonexistent/evaluations")
+	var stdout, stderr bytes.Buffer
+	code := Main(context.Background(), []string{"vibe-test", "eval", filepath.Join(dir, "skill"), "--cases", filepath.Join(dir, "cases"), "--baseline", "v1", "--dry-run"},
+		IO{Env: []string{"PATH=" + t.TempDir()}, Stdout: &stdout, Stderr: &stderr})
+	if want := `vibe-test: the temp folder /nonexistent/evaluations (TMPDIR) names "evaluations"`; code != exit.Tool || !strings.HasPrefix(stderr.String(), want) || stdout.Len() != 0 {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 3 and %q...", code, stdout.String(), stderr.String(), want)
 	}
 }
