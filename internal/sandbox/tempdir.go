@@ -26,6 +26,11 @@ func TempDirProblem() string {
 	if err != nil {
 		abs = dir
 	}
+	// New makes the sandbox at the temp folder's real path, links
+	// resolved: that is the path the agent sees.
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
 	if w := subjectWord(abs); w != "" {
 		return fmt.Sprintf("the temp folder %s (TMPDIR) names %q: the agent works in a folder made there and sees its path, so it would read that it is being measured; set TMPDIR to a folder whose path does not name test, eval, probe, vibe or benchmark", abs, w)
 	}

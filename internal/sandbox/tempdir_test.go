@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -18,6 +20,32 @@ func TestSubjectWordFindsWordsNotLetters(t *testing.T) {
 		if got := subjectWord(path); got != want {
 			t.Errorf("subjectWord(%q) = %q, want %q", path, got, want)
 		}
+	}
+}
+
+// The path checked is the one the agent sees: a link's target.
+func TestTempDirProblemReadsThroughALink(t *testing.T) {
+	root := neutralTemp(t)
+	named := filepath.Join(root, "skill-tests")
+	plain := filepath.Join(root, "plain")
+	for _, d := range []string{named, plain} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(named, filepath.Join(root, "link-to-named")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(plain, filepath.Join(root, "vibe-link")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", filepath.Join(root, "link-to-named"))
+	if p := TempDirProblem(); !strings.Contains(p, `names "tests"`) {
+		t.Errorf("a link to .../skill-tests: %q, want it refused", p)
+	}
+	t.Setenv("TMPDIR", filepath.Join(root, "vibe-link"))
+	if p := TempDirProblem(); p != "" {
+		t.Errorf("a vibe-link to a plain folder: %q, want it taken", p)
 	}
 }
 
