@@ -40,9 +40,9 @@ type TurnSpec struct {
 	SystemPromptFile string
 	// Dir is the sandbox, the agent's working folder.
 	Dir string
-	// SkillNames are the names the skill under test may be listed under
-	// (its install folder's, its frontmatter's, its CLI's own): a setting
-	// that hides skills by name must not hide it.
+	// SkillNames are the names the skill under test is listed under by
+	// the agent's CLI (skill.Skill.Listed): a setting that hides skills
+	// by name must not hide it.
 	SkillNames []string
 	// Home is the conversation's own home folder (HOME, and where each
 	// agent keeps its config and sessions): hermetic, fresh per run.

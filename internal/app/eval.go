@@ -395,7 +395,7 @@ func evalCommand(ch *chosen, stdio IO) *cli.Command {
 func outsideCaseSet(o EvalOptions) error {
 	dir := o.Settings.CasesDir
 	if dir == "" {
-		sk, err := skill.Load(o.Settings.SkillPath)
+		sk, err := skill.LoadAs(o.Settings.SkillPath, skill.AsText)
 		if err != nil {
 			return nil
 		}

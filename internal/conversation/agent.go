@@ -37,7 +37,7 @@ func (d *Driver) turnSpec(sb *sandbox.Sandbox, prompt, resume string, w io.Write
 		Timeout: d.TurnTimeout, Grace: d.Grace, BaseURL: d.BaseURL,
 	}
 	if d.Skill != nil {
-		spec.SkillNames = []string{d.Skill.Name, d.Skill.DeclaredName, d.Skill.ListedAs}
+		spec.SkillNames = []string{d.Skill.Listed()}
 	}
 	if sb.Home == "" {
 		return spec, fmt.Errorf("the %s conversation has no home folder of its own", d.agentName())

@@ -50,7 +50,9 @@ type Result struct {
 // Write drafts the config of the skill s names and writes it beside its
 // SKILL.md. stdio.Stderr hears when the model calls start.
 func Write(ctx context.Context, s Settings, stdio engine.IO) (Result, error) {
-	sk, err := skill.Load(s.Skill)
+	// As text: the draft reads its body and description, whichever agent
+	// the skill is meant for (a run refuses what its CLI would not list).
+	sk, err := skill.LoadAs(s.Skill, skill.AsText)
 	if err != nil {
 		return Result{}, exit.With(exit.Tool, err)
 	}

@@ -167,7 +167,10 @@ func LoadSet(s Settings) (*cases.Set, *skill.Skill, error) {
 	var sk *skill.Skill
 	if s.SkillPath != "" {
 		var err error
-		if sk, err = skill.LoadAs(s.SkillPath, firstNonEmpty(s.Agent, agents.Claude)); err != nil {
+		// As text: delivered in the system prompt (the default) no CLI
+		// reads its frontmatter; readSkill reads it as the generator's
+		// CLI once the settings say it is installed as a skill.
+		if sk, err = skill.LoadAs(s.SkillPath, skill.AsText); err != nil {
 			return nil, nil, exit.With(exit.Tool, err)
 		}
 	}
@@ -185,9 +188,9 @@ func LoadSet(s Settings) (*cases.Set, *skill.Skill, error) {
 	return set, sk, nil
 }
 
-// readSkill reads the skill again as the generator's CLI reads it when
-// that is not the one LoadSet read it as (the case set named the agent),
-// refusing one that CLI would never list, and prints its warnings
+// readSkill reads the skill again as the generator's CLI reads it when it
+// is installed as a skill (LoadSet read it as text), refusing one that CLI
+// would never list, and prints its warnings
 // (frontmatter the CLI ignores or reads otherwise) when the generator
 // loads it as a skill, as a run of the decay measurement does; delivered
 // in the system prompt, the CLI never reads its frontmatter.

@@ -76,6 +76,9 @@ func Resume(ctx context.Context, dir string, stdio IO) (*Result, error) {
 		return nil, err
 	}
 	s := settingsOf(rec)
+	if sk, err = readSkill(sk, s, stdio); err != nil {
+		return nil, err
+	}
 	tc, err := startTools(ctx, s, stdio, set, sk, &rec.Config)
 	if err != nil {
 		return nil, err

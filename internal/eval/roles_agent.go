@@ -57,8 +57,8 @@ func (g *generator) onceAgent(ctx context.Context, c *cases.Case, v version, tra
 		SystemPromptFile: sysFile, Dir: sb.Dir, Home: sb.Home, BaseEnv: g.env, Stdout: w,
 		Timeout: g.timeout, Grace: g.grace, BaseURL: g.baseURL,
 	}
-	if v.skill != nil {
-		spec.SkillNames = []string{v.skill.Name, v.skill.DeclaredName, v.skill.ListedAs}
+	if g.deliver == cases.DeliverSkill && v.skill != nil {
+		spec.SkillNames = []string{v.skill.Listed()}
 	}
 	if sb.Tmp != "" {
 		// As a conversation's turn: without a jail (whose /tmp is the
@@ -82,5 +82,13 @@ func (g *generator) onceAgent(ctx context.Context, c *cases.Case, v version, tra
 	if err := w.Flush(); err != nil && runErr == nil {
 		runErr = fmt.Errorf("writing transcript: %w", err)
 	}
-	return g.settle(out, runErr, agents.Failure(g.agent, out.Turn, out.ExitCode), agents.CredentialsAdvice(g.agent), info)
+	failure := agents.Failure(g.agent, out.Turn, out.ExitCode)
+	if g.deliver == cases.DeliverSkill && v.skill != nil && failure == "" {
+		// The CLI never listed the skill (codex says so on its stderr):
+		// the message was written without it, and is no candidate's.
+		if why := agents.SkillLoadFailure(g.agent, out.Stderr, v.skill.Name); why != "" {
+			failure = fmt.Sprintf("the %s CLI did not load the skill (%q on its stderr)", g.agent, why)
+		}
+	}
+	return g.settle(out, runErr, failure, agents.CredentialsAdvice(g.agent), info)
 }

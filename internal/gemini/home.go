@@ -19,6 +19,9 @@ import (
 // under measurement.
 var builtinSkills = []string{"skill-creator", "antigravity-support"}
 
+// BuiltinSkills are the names of the skills the pinned CLI ships.
+func BuiltinSkills() []string { return slices.Clone(builtinSkills) }
+
 // needsPolicy are the tools the CLI's headless default mode does not even
 // declare unless a policy rule allows them (PROTOCOL §2.3).
 var needsPolicy = map[string]bool{
@@ -123,10 +126,12 @@ func (a Agent) PrepareHome(spec agent.TurnSpec) error {
 		tools = claude.BaseTools
 	}
 	s := settings(spec.Home, grants(tools), a.attempts())
-	// A project skill named as a built-in one takes its place in the
-	// listing (the CLI's addSkillsWithPrecedence) and the setting hides
-	// it by name (case aside): so it is not disabled, and the built-in
-	// is not listed either. anthropics/skills has a skill-creator.
+	// The setting hides every skill of a built-in's name, case aside; a
+	// project skill of exactly that name takes the built-in's place in
+	// the listing (addSkillsWithPrecedence, keyed by the exact name), so
+	// the built-in is not listed either (anthropics/skills has a
+	// skill-creator). One that differs in case only is listed beside it
+	// (skill.readAs warns of that).
 	var disabled []string
 	for _, b := range builtinSkills {
 		if !slices.ContainsFunc(spec.SkillNames, func(n string) bool { return strings.EqualFold(n, b) }) {

@@ -117,12 +117,12 @@ func TestPrepareHome(t *testing.T) {
 		t.Error("no home accepted")
 	}
 	// A skill under test named as a built-in one is not hidden with it.
-	if err := a.PrepareHome(agent.TurnSpec{Home: home, SkillNames: []string{"skill-creator-x", "Skill-Creator"}}); err != nil {
+	if err := a.PrepareHome(agent.TurnSpec{Home: home, SkillNames: []string{"skill-creator-x", "skill-creator"}}); err != nil {
 		t.Fatal(err)
 	}
 	b, _ = os.ReadFile(settingsFile(home))
 	if n, got := gjson.GetBytes(b, "skills.disabled.#").Int(), gjson.GetBytes(b, "skills.disabled.0").String(); n != 1 || got != "antigravity-support" {
-		t.Errorf("skills.disabled %s with a skill named Skill-Creator under test, want the other built-in alone", gjson.GetBytes(b, "skills.disabled").Raw)
+		t.Errorf("skills.disabled %s with a skill named skill-creator under test, want the other built-in alone", gjson.GetBytes(b, "skills.disabled").Raw)
 	}
 	if _, err := a.Run(t.Context(), agent.TurnSpec{Home: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "PrepareHome") {
 		t.Errorf("a turn in an unprepared home: %v", err)

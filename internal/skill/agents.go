@@ -18,6 +18,10 @@ const (
 	geminiAgent = "gemini"
 )
 
+// AsText is LoadAs's reading of a skill no CLI lists: its text is handed
+// to the agent as it is (an eval's --deliver system-prompt).
+const AsText = ""
+
 // claudeFields are the frontmatter fields only Claude Code reads: the
 // Codex CLI (0.171.0) reads name, description and metadata, the Gemini
 // CLI (0.61.0) name and description, and both ignore the rest, so these
@@ -69,6 +73,13 @@ func (s *Skill) readAs(agent string, raw []byte) error {
 		line := fieldLine(fm, ignored[0])
 		warn("%s:%d: frontmatter %s %s %s Claude Code's; the %s ignores %s, and so does this run", s.Path, line, plural(len(ignored), "field", "fields"), quoted(ignored), plural(len(ignored), "is", "are"), cli, plural(len(ignored), "it", "them"))
 	}
+	// Claude Code drops allowed-tools when its hooks: are malformed; this
+	// CLI reads neither, and vibe-test grants the field's tools.
+	tools, problem := toolList(fields["allowed-tools"])
+	if problem != "" {
+		warn("%s:%d: frontmatter field \"allowed-tools\": %s", s.Path, fieldLine(fm, "allowed-tools"), strings.Replace(problem, "the CLI", "vibe-test", 1))
+	}
+	s.AllowedTools = tools
 	if len(s.AllowedTools) > 0 {
 		warn("%s:%d: frontmatter field \"allowed-tools\": the %s grants no tool for a skill; vibe-test grants these (%s) for the whole conversation, as it does its base tools (a line below names any the agent cannot have)", s.Path, fieldLine(fm, "allowed-tools"), cli, strings.Join(s.AllowedTools, ", "))
 	}
@@ -110,6 +121,12 @@ var (
 	geminiMoreLine = regexp.MustCompile(`^[ \t]+\S`)
 )
 
+// geminiBuiltins are the skills the Gemini CLI (0.61.0) ships
+// (gemini.BuiltinSkills; a test holds them equal): vibe-test's settings
+// hide them, and so any skill of their name, case aside, except the one
+// under test.
+var geminiBuiltins = []string{"skill-creator", "antigravity-support"}
+
 // geminiUnsafe are the characters the Gemini CLI turns to "-" in a name.
 var geminiUnsafe = regexp.MustCompile(`[:\\/<>*?"|]`)
 
@@ -128,7 +145,9 @@ func geminiListing(file, text string) listing {
 	}
 	cli := cliName(geminiAgent)
 	name, desc, ok := "", "", false
-	if v, err := parseYAML(m[1]); err == nil {
+	// js-yaml's load throws on a key given twice, where Claude Code's
+	// reader keeps the last: then the fallback reads the lines.
+	if v, err := parseYAMLStrict(m[1]); err == nil {
 		if fields, isMap := v.(map[string]any); isMap {
 			n, nameOK := fields["name"].(string)
 			d, descOK := fields["description"].(string)
@@ -166,6 +185,11 @@ func geminiListing(file, text string) listing {
 	l.name, l.description = geminiUnsafe.ReplaceAllString(name, "-"), desc
 	if l.name != name {
 		l.warnings = append(l.warnings, fmt.Sprintf("%s: frontmatter field \"name\": %q; the %s lists it as %q (it makes each of :\\/<>*?\"| a \"-\")", file, name, cli, l.name))
+	}
+	for _, b := range geminiBuiltins {
+		if strings.EqualFold(l.name, b) && l.name != b {
+			l.warnings = append(l.warnings, fmt.Sprintf("%s: the skill's name %q differs in case only from the built-in skill %q of the %s, which keeps both: the model sees the built-in listed beside it", file, l.name, b, cli))
+		}
 	}
 	switch {
 	case l.name == "":

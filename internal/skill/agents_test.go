@@ -2,15 +2,20 @@ package skill
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/vibe-test/vibe-test/internal/agents"
+	"github.com/vibe-test/vibe-test/internal/gemini"
 )
 
 func TestAgentNamesAreTheRegistrys(t *testing.T) {
 	if codexAgent != agents.Codex || geminiAgent != agents.Gemini {
 		t.Fatalf("skill's agent names %q, %q differ from internal/agents' %q, %q", codexAgent, geminiAgent, agents.Codex, agents.Gemini)
+	}
+	if !slices.Equal(geminiBuiltins, gemini.BuiltinSkills()) {
+		t.Fatalf("gemini's built-in skills %q here, %q in internal/gemini", geminiBuiltins, gemini.BuiltinSkills())
 	}
 }
 
@@ -64,6 +69,8 @@ func TestLoadAsListsWhatEachCLIListed(t *testing.T) {
 		{"at-desc", "---\nname: at-desc\ndescription: @mention starts it\n---", "at-desc", "@mention starts it", "at-desc", "@mention starts it", true, ""},
 		{"one-space", "---\nname: one-space\ndescription: ok\nmetadata:\n version: 1\n---", "one-space", "ok", "one-space", "ok", true, ""},
 		{"name-bool", "---\nname: true\ndescription: Bool name.\n---", "true", "Bool name.", "true", "Bool name.", true, ""},
+		{"gemini-dup-quoted", "---\nname: \"quoted\"\ndescription: \"Use it: now\"\nname: \"quoted\"\n---", "", "", "-quoted-", "\"Use it: now\"", true, "given 2 times"},
+		{"Skill-Creator", "---\nname: Skill-Creator\ndescription: Makes skills.\n---", "Skill-Creator", "Makes skills.", "Skill-Creator", "Makes skills.", true, ""},
 		{"fm-list", "---\n- a\n- b\n---", "", "", "", "", false, "not a mapping"},
 		{"no-fm", "# Steps only", "", "", "", "", false, "no YAML frontmatter"},
 		{"unclosed", "---\nname: unclosed\ndescription: Never closed.", "", "", "", "", false, "no YAML frontmatter"},
@@ -81,8 +88,8 @@ func TestLoadAsListsWhatEachCLIListed(t *testing.T) {
 			case c.codexName != "" && err != nil:
 				t.Errorf("codex: refused (%v), want listed as %q", err, c.codexName)
 			case c.codexName != "":
-				if got := firstNonEmpty(sk.ListedAs, sk.Name); got != c.codexName && sk.DeclaredName != c.codexName {
-					t.Errorf("codex: listed as %q (declared %q), want %q", got, sk.DeclaredName, c.codexName)
+				if got := firstNonEmpty(sk.ListedAs, sk.Name); got != c.codexName {
+					t.Errorf("codex: listed as %q, want %q", got, c.codexName)
 				}
 				if sk.Description != c.codexDesc {
 					t.Errorf("codex: description %q, want %q", sk.Description, c.codexDesc)
@@ -139,6 +146,42 @@ func TestLoadAsTakesALargeSkillOtherCLIsRead(t *testing.T) {
 		}
 		if !strings.Contains(strings.Join(sk.Warnings, "\n"), "bytes (over 524288)") {
 			t.Errorf("%s: no size warning in %q", agent, sk.Warnings)
+		}
+	}
+}
+
+// Claude Code drops allowed-tools when hooks: is malformed; the Codex and
+// Gemini CLIs read neither, so vibe-test grants the tools and says so. An
+// invalid byte is warned of without Claude Code's words.
+func TestLoadAsKeepsAllowedToolsAndSpeaksForItsCLI(t *testing.T) {
+	p := write(t, filepath.Join(t.TempDir(), "hk"), "SKILL.md", "---\nname: hk\ndescription: Hooks gone wrong.\nallowed-tools: Bash(git:*) WebFetch\nhooks: [x]\n---\n# Steps\nRun it caf\xe9.\n")
+	for _, agent := range []string{codexAgent, geminiAgent} {
+		sk, err := LoadAs(p, agent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(sk.AllowedTools, " ") != "Bash(git:*) WebFetch" {
+			t.Errorf("%s: allowed tools %q", agent, sk.AllowedTools)
+		}
+		all := strings.Join(sk.Warnings, "\n")
+		if !strings.Contains(all, "vibe-test grants these (Bash(git:*), WebFetch)") || !strings.Contains(all, "not valid UTF-8") {
+			t.Errorf("%s: warnings %q", agent, sk.Warnings)
+		}
+		if strings.Contains(all, "the CLI ") {
+			t.Errorf("%s: a warning speaks of Claude Code's CLI: %q", agent, sk.Warnings)
+		}
+	}
+	if sk, err := Load(p); err != nil || sk.AllowedTools != nil {
+		t.Errorf("claude: %v, allowed tools %q (the CLI drops them with a malformed hooks:)", err, sk.AllowedTools)
+	}
+}
+
+// AsText applies no CLI's refusal: an eval delivers the skill's text.
+func TestLoadAsTextRefusesNothingACLIWould(t *testing.T) {
+	for _, front := range []string{"# No frontmatter", "---\nname: dmi\ndescription: x\ndisable-model-invocation: true\n---"} {
+		p := write(t, t.TempDir(), "SKILL.md", front+"\nRun the census.\n")
+		if _, err := LoadAs(p, AsText); err != nil {
+			t.Errorf("%q: %v", front, err)
 		}
 	}
 }

@@ -110,6 +110,20 @@ func parseYAML(text string) (any, error) {
 	return v, err
 }
 
+// parseYAMLStrict is parseYAML refusing a key given twice, as js-yaml
+// (the Gemini CLI's reader) does.
+func parseYAMLStrict(text string) (any, error) {
+	if flowDepth(text) > maxFlowDepth {
+		return nil, errTooDeep
+	}
+	var v any
+	err := yaml.NewDecoder(strings.NewReader(text)).Decode(&v)
+	if errors.Is(err, io.EOF) {
+		return nil, nil
+	}
+	return v, err
+}
+
 // maxFlowDepth bounds the nesting of [ and { parseYAML decodes: the YAML
 // reader's memory grows with the square of the depth (20,000 levels, a
 // 40 KB SKILL.md, took 674 MB; 50,000 ran the process out of memory, a

@@ -125,7 +125,9 @@ func Load(path string) (*Skill, error) { return LoadAs(path, "claude") }
 // LoadAs reads the skill at path as the given agent's CLI reads it (claude,
 // codex or gemini): Claude Code's reading is Parse's; another CLI's lists
 // the skill by rules of its own (readAs), so that a skill it loads runs and
-// one it would never list is refused.
+// one it would never list is refused. AsText reads it as text a CLI never
+// lists (an eval's skill delivered in the system prompt): no CLI's
+// refusal applies; its name and description are Claude Code's reading.
 func LoadAs(path, agent string) (*Skill, error) {
 	if path == "" {
 		return nil, fmt.Errorf("no skill given: expected a path to a SKILL.md or its folder")
@@ -155,7 +157,7 @@ func LoadAs(path, agent string) (*Skill, error) {
 	}
 	// A FIFO, device or oversized file as SKILL.md is refused in one line
 	// that says which, not read forever; read it before the folder is walked.
-	claude := agent == "claude"
+	claude, asText := agent == "claude", agent == AsText
 	limit := int64(MaxSize)
 	if !claude {
 		// The Codex and Gemini CLIs read a SKILL.md of any size; the
@@ -196,13 +198,16 @@ func LoadAs(path, agent string) (*Skill, error) {
 	if claude && hidden != nil {
 		return nil, hidden
 	}
-	if !claude {
+	if !claude && !asText {
 		if err := s.readAs(agent, raw); err != nil {
 			return nil, err
 		}
 	}
-	if invalid {
+	switch {
+	case invalid && claude:
 		s.Warnings = append(s.Warnings, fmt.Sprintf("%s: not valid UTF-8 (Latin-1 or another encoding?): the CLI reads each byte it cannot decode as U+FFFD, and so does vibe-test; save it as UTF-8", path))
+	case invalid:
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%s: not valid UTF-8 (Latin-1 or another encoding?): vibe-test reads each byte it cannot decode as U+FFFD, and the agent's CLI may read it otherwise; save it as UTF-8", path))
 	}
 	s.Path = abs
 	s.Dir = filepath.Dir(abs)
@@ -211,7 +216,7 @@ func LoadAs(path, agent string) (*Skill, error) {
 	case len(raw) > bigSize && claude:
 		s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %d bytes (over %d): the CLI loads up to %d, whole, and resends the body on every request after the skill loads (about %d tokens each)", path, len(raw), bigSize, MaxSize, len(raw)/4))
 	case len(raw) > bigSize:
-		s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %d bytes (over %d): the %s hands the agent all of it when the skill loads, and every request after carries it (about %d tokens each)", path, len(raw), bigSize, cliName(agent), len(raw)/4))
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %d bytes (over %d): once the agent reads the skill all of it is in its context, and every request after carries it (about %d tokens each)", path, len(raw), bigSize, len(raw)/4))
 	}
 	s.Warnings = append(s.Warnings, folderWarnings...)
 	if s.Hash, err = hashFiles(s.Dir, files); err != nil {
@@ -439,6 +444,14 @@ func hookShape(v any) string {
 		}
 	}
 	return ""
+}
+
+// Listed is the name the driven agent's CLI lists the skill under.
+func (s *Skill) Listed() string {
+	if s.ListedAs != "" {
+		return s.ListedAs
+	}
+	return s.Name
 }
 
 // Listing is the skill's text in the CLI's skills listing, after its name:
