@@ -40,9 +40,9 @@ var awsSecret = regexp.MustCompile(`(?i)(aws_?secret_?access_?key["']?\s*[=:]\s*
 var urlPassword = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.\-]*://[^\s/?#@:"'\\]*:)[^\s/?#@"'\\]+(@)`)
 
 // secretName matches variable names whose values are treated as secrets.
-// PW as a word of the name (MY_DB_PW, PW_ADMIN), not inside another
-// (PWRITE).
-var secretName = regexp.MustCompile(`KEY|TOKEN|SECRET|PASSW|PASS|PWD|(^|_)PW(_|$)|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|SIGNATURE|CERT|API`)
+// PW where a word ends (MY_DB_PW, LDAP_ROOTPW, DB_PW1, PW_ADMIN), not
+// inside one (PWRITE).
+var secretName = regexp.MustCompile(`KEY|TOKEN|SECRET|PASSW|PASS|PWD|PW[0-9]*(_|$)|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|SIGNATURE|CERT|API`)
 
 // notSecretName: variables that hold paths or addresses, not secrets, though
 // their names match (SSH_AUTH_SOCK, DBUS_SESSION_BUS_ADDRESS, KEYTAB_FILE);

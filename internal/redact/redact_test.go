@@ -37,6 +37,9 @@ func TestRedactKinds(t *testing.T) {
 		"MY_SERVICE_TOKEN=tok-plain-value-5678",
 		"DB_PASSWORD=correct horse battery",
 		"MY_DB_PW=db-pw-value-31415",
+		"LDAP_ROOTPW=ldap-root-value-2718",
+		"DB_PW1=db-pw-one-value-1618",
+		"PWRITE_MODE=pwrite-mode-value-1",
 		"SESSION_COOKIE=sess=abc\"quoted\\value",
 		"PRIVATE_THING=privately-held-99",
 		"CUSTOM_PASSED=passed-by-flag-42", // named by --pass-env only
@@ -57,6 +60,8 @@ func TestRedactKinds(t *testing.T) {
 		{"secret-looking name", "tok-plain-value-5678"},
 		{"password with spaces", "correct horse battery"},
 		{"a _PW name", "db-pw-value-31415"},
+		{"a name ending in PW", "ldap-root-value-2718"},
+		{"a PW1 name", "db-pw-one-value-1618"},
 		{"cookie with quotes (JSON-escaped form)", `sess=abc\"quoted\\value`},
 		{"private", "privately-held-99"},
 		{"--pass-env value", "passed-by-flag-42"},
@@ -106,7 +111,7 @@ func TestRedactKinds(t *testing.T) {
 	if out := r.String("key: " + pem + " end"); out != "key: "+Mask+" end" {
 		t.Errorf("private key block: %s", out)
 	}
-	for _, kept := range []string{"abc", "/tmp/agent.sock.1", "/etc/hostname", "vim-with-plugins", "Jane Q. Developer", "https://docs.example.com/a@b",
+	for _, kept := range []string{"pwrite-mode-value-1", "abc", "/tmp/agent.sock.1", "/etc/hostname", "vim-with-plugins", "Jane Q. Developer", "https://docs.example.com/a@b",
 		"npm_config_cache", "hf_hub_download", "pypi-simple", "sk_live_mode", "glpat-short"} {
 		if out := r.String("x " + kept + " y"); out != "x "+kept+" y" {
 			t.Errorf("%q was masked: %s", kept, out)
