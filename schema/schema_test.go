@@ -172,12 +172,15 @@ func populated() *record.Run {
 	// Conversation 2: the baseline failed, the gate was bypassed, the judge
 	// over-called an escape hatch at turn 6 and errored at turn 8; turn 9
 	// timed out once before it completed.
+	// A judge call stopped before the CLI said its cost: priced from usage.
+	stoppedJudge := verdictOf(judge.JudgeError)
+	stoppedJudge.CostEstimated = true
 	partial := verdictOf(judge.Pass)
 	partial.Partial, partial.OverCall, partial.EscapeReason = true, true, "did not re-read the ledger"
 	c2 := record.Conversation{
 		Index: 2, Status: record.StatusCompleted,
 		Fillers: []string{"backyard-composting", "community-garden-plan", "bee-communication", "houseplant-care", "city-water-cycle", "choosing-a-bicycle"},
-		Turns:   turns(conv(2), map[int]*judge.Verdict{1: verdictOf(judge.Fail), 6: partial, 8: verdictOf(judge.JudgeError), 10: verdictOf(judge.Fail)}, nil),
+		Turns:   turns(conv(2), map[int]*judge.Verdict{1: verdictOf(judge.Fail), 6: partial, 8: stoppedJudge, 10: verdictOf(judge.Fail)}, nil),
 		Abandoned: []record.Turn{{
 			Turn: 9, Kind: "filler", Prompt: "Plan a two-day trip.", FillerID: "trip-planning", Transcript: "conv-2/turn-09.jsonl",
 			Status: record.TurnTimedOut, Error: "timed out after 10m0s", ExitCode: -1, DurationMS: 600000, ToolCalls: []record.Call{},

@@ -670,3 +670,32 @@ func TestConfigNamedAsGiven(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 3 and a line starting %q", code, stderr.String(), want)
 	}
 }
+
+// A judge call stopped by the timeout after its first request was billed
+// for it, though the claude CLI says a cost only in its result line: the
+// judgement's cost is priced from the stream's usage, marked estimated in
+// run.json, counted in the run's judge cost and said in the summary
+// (it was $0).
+func TestStoppedJudgeCallIsPriced(t *testing.T) {
+	t.Parallel()
+	// The model answers in text: the CLI asks it again for the structured
+	// output, and that request never answers.
+	// The baseline's judgement alone (its prompt holds the base task):
+	// the fresh probes are judged as usual.
+	stall := []scripted.Step{{Text: "Let me look at the trace first."}, {Delay: 5 * time.Minute, Text: "late"}}
+	rule := scripted.Rule{Kind: scripted.KindJudge, BodyHas: "How many widgets do we have in stock right now?", Steps: stall}
+	s := runScript(t, fastCLI(t), faultScript(t, rule), 1, nil, "--turn-timeout", "10s")
+	if s.code != 3 {
+		t.Fatalf("exit %d, want 3\n%s", s.code, s.stderr)
+	}
+	v := s.run.Conversations[0].TurnAt(1).Verdict
+	if v == nil || v.Result != judge.JudgeError || v.Attempts != 2 {
+		t.Fatalf("baseline verdict %+v", v)
+	}
+	if !v.CostEstimated || v.CostUSD <= 0 {
+		t.Errorf("the stopped judgement: $%v (estimated %v), want priced from its token counts", v.CostUSD, v.CostEstimated)
+	}
+	if s.run.Costs.Judge < v.CostUSD || !strings.Contains(s.stdout, "of it estimated from token counts for 1 judgement stopped before the CLI said their cost") {
+		t.Errorf("judge cost $%v; the summary:\n%s", s.run.Costs.Judge, s.stdout)
+	}
+}

@@ -30,6 +30,21 @@ type Caller struct {
 	// Jail, when set, runs each call in it with the call's folder as the
 	// only writable place and an in-memory /tmp.
 	Jail *jail.Spec
+	// Price, when set, prices a call's Spent at list prices: a call
+	// stopped before its result line (a timeout, a kill) was billed for
+	// the requests it made, and the CLI says a cost only in that line.
+	Price func([]CallSpend) (float64, bool)
+}
+
+// priced is t with a cost priced from its usage when the CLI said none.
+func (c Caller) priced(t Turn) Turn {
+	if t.HasResult || c.Price == nil {
+		return t
+	}
+	if cost, ok := c.Price(t.Spent); ok && cost > 0 {
+		t.CostUSD, t.CostEstimated = cost, true
+	}
+	return t
 }
 
 // ErrCredentials: the API refused the key or login (HTTP 401 or 403).
@@ -64,6 +79,7 @@ func (c Caller) Structured(ctx context.Context, prompt, schema, model string) (T
 		inv.Jail = &j
 	}
 	out, err := Run(ctx, inv)
+	out.Turn = c.priced(out.Turn)
 	if err != nil {
 		return out.Turn, err
 	}

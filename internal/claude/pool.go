@@ -106,6 +106,7 @@ func (p *Pool) Structured(ctx context.Context, prompt, schema, model string) (Tu
 		}
 	}
 	out, err := w.s.Send(ctx, prompt, nil, p.caller.Timeout)
+	out.Turn = p.caller.priced(out.Turn)
 	if w.s.dead {
 		// Send ended the process (a failed, timed-out or stopped call).
 		w.close()

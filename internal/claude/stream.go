@@ -73,6 +73,10 @@ type Turn struct {
 	LastUsage        Usage    `json:"last_usage"`
 	ContextTokens    int64    `json:"context_tokens"`
 	CostUSD          float64  `json:"cost_usd"`
+	// CostEstimated: CostUSD is priced from Spent (a cold call stopped
+	// before its result line, the only place the CLI says a cost:
+	// Caller.Price), not the CLI's.
+	CostEstimated bool `json:"-"`
 	// OutputTokens is the turn's output over all its calls (result.usage:
 	// a sum, right for output, wrong for context).
 	OutputTokens   int64    `json:"output_tokens"`

@@ -10,6 +10,7 @@ import (
 
 	"github.com/vibe-test/vibe-test/internal/agents"
 	"github.com/vibe-test/vibe-test/internal/claude"
+	"github.com/vibe-test/vibe-test/internal/estimate"
 	"github.com/vibe-test/vibe-test/internal/execpath"
 	"github.com/vibe-test/vibe-test/internal/rubric"
 )
@@ -72,7 +73,7 @@ func LocateClaude(env []string, roots []string) (path, how string, err error) {
 
 // ColdCaller makes rubric, plan and judge calls.
 func ColdCaller(binary string, env []string, hermetic bool, maxRetries int, timeout, grace time.Duration) claude.Caller {
-	return claude.Caller{Binary: binary, Env: coldEnv(env, hermetic, maxRetries), Timeout: timeout, Grace: grace}
+	return claude.Caller{Binary: binary, Env: coldEnv(env, hermetic, maxRetries), Timeout: timeout, Grace: grace, Price: estimate.SpentCost}
 }
 
 // coldEnv builds the environment of rubric, plan and judge calls: hermetic

@@ -85,10 +85,13 @@ type Verdict struct {
 	// judgement's result, and per criterion the share that agreed.
 	Repeats   []RepeatVerdict    `json:"repeats,omitempty"`
 	Agreement map[string]float64 `json:"agreement,omitempty"`
-	// Judge cost and tokens, kept apart from the agent's.
-	CostUSD float64 `json:"cost_usd"`
-	Tokens  int64   `json:"tokens"`
-	Model   string  `json:"model,omitempty"`
+	// Judge cost and tokens, kept apart from the agent's. CostEstimated:
+	// some of the cost is priced from token counts (a call stopped before
+	// the claude CLI said its cost: claude.Turn.CostEstimated).
+	CostUSD       float64 `json:"cost_usd"`
+	CostEstimated bool    `json:"cost_estimated,omitempty"`
+	Tokens        int64   `json:"tokens"`
+	Model         string  `json:"model,omitempty"`
 }
 
 // Failed lists the must criteria that did not pass, as "id: text" (with
@@ -161,6 +164,7 @@ func merge(vs []Verdict) Verdict {
 	}
 	for i := 1; i < len(vs); i++ {
 		v.CostUSD += vs[i].CostUSD
+		v.CostEstimated = v.CostEstimated || vs[i].CostEstimated
 		v.Tokens += vs[i].Tokens
 		v.Attempts += vs[i].Attempts
 		// Any repeat's override of an escape-hatch flag marks the turn,
@@ -219,6 +223,7 @@ func (j *Judge) once(ctx context.Context, task string, turn claude.Turn) Verdict
 		v.Attempts++
 		out, err := j.Caller.Structured(ctx, prompt, Schema, j.Model)
 		v.CostUSD += out.CostUSD
+		v.CostEstimated = v.CostEstimated || out.CostEstimated
 		v.Tokens += out.LastUsage.Context() + out.OutputTokens
 		if err != nil {
 			lastErr = err

@@ -466,15 +466,18 @@ func Count(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// stoppedSpend is the part of a claude run's agent cost priced from token
-// counts (record.Turn.CostEstimated: tries stopped before the CLI's result
-// line, the only place it says a cost), and how many tries: "" when none.
+// stoppedSpend is the part of a claude run's cost priced from token counts
+// (record.Turn.CostEstimated: agent tries stopped before the CLI's result
+// line, the only place it says a cost; judge.Verdict.CostEstimated: judge
+// calls so stopped), and how many: "" when none. A judgement's estimated
+// part is not kept apart from the rest of its cost, which is counted
+// whole (an upper bound, said so).
 func stoppedSpend(r *record.Run, usd func(float64) string) string {
 	if r.Config.CostEstimated {
 		return "" // all of it is, and costWord says so
 	}
 	var spent float64
-	tries := 0
+	tries, judged := 0, 0
 	for t := range r.EveryTurn() {
 		if t.CostEstimated {
 			spent += t.CostUSD
@@ -486,15 +489,26 @@ func stoppedSpend(r *record.Run, usd func(float64) string) string {
 				tries++
 			}
 		}
+		if t.Verdict != nil && t.Verdict.CostEstimated {
+			spent += t.Verdict.CostUSD
+			judged++
+		}
 	}
-	if tries == 0 {
+	if tries+judged == 0 {
 		return ""
 	}
-	what := fmt.Sprintf("%d tries", tries)
-	if tries == 1 {
-		what = "1 try"
+	var what []string
+	if tries > 0 {
+		what = append(what, fmt.Sprintf("%d %s", tries, plural(tries, "try", "tries")))
 	}
-	return fmt.Sprintf("; %s of it estimated from token counts for %s stopped before the CLI said their cost", usd(spent), what)
+	if judged > 0 {
+		what = append(what, fmt.Sprintf("%d %s", judged, plural(judged, "judgement", "judgements")))
+	}
+	upTo := ""
+	if judged > 0 {
+		upTo = "up to "
+	}
+	return fmt.Sprintf("; %s%s of it estimated from token counts for %s stopped before the CLI said their cost", upTo, usd(spent), strings.Join(what, " and "))
 }
 
 // costWord labels a run's cost: "cost", or "cost (estimated)" when the
