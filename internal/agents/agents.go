@@ -245,6 +245,17 @@ func SkillLoadFailure(name, stderr, skillName string) string {
 	return ""
 }
 
+// ErrSkillNotLoaded is wrapped by SkillNotLoaded's error: every later turn
+// or message of the same skill would be written without it too, so a run
+// or an eval stops there.
+var ErrSkillNotLoaded = errors.New("did not load the skill")
+
+// SkillNotLoaded is the error for a turn whose CLI (name) said why (its
+// SkillLoadFailure) it did not load the skill under test.
+func SkillNotLoaded(name, why string) error {
+	return fmt.Errorf("the %s CLI %w (%q on its stderr), so the model never saw it; vibe-test's own reading of SKILL.md took it: fix what the CLI names, or run it with --agent claude", name, ErrSkillNotLoaded, why)
+}
+
 // DefaultModel is the model a non-claude agent runs when --model names
 // none (claude's is the CLI's own default, resolved once).
 func DefaultModel(name string) string {

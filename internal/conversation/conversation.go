@@ -1029,7 +1029,7 @@ func (d *Driver) skillLoadFailure(stderr string) string {
 	if why == "" {
 		return ""
 	}
-	return d.Redactor.String(fmt.Sprintf("the %s CLI did not load the skill (%q on its stderr), so the model never saw it; vibe-test's own reading of SKILL.md took it: fix what the CLI names, or run it with --agent claude", d.agentName(), why))
+	return d.Redactor.String(agents.SkillNotLoaded(d.agentName(), why).Error())
 }
 
 // jailFor is the jail of one turn: the sandbox and its temp dir writable;

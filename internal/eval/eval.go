@@ -189,17 +189,14 @@ func LoadSet(s Settings) (*cases.Set, *skill.Skill, error) {
 }
 
 // readSkill reads the skill again as the generator's CLI reads it when it
-// is installed as a skill (LoadSet read it as text), refusing one that CLI
-// would never list, and prints its warnings
-// (frontmatter the CLI ignores or reads otherwise) when the generator
-// loads it as a skill, as a run of the decay measurement does; delivered
-// in the system prompt, the CLI never reads its frontmatter.
+// is installed as a skill (LoadSet read it as text, as it is delivered in
+// the system prompt, where no CLI reads its frontmatter), refusing one
+// that CLI would never list, and prints its warnings: the CLI's reading
+// of an installed skill, as a run of the decay measurement does, and for
+// either a file too large or not UTF-8.
 func readSkill(sk *skill.Skill, s Settings, stdio IO) (*skill.Skill, error) {
-	if s.Deliver != cases.DeliverSkill {
-		return sk, nil
-	}
-	if s.Agent != sk.ReadAs {
-		again, err := skill.LoadAs(sk.Path, s.Agent)
+	if agent := firstNonEmpty(s.Agent, agents.Claude); s.Deliver == cases.DeliverSkill && sk.ReadAs != agent {
+		again, err := skill.LoadAs(sk.Path, agent)
 		if err != nil {
 			return nil, exit.With(exit.Tool, err)
 		}
@@ -210,7 +207,7 @@ func readSkill(sk *skill.Skill, s Settings, stdio IO) (*skill.Skill, error) {
 	}
 	// As a run says it (engine): the generator finds the skill where its
 	// CLI looks, not where Claude Code installs it.
-	if a := firstNonEmpty(s.Agent, agents.Claude); a != agents.Claude {
+	if a := firstNonEmpty(s.Agent, agents.Claude); a != agents.Claude && s.Deliver == cases.DeliverSkill {
 		if w := skill.ClaudePathWarning(sk, a, agents.For(a, 0).SkillDir(sk.Name)); w != "" {
 			fmt.Fprintf(stdio.Stderr, "warning: %s\n", term.Line(w))
 		}
@@ -957,7 +954,7 @@ func (s *session) cell(ctx context.Context, j job) {
 		}
 		cell.Grades = grades
 	}
-	if errors.Is(err, claude.ErrCredentials) {
+	if errors.Is(err, claude.ErrCredentials) || errors.Is(err, agents.ErrSkillNotLoaded) {
 		s.stop(err)
 	}
 	if serr := saveCell(filepath.Join(s.dir, rel), cell); serr != nil {

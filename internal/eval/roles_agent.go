@@ -82,13 +82,14 @@ func (g *generator) onceAgent(ctx context.Context, c *cases.Case, v version, tra
 	if err := w.Flush(); err != nil && runErr == nil {
 		runErr = fmt.Errorf("writing transcript: %w", err)
 	}
-	failure := agents.Failure(g.agent, out.Turn, out.ExitCode)
-	if g.deliver == cases.DeliverSkill && v.skill != nil && failure == "" {
+	turn, err := g.settle(out, runErr, agents.Failure(g.agent, out.Turn, out.ExitCode), agents.CredentialsAdvice(g.agent), info)
+	if err == nil && g.deliver == cases.DeliverSkill && v.skill != nil {
 		// The CLI never listed the skill (codex says so on its stderr):
-		// the message was written without it, and is no candidate's.
+		// the message was written without it, and is no candidate's; nor
+		// would any other be (the eval stops on it).
 		if why := agents.SkillLoadFailure(g.agent, out.Stderr, v.skill.Name); why != "" {
-			failure = fmt.Sprintf("the %s CLI did not load the skill (%q on its stderr)", g.agent, why)
+			err = agents.SkillNotLoaded(g.agent, g.redactor.String(why))
 		}
 	}
-	return g.settle(out, runErr, failure, agents.CredentialsAdvice(g.agent), info)
+	return turn, err
 }

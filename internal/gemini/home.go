@@ -129,12 +129,12 @@ func (a Agent) PrepareHome(spec agent.TurnSpec) error {
 	// The setting hides every skill of a built-in's name, case aside; a
 	// project skill of exactly that name takes the built-in's place in
 	// the listing (addSkillsWithPrecedence, keyed by the exact name), so
-	// the built-in is not listed either (anthropics/skills has a
-	// skill-creator). One that differs in case only is listed beside it
-	// (skill.readAs warns of that).
+	// it is not disabled and the built-in is not listed either
+	// (anthropics/skills has a skill-creator). One that differs in case
+	// only is refused before the run (skill.LoadAs).
 	var disabled []string
 	for _, b := range builtinSkills {
-		if !slices.ContainsFunc(spec.SkillNames, func(n string) bool { return strings.EqualFold(n, b) }) {
+		if !slices.Contains(spec.SkillNames, b) {
 			disabled = append(disabled, b)
 		}
 	}

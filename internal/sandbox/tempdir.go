@@ -28,11 +28,13 @@ func TempDirProblem() string {
 	}
 	// New makes the sandbox at the temp folder's real path, links
 	// resolved: that is the path the agent sees.
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
+	shown := abs + " (TMPDIR)"
+	if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
+		shown = fmt.Sprintf("%s (TMPDIR %s, a link to it)", real, abs)
 		abs = real
 	}
 	if w := subjectWord(abs); w != "" {
-		return fmt.Sprintf("the temp folder %s (TMPDIR) names %q: the agent works in a folder made there and sees its path, so it would read that it is being measured; set TMPDIR to a folder whose path does not name test, eval, probe, vibe or benchmark", abs, w)
+		return fmt.Sprintf("the temp folder %s names %q: the agent works in a folder made there and sees its path, so it would read that it is being measured; set TMPDIR to a folder whose path does not name test, eval, probe, vibe or benchmark", shown, w)
 	}
 	return ""
 }

@@ -19,8 +19,9 @@ const (
 )
 
 // AsText is LoadAs's reading of a skill no CLI lists: its text is handed
-// to the agent as it is (an eval's --deliver system-prompt).
-const AsText = ""
+// to the agent as it is (an eval's --deliver system-prompt). Not "", so
+// that an agent left unset is never taken for it.
+const AsText = "text"
 
 // claudeFields are the frontmatter fields only Claude Code reads: the
 // Codex CLI (0.171.0) reads name, description and metadata, the Gemini
@@ -123,8 +124,7 @@ var (
 
 // geminiBuiltins are the skills the Gemini CLI (0.61.0) ships
 // (gemini.BuiltinSkills; a test holds them equal): vibe-test's settings
-// hide them, and so any skill of their name, case aside, except the one
-// under test.
+// hide them, except the one the skill under test replaces.
 var geminiBuiltins = []string{"skill-creator", "antigravity-support"}
 
 // geminiUnsafe are the characters the Gemini CLI turns to "-" in a name.
@@ -188,7 +188,11 @@ func geminiListing(file, text string) listing {
 	}
 	for _, b := range geminiBuiltins {
 		if strings.EqualFold(l.name, b) && l.name != b {
-			l.warnings = append(l.warnings, fmt.Sprintf("%s: the skill's name %q differs in case only from the built-in skill %q of the %s, which keeps both: the model sees the built-in listed beside it", file, l.name, b, cli))
+			// The CLI lists both (keyed by the exact name), and its
+			// activate_skill finds a name case aside, the built-in first.
+			l.unlisted = fmt.Sprintf("%s: the skill's name %q differs in case only from the Gemini CLI (0.61.0)'s built-in skill %q, whose instructions its activate_skill loads in the skill's place", file, l.name, b)
+			l.fix = fmt.Sprintf("name it %q exactly (it then replaces the built-in) or otherwise", b)
+			return l
 		}
 	}
 	switch {

@@ -159,7 +159,7 @@ func LoadAs(path, agent string) (*Skill, error) {
 	// that says which, not read forever; read it before the folder is walked.
 	claude, asText := agent == "claude", agent == AsText
 	limit := int64(MaxSize)
-	if !claude {
+	if !claude && !asText {
 		// The Codex and Gemini CLIs read a SKILL.md of any size; the
 		// sandbox copies no file over its cap.
 		limit = maxFolder
@@ -167,6 +167,9 @@ func LoadAs(path, agent string) (*Skill, error) {
 	raw, err := readfile.Regular(path, limit)
 	if errors.Is(err, readfile.ErrTooLarge) && claude {
 		return nil, fmt.Errorf("%s: %d bytes: the CLI skips a SKILL.md over %d bytes and would not list the skill (expected at most that)", path, st.Size(), MaxSize)
+	}
+	if errors.Is(err, readfile.ErrTooLarge) && asText {
+		return nil, fmt.Errorf("%s: %d bytes: over the %d bytes vibe-test hands an agent as its system prompt (expected at most that)", path, st.Size(), limit)
 	}
 	if errors.Is(err, readfile.ErrTooLarge) {
 		return nil, fmt.Errorf("%s: %d bytes: over the %d bytes vibe-test copies into a sandbox (expected at most that)", path, st.Size(), limit)
@@ -198,7 +201,10 @@ func LoadAs(path, agent string) (*Skill, error) {
 	if claude && hidden != nil {
 		return nil, hidden
 	}
-	if !claude && !asText {
+	switch {
+	case asText:
+		s.Warnings = nil // how a CLI lists it: none does
+	case !claude:
 		if err := s.readAs(agent, raw); err != nil {
 			return nil, err
 		}
