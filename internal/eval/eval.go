@@ -195,6 +195,9 @@ func LoadSet(s Settings) (*cases.Set, *skill.Skill, error) {
 // of an installed skill, as a run of the decay measurement does, and for
 // either a file too large or not UTF-8.
 func readSkill(sk *skill.Skill, s Settings, stdio IO) (*skill.Skill, error) {
+	if s.Deliver != cases.DeliverSkill && len(sk.Raw) > skill.MaxSize {
+		return nil, exit.Errorf(exit.Tool, "%s: %d bytes: over the %d bytes vibe-test appends to an agent's system prompt (expected at most that)", sk.Path, len(sk.Raw), skill.MaxSize)
+	}
 	if agent := firstNonEmpty(s.Agent, agents.Claude); s.Deliver == cases.DeliverSkill && sk.ReadAs != agent {
 		again, err := skill.LoadAs(sk.Path, agent)
 		if err != nil {

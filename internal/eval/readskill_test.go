@@ -50,3 +50,28 @@ func TestReadSkillReadsAsTheGeneratorsCLI(t *testing.T) {
 		}
 	}
 }
+
+// A SKILL.md over skill.MaxSize is refused in the system prompt, where
+// it would fill the context of every generation; installed under codex,
+// whose CLI reads a SKILL.md of any size, it runs.
+func TestReadSkillCapsTheSystemPrompt(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "big")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "SKILL.md")
+	if err := os.WriteFile(p, []byte("---\nname: big\ndescription: d\n---\n"+strings.Repeat("Run the census.\n", 70_000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text, err := skill.LoadAs(p, skill.AsText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	if _, err := readSkill(text, Settings{Agent: "codex", Deliver: cases.DeliverSystemPrompt}, IO{Stderr: &stderr}); err == nil || !strings.Contains(err.Error(), "over the 1000000 bytes vibe-test appends to an agent's system prompt") {
+		t.Errorf("system prompt: %v", err)
+	}
+	if _, err := readSkill(text, Settings{Agent: "codex", Deliver: cases.DeliverSkill}, IO{Stderr: &stderr}); err != nil {
+		t.Errorf("installed under codex: %v", err)
+	}
+}

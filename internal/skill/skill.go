@@ -159,17 +159,15 @@ func LoadAs(path, agent string) (*Skill, error) {
 	// that says which, not read forever; read it before the folder is walked.
 	claude, asText := agent == "claude", agent == AsText
 	limit := int64(MaxSize)
-	if !claude && !asText {
+	if !claude {
 		// The Codex and Gemini CLIs read a SKILL.md of any size; the
-		// sandbox copies no file over its cap.
+		// sandbox copies no file over its cap. As text, the caller says
+		// how much it hands an agent (an eval's system prompt).
 		limit = maxFolder
 	}
 	raw, err := readfile.Regular(path, limit)
 	if errors.Is(err, readfile.ErrTooLarge) && claude {
 		return nil, fmt.Errorf("%s: %d bytes: the CLI skips a SKILL.md over %d bytes and would not list the skill (expected at most that)", path, st.Size(), MaxSize)
-	}
-	if errors.Is(err, readfile.ErrTooLarge) && asText {
-		return nil, fmt.Errorf("%s: %d bytes: over the %d bytes vibe-test hands an agent as its system prompt (expected at most that)", path, st.Size(), limit)
 	}
 	if errors.Is(err, readfile.ErrTooLarge) {
 		return nil, fmt.Errorf("%s: %d bytes: over the %d bytes vibe-test copies into a sandbox (expected at most that)", path, st.Size(), limit)
