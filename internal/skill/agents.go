@@ -2,6 +2,7 @@ package skill
 
 import (
 	"fmt"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -83,6 +84,12 @@ func (s *Skill) readAs(agent string, raw []byte) error {
 	s.AllowedTools = tools
 	if len(s.AllowedTools) > 0 {
 		warn("%s:%d: frontmatter field \"allowed-tools\": the %s grants no tool for a skill; vibe-test grants these (%s) for the whole conversation, as it does its base tools (a line below names any the agent cannot have)", s.Path, fieldLine(fm, "allowed-tools"), cli, strings.Join(s.AllowedTools, ", "))
+	}
+	// Codex lists no skill whose SKILL.md is itself a link (seen on the
+	// pinned binary, silently); the sandbox installs a copy, so the run
+	// lists one the author's own install would not.
+	if st, err := os.Lstat(s.Path); agent == codexAgent && err == nil && st.Mode()&os.ModeSymlink != 0 {
+		warn("%s is a link: the %s lists no skill whose SKILL.md is one, so installed as it is the skill is not seen; vibe-test installs a copy, which it lists (make SKILL.md a file)", s.Path, cli)
 	}
 	// Claude Code's alone: a sub-agent, a listing held back until a file
 	// is touched, its hooks' line (the engine writes the agent's own).

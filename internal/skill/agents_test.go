@@ -1,6 +1,7 @@
 package skill
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -174,6 +175,27 @@ func TestLoadAsKeepsAllowedToolsAndSpeaksForItsCLI(t *testing.T) {
 	}
 	if sk, err := Load(p); err != nil || sk.AllowedTools != nil {
 		t.Errorf("claude: %v, allowed tools %q (the CLI drops them with a malformed hooks:)", err, sk.AllowedTools)
+	}
+}
+
+// Codex lists no skill whose SKILL.md is a link: warned of, since the
+// sandbox's copy is listed.
+func TestLoadAsWarnsOfALinkedSKILLmdUnderCodex(t *testing.T) {
+	dir := t.TempDir()
+	target := write(t, dir, "real.md", "---\nname: linked\ndescription: d\n---\nRun it.\n")
+	if err := os.MkdirAll(filepath.Join(dir, "linked"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "linked", "SKILL.md")
+	if err := os.Symlink(target, p); err != nil {
+		t.Fatal(err)
+	}
+	sk, err := LoadAs(p, codexAgent)
+	if err != nil || !strings.Contains(strings.Join(sk.Warnings, "\n"), "lists no skill whose SKILL.md is one") {
+		t.Fatalf("codex: %v, warnings %q", err, sk.Warnings)
+	}
+	if sk, err := LoadAs(p, geminiAgent); err != nil || strings.Contains(strings.Join(sk.Warnings, "\n"), "is a link") {
+		t.Errorf("gemini (which lists it): %v, warnings %q", err, sk.Warnings)
 	}
 }
 
