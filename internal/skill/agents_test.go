@@ -199,6 +199,25 @@ func TestLoadAsWarnsOfALinkedSKILLmdUnderCodex(t *testing.T) {
 	}
 }
 
+// A folder's link warnings name no CLI but the agent's.
+func TestLoadAsFolderWarningsNameTheAgentsCLI(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ln")
+	write(t, dir, "SKILL.md", "---\nname: ln\ndescription: d\n---\nRun it.\n")
+	if err := os.Symlink(filepath.Join(dir, "nowhere"), filepath.Join(dir, "gone.md")); err != nil {
+		t.Fatal(err)
+	}
+	for _, agent := range []string{codexAgent, geminiAgent} {
+		sk, err := LoadAs(filepath.Join(dir, "SKILL.md"), agent)
+		all := ""
+		if err == nil {
+			all = strings.Join(sk.Warnings, "\n")
+		}
+		if err != nil || !strings.Contains(all, "leads nowhere: the agent's CLI lists the skill all the same") || strings.Contains(all, "the CLI ") {
+			t.Errorf("%s: %v, warnings %q", agent, err, all)
+		}
+	}
+}
+
 // AsText applies no CLI's refusal: an eval delivers the skill's text.
 func TestLoadAsTextRefusesNothingACLIWould(t *testing.T) {
 	for _, front := range []string{"# No frontmatter", "---\nname: dmi\ndescription: x\ndisable-model-invocation: true\n---"} {

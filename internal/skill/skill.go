@@ -222,7 +222,15 @@ func LoadAs(path, agent string) (*Skill, error) {
 	case len(raw) > bigSize:
 		s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %d bytes (over %d): once the agent reads the skill all of it is in its context, and every request after carries it (about %d tokens each)", path, len(raw), bigSize, len(raw)/4))
 	}
-	s.Warnings = append(s.Warnings, folderWarnings...)
+	for _, w := range folderWarnings {
+		if !claude {
+			// Said of Claude Code; the Codex and Gemini CLIs follow a
+			// folder's links and list such a skill alike (the outside
+			// check's runs), under their own names.
+			w = strings.ReplaceAll(w, "the CLI ", "the agent's CLI ")
+		}
+		s.Warnings = append(s.Warnings, w)
+	}
 	if s.Hash, err = hashFiles(s.Dir, files); err != nil {
 		return nil, err
 	}
