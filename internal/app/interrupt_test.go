@@ -71,12 +71,7 @@ func vibeTestBinary(t *testing.T) string {
 // path.
 func killedRunTmp(t *testing.T) string {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "tmp-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	return dir
+	return testenv.TempDir(t)
 }
 
 // completedTurn is what must survive an interrupt unchanged.

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/vibe-test/vibe-test/internal/skill"
+	"github.com/vibe-test/vibe-test/internal/testenv"
 )
 
 func TestNewInstallsSkillAndFixture(t *testing.T) {
@@ -108,7 +109,7 @@ func TestSkillReplacesTheFixturesCopy(t *testing.T) {
 }
 
 func TestRefusesGitRepository(t *testing.T) {
-	parent := neutralTemp(t)
+	parent := testenv.TempDir(t)
 	os.Mkdir(filepath.Join(parent, ".git"), 0o755)
 	t.Setenv("TMPDIR", parent)
 	// An empty .git folder is no repository to git (a bind mount can leave
@@ -134,7 +135,7 @@ func TestRefusesGitRepository(t *testing.T) {
 // work beside the author's own files), a link to the home folder
 // resolved; one beside it is made.
 func TestRefusesHomeFolder(t *testing.T) {
-	root := neutralTemp(t)
+	root := testenv.TempDir(t)
 	home := filepath.Join(root, "home")
 	os.MkdirAll(filepath.Join(home, "tmp"), 0o755)
 	os.Symlink(home, filepath.Join(root, "home-link"))
@@ -177,7 +178,7 @@ func TestAuthorConfigSessionsRemoved(t *testing.T) {
 // sandbox made and left.
 func isolatedTemp(t *testing.T) string {
 	t.Helper()
-	tmp := neutralTemp(t)
+	tmp := testenv.TempDir(t)
 	t.Setenv("TMPDIR", tmp)
 	return tmp
 }
@@ -297,7 +298,7 @@ func TestFixtureLinks(t *testing.T) {
 // none of vibe-test's own files is copied, and the copy does not copy
 // itself.
 func TestFixtureLeavesOutOwnFiles(t *testing.T) {
-	fixture := neutralTemp(t)
+	fixture := testenv.TempDir(t)
 	tmp := filepath.Join(fixture, "tmp")
 	os.Mkdir(tmp, 0o700)
 	t.Setenv("TMPDIR", tmp)
@@ -615,7 +616,7 @@ func TestSkillDirInstallsElsewhere(t *testing.T) {
 // A .git file (a worktree's or a submodule's "gitdir: …") makes a
 // repository as a .git folder does: the sandbox is refused there too.
 func TestRefusesGitWorktree(t *testing.T) {
-	parent := neutralTemp(t)
+	parent := testenv.TempDir(t)
 	if err := os.WriteFile(filepath.Join(parent, ".git"), []byte("gitdir: /elsewhere/.git/worktrees/x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -736,16 +737,4 @@ func TestFixtureHash(t *testing.T) {
 			t.Errorf("%s changed: the same hash", what)
 		}
 	}
-}
-
-// neutralTemp is a fresh folder for TMPDIR whose path, unlike
-// t.TempDir()'s (it holds the test's name), names nothing New refuses.
-func neutralTemp(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "tmp-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	return dir
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vibe-test/vibe-test/internal/testenv"
 )
 
 func TestSubjectWordFindsWordsNotLetters(t *testing.T) {
@@ -25,7 +27,7 @@ func TestSubjectWordFindsWordsNotLetters(t *testing.T) {
 
 // The path checked is the one the agent sees: a link's target.
 func TestTempDirProblemReadsThroughALink(t *testing.T) {
-	root := neutralTemp(t)
+	root := testenv.TempDir(t)
 	named := filepath.Join(root, "skill-tests")
 	plain := filepath.Join(root, "plain")
 	for _, d := range []string{named, plain} {

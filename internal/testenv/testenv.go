@@ -292,3 +292,16 @@ type buildError struct {
 }
 
 func (e *buildError) Error() string { return e.err.Error() + ": " + e.out }
+
+// TempDir is a fresh folder, removed after the test, whose path names
+// nothing the sandbox refuses in a TMPDIR (t.TempDir's holds the test's
+// name, "Test..."): a test that points TMPDIR at a folder of its own.
+func TempDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "tmp-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
