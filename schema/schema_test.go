@@ -157,6 +157,7 @@ func populated() *record.Run {
 	}
 	c1.Turns[3].Retries = 2
 	c1.Turns[5].EarlierJudgeUSD, c1.Turns[5].EarlierJudgeTokens = 0.002, 3100 // a judge error judged again on resume
+	c1.Turns[5].EarlierJudgeEstimated = true                                  // its call stopped before the CLI said its cost
 	for i := range c1.Turns {
 		c1.Turns[i].SessionBytes = int64(9000 * (i + 1))
 		c1.Turns[i].SessionCostUSD = 0.07 + 0.01*float64(i)

@@ -1077,7 +1077,7 @@ func (d *Driver) judgeTurn(ctx context.Context, conv *record.Conversation, idx i
 	if ctx.Err() != nil && v.Result == judge.JudgeError {
 		// Stopped while judging: no verdict rather than a false judge
 		// error; resume judges the turn. What it spent is kept.
-		d.Update(func() { conv.Turns[idx].SpentJudging(v.CostUSD, v.Tokens) })
+		d.Update(func() { conv.Turns[idx].SpentJudging(&v) })
 		return v, false
 	}
 	d.Update(func() {
@@ -1085,7 +1085,7 @@ func (d *Driver) judgeTurn(ctx context.Context, conv *record.Conversation, idx i
 		if old := t.Verdict; old != nil {
 			// A verdict judged again (a judge error, on resume): the first
 			// judging was paid for too.
-			t.SpentJudging(old.CostUSD, old.Tokens)
+			t.SpentJudging(old)
 		}
 		t.Verdict = &v
 	})

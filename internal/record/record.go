@@ -359,6 +359,9 @@ type Turn struct {
 	// verdict took its cost with it, and costs.judge went down on resume.
 	EarlierJudgeUSD    float64 `json:"earlier_judge_usd,omitempty"`
 	EarlierJudgeTokens int64   `json:"earlier_judge_tokens,omitempty"`
+	// EarlierJudgeEstimated: some of EarlierJudgeUSD is priced from token
+	// counts (judge.Verdict.CostEstimated of a judging it took in).
+	EarlierJudgeEstimated bool `json:"earlier_judge_estimated,omitempty"`
 }
 
 // Hook is one run of a skill's hook: its name (event:matcher), outcome
@@ -515,10 +518,11 @@ func (r *Run) MarkBypass() {
 }
 
 // SpentJudging adds to the turn's earlier judging what a judging that
-// left no verdict of it (replaced, or stopped) cost.
-func (t *Turn) SpentJudging(usd float64, tokens int64) {
-	t.EarlierJudgeUSD += usd
-	t.EarlierJudgeTokens += tokens
+// left no verdict of it (v: replaced, or stopped) cost.
+func (t *Turn) SpentJudging(v *judge.Verdict) {
+	t.EarlierJudgeUSD += v.CostUSD
+	t.EarlierJudgeTokens += v.Tokens
+	t.EarlierJudgeEstimated = t.EarlierJudgeEstimated || v.CostEstimated
 }
 
 // CompactionCost is what the turn's compactions cost (their summary

@@ -493,6 +493,11 @@ func stoppedSpend(r *record.Run, usd func(float64) string) string {
 			spent += t.Verdict.CostUSD
 			judged++
 		}
+		if t.EarlierJudgeEstimated {
+			// A judging replaced on resume, or stopped by an interrupt.
+			spent += t.EarlierJudgeUSD
+			judged++
+		}
 	}
 	if tries+judged == 0 {
 		return ""

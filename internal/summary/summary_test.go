@@ -1,9 +1,11 @@
 package summary
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/vibe-test/vibe-test/internal/judge"
 	"github.com/vibe-test/vibe-test/internal/plan"
 	"github.com/vibe-test/vibe-test/internal/record"
 )
@@ -50,5 +52,25 @@ func TestScheduleSaysACompactionNeverHappened(t *testing.T) {
 	r.Conversations[0].Turns[3].Compactions = []record.Compaction{{}}
 	if strings.Contains(ScheduleWords(r), "never") {
 		t.Errorf("a run that compacted: %s", ScheduleWords(r))
+	}
+}
+
+// The cost line says how much is priced from token counts: agent tries,
+// judgements, and a judging a resume or an interrupt replaced (its cost
+// kept in earlier_judge_usd, and its flag with it).
+func TestStoppedSpendCountsEveryEstimatedPart(t *testing.T) {
+	usd := func(v float64) string { return fmt.Sprintf("$%.4f", v) }
+	r := &record.Run{Conversations: []record.Conversation{{Turns: []record.Turn{
+		{CostUSD: 0.01, CostEstimated: true},
+		{Verdict: &judge.Verdict{CostUSD: 0.002, CostEstimated: true}},
+		{EarlierJudgeUSD: 0.003, EarlierJudgeEstimated: true, Verdict: &judge.Verdict{CostUSD: 0.004}},
+	}}}}
+	want := "; up to $0.0150 of it estimated from token counts for 1 try and 2 judgements stopped before the CLI said their cost"
+	if got := stoppedSpend(r, usd); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	r.Config.CostEstimated = true
+	if got := stoppedSpend(r, usd); got != "" {
+		t.Errorf("an estimated run: %q, want nothing (the cost word says it)", got)
 	}
 }
