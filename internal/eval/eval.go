@@ -901,6 +901,9 @@ func (s *session) cell(ctx context.Context, j job) {
 		info.Transcript = transcript
 		cell.Generator = info
 		cell.Costs.Generator += turn.CostUSD
+		if turn.CostEstimated {
+			s.update(func() { s.rec.CostEstimated = true })
+		}
 	}
 	fail := func(err error) {
 		cell.Status, cell.Error = CellError, s.gen.redactor.String(err.Error())

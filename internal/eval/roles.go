@@ -16,6 +16,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/agent"
 	"github.com/vibe-test/vibe-test/internal/cases"
 	"github.com/vibe-test/vibe-test/internal/claude"
+	"github.com/vibe-test/vibe-test/internal/estimate"
 	"github.com/vibe-test/vibe-test/internal/jail"
 	"github.com/vibe-test/vibe-test/internal/redact"
 	"github.com/vibe-test/vibe-test/internal/sandbox"
@@ -182,6 +183,14 @@ func (g *generator) once(ctx context.Context, c *cases.Case, v version, transcri
 	out, runErr := claude.Run(ctx, inv)
 	if out.TimedOut || ctx.Err() != nil {
 		sb.KillStrays()
+	}
+	if !out.Turn.HasResult {
+		// Stopped before the CLI said its cost (its result line alone
+		// does), though billed for its requests: priced from their usage,
+		// as a run's agent try is.
+		if cost, ok := estimate.SpentCost(out.Turn.Spent); ok && cost > 0 {
+			out.Turn.CostUSD, out.Turn.CostEstimated = cost, true
+		}
 	}
 	info.DurationMS = time.Since(start).Milliseconds()
 	if err := w.Flush(); err != nil && runErr == nil {
