@@ -1004,16 +1004,18 @@ func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string
 	default:
 		if f := agents.Failure(d.agentName(), t, out.ExitCode); f != "" {
 			rec.Status, rec.Error = record.TurnError, d.Redactor.String(f)
-		} else if why := d.skillLoadFailure(out.Stderr); why != "" {
-			// The model never saw the skill: whatever the turn did says
-			// nothing of it, and every other turn would say the same.
-			rec.Status, rec.Error = record.TurnError, why
-			d.Fatal(fmt.Errorf("turn %d: %s", rec.Turn, why))
 		} else if d.Agent == nil {
 			if err := d.Pin.check(t.Model); err != nil {
 				rec.Status, rec.Error = record.TurnError, err.Error()
 			}
 		}
+	}
+	if why := d.skillLoadFailure(out.Stderr); why != "" && ctx.Err() == nil {
+		// The model never saw the skill: whatever the turn did, or how it
+		// failed, says nothing of it, and every other turn would say the
+		// same.
+		rec.Status, rec.Error = record.TurnError, why
+		d.Fatal(fmt.Errorf("turn %d: %s", rec.Turn, why))
 	}
 	return out, nil
 }

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -83,10 +84,10 @@ func (g *generator) onceAgent(ctx context.Context, c *cases.Case, v version, tra
 		runErr = fmt.Errorf("writing transcript: %w", err)
 	}
 	turn, err := g.settle(out, runErr, agents.Failure(g.agent, out.Turn, out.ExitCode), agents.CredentialsAdvice(g.agent), info)
-	if err == nil && g.deliver == cases.DeliverSkill && v.skill != nil {
+	if g.deliver == cases.DeliverSkill && v.skill != nil && ctx.Err() == nil && !errors.Is(err, claude.ErrCredentials) {
 		// The CLI never listed the skill (codex says so on its stderr):
-		// the message was written without it, and is no candidate's; nor
-		// would any other be (the eval stops on it).
+		// the message, or the failure, came without it, and is no
+		// candidate's; nor would any other be (the eval stops on it).
 		if why := agents.SkillLoadFailure(g.agent, out.Stderr, v.skill.Name); why != "" {
 			err = agents.SkillNotLoaded(g.agent, g.redactor.String(why))
 		}
