@@ -29,8 +29,15 @@ func TempDirProblem() string {
 	// New makes the sandbox at the temp folder's real path, links
 	// resolved: that is the path the agent sees.
 	shown := abs + " (TMPDIR)"
+	if os.Getenv("TMPDIR") == "" {
+		shown = abs + " (TMPDIR unset)"
+	}
 	if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
-		shown = fmt.Sprintf("%s (TMPDIR %s, a link to it)", real, abs)
+		how := "through a link on its path"
+		if st, err := os.Lstat(abs); err == nil && st.Mode()&os.ModeSymlink != 0 {
+			how = "a link to it"
+		}
+		shown = fmt.Sprintf("%s (TMPDIR %s, %s)", real, abs, how)
 		abs = real
 	}
 	if w := subjectWord(abs); w != "" {

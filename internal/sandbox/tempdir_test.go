@@ -42,8 +42,15 @@ func TestTempDirProblemReadsThroughALink(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("TMPDIR", filepath.Join(root, "link-to-named"))
-	if p := TempDirProblem(); !strings.Contains(p, `names "tests"`) {
-		t.Errorf("a link to .../skill-tests: %q, want it refused", p)
+	if p := TempDirProblem(); !strings.Contains(p, `names "tests"`) || !strings.Contains(p, "link-to-named, a link to it)") {
+		t.Errorf("a link to .../skill-tests: %q, want it refused, the link named", p)
+	}
+	if err := os.Mkdir(filepath.Join(named, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", filepath.Join(root, "link-to-named", "sub"))
+	if p := TempDirProblem(); !strings.Contains(p, "sub, through a link on its path)") {
+		t.Errorf("a folder below a link: %q", p)
 	}
 	t.Setenv("TMPDIR", filepath.Join(root, "vibe-link"))
 	if p := TempDirProblem(); p != "" {
