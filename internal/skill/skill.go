@@ -82,8 +82,8 @@ type Skill struct {
 	// the hooks: another agent's run says its own instead.
 	HooksWarning string `json:"-"`
 	// ListedAs is the name the driven agent's CLI lists the skill under
-	// when it is neither Name nor DeclaredName (the Gemini CLI makes a
-	// name's ":" a "-"): the agent loads the skill by it.
+	// when it is not Name (the frontmatter's name as codex and gemini list
+	// it, gemini making a ":" a "-"): the agent loads the skill by it.
 	ListedAs string `json:"-"`
 	// ReadAs is the agent whose CLI's reading LoadAs applied.
 	ReadAs string `json:"-"`
