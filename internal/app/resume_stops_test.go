@@ -11,9 +11,11 @@ import (
 	"testing"
 
 	"github.com/vibe-test/vibe-test/internal/demo"
+	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/judge"
 	"github.com/vibe-test/vibe-test/internal/record"
 	"github.com/vibe-test/vibe-test/internal/scripted"
+	"github.com/vibe-test/vibe-test/internal/testenv"
 )
 
 // resumeRun resumes the run folder dir against srv, with flags.
@@ -288,5 +290,26 @@ func TestSequentialLooksAtABatchTheBudgetLetFinish(t *testing.T) {
 		append(flags, "--max-budget-usd", strconv.FormatFloat(full.run.Costs.Total-0.004, 'f', 4, 64))...)
 	if tight.code != 1 && tight.code != 3 {
 		t.Fatalf("the budget ran out in the last batch: exit %d (%s), want the decay (1) or budget exhausted (3), never %d", tight.code, tight.run.Outcome.Sentence, tight.code)
+	}
+}
+
+// resume refuses a TMPDIR naming the experiment, as a new run does, before
+// it changes anything: every sandbox it made there was refused one by one,
+// and the run ended "stopped on an error" with the reason in run.json only.
+func TestResumeRefusesATempDirNamingTheExperiment(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "budget")
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join(testenv.RunsDir(t), "budget"))); err != nil {
+		t.Fatal(err)
+	}
+	before := readFile(t, filepath.Join(dir, "run.json"))
+	t.Setenv("TMPDIR", "/nonexistent/ci/vibe-tmp")
+	var stdout, stderr bytes.Buffer
+	code := Main(context.Background(), []string{"vibe-test", "resume", dir}, IO{Env: []string{"PATH=" + t.TempDir()}, Stdout: &stdout, Stderr: &stderr})
+	want := `vibe-test: the temp folder /nonexistent/ci/vibe-tmp (TMPDIR) names "vibe"`
+	if code != exit.Tool || !strings.HasPrefix(stderr.String(), want) || strings.Count(stderr.String(), "\n") != 1 {
+		t.Errorf("exit %d, stderr %q; want exit 3 and the one line %q...", code, stderr.String(), want)
+	}
+	if !bytes.Equal(before, readFile(t, filepath.Join(dir, "run.json"))) {
+		t.Error("run.json changed")
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/fillers"
 	"github.com/vibe-test/vibe-test/internal/jail"
 	"github.com/vibe-test/vibe-test/internal/record"
+	"github.com/vibe-test/vibe-test/internal/sandbox"
 	"github.com/vibe-test/vibe-test/internal/skill"
 	"github.com/vibe-test/vibe-test/internal/term"
 )
@@ -66,6 +67,12 @@ func Resume(ctx context.Context, dir string, r *record.Run, rs ResumeSettings, s
 	defer release()
 	if r.Plan == nil || len(r.Conversations) == 0 {
 		return nil, exit.Errorf(exit.Tool, "%s: the run stopped before its conversations began (no plan in run.json): start a new run", dir)
+	}
+	// As a new run does, before anything is paid for: every sandbox a
+	// resume makes (a fresh probe's, a conversation's restarted) would be
+	// refused there, each an error of its own.
+	if p := sandbox.TempDirProblem(); p != "" {
+		return nil, exit.Errorf(exit.Tool, "%s", p)
 	}
 	sk, err := skill.LoadAs(r.Skill.Path, record.AgentOf(r.Config))
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/cases"
 	"github.com/vibe-test/vibe-test/internal/engine"
 	"github.com/vibe-test/vibe-test/internal/exit"
+	"github.com/vibe-test/vibe-test/internal/sandbox"
 	"github.com/vibe-test/vibe-test/internal/skill"
 	"github.com/vibe-test/vibe-test/internal/term"
 )
@@ -76,6 +77,10 @@ func Resume(ctx context.Context, dir string, stdio IO) (*Result, error) {
 		return nil, err
 	}
 	s := settingsOf(rec)
+	// As a new eval does: every cell's sandbox would be refused there.
+	if p := sandbox.TempDirProblem(); p != "" {
+		return nil, exit.Errorf(exit.Tool, "%s", p)
+	}
 	if sk, err = readSkill(sk, s, stdio); err != nil {
 		return nil, err
 	}
