@@ -165,7 +165,11 @@ func Discover(paths []string, agent string) ([]Skill, error) {
 		for i, err := range refused {
 			msgs[i] = err.Error()
 		}
-		return nil, fmt.Errorf("%d of %d skills cannot run: %s", len(refused), distinct, strings.Join(msgs, "; "))
+		// Each message may hold "; " itself: the skills are numbered.
+		for i := range msgs {
+			msgs[i] = fmt.Sprintf("(%d) %s", i+1, msgs[i])
+		}
+		return nil, fmt.Errorf("%d of %d skills cannot run: %s", len(refused), distinct, strings.Join(msgs, " "))
 	}
 	sort.SliceStable(skills, func(i, j int) bool {
 		if skills[i].Name != skills[j].Name {

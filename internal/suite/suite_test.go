@@ -117,8 +117,8 @@ func TestDiscoverNamesFitFolders(t *testing.T) {
 	}
 	empty := write("r/empty", "", "")
 	_, err = Discover([]string{empty, filepath.Dir(empty), write("r/hidden", "disable-model-invocation: yes\n", "Do it.\n")}, "")
-	if err == nil || !strings.HasPrefix(err.Error(), "2 of 2 skills cannot run: ") || strings.Count(err.Error(), "empty body") != 1 {
-		t.Errorf("refusals: %v", err)
+	if err == nil || !strings.HasPrefix(err.Error(), "2 of 2 skills cannot run: (1) ") || !strings.Contains(err.Error(), " (2) ") || strings.Count(err.Error(), "empty body") != 1 {
+		t.Errorf("refusals, numbered (a message may hold \"; \" itself): %v", err)
 	}
 }
 
