@@ -9,6 +9,7 @@ import (
 	"github.com/vibe-test/vibe-test/internal/draft"
 	"github.com/vibe-test/vibe-test/internal/exit"
 	"github.com/vibe-test/vibe-test/internal/plan"
+	"github.com/vibe-test/vibe-test/internal/skill"
 	"github.com/vibe-test/vibe-test/internal/term"
 )
 
@@ -46,6 +47,14 @@ func runInit(ctx context.Context, o InitOptions, stdio IO) error {
 		fmt.Fprintf(stdio.Stdout, "  %-20s %s\n", fmt.Sprintf("probe (turn %d):", plan.ProbeTurns[i]), term.Clean(p.Task))
 	}
 	fmt.Fprintf(stdio.Stdout, "  rubric: %d criteria (%s), in a comment block at the end of the file\n", len(r.Rubric.Criteria), r.Rubric.Source)
-	fmt.Fprintf(stdio.Stdout, "model cost $%.4f. Review the file (a model wrote it), then run: vibe-test %s\n", r.CostUSD, r.Skill.Path)
+	run := "vibe-test " + r.Skill.Path
+	// The draft reads the skill as text; a run under Claude Code (the
+	// default agent) refuses what that CLI alone hides or skips
+	// (disable-model-invocation, a SKILL.md over 1,000,000 bytes).
+	if _, err := skill.Load(r.Skill.Path); err != nil {
+		fmt.Fprintf(stdio.Stderr, "warning: a run under Claude Code (the default agent) refuses it: %s; the Codex and Gemini CLIs list it, so --agent codex or --agent gemini runs it\n", term.Line(err.Error()))
+		run += " --agent codex"
+	}
+	fmt.Fprintf(stdio.Stdout, "model cost $%.4f. Review the file (a model wrote it), then run: %s\n", r.CostUSD, run)
 	return nil
 }

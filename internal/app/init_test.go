@@ -254,3 +254,32 @@ func TestInitReadOnlySkillFolder(t *testing.T) {
 		t.Errorf("init in a folder that takes no file: exit %d\n%s\nwant 3 and %q", code, out, want)
 	}
 }
+
+// init drafts a config for a skill Claude Code hides from its model
+// (disable-model-invocation), and says that a run under the default agent
+// refuses it and which agents run it; its "then run" line names one.
+func TestInitOfASkillClaudeCodeHides(t *testing.T) {
+	t.Parallel()
+	paths, err := demo.Materialize(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := string(readFile(t, paths.Skill))
+	hidden := strings.Replace(raw, "\n---\n", "\ndisable-model-invocation: true\n---\n", 1)
+	if hidden == raw {
+		t.Fatal("the demo skill has no frontmatter to add the field to")
+	}
+	if err := os.WriteFile(paths.Skill, []byte(hidden), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runAgainst(t, scripted.Script{Rules: demo.JudgeRules(false)}, "init", paths.Skill)
+	if r.code != 0 {
+		t.Fatalf("exit %d, want 0: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, `warning: a run under Claude Code (the default agent) refuses it: `) || !strings.Contains(r.stderr, "--agent codex or --agent gemini runs it") {
+		t.Errorf("stderr %q", r.stderr)
+	}
+	if !strings.Contains(r.stdout, "then run: vibe-test "+paths.Skill+" --agent codex\n") {
+		t.Errorf("stdout %q", r.stdout)
+	}
+}
