@@ -37,11 +37,19 @@ type Caller struct {
 }
 
 // priced is t with a cost priced from its usage when the CLI said none.
-func (c Caller) priced(t Turn) Turn {
-	if t.HasResult || c.Price == nil {
+func (c Caller) priced(t Turn) Turn { return t.PricedBy(c.Price) }
+
+// PricedBy is t with its cost priced from its calls' usage (Spent) by
+// price, and marked estimated, when the CLI said none: it says a cost in
+// its result line alone, and a turn or call stopped before it (a timeout,
+// a kill, an interrupt) was billed for the requests it made. A turn with
+// its result line, no price, or a price that knows no such model (ok
+// false) stays as it is.
+func (t Turn) PricedBy(price func([]CallSpend) (float64, bool)) Turn {
+	if t.HasResult || price == nil {
 		return t
 	}
-	if cost, ok := c.Price(t.Spent); ok && cost > 0 {
+	if cost, ok := price(t.Spent); ok && cost > 0 {
 		t.CostUSD, t.CostEstimated = cost, true
 	}
 	return t

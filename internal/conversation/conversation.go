@@ -942,15 +942,14 @@ func (d *Driver) attempt(ctx context.Context, sb *sandbox.Sandbox, resume string
 	total := d.sessionCost(t.CostUSD, costBefore)
 	cost := turnCost(total, costBefore)
 	estimated := false
-	if d.Agent == nil && !t.HasResult && cost == 0 {
-		// The claude CLI says what a turn cost in its result line alone:
-		// a try stopped before it (a turn timeout, a kill, an interrupt)
-		// was billed for the calls it made all the same, and counted $0
-		// here and against the budget. Priced from the stream's usage at
-		// the catalogue's list prices, marked estimated; the session's
-		// running total stays the CLI's.
-		if est, ok := estimate.SpentCost(t.Spent); ok && est > 0 {
-			cost, estimated = est, true
+	if d.Agent == nil && cost == 0 {
+		// A try stopped before the CLI's result line (a turn timeout, a
+		// kill, an interrupt) was billed for the calls it made all the
+		// same, and counted $0 here and against the budget: priced from
+		// the stream's usage at the catalogue's list prices, marked
+		// estimated; the session's running total stays the CLI's.
+		if p := t.PricedBy(estimate.SpentCost); p.CostEstimated {
+			cost, estimated = p.CostUSD, true
 		}
 	}
 	d.Budget.Spend(cost)

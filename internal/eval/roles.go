@@ -184,14 +184,9 @@ func (g *generator) once(ctx context.Context, c *cases.Case, v version, transcri
 	if out.TimedOut || ctx.Err() != nil {
 		sb.KillStrays()
 	}
-	if !out.Turn.HasResult {
-		// Stopped before the CLI said its cost (its result line alone
-		// does), though billed for its requests: priced from their usage,
-		// as a run's agent try is.
-		if cost, ok := estimate.SpentCost(out.Turn.Spent); ok && cost > 0 {
-			out.Turn.CostUSD, out.Turn.CostEstimated = cost, true
-		}
-	}
+	// Stopped before the CLI said its cost, though billed for its
+	// requests: priced from their usage, as a run's agent try is.
+	out.Turn = out.Turn.PricedBy(estimate.SpentCost)
 	info.DurationMS = time.Since(start).Milliseconds()
 	if err := w.Flush(); err != nil && runErr == nil {
 		runErr = fmt.Errorf("writing transcript: %w", err)
