@@ -98,26 +98,20 @@ var leadingTabs = regexp.MustCompile(`(?m)^\t+`)
 // are text), a duplicate key keeps the last value. goccy/go-yaml agrees
 // with it on every case the study probed (fm-* and dmi-*: the same errors
 // and values); a Go reader cannot be byte-exact with Bun's in general.
-func parseYAML(text string) (any, error) {
-	if flowDepth(text) > maxFlowDepth {
-		return nil, errTooDeep
-	}
-	var v any
-	err := yaml.NewDecoder(strings.NewReader(text), yaml.AllowDuplicateMapKey()).Decode(&v)
-	if errors.Is(err, io.EOF) {
-		return nil, nil // an empty or comment-only block: no fields
-	}
-	return v, err
-}
+func parseYAML(text string) (any, error) { return decodeYAML(text, yaml.AllowDuplicateMapKey()) }
 
 // parseYAMLStrict is parseYAML refusing a key given twice, as js-yaml
 // (the Gemini CLI's reader) does.
-func parseYAMLStrict(text string) (any, error) {
+func parseYAMLStrict(text string) (any, error) { return decodeYAML(text) }
+
+// decodeYAML decodes text with opts, refusing a block nested past
+// maxFlowDepth; an empty or comment-only block has no fields.
+func decodeYAML(text string, opts ...yaml.DecodeOption) (any, error) {
 	if flowDepth(text) > maxFlowDepth {
 		return nil, errTooDeep
 	}
 	var v any
-	err := yaml.NewDecoder(strings.NewReader(text)).Decode(&v)
+	err := yaml.NewDecoder(strings.NewReader(text), opts...).Decode(&v)
 	if errors.Is(err, io.EOF) {
 		return nil, nil
 	}
