@@ -39,19 +39,19 @@ var claudeFields = []string{"context", "agent", "disable-model-invocation", "pat
 // listing itself is the CLI's: what vibe-test installs is unchanged.
 func (s *Skill) readAs(agent string, raw []byte) error {
 	text := string(raw)
+	fm := splitFrontmatter(text)
 	var listed listing
 	switch agent {
 	case geminiAgent:
 		listed = geminiListing(s.Path, text)
 	case codexAgent:
-		listed = codexListing(s.Path, text, folderName(s.Path))
+		listed = codexListing(s.Path, text, fm, folderName(s.Path))
 	default:
 		return fmt.Errorf("skill: no reading for agent %q", agent)
 	}
 	if listed.unlisted != "" {
 		return fmt.Errorf("%s, so the agent could never use it; %s, or run it with --agent claude", listed.unlisted, listed.fix)
 	}
-	fm := splitFrontmatter(text)
 	fields := fm.fields
 	if parsed, err := parseYAML(fm.text); err == nil {
 		if m, ok := parsed.(map[string]any); ok {
@@ -127,6 +127,7 @@ var (
 	geminiNameLine = regexp.MustCompile(`^\s*name:\s*(.*)$`)
 	geminiDescLine = regexp.MustCompile(`^\s*description:\s*(.*)$`)
 	geminiMoreLine = regexp.MustCompile(`^[ \t]+\S`)
+	lineBreak      = regexp.MustCompile(`\r?\n`) // its content.split(/\r?\n/)
 )
 
 // geminiBuiltins are the skills the Gemini CLI (0.61.0) ships
@@ -163,7 +164,7 @@ func geminiListing(file, text string) listing {
 	}
 	if !ok {
 		var foundName, foundDesc bool
-		lines := regexp.MustCompile(`\r?\n`).Split(m[1], -1)
+		lines := lineBreak.Split(m[1], -1)
 		for i := 0; i < len(lines); i++ {
 			if nm := geminiNameLine.FindStringSubmatch(lines[i]); nm != nil {
 				name, foundName = strings.TrimSpace(nm[1]), true
@@ -229,10 +230,9 @@ const codexMaxDescription = 1024
 // skillLoadFailure), a required description (text, a number or a
 // bool, not blank), a name of at most 64 characters that is a scalar when
 // given (else the folder's name).
-func codexListing(file, text, folder string) listing {
+func codexListing(file, text string, fm frontmatter, folder string) listing {
 	l := listing{fix: "give SKILL.md a \"---\" block with a description"}
 	cli := cliName(codexAgent)
-	fm := splitFrontmatter(text)
 	switch {
 	case strings.HasPrefix(text, "\ufeff"):
 		l.unlisted = fmt.Sprintf("%s: starts with a byte-order mark: the %s finds no frontmatter after it and lists no such skill", file, cli)
