@@ -70,7 +70,7 @@ func (c Caller) Structured(ctx context.Context, prompt, schema, model string) (a
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return agent.Turn{}, fmt.Errorf("creating a folder for the call: %w", err)
 	}
-	s := settings(home, nil, Agent{MaxAttempts: c.MaxAttempts}.attempts())
+	s := settings(home, nil, Agent{MaxAttempts: c.MaxAttempts}.attempts(), nil)
 	s["tools"] = map[string]any{"core": []string{}}
 	s["skills"] = map[string]any{"enabled": false}
 	s["modelConfigs"] = map[string]any{"customOverrides": []any{map[string]any{

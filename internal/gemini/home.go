@@ -45,7 +45,7 @@ func policyFile(home string) string   { return filepath.Join(home, ".gemini", "p
 // tools reduced to the granted ones, and the policy granting what the
 // headless mode refuses. Redaction keeps variables named like secrets
 // (GEMINI_API_KEY among them) out of the shell commands' environment.
-func settings(home string, tools []grant, maxAttempts int) map[string]any {
+func settings(home string, tools []grant, maxAttempts int, skillNames []string) map[string]any {
 	core := []string{}
 	for _, g := range tools {
 		name := g.native
@@ -77,7 +77,7 @@ func settings(home string, tools []grant, maxAttempts int) map[string]any {
 			"plan":                 map[string]any{"enabled": false},
 		},
 		"advanced":     map[string]any{"ignoreLocalEnv": true},
-		"skills":       map[string]any{"disabled": builtinSkills},
+		"skills":       map[string]any{"disabled": disabledSkills(skillNames)},
 		"experimental": map[string]any{"enableAgents": false},
 		"model":        map[string]any{"skipNextSpeakerCheck": true},
 		"tools":        map[string]any{"core": core},
@@ -125,21 +125,24 @@ func (a Agent) PrepareHome(spec agent.TurnSpec) error {
 	if len(tools) == 0 {
 		tools = claude.BaseTools
 	}
-	s := settings(spec.Home, grants(tools), a.attempts())
-	// The setting hides every skill of a built-in's name, case aside; a
-	// project skill of exactly that name takes the built-in's place in
-	// the listing (addSkillsWithPrecedence, keyed by the exact name), so
-	// it is not disabled and the built-in is not listed either
-	// (anthropics/skills has a skill-creator). One that differs in case
-	// only is refused before the run (skill.LoadAs).
-	var disabled []string
+	return writeHome(spec.Home, settings(spec.Home, grants(tools), a.attempts(), spec.SkillNames), policy(grants(tools)), spec.SystemPromptFile)
+}
+
+// disabledSkills are the built-in skills the settings hide beside a skill
+// under test listed as skillNames. The setting hides every skill of a
+// built-in's name, case aside; a project skill of exactly that name takes
+// the built-in's place in the listing (addSkillsWithPrecedence, keyed by
+// the exact name), so it is not disabled and the built-in is not listed
+// either (anthropics/skills has a skill-creator). One that differs in
+// case only is refused before the run (skill.LoadAs).
+func disabledSkills(skillNames []string) []string {
+	disabled := []string{}
 	for _, b := range builtinSkills {
-		if !slices.Contains(spec.SkillNames, b) {
+		if !slices.Contains(skillNames, b) {
 			disabled = append(disabled, b)
 		}
 	}
-	s["skills"] = map[string]any{"disabled": disabled}
-	return writeHome(spec.Home, s, policy(grants(tools)), spec.SystemPromptFile)
+	return disabled
 }
 
 func writeHome(home string, s map[string]any, pol, systemPromptFile string) error {

@@ -31,7 +31,7 @@ func TestNotGranted(t *testing.T) {
 // drops the prefixes.
 func TestSettingsAndPolicy(t *testing.T) {
 	g := grants(claude.BaseTools)
-	s := settings("/h", g, 3)
+	s := settings("/h", g, 3, nil)
 	b, _ := json.Marshal(s)
 	core := gjson.GetBytes(b, "tools.core").Array()
 	var names []string
@@ -74,7 +74,7 @@ func TestSettingsAndPolicy(t *testing.T) {
 	if !strings.Contains(pol, `commandPrefix = "git diff"`) || strings.Contains(pol, "allowRedirection") {
 		t.Errorf("prefix policy:\n%s", pol)
 	}
-	b, _ = json.Marshal(settings("/h", narrow, 3))
+	b, _ = json.Marshal(settings("/h", narrow, 3, nil))
 	if got := gjson.GetBytes(b, "tools.core").String(); got != `["run_shell_command(git diff)","run_shell_command(npm test)","read_file"]` {
 		t.Errorf("narrow tools.core %s", got)
 	}
